@@ -1,0 +1,130 @@
+// The contract between the engine/API and every connector. Connectors are pure adapters: they get a
+// configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
+// system, and return results. They never import Prisma, the queue or anything under lib/services.
+
+/** A JSON Schema (draft 2020-12 subset understood by ajv and the console form renderer). */
+export type JsonSchema = Record<string, unknown>;
+
+export type ConnectorKind = "source" | "destination";
+export type ConnectorCategoryName = "data" | "ai_ml";
+
+/** A source row or a destination payload: plain JSON values only. */
+export type Row = Record<string, unknown>;
+
+export interface ConnectorDefinition {
+  /** Stable identifier used by the API (`connector_name`), e.g. `Postgresql`, `Http`. */
+  name: string;
+  title: string;
+  connectorType: ConnectorKind;
+  category: ConnectorCategoryName;
+  subCategory?: string;
+  /** Public path of the icon, e.g. `/icons/postgresql.svg`. */
+  icon: string;
+  documentationUrl: string;
+  /** JSON Schema of the configuration; secret fields carry `"secret": true` (any depth). */
+  connectionSpecification: JsonSchema;
+  /** `dynamic` (streams discovered from the system) or `user_defined`. */
+  streamType: "dynamic" | "user_defined";
+  /** For sources: does it support SQL model queries (query_source preview)? */
+  supportsQuery?: boolean;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** A sentence a person can act on ("Connected to PostgreSQL 15.4", "password authentication failed for user x"). */
+  details: string;
+}
+
+/** One stream of a catalog, as the interface shows it. */
+export interface Stream {
+  name: string;
+  url: string;
+  json_schema: JsonSchema;
+  batch_support: boolean;
+  batch_size: number;
+  request_method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  request_rate_limit?: number;
+  request_rate_limit_unit?: RateLimitUnit;
+  request_rate_concurrency?: number;
+  /** Destination tables: the primary key columns, used for upserts. */
+  primary_key?: string[];
+}
+
+export type RateLimitUnit = "second" | "minute" | "hour" | "day";
+
+export interface Catalog {
+  streams: Stream[];
+  request_rate_limit: number;
+  request_rate_limit_unit: RateLimitUnit;
+  request_rate_concurrency: number;
+}
+
+export interface QueryResult {
+  columns: { name: string; type: string }[];
+  rows: Row[];
+}
+
+export interface ReadOptions {
+  /** The model query (raw SQL for SQL sources). */
+  query: string;
+  batchSize: number;
+  /** Incremental reads: only rows with cursorField >= cursorValue, ordered by cursorField. */
+  cursorField?: string;
+  cursorValue?: string | null;
+  /** Input rows for ai_ml sources (HttpModel): each produces one output row. */
+  signal?: AbortSignal;
+}
+
+export type WriteAction = "insert" | "update" | "upsert" | "delete";
+
+export interface WriteRecord {
+  /** Opaque id the engine uses to match outcomes (the sync record's primary key). */
+  key: string;
+  action: WriteAction;
+  /** The mapped destination payload. */
+  payload: Row;
+}
+
+export interface WriteOptions {
+  stream: Stream;
+  /** Send the whole batch in one request/statement when the destination supports it. */
+  batch: boolean;
+  signal?: AbortSignal;
+}
+
+/** What the destination said about one record; `log` is kept on the sync record. */
+export interface WriteOutcome {
+  key: string;
+  ok: boolean;
+  error?: string;
+  /** HTTP-like status for retry decisions: 429, 5xx and timeouts (status 0 + retryable) are retried. */
+  status?: number;
+  retryable?: boolean;
+  /** Seconds from a Retry-After header, when the destination sent one. */
+  retryAfterSeconds?: number;
+  log?: { request: unknown; response: unknown; level: "info" | "error" };
+}
+
+export interface SourceConnector {
+  definition: ConnectorDefinition;
+  check(config: Row): Promise<CheckResult>;
+  discover(config: Row): Promise<Catalog>;
+  /** A preview of a model query (SQL sources): at most `limit` rows, read-only, with a statement timeout. */
+  query?(config: Row, query: string, limit: number): Promise<QueryResult>;
+  /** Streams the model's rows in batches of at most `batchSize`, never holding more than a batch. */
+  read(config: Row, options: ReadOptions): AsyncIterable<Row[]>;
+  /** ai_ml sources: run the model for each input row. */
+  infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
+}
+
+export interface DestinationConnector {
+  definition: ConnectorDefinition;
+  check(config: Row): Promise<CheckResult>;
+  discover(config: Row): Promise<Catalog>;
+  /** Writes a batch; returns exactly one outcome per input record, in any order. */
+  write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]>;
+  /** Releases pooled connections for this configuration (called at the end of a run). */
+  close?(config: Row): Promise<void>;
+}
+
+export type Connector = SourceConnector | DestinationConnector;

