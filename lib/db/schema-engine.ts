@@ -67,9 +67,18 @@ async function withEngine<T>(
   fn: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
   const { SchemaEngine } = await glue();
-  const adapter = bindMigrationAwareSqlAdapterFactory(
-    new PrismaPg({ ...target, connectionTimeoutMillis: 10_000 }) as never,
-  );
+  const factory = new PrismaPg({ ...target, connectionTimeoutMillis: 10_000 });
+  // The engine never disposes what it connects; keep the adapters so their pools can be closed.
+  const opened: { dispose(): Promise<void> }[] = [];
+  for (const method of ["connect", "connectToShadowDb"] as const) {
+    const original = factory[method].bind(factory);
+    factory[method] = async () => {
+      const adapter = await original();
+      opened.push(adapter);
+      return adapter;
+    };
+  }
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory as never);
   const logs: string[] = [];
   const engine = await SchemaEngine.new(
     { datamodels: [["schema.prisma", schemaText]] },
@@ -83,6 +92,7 @@ async function withEngine<T>(
     throw err;
   } finally {
     engine.free();
+    await Promise.all(opened.map((a) => a.dispose().catch(() => undefined)));
   }
 }
 

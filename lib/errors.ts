@@ -1,0 +1,66 @@
+// Typed errors thrown deep (services, engine) and shaped once by the HTTP layer into
+// {message, status[, errors]}. A plain Error that reaches the mapper is a 500 and a bug.
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly httpStatus: number;
+  abstract readonly code: string;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(message: string, options?: { errors?: FieldError[]; headers?: Record<string, string> }) {
+    super(message);
+    this.name = new.target.name;
+    this.errors = options?.errors;
+    this.headers = options?.headers;
+  }
+}
+
+export class BadRequest extends AppError {
+  readonly httpStatus = 400;
+  readonly code = "bad_request";
+}
+export class Unauthorized extends AppError {
+  readonly httpStatus = 401;
+  readonly code = "unauthorized";
+}
+export class Forbidden extends AppError {
+  readonly httpStatus = 403;
+  readonly code = "forbidden";
+}
+export class NotFound extends AppError {
+  readonly httpStatus = 404;
+  readonly code = "not_found";
+}
+export class Conflict extends AppError {
+  readonly httpStatus = 409;
+  readonly code = "conflict";
+}
+export class PayloadTooLarge extends AppError {
+  readonly httpStatus = 413;
+  readonly code = "payload_too_large";
+}
+export class UnsupportedMediaType extends AppError {
+  readonly httpStatus = 415;
+  readonly code = "unsupported_media_type";
+}
+export class ValidationFailed extends AppError {
+  readonly httpStatus = 422;
+  readonly code = "validation_failed";
+}
+export class FailedDependency extends AppError {
+  readonly httpStatus = 424;
+  readonly code = "failed_dependency";
+}
+export class RateLimited extends AppError {
+  readonly httpStatus = 429;
+  readonly code = "rate_limited";
+}
+export class ServiceUnavailable extends AppError {
+  readonly httpStatus = 503;
+  readonly code = "service_unavailable";
+}
