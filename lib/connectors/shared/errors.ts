@@ -1,0 +1,45 @@
+// Turning thrown values into sentences that are safe to show and to store.
+import type { CheckResult, ConnectorDefinition, Row } from "../types";
+import { redact, secretValues } from "./secrets";
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+/** An error whose message is already a sentence meant for the person configuring the connector. */
+export class ConnectorError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = "ConnectorError";
+  }
+}
+
+/**
+ * Runs a check so that it never throws: any failure becomes `{ok:false}` with `describe`'s sentence,
+ * scrubbed of every secret value of the configuration.
+ */
+export async function safeCheck(
+  definition: ConnectorDefinition,
+  config: Row,
+  run: () => Promise<CheckResult>,
+  describe: (err: unknown) => string = errorMessage,
+): Promise<CheckResult> {
+  let secrets: string[] = [];
+  try {
+    secrets = secretValues(config ?? {}, definition);
+    const result = await run();
+    return { ok: result.ok, details: redact(result.details, secrets) };
+  } catch (err) {
+    let details: string;
+    try {
+      details = describe(err);
+    } catch {
+      details = errorMessage(err);
+    }
+    return { ok: false, details: redact(details, secrets) };
+  }
+}

@@ -1,0 +1,121 @@
+// Secret fields are declared once, in the connection specification (`"secret": true`, any depth);
+// masking, merging and redaction all derive from that so a new connector cannot forget a field.
+import type { ConnectorDefinition, JsonSchema, Row } from "../types";
+
+export const SECRET_MASK = "*************";
+
+type Path = string[];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Walks `properties` and the combinators a form may use to declare fields conditionally. */
+function collectSecretPaths(schema: JsonSchema, prefix: Path, out: Path[]): void {
+  const properties = schema.properties;
+  if (isObject(properties)) {
+    for (const [key, child] of Object.entries(properties)) {
+      if (!isObject(child)) continue;
+      const path = [...prefix, key];
+      if (child.secret === true) out.push(path);
+      else collectSecretPaths(child, path, out);
+    }
+  }
+  for (const keyword of ["allOf", "anyOf", "oneOf"]) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) for (const sub of list) if (isObject(sub)) collectSecretPaths(sub, prefix, out);
+  }
+  for (const keyword of ["then", "else"]) {
+    const sub = schema[keyword];
+    if (isObject(sub)) collectSecretPaths(sub, prefix, out);
+  }
+}
+
+export function secretPathList(definition: ConnectorDefinition): Path[] {
+  const out: Path[] = [];
+  collectSecretPaths(definition.connectionSpecification, [], out);
+  const seen = new Set<string>();
+  return out.filter((p) => {
+    const key = p.join(".");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A secret object (e.g. headers) keeps its shape: each leaf is masked, so names stay visible. */
+function maskValue(value: unknown): unknown {
+  if (value === null || value === undefined || value === "") return value;
+  if (Array.isArray(value)) return value.map(maskValue);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v)]));
+  return SECRET_MASK;
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function getAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const key of path) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function setAt(root: Record<string, unknown>, path: Path, value: unknown): void {
+  let node: Record<string, unknown> = root;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(node[key])) return;
+    node = node[key] as Record<string, unknown>;
+  }
+  const last = path[path.length - 1];
+  if (last in node) node[last] = value;
+}
+
+export function maskConfiguration(config: Row, definition: ConnectorDefinition): Row {
+  const out = clone(config);
+  for (const path of secretPathList(definition)) setAt(out, path, maskValue(getAt(out, path)));
+  return out;
+}
+
+/** Replaces every mask found under a secret path by the stored value at the same place. */
+function mergeValue(incoming: unknown, stored: unknown): unknown {
+  if (incoming === SECRET_MASK) return stored === undefined ? incoming : stored;
+  if (isObject(incoming)) {
+    const storedObject = isObject(stored) ? stored : {};
+    return Object.fromEntries(Object.entries(incoming).map(([k, v]) => [k, mergeValue(v, storedObject[k])]));
+  }
+  if (Array.isArray(incoming)) {
+    return incoming.map((v, i) => mergeValue(v, Array.isArray(stored) ? stored[i] : undefined));
+  }
+  return incoming;
+}
+
+export function mergeMaskedConfiguration(incoming: Row, stored: Row, definition: ConnectorDefinition): Row {
+  const out = clone(incoming);
+  for (const path of secretPathList(definition)) {
+    const value = getAt(out, path);
+    if (value !== undefined) setAt(out, path, mergeValue(value, getAt(stored, path)));
+  }
+  return out;
+}
+
+/** Every secret string in a configuration, for scrubbing error messages. */
+export function secretValues(config: Row, definition: ConnectorDefinition): string[] {
+  const values: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === "string" && value.length >= 3) values.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (isObject(value)) Object.values(value).forEach(visit);
+  };
+  for (const path of secretPathList(definition)) visit(getAt(config, path));
+  return values;
+}
+
+export function redact(message: string, secrets: string[]): string {
+  let out = message;
+  for (const secret of secrets) out = out.split(secret).join(SECRET_MASK);
+  return out;
+}

@@ -1,0 +1,222 @@
+// Field mapping: turns a source row into the destination payload according to sync.configuration.
+// Pure: compiled once per run (templates parsed once), applied per row; a row that cannot be mapped
+// fails alone with a MappingError, never the run.
+import { compileTemplate, TemplateError, type CompiledTemplate } from "./templates";
+
+export type MappingType = "standard" | "static" | "template";
+
+/** One entry of sync.configuration. `from` is a column (standard), a literal (static) or a Liquid template. */
+export interface FieldMapping {
+  from: unknown;
+  to: string;
+  mapping_type: MappingType;
+}
+
+export class MappingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MappingError";
+  }
+}
+
+/** A configuration that cannot be used at all (bad shape, template that does not parse). */
+export class MappingConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MappingConfigurationError";
+  }
+}
+
+const MAPPING_TYPES: readonly MappingType[] = ["standard", "static", "template"];
+const FORBIDDEN_SEGMENTS = new Set(["__proto__", "prototype", "constructor"]);
+
+/**
+ * Accepts the array form `[{from, to, mapping_type}]` and the older object form
+ * `{source_column: "dest.path"}` (each entry a standard mapping). null/undefined/{} mean "no mapping".
+ */
+export function normalizeConfiguration(configuration: unknown): FieldMapping[] {
+  if (configuration === null || configuration === undefined) return [];
+  if (Array.isArray(configuration)) {
+    return configuration.map((entry, i) => {
+      if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+        throw new MappingConfigurationError(`Mapping ${i + 1} must be an object with from, to and mapping_type.`);
+      }
+      const e = entry as Record<string, unknown>;
+      const type = (e.mapping_type ?? "standard") as MappingType;
+      if (!MAPPING_TYPES.includes(type)) {
+        throw new MappingConfigurationError(
+          `Mapping ${i + 1} has mapping_type "${String(e.mapping_type)}"; use standard, static or template.`,
+        );
+      }
+      if (typeof e.to !== "string" || e.to.trim() === "") {
+        throw new MappingConfigurationError(`Mapping ${i + 1} needs a destination field in "to".`);
+      }
+      if (type !== "static" && (typeof e.from !== "string" || e.from === "")) {
+        throw new MappingConfigurationError(`Mapping ${i + 1} (${type}) needs a non-empty string in "from".`);
+      }
+      return { from: e.from, to: e.to.trim(), mapping_type: type };
+    });
+  }
+  if (typeof configuration === "object") {
+    return Object.entries(configuration as Record<string, unknown>).map(([from, to]) => {
+      if (typeof to !== "string" || to.trim() === "") {
+        throw new MappingConfigurationError(`The mapping of "${from}" must name a destination field.`);
+      }
+      return { from, to: to.trim(), mapping_type: "standard" as const };
+    });
+  }
+  throw new MappingConfigurationError("The mapping configuration must be an array of {from, to, mapping_type}.");
+}
+
+type Segment = { key: string; append: boolean };
+
+/** `items[].sku` → [{key: "items", append: true}, {key: "sku", append: false}]. */
+export function parsePath(path: string): Segment[] {
+  const segments = path.split(".").map((raw) => {
+    const append = raw.endsWith("[]");
+    const key = append ? raw.slice(0, -2) : raw;
+    if (key === "" || key.includes("[") || key.includes("]")) {
+      throw new MappingConfigurationError(`The destination path "${path}" is not valid (segment "${raw}").`);
+    }
+    if (FORBIDDEN_SEGMENTS.has(key)) throw new MappingConfigurationError(`The destination path "${path}" uses a reserved name.`);
+    return { key, append };
+  });
+  return segments;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Sets `value` at `segments` in `target`. An `[]` segment appends to the array, except that a
+ * following field joins the last element while that element does not have it yet, so
+ * `items[].sku` + `items[].qty` build one item `{sku, qty}`.
+ */
+export function setPath(target: Record<string, unknown>, segments: Segment[], value: unknown): void {
+  let node: Record<string, unknown> = target;
+  for (let i = 0; i < segments.length; i++) {
+    const { key, append } = segments[i];
+    const last = i === segments.length - 1;
+    if (!append) {
+      if (last) {
+        node[key] = value;
+        return;
+      }
+      if (!isPlainObject(node[key])) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+      continue;
+    }
+    if (!Array.isArray(node[key])) node[key] = [];
+    const list = node[key] as unknown[];
+    if (last) {
+      list.push(value);
+      return;
+    }
+    const nextKey = segments[i + 1].key;
+    const tail = list[list.length - 1];
+    if (isPlainObject(tail) && !(nextKey in tail)) {
+      node = tail;
+    } else {
+      const fresh: Record<string, unknown> = {};
+      list.push(fresh);
+      node = fresh;
+    }
+  }
+}
+
+/** Reads a column; a dotted name that is not itself a column walks into nested JSON. */
+export function readColumn(row: Record<string, unknown>, from: string): unknown {
+  if (Object.prototype.hasOwnProperty.call(row, from)) return row[from];
+  if (!from.includes(".")) return null;
+  let node: unknown = row;
+  for (const part of from.split(".")) {
+    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, part)) return null;
+    node = node[part];
+  }
+  return node === undefined ? null : node;
+}
+
+interface CompiledEntry {
+  mapping: FieldMapping;
+  path: Segment[];
+  template?: CompiledTemplate;
+}
+
+export interface CompiledMapping {
+  mappings: FieldMapping[];
+  /** True when the configuration is empty: the row is sent as is. */
+  identity: boolean;
+  /** Maps one row; throws MappingError naming the failing field. */
+  map(row: Record<string, unknown>, now?: Date): Record<string, unknown>;
+}
+
+/** Parses paths and templates once. Throws MappingConfigurationError when the configuration is unusable. */
+export function compileMapping(configuration: unknown): CompiledMapping {
+  const mappings = normalizeConfiguration(configuration);
+  const entries: CompiledEntry[] = mappings.map((mapping) => {
+    const entry: CompiledEntry = { mapping, path: parsePath(mapping.to) };
+    if (mapping.mapping_type === "template") {
+      try {
+        entry.template = compileTemplate(String(mapping.from));
+      } catch (err) {
+        throw new MappingConfigurationError(`Mapping to "${mapping.to}": ${(err as Error).message}`);
+      }
+    }
+    return entry;
+  });
+  const hasTemplate = entries.some((e) => e.template);
+  return {
+    mappings,
+    identity: entries.length === 0,
+    map(row, now) {
+      if (entries.length === 0) return { ...row };
+      const at = hasTemplate ? (now ?? new Date()) : undefined;
+      const payload: Record<string, unknown> = {};
+      for (const entry of entries) {
+        let value: unknown;
+        switch (entry.mapping.mapping_type) {
+          case "standard":
+            value = readColumn(row, entry.mapping.from as string);
+            break;
+          case "static":
+            value = entry.mapping.from === undefined ? null : entry.mapping.from;
+            break;
+          case "template":
+            try {
+              value = (entry.template as CompiledTemplate).render(row, at);
+            } catch (err) {
+              const message = err instanceof TemplateError ? err.message : String(err);
+              throw new MappingError(`Mapping to "${entry.mapping.to}": ${message}`);
+            }
+            break;
+        }
+        setPath(payload, entry.path, value === undefined ? null : value);
+      }
+      return payload;
+    },
+  };
+}
+
+export type PreviewResult = { ok: true; payload: Record<string, unknown> } | { ok: false; error: string };
+
+/** The console's live preview: maps one sample row, reporting configuration and row errors alike. */
+export function previewMapping(configuration: unknown, sampleRow: Record<string, unknown>): PreviewResult {
+  try {
+    return { ok: true, payload: compileMapping(configuration).map(sampleRow) };
+  } catch (err) {
+    if (err instanceof MappingError || err instanceof MappingConfigurationError) return { ok: false, error: err.message };
+    throw err;
+  }
+}
+
+/** The destination payload of a delete: only the primary key is known once a row has vanished. */
+export function deletePayload(compiled: CompiledMapping, primaryKeyColumn: string, key: string): Record<string, unknown> {
+  const row = { [primaryKeyColumn]: key };
+  if (compiled.identity) return row;
+  const payload: Record<string, unknown> = {};
+  for (const m of compiled.mappings) {
+    if (m.mapping_type === "standard" && m.from === primaryKeyColumn) setPath(payload, parsePath(m.to), key);
+  }
+  return Object.keys(payload).length > 0 ? payload : row;
+}

@@ -1,0 +1,206 @@
+// Liquid templates for `template` field mappings: the standard filters plus cast, regex_replace and
+// to_datetime, and a `current_timestamp` variable. Templates are parsed once per run (compileTemplate)
+// and rendered per row; a render error belongs to that row only.
+import { Context, Liquid, Value, toValueSync, type Template } from "liquidjs";
+
+/** The format of `current_timestamp` and of `{{ 'now' | date: … }}` in the reference docs. */
+export const TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%L%z";
+
+export class TemplateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TemplateError";
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return `"${value}"`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function castFilter(value: unknown, type: unknown): unknown {
+  switch (type) {
+    case "string":
+      if (value === null || value === undefined) return "";
+      return typeof value === "object" ? JSON.stringify(value) : String(value);
+    case "number": {
+      if (typeof value === "number") return value;
+      if (typeof value === "boolean") return value ? 1 : 0;
+      const text = typeof value === "string" ? value.trim() : "";
+      const n = text === "" ? NaN : Number(text);
+      if (!Number.isFinite(n)) throw new TemplateError(`cast: ${describeValue(value)} is not a number.`);
+      return n;
+    }
+    case "boolean": {
+      if (typeof value === "boolean") return value;
+      if (typeof value === "number") return value !== 0;
+      const text = typeof value === "string" ? value.trim().toLowerCase() : undefined;
+      if (text !== undefined && ["true", "t", "yes", "y", "1"].includes(text)) return true;
+      if (text !== undefined && ["false", "f", "no", "n", "0", ""].includes(text)) return false;
+      throw new TemplateError(`cast: ${describeValue(value)} is not a boolean.`);
+    }
+    default:
+      throw new TemplateError(`cast: unknown type ${describeValue(type)}; use 'string', 'number' or 'boolean'.`);
+  }
+}
+
+/** Ruby's `x` flag: unescaped whitespace and `#` comments in the pattern are ignored (outside classes). */
+function stripExtended(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === "\\") {
+      out += ch + (pattern[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === "]") inClass = false;
+      out += ch;
+      continue;
+    }
+    if (ch === "[") {
+      inClass = true;
+      out += ch;
+    } else if (ch === "#") {
+      while (i < pattern.length && pattern[i] !== "\n") i++;
+    } else if (!/\s/.test(ch)) {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+const regexCache = new Map<string, RegExp>();
+
+/** Compiled once per (pattern, flags): templates run per row, patterns rarely change. */
+export function compileRegex(pattern: unknown, flags: unknown): RegExp {
+  const source = String(pattern ?? "");
+  const flagText = flags === undefined || flags === null ? "" : String(flags);
+  const cacheKey = `${flagText}\u0000${source}`;
+  const cached = regexCache.get(cacheKey);
+  if (cached) return cached;
+  let jsFlags = "g";
+  for (const flag of flagText) {
+    if (flag === "i" || flag === "m") {
+      if (!jsFlags.includes(flag)) jsFlags += flag;
+    } else if (flag !== "x") {
+      throw new TemplateError(`regex_replace: unknown flag "${flag}"; allowed flags are i, m and x.`);
+    }
+  }
+  let regex: RegExp;
+  try {
+    regex = new RegExp(flagText.includes("x") ? stripExtended(source) : source, jsFlags);
+  } catch (err) {
+    throw new TemplateError(`regex_replace: invalid pattern ${describeValue(source)}: ${(err as Error).message}`);
+  }
+  if (regexCache.size > 500) regexCache.clear();
+  regexCache.set(cacheKey, regex);
+  return regex;
+}
+
+function regexReplaceFilter(value: unknown, pattern: unknown, replacement: unknown, flags?: unknown): string {
+  const input = value === null || value === undefined ? "" : String(value);
+  const regex = compileRegex(pattern, flags);
+  regex.lastIndex = 0;
+  return input.replace(regex, String(replacement ?? ""));
+}
+
+/** Numbers below 1e11 are taken as epoch seconds, larger ones as epoch milliseconds. */
+export function parseDateInput(value: unknown): Date {
+  let date: Date | undefined;
+  if (value instanceof Date) date = value;
+  else if (typeof value === "number") date = new Date(Math.abs(value) < 1e11 ? value * 1000 : value);
+  else if (typeof value === "string") {
+    const text = value.trim();
+    if (text.toLowerCase() === "now" || text.toLowerCase() === "today") date = new Date();
+    else if (/^-?\d+(\.\d+)?$/.test(text)) date = parseDateInput(Number(text));
+    // A bare date-time without an offset is read as UTC, never in the server's local zone.
+    else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) date = new Date(`${text.replace(" ", "T")}Z`);
+    else date = new Date(text);
+  }
+  if (!date || Number.isNaN(date.getTime())) throw new TemplateError(`to_datetime: ${describeValue(value)} is not a date.`);
+  return date;
+}
+
+function createEngine(): Liquid {
+  // UTC everywhere: a sync must render the same on every worker whatever its local time zone.
+  const engine = new Liquid({ timezoneOffset: 0, strictFilters: true, ownPropertyOnly: true, cache: false });
+  engine.registerFilter("cast", castFilter);
+  engine.registerFilter("regex_replace", regexReplaceFilter);
+  engine.registerFilter("to_datetime", function (this: { liquid: Liquid }, value: unknown, format?: unknown) {
+    const date = parseDateInput(value);
+    const fmt = typeof format === "string" && format !== "" ? format : TIMESTAMP_FORMAT;
+    // Reuse Liquid's own strftime through the date filter so both filters agree on every directive.
+    return engine.filters.date.call(this as never, date, fmt) as string;
+  });
+  return engine;
+}
+
+let sharedEngine: Liquid | undefined;
+export function liquidEngine(): Liquid {
+  sharedEngine ??= createEngine();
+  return sharedEngine;
+}
+
+/** `current_timestamp` in the documented format, e.g. 2026-02-24T12:00:00.000+0000. */
+export function formatTimestamp(date: Date): string {
+  return date.toISOString().replace("Z", "+0000");
+}
+
+export interface CompiledTemplate {
+  source: string;
+  /** Renders with the row's columns as variables. Throws TemplateError on a bad row. */
+  render(row: Record<string, unknown>, now?: Date): unknown;
+}
+
+const SINGLE_OUTPUT = /^\s*\{\{-?([\s\S]*?)-?\}\}\s*$/;
+
+/**
+ * Parses a template once. A template that is exactly one `{{ expression }}` keeps the type of its
+ * value (so `{{ price | cast: 'number' }}` gives a number, not "12.5"); anything else renders to a
+ * string. Throws TemplateError when the template does not parse.
+ */
+export function compileTemplate(source: string): CompiledTemplate {
+  const engine = liquidEngine();
+  const single = SINGLE_OUTPUT.exec(source);
+  const expression = single && !single[1].includes("{{") && !single[1].includes("}}") ? single[1].trim() : undefined;
+  let value: Value | undefined;
+  let templates: Template[] | undefined;
+  try {
+    if (expression) value = new Value(expression, engine);
+    else templates = engine.parse(source);
+  } catch (err) {
+    throw new TemplateError(`The template ${describeValue(source)} does not parse: ${errorText(err)}`);
+  }
+  return {
+    source,
+    render(row, now = new Date()) {
+      const scope = { ...row, current_timestamp: formatTimestamp(now) };
+      try {
+        if (value) {
+          const ctx = new Context(scope, engine.options, {}, { liquid: engine });
+          return toValueSync(value.value(ctx, false));
+        }
+        return engine.renderSync(templates as Template[], scope);
+      } catch (err) {
+        throw new TemplateError(`The template ${describeValue(source)} failed: ${errorText(err)}`);
+      }
+    },
+  };
+}
+
+function errorText(err: unknown): string {
+  // Liquid wraps filter errors; the innermost message is the one a person can act on.
+  let current: unknown = err;
+  while (current instanceof Error && (current as Error & { originalError?: unknown }).originalError) {
+    current = (current as Error & { originalError?: unknown }).originalError;
+  }
+  const message = current instanceof Error ? current.message : String(current);
+  return message.replace(/, line:\d+, col:\d+[\s\S]*$/, "");
+}

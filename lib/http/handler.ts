@@ -1,0 +1,161 @@
+// The one wrapper every route handler goes through: request id, authentication, workspace,
+// permission check, body/query/params parsing with zod, and error mapping. Route files only
+// declare the permission, the schemas and the service call.
+import { randomUUID } from "node:crypto";
+import type { NextRequest } from "next/server";
+import { z, type ZodType } from "zod";
+import { can, type Action, type Resource } from "@/lib/auth/permissions";
+import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
+import { logger } from "@/lib/logger";
+import { authenticate, type AuthContext } from "@/lib/services/auth-context";
+import { errorResponse, zodFieldErrors } from "./errors";
+import { ValidationFailed } from "@/lib/errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** `[resource, action]` checked against the matrix, `"member"` for any authenticated member, `"public"` for none. */
+export type Permission = readonly [Resource, Action] | "member" | "public";
+
+export interface HandlerContext<P, Q, B> {
+  req: NextRequest;
+  url: URL;
+  params: P;
+  query: Q;
+  body: B;
+  auth: AuthContext;
+  requestId: string;
+}
+
+interface RouteSpec<P, Q, B> {
+  permission: Permission;
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  /** Where the body schema's errors are reported from, e.g. ["sync"]. */
+}
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+async function readJson(req: NextRequest): Promise<unknown> {
+  const length = Number(req.headers.get("content-length") ?? 0);
+  if (length > MAX_BODY_BYTES) throw new PayloadTooLarge("The request body is larger than 1 MB.");
+  const type = req.headers.get("content-type") ?? "";
+  if (type && !/json|text\/plain/i.test(type)) {
+    throw new UnsupportedMediaType("Send the request body as JSON (Content-Type: application/json).");
+  }
+  const reader = req.body?.getReader();
+  if (!reader) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new PayloadTooLarge("The request body is larger than 1 MB.");
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequest("The request body is not valid JSON.");
+  }
+}
+
+/** Query strings as an object; `key[]` and repeated keys become arrays. */
+export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [rawKey, value] of params) {
+    const isArray = rawKey.endsWith("[]");
+    const key = isArray ? rawKey.slice(0, -2) : rawKey;
+    const existing = out[key];
+    if (isArray || existing !== undefined) {
+      out[key] = [...(Array.isArray(existing) ? existing : existing !== undefined ? [existing] : []), value];
+    } else out[key] = value;
+  }
+  return out;
+}
+
+function parseWith<T>(schema: ZodType<T> | undefined, input: unknown, where: "params" | "query" | "body"): T {
+  if (!schema) return input as T;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = zodFieldErrors(result.error);
+  const summary = errors.map((e) => `${e.path || where}: ${e.message}`).join("; ");
+  // Path and query problems are malformed requests (400); a well-formed body that breaks rules is 422.
+  if (where === "body") throw new ValidationFailed(`Validation failed: ${summary}`, { errors });
+  throw new BadRequest(`Invalid ${where === "params" ? "path parameter" : "query parameter"}: ${summary}`, { errors });
+}
+
+function bearer(req: NextRequest): string | null {
+  const header = req.headers.get("authorization");
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+const ANONYMOUS: AuthContext = {
+  user: { id: 0, email: "", name: "" },
+  workspaceId: 0,
+  roleId: 0,
+  roleName: "",
+  policies: { permissions: {} },
+  tokenKind: "session",
+  jti: "",
+};
+
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  spec: RouteSpec<P, Q, B>,
+  handler: (ctx: HandlerContext<P, Q, B>) => Promise<Response | unknown>,
+) {
+  return async (req: NextRequest, context?: RouteContext): Promise<Response> => {
+    const requestId = req.headers.get("x-request-id")?.slice(0, 64) || randomUUID();
+    const started = performance.now();
+    let response: Response;
+    try {
+      const auth =
+        spec.permission === "public"
+          ? ANONYMOUS
+          : await authenticate(bearer(req), req.headers.get("workspace-id"));
+      if (Array.isArray(spec.permission)) {
+        const [resource, action] = spec.permission as readonly [Resource, Action];
+        if (!can(auth.policies, resource, action)) {
+          throw new Forbidden(`Your role (${auth.roleName}) may not ${action} ${resource.replace(/_/g, " ")}s.`);
+        }
+      }
+      const url = new URL(req.url);
+      const params = parseWith(spec.params, (await context?.params) ?? {}, "params");
+      const query = parseWith(spec.query, queryObject(url.searchParams), "query");
+      const body = spec.body ? parseWith(spec.body, await readJson(req), "body") : (undefined as B);
+      const result = await handler({ req, url, params, query, body, auth, requestId });
+      response = result instanceof Response ? result : Response.json(result);
+    } catch (err) {
+      response = errorResponse(err, requestId);
+    }
+    response.headers.set("x-request-id", requestId);
+    logger.info(
+      {
+        requestId,
+        method: req.method,
+        path: new URL(req.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+      },
+      "request",
+    );
+    return response;
+  };
+}
+
+/** A path id: a positive integer (behaviour.md section 1: a non-integer path id is a 400). */
+export const idParam = z
+  .string()
+  .regex(/^\d{1,12}$/, "must be a positive integer id")
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 2_147_483_647, "must be a positive integer id");
+
+export const noContent = () => new Response(null, { status: 204 });

@@ -1,0 +1,13 @@
+import type { Role } from "@/lib/generated/prisma/client";
+import { iso, resource } from "./resource";
+
+export const serializeRole = (role: Role) =>
+  resource(role.id, "roles", {
+    role_name: role.name,
+    role_desc: role.description,
+    role_type: role.roleType,
+    workspace_id: role.workspaceId,
+    policies: role.policies,
+    created_at: iso(role.createdAt),
+    updated_at: iso(role.updatedAt),
+  });

@@ -1,0 +1,42 @@
+// The server Playwright tests run against: the real product (`npm start`) on a fresh database,
+// with a known admin. TEST_DATABASE_URL: a new database on that server; else a fresh embedded one.
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { Client } from "pg";
+
+export const E2E_ADMIN = { email: "admin@example.com", password: "e2e-admin-password" };
+
+async function freshDatabase(): Promise<void> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (!admin) {
+    const dir = path.resolve(".data/e2e");
+    rmSync(dir, { recursive: true, force: true });
+    process.env.DATA_DIR = dir;
+    process.env.EMBEDDED_PG_PORT ??= "54349";
+    return;
+  }
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  const stale = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'ds_e2e_%'");
+  for (const { datname } of stale.rows) {
+    await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+  }
+  const name = `ds_e2e_${randomBytes(4).toString("hex")}`;
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  process.env.DATABASE_URL = url.toString();
+  process.env.DATA_DIR ??= path.resolve(".data/e2e-secrets");
+}
+
+async function main() {
+  await freshDatabase();
+  process.env.ADMIN_EMAIL = E2E_ADMIN.email;
+  process.env.ADMIN_PASSWORD = E2E_ADMIN.password;
+  process.env.LOG_LEVEL ??= "warn";
+  await import("./start");
+}
+
+void main();

@@ -1,0 +1,98 @@
+// npm start: ONE command for the whole product. Opens the database (embedded PostgreSQL unless
+// DATABASE_URL is set), migrates, seeds, builds the console when sources changed, then serves the
+// console and the API on PORT with the scheduler and a worker in the same process.
+// `npm run dev` does the same with Next's dev server (no build).
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import next from "next";
+import { assertProductionSecrets } from "../lib/config/secrets";
+import { prepareDatabase } from "../lib/db/runtime";
+import { closeDatabase } from "../lib/db/client";
+import { seed } from "../lib/db/seed";
+import { logger } from "../lib/logger";
+import { startEngine, stopEngine } from "../lib/engine";
+
+const dev = process.argv.includes("--dev");
+const port = Number(process.env.PORT ?? 3000);
+const hostname = process.env.HOST ?? "0.0.0.0";
+const SOURCE_DIRS = ["app", "components", "lib", "public"];
+const SOURCE_FILES = ["next.config.ts", "package.json", "tailwind.config.ts", "postcss.config.mjs", "tsconfig.json"];
+
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  const stat = statSync(target);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(target)) {
+    if (entry === "generated" || entry.endsWith(".test.ts")) continue;
+    newest = Math.max(newest, newestMtime(path.join(target, entry)));
+  }
+  return newest;
+}
+
+/** Builds the console when there is no build yet or a source is newer than the last one. */
+function buildIfNeeded(): void {
+  const buildId = path.join(".next", "BUILD_ID");
+  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+  const changed = Math.max(...[...SOURCE_DIRS, ...SOURCE_FILES].map(newestMtime));
+  if (built && built >= changed) return;
+  logger.info("building the console (first start or sources changed)…");
+  const result = spawnSync("npx", ["next", "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0) throw new Error("next build failed; see the output above.");
+}
+
+async function main() {
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
+  assertProductionSecrets();
+  const db = await prepareDatabase((line) => logger.debug({ postgres: line.trim() }, "embedded postgres"));
+  process.env.DATABASE_URL = db.url;
+  logger.info({ embedded: Boolean(db.embedded), dataDir: db.embedded?.dataDir }, "database ready");
+
+  const seeded = await seed();
+  if (seeded.createdAdmin) {
+    const { email, generatedPassword } = seeded.createdAdmin;
+    const banner = generatedPassword
+      ? `First admin created: ${email} / ${generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
+      : `First admin created: ${email} (password from ADMIN_PASSWORD)`;
+    console.log(`\n  ${banner}\n`);
+  }
+  if (process.env.DEMO === "1") {
+    const { seedDemo } = await import("../lib/db/seed-demo");
+    await seedDemo({ log: (line) => logger.info(line) });
+  }
+
+  if (!dev) buildIfNeeded();
+  const app = next({ dev, hostname: "localhost", port, dir: process.cwd() });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
+  await startEngine({ worker: process.env.RUN_WORKER !== "0", scheduler: true });
+  logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    server.close();
+    await stopEngine().catch((err) => logger.error({ err }, "engine stop failed"));
+    await app.close?.().catch(() => undefined);
+    await closeDatabase();
+    await db.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  logger.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
