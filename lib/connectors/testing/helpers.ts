@@ -17,7 +17,9 @@ export interface ReceivedRequest {
 
 /** A real HTTP server on 127.0.0.1 with a swappable handler, recording every request. */
 export async function startHttpServer(
-  handler: (req: ReceivedRequest, res: ServerResponse) => void | Promise<void> = (_req, res) => res.end("ok"),
+  handler: (req: ReceivedRequest, res: ServerResponse) => void | Promise<void> = (_req, res) => {
+    res.end("ok");
+  },
 ): Promise<{
   url: string;
   requests: ReceivedRequest[];

@@ -1,0 +1,280 @@
+// PostgreSQL source and destination against the real server on 127.0.0.1:5432 (database `test`).
+import { mkdtemp, rm } from "node:fs/promises";
+import { chmod } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "@/lib/db/embedded";
+import type { Row, WriteRecord } from "../types";
+import { closedPort, streamFor, uniqueName } from "../testing/helpers";
+import { postgresqlDestination } from "./destination";
+import { postgresqlSource } from "./source";
+
+const HOST = process.env.PG_TEST_HOST ?? "127.0.0.1";
+const PORT = Number(process.env.PG_TEST_PORT ?? 5432);
+const schema = uniqueName("ds_conn_pg");
+
+function config(overrides: Row = {}): Row {
+  return {
+    host: HOST,
+    port: String(PORT), // the reference console sends ports as strings
+    database: "test",
+    schema,
+    credentials: { auth_type: "username/password", username: "postgres", password: "" },
+    connect_timeout: 5,
+    ...overrides,
+  };
+}
+
+let admin: pg.Client;
+const sql = (text: string, values: unknown[] = []) => admin.query(text, values);
+
+beforeAll(async () => {
+  admin = new pg.Client({ host: HOST, port: PORT, user: "postgres", database: "test" });
+  await admin.connect();
+  await sql(`CREATE SCHEMA ${schema}`);
+  await sql(`CREATE TABLE ${schema}.people (
+    id integer PRIMARY KEY, name text NOT NULL, email varchar(200), score numeric(10,2), big bigint,
+    born date, seen_at timestamptz, tags text[], extra jsonb, created_at timestamp DEFAULT now())`);
+  await sql(`CREATE TABLE ${schema}.events (id bigint PRIMARY KEY, payload text NOT NULL, updated_at timestamptz NOT NULL)`);
+  await sql(`INSERT INTO ${schema}.events
+    SELECT g, repeat('x', 200) || g, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, 100000) g`);
+});
+
+afterAll(async () => {
+  await postgresqlDestination.close?.(config());
+  await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+});
+
+describe("check", () => {
+  it("connects and reports the server version", async () => {
+    const result = await postgresqlSource.check(config());
+    expect(result.ok).toBe(true);
+    expect(result.details).toMatch(/Connected to PostgreSQL \d+/);
+  });
+
+  it("explains an unreachable port", async () => {
+    const result = await postgresqlSource.check(config({ port: await closedPort() }));
+    expect(result).toMatchObject({ ok: false });
+    expect(result.details).toMatch(/connection refused/i);
+  });
+
+  it("explains an unknown database", async () => {
+    const result = await postgresqlSource.check(config({ database: "no_such_db_x" }));
+    expect(result).toEqual({ ok: false, details: expect.stringContaining('Database "no_such_db_x" does not exist') });
+  });
+
+  it("explains an unknown host", async () => {
+    const result = await postgresqlSource.check(config({ host: "no-such-host.invalid" }));
+    expect(result.ok).toBe(false);
+    expect(result.details).toMatch(/resolve the host name "no-such-host.invalid"/);
+  });
+
+  it("explains a missing schema", async () => {
+    const result = await postgresqlSource.check(config({ schema: "no_such_schema_x" }));
+    expect(result).toEqual({ ok: false, details: expect.stringContaining('schema "no_such_schema_x" does not exist') });
+  });
+
+  it("refuses the cloud metadata address without connecting", async () => {
+    const result = await postgresqlSource.check(config({ host: "169.254.169.254" }));
+    expect(result.ok).toBe(false);
+    expect(result.details).toMatch(/metadata/);
+  });
+});
+
+// The shared server trusts every local connection, so a wrong password needs a server of our own
+// that demands one: a throwaway embedded PostgreSQL with scram-sha-256.
+describe("check with password authentication", () => {
+  let embedded: EmbeddedDatabase | undefined;
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "ds-pg-auth-"));
+    await chmod(dir, 0o755);
+    embedded = await startEmbeddedPostgres({ dataDir: dir, port: await closedPort() });
+    const owner = new pg.Client({ connectionString: embedded.url });
+    await owner.connect();
+    await owner.query("CREATE ROLE ds_pw_user LOGIN PASSWORD 'right-password'");
+    await owner.end();
+  }, 120_000);
+  afterAll(async () => {
+    await embedded?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("accepts the right password and explains a wrong one without echoing it", async () => {
+    const base = { host: "127.0.0.1", port: embedded!.port, database: "datasync", schema: "public" };
+    const good = await postgresqlSource.check({ ...base, credentials: { auth_type: "username/password", username: "ds_pw_user", password: "right-password" } });
+    expect(good.ok).toBe(true);
+    const bad = await postgresqlSource.check({
+      ...base,
+      credentials: { auth_type: "username/password", username: "ds_pw_user", password: "wrong-password-123" },
+    });
+    expect(bad.ok).toBe(false);
+    expect(bad.details).toBe('Password authentication failed for user "ds_pw_user". Check the username and password.');
+    expect(bad.details).not.toContain("wrong-password-123");
+  });
+});
+
+describe("source", () => {
+  it("discovers tables with column types as JSON Schema", async () => {
+    const catalog = await postgresqlSource.discover(config());
+    const people = catalog.streams.find((s) => s.name === "people");
+    expect(people?.primary_key).toEqual(["id"]);
+    expect(people?.json_schema).toMatchObject({
+      type: "object",
+      properties: {
+        id: { type: "integer" },
+        name: { type: "string" },
+        email: { type: ["string", "null"] },
+        big: { type: ["string", "null"] },
+        seen_at: { type: ["string", "null"], format: "date-time" },
+        tags: { type: ["array", "null"] },
+      },
+    });
+    expect(catalog.streams.map((s) => s.name).sort()).toEqual(["events", "people"]);
+  });
+
+  it("previews a query with a limit, JSON-safe values and column types", async () => {
+    await sql(`INSERT INTO ${schema}.people (id, name, big, born, seen_at, score) VALUES
+      (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00+00', 12.50)`);
+    const result = await postgresqlSource.query!(config(), `SELECT id, name, big, born, seen_at, score FROM ${schema}.people WHERE id = 900;`, 5);
+    expect(result.rows).toEqual([
+      { id: 900, name: "Preview", big: "9007199254740993", born: "2020-02-29", seen_at: "2024-05-01T10:00:00.000Z", score: "12.50" },
+    ]);
+    expect(result.columns).toContainEqual({ name: "big", type: "bigint" });
+    const limited = await postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events`, 3);
+    expect(limited.rows).toHaveLength(3);
+    await sql(`DELETE FROM ${schema}.people WHERE id = 900`);
+  });
+
+  it("refuses a preview query that ends in LIMIT or OFFSET", async () => {
+    await expect(postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events LIMIT 10`, 5)).rejects.toThrow(/must not end with LIMIT or OFFSET/);
+    await expect(postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events OFFSET 10;`, 5)).rejects.toThrow(/LIMIT or OFFSET/);
+  });
+
+  it("runs previews read-only", async () => {
+    await sql(`CREATE SEQUENCE ${schema}.counter`);
+    await expect(postgresqlSource.query!(config(), `SELECT nextval('${schema}.counter')`, 5)).rejects.toThrow(
+      "The query tried to change data; previews only run read-only queries.",
+    );
+  });
+
+  it("reads 100,000 rows in batches without holding more than one batch", async () => {
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let peakHeap = heapBefore;
+    let total = 0;
+    let batches = 0;
+    let maxHeld = 0;
+    let lastId = 0;
+    for await (const batch of postgresqlSource.read(config(), { query: `SELECT id, payload, updated_at FROM ${schema}.events ORDER BY id`, batchSize: 1000 })) {
+      batches += 1;
+      total += batch.length;
+      maxHeld = Math.max(maxHeld, batch.length);
+      lastId = Number(batch[batch.length - 1].id);
+      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    }
+    expect(total).toBe(100000);
+    expect(batches).toBe(100);
+    expect(maxHeld).toBeLessThanOrEqual(1000);
+    expect(lastId).toBe(100000);
+    // All rows at once would be ~40 MB of strings; a loose bound still catches "read everything".
+    expect(peakHeap - heapBefore).toBeLessThan(80 * 1024 * 1024);
+  });
+
+  it("reads incrementally from a cursor value, ordered by the cursor column", async () => {
+    const rows: Row[] = [];
+    for await (const batch of postgresqlSource.read(config(), {
+      query: `SELECT id, updated_at FROM ${schema}.events;`,
+      batchSize: 7,
+      cursorField: "updated_at",
+      cursorValue: "2024-01-02T03:46:30Z", // id 99990 and later
+    })) {
+      rows.push(...batch);
+    }
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => String(99990 + i)));
+    expect(rows[0].updated_at).toBe("2024-01-02T03:46:30.000Z");
+  });
+
+  it("stops cleanly when the consumer stops early", async () => {
+    for await (const batch of postgresqlSource.read(config(), { query: `SELECT * FROM ${schema}.events`, batchSize: 10 })) {
+      expect(batch).toHaveLength(10);
+      break;
+    }
+    const { rows } = await sql(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'datasync' AND state <> 'idle' AND query LIKE '%events%'",
+    );
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe("destination", () => {
+  const people = streamFor("people");
+  const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRecord => ({ key, action, payload });
+
+  it("discovers writable streams with required columns and primary keys", async () => {
+    const catalog = await postgresqlDestination.discover(config());
+    const stream = catalog.streams.find((s) => s.name === "people");
+    expect(stream).toMatchObject({ batch_support: true, batch_size: 1000, primary_key: ["id"] });
+    expect(stream?.json_schema.required).toEqual(["id", "name"]);
+  });
+
+  it("inserts a batch and isolates the one bad row", async () => {
+    const records = Array.from({ length: 20 }, (_, i) =>
+      rec(`k${i}`, "insert", { id: i + 1, name: i === 13 ? null : `Person ${i + 1}`, tags: ["a", "b"], extra: { n: i } }),
+    );
+    const outcomes = await postgresqlDestination.write(config(), records, { stream: people, batch: true });
+    expect(outcomes).toHaveLength(20);
+    const failed = outcomes.filter((o) => !o.ok);
+    expect(failed).toEqual([{ key: "k13", ok: false, error: expect.stringMatching(/null value in column "name"/), retryable: false }]);
+    const { rows } = await sql(`SELECT count(*)::int AS n, min(tags::text) AS tags FROM ${schema}.people`);
+    expect(rows[0]).toEqual({ n: 19, tags: "{a,b}" });
+  });
+
+  it("updates, upserts and deletes by primary key", async () => {
+    const outcomes = await postgresqlDestination.write(
+      config(),
+      [
+        rec("u1", "update", { id: 1, name: "Updated one", email: "one@example.com" }),
+        rec("u2", "update", { id: 777, name: "Missing" }),
+        rec("s1", "upsert", { id: 2, name: "Upserted two" }),
+        rec("s2", "upsert", { id: 50, name: "Upserted fifty" }),
+        rec("d1", "delete", { id: 3 }),
+        rec("x1", "insert", { id: 60, name: "x", nope: 1 }),
+      ],
+      { stream: people, batch: true },
+    );
+    const byKey = Object.fromEntries(outcomes.map((o) => [o.key, o]));
+    expect(byKey.u1.ok && byKey.s1.ok && byKey.s2.ok && byKey.d1.ok).toBe(true);
+    expect(byKey.u2).toMatchObject({ ok: false, error: expect.stringMatching(/No row/) });
+    expect(byKey.x1).toMatchObject({ ok: false, error: 'Unknown column "nope" for table "people".' });
+    const { rows } = await sql(`SELECT id, name, email FROM ${schema}.people WHERE id IN (1, 2, 3, 50) ORDER BY id`);
+    expect(rows).toEqual([
+      { id: 1, name: "Updated one", email: "one@example.com" },
+      { id: 2, name: "Upserted two", email: null },
+      { id: 50, name: "Upserted fifty", email: null },
+    ]);
+  });
+
+  it("reports a type error on its own row and a missing table for every row", async () => {
+    const outcomes = await postgresqlDestination.write(
+      config(),
+      [rec("a", "upsert", { id: 70, name: "ok" }), rec("b", "upsert", { id: "not-a-number", name: "bad" })],
+      { stream: people, batch: true },
+    );
+    expect(outcomes.find((o) => o.key === "a")?.ok).toBe(true);
+    expect(outcomes.find((o) => o.key === "b")).toMatchObject({ ok: false, error: expect.stringMatching(/invalid input syntax for type integer/) });
+    const missing = await postgresqlDestination.write(config(), [rec("m", "insert", { id: 1 })], { stream: streamFor("nope"), batch: true });
+    expect(missing).toEqual([{ key: "m", ok: false, error: `Table "${schema}"."nope" does not exist.`, retryable: false }]);
+  });
+
+  it("fails every record as retryable when the server cannot be reached", async () => {
+    const outcomes = await postgresqlDestination.write(config({ port: await closedPort() }), [rec("z", "insert", { id: 1, name: "z" })], {
+      stream: people,
+      batch: true,
+    });
+    expect(outcomes).toEqual([{ key: "z", ok: false, error: expect.stringMatching(/connection refused/), retryable: true }]);
+  });
+});
