@@ -6,11 +6,12 @@ import type { ConnectorCategoryName, ConnectorDefinition, ConnectorKind, Destina
 import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK } from "./shared/secrets";
 import { postgresqlSource } from "./postgresql/source";
 import { postgresqlDestination } from "./postgresql/destination";
+import { httpDestination } from "./http/destination";
 
 export { SECRET_MASK };
 
 const sources: SourceConnector[] = [postgresqlSource];
-const destinations: DestinationConnector[] = [postgresqlDestination];
+const destinations: DestinationConnector[] = [postgresqlDestination, httpDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {

@@ -1,0 +1,202 @@
+// Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect),
+// a timeout covering headers and body, bounded body reads, and one log/outcome shape for records.
+import type { WriteOutcome } from "../types";
+import { assertUrlAllowed, OutboundBlockedError } from "../net-policy";
+import { ConnectorError, errorMessage } from "./errors";
+import { SECRET_MASK } from "./secrets";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD";
+
+export interface HttpCall {
+  url: string;
+  method: HttpMethod;
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Header names (lowercase) whose values are masked in logs; configured headers are secret. */
+  secretHeaders?: string[];
+  /** Largest response body kept in memory (bytes); the rest is dropped. */
+  maxBodyBytes?: number;
+}
+
+export interface HttpExchange {
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  /** Absent when no response arrived. */
+  response?: { status: number; headers: Record<string, string>; body: string };
+  status: number;
+  /** The full (bounded) body, for callers that parse it. */
+  bodyText: string;
+  failure?: "blocked" | "timeout" | "network";
+  error?: string;
+  retryAfterSeconds?: number;
+}
+
+const LOG_BODY_LIMIT = 10 * 1024;
+const KEPT_RESPONSE_HEADERS = ["content-type", "content-length", "retry-after", "x-request-id", "x-slack-req-id", "location", "date"];
+const MAX_REDIRECTS = 3;
+
+export function truncate(text: string, limit = LOG_BODY_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length - limit} more characters)`;
+}
+
+/** Seconds to wait, from `Retry-After: 12` or `Retry-After: <HTTP date>`. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed));
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+async function readBounded(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8");
+}
+
+function maskedHeaders(headers: Record<string, string>, secret: string[]): Record<string, string> {
+  const hidden = new Set([...secret.map((h) => h.toLowerCase()), "authorization", "x-signature-256"]);
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, hidden.has(k.toLowerCase()) ? SECRET_MASK : v]));
+}
+
+function isTimeout(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError";
+}
+
+/** Sends one request. Never throws for network trouble: the exchange says what happened. */
+export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
+  const headers = { "user-agent": "datasync", ...(call.headers ?? {}) };
+  const exchange: HttpExchange = {
+    request: {
+      method: call.method,
+      url: call.url,
+      headers: maskedHeaders(headers, call.secretHeaders ?? []),
+      ...(call.body !== undefined ? { body: truncate(call.body) } : {}),
+    },
+    status: 0,
+    bodyText: "",
+  };
+  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
+  let url = call.url;
+  let method: string = call.method;
+  let body = call.body;
+  try {
+    for (let hop = 0; ; hop++) {
+      await assertUrlAllowed(url);
+      // Redirects are followed by hand so that each target passes the outbound guard.
+      const response = await fetch(url, { method, headers, body, signal, redirect: "manual" });
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+        await response.body?.cancel().catch(() => undefined);
+        url = new URL(location, url).toString();
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+          method = "GET";
+          body = undefined;
+        }
+        continue;
+      }
+      exchange.bodyText = await readBounded(response, call.maxBodyBytes ?? 1024 * 1024);
+      exchange.status = response.status;
+      exchange.retryAfterSeconds = parseRetryAfter(response.headers.get("retry-after"));
+      exchange.response = {
+        status: response.status,
+        headers: Object.fromEntries(KEPT_RESPONSE_HEADERS.flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h) ?? ""]] : []))),
+        body: truncate(exchange.bodyText),
+      };
+      if (exchange.retryAfterSeconds === undefined) delete exchange.retryAfterSeconds;
+      return exchange;
+    }
+  } catch (err) {
+    const host = safeHost(url);
+    if (err instanceof OutboundBlockedError) {
+      exchange.failure = "blocked";
+      exchange.error = err.message;
+    } else if (err instanceof ConnectorError) {
+      exchange.failure = "blocked";
+      exchange.error = err.message;
+    } else if (isTimeout(err, timeout)) {
+      exchange.failure = "timeout";
+      exchange.error = `No response from ${host} within ${call.timeoutMs / 1000} s.`;
+    } else if (call.signal?.aborted) {
+      exchange.failure = "network";
+      exchange.error = "The request was cancelled.";
+    } else {
+      exchange.failure = "network";
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      exchange.error = `Could not reach ${host}: ${cause?.code ?? cause?.message ?? errorMessage(err)}.`;
+    }
+    return exchange;
+  }
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+export function isSuccess(exchange: HttpExchange): boolean {
+  return !exchange.failure && exchange.status >= 200 && exchange.status < 300;
+}
+
+/** 408, 429, 5xx and timeouts/network errors are worth retrying; other 4xx are not. */
+export function isRetryable(exchange: HttpExchange): boolean {
+  if (exchange.failure) return exchange.failure !== "blocked";
+  return exchange.status === 408 || exchange.status === 429 || exchange.status >= 500;
+}
+
+/** A short sentence for a failed exchange, e.g. `HTTP 500 from host: <body start>`. */
+export function describeExchange(exchange: HttpExchange): string {
+  if (exchange.error) return exchange.error;
+  const snippet = exchange.bodyText.trim().slice(0, 300);
+  const host = safeHost(exchange.request.url);
+  return `HTTP ${exchange.status} from ${host}${snippet ? `: ${snippet}` : "."}`;
+}
+
+/**
+ * The outcome of one record sent in `exchange`. `failed` lets a caller fail a 2xx whose body says
+ * otherwise (Slack's `{ok:false}`).
+ */
+export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string): WriteOutcome {
+  const ok = isSuccess(exchange) && !failed;
+  const outcome: WriteOutcome = {
+    key,
+    ok,
+    status: exchange.status,
+    log: { request: exchange.request, response: exchange.response ?? { error: exchange.error }, level: ok ? "info" : "error" },
+  };
+  if (!ok) {
+    outcome.error = failed ?? describeExchange(exchange);
+    outcome.retryable = isRetryable(exchange);
+    if (exchange.retryAfterSeconds !== undefined) outcome.retryAfterSeconds = exchange.retryAfterSeconds;
+  }
+  return outcome;
+}
+
+/** Parses a JSON body, with a sentence when it is not JSON. */
+export function parseJsonBody(exchange: HttpExchange): unknown {
+  try {
+    return JSON.parse(exchange.bodyText);
+  } catch {
+    const snippet = exchange.bodyText.trim().slice(0, 120);
+    throw new ConnectorError(
+      `The response from ${safeHost(exchange.request.url)} is not valid JSON${snippet ? `: "${snippet}"` : " (empty body)"}.`,
+    );
+  }
+}
