@@ -16,6 +16,11 @@ const config = [
     ],
   },
   {
+    // Test helpers named use* (useTestDatabase, Playwright's `use`) are not React hooks.
+    files: ["**/*.test.ts", "tests/**", "e2e/**", "bench/**", "scripts/**"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
