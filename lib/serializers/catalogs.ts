@@ -1,0 +1,21 @@
+// Catalog bodies: the create response is the bare record with an integer id (interface.md);
+// update and discover return the {id: string, type, attributes} resource with catalog_hash.
+import type { Catalog } from "@/lib/generated/prisma/client";
+import { iso, resource } from "./resource";
+
+export const serializeCatalogRecord = (c: Catalog) => ({
+  id: c.id,
+  connector_id: c.connectorId,
+  workspace_id: c.workspaceId,
+  catalog: c.catalog,
+  created_at: iso(c.createdAt),
+  updated_at: iso(c.updatedAt),
+});
+
+export const serializeCatalog = (c: Catalog) =>
+  resource(c.id, "catalogs", {
+    connector_id: c.connectorId,
+    workspace_id: c.workspaceId,
+    catalog: c.catalog,
+    catalog_hash: c.catalogHash,
+  });

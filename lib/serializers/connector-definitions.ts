@@ -1,0 +1,18 @@
+// Connector definitions as the reference lists them: plain objects (they have no database id).
+import type { ConnectorDefinition } from "@/lib/connectors/types";
+
+export const serializeConnectorDefinition = (d: ConnectorDefinition) => ({
+  name: d.name,
+  title: d.title,
+  connector_type: d.connectorType,
+  category: d.category,
+  sub_category: d.subCategory ?? null,
+  icon: d.icon,
+  documentation_url: d.documentationUrl,
+  connector_spec: {
+    documentation_url: d.documentationUrl,
+    connection_specification: d.connectionSpecification,
+    stream_type: d.streamType,
+    supports_query: d.supportsQuery === true,
+  },
+});

@@ -1,0 +1,24 @@
+// Model resources, with a summary of the source connector they read from.
+import { iso, resource } from "./resource";
+import { connectorIcon } from "./connectors";
+import type { ModelWithConnector } from "@/lib/services/models";
+
+export const serializeModel = (m: ModelWithConnector) =>
+  resource(m.id, "models", {
+    name: m.name,
+    description: m.description,
+    query: m.query,
+    query_type: m.queryType,
+    configuration: m.configuration,
+    primary_key: m.primaryKey,
+    connector_id: m.connectorId,
+    workspace_id: m.workspaceId,
+    connector: {
+      id: m.connector.id,
+      name: m.connector.name,
+      connector_name: m.connector.connectorName,
+      icon: connectorIcon(m.connector),
+    },
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+  });

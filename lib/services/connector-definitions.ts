@@ -1,0 +1,78 @@
+// Connector definitions come from the registry (code, not the database); this module adds the
+// API's lookups and the connection check of a configuration that is not stored yet.
+import {
+  getDefinition,
+  getDestination,
+  getSource,
+  listDefinitions,
+  MissingEnvironmentVariableError,
+  resolveEnvPlaceholders,
+  validateConfiguration,
+} from "@/lib/connectors/registry";
+import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";
+import { NotFound, ValidationFailed } from "@/lib/errors";
+import type { CheckConnectionInput, ListConnectorDefinitionsQuery } from "@/lib/validation/connector-definitions";
+
+export function listConnectorDefinitions(filter: ListConnectorDefinitionsQuery): ConnectorDefinition[] {
+  return listDefinitions(filter);
+}
+
+function knownNames(type?: ConnectorKind): string {
+  return [...new Set(listDefinitions(type ? { type } : {}).map((d) => d.name))].join(", ");
+}
+
+export function findConnectorDefinition(name: string, type?: ConnectorKind): ConnectorDefinition {
+  const definition = getDefinition(name, type);
+  if (!definition) {
+    throw new NotFound(`Connector definition "${name}"${type ? ` of type ${type}` : ""} was not found. Known: ${knownNames(type)}.`);
+  }
+  return definition;
+}
+
+/** A definition named in a request body: unknown is a 422 on that field, not a 404 of the URL. */
+export function requireDefinition(name: string, type: ConnectorKind | undefined, path: string): ConnectorDefinition {
+  const definition = getDefinition(name, type);
+  if (!definition) {
+    const message = `"${name}" is not a known ${type ?? "connector"}; known: ${knownNames(type)}`;
+    throw new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
+  }
+  return definition;
+}
+
+/** ajv errors of a configuration as field errors under `prefix` (e.g. connector.configuration). */
+export function configurationErrors(definition: ConnectorDefinition, config: unknown, prefix: string) {
+  return validateConfiguration(definition, config).map((e) => ({
+    path: e.path ? `${prefix}.${e.path}` : prefix,
+    message: e.message,
+  }));
+}
+
+export interface CheckConnectionResult {
+  result: "success" | "failed";
+  details: string;
+}
+
+/**
+ * Tries a configuration. Every outcome a person can fix in the form, including a configuration that
+ * breaks the schema, is `result: "failed"` with a sentence naming the fields (HTTP 200), so the
+ * console shows it next to the form; only an unknown connector name is a 422.
+ */
+export async function checkConnection(input: CheckConnectionInput): Promise<CheckConnectionResult> {
+  const definition = requireDefinition(input.name, input.type, "name");
+  const invalid = validateConfiguration(definition, input.connection_spec);
+  if (invalid.length > 0) {
+    const list = invalid.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
+    return { result: "failed", details: `The configuration is invalid: ${list}.` };
+  }
+  let config: Row;
+  try {
+    config = resolveEnvPlaceholders(input.connection_spec);
+  } catch (err) {
+    if (err instanceof MissingEnvironmentVariableError) return { result: "failed", details: err.message };
+    throw err;
+  }
+  const connector = definition.connectorType === "source" ? getSource(definition.name) : getDestination(definition.name);
+  // check() never throws: connectors turn every failure into {ok: false, details} without secrets.
+  const outcome = await connector.check(config);
+  return { result: outcome.ok ? "success" : "failed", details: outcome.details };
+}

@@ -1,0 +1,259 @@
+// Connectors of a workspace: configurations validated against their definition (ajv), stored
+// encrypted, masked on the way out; discovery into the catalog and query previews for sources.
+import {
+  getDestination,
+  getSource,
+  mergeMaskedSecrets,
+  MissingEnvironmentVariableError,
+  resolveEnvPlaceholders,
+  UnknownConnectorError,
+} from "@/lib/connectors/registry";
+import { ConnectorError } from "@/lib/connectors/shared/errors";
+import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
+import type { QueryResult, Row } from "@/lib/connectors/types";
+import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
+import { prisma } from "@/lib/db/client";
+import { Conflict, FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { Prisma, type Catalog, type Connector } from "@/lib/generated/prisma/client";
+import type { Page } from "@/lib/http/pagination";
+import {
+  QUERY_PREVIEW_DEFAULT_LIMIT,
+  type CreateConnectorInput,
+  type ListConnectorsQuery,
+  type QuerySourceInput,
+  type UpdateConnectorInput,
+} from "@/lib/validation/connectors";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+import { saveCatalog } from "./catalogs";
+import { configurationErrors, requireDefinition } from "./connector-definitions";
+
+type Auth = Pick<AuthContext, "workspaceId" | "user">;
+
+function invalid(errors: FieldError[]): ValidationFailed {
+  return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
+}
+
+export async function listConnectors(workspaceId: number, filter: ListConnectorsQuery, page: Page) {
+  const where: Prisma.ConnectorWhereInput = {
+    workspaceId,
+    ...(filter.type ? { connectorType: filter.type } : {}),
+    ...(filter.category ? { category: filter.category } : {}),
+    ...(filter.search ? { name: { contains: filter.search, mode: "insensitive" } } : {}),
+  };
+  const [rows, total] = await prisma().$transaction([
+    prisma().connector.findMany({ where, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    prisma().connector.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export async function getConnector(workspaceId: number, id: number): Promise<Connector> {
+  const connector = await prisma().connector.findFirst({ where: { id, workspaceId } });
+  if (!connector) throw new NotFound(`Connector ${id} was not found.`);
+  return connector;
+}
+
+/** The stored configuration with ENV['X'] placeholders resolved, ready to hand to the adapter. */
+export function connectorConfiguration(connector: Connector): Row {
+  try {
+    return resolveEnvPlaceholders(decryptJson<Row>(connector.configurationEncrypted));
+  } catch (err) {
+    if (err instanceof MissingEnvironmentVariableError) throw new FailedDependency(err.message);
+    throw err;
+  }
+}
+
+function nameTaken(input: { name: string; connector_type: string }): Conflict {
+  return new Conflict(`A ${input.connector_type} connector named "${input.name}" already exists in this workspace; choose another name.`);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+}
+
+export async function createConnector(auth: Auth, input: CreateConnectorInput): Promise<Connector> {
+  const definition = requireDefinition(input.connector_name, input.connector_type, "connector.connector_name");
+  const errors = configurationErrors(definition, input.configuration, "connector.configuration");
+  if (errors.length > 0) throw invalid(errors);
+  try {
+    return await prisma().$transaction(async (tx) => {
+      const clash = await tx.connector.findFirst({
+        where: { workspaceId: auth.workspaceId, connectorType: input.connector_type, name: input.name },
+        select: { id: true },
+      });
+      if (clash) throw nameTaken(input);
+      const connector = await tx.connector.create({
+        data: {
+          workspaceId: auth.workspaceId,
+          connectorType: input.connector_type,
+          connectorName: definition.name,
+          category: definition.category,
+          name: input.name,
+          description: input.description ?? "",
+          configurationEncrypted: encryptJson(input.configuration),
+        },
+      });
+      await audit(auth, "create", "connector", connector.id, { name: connector.name, connector_name: definition.name }, tx);
+      return connector;
+    });
+  } catch (err) {
+    // Two concurrent creates: the unique index decides, with the same sentence.
+    if (isUniqueViolation(err)) throw nameTaken(input);
+    throw err;
+  }
+}
+
+export async function updateConnector(auth: Auth, id: number, input: UpdateConnectorInput): Promise<Connector> {
+  const existing = await getConnector(auth.workspaceId, id);
+  const errors: FieldError[] = [];
+  // Models, syncs and the catalog are bound to what the connector is; make a new one instead.
+  if (input.connector_type !== undefined && input.connector_type !== existing.connectorType) {
+    errors.push({ path: "connector.connector_type", message: `cannot change after create (it is ${existing.connectorType})` });
+  }
+  if (input.connector_name !== undefined && input.connector_name.toLowerCase() !== existing.connectorName.toLowerCase()) {
+    errors.push({ path: "connector.connector_name", message: `cannot change after create (it is ${existing.connectorName})` });
+  }
+  if (errors.length > 0) throw invalid(errors);
+  const definition = requireDefinition(existing.connectorName, existing.connectorType, "connector.connector_name");
+  let encrypted: string | undefined;
+  if (input.configuration !== undefined) {
+    const stored = decryptJson<Row>(existing.configurationEncrypted);
+    // A masked secret sent back (the console echoes what it was given) keeps the stored secret.
+    const merged = mergeMaskedSecrets(input.configuration, stored, definition);
+    const configErrors = configurationErrors(definition, merged, "connector.configuration");
+    if (configErrors.length > 0) throw invalid(configErrors);
+    encrypted = encryptJson(merged);
+  }
+  const name = input.name ?? existing.name;
+  try {
+    return await prisma().$transaction(async (tx) => {
+      if (name !== existing.name) {
+        const clash = await tx.connector.findFirst({
+          where: { workspaceId: auth.workspaceId, connectorType: existing.connectorType, name, NOT: { id } },
+          select: { id: true },
+        });
+        if (clash) throw nameTaken({ name, connector_type: existing.connectorType });
+      }
+      const connector = await tx.connector.update({
+        where: { id: existing.id, workspaceId: auth.workspaceId },
+        data: {
+          name,
+          ...(input.description !== undefined ? { description: input.description ?? "" } : {}),
+          ...(encrypted ? { configurationEncrypted: encrypted } : {}),
+        },
+      });
+      const changed = Object.keys(input).filter((k) => k !== "connector_type" && k !== "connector_name");
+      await audit(auth, "update", "connector", connector.id, { fields: changed }, tx);
+      return connector;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken({ name, connector_type: existing.connectorType });
+    throw err;
+  }
+}
+
+const listNames = (items: { id: number; name: string }[]) =>
+  items
+    .slice(0, 10)
+    .map((i) => `${i.id} "${i.name}"`)
+    .join(", ") + (items.length > 10 ? ` and ${items.length - 10} more` : "");
+
+export async function deleteConnector(auth: Auth, id: number): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const connector = await tx.connector.findFirst({ where: { id, workspaceId: auth.workspaceId } });
+    if (!connector) throw new NotFound(`Connector ${id} was not found.`);
+    const [models, syncs] = await Promise.all([
+      tx.model.findMany({ where: { connectorId: id, workspaceId: auth.workspaceId }, select: { id: true, name: true }, orderBy: { id: "asc" } }),
+      tx.sync.findMany({
+        where: { workspaceId: auth.workspaceId, deletedAt: null, OR: [{ sourceId: id }, { destinationId: id }] },
+        select: { id: true, name: true },
+        orderBy: { id: "asc" },
+      }),
+    ]);
+    const uses: string[] = [];
+    if (models.length > 0) uses.push(`model${models.length > 1 ? "s" : ""} ${listNames(models)}`);
+    if (syncs.length > 0) uses.push(`sync${syncs.length > 1 ? "s" : ""} ${listNames(syncs)}`);
+    if (uses.length > 0) {
+      throw new Conflict(`Connector ${id} "${connector.name}" is still used by ${uses.join(" and ")}; delete those first.`);
+    }
+    // Soft-deleted syncs still reference the connector; they (and their runs) go with it.
+    await tx.sync.deleteMany({ where: { workspaceId: auth.workspaceId, deletedAt: { not: null }, OR: [{ sourceId: id }, { destinationId: id }] } });
+    await tx.connector.delete({ where: { id: connector.id } });
+    await audit(auth, "delete", "connector", id, { name: connector.name }, tx);
+  });
+}
+
+function adapterFor(connector: Connector) {
+  try {
+    return connector.connectorType === "source" ? getSource(connector.connectorName) : getDestination(connector.connectorName);
+  } catch (err) {
+    if (err instanceof UnknownConnectorError) {
+      throw new FailedDependency(`Connector ${connector.id} uses "${connector.connectorName}", which this server no longer provides.`);
+    }
+    throw err;
+  }
+}
+
+/** SQLSTATE classes caused by the query text itself (syntax, unknown table, read-only, timeout). */
+const QUERY_FAULT = /^(42|22|25|2B|0A|57014)/;
+
+function connectorFailure(err: unknown, what: string, queryText = false): Error {
+  if (err instanceof ConnectorError) {
+    const sentence = `${what}: ${err.message}`;
+    if (queryText && err.code && QUERY_FAULT.test(err.code)) {
+      return new ValidationFailed(sentence, { errors: [{ path: "query", message: err.message }] });
+    }
+    return new FailedDependency(sentence);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * The connector's catalog: the stored one, or (none stored, or `refresh`) a fresh discovery that is
+ * then stored, so syncs can check stream names against it.
+ */
+export async function discoverConnector(auth: Auth, id: number, refresh: boolean): Promise<Catalog> {
+  const connector = await getConnector(auth.workspaceId, id);
+  if (!refresh) {
+    const stored = await prisma().catalog.findFirst({ where: { workspaceId: auth.workspaceId, connectorId: id } });
+    if (stored) return stored;
+  }
+  const config = connectorConfiguration(connector);
+  let discovered;
+  try {
+    discovered = await adapterFor(connector).discover(config);
+  } catch (err) {
+    throw connectorFailure(err, `Could not discover the streams of connector ${id} "${connector.name}"`);
+  }
+  return prisma().$transaction(async (tx) => {
+    const { catalog, created } = await saveCatalog(auth.workspaceId, connector.id, discovered, tx);
+    await audit(auth, created ? "create" : "update", "catalog", catalog.id, { connector_id: connector.id, discovered: true }, tx);
+    return catalog;
+  });
+}
+
+/** The first rows of a query on a source connector (read-only, with the connector's statement timeout). */
+export async function querySource(workspaceId: number, id: number, input: QuerySourceInput): Promise<QueryResult> {
+  const connector = await getConnector(workspaceId, id);
+  if (connector.connectorType !== "source") {
+    throw new ValidationFailed(`Connector ${id} is a destination; queries can only be previewed on source connectors.`);
+  }
+  const adapter = adapterFor(connector);
+  if (!("query" in adapter) || !adapter.query) {
+    throw new ValidationFailed(`Connector ${id} (${connector.connectorName}) does not support query previews.`);
+  }
+  try {
+    assertNoTrailingPaging(input.query);
+  } catch (err) {
+    if (err instanceof ConnectorError) throw new ValidationFailed(err.message, { errors: [{ path: "query", message: err.message }] });
+    throw err;
+  }
+  const config = connectorConfiguration(connector);
+  try {
+    return await adapter.query(config, input.query, input.limit ?? QUERY_PREVIEW_DEFAULT_LIMIT);
+  } catch (err) {
+    throw connectorFailure(err, `The query failed on connector ${id} "${connector.name}"`, true);
+  }
+}
+

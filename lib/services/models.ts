@@ -1,0 +1,138 @@
+// Models: a query on a source connector of the same workspace, with the column that identifies a row.
+import { ConnectorError } from "@/lib/connectors/shared/errors";
+import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
+import { prisma } from "@/lib/db/client";
+import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
+import type { Page } from "@/lib/http/pagination";
+import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+
+type Tx = Prisma.TransactionClient;
+type Auth = Pick<AuthContext, "workspaceId" | "user">;
+
+/** Models are returned with a summary of their connector (one query, no N+1). */
+const withConnector = {
+  connector: { select: { id: true, name: true, connectorName: true, connectorType: true } },
+} as const satisfies Prisma.ModelInclude;
+export type ModelWithConnector = Prisma.ModelGetPayload<{ include: typeof withConnector }>;
+
+function invalid(errors: FieldError[]): ValidationFailed {
+  return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
+}
+
+/** The connector must be a source of this workspace; problems are reported on model.connector_id. */
+async function assertSourceConnector(tx: Tx, workspaceId: number, connectorId: number): Promise<void> {
+  const connector = await tx.connector.findFirst({ where: { id: connectorId, workspaceId }, select: { connectorType: true } });
+  if (!connector) throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} was not found in this workspace` }]);
+  if (connector.connectorType !== "source") {
+    throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} is a destination; a model reads from a source connector` }]);
+  }
+}
+
+/** SQL models are wrapped and paged by the service, so a query that pages itself is refused. */
+function assertQueryAllowed(query: string, queryType: QueryType): void {
+  if (queryType === "ai_ml") return;
+  try {
+    assertNoTrailingPaging(query);
+  } catch (err) {
+    if (err instanceof ConnectorError) throw invalid([{ path: "model.query", message: err.message }]);
+    throw err;
+  }
+}
+
+export async function listModels(workspaceId: number, filter: ListModelsQuery, page: Page) {
+  const where: Prisma.ModelWhereInput = {
+    workspaceId,
+    ...(filter.connector_id !== undefined ? { connectorId: filter.connector_id } : {}),
+    ...(filter.query_type ? { queryType: filter.query_type } : {}),
+  };
+  const [rows, total] = await prisma().$transaction([
+    prisma().model.findMany({ where, include: withConnector, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    prisma().model.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export async function getModel(workspaceId: number, id: number): Promise<ModelWithConnector> {
+  const model = await prisma().model.findFirst({ where: { id, workspaceId }, include: withConnector });
+  if (!model) throw new NotFound(`Model ${id} was not found.`);
+  return model;
+}
+
+export async function createModel(auth: Auth, input: CreateModelInput): Promise<ModelWithConnector> {
+  assertQueryAllowed(input.query, input.query_type);
+  return prisma().$transaction(async (tx) => {
+    await assertSourceConnector(tx, auth.workspaceId, input.connector_id);
+    const model = await tx.model.create({
+      data: {
+        workspaceId: auth.workspaceId,
+        connectorId: input.connector_id,
+        name: input.name,
+        description: input.description ?? "",
+        query: input.query,
+        queryType: input.query_type,
+        configuration: (input.configuration ?? {}) as Prisma.InputJsonValue,
+        primaryKey: input.primary_key,
+      },
+      include: withConnector,
+    });
+    await audit(auth, "create", "model", model.id, { name: model.name, connector_id: model.connectorId }, tx);
+    return model;
+  });
+}
+
+function activeSyncsOf(tx: Tx, workspaceId: number, modelId: number) {
+  return tx.sync.findMany({ where: { workspaceId, modelId, deletedAt: null }, select: { id: true, name: true }, orderBy: { id: "asc" } });
+}
+
+const describeSyncs = (syncs: { id: number; name: string }[]) =>
+  `sync${syncs.length > 1 ? "s" : ""} ${syncs
+    .slice(0, 10)
+    .map((s) => `${s.id}${s.name ? ` "${s.name}"` : ""}`)
+    .join(", ")}${syncs.length > 10 ? ` and ${syncs.length - 10} more` : ""}`;
+
+export async function updateModel(auth: Auth, id: number, input: UpdateModelInput): Promise<ModelWithConnector> {
+  return prisma().$transaction(async (tx) => {
+    const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
+    if (!existing) throw new NotFound(`Model ${id} was not found.`);
+    assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType);
+    if (input.connector_id !== undefined && input.connector_id !== existing.connectorId) {
+      await assertSourceConnector(tx, auth.workspaceId, input.connector_id);
+      // A sync's model must read from the sync's source; moving the model would break that.
+      const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
+      if (syncs.length > 0) {
+        throw new Conflict(`Model ${id} is used by ${describeSyncs(syncs)}; its connector cannot change while syncs use it.`);
+      }
+    }
+    const model = await tx.model.update({
+      where: { id: existing.id, workspaceId: auth.workspaceId },
+      data: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description ?? "" } : {}),
+        ...(input.query !== undefined ? { query: input.query } : {}),
+        ...(input.query_type !== undefined ? { queryType: input.query_type } : {}),
+        ...(input.configuration !== undefined ? { configuration: (input.configuration ?? {}) as Prisma.InputJsonValue } : {}),
+        ...(input.primary_key !== undefined ? { primaryKey: input.primary_key } : {}),
+        ...(input.connector_id !== undefined ? { connectorId: input.connector_id } : {}),
+      },
+      include: withConnector,
+    });
+    await audit(auth, "update", "model", model.id, { fields: Object.keys(input) }, tx);
+    return model;
+  });
+}
+
+export async function deleteModel(auth: Auth, id: number): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const model = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId }, select: { id: true, name: true } });
+    if (!model) throw new NotFound(`Model ${id} was not found.`);
+    const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
+    if (syncs.length > 0) throw new Conflict(`Model ${id} "${model.name}" is still used by ${describeSyncs(syncs)}; delete those first.`);
+    // Soft-deleted syncs still reference the model; they (and their runs) go with it.
+    await tx.sync.deleteMany({ where: { workspaceId: auth.workspaceId, modelId: id, deletedAt: { not: null } } });
+    await tx.model.delete({ where: { id: model.id } });
+    await audit(auth, "delete", "model", id, { name: model.name }, tx);
+  });
+}

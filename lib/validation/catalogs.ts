@@ -1,0 +1,67 @@
+// Request shapes of the catalog endpoints: `{connector_id, catalog: {json_schema}}` (one stream is
+// built from it), or the full catalog with its streams and request settings.
+import { z } from "zod";
+import { jsonObjectSchema } from "./connectors";
+
+export const RATE_LIMIT_UNITS = ["second", "minute", "hour", "day"] as const;
+export const REQUEST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+const nonNegativeInt = (what: string) =>
+  z.number({ error: "must be a whole number" }).int("must be a whole number").min(0, "must be 0 or more").describe(what);
+
+export const rateLimitUnitSchema = z
+  .enum(RATE_LIMIT_UNITS, { error: `must be one of: ${RATE_LIMIT_UNITS.join(", ")}` })
+  .describe("The period request_rate_limit counts over.");
+
+export const streamSchema = z.object({
+  name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255).describe("Stream name; a sync's stream_name picks one."),
+  url: z.string().max(2048).default("unknown").describe("Where records of this stream are sent or read (table, path or URL)."),
+  json_schema: jsonObjectSchema.default({}).describe("JSON Schema of one record of the stream."),
+  batch_support: z.boolean({ error: "must be true or false" }).default(false).describe("Whether records may be sent in batches."),
+  batch_size: nonNegativeInt("Records per batch when batch_support is true.").default(0),
+  request_method: z
+    .enum(REQUEST_METHODS, { error: `must be one of: ${REQUEST_METHODS.join(", ")}` })
+    .default("POST")
+    .describe("HTTP method used for this stream."),
+  request_rate_limit: nonNegativeInt("Per-stream limit; overrides the catalog's when non-zero.").optional(),
+  request_rate_limit_unit: rateLimitUnitSchema.optional(),
+  request_rate_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").optional().describe("Requests in flight."),
+  primary_key: z.array(z.string()).optional().describe("Destination columns identifying a record, used for upserts."),
+});
+
+export const catalogBodySchema = z
+  .object(
+    {
+      json_schema: jsonObjectSchema.optional().describe("Builds one stream named after the connector with this record schema."),
+      streams: z.array(streamSchema, { error: "must be an array of streams" }).min(1, "must hold at least one stream").optional(),
+      request_rate_limit: nonNegativeInt("Requests allowed per unit; 0 means no limit.").optional(),
+      request_rate_limit_unit: rateLimitUnitSchema.optional(),
+      request_rate_concurrency: z
+        .number({ error: "must be a whole number" })
+        .int("must be a whole number")
+        .min(1, "must be at least 1")
+        .optional()
+        .describe("Requests in flight at once."),
+    },
+    { error: "is required: send {json_schema: {...}} or {streams: [...]}" },
+  )
+  .refine((c) => c.json_schema !== undefined || c.streams !== undefined, {
+    message: "must hold json_schema (an object) or streams (an array)",
+  })
+  .refine((c) => !c.streams || new Set(c.streams.map((s) => s.name)).size === c.streams.length, {
+    message: "stream names must be unique",
+    path: ["streams"],
+  });
+export type CatalogBody = z.infer<typeof catalogBodySchema>;
+
+export const createCatalogSchema = z.object({
+  connector_id: z.number({ error: "is required (an integer)" }).int("must be an integer").positive("must be a positive integer").describe("The connector this catalog describes."),
+  catalog: catalogBodySchema,
+});
+export type CreateCatalogInput = z.infer<typeof createCatalogSchema>;
+
+export const updateCatalogSchema = z.object({
+  connector_id: createCatalogSchema.shape.connector_id.optional().describe("When sent, must be the catalog's connector."),
+  catalog: catalogBodySchema,
+});
+export type UpdateCatalogInput = z.infer<typeof updateCatalogSchema>;

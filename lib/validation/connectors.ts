@@ -1,0 +1,81 @@
+// Request shapes of the connector endpoints. The console forms and the OpenAPI document import
+// these same schemas, so every field carries a description.
+import { z } from "zod";
+
+export const CONNECTOR_TYPES = ["source", "destination"] as const;
+export const CONNECTOR_CATEGORIES = ["data", "ai_ml"] as const;
+
+export const connectorTypeSchema = z
+  .enum(CONNECTOR_TYPES, { error: `must be one of: ${CONNECTOR_TYPES.join(", ")}` })
+  .describe("Whether the connector reads data (source) or receives it (destination).");
+
+export const connectorCategorySchema = z
+  .enum(CONNECTOR_CATEGORIES, { error: `must be one of: ${CONNECTOR_CATEGORIES.join(", ")}` })
+  .describe("data: databases and APIs; ai_ml: model endpoints.");
+
+/** A JSON object (not an array, not null): configurations and JSON Schemas. */
+export const jsonObjectSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });
+
+export const listConnectorsQuerySchema = z.object({
+  type: connectorTypeSchema.optional(),
+  category: connectorCategorySchema.optional(),
+  search: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Case-insensitive part of the connector's name."),
+});
+export type ListConnectorsQuery = z.infer<typeof listConnectorsQuerySchema>;
+
+const connectorFields = {
+  name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255, "must be at most 255 characters").describe("A name unique among the workspace's connectors of the same type."),
+  connector_type: connectorTypeSchema,
+  connector_name: z
+    .string({ error: "is required" })
+    .trim()
+    .min(1, "must not be empty")
+    .max(100)
+    .describe("The connector definition's name, e.g. Postgresql (see GET /api/v1/connector_definitions)."),
+  configuration: jsonObjectSchema.describe(
+    "Settings validated against the definition's connection_specification; secret fields come back masked.",
+  ),
+  description: z.string().max(2000, "must be at most 2000 characters").nullish().describe("Free text shown in the console."),
+};
+
+export const createConnectorSchema = z.object({
+  connector: z.object(connectorFields, { error: "is required: send {connector: {name, connector_type, connector_name, configuration}}" }),
+});
+export type CreateConnectorInput = z.infer<typeof createConnectorSchema>["connector"];
+
+export const updateConnectorSchema = z.object({
+  connector: z
+    .object({
+      name: connectorFields.name.optional(),
+      connector_type: connectorFields.connector_type.optional(),
+      connector_name: connectorFields.connector_name.optional(),
+      configuration: connectorFields.configuration
+        .optional()
+        .describe("The full configuration; a secret sent back as ************* keeps the stored value."),
+      description: connectorFields.description,
+    }, { error: "is required: send {connector: {...fields to change}}" }),
+});
+export type UpdateConnectorInput = z.infer<typeof updateConnectorSchema>["connector"];
+
+export const discoverConnectorQuerySchema = z.object({
+  refresh: z
+    .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+    .optional()
+    .transform((v) => v === "true" || v === "1")
+    .describe("true: discover the streams again instead of returning the stored catalog."),
+});
+
+export const QUERY_PREVIEW_DEFAULT_LIMIT = 50;
+export const QUERY_PREVIEW_MAX_LIMIT = 1000;
+
+export const querySourceSchema = z.object({
+  query: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(100_000).describe("A read-only SQL query to preview; it must not end with LIMIT or OFFSET."),
+  limit: z
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(QUERY_PREVIEW_MAX_LIMIT, `must be at most ${QUERY_PREVIEW_MAX_LIMIT}`)
+    .optional()
+    .describe(`Rows to return; default ${QUERY_PREVIEW_DEFAULT_LIMIT}.`),
+});
+export type QuerySourceInput = z.infer<typeof querySourceSchema>;
