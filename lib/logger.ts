@@ -1,9 +1,24 @@
-// Structured JSON logs (pino). Secrets never reach a log line: known secret keys are redacted.
+// Structured JSON logs (pino). Every line written while a request is handled carries its request id
+// (AsyncLocalStorage), and known secret keys are redacted so they never reach a log line.
+import { AsyncLocalStorage } from "node:async_hooks";
 import pino from "pino";
+
+interface LogContext {
+  requestId?: string;
+  runId?: number;
+}
+
+const context = new AsyncLocalStorage<LogContext>();
+
+/** Runs `fn` with fields that every log line inside it carries. */
+export function withLogContext<T>(fields: LogContext, fn: () => T): T {
+  return context.run({ ...context.getStore(), ...fields }, fn);
+}
 
 export const logger = pino({
   level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "warn" : "info"),
   base: { service: "datasync" },
+  mixin: () => ({ ...context.getStore() }),
   redact: {
     paths: [
       "password",
@@ -16,6 +31,8 @@ export const logger = pino({
       "headers.authorization",
       "configuration",
       "*.configuration",
+      "connection_spec",
+      "*.connection_spec",
     ],
     censor: "[redacted]",
   },

@@ -6,7 +6,7 @@ import type { NextRequest } from "next/server";
 import { z, type ZodType } from "zod";
 import { can, type Action, type Resource } from "@/lib/auth/permissions";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
-import { logger } from "@/lib/logger";
+import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext } from "@/lib/services/auth-context";
 import { errorResponse, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
@@ -113,7 +113,11 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<Response | unknown>,
 ) {
   return async (req: NextRequest, context?: RouteContext): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id")?.slice(0, 64) || randomUUID();
+    const requestId = req.headers.get("x-request-id")?.replace(/[^\w.-]/g, "").slice(0, 64) || randomUUID();
+    return withLogContext({ requestId }, () => handle(req, context, requestId));
+  };
+
+  async function handle(req: NextRequest, context: RouteContext | undefined, requestId: string): Promise<Response> {
     const started = performance.now();
     let response: Response;
     try {
@@ -148,7 +152,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       "request",
     );
     return response;
-  };
+  }
 }
 
 /** A path id: a positive integer (behaviour.md section 1: a non-integer path id is a 400). */
