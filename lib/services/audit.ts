@@ -2,11 +2,14 @@
 // same transaction as the change, so a change and its audit row land together or not at all.
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { prisma } from "@/lib/db/client";
+import type { Page } from "@/lib/http/pagination";
+import type { ListAuditLogsQuery } from "@/lib/validation/audit";
 import type { AuthContext } from "./auth-context";
 
 type Tx = Prisma.TransactionClient;
 
-export type AuditAction = "create" | "update" | "delete" | "trigger" | "cancel" | "test" | "enable" | "disable";
+export type AuditAction =
+  "create" | "update" | "delete" | "trigger" | "cancel" | "test" | "enable" | "disable";
 
 export async function audit(
   auth: Pick<AuthContext, "workspaceId" | "user">,
@@ -27,3 +30,25 @@ export async function audit(
     },
   });
 }
+
+/** The workspace's audit log, newest first, optionally narrowed to one resource or one user. */
+export async function listAuditLogs(workspaceId: number, filters: ListAuditLogsQuery, page: Page) {
+  const where: Prisma.AuditLogWhereInput = {
+    workspaceId,
+    ...(filters.resource_type ? { resourceType: filters.resource_type } : {}),
+    ...(filters.resource_id ? { resourceId: filters.resource_id } : {}),
+    ...(filters.user_id ? { userId: filters.user_id } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma().auditLog.findMany({
+      where,
+      include: { user: { select: { id: true, email: true, name: true } } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: page.skip,
+      take: page.take,
+    }),
+    prisma().auditLog.count({ where }),
+  ]);
+  return { rows, total };
+}
+export type AuditLogRow = Awaited<ReturnType<typeof listAuditLogs>>["rows"][number];

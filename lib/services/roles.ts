@@ -1,5 +1,15 @@
+// Roles: the three system roles (no workspace, never changed through the API) and custom roles of
+// one workspace. Changing a system role is a 403: it is a rule, not a state the caller can fix.
+// A role still held by a member or an API token cannot be deleted (409).
+import { ACTIONS, RESOURCES, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
-import { NotFound } from "@/lib/errors";
+import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
+import type { Prisma, Role } from "@/lib/generated/prisma/client";
+import type { CreateRoleInput, PoliciesInput, UpdateRoleInput } from "@/lib/validation/roles";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+
+type Tx = Prisma.TransactionClient;
 
 /** System roles plus the custom roles of the workspace. */
 export async function listRoles(workspaceId: number) {
@@ -9,4 +19,135 @@ export async function listRoles(workspaceId: number) {
   });
   if (roles.length === 0) throw new NotFound("No roles were found for this workspace.");
   return roles;
+}
+
+/** A role visible from the workspace (system, or custom of this workspace); others are 404. */
+export async function getRole(workspaceId: number, id: number, tx: Tx = prisma()): Promise<Role> {
+  const role = await tx.role.findFirst({ where: { id, OR: [{ workspaceId: null }, { workspaceId }] } });
+  if (!role) throw new NotFound(`Role ${id} was not found.`);
+  return role;
+}
+
+/**
+ * The role a member or token is given, looked up for a body field (`path`): unknown or foreign is a
+ * 422 on that field, so a form can show it next to the input.
+ */
+export async function assignableRole(
+  workspaceId: number,
+  id: number,
+  path: string,
+  tx: Tx = prisma(),
+): Promise<Role> {
+  const role = await tx.role.findFirst({ where: { id, OR: [{ workspaceId: null }, { workspaceId }] } });
+  if (!role) {
+    throw new ValidationFailed(`Validation failed: ${path}: role ${id} does not exist in this workspace.`, {
+      errors: [{ path, message: `role ${id} does not exist in this workspace` }],
+    });
+  }
+  return role;
+}
+
+/** Every permission `granted` holds must be held by `holder`, or a caller could hand out more than it has. */
+export function assertWithin(holder: Policies, granted: Policies, what: string): void {
+  const excess: string[] = [];
+  for (const r of RESOURCES) {
+    for (const a of ACTIONS) {
+      if (granted.permissions[r]?.[a] && !holder.permissions[r]?.[a]) excess.push(`${r}.${a}`);
+    }
+  }
+  if (excess.length > 0) {
+    throw new Forbidden(
+      `${what} would grant permissions your own role does not have: ${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}.`,
+    );
+  }
+}
+
+/** Fills every resource and action, so stored policies are complete and `false` is explicit. */
+export function normalizePolicies(input: PoliciesInput): Policies {
+  return {
+    permissions: Object.fromEntries(
+      RESOURCES.map((r) => [
+        r,
+        Object.fromEntries(ACTIONS.map((a) => [a, input.permissions[r]?.[a] === true])),
+      ]),
+    ) as Policies["permissions"],
+  };
+}
+
+async function assertNameFree(tx: Tx, workspaceId: number, name: string, exceptId?: number): Promise<void> {
+  const clash = await tx.role.findFirst({
+    where: {
+      name: { equals: name, mode: "insensitive" },
+      OR: [{ workspaceId: null }, { workspaceId }],
+      ...(exceptId ? { NOT: { id: exceptId } } : {}),
+    },
+    select: { id: true },
+  });
+  if (clash)
+    throw new Conflict(`A role named "${name}" already exists in this workspace; choose another name.`);
+}
+
+function assertCustom(role: Role, verb: string): void {
+  if (role.roleType === "system") {
+    throw new Forbidden(`${role.name} is a system role and cannot be ${verb}; create a custom role instead.`);
+  }
+}
+
+export async function createRole(auth: AuthContext, input: CreateRoleInput): Promise<Role> {
+  return prisma().$transaction(async (tx) => {
+    await assertNameFree(tx, auth.workspaceId, input.role_name);
+    const role = await tx.role.create({
+      data: {
+        workspaceId: auth.workspaceId,
+        name: input.role_name,
+        description: input.role_desc ?? "",
+        roleType: "custom",
+        policies: normalizePolicies(input.policies) as unknown as Prisma.InputJsonValue,
+      },
+    });
+    await audit(auth, "create", "role", role.id, { role_name: role.name }, tx);
+    return role;
+  });
+}
+
+export async function updateRole(auth: AuthContext, id: number, input: UpdateRoleInput): Promise<Role> {
+  return prisma().$transaction(async (tx) => {
+    const role = await getRole(auth.workspaceId, id, tx);
+    assertCustom(role, "changed");
+    if (input.role_name !== undefined) await assertNameFree(tx, auth.workspaceId, input.role_name, id);
+    const updated = await tx.role.update({
+      where: { id },
+      data: {
+        ...(input.role_name !== undefined ? { name: input.role_name } : {}),
+        ...(input.role_desc !== undefined ? { description: input.role_desc } : {}),
+        ...(input.policies
+          ? { policies: normalizePolicies(input.policies) as unknown as Prisma.InputJsonValue }
+          : {}),
+      },
+    });
+    await audit(auth, "update", "role", id, { changed: Object.keys(input) }, tx);
+    return updated;
+  });
+}
+
+export async function deleteRole(auth: AuthContext, id: number): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const role = await getRole(auth.workspaceId, id, tx);
+    assertCustom(role, "deleted");
+    const [members, tokens] = await Promise.all([
+      tx.workspaceUser.count({ where: { roleId: id } }),
+      tx.apiToken.count({
+        where: { roleId: id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+      }),
+    ]);
+    if (members + tokens > 0) {
+      throw new Conflict(
+        `Role ${role.name} is in use by ${members} member(s) and ${tokens} API token(s); give them another role first.`,
+      );
+    }
+    // Revoked and expired tokens keep their row for the record; detach them so the role can go.
+    await tx.apiToken.updateMany({ where: { roleId: id }, data: { roleId: null } });
+    await tx.role.delete({ where: { id } });
+    await audit(auth, "delete", "role", id, { role_name: role.name }, tx);
+  });
 }

@@ -1,0 +1,15 @@
+import type { AuditLogRow } from "@/lib/services/audit";
+import { iso, resource } from "./resource";
+
+export const serializeAuditLog = (log: AuditLogRow) =>
+  resource(log.id, "audit_logs", {
+    action: log.action,
+    resource_type: log.resourceType,
+    resource_id: log.resourceId,
+    user_id: log.userId,
+    user_email: log.user?.email ?? null,
+    user_name: log.user?.name ?? null,
+    workspace_id: log.workspaceId,
+    metadata: log.metadata,
+    created_at: iso(log.createdAt),
+  });

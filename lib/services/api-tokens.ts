@@ -1,0 +1,87 @@
+// API tokens: long-lived JWTs bound to one user and one workspace, optionally with an expiry and a
+// narrower role. Only the jti is stored; the token itself is returned once, at creation. Revoking
+// sets revoked_at, which auth-context checks on every request, so it takes effect at once.
+// Listing and revoking: your own tokens; a workspace manager (user.read / user.delete) sees and
+// revokes every token of the workspace, e.g. one a departed colleague leaked.
+import { signToken } from "@/lib/auth/jwt";
+import { can, type Policies } from "@/lib/auth/permissions";
+import { prisma } from "@/lib/db/client";
+import { NotFound, ValidationFailed } from "@/lib/errors";
+import type { Page } from "@/lib/http/pagination";
+import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+import { assertWithin, assignableRole } from "./roles";
+
+const withRelations = { role: true, user: { select: { id: true, email: true, name: true } } } as const;
+
+export async function createApiToken(auth: AuthContext, input: CreateApiTokenInput) {
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw new ValidationFailed("Validation failed: api_token.expires_at: must be in the future.", {
+      errors: [{ path: "api_token.expires_at", message: "must be in the future" }],
+    });
+  }
+  return prisma().$transaction(async (tx) => {
+    if (input.role_id) {
+      const role = await assignableRole(auth.workspaceId, input.role_id, "api_token.role_id", tx);
+      assertWithin(auth.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+    }
+    const { token, jti } = await signToken({
+      userId: auth.user.id,
+      kind: "api_token",
+      workspaceId: auth.workspaceId,
+      expiresAt,
+    });
+    const row = await tx.apiToken.create({
+      data: {
+        workspaceId: auth.workspaceId,
+        userId: auth.user.id,
+        roleId: input.role_id ?? null,
+        name: input.name,
+        jti,
+        expiresAt,
+      },
+      include: withRelations,
+    });
+    await audit(auth, "create", "api_token", row.id, { name: row.name, role_id: row.roleId }, tx);
+    return { ...row, token };
+  });
+}
+
+/** Tokens not revoked, newest first: the caller's own, or all of the workspace for managers. */
+export async function listApiTokens(auth: AuthContext, page: Page) {
+  const where = {
+    workspaceId: auth.workspaceId,
+    revokedAt: null,
+    ...(can(auth.policies, "user", "read") ? {} : { userId: auth.user.id }),
+  };
+  const [rows, total] = await Promise.all([
+    prisma().apiToken.findMany({
+      where,
+      include: withRelations,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: page.skip,
+      take: page.take,
+    }),
+    prisma().apiToken.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export async function revokeApiToken(auth: AuthContext, id: number): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const token = await tx.apiToken.findFirst({
+      where: {
+        id,
+        workspaceId: auth.workspaceId,
+        revokedAt: null,
+        ...(can(auth.policies, "user", "delete") ? {} : { userId: auth.user.id }),
+      },
+    });
+    if (!token) throw new NotFound(`API token ${id} was not found.`);
+    await tx.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
+    await audit(auth, "delete", "api_token", id, { name: token.name, user_id: token.userId }, tx);
+  });
+}
+export type ApiTokenRow = Awaited<ReturnType<typeof listApiTokens>>["rows"][number];

@@ -1,0 +1,182 @@
+// Members of a workspace named in the path. Adding an email that has no account creates the user
+// (a password is then required); an existing account just gains a membership. A workspace always
+// keeps at least one Admin: removing or demoting the last one is a 409. Member changes lock the
+// workspace row, so two concurrent demotions cannot both pass the last-Admin check.
+import { hashPassword } from "@/lib/auth/password";
+import type { Policies } from "@/lib/auth/permissions";
+import { prisma } from "@/lib/db/client";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Page } from "@/lib/http/pagination";
+import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+import { assertWithin, assignableRole } from "./roles";
+import { workspaceAccess } from "./workspaces";
+
+type Tx = Prisma.TransactionClient;
+
+const include = {
+  user: { select: { id: true, email: true, name: true, lastLoginAt: true } },
+  role: true,
+} as const;
+
+export async function listMembers(auth: AuthContext, workspaceId: number, page: Page) {
+  await workspaceAccess(auth, workspaceId, "user", "read");
+  const where = { workspaceId };
+  const [rows, total] = await Promise.all([
+    prisma().workspaceUser.findMany({
+      where,
+      include,
+      orderBy: { id: "asc" },
+      skip: page.skip,
+      take: page.take,
+    }),
+    prisma().workspaceUser.count({ where }),
+  ]);
+  return { rows, total };
+}
+export type MemberRow = Awaited<ReturnType<typeof listMembers>>["rows"][number];
+
+export async function getMember(auth: AuthContext, workspaceId: number, userId: number): Promise<MemberRow> {
+  await workspaceAccess(auth, workspaceId, "user", "read");
+  return findMember(prisma(), workspaceId, userId);
+}
+
+async function findMember(tx: Tx, workspaceId: number, userId: number): Promise<MemberRow> {
+  const member = await tx.workspaceUser.findUnique({
+    where: { workspaceId_userId: { workspaceId, userId } },
+    include,
+  });
+  if (!member) throw new NotFound(`User ${userId} is not a member of this workspace.`);
+  return member;
+}
+
+const lockWorkspace = (tx: Tx, workspaceId: number) =>
+  tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+
+function missing(path: string, message: string): ValidationFailed {
+  return new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
+}
+
+export async function addMember(
+  auth: AuthContext,
+  workspaceId: number,
+  input: CreateMemberInput,
+): Promise<MemberRow> {
+  const access = await workspaceAccess(auth, workspaceId, "user", "create");
+  const existing = await prisma().user.findUnique({ where: { email: input.email }, select: { id: true } });
+  if (!existing) {
+    if (!input.name) throw missing("member.name", "is required for a new account");
+    if (!input.password)
+      throw missing("member.password", "is required for a new account (at least 8 characters)");
+  }
+  // Hash outside the transaction: scrypt is slow on purpose and must not hold the lock.
+  const passwordHash = !existing && input.password ? await hashPassword(input.password) : null;
+  return prisma().$transaction(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
+    assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+    const user =
+      existing ??
+      (await tx.user.create({
+        data: { email: input.email, name: input.name!, passwordHash: passwordHash! },
+        select: { id: true },
+      }));
+    const already = await tx.workspaceUser.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId: user.id } },
+    });
+    if (already) throw new Conflict(`${input.email} is already a member of this workspace.`);
+    const member = await tx.workspaceUser.create({
+      data: { workspaceId, userId: user.id, roleId: role.id },
+      include,
+    });
+    await audit(
+      access.auth,
+      "create",
+      "member",
+      user.id,
+      { email: input.email, role_name: role.name, new_account: !existing },
+      tx,
+    );
+    return member;
+  });
+}
+
+async function adminRoleId(tx: Tx): Promise<number> {
+  const admin = await tx.role.findFirstOrThrow({
+    where: { workspaceId: null, roleType: "system", name: "Admin" },
+    select: { id: true },
+  });
+  return admin.id;
+}
+
+async function assertNotLastAdmin(
+  tx: Tx,
+  workspaceId: number,
+  member: MemberRow,
+  verb: string,
+): Promise<void> {
+  const adminId = await adminRoleId(tx);
+  if (member.roleId !== adminId) return;
+  const admins = await tx.workspaceUser.count({ where: { workspaceId, roleId: adminId } });
+  if (admins <= 1) {
+    throw new Conflict(
+      `${member.user.email} is the last Admin of this workspace and cannot be ${verb}; make someone else Admin first.`,
+    );
+  }
+}
+
+export async function updateMember(
+  auth: AuthContext,
+  workspaceId: number,
+  userId: number,
+  input: UpdateMemberInput,
+): Promise<MemberRow> {
+  const access = await workspaceAccess(auth, workspaceId, "user", "update");
+  return prisma().$transaction(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const member = await findMember(tx, workspaceId, userId);
+    const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
+    assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+    if (role.id === member.roleId) return member;
+    await assertNotLastAdmin(tx, workspaceId, member, "given another role");
+    const updated = await tx.workspaceUser.update({
+      where: { id: member.id },
+      data: { roleId: role.id },
+      include,
+    });
+    await audit(
+      access.auth,
+      "update",
+      "member",
+      userId,
+      { role_name: { from: member.role.name, to: role.name } },
+      tx,
+    );
+    return updated;
+  });
+}
+
+/** Removes a member and revokes its API tokens for this workspace (they would no longer work anyway). */
+export async function removeMember(auth: AuthContext, workspaceId: number, userId: number): Promise<void> {
+  const access = await workspaceAccess(auth, workspaceId, "user", "delete");
+  await prisma().$transaction(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const member = await findMember(tx, workspaceId, userId);
+    await assertNotLastAdmin(tx, workspaceId, member, "removed");
+    await tx.apiToken.updateMany({
+      where: { workspaceId, userId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    await tx.workspaceUser.delete({ where: { id: member.id } });
+    await audit(
+      access.auth,
+      "delete",
+      "member",
+      userId,
+      { email: member.user.email, role_name: member.role.name },
+      tx,
+    );
+  });
+}

@@ -1,0 +1,189 @@
+// Workspaces and access to a workspace named in the path. Path endpoints check the caller's
+// membership and permission in THAT workspace (not the Workspace-Id header's); a workspace the
+// caller is not a member of is the same 404 as one that does not exist. An API token only ever
+// reaches its own workspace, with its narrowed role.
+import { randomBytes } from "node:crypto";
+import { can, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
+import { prisma } from "@/lib/db/client";
+import { Conflict, Forbidden, NotFound } from "@/lib/errors";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Page } from "@/lib/http/pagination";
+import type { CreateWorkspaceInput, UpdateWorkspaceInput } from "@/lib/validation/workspaces";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+
+type Tx = Prisma.TransactionClient;
+
+/** The caller as seen from one workspace: the auth context to audit with, and its role there. */
+export interface WorkspaceAccess {
+  auth: AuthContext;
+  workspaceId: number;
+  roleName: string;
+  policies: Policies;
+}
+
+const notFound = (id: number) => new NotFound(`Workspace ${id} was not found.`);
+
+/** Resolves the caller's role in `workspaceId` and checks one permission there (404 before 403). */
+export async function workspaceAccess(
+  auth: AuthContext,
+  workspaceId: number,
+  resource: Resource,
+  action: Action,
+  tx: Tx = prisma(),
+): Promise<WorkspaceAccess> {
+  let access: WorkspaceAccess;
+  if (workspaceId === auth.workspaceId) {
+    access = { auth, workspaceId, roleName: auth.roleName, policies: auth.policies };
+  } else {
+    if (auth.tokenKind === "api_token") throw notFound(workspaceId);
+    const membership = await tx.workspaceUser.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId: auth.user.id } },
+      include: { role: true },
+    });
+    if (!membership) throw notFound(workspaceId);
+    access = {
+      auth: {
+        ...auth,
+        workspaceId,
+        roleId: membership.roleId,
+        roleName: membership.role.name,
+        policies: membership.role.policies as unknown as Policies,
+      },
+      workspaceId,
+      roleName: membership.role.name,
+      policies: membership.role.policies as unknown as Policies,
+    };
+  }
+  if (!can(access.policies, resource, action)) {
+    throw new Forbidden(
+      `Your role (${access.roleName}) in this workspace may not ${action} ${resource.replace(/_/g, " ")}s.`,
+    );
+  }
+  return access;
+}
+
+const withCallerRole = (userId: number) =>
+  ({
+    members: { where: { userId }, include: { role: { select: { id: true, name: true } } } },
+    _count: { select: { members: true } },
+  }) as const;
+
+/** Workspaces the caller belongs to (an API token: only its own), oldest first. */
+export async function listWorkspaces(auth: AuthContext, page: Page) {
+  const where: Prisma.WorkspaceWhereInput = {
+    members: { some: { userId: auth.user.id } },
+    ...(auth.tokenKind === "api_token" ? { id: auth.workspaceId } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma().workspace.findMany({
+      where,
+      include: withCallerRole(auth.user.id),
+      orderBy: { id: "asc" },
+      skip: page.skip,
+      take: page.take,
+    }),
+    prisma().workspace.count({ where }),
+  ]);
+  return { rows, total };
+}
+export type WorkspaceRow = Awaited<ReturnType<typeof listWorkspaces>>["rows"][number];
+
+export async function getWorkspace(auth: AuthContext, id: number): Promise<WorkspaceRow> {
+  await workspaceAccess(auth, id, "workspace", "read");
+  return prisma().workspace.findUniqueOrThrow({ where: { id }, include: withCallerRole(auth.user.id) });
+}
+
+function slugFor(name: string): string {
+  const base = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40);
+  return `${base || "workspace"}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Creates a workspace; the creator becomes its Admin. */
+export async function createWorkspace(auth: AuthContext, input: CreateWorkspaceInput): Promise<WorkspaceRow> {
+  return prisma().$transaction(async (tx) => {
+    const admin = await tx.role.findFirstOrThrow({
+      where: { workspaceId: null, roleType: "system", name: "Admin" },
+    });
+    const workspace = await tx.workspace.create({ data: { name: input.name, slug: slugFor(input.name) } });
+    await tx.workspaceUser.create({
+      data: { workspaceId: workspace.id, userId: auth.user.id, roleId: admin.id },
+    });
+    await audit(
+      { ...auth, workspaceId: workspace.id },
+      "create",
+      "workspace",
+      workspace.id,
+      { name: workspace.name },
+      tx,
+    );
+    return tx.workspace.findUniqueOrThrow({
+      where: { id: workspace.id },
+      include: withCallerRole(auth.user.id),
+    });
+  });
+}
+
+export async function updateWorkspace(
+  auth: AuthContext,
+  id: number,
+  input: UpdateWorkspaceInput,
+): Promise<WorkspaceRow> {
+  return prisma().$transaction(async (tx) => {
+    const access = await workspaceAccess(auth, id, "workspace", "update", tx);
+    const before = await tx.workspace.findUniqueOrThrow({ where: { id } });
+    const updated = await tx.workspace.update({
+      where: { id },
+      data: { name: input.name },
+      include: withCallerRole(auth.user.id),
+    });
+    await audit(
+      access.auth,
+      "update",
+      "workspace",
+      id,
+      { name: { from: before.name, to: updated.name } },
+      tx,
+    );
+    return updated;
+  });
+}
+
+/**
+ * Deletes a workspace and everything in it. Refused (409) when it is the caller's last workspace.
+ * Children go in dependency order: syncs, models and members reference connectors and roles with
+ * ON DELETE RESTRICT, which a single cascade from the workspace row would trip over. The audit
+ * entry goes to the workspace the caller works from (the deleted one's log goes with it).
+ */
+export async function deleteWorkspace(auth: AuthContext, id: number): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    await workspaceAccess(auth, id, "workspace", "delete", tx);
+    await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${id} FOR UPDATE`;
+    const workspace = await tx.workspace.findUniqueOrThrow({ where: { id } });
+    const others = await tx.workspaceUser.findFirst({
+      where: { userId: auth.user.id, workspaceId: { not: id } },
+      orderBy: { workspaceId: "asc" },
+      select: { workspaceId: true },
+    });
+    if (!others) {
+      throw new Conflict(
+        `Workspace ${workspace.name} is your last workspace and cannot be deleted; create another one first.`,
+      );
+    }
+    const where = { workspaceId: id };
+    await tx.sync.deleteMany({ where });
+    await tx.model.deleteMany({ where });
+    await tx.connector.deleteMany({ where });
+    await tx.apiToken.deleteMany({ where });
+    await tx.workspaceUser.deleteMany({ where });
+    await tx.role.deleteMany({ where });
+    await tx.workspace.delete({ where: { id } });
+    const logTo = auth.workspaceId !== id ? auth.workspaceId : others.workspaceId;
+    await audit({ ...auth, workspaceId: logTo }, "delete", "workspace", id, { name: workspace.name }, tx);
+  });
+}

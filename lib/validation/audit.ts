@@ -1,0 +1,26 @@
+// Query shape of the audit log listing (shared by the console filters and the OpenAPI document).
+import { z } from "zod";
+
+export const listAuditLogsQuerySchema = z.object({
+  resource_type: z
+    .string()
+    .trim()
+    .regex(/^[a-z_]{1,50}$/, "must be a resource type in snake_case, e.g. sync or api_token")
+    .optional()
+    .describe(
+      "Only entries about this kind of resource, e.g. sync, connector, workspace, member, role, api_token.",
+    ),
+  resource_id: z
+    .string()
+    .trim()
+    .regex(/^[\w-]{1,64}$/, "must be an id")
+    .optional()
+    .describe("Only entries about this resource id (use with resource_type)."),
+  user_id: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be a positive integer user id")
+    .transform(Number)
+    .optional()
+    .describe("Only entries made by this user."),
+});
+export type ListAuditLogsQuery = z.infer<typeof listAuditLogsQuerySchema>;

@@ -1,0 +1,47 @@
+// Request shapes of the workspace member endpoints (shared by the console forms and the OpenAPI document).
+import { z } from "zod";
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+const roleId = z
+  .number({ error: "is required: a role id (integer)" })
+  .int("must be a role id (integer)")
+  .positive("must be a role id (integer)")
+  .describe("The member's role: a system role (Admin, Member, Viewer) or a custom role of this workspace.");
+
+export const createMemberSchema = z.object({
+  member: z.object(
+    {
+      email: z
+        .string({ error: "is required" })
+        .trim()
+        .toLowerCase()
+        .email("must be an email address")
+        .max(320, "must be at most 320 characters")
+        .describe("The person's email; an existing account is added, a new one is created."),
+      name: z
+        .string()
+        .trim()
+        .min(1, "must not be empty")
+        .max(100, "must be at most 100 characters")
+        .optional()
+        .describe("The person's name; required when the email has no account yet."),
+      password: z
+        .string()
+        .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+        .max(1024, "must be at most 1024 characters")
+        .optional()
+        .describe(
+          `Initial password (at least ${MIN_PASSWORD_LENGTH} characters); required when the email has no account yet, ignored otherwise.`,
+        ),
+      role_id: roleId,
+    },
+    { error: "is required: send {member: {email, name, password?, role_id}}" },
+  ),
+});
+export type CreateMemberInput = z.infer<typeof createMemberSchema>["member"];
+
+export const updateMemberSchema = z.object({
+  member: z.object({ role_id: roleId }, { error: "is required: send {member: {role_id}}" }),
+});
+export type UpdateMemberInput = z.infer<typeof updateMemberSchema>["member"];
