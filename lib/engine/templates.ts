@@ -137,7 +137,8 @@ function createEngine(): Liquid {
     const date = parseDateInput(value);
     const fmt = typeof format === "string" && format !== "" ? format : TIMESTAMP_FORMAT;
     // Reuse Liquid's own strftime through the date filter so both filters agree on every directive.
-    return engine.filters.date.call(this as never, date, fmt) as string;
+    const dateFilter = engine.filters.date as unknown as (this: unknown, v: unknown, f: string) => string;
+    return dateFilter.call(this, date, fmt);
   });
   return engine;
 }

@@ -1,0 +1,99 @@
+// Everything a run needs, loaded once: the sync, its model, both connectors with decrypted
+// configurations (ENV placeholders resolved at use time), the destination stream and its rate
+// settings, and the compiled mapping.
+import { createHash } from "node:crypto";
+import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
+import { getDestination, getSource, resolveEnvPlaceholders } from "@/lib/connectors/registry";
+import { decryptJson } from "@/lib/crypto/encryption";
+import { prisma } from "@/lib/db/client";
+import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
+import { compileMapping, type CompiledMapping } from "./mapping";
+import { effectiveRateSettings, type RateSettings } from "./rate-limit";
+import { canonicalJson } from "./diff";
+
+/** A problem with the sync's setup: the run fails with this message, nothing is retried. */
+export class RunSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunSetupError";
+  }
+}
+
+export interface RunContext {
+  run: SyncRun;
+  sync: Sync;
+  model: Model;
+  source: SourceConnector;
+  sourceConfig: Row;
+  destination: DestinationConnector;
+  destinationConfig: Row;
+  stream: Stream;
+  rate: RateSettings;
+  mapping: CompiledMapping;
+  /** Seeds row fingerprints: a change of mapping or stream makes every row "changed" once. */
+  fingerprintSeed: string;
+}
+
+function setupError(prefix: string, err: unknown): RunSetupError {
+  return new RunSetupError(`${prefix}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+export async function loadRunContext(run: SyncRun): Promise<RunContext> {
+  const sync = await prisma().sync.findUnique({
+    where: { id: run.syncId },
+    include: { model: true, source: true, destination: { include: { catalog: true } } },
+  });
+  if (!sync) throw new RunSetupError("The sync no longer exists.");
+  const { model, source: sourceRow, destination: destinationRow } = sync;
+
+  let source: SourceConnector;
+  let destination: DestinationConnector;
+  let sourceConfig: Row;
+  let destinationConfig: Row;
+  try {
+    source = getSource(sourceRow.connectorName);
+    destination = getDestination(destinationRow.connectorName);
+  } catch (err) {
+    throw setupError("Connector", err);
+  }
+  try {
+    sourceConfig = resolveEnvPlaceholders(decryptJson<Row>(sourceRow.configurationEncrypted));
+    destinationConfig = resolveEnvPlaceholders(decryptJson<Row>(destinationRow.configurationEncrypted));
+  } catch (err) {
+    throw setupError("Connector configuration", err);
+  }
+
+  const catalog = destinationRow.catalog?.catalog as Partial<Catalog> | undefined;
+  if (!catalog || !Array.isArray(catalog.streams)) {
+    throw new RunSetupError(`The destination "${destinationRow.name}" has no catalog; discover or create its catalog first.`);
+  }
+  const stream = catalog.streams.find((s) => s.name === sync.streamName);
+  if (!stream) {
+    throw new RunSetupError(`The destination "${destinationRow.name}" has no stream named "${sync.streamName}".`);
+  }
+
+  let mapping: CompiledMapping;
+  try {
+    mapping = compileMapping(sync.configuration);
+  } catch (err) {
+    throw setupError("Mapping", err);
+  }
+  const fingerprintSeed = createHash("md5")
+    .update(canonicalJson({ configuration: sync.configuration, stream: sync.streamName, destination: sync.destinationId }))
+    .digest("hex");
+
+  const { model: _m, source: _s, destination: _d, ...plainSync } = sync;
+  return {
+    run,
+    sync: plainSync,
+    model,
+    source,
+    sourceConfig,
+    destination,
+    destinationConfig,
+    stream,
+    rate: effectiveRateSettings(catalog, stream),
+    mapping,
+    fingerprintSeed,
+  };
+}

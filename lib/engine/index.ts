@@ -1,0 +1,55 @@
+// The sync engine's public surface. The REST layer, the start script and the worker use only what is
+// exported here; everything else under lib/engine is internal and may change.
+//
+// Runs:        triggerSync, cancelSync, triggerTestRun (workspace-scoped; NotFound 404 /
+//              FailedDependency 424 from lib/errors)
+// Sync status: transitionSyncStatus (Conflict 409 when the transition table refuses it)
+// Schedules:   computeNextRunAt (set next_run_at on create/update), nextRunTimes (console preview),
+//              cronExpressionError (validation message or null)
+// Mapping:     previewMapping (console live preview), syncConfigurationsPayload (GET /syncs/configurations)
+// Processes:   startEngine / stopEngine (npm start, npm run worker)
+import { closeDatabase } from "@/lib/db/client";
+import { startWorker, stopBoss, type WorkerHandle } from "./queue";
+import { startScheduler, type SchedulerHandle } from "./scheduler";
+
+export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";
+export { computeNextRunAt, nextRunTimes, cronExpressionError, scheduleSpecFromApi, type ScheduleSpec, type SchedulableSync } from "./schedule";
+export { previewMapping, normalizeConfiguration, type FieldMapping, type PreviewResult } from "./mapping";
+export { syncConfigurationsPayload } from "./configurations";
+export { canTransitionRun, canTransitionSync, RUN_TRANSITIONS, SYNC_TRANSITIONS, ACTIVE_RUN_STATUSES } from "./transitions";
+export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
+
+export interface EngineOptions {
+  /** Run sync jobs in this process. */
+  worker: boolean;
+  /** Run the scheduler loop (only one process at a time acts; the others wait for the lock). */
+  scheduler: boolean;
+  /** Runs executed at once by this process's worker (default env WORKER_CONCURRENCY or 2). */
+  concurrency?: number;
+}
+
+interface EngineState {
+  worker?: WorkerHandle;
+  scheduler?: SchedulerHandle;
+}
+const globals = globalThis as unknown as { __datasyncEngine?: EngineState };
+
+/** Starts the worker and/or scheduler of this process. Needs DATABASE_URL (migrated). Idempotent. */
+export async function startEngine(options: EngineOptions): Promise<void> {
+  const state = (globals.__datasyncEngine ??= {});
+  if (options.worker && !state.worker) state.worker = await startWorker({ concurrency: options.concurrency });
+  if (options.scheduler && !state.scheduler) state.scheduler = startScheduler();
+}
+
+/**
+ * Graceful stop: the scheduler stops, running runs hand themselves back to the queue at the next
+ * batch boundary (another worker resumes them), then the queue connection closes.
+ */
+export async function stopEngine(options: { closeDatabase?: boolean } = {}): Promise<void> {
+  const state = globals.__datasyncEngine;
+  globals.__datasyncEngine = undefined;
+  await state?.scheduler?.stop();
+  await state?.worker?.stop();
+  await stopBoss();
+  if (options.closeDatabase) await closeDatabase();
+}

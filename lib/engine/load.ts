@@ -1,0 +1,149 @@
+// Loading: sends mapped records to the destination in stream-sized chunks (or one by one), with a
+// bound on requests in flight, the shared rate budget, retries with exponential backoff and jitter on
+// retryable outcomes (honouring Retry-After), and bisection of a chunk that failed as a whole so the
+// bad rows fail alone. Always one outcome per record.
+import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
+import { Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
+
+export interface LoadTimings {
+  load: number;
+  wait: number;
+}
+
+export interface LoaderOptions {
+  destination: DestinationConnector;
+  config: Row;
+  stream: Stream;
+  /** Chunks of `batchSize` in one request when true; one record per request otherwise. */
+  batch: boolean;
+  batchSize: number;
+  concurrency: number;
+  budget?: SharedRateBudget;
+  signal?: AbortSignal;
+  timings: LoadTimings;
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export function isRetryable(outcome: WriteOutcome): boolean {
+  if (outcome.ok) return false;
+  if (outcome.retryable !== undefined) return outcome.retryable;
+  const status = outcome.status;
+  return status === 429 || status === 408 || status === 0 || (status !== undefined && status >= 500);
+}
+
+/** Exponential backoff with full jitter in [50%, 100%] of the step, never below Retry-After. */
+export function retryDelayMs(attempt: number, retryAfterSeconds: number | undefined, baseMs: number, maxMs: number): number {
+  const step = Math.min(maxMs, baseMs * 2 ** attempt);
+  const jittered = step / 2 + Math.random() * (step / 2);
+  return Math.max(jittered, (retryAfterSeconds ?? 0) * 1000);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class Loader {
+  private readonly inFlight: Semaphore;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly chunkSize: number;
+
+  constructor(private readonly options: LoaderOptions) {
+    this.inFlight = new Semaphore(Math.max(1, options.concurrency));
+    this.maxAttempts = options.maxAttempts ?? Number(process.env.ENGINE_WRITE_ATTEMPTS ?? 5);
+    this.baseDelayMs = options.baseDelayMs ?? Number(process.env.ENGINE_RETRY_BASE_MS ?? 500);
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.chunkSize = options.batch ? Math.max(1, options.batchSize > 0 ? options.batchSize : 1000) : 1;
+  }
+
+  /** Writes every record; resolves with one outcome per record key. */
+  async load(records: WriteRecord[]): Promise<Map<string, WriteOutcome>> {
+    const chunks: WriteRecord[][] = [];
+    for (let i = 0; i < records.length; i += this.chunkSize) chunks.push(records.slice(i, i + this.chunkSize));
+    const results = await Promise.all(chunks.map((chunk) => this.deliverIsolating(chunk)));
+    const byKey = new Map<string, WriteOutcome>();
+    for (const outcomes of results) for (const o of outcomes) byKey.set(o.key, o);
+    return byKey;
+  }
+
+  /** One request: waits for a free in-flight slot and for the rate budget, then writes. */
+  private async request(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
+    const { destination, config, stream, signal, timings, budget } = this.options;
+    return this.inFlight.run(async () => {
+      if (budget) timings.wait += await budget.acquire(signal);
+      signal?.throwIfAborted();
+      const started = performance.now();
+      let outcomes: WriteOutcome[];
+      try {
+        outcomes = await destination.write(config, chunk, { stream, batch: this.options.batch, signal });
+      } catch (err) {
+        signal?.throwIfAborted();
+        // The contract says write() reports failures as outcomes; a throw is treated as a transient failure.
+        outcomes = chunk.map((r) => ({ key: r.key, ok: false, error: errorMessage(err), status: 0, retryable: true }));
+      } finally {
+        timings.load += performance.now() - started;
+      }
+      const byKey = new Map(outcomes.map((o) => [o.key, o]));
+      return chunk.map(
+        (r) => byKey.get(r.key) ?? { key: r.key, ok: false, error: "The destination returned no outcome for this record.", retryable: false },
+      );
+    });
+  }
+
+  /** A request plus retries of its retryable outcomes, with backoff. */
+  private async deliver(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
+    const final = new Map<string, WriteOutcome>();
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const outcomes = await this.request(pending);
+      const retry: WriteOutcome[] = [];
+      for (const o of outcomes) {
+        if (isRetryable(o) && attempt + 1 < this.maxAttempts) retry.push(o);
+        else final.set(o.key, o);
+      }
+      if (retry.length === 0) break;
+      const retryAfter = Math.max(0, ...retry.map((o) => o.retryAfterSeconds ?? 0));
+      const delay = retryDelayMs(attempt, retryAfter || undefined, this.baseDelayMs, this.maxDelayMs);
+      const started = performance.now();
+      await sleep(delay, this.options.signal);
+      this.options.timings.wait += performance.now() - started;
+      const keys = new Set(retry.map((o) => o.key));
+      pending = pending.filter((r) => keys.has(r.key));
+    }
+    return chunk.map((r) => final.get(r.key) as WriteOutcome);
+  }
+
+  private async deliverIsolating(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
+    const outcomes = await this.deliver(chunk);
+    if (chunk.length > 1 && wholeFailure(outcomes)) return this.isolate(chunk, outcomes);
+    return outcomes;
+  }
+
+  /**
+   * Bisects a chunk that failed as a whole (one error for every record). When both halves fail the
+   * same way the cause is not a row (bad endpoint, auth), so it stops instead of sending every row alone.
+   */
+  private async isolate(chunk: WriteRecord[], failed: WriteOutcome[]): Promise<WriteOutcome[]> {
+    const middle = Math.ceil(chunk.length / 2);
+    const halves = [chunk.slice(0, middle), chunk.slice(middle)];
+    const results = await Promise.all(halves.map((h) => this.deliver(h)));
+    const parentError = failed[0]?.error;
+    if (results.every((r) => wholeFailure(r) && r[0]?.error === parentError)) return results.flat();
+    const out: WriteOutcome[] = [];
+    for (let i = 0; i < halves.length; i++) {
+      if (halves[i].length > 1 && wholeFailure(results[i])) out.push(...(await this.isolate(halves[i], results[i])));
+      else out.push(...results[i]);
+    }
+    return out;
+  }
+}
+
+/** Every record failed with the same error: the request failed, not individual rows. */
+function wholeFailure(outcomes: WriteOutcome[]): boolean {
+  if (outcomes.length === 0 || outcomes.some((o) => o.ok)) return false;
+  const first = outcomes[0].error;
+  return outcomes.every((o) => o.error === first);
+}

@@ -1,0 +1,620 @@
+// The run pipeline: extract (stream the model in batches) → diff (set-wise against sync_states) →
+// map → load → record (one transaction per batch: records, states, counters, cursor). Up to
+// ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
+// read order so the saved cursor never runs ahead of what was recorded.
+import type { Pool, PoolClient } from "pg";
+import type { Row, WriteAction, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
+import { pgPool, prisma } from "@/lib/db/client";
+import type { SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
+import { loadRunContext, RunSetupError, type RunContext } from "./context";
+import { canonicalJson, classifyBatch, fingerprint, primaryKeyOf, type DiffClass } from "./diff";
+import { Loader } from "./load";
+import { runLockKey, tryLock, unlock } from "./locks";
+import { deletePayload, MappingError } from "./mapping";
+import { SharedRateBudget } from "./rate-limit";
+import { runStatusesAllowing, syncStatusAfterRun, TERMINAL_RUN_STATUSES } from "./transitions";
+
+export const BATCH_SIZE = Number(process.env.ENGINE_BATCH_SIZE ?? 5000);
+const BATCHES_IN_FLIGHT = Math.max(1, Number(process.env.ENGINE_BATCHES_IN_FLIGHT ?? 2));
+/** A crashed run is handed to another worker at most this many times before it fails. */
+export const MAX_RUN_ATTEMPTS = Number(process.env.ENGINE_MAX_RUN_ATTEMPTS ?? 3);
+const STATUS_POLL_MS = Number(process.env.ENGINE_STATUS_POLL_MS ?? 1000);
+/** Test runs pick one random row among at most this many. */
+const TEST_SAMPLE_ROWS = 10_000;
+
+export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped";
+
+export interface Timings {
+  query: number;
+  diff: number;
+  load: number;
+  wait: number;
+}
+
+/** Why a run stopped early; anything else thrown is a failure. */
+class StopSignal extends Error {
+  constructor(readonly reason: "canceled" | "shutdown" | "disabled") {
+    super(reason);
+  }
+}
+
+interface Counters {
+  totalQueryRows: number;
+  processedRows: number;
+  totalRows: number;
+  skippedRows: number;
+  successfulRows: number;
+  failedRows: number;
+  duplicateRows: number;
+}
+
+const zeroCounters = (): Counters => ({
+  totalQueryRows: 0,
+  processedRows: 0,
+  totalRows: 0,
+  skippedRows: 0,
+  successfulRows: 0,
+  failedRows: 0,
+  duplicateRows: 0,
+});
+
+/** A row on its way through one batch. */
+interface Item {
+  key: string;
+  /** Canonical JSON of the source row: fingerprinted and stored as the record. */
+  json: string;
+  fingerprint: string;
+  row: Row;
+  action: SyncRecordAction;
+}
+
+interface Outcome {
+  item: Item;
+  ok: boolean;
+  error?: string;
+  log?: unknown;
+}
+
+const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
+
+/** Conditional status change through the transition table; false when the run moved elsewhere meanwhile. */
+export async function setRunStatus(
+  db: Pool | PoolClient,
+  runId: number,
+  to: SyncRunStatus,
+  extra: { error?: string | null; finished?: boolean } = {},
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
+       error = CASE WHEN $4::boolean THEN $5 ELSE error END,
+       finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END
+     WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
+    [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+class RunExecution {
+  private readonly pool = pgPool();
+  private readonly timings: Timings;
+  private readonly counters = zeroCounters();
+  private readonly seen = new Set<string>();
+  private readonly controller = new AbortController();
+  private readonly loader: Loader;
+  private readonly test: boolean;
+  private readonly fullRead: boolean;
+  private recordChain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private loading = false;
+
+  constructor(private readonly ctx: RunContext) {
+    this.test = ctx.run.syncRunType === "test";
+    this.fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
+    const stored = (ctx.run.timings ?? {}) as Partial<Timings>;
+    this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0 };
+    const { rate, stream } = ctx;
+    this.loader = new Loader({
+      destination: ctx.destination,
+      config: ctx.destinationConfig,
+      stream,
+      // Test runs go record by record so the one request and response are exactly what a sync sends.
+      batch: !this.test && stream.batch_support,
+      batchSize: stream.batch_size,
+      concurrency: rate.concurrency,
+      budget: rate.limit > 0 ? new SharedRateBudget(this.pool, `destination:${ctx.sync.destinationId}`, rate) : undefined,
+      signal: this.controller.signal,
+      timings: this.timings,
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Remembers the first real error; errors caused by our own stop (cancel, shutdown) are not failures. */
+  private fail(err: unknown): void {
+    if (err instanceof StopSignal || this.signal.reason instanceof StopSignal) return;
+    this.failure ??= err;
+    if (!this.signal.aborted) this.controller.abort(err);
+  }
+
+  stop(reason: StopSignal["reason"]): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new StopSignal(reason));
+  }
+
+  private stopReason(): StopSignal["reason"] | undefined {
+    const reason = this.controller.signal.reason;
+    return reason instanceof StopSignal ? reason.reason : undefined;
+  }
+
+  async execute(): Promise<RunResult> {
+    const { ctx } = this;
+    if (ctx.run.attempts > 1 && this.fullRead) await this.resetForRetry();
+    await setRunStatus(this.pool, ctx.run.id, "querying");
+    try {
+      if (this.test) await this.runTest();
+      else await this.runGeneral();
+    } catch (err) {
+      this.fail(err);
+    }
+    await this.recordChain.catch((err) => this.fail(err));
+    return this.finish();
+  }
+
+  /** A retried full read re-reads everything, so read counters restart; record counters come from the records. */
+  private async resetForRetry(): Promise<void> {
+    await this.pool.query(
+      `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = 0, duplicate_rows = 0,
+         total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
+       FROM (SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'success')::int AS ok,
+                    count(*) FILTER (WHERE status = 'failed')::int AS failed
+             FROM sync_records WHERE sync_run_id = $1) c
+       WHERE r.id = $1`,
+      [this.ctx.run.id],
+    );
+  }
+
+  private async runGeneral(): Promise<void> {
+    const { ctx } = this;
+    const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
+    const iterable = ctx.source.read(ctx.sourceConfig, {
+      query: ctx.model.query,
+      batchSize: BATCH_SIZE,
+      cursorField,
+      cursorValue: cursorField ? ctx.sync.currentCursorField : undefined,
+      signal: this.signal,
+    });
+    const iterator = iterable[Symbol.asyncIterator]();
+    const inflight = new Set<Promise<void>>();
+    try {
+      for (;;) {
+        if (this.signal.aborted || this.failure) break;
+        const started = performance.now();
+        const next = await iterator.next();
+        this.timings.query += performance.now() - started;
+        if (next.done) break;
+        const rows = next.value;
+        const cursorValue = cursorField && rows.length > 0 ? cursorText(rows[rows.length - 1][cursorField]) : undefined;
+        const task = this.processRows(rows, cursorValue).catch((err) => this.fail(err));
+        inflight.add(task);
+        void task.finally(() => inflight.delete(task));
+        while (inflight.size >= BATCHES_IN_FLIGHT) await Promise.race(inflight);
+      }
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      await Promise.all(inflight);
+      // Stops the source's cursor when we leave early; harmless when it already finished.
+      await iterator.return?.().catch(() => undefined);
+    }
+    if (!this.signal.aborted && !this.failure && this.fullRead && ctx.sync.detectDeletes) await this.detectDeletes();
+  }
+
+  /** Prepares rows (key, fingerprint, duplicates) synchronously, then diffs, maps, loads, records. */
+  private async processRows(rows: Row[], cursorValue: string | undefined): Promise<void> {
+    const started = performance.now();
+    const items: Item[] = [];
+    const delta = zeroCounters();
+    delta.totalQueryRows = rows.length;
+    delta.processedRows = rows.length;
+    for (const row of rows) {
+      const key = primaryKeyOf(row, this.ctx.model.primaryKey);
+      if (key === null) {
+        delta.skippedRows++;
+        continue;
+      }
+      if (this.seen.has(key)) {
+        delta.duplicateRows++;
+        continue;
+      }
+      this.seen.add(key);
+      const json = canonicalJson(row);
+      items.push({ key, json, fingerprint: fingerprint(this.ctx.fingerprintSeed, json), row, action: "destination_insert" });
+    }
+    const classes = await classifyBatch(this.pool, {
+      syncId: this.ctx.sync.id,
+      runId: this.ctx.run.id,
+      keys: items.map((i) => i.key),
+      fingerprints: items.map((i) => i.fingerprint),
+      fullRefresh: this.ctx.sync.syncMode === "full_refresh",
+    });
+    const toSend: Item[] = [];
+    items.forEach((item, index) => {
+      const c = classes.get(index);
+      if (c === undefined) delta.skippedRows++;
+      else if (c !== "d") {
+        item.action = ACTION_OF[c];
+        toSend.push(item);
+      }
+    });
+    this.timings.diff += performance.now() - started;
+    const outcomes = await this.send(toSend);
+    await this.enqueueRecord(outcomes, delta, cursorValue);
+  }
+
+  /** Maps and loads; a row that fails to map fails alone without being sent. */
+  private async send(items: Item[]): Promise<Outcome[]> {
+    if (items.length === 0) return [];
+    const now = new Date();
+    const results: Outcome[] = [];
+    const records: WriteRecord[] = [];
+    const byKey = new Map<string, Item>();
+    const upsert = (this.ctx.stream.primary_key?.length ?? 0) > 0;
+    for (const item of items) {
+      let payload: Row;
+      if (item.action === "destination_delete") {
+        payload = deletePayload(this.ctx.mapping, this.ctx.model.primaryKey, item.key);
+      } else {
+        try {
+          payload = this.ctx.mapping.map(item.row, now);
+        } catch (err) {
+          if (!(err instanceof MappingError)) throw err;
+          results.push({ item, ok: false, error: err.message });
+          continue;
+        }
+      }
+      // Destinations with a primary key get upserts, so a retried or re-sent row never duplicates.
+      const action: WriteAction =
+        item.action === "destination_delete" ? "delete" : upsert ? "upsert" : item.action === "destination_insert" ? "insert" : "update";
+      records.push({ key: item.key, action, payload });
+      byKey.set(item.key, item);
+    }
+    if (records.length > 0) {
+      const outcomes = await this.loader.load(records);
+      for (const record of records) {
+        const o = outcomes.get(record.key) as WriteOutcome;
+        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error: o.ok ? undefined : (o.error ?? "The destination refused the record."), log: o.log });
+      }
+    }
+    return results;
+  }
+
+  /** Records commit one batch after another, in read order. */
+  private enqueueRecord(outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
+    // After a failed batch nothing later may commit: the saved cursor must not skip its rows.
+    const next = this.recordChain.then(() => {
+      if (this.failure) throw this.failure;
+      return this.record(outcomes, delta, cursorValue);
+    });
+    this.recordChain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** One transaction: this batch's records, the new states (accepted rows only), counters, cursor. */
+  private async record(outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
+    const started = performance.now();
+    const { run, sync } = this.ctx;
+    for (const o of outcomes) {
+      delta.totalRows++;
+      if (o.ok) delta.successfulRows++;
+      else delta.failedRows++;
+    }
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      if (outcomes.length > 0) {
+        const parts: string[] = [];
+        for (const o of outcomes) {
+          const logs = o.ok || o.log === undefined ? "null" : JSON.stringify(o.log);
+          parts.push(
+            `{"k":${JSON.stringify(o.item.key)},"r":${o.item.json},"s":"${o.ok ? "success" : "failed"}","a":"${o.item.action}","e":${o.error === undefined ? "null" : JSON.stringify(o.error)},"l":${logs}}`,
+          );
+        }
+        await client.query(
+          `INSERT INTO sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs, created_at, updated_at)
+           SELECT $1, $2, x.k, x.r, x.s::sync_record_status, x.a::sync_record_action, x.e, x.l, now(), now()
+           FROM jsonb_to_recordset($3::jsonb) AS x(k text, r jsonb, s text, a text, e text, l jsonb)
+           ON CONFLICT (sync_run_id, primary_key) DO NOTHING`,
+          [sync.id, run.id, `[${parts.join(",")}]`],
+        );
+        if (!this.test) await this.writeStates(client, outcomes);
+      }
+      await client.query(
+        `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
+           total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
+           failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
+         WHERE id = $1`,
+        [
+          run.id,
+          delta.totalQueryRows,
+          delta.processedRows,
+          delta.totalRows,
+          delta.skippedRows,
+          delta.successfulRows,
+          delta.failedRows,
+          delta.duplicateRows,
+          JSON.stringify(this.roundedTimings(performance.now() - started)),
+        ],
+      );
+      if (cursorValue !== undefined && !this.test) {
+        await client.query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [sync.id, cursorValue]);
+      }
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    for (const key of Object.keys(delta) as (keyof Counters)[]) this.counters[key] += delta[key];
+    if (!this.loading) {
+      this.loading = true;
+      await setRunStatus(this.pool, run.id, "in_progress");
+    }
+  }
+
+  /**
+   * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when
+   * never delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
+   */
+  private async writeStates(client: PoolClient, outcomes: Outcome[]): Promise<void> {
+    const keys: string[] = [];
+    const fps: string[] = [];
+    const statuses: string[] = [];
+    const deleted: string[] = [];
+    for (const o of outcomes) {
+      if (o.ok && o.item.action === "destination_delete") {
+        deleted.push(o.item.key);
+        continue;
+      }
+      keys.push(o.item.key);
+      fps.push(o.ok ? o.item.fingerprint : "");
+      statuses.push(o.ok ? "success" : "failed");
+    }
+    if (keys.length > 0) {
+      await client.query(
+        `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+         SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+         ON CONFLICT (sync_id, primary_key) DO UPDATE SET
+           fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
+           last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+        [this.ctx.sync.id, this.ctx.run.id, keys, fps, statuses],
+      );
+    }
+    if (deleted.length > 0) {
+      await client.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [this.ctx.sync.id, deleted]);
+    }
+  }
+
+  /** Rows tracked in sync_states but absent from this full read: destination_delete records. */
+  private async detectDeletes(): Promise<void> {
+    const { sync, run } = this.ctx;
+    let after = "";
+    for (;;) {
+      if (this.signal.aborted || this.failure) return;
+      const { rows } = await this.pool.query<{ primary_key: string; fingerprint: string; last_run_id: number }>(
+        `SELECT primary_key, fingerprint, last_run_id FROM sync_states
+         WHERE sync_id = $1 AND primary_key > $2 ORDER BY primary_key LIMIT $3`,
+        [sync.id, after, BATCH_SIZE],
+      );
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1].primary_key;
+      const gone = rows.filter((r) => !this.seen.has(r.primary_key) && r.last_run_id !== run.id);
+      // Never delivered: nothing to delete in the destination, only the state to forget.
+      const undelivered = gone.filter((r) => r.fingerprint === "").map((r) => r.primary_key);
+      if (undelivered.length > 0) {
+        await this.pool.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [sync.id, undelivered]);
+      }
+      const items: Item[] = gone
+        .filter((r) => r.fingerprint !== "")
+        .map((r) => ({
+          key: r.primary_key,
+          json: canonicalJson({ [this.ctx.model.primaryKey]: r.primary_key }),
+          fingerprint: r.fingerprint,
+          row: {},
+          action: "destination_delete" as const,
+        }));
+      if (items.length > 0) await this.enqueueRecord(await this.send(items), zeroCounters(), undefined);
+    }
+  }
+
+  /** One random row of the model, sent record by record, never touching change-tracking state. */
+  private async runTest(): Promise<void> {
+    const { ctx } = this;
+    let chosen: Row | undefined;
+    let seenRows = 0;
+    const started = performance.now();
+    for await (const rows of ctx.source.read(ctx.sourceConfig, { query: ctx.model.query, batchSize: 1000, signal: this.signal })) {
+      for (const row of rows) {
+        // Reservoir sampling: every row read so far had the same chance of being chosen.
+        seenRows++;
+        if (Math.random() * seenRows < 1) chosen = row;
+      }
+      if (seenRows >= TEST_SAMPLE_ROWS) break;
+    }
+    this.timings.query += performance.now() - started;
+    if (!chosen) return;
+    const key = primaryKeyOf(chosen, ctx.model.primaryKey);
+    const delta = zeroCounters();
+    delta.totalQueryRows = 1;
+    delta.processedRows = 1;
+    if (key === null) {
+      delta.skippedRows = 1;
+      await this.enqueueRecord([], delta, undefined);
+      return;
+    }
+    const json = canonicalJson(chosen);
+    const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
+    const { rows } = await this.pool.query<{ fingerprint: string }>(
+      "SELECT fingerprint FROM sync_states WHERE sync_id = $1 AND primary_key = $2",
+      [ctx.sync.id, key],
+    );
+    if (rows.length > 0 && rows[0].fingerprint !== "") item.action = "destination_update";
+    await this.enqueueRecord(await this.send([item]), delta, undefined);
+  }
+
+  private roundedTimings(extraLoad = 0): Timings {
+    return {
+      query: Math.round(this.timings.query),
+      diff: Math.round(this.timings.diff),
+      load: Math.round(this.timings.load + extraLoad),
+      wait: Math.round(this.timings.wait),
+    };
+  }
+
+  /** Final status per behaviour.md 7, the sync's status, timings. */
+  private async finish(): Promise<RunResult> {
+    const { run, sync } = this.ctx;
+    const stop = this.stopReason();
+    if (stop === "shutdown" && !this.failure) return "requeue";
+    if (stop === "canceled" || stop === "disabled") {
+      const error = stop === "canceled" ? "The run was canceled." : "The sync was disabled during the run.";
+      await setRunStatus(this.pool, run.id, "canceled", { error, finished: true });
+      await this.writeTimings();
+      if (!this.test) await applySyncOutcome(sync.id, "canceled");
+      return "canceled";
+    }
+    const totals = await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
+    let error: string | null = null;
+    if (this.failure) error = describeFailure(this.failure);
+    else if (totals.totalRows > 0 && totals.successfulRows === 0) {
+      error = `All ${totals.totalRows} records failed; see the run's records for each error.`;
+    }
+    const outcome = error ? "failed" : "success";
+    await setRunStatus(this.pool, run.id, outcome, { error, finished: true });
+    await this.writeTimings();
+    if (!this.test) await applySyncOutcome(sync.id, outcome);
+    return outcome;
+  }
+
+  private async writeTimings(): Promise<void> {
+    await this.pool.query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [this.ctx.run.id, JSON.stringify(this.roundedTimings())]);
+  }
+}
+
+function cursorText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > 2000 ? `${message.slice(0, 2000)}…` : message;
+}
+
+/** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
+export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled"): Promise<void> {
+  const pool = pgPool();
+  const { rows } = await pool.query<{ status: Parameters<typeof syncStatusAfterRun>[0] }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
+  if (rows.length === 0) return;
+  const to = syncStatusAfterRun(rows[0].status, outcome);
+  if (!to || to === rows[0].status) return;
+  await pool.query("UPDATE syncs SET status = $2::sync_status, updated_at = now() WHERE id = $1 AND status = $3::sync_status", [
+    syncId,
+    to,
+    rows[0].status,
+  ]);
+}
+
+export interface ExecuteOptions {
+  /** Aborting with reason "shutdown" stops at a batch boundary and reports "requeue". */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one sync run to its end in this process. Holds the run's advisory lock on a dedicated
+ * connection throughout; returns "busy" when another live worker holds it.
+ */
+export async function executeRun(runId: number, options: ExecuteOptions = {}): Promise<RunResult> {
+  const pool = pgPool();
+  const lockClient = await pool.connect();
+  let lockKey: [number, number] | undefined;
+  try {
+    const initial = await prisma().syncRun.findUnique({ where: { id: runId } });
+    if (!initial || TERMINAL_RUN_STATUSES.includes(initial.status)) return "skipped";
+    lockKey = runLockKey(initial);
+    if (!(await tryLock(lockClient, lockKey))) {
+      lockKey = undefined;
+      return "busy";
+    }
+    // Under the lock: claim the run (from queued, or from a running status left by a dead worker).
+    const { rows } = await pool.query<{ id: number }>(
+      `UPDATE sync_runs SET status = 'started', attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+       WHERE id = $1 AND status = ANY($2::sync_run_status[]) RETURNING id`,
+      [runId, [...runStatusesAllowing("started"), "querying", "in_progress", "paused"]],
+    );
+    if (rows.length === 0) return "skipped";
+    const run = (await prisma().syncRun.findUniqueOrThrow({ where: { id: runId } })) as SyncRun;
+    const sync = await prisma().sync.findUnique({ where: { id: run.syncId }, select: { status: true, deletedAt: true } });
+    if (!sync || sync.deletedAt || (sync.status === "disabled" && run.syncRunType === "general")) {
+      await setRunStatus(pool, runId, "canceled", { error: "The sync is disabled or deleted, so it does not run.", finished: true });
+      return "canceled";
+    }
+    if (run.attempts > MAX_RUN_ATTEMPTS) {
+      await setRunStatus(pool, runId, "failed", {
+        error: `The run was interrupted ${run.attempts - 1} times (worker stopped or crashed); giving up.`,
+        finished: true,
+      });
+      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
+      return "failed";
+    }
+    let ctx: RunContext;
+    try {
+      ctx = await loadRunContext(run);
+    } catch (err) {
+      if (!(err instanceof RunSetupError)) throw err;
+      await setRunStatus(pool, runId, "failed", { error: err.message, finished: true });
+      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
+      return "failed";
+    }
+    const execution = new RunExecution(ctx);
+    const onAbort = () => execution.stop("shutdown");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    // Cancel and disable arrive through the database; a light poll notices them between batches.
+    const poll = setInterval(() => {
+      pool
+        .query<{ status: SyncRunStatus; sync_status: string; deleted: boolean }>(
+          `SELECT r.status, s.status AS sync_status, s.deleted_at IS NOT NULL AS deleted
+           FROM sync_runs r JOIN syncs s ON s.id = r.sync_id WHERE r.id = $1`,
+          [runId],
+        )
+        .then(({ rows: [r] }) => {
+          if (!r || r.status === "canceled") execution.stop("canceled");
+          else if (run.syncRunType === "general" && (r.sync_status === "disabled" || r.deleted)) execution.stop("disabled");
+        })
+        .catch(() => undefined);
+    }, STATUS_POLL_MS);
+    try {
+      const result = await execution.execute();
+      // A graceful stop hands the run back (still under the lock); it does not count as an attempt.
+      if (result === "requeue") {
+        await pool.query(
+          `UPDATE sync_runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
+           WHERE id = $1 AND status = ANY($2::sync_run_status[])`,
+          [runId, runStatusesAllowing("queued")],
+        );
+      }
+      return result;
+    } finally {
+      clearInterval(poll);
+      options.signal?.removeEventListener("abort", onAbort);
+      await ctx.destination.close?.(ctx.destinationConfig).catch(() => undefined);
+    }
+  } finally {
+    if (lockKey) await unlock(lockClient, lockKey).catch(() => undefined);
+    lockClient.release();
+  }
+}

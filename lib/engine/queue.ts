@@ -1,0 +1,225 @@
+// The job queue: pg-boss in the application database. One queue, "sync-run", with the singleton
+// policy: jobs of a general run carry singletonKey `sync:<id>` so pg-boss never has two active for a
+// sync (the run's advisory lock is the database-level guard behind it). Workers reap runs whose worker
+// died: the lock is free while the run says it is running, so the run goes back to the queue.
+import PgBoss from "pg-boss";
+import { pgPool } from "@/lib/db/client";
+import { logger, withLogContext } from "@/lib/logger";
+import { isFree, runLockKey } from "./locks";
+import { executeRun, MAX_RUN_ATTEMPTS, setRunStatus, applySyncOutcome } from "./pipeline";
+import { RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
+
+export const RUN_QUEUE = "sync-run";
+const BOSS_SCHEMA = process.env.PGBOSS_SCHEMA ?? "pgboss";
+const REAPER_INTERVAL_MS = Number(process.env.ENGINE_REAPER_INTERVAL_MS ?? 5000);
+/** A queued run whose job vanished (or whose worker died before claiming it) is re-sent after this long. */
+const QUEUED_GRACE_SECONDS = Number(process.env.ENGINE_QUEUED_GRACE_SECONDS ?? 60);
+
+interface RunJob {
+  runId: number;
+}
+
+interface Globals {
+  boss?: PgBoss;
+  bossStarting?: Promise<PgBoss>;
+  supervise?: boolean;
+}
+const globals = globalThis as unknown as { __datasyncQueue?: Globals };
+const state: Globals = (globals.__datasyncQueue ??= {});
+
+/** The process's pg-boss (started on first use). Workers and schedulers also supervise (expiry, archiving). */
+export async function getBoss(options: { supervise?: boolean } = {}): Promise<PgBoss> {
+  if (state.boss) return state.boss;
+  state.bossStarting ??= (async () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is not set: the queue lives in the application database.");
+    const boss = new PgBoss({
+      connectionString: url,
+      schema: BOSS_SCHEMA,
+      max: Number(process.env.PGBOSS_POOL_SIZE ?? 4),
+      supervise: options.supervise ?? false,
+      schedule: false,
+      migrate: true,
+      application_name: "datasync-queue",
+    });
+    boss.on("error", (err) => {
+      // Two workers racing for the same singleton key make one fetch fail; the next poll is fine.
+      if ((err as { code?: string }).code === "23505") return;
+      logger.warn({ err: err.message }, "queue error");
+    });
+    await boss.start();
+    await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, policy: "singleton", retryLimit: 0, expireInSeconds: 23 * 3600 });
+    state.boss = boss;
+    state.supervise = options.supervise;
+    return boss;
+  })();
+  try {
+    return await state.bossStarting;
+  } catch (err) {
+    state.bossStarting = undefined;
+    throw err;
+  }
+}
+
+function singletonKey(run: { id: number; syncId: number; syncRunType: string }): string {
+  return run.syncRunType === "test" ? `test:${run.id}` : `sync:${run.syncId}`;
+}
+
+/** Puts a run on the queue. */
+export async function enqueueRun(run: { id: number; syncId: number; syncRunType: string }): Promise<void> {
+  const boss = await getBoss();
+  await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, { singletonKey: singletonKey(run) });
+}
+
+/** Jobs of a run still waiting or held by a worker. */
+async function liveJobs(runId: number): Promise<{ id: string; state: string }[]> {
+  const { rows } = await pgPool().query<{ id: string; state: string }>(
+    `SELECT id::text, state::text FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND data->>'runId' = $2 AND state < 'completed'`,
+    [RUN_QUEUE, String(runId)],
+  );
+  return rows;
+}
+
+/** Cancels a run's waiting jobs (cancelSync of a run no worker has picked yet). */
+export async function cancelRunJobs(runId: number): Promise<void> {
+  const jobs = await liveJobs(runId);
+  if (jobs.length === 0) return;
+  const boss = await getBoss();
+  await boss.cancel(
+    RUN_QUEUE,
+    jobs.map((j) => j.id),
+  );
+}
+
+/** Re-sends a run whose worker died: the dead worker's job is failed first so the singleton key is free. */
+async function resend(run: { id: number; syncId: number; syncRunType: string }): Promise<void> {
+  const jobs = await liveJobs(run.id);
+  const boss = await getBoss();
+  const active = jobs.filter((j) => j.state === "active").map((j) => j.id);
+  for (const id of active) await boss.fail(RUN_QUEUE, id, { message: "worker stopped; run re-queued" });
+  if (jobs.some((j) => j.state === "created" || j.state === "retry")) return;
+  await enqueueRun(run);
+}
+
+/**
+ * Finds runs left behind by dead workers and hands them to the queue again. Safe to run in every
+ * worker at once: each run is moved by a conditional UPDATE under its (free) advisory lock.
+ */
+export async function reapOrphanedRuns(): Promise<number> {
+  const pool = pgPool();
+  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number }>(
+    `SELECT id, sync_id, sync_run_type::text, status::text, attempts FROM sync_runs
+     WHERE status = ANY($1::sync_run_status[])
+        OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')`,
+    [RUNNING_RUN_STATUSES, QUEUED_GRACE_SECONDS],
+  );
+  let reaped = 0;
+  for (const r of rows) {
+    const run = { id: r.id, syncId: r.sync_id, syncRunType: r.sync_run_type };
+    if (r.status === "queued") {
+      // Still waiting in the queue is normal; only a queued run without a waiting job is stranded.
+      const jobs = await liveJobs(r.id);
+      if (jobs.some((j) => j.state === "created" || j.state === "retry")) continue;
+    }
+    const client = await pool.connect();
+    let moved = false;
+    let exhausted = false;
+    try {
+      await client.query("BEGIN");
+      if (await isFree(client, runLockKey(run))) {
+        if (r.status !== "queued" && r.attempts >= MAX_RUN_ATTEMPTS) {
+          exhausted = await setRunStatus(client, r.id, "failed", {
+            error: `The worker running this sync stopped ${r.attempts} times; the run was given up.`,
+            finished: true,
+          });
+        } else if (r.status === "queued") {
+          const res = await client.query("UPDATE sync_runs SET updated_at = now() WHERE id = $1 AND status = 'queued'", [r.id]);
+          moved = (res.rowCount ?? 0) > 0;
+        } else {
+          const res = await client.query(
+            "UPDATE sync_runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = ANY($2::sync_run_status[])",
+            [r.id, runStatusesAllowing("queued").filter((s) => s !== "pending")],
+          );
+          moved = (res.rowCount ?? 0) > 0;
+        }
+      }
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    if (exhausted) {
+      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
+      const jobs = await liveJobs(r.id);
+      for (const job of jobs) await (await getBoss()).fail(RUN_QUEUE, job.id, { message: "run given up" });
+    }
+    if (moved) {
+      logger.warn({ runId: r.id, syncId: r.sync_id }, "re-queueing a run left by a stopped worker");
+      await resend(run);
+      reaped++;
+    }
+  }
+  return reaped;
+}
+
+export interface WorkerHandle {
+  stop(): Promise<void>;
+}
+
+/** Starts `concurrency` run loops in this process plus the reaper. */
+export async function startWorker(options: { concurrency?: number } = {}): Promise<WorkerHandle> {
+  const boss = await getBoss({ supervise: true });
+  const shutdown = new AbortController();
+  const concurrency = Math.max(1, options.concurrency ?? Number(process.env.WORKER_CONCURRENCY ?? 2));
+  const handler = async (jobs: PgBoss.Job<RunJob>[]) => {
+    for (const job of jobs) {
+      const runId = Number(job.data?.runId);
+      if (!Number.isInteger(runId)) continue;
+      await withLogContext({ runId }, async () => {
+        const result = await executeRun(runId, { signal: shutdown.signal });
+        logger.info({ runId, result }, "run finished");
+        if (result === "requeue") {
+          const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string }>(
+            "SELECT sync_id, sync_run_type::text FROM sync_runs WHERE id = $1",
+            [runId],
+          );
+          if (rows[0]) await enqueueRun({ id: runId, syncId: rows[0].sync_id, syncRunType: rows[0].sync_run_type });
+        }
+      });
+    }
+  };
+  const workerIds: string[] = [];
+  for (let i = 0; i < concurrency; i++) {
+    workerIds.push(await boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, handler));
+  }
+  let reaping = false;
+  const reap = () => {
+    if (reaping) return;
+    reaping = true;
+    reapOrphanedRuns()
+      .catch((err) => logger.warn({ err: (err as Error).message }, "reaper failed"))
+      .finally(() => {
+        reaping = false;
+      });
+  };
+  reap();
+  const timer = setInterval(reap, REAPER_INTERVAL_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      shutdown.abort();
+      // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.
+      for (const id of workerIds) await boss.offWork({ id });
+    },
+  };
+}
+
+/** Stops the process's pg-boss (after workers have stopped). */
+export async function stopBoss(): Promise<void> {
+  const boss = state.boss;
+  state.boss = undefined;
+  state.bossStarting = undefined;
+  if (boss) await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
+}

@@ -1,0 +1,138 @@
+// The scheduler loop: every tick, the one process holding the scheduler lock enqueues due syncs and
+// moves their next_run_at forward; once an hour it prunes sync records past the retention period.
+import { pgPool } from "@/lib/db/client";
+import type { ScheduleType, SyncIntervalUnit, SyncStatus } from "@/lib/generated/prisma/enums";
+import { logger } from "@/lib/logger";
+import { SCHEDULER_LOCK } from "./locks";
+import { enqueueRun } from "./queue";
+import { createGeneralRun } from "./runs";
+import { advanceNextRunAt, computeNextRunAt } from "./schedule";
+
+const TICK_MS = Number(process.env.ENGINE_SCHEDULER_INTERVAL_MS ?? 5000);
+const PRUNE_EVERY_MS = 3_600_000;
+
+interface SyncScheduleRow {
+  id: number;
+  workspace_id: number;
+  status: SyncStatus;
+  schedule_type: ScheduleType;
+  sync_interval: number | null;
+  sync_interval_unit: SyncIntervalUnit | null;
+  cron_expression: string | null;
+  timezone: string;
+  next_run_at: Date | null;
+}
+
+function toSpec(row: SyncScheduleRow) {
+  return {
+    status: row.status,
+    scheduleType: row.schedule_type,
+    syncInterval: row.sync_interval,
+    syncIntervalUnit: row.sync_interval_unit,
+    cronExpression: row.cron_expression,
+    timezone: row.timezone,
+    nextRunAt: row.next_run_at,
+  };
+}
+
+/** Retention of sync records in days (env SYNC_RECORD_RETENTION_DAYS, default 30). */
+export function recordRetentionDays(): number {
+  const days = Number(process.env.SYNC_RECORD_RETENTION_DAYS ?? 30);
+  return Number.isFinite(days) && days > 0 ? days : 30;
+}
+
+/** Deletes records of runs finished before the retention window, in chunks; returns how many. */
+export async function pruneSyncRecords(options: { now?: Date; retentionDays?: number } = {}): Promise<number> {
+  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await pgPool().query(
+      `DELETE FROM sync_records WHERE id IN (
+         SELECT rec.id FROM sync_records rec JOIN sync_runs r ON r.id = rec.sync_run_id
+         WHERE r.finished_at < $1 LIMIT 10000)`,
+      [cutoff],
+    );
+    total += rowCount ?? 0;
+    if (!rowCount) return total;
+  }
+}
+
+/**
+ * One scheduler pass. Returns the ids of runs it queued, or null when another process is the leader.
+ * Due syncs with an active run are skipped for this slot (their next_run_at still moves on).
+ */
+export async function schedulerTick(now: Date = new Date()): Promise<number[] | null> {
+  const client = await pgPool().connect();
+  const created: { id: number; syncId: number }[] = [];
+  try {
+    await client.query("BEGIN");
+    const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1, $2) AS ok", SCHEDULER_LOCK);
+    if (!lock[0].ok) {
+      await client.query("ROLLBACK");
+      return null;
+    }
+    const columns = "id, workspace_id, status, schedule_type, sync_interval, sync_interval_unit, cron_expression, timezone, next_run_at";
+    // Syncs created or enabled without a next_run_at get one.
+    const { rows: unscheduled } = await client.query<SyncScheduleRow>(
+      `SELECT ${columns} FROM syncs WHERE deleted_at IS NULL AND status <> 'disabled' AND schedule_type <> 'manual' AND next_run_at IS NULL
+       FOR UPDATE SKIP LOCKED LIMIT 500`,
+    );
+    for (const row of unscheduled) {
+      const next = computeNextRunAt(toSpec(row), now);
+      if (next) await client.query("UPDATE syncs SET next_run_at = $2 WHERE id = $1", [row.id, next]);
+    }
+    const { rows: due } = await client.query<SyncScheduleRow>(
+      `SELECT ${columns} FROM syncs WHERE deleted_at IS NULL AND status <> 'disabled' AND schedule_type <> 'manual' AND next_run_at <= $1
+       ORDER BY next_run_at FOR UPDATE SKIP LOCKED LIMIT 500`,
+      [now],
+    );
+    for (const row of due) {
+      await client.query("UPDATE syncs SET next_run_at = $2 WHERE id = $1", [row.id, advanceNextRunAt(toSpec(row), now)]);
+      const runId = await createGeneralRun(client, { id: row.id, workspaceId: row.workspace_id });
+      if (runId !== null) created.push({ id: runId, syncId: row.id });
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+  // A send that fails here is retried by the reaper, which re-sends queued runs without a job.
+  for (const run of created) await enqueueRun({ ...run, syncRunType: "general" });
+  return created.map((r) => r.id);
+}
+
+export interface SchedulerHandle {
+  stop(): Promise<void>;
+}
+
+export function startScheduler(): SchedulerHandle {
+  let running: Promise<void> | undefined;
+  let lastPrune = 0;
+  const tick = () => {
+    if (running) return;
+    running = (async () => {
+      const queued = await schedulerTick();
+      if (queued === null) return;
+      if (queued.length > 0) logger.info({ runs: queued }, "scheduled runs queued");
+      if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = Date.now();
+        const pruned = await pruneSyncRecords();
+        if (pruned > 0) logger.info({ pruned }, "pruned old sync records");
+      }
+    })()
+      .catch((err) => logger.warn({ err: (err as Error).message }, "scheduler tick failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, TICK_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// npm run worker: a sync worker on its own (plus the scheduler, which only acts in the one process
+// holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
+// embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
+import { prepareDatabase } from "../lib/db/runtime";
+import { startEngine, stopEngine } from "../lib/engine";
+import { logger } from "../lib/logger";
+
+async function main() {
+  const db = await prepareDatabase((line) => logger.info(line));
+  process.env.DATABASE_URL = db.url;
+  await startEngine({ worker: true, scheduler: process.env.WORKER_SCHEDULER !== "0" });
+  logger.info({ pid: process.pid }, "worker started");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping");
+    const force = setTimeout(() => process.exit(1), 60_000);
+    force.unref();
+    try {
+      await stopEngine({ closeDatabase: true });
+      await db.stop();
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, "worker stop failed");
+      process.exit(1);
+    }
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  logger.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
