@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { can } from "@/lib/auth/permissions";
+import { prisma } from "@/lib/db/client";
+import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
+import { parsePage } from "@/lib/http/pagination";
+import { useTestDatabase } from "@/tests/helpers/db";
+import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
+import { authenticate } from "./auth-context";
+import { newMember, newWorkspace, systemRoleId } from "./auth.fixtures";
+
+useTestDatabase();
+
+const page = parsePage(new URLSearchParams());
+
+describe("API tokens", () => {
+  it("creates a token that authenticates in its workspace only, stores only the jti", async () => {
+    const { auth, user, workspaceId } = await newMember("Member");
+    const created = await createApiToken(auth, { name: "CI" });
+    expect(created.token.split(".")).toHaveLength(3);
+    const row = await prisma().apiToken.findUniqueOrThrow({ where: { id: created.id } });
+    expect(JSON.stringify(row)).not.toContain(created.token);
+    const ctx = await authenticate(created.token, null);
+    expect(ctx).toMatchObject({ workspaceId, tokenKind: "api_token", user: { id: user.id } });
+    // A second workspace of the same user is out of the token's reach.
+    const other = await newWorkspace();
+    await prisma().workspaceUser.create({
+      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Admin") },
+    });
+    await expect(authenticate(created.token, String(other))).rejects.toBeInstanceOf(NotFound);
+    const log = await prisma().auditLog.findFirstOrThrow({
+      where: { resourceType: "api_token", resourceId: String(created.id) },
+    });
+    expect(log.action).toBe("create");
+  });
+
+  it("narrows the role and never lets it exceed the creator's", async () => {
+    const { auth } = await newMember("Member");
+    const viewerToken = await createApiToken(auth, { name: "ro", role_id: await systemRoleId("Viewer") });
+    const ctx = await authenticate(viewerToken.token, null);
+    expect(can(ctx.policies, "sync", "read")).toBe(true);
+    expect(can(ctx.policies, "sync", "create")).toBe(false);
+    await expect(
+      createApiToken(auth, { name: "up", role_id: await systemRoleId("Admin") }),
+    ).rejects.toBeInstanceOf(Forbidden);
+    await expect(createApiToken(auth, { name: "x", role_id: 999_999 })).rejects.toBeInstanceOf(
+      ValidationFailed,
+    );
+  });
+
+  it("rejects an expiry in the past; an expired token is 401", async () => {
+    const { auth } = await newMember("Member");
+    await expect(createApiToken(auth, { name: "old", expires_at: "2000-01-01T00:00:00Z" })).rejects.toThrow(
+      /in the future/,
+    );
+    const soon = await createApiToken(auth, {
+      name: "soon",
+      expires_at: new Date(Date.now() + 2500).toISOString(),
+    });
+    await expect(authenticate(soon.token, null)).resolves.toBeDefined();
+    await new Promise((r) => setTimeout(r, 2600));
+    await expect(authenticate(soon.token, null)).rejects.toBeInstanceOf(Unauthorized);
+  });
+
+  it("revokes at once; lists own tokens, managers see all of the workspace", async () => {
+    const admin = await newMember("Admin");
+    const member = await newMember("Member", admin.workspaceId);
+    const mine = await createApiToken(member.auth, { name: "mine" });
+    await createApiToken(admin.auth, { name: "admin's" });
+    expect((await listApiTokens(member.auth, page)).rows.map((t) => t.name)).toEqual(["mine"]);
+    expect((await listApiTokens(admin.auth, page)).total).toBe(2);
+    // A Member cannot revoke the Admin's token (it is not visible to them): 404.
+    const adminsToken = (await listApiTokens(admin.auth, page)).rows.find((t) => t.name === "admin's")!;
+    await expect(revokeApiToken(member.auth, adminsToken.id)).rejects.toBeInstanceOf(NotFound);
+    await revokeApiToken(admin.auth, mine.id);
+    await expect(authenticate(mine.token, null)).rejects.toBeInstanceOf(Unauthorized);
+    await expect(revokeApiToken(admin.auth, mine.id)).rejects.toBeInstanceOf(NotFound);
+    expect((await listApiTokens(member.auth, page)).total).toBe(0);
+  });
+
+  it("tokens of another workspace are 404", async () => {
+    const a = await newMember("Admin");
+    const b = await newMember("Admin");
+    const t = await createApiToken(a.auth, { name: "a" });
+    await expect(revokeApiToken(b.auth, t.id)).rejects.toBeInstanceOf(NotFound);
+  });
+});
