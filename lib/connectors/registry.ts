@@ -7,11 +7,13 @@ import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MAS
 import { postgresqlSource } from "./postgresql/source";
 import { postgresqlDestination } from "./postgresql/destination";
 import { httpDestination } from "./http/destination";
+import { mariadbSource } from "./mariadb/source";
+import { mariadbDestination } from "./mariadb/destination";
 
 export { SECRET_MASK };
 
-const sources: SourceConnector[] = [postgresqlSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, httpDestination];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource];
+const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {

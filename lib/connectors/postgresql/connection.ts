@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Row } from "../types";
 import { numberField, objectField, optionalString, secondsToMs, stringField } from "../shared/config";
-import { ConnectorError, errorMessage } from "../shared/errors";
+import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import type { ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
@@ -216,11 +216,6 @@ export function trySettings(config: Row): PgSettings | undefined {
 }
 
 /** Rethrows driver errors as ConnectorErrors carrying the same sentences check() gives. */
-export async function described<T>(config: Row, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ConnectorError) throw err;
-    throw new ConnectorError(describePgError(err, trySettings(config)), (err as { code?: string }).code);
-  }
+export function described<T>(config: Row, fn: () => Promise<T>): Promise<T> {
+  return withDescribedErrors(fn, (err) => describePgError(err, trySettings(config)));
 }

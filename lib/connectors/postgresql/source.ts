@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
-import { ConnectorError, safeCheck } from "../shared/errors";
+import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
 import { assertNoTrailingPaging, jsonSafeRow, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
 import {
   connect,
@@ -93,7 +93,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   try {
     client = await connect(s, { clientSideTimeout: false });
   } catch (err) {
-    throw new ConnectorError(describePgError(err, s), (err as { code?: string }).code);
+    throw asConnectorError(err, (e) => describePgError(e, s));
   }
   let cursor: Cursor | undefined;
   try {
@@ -116,8 +116,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
     cursor = undefined;
     await client.query("COMMIT");
   } catch (err) {
-    if (err instanceof ConnectorError) throw err;
-    throw new ConnectorError(describePgError(err, s), (err as { code?: string }).code);
+    throw asConnectorError(err, (e) => describePgError(e, s));
   } finally {
     // Reached also when the consumer stops early (return()): release the portal and the connection.
     await cursor?.close().catch(() => undefined);

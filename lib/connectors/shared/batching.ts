@@ -17,18 +17,34 @@ export function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error("The read was cancelled.");
 }
 
-/** Groups an async row stream into arrays of at most `size`, holding one batch at a time. */
-export async function* inBatches<T>(rows: AsyncIterable<T>, size: number, signal?: AbortSignal): AsyncGenerator<T[]> {
+/**
+ * Groups an async row stream into arrays of at most `size`, holding one batch at a time. With
+ * `idleTimeoutMs`, waiting longer than that for the next row fails with `onIdle()`.
+ */
+export async function* inBatches<T>(
+  rows: AsyncIterable<T>,
+  size: number,
+  options: { signal?: AbortSignal; idleTimeoutMs?: number; onIdle?: () => Error } = {},
+): AsyncGenerator<T[]> {
+  const iterator = rows[Symbol.asyncIterator]();
+  const next = () =>
+    options.idleTimeoutMs
+      ? withTimeout(iterator.next(), options.idleTimeoutMs, options.onIdle ?? (() => new Error("The read timed out.")))
+      : iterator.next();
   let batch: T[] = [];
-  for await (const row of rows) {
-    batch.push(row);
-    if (batch.length >= size) {
-      throwIfAborted(signal);
-      yield batch;
-      batch = [];
+  try {
+    for (let item = await next(); !item.done; item = await next()) {
+      batch.push(item.value);
+      if (batch.length >= size) {
+        throwIfAborted(options.signal);
+        yield batch;
+        batch = [];
+      }
     }
+    if (batch.length > 0) yield batch;
+  } finally {
+    await iterator.return?.();
   }
-  if (batch.length > 0) yield batch;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping the input order in the result. */

@@ -43,3 +43,18 @@ export async function safeCheck(
     return { ok: false, details: redact(details, secrets) };
   }
 }
+
+/** Runs `fn`, rethrowing driver errors as ConnectorErrors carrying `describe`'s sentence and code. */
+export async function withDescribedErrors<T>(fn: () => Promise<T>, describe: (err: unknown) => string): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw asConnectorError(err, describe);
+  }
+}
+
+export function asConnectorError(err: unknown, describe: (err: unknown) => string): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const code = (err as { code?: unknown }).code;
+  return new ConnectorError(describe(err), typeof code === "string" ? code : undefined);
+}

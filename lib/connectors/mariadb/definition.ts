@@ -1,0 +1,74 @@
+import type { ConnectorDefinition, JsonSchema } from "../types";
+
+/** Shared by the source and the destination. */
+export const mariadbConnectionSpecification: JsonSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  title: "MariaDB",
+  type: "object",
+  required: ["host", "port", "username", "database"],
+  properties: {
+    host: { type: "string", title: "Host", description: "Host name or IP address of the MariaDB server.", minLength: 1, order: 0 },
+    port: {
+      type: ["integer", "string"],
+      title: "Port",
+      description: "TCP port of the server, usually 3306.",
+      pattern: "^[0-9]{1,5}$",
+      minimum: 1,
+      maximum: 65535,
+      default: 3306,
+      order: 1,
+    },
+    username: { type: "string", title: "Username", description: "User to connect as.", minLength: 1, order: 2 },
+    password: { type: "string", title: "Password", description: "Password of the user.", secret: true, order: 3 },
+    database: { type: "string", title: "Database", description: "Database (schema) whose tables are used.", minLength: 1, order: 4 },
+    ssl_mode: {
+      type: "string",
+      title: "SSL mode",
+      description: "disable: plain TCP; require: encrypted, certificate not checked; verify-full: certificate and host name checked.",
+      enum: ["disable", "require", "verify-full"],
+      default: "disable",
+      order: 5,
+    },
+    connect_timeout: {
+      type: "integer",
+      title: "Connect timeout (seconds)",
+      description: "How long to wait for a connection before giving up.",
+      minimum: 1,
+      maximum: 300,
+      default: 10,
+      order: 6,
+    },
+    query_timeout: {
+      type: "integer",
+      title: "Query timeout (seconds)",
+      description: "Longest a single statement (or one batch of a read) may run.",
+      minimum: 1,
+      maximum: 86400,
+      default: 60,
+      order: 7,
+    },
+  },
+};
+
+const common = {
+  name: "MariaDB",
+  title: "MariaDB",
+  category: "data",
+  subCategory: "Relational Database",
+  icon: "/icons/mariadb.svg",
+  connectionSpecification: mariadbConnectionSpecification,
+  streamType: "dynamic",
+} as const;
+
+export const mariadbSourceDefinition: ConnectorDefinition = {
+  ...common,
+  connectorType: "source",
+  documentationUrl: "https://mariadb.com/kb/en/select/",
+  supportsQuery: true,
+};
+
+export const mariadbDestinationDefinition: ConnectorDefinition = {
+  ...common,
+  connectorType: "destination",
+  documentationUrl: "https://mariadb.com/kb/en/insert-on-duplicate-key-update/",
+};

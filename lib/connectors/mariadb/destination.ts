@@ -1,0 +1,182 @@
+// MariaDB destination: multi-row INSERT / INSERT … ON DUPLICATE KEY UPDATE, updates and deletes by
+// primary key, bad rows isolated by the shared bisecting writer.
+import type { Pool, PoolConnection, ResultSetHeader } from "mysql2/promise";
+import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
+import { buildCatalog } from "../shared/catalog";
+import { ConnectorError } from "../shared/errors";
+import { requiredForWrite, tableJsonSchema } from "../shared/sql";
+import { failAll, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import { assertHostAllowed } from "../net-policy";
+import {
+  connectionOptions,
+  described,
+  describeMariaError,
+  listColumns,
+  mariaSettings,
+  mysqlPromise,
+  quoteIdent,
+  SESSION_SETUP,
+  settingsKey,
+  trySettings,
+  withConnection,
+  type MariaSettings,
+} from "./connection";
+import { mariadbDestinationDefinition } from "./definition";
+import { checkMariadb } from "./source";
+
+interface PoolEntry {
+  pool: Pool;
+  settings: MariaSettings;
+  tables: Map<string, TableInfo> | undefined;
+}
+
+const pools = new Map<string, PoolEntry>();
+
+async function poolFor(config: Row): Promise<PoolEntry> {
+  const settings = mariaSettings(config);
+  const key = settingsKey(settings);
+  let entry = pools.get(key);
+  if (!entry) {
+    await assertHostAllowed(settings.host);
+    const pool = mysqlPromise.createPool({ ...connectionOptions(settings), connectionLimit: 4, idleTimeout: 30_000 });
+    // The core (callback) connection is handed over here, before any query of ours runs on it.
+    pool.pool.on("connection", (conn) => {
+      conn.query(SESSION_SETUP);
+      conn.query(`SET SESSION max_statement_time = ${settings.queryTimeoutMs / 1000}`);
+    });
+    entry = { pool, settings, tables: undefined };
+    pools.set(key, entry);
+  }
+  return entry;
+}
+
+async function tableInfo(entry: PoolEntry, conn: PoolConnection, name: string): Promise<TableInfo> {
+  if (!entry.tables?.has(name)) entry.tables = await listColumns(conn, entry.settings.database);
+  const table = entry.tables.get(name);
+  if (!table) throw new ConnectorError(`Table "${entry.settings.database}"."${name}" does not exist.`);
+  return table;
+}
+
+// Data errors a single row can cause: class 22/23 SQLSTATEs plus strict-mode errors that MariaDB
+// reports as HY000 (no default value, bad integer/date, CHECK constraint).
+const ROW_ERRNOS = new Set([1048, 1062, 1264, 1265, 1292, 1364, 1366, 1406, 1451, 1452, 3140, 4025]);
+
+function isRecordError(err: unknown): boolean {
+  const e = err as { sqlState?: string; errno?: number };
+  return /^(22|23)/.test(e.sqlState ?? "") || ROW_ERRNOS.has(e.errno ?? 0);
+}
+
+/** mysql2 would expand an object into `key = value` pairs: JSON columns get JSON text instead. */
+function sqlValue(value: unknown): unknown {
+  return value !== null && typeof value === "object" ? JSON.stringify(value) : value;
+}
+
+function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): SqlBatchWriter {
+  const run = (sql: string, values: unknown[]) =>
+    conn.query<ResultSetHeader>({ sql, values, timeout: s.queryTimeoutMs + 5000 }).then(([result]) => result);
+  return {
+    savepoint: () => run("SAVEPOINT ds_batch", []).then(() => undefined),
+    rollbackToSavepoint: () => run("ROLLBACK TO SAVEPOINT ds_batch", []).then(() => undefined),
+    releaseSavepoint: () => run("RELEASE SAVEPOINT ds_batch", []).then(() => undefined),
+    isRecordError,
+    describeError: (err) => describeMariaError(err, s),
+    async writeGroup(table: TableInfo, action: WriteAction, columns: string[], records: WriteRecord[]) {
+      const target = `${quoteIdent(database)}.${quoteIdent(table.name)}`;
+      const misses = new Map<string, string>();
+      const pkMatch = table.primaryKey.map((c) => `${quoteIdent(c)} = ?`).join(" AND ");
+      if (action === "insert" || action === "upsert") {
+        const row = `(${columns.map(() => "?").join(", ")})`;
+        let sql = `INSERT INTO ${target} (${columns.map(quoteIdent).join(", ")}) VALUES ${records.map(() => row).join(", ")}`;
+        if (action === "upsert") {
+          const updates = columns.filter((c) => !table.primaryKey.includes(c)).map((c) => `${quoteIdent(c)} = VALUES(${quoteIdent(c)})`);
+          // With nothing but the key to write, "update the key to itself" keeps the statement an upsert.
+          if (updates.length === 0) updates.push(`${quoteIdent(table.primaryKey[0])} = ${quoteIdent(table.primaryKey[0])}`);
+          sql += ` ON DUPLICATE KEY UPDATE ${updates.join(", ")}`;
+        }
+        await run(sql, records.flatMap((r) => columns.map((c) => sqlValue(r.payload[c]))));
+        return misses;
+      }
+      if (action === "delete") {
+        // Deleting a row that is already gone is a success: the destination ends up as asked.
+        const tuple = `(${table.primaryKey.map(() => "?").join(", ")})`;
+        await run(
+          `DELETE FROM ${target} WHERE (${table.primaryKey.map(quoteIdent).join(", ")}) IN (${records.map(() => tuple).join(", ")})`,
+          records.flatMap((r) => table.primaryKey.map((c) => sqlValue(r.payload[c]))),
+        );
+        return misses;
+      }
+      // No UPDATE … FROM VALUES in MariaDB: one statement per row, inside the same transaction.
+      const setColumns = columns.filter((c) => !table.primaryKey.includes(c));
+      if (setColumns.length === 0) setColumns.push(table.primaryKey[0]);
+      const sql = `UPDATE ${target} SET ${setColumns.map((c) => `${quoteIdent(c)} = ?`).join(", ")} WHERE ${pkMatch}`;
+      for (const r of records) {
+        const result = await run(sql, [...setColumns.map((c) => sqlValue(r.payload[c])), ...table.primaryKey.map((c) => sqlValue(r.payload[c]))]);
+        // mysql2 connects with FOUND_ROWS, so affectedRows counts matched rows, changed or not.
+        if (result.affectedRows === 0) misses.set(r.key, `No row in "${table.name}" has this primary key, so nothing was updated.`);
+      }
+      return misses;
+    },
+  };
+}
+
+async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
+  if (records.length === 0) return [];
+  let entry: PoolEntry;
+  let conn: PoolConnection;
+  try {
+    entry = await poolFor(config);
+    conn = await entry.pool.getConnection();
+  } catch (err) {
+    return failAll(records, err, (e) => describeMariaError(e, trySettings(config)));
+  }
+  const s = entry.settings;
+  try {
+    const table = await tableInfo(entry, conn, options.stream.name);
+    await conn.query("START TRANSACTION");
+    const outcomes = await writeWithIsolation(table, records, mariaWriter(conn, s.database, s));
+    await conn.query("COMMIT");
+    return outcomes;
+  } catch (err) {
+    await conn.query("ROLLBACK").catch(() => undefined);
+    if (err instanceof ConnectorError) return records.map((r) => ({ key: r.key, ok: false, error: err.message, retryable: false }));
+    if ((err as { errno?: number }).errno === 1146 || (err as { errno?: number }).errno === 1054) entry.tables = undefined;
+    return failAll(records, err, (e) => describeMariaError(e, s));
+  } finally {
+    conn.release();
+  }
+}
+
+async function discover(config: Row) {
+  return described(config, () =>
+    withConnection(config, async (conn, s) => {
+      const tables = await listColumns(conn, s.database);
+      return buildCatalog(
+        [...tables.values()].map((t) => ({
+          name: t.name,
+          url: `${s.database}.${t.name}`,
+          json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
+          batch_support: true,
+          batch_size: 1000,
+          request_method: "POST" as const,
+          primary_key: t.primaryKey,
+        })),
+        { request_rate_concurrency: 4 },
+      );
+    }),
+  );
+}
+
+async function close(config: Row): Promise<void> {
+  const key = settingsKey(mariaSettings(config));
+  const entry = pools.get(key);
+  pools.delete(key);
+  await entry?.pool.end();
+}
+
+export const mariadbDestination: DestinationConnector = {
+  definition: mariadbDestinationDefinition,
+  check: checkMariadb,
+  discover,
+  write,
+  close,
+};

@@ -1,0 +1,233 @@
+// MariaDB source and destination against a real server, found through MARIADB_URL
+// (e.g. mysql://root@127.0.0.1:3306/test). Without it the whole file is skipped, saying why.
+import mysql from "mysql2/promise";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Row, WriteRecord } from "../types";
+import { closedPort, streamFor, uniqueName } from "../testing/helpers";
+import { mariadbDestination } from "./destination";
+import { mariadbSource } from "./source";
+
+const MARIADB_URL = process.env.MARIADB_URL;
+const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB tests are skipped";
+if (!MARIADB_URL) console.warn(`[mariadb.test.ts] ${SKIP_REASON}`);
+
+const url = new URL(MARIADB_URL ?? "mysql://root@127.0.0.1:3306/test");
+const database = uniqueName("ds_conn_maria");
+const pwUser = uniqueName("ds_pw");
+
+function config(overrides: Row = {}): Row {
+  return {
+    host: url.hostname,
+    port: url.port || "3306",
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database,
+    connect_timeout: 5,
+    ...overrides,
+  };
+}
+
+describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKIP_REASON})`, () => {
+  let admin: mysql.Connection;
+  const sql = (text: string, values: unknown[] = []) => admin.query(text, values);
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), multipleStatements: true });
+    await sql(`CREATE DATABASE ${database}`);
+    await sql(`CREATE TABLE ${database}.people (
+      id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(200) NULL, score DECIMAL(10,2) NULL, big BIGINT NULL,
+      born DATE NULL, seen_at TIMESTAMP NULL DEFAULT NULL, extra JSON NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)`);
+    await sql(`CREATE TABLE ${database}.events (id BIGINT PRIMARY KEY, payload VARCHAR(300) NOT NULL, updated_at DATETIME NOT NULL)`);
+    // 100,000 rows from a recursive CTE, in one statement.
+    await sql("SET SESSION max_recursive_iterations = 200000");
+    await sql(`INSERT INTO ${database}.events (id, payload, updated_at)
+      WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 100000)
+      SELECT n, CONCAT(REPEAT('x', 200), n), TIMESTAMP('2024-01-01 00:00:00') + INTERVAL n SECOND FROM g`);
+    await sql(`CREATE USER '${pwUser}'@'%' IDENTIFIED BY 'right-password'`);
+    await sql(`CREATE USER '${pwUser}'@'localhost' IDENTIFIED BY 'right-password'`);
+    await sql(`GRANT ALL ON ${database}.* TO '${pwUser}'@'%'`);
+    await sql(`GRANT ALL ON ${database}.* TO '${pwUser}'@'localhost'`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await mariadbDestination.close?.(config());
+    await sql(`DROP DATABASE IF EXISTS ${database}`);
+    await sql(`DROP USER IF EXISTS '${pwUser}'@'%'`);
+    await sql(`DROP USER IF EXISTS '${pwUser}'@'localhost'`);
+    await admin.end();
+  });
+
+  describe("check", () => {
+    it("connects and reports the server version", async () => {
+      expect(await mariadbSource.check(config())).toEqual({ ok: true, details: expect.stringMatching(/^Connected to MariaDB \d+/) });
+    });
+
+    it("explains an unreachable port", async () => {
+      const result = await mariadbSource.check(config({ port: await closedPort() }));
+      expect(result).toEqual({ ok: false, details: expect.stringMatching(/connection refused/) });
+    });
+
+    it("explains an unknown database", async () => {
+      expect(await mariadbSource.check(config({ database: "no_such_db_x" }))).toEqual({
+        ok: false,
+        details: expect.stringContaining('Database "no_such_db_x" does not exist'),
+      });
+    });
+
+    it("explains a wrong password without echoing it", async () => {
+      expect((await mariadbSource.check(config({ username: pwUser, password: "right-password" }))).ok).toBe(true);
+      const bad = await mariadbSource.check(config({ username: pwUser, password: "wrong-password-123" }));
+      expect(bad).toEqual({ ok: false, details: `Access denied for user "${pwUser}". Check the username and password.` });
+    });
+
+    it("explains an unknown host", async () => {
+      const result = await mariadbSource.check(config({ host: "no-such-host.invalid" }));
+      expect(result).toEqual({ ok: false, details: 'Could not resolve the host name "no-such-host.invalid". Check the host.' });
+    });
+  });
+
+  describe("source", () => {
+    it("discovers tables with column types as JSON Schema", async () => {
+      const catalog = await mariadbSource.discover(config());
+      const people = catalog.streams.find((s) => s.name === "people");
+      expect(people?.primary_key).toEqual(["id"]);
+      expect(people?.json_schema).toMatchObject({
+        properties: {
+          id: { type: "integer" },
+          name: { type: "string" },
+          email: { type: ["string", "null"] },
+          big: { type: ["string", "null"] },
+          born: { type: ["string", "null"], format: "date" },
+        },
+      });
+      expect(catalog.streams.map((s) => s.name).sort()).toEqual(["events", "people"]);
+    });
+
+    it("previews a query with JSON-safe values", async () => {
+      await sql(`INSERT INTO ${database}.people (id, name, big, born, seen_at, score) VALUES
+        (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00', 12.5)`);
+      const result = await mariadbSource.query!(config(), `SELECT id, name, big, born, seen_at, score FROM people WHERE id = 900;`, 5);
+      expect(result.rows).toEqual([{ id: 900, name: "Preview", big: "9007199254740993", born: "2020-02-29", seen_at: "2024-05-01T10:00:00Z", score: "12.50" }]);
+      expect(result.columns.map((c) => c.name)).toEqual(["id", "name", "big", "born", "seen_at", "score"]);
+      expect((await mariadbSource.query!(config(), "SELECT * FROM events", 3)).rows).toHaveLength(3);
+      await sql(`DELETE FROM ${database}.people WHERE id = 900`);
+    });
+
+    it("refuses a preview query that ends in LIMIT or OFFSET", async () => {
+      await expect(mariadbSource.query!(config(), "SELECT * FROM events LIMIT 10", 5)).rejects.toThrow(/must not end with LIMIT or OFFSET/);
+      await expect(mariadbSource.query!(config(), "SELECT * FROM events LIMIT 10, 20;", 5)).rejects.toThrow(/LIMIT or OFFSET/);
+    });
+
+    it("reads 100,000 rows in batches without holding more than one batch", async () => {
+      const heapBefore = process.memoryUsage().heapUsed;
+      let peakHeap = heapBefore;
+      let total = 0;
+      let batches = 0;
+      let maxHeld = 0;
+      for await (const batch of mariadbSource.read(config(), { query: "SELECT id, payload, updated_at FROM events ORDER BY id", batchSize: 1000 })) {
+        batches += 1;
+        total += batch.length;
+        maxHeld = Math.max(maxHeld, batch.length);
+        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+      }
+      expect(total).toBe(100000);
+      expect(batches).toBe(100);
+      expect(maxHeld).toBeLessThanOrEqual(1000);
+      expect(peakHeap - heapBefore).toBeLessThan(80 * 1024 * 1024);
+    });
+
+    it("reads incrementally from a cursor value, ordered by the cursor column", async () => {
+      const rows: Row[] = [];
+      for await (const batch of mariadbSource.read(config(), {
+        query: "SELECT id, updated_at FROM events",
+        batchSize: 4,
+        cursorField: "updated_at",
+        cursorValue: "2024-01-02 03:46:30",
+      })) {
+        rows.push(...batch);
+      }
+      expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => String(99990 + i)));
+      expect(rows[0].updated_at).toBe("2024-01-02T03:46:30");
+    });
+
+    it("stops cleanly when the consumer stops early", async () => {
+      for await (const batch of mariadbSource.read(config(), { query: "SELECT * FROM events", batchSize: 10 })) {
+        expect(batch).toHaveLength(10);
+        break;
+      }
+      // The server notices the closed socket on its next write; give it a moment.
+      let running = -1;
+      for (let attempt = 0; attempt < 50 && running !== 0; attempt++) {
+        const [rows] = await admin.query<mysql.RowDataPacket[]>(
+          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT * FROM events%'",
+        );
+        running = Number(rows[0].n);
+        if (running !== 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(running).toBe(0);
+    });
+  });
+
+  describe("destination", () => {
+    const people = streamFor("people");
+    const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRecord => ({ key, action, payload });
+
+    it("discovers writable streams with required columns and primary keys", async () => {
+      const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "people");
+      expect(stream).toMatchObject({ batch_support: true, batch_size: 1000, primary_key: ["id"] });
+      expect(stream?.json_schema.required).toEqual(["id", "name"]);
+    });
+
+    it("inserts a batch and isolates the one bad row", async () => {
+      const records = Array.from({ length: 20 }, (_, i) => rec(`k${i}`, "insert", { id: i + 1, name: i === 13 ? null : `Person ${i + 1}`, extra: { n: i } }));
+      const outcomes = await mariadbDestination.write(config(), records, { stream: people, batch: true });
+      expect(outcomes).toHaveLength(20);
+      expect(outcomes.filter((o) => !o.ok)).toEqual([{ key: "k13", ok: false, error: "Column 'name' cannot be null", retryable: false }]);
+      const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n, JSON_EXTRACT(MAX(extra), '$.n') AS n2 FROM ${database}.people`);
+      expect(Number(rows[0].n)).toBe(19);
+    });
+
+    it("updates, upserts and deletes by primary key", async () => {
+      const outcomes = await mariadbDestination.write(
+        config(),
+        [
+          rec("u1", "update", { id: 1, name: "Updated one", email: "one@example.com" }),
+          rec("u2", "update", { id: 777, name: "Missing" }),
+          rec("s1", "upsert", { id: 2, name: "Upserted two" }),
+          rec("s2", "upsert", { id: 50, name: "Upserted fifty" }),
+          rec("d1", "delete", { id: 3 }),
+          rec("x1", "insert", { id: 60, name: "x", nope: 1 }),
+        ],
+        { stream: people, batch: true },
+      );
+      const byKey = Object.fromEntries(outcomes.map((o) => [o.key, o]));
+      expect(byKey.u1.ok && byKey.s1.ok && byKey.s2.ok && byKey.d1.ok).toBe(true);
+      expect(byKey.u2).toMatchObject({ ok: false, error: expect.stringMatching(/No row/) });
+      expect(byKey.x1).toMatchObject({ ok: false, error: 'Unknown column "nope" for table "people".' });
+      const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT id, name, email FROM ${database}.people WHERE id IN (1, 2, 3, 50) ORDER BY id`);
+      expect(rows.map((r) => ({ ...r }))).toEqual([
+        { id: 1, name: "Updated one", email: "one@example.com" },
+        { id: 2, name: "Upserted two", email: null },
+        { id: 50, name: "Upserted fifty", email: null },
+      ]);
+    });
+
+    it("reports a type error on its own row", async () => {
+      const outcomes = await mariadbDestination.write(
+        config(),
+        [rec("a", "upsert", { id: 70, name: "ok" }), rec("b", "upsert", { id: "not-a-number", name: "bad" })],
+        { stream: people, batch: true },
+      );
+      expect(outcomes.find((o) => o.key === "a")?.ok).toBe(true);
+      expect(outcomes.find((o) => o.key === "b")).toMatchObject({ ok: false, error: expect.stringMatching(/Incorrect integer value/) });
+    });
+
+    it("fails every record as retryable when the server cannot be reached", async () => {
+      const outcomes = await mariadbDestination.write(config({ port: await closedPort() }), [rec("z", "insert", { id: 1, name: "z" })], {
+        stream: people,
+        batch: true,
+      });
+      expect(outcomes).toEqual([{ key: "z", ok: false, error: expect.stringMatching(/connection refused/), retryable: true }]);
+    });
+  });
+});

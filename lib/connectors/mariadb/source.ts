@@ -1,0 +1,134 @@
+// MariaDB source: previews and streaming reads of model queries, read-only.
+import type { RowDataPacket } from "mysql2/promise";
+import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
+import { inBatches } from "../shared/batching";
+import { buildCatalog } from "../shared/catalog";
+import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
+import { assertNoTrailingPaging, jsonSafeRow, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
+import {
+  connectStreaming,
+  described,
+  describeMariaError,
+  listColumns,
+  mariaSettings,
+  quoteIdent,
+  trySettings,
+  withConnection,
+  type MariaSettings,
+} from "./connection";
+import { mariadbSourceDefinition } from "./definition";
+
+/** Shared with the destination. */
+export async function checkMariadb(config: Row): Promise<CheckResult> {
+  let settings: MariaSettings | undefined;
+  return safeCheck(
+    mariadbSourceDefinition,
+    config,
+    () =>
+      withConnection(config, async (conn, s) => {
+        settings = s;
+        const [rows] = await conn.query<RowDataPacket[]>({ sql: "SELECT VERSION() AS version", timeout: s.queryTimeoutMs });
+        return { ok: true, details: `Connected to MariaDB ${rows[0].version} at ${s.host}:${s.port}, database "${s.database}".` };
+      }),
+    (err) => describeMariaError(err, settings ?? trySettings(config)),
+  );
+}
+
+async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+  assertNoTrailingPaging(sql);
+  const inner = normalizeModelQuery(sql);
+  return described(config, () =>
+    withConnection(config, async (conn, s) => {
+      await conn.query("SET SESSION max_statement_time = ?", [s.queryTimeoutMs / 1000]);
+      await conn.query("START TRANSACTION READ ONLY");
+      try {
+        const [rows, fields] = await conn.query<RowDataPacket[]>({
+          sql: `SELECT * FROM (${inner}) AS q LIMIT ?`,
+          values: [Math.max(0, Math.floor(limit))],
+          timeout: s.queryTimeoutMs + 5000,
+        });
+        return {
+          columns: fields.map((f) => ({ name: f.name, type: typeName(f.columnType) })),
+          rows: rows.map((r) => jsonSafeRow({ ...r })),
+        };
+      } finally {
+        await conn.query("ROLLBACK").catch(() => undefined);
+      }
+    }),
+  );
+}
+
+/** mysql2 reports column types as protocol numbers; name the common ones. */
+const TYPE_NAMES: Record<number, string> = {
+  0: "decimal", 1: "tinyint", 2: "smallint", 3: "int", 4: "float", 5: "double", 7: "timestamp", 8: "bigint",
+  9: "mediumint", 10: "date", 11: "time", 12: "datetime", 13: "year", 15: "varchar", 16: "bit", 245: "json",
+  246: "decimal", 247: "enum", 248: "set", 249: "tinyblob", 250: "mediumblob", 251: "longblob", 252: "blob",
+  253: "varchar", 254: "char",
+};
+
+function typeName(columnType: number | undefined): string {
+  return columnType === undefined ? "unknown" : (TYPE_NAMES[columnType] ?? String(columnType));
+}
+
+export function incrementalQuery(options: ReadOptions): { sql: string; values: unknown[] } {
+  const inner = normalizeModelQuery(options.query);
+  if (!options.cursorField) return { sql: inner, values: [] };
+  const cursor = quoteIdent(options.cursorField);
+  const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
+  return {
+    sql: `SELECT * FROM (${inner}) AS subquery${hasValue ? ` WHERE ${cursor} >= ?` : ""} ORDER BY ${cursor}`,
+    values: hasValue ? [options.cursorValue] : [],
+  };
+}
+
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+  const s = mariaSettings(config);
+  const { sql, values } = incrementalQuery(options);
+  const batchSize = Math.max(1, Math.floor(options.batchSize));
+  const conn = await connectStreaming(s).catch((err: unknown) => {
+    throw asConnectorError(err, (e) => describeMariaError(e, s));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => conn.query("START TRANSACTION READ ONLY", (err) => (err ? reject(err) : resolve())));
+    // The stream pauses the socket when we stop pulling, so at most about one batch is buffered.
+    const rows = conn.query({ sql, values }).stream({ highWaterMark: batchSize }) as AsyncIterable<Row>;
+    const batches = inBatches(rows, batchSize, {
+      signal: options.signal,
+      idleTimeoutMs: s.queryTimeoutMs,
+      onIdle: () => new ConnectorError(`The query did not return rows within ${s.queryTimeoutMs / 1000} s.`),
+    });
+    for await (const batch of batches) yield batch.map((r) => jsonSafeRow({ ...r }));
+  } catch (err) {
+    throw asConnectorError(err, (e) => describeMariaError(e, s));
+  } finally {
+    // destroy(), not end(): end() would wait for an abandoned result set to drain.
+    conn.destroy();
+  }
+}
+
+async function discover(config: Row) {
+  return described(config, () =>
+    withConnection(config, async (conn, s) => {
+      const tables = await listColumns(conn, s.database);
+      return buildCatalog(
+        [...tables.values()].map((t) => ({
+          name: t.name,
+          url: `${s.database}.${t.name}`,
+          json_schema: tableJsonSchema(t.columns),
+          batch_support: false,
+          batch_size: 0,
+          request_method: "GET" as const,
+          ...(t.primaryKey.length > 0 ? { primary_key: t.primaryKey } : {}),
+        })),
+      );
+    }),
+  );
+}
+
+export const mariadbSource: SourceConnector = {
+  definition: mariadbSourceDefinition,
+  check: checkMariadb,
+  discover,
+  query,
+  read,
+};
