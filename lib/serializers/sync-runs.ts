@@ -1,0 +1,27 @@
+// Sync run resources; duration is seconds (float) between start and finish.
+import type { SyncRun } from "@/lib/generated/prisma/client";
+import { iso, resource } from "./resource";
+
+const duration = (r: SyncRun): number | null =>
+  r.startedAt && r.finishedAt ? Math.max(0, r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
+
+export const serializeSyncRun = (r: SyncRun) =>
+  resource(r.id, "sync_runs", {
+    sync_id: r.syncId,
+    status: r.status,
+    sync_run_type: r.syncRunType,
+    started_at: iso(r.startedAt),
+    finished_at: iso(r.finishedAt),
+    duration: duration(r),
+    total_query_rows: r.totalQueryRows,
+    total_rows: r.totalRows,
+    skipped_rows: r.skippedRows,
+    successful_rows: r.successfulRows,
+    failed_rows: r.failedRows,
+    duplicate_rows: r.duplicateRows,
+    processed_rows: r.processedRows,
+    timings: r.timings,
+    error: r.error,
+    created_at: iso(r.createdAt),
+    updated_at: iso(r.updatedAt),
+  });

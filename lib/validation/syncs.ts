@@ -1,0 +1,141 @@
+// Request shapes of the sync endpoints, and the schedule rules of behaviour.md sections 5-6 (shared
+// by the create schema, the update service and the console form).
+import { z } from "zod";
+import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
+import type { FieldError } from "@/lib/errors";
+
+export const SCHEDULE_TYPES = ["manual", "interval", "cron_expression", "automated"] as const;
+export const SYNC_MODES = ["full_refresh", "incremental"] as const;
+export const SYNC_INTERVAL_UNITS = ["minutes", "hours", "days", "weeks"] as const;
+export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "aborted"] as const;
+
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) => ({ error: `must be one of: ${values.join(", ")}` });
+
+const idField = (what: string) =>
+  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").describe(what);
+
+/** One field mapping; the older object form {source_column: "dest.path"} is accepted too. */
+export const fieldMappingSchema = z.object({
+  from: z.unknown().describe("standard: the source column; static: the literal value; template: a Liquid template."),
+  to: z.string({ error: "is required (the destination field)" }).min(1, "must not be empty").describe("Dotted path in the destination payload; items[].sku appends."),
+  mapping_type: z.enum(["standard", "static", "template"], oneOf(["standard", "static", "template"])).default("standard"),
+});
+
+export const syncConfigurationSchema = z
+  .union([z.array(fieldMappingSchema), z.record(z.string(), z.string())], {
+    error: "must be an array of {from, to, mapping_type} (or an object {source_column: destination_field})",
+  })
+  .describe("Field mappings from model columns to destination fields; empty sends rows as they are.");
+
+const scheduleFields = {
+  schedule_type: z.enum(SCHEDULE_TYPES, oneOf(SCHEDULE_TYPES)).describe("manual, interval, cron_expression, or automated (cron when given, else interval)."),
+  sync_interval: z
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "must be greater than 0")
+    .max(1_000_000, "is too large")
+    .nullish()
+    .describe("Run every N units (interval and automated schedules)."),
+  sync_interval_unit: z.enum(SYNC_INTERVAL_UNITS, oneOf(SYNC_INTERVAL_UNITS)).nullish().describe("Unit of sync_interval."),
+  cron_expression: z.string().trim().max(200, "must be at most 200 characters").nullish().describe("5-field cron expression (minute hour day month weekday)."),
+  timezone: z.string().trim().max(64).nullish().describe("IANA time zone the cron expression is read in; default UTC."),
+};
+
+const syncFields = {
+  name: z.string().trim().max(255, "must be at most 255 characters").nullish().describe("Shown in the console."),
+  description: z.string().max(2000, "must be at most 2000 characters").nullish().describe("Free text."),
+  source_id: idField("The source connector; it must be the model's connector."),
+  destination_id: idField("The destination connector; it must have a catalog."),
+  model_id: idField("The model whose rows are sent."),
+  configuration: syncConfigurationSchema.nullish(),
+  sync_mode: z.enum(SYNC_MODES, oneOf(SYNC_MODES)).describe("full_refresh re-sends every row each run; incremental only new and changed rows."),
+  stream_name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255).describe("One of the destination catalog's streams."),
+  cursor_field: z.string().trim().max(255).nullish().describe("Incremental: the column read from the saved position onwards. Cannot change after create."),
+  detect_deletes: z.boolean({ error: "must be true or false" }).optional().describe("Send destination_delete for rows that vanished from the model."),
+  ...scheduleFields,
+};
+
+export interface ScheduleInput {
+  schedule_type: (typeof SCHEDULE_TYPES)[number];
+  sync_interval?: number | null;
+  sync_interval_unit?: (typeof SYNC_INTERVAL_UNITS)[number] | null;
+  cron_expression?: string | null;
+  timezone?: string | null;
+}
+
+/** The schedule rules, as field errors under `prefix` (e.g. "sync"); [] when the schedule is usable. */
+export function scheduleErrors(s: ScheduleInput, prefix = "sync"): FieldError[] {
+  const errors: FieldError[] = [];
+  const at = (field: string) => `${prefix}.${field}`;
+  const cron = s.cron_expression?.trim() || null;
+  const useCron = s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null);
+  const useInterval = s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null);
+  if (s.timezone && !isValidTimezone(s.timezone)) {
+    errors.push({ path: at("timezone"), message: `"${s.timezone}" is not a known time zone; use an IANA name such as Europe/Paris` });
+  }
+  if (useCron) {
+    if (!cron) errors.push({ path: at("cron_expression"), message: "is required when schedule_type is cron_expression" });
+    else if (!s.timezone || isValidTimezone(s.timezone)) {
+      const problem = cronExpressionError(cron, s.timezone || "UTC");
+      if (problem) errors.push({ path: at("cron_expression"), message: problem });
+    }
+  }
+  if (useInterval) {
+    const why = s.schedule_type === "automated" ? "when schedule_type is automated without a cron_expression" : "when schedule_type is interval";
+    if (!s.sync_interval || s.sync_interval <= 0) errors.push({ path: at("sync_interval"), message: `must be greater than 0 ${why}` });
+    if (!s.sync_interval_unit) errors.push({ path: at("sync_interval_unit"), message: `is required ${why}` });
+  }
+  return errors;
+}
+
+export const createSyncSchema = z.object({
+  sync: z
+    .object(syncFields, { error: "is required: send {sync: {source_id, destination_id, model_id, schedule_type, sync_mode, stream_name}}" })
+    .superRefine((sync, ctx) => {
+      for (const e of scheduleErrors(sync, "")) ctx.addIssue({ code: "custom", path: [e.path.slice(1)], message: e.message });
+    }),
+});
+export type CreateSyncInput = z.infer<typeof createSyncSchema>["sync"];
+
+/** Every field optional; the schedule rules are checked on the merged result by the service. */
+export const updateSyncSchema = z.object({
+  sync: z.object(
+    {
+      name: syncFields.name,
+      description: syncFields.description,
+      source_id: syncFields.source_id.optional(),
+      destination_id: syncFields.destination_id.optional(),
+      model_id: syncFields.model_id.optional(),
+      configuration: syncFields.configuration,
+      sync_mode: syncFields.sync_mode.optional(),
+      stream_name: syncFields.stream_name.optional(),
+      cursor_field: syncFields.cursor_field,
+      detect_deletes: syncFields.detect_deletes,
+      schedule_type: scheduleFields.schedule_type.optional(),
+      sync_interval: scheduleFields.sync_interval,
+      sync_interval_unit: scheduleFields.sync_interval_unit,
+      cron_expression: scheduleFields.cron_expression,
+      timezone: scheduleFields.timezone,
+    },
+    { error: "is required: send {sync: {...fields to change}}" },
+  ),
+});
+export type UpdateSyncInput = z.infer<typeof updateSyncSchema>["sync"];
+
+export const enableSyncSchema = z.object({
+  enable: z.boolean({ error: "is required: true to enable the sync, false to disable it" }).describe("true: enable (status pending); false: disable."),
+});
+export type EnableSyncInput = z.infer<typeof enableSyncSchema>;
+
+export const listSyncsQuerySchema = z.object({
+  status: z.enum(SYNC_STATUSES, oneOf(SYNC_STATUSES)).optional().describe("Only syncs in this status."),
+  model_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
+  source_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
+  destination_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
+});
+export type ListSyncsQuery = z.infer<typeof listSyncsQuerySchema>;
+
+export const scheduleSyncSchema = z.object({
+  schedule_sync: z.object({ sync_id: idField("The sync to run now.") }, { error: "is required: send {schedule_sync: {sync_id}}" }),
+});
+export type ScheduleSyncInput = z.infer<typeof scheduleSyncSchema>;
