@@ -1,7 +1,8 @@
-export default function Dashboard() {
-  return (
-    <main className="p-8">
-      <h1 className="text-2xl font-semibold">Dashboard</h1>
-    </main>
-  );
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/ui/card";
+
+export const metadata: Metadata = { title: "Dashboard" };
+
+export default function DashboardPage() {
+  return <PageHeader title="Dashboard" description="Runs and rows synced across this workspace." />;
 }

@@ -1,0 +1,73 @@
+"use client";
+import { createContext, useCallback, useContext, useMemo, useState } from "react";
+import { cn } from "./cn";
+
+type Tone = "success" | "error" | "info";
+interface Toast {
+  id: number;
+  tone: Tone;
+  message: string;
+}
+
+interface ToastApi {
+  success: (message: string) => void;
+  error: (message: string) => void;
+  info: (message: string) => void;
+}
+
+const Context = createContext<ToastApi | null>(null);
+
+export function useToast(): ToastApi {
+  const value = useContext(Context);
+  if (!value) throw new Error("useToast() outside <Toaster>");
+  return value;
+}
+
+let next = 1;
+
+export function Toaster({ children }: { children: React.ReactNode }) {
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const dismiss = useCallback((id: number) => setToasts((all) => all.filter((t) => t.id !== id)), []);
+  const push = useCallback(
+    (tone: Tone, message: string) => {
+      const id = next++;
+      setToasts((all) => [...all.slice(-3), { id, tone, message }]);
+      setTimeout(() => dismiss(id), tone === "error" ? 9000 : 4500);
+    },
+    [dismiss],
+  );
+  const api = useMemo<ToastApi>(
+    () => ({ success: (m) => push("success", m), error: (m) => push("error", m), info: (m) => push("info", m) }),
+    [push],
+  );
+  return (
+    <Context.Provider value={api}>
+      {children}
+      <div aria-live="polite" className="pointer-events-none fixed bottom-4 right-4 z-50 flex w-96 max-w-[calc(100%-2rem)] flex-col gap-2">
+        {toasts.map((t) => (
+          <div
+            key={t.id}
+            role={t.tone === "error" ? "alert" : "status"}
+            data-testid={`toast-${t.tone}`}
+            className={cn(
+              "pointer-events-auto flex items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg",
+              t.tone === "success" && "border-emerald-200 bg-emerald-50 text-emerald-900",
+              t.tone === "error" && "border-red-200 bg-red-50 text-red-900",
+              t.tone === "info" && "border-slate-200 bg-white text-slate-900",
+            )}
+          >
+            <p className="flex-1">{t.message}</p>
+            <button
+              type="button"
+              onClick={() => dismiss(t.id)}
+              className="rounded text-current opacity-60 hover:opacity-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+              aria-label="Dismiss"
+            >
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+    </Context.Provider>
+  );
+}

@@ -1,0 +1,104 @@
+"use client";
+// Holds the console's API client (token + selected workspace) and the React Query cache. Switching
+// workspace clears the cache so no page ever shows one workspace's data under another's name.
+import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from "@tanstack/react-query";
+import { signOut } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { ApiClient, ApiError, WORKSPACE_COOKIE } from "./client";
+
+interface ConsoleSession {
+  api: ApiClient;
+  email: string;
+  workspaceId: number | null;
+  setWorkspaceId: (id: number | null) => void;
+  signOutNow: () => Promise<void>;
+}
+
+// Set once the console is on its way to the sign-in page, so a burst of 401s signs out once.
+const leaving = { current: false };
+
+const Context = createContext<ConsoleSession | null>(null);
+
+export function useConsole(): ConsoleSession {
+  const value = useContext(Context);
+  if (!value) throw new Error("useConsole() outside <ApiProvider>");
+  return value;
+}
+
+export function useApi(): ApiClient {
+  return useConsole().api;
+}
+
+function retry(count: number, err: unknown): boolean {
+  if (err instanceof ApiError && err.httpStatus >= 400 && err.httpStatus < 500) return false;
+  return count < 2;
+}
+
+export function ApiProvider(props: {
+  token: string;
+  email: string;
+  initialWorkspaceId: number | null;
+  children: React.ReactNode;
+}) {
+  const [workspaceId, setWorkspace] = useState<number | null>(props.initialWorkspaceId);
+  const router = useRouter();
+  useEffect(() => {
+    leaving.current = false;
+  }, [props.token]);
+
+  const expire = useCallback(() => {
+    if (leaving.current) return;
+    leaving.current = true;
+    void signOut({ redirect: false }).finally(() => {
+      router.replace(`/login?expired=1&callbackUrl=${encodeURIComponent(window.location.pathname)}`);
+      router.refresh();
+    });
+  }, [router]);
+
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({
+        defaultOptions: { queries: { retry, staleTime: 5_000, refetchOnWindowFocus: false } },
+        queryCache: new QueryCache(),
+        mutationCache: new MutationCache(),
+      }),
+  );
+
+  const api = useMemo(
+    () => new ApiClient({ token: props.token, workspaceId, onUnauthorized: expire }),
+    [props.token, workspaceId, expire],
+  );
+
+  const setWorkspaceId = useCallback(
+    (id: number | null) => {
+      document.cookie = id
+        ? `${WORKSPACE_COOKIE}=${id}; path=/; max-age=31536000; samesite=lax`
+        : `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
+      queryClient.clear();
+      setWorkspace(id);
+    },
+    [queryClient],
+  );
+
+  const signOutNow = useCallback(async () => {
+    leaving.current = true;
+    await api.delete("/api/v1/logout").catch(() => undefined);
+    document.cookie = `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
+    await signOut({ redirect: false });
+    queryClient.clear();
+    router.replace("/login");
+    router.refresh();
+  }, [api, queryClient, router]);
+
+  const value = useMemo(
+    () => ({ api, email: props.email, workspaceId, setWorkspaceId, signOutNow }),
+    [api, props.email, workspaceId, setWorkspaceId, signOutNow],
+  );
+
+  return (
+    <Context.Provider value={value}>
+      <QueryClientProvider client={queryClient}>{props.children}</QueryClientProvider>
+    </Context.Provider>
+  );
+}

@@ -1,0 +1,52 @@
+"use client";
+// Small helpers shared by the per-resource hooks.
+import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
+import { useToast } from "@/components/ui/toast";
+import { errorMessage } from "./client";
+import { useConsole } from "./provider";
+
+/** Query keys start with the workspace, so switching workspace never shows stale data. */
+export function useKey() {
+  const { workspaceId } = useConsole();
+  return (...parts: unknown[]): QueryKey => ["ws", workspaceId ?? "default", ...parts];
+}
+
+/** A single resource may come bare or wrapped in `data` (interface.md fixes which per endpoint). */
+export function unwrap<T>(body: unknown): T {
+  const b = body as { data?: unknown; id?: unknown };
+  if (b && typeof b === "object" && b.data && typeof b.data === "object" && !Array.isArray(b.data) && b.id === undefined) {
+    return b.data as T;
+  }
+  return body as T;
+}
+
+/**
+ * A mutation that reports its outcome as a toast (the API's own message on failure) and
+ * invalidates the given query prefixes on success.
+ */
+export function useApiMutation<TVars, TResult>(
+  fn: (vars: TVars) => Promise<TResult>,
+  options: {
+    success?: string | ((result: TResult, vars: TVars) => string | null);
+    invalidate?: unknown[][];
+    onSuccess?: (result: TResult, vars: TVars) => void;
+    /** Forms that show errors inline set this to false. */
+    toastErrors?: boolean;
+  } = {},
+) {
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const key = useKey();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: async (result, vars) => {
+      for (const prefix of options.invalidate ?? []) await queryClient.invalidateQueries({ queryKey: key(...prefix) });
+      const message = typeof options.success === "function" ? options.success(result, vars) : options.success;
+      if (message) toast.success(message);
+      options.onSuccess?.(result, vars);
+    },
+    onError: (err) => {
+      if (options.toastErrors !== false) toast.error(errorMessage(err));
+    },
+  });
+}

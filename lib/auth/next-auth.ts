@@ -1,0 +1,115 @@
+// next-auth (v4) configuration for the console: a credentials provider whose authorize() calls the
+// login service, and a session that carries the API's own JWT, so the console calls the public REST
+// API with `Authorization: Bearer <jwt>` like any other client. The next-auth session lasts exactly
+// as long as that API token; when it ends, the console sends the person back to sign in.
+import { createHmac } from "node:crypto";
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { getServerSession } from "next-auth/next";
+import { sessionTtlSeconds } from "@/lib/auth/jwt";
+import { secrets } from "@/lib/config/secrets";
+import { loginSchema } from "@/lib/validation/auth";
+
+declare module "next-auth" {
+  interface Session {
+    /** The API's bearer JWT. */
+    accessToken: string;
+    /** When the API token expires (ms since epoch). */
+    accessTokenExpires: number;
+    user: { id: string; email: string; name?: string | null };
+  }
+  interface User {
+    accessToken: string;
+    accessTokenExpires: number;
+  }
+}
+
+declare module "next-auth/jwt" {
+  interface JWT {
+    accessToken?: string;
+    accessTokenExpires?: number;
+    uid?: string;
+  }
+}
+
+/** NEXTAUTH_SECRET when set, else a key derived from the API's JWT secret (never the same bytes). */
+export function nextAuthSecret(): string {
+  return (
+    process.env.NEXTAUTH_SECRET ||
+    process.env.AUTH_SECRET ||
+    createHmac("sha256", secrets().jwtSecret).update("datasync:next-auth").digest("base64url")
+  );
+}
+
+// Without NEXTAUTH_URL, next-auth v4 only derives its URL from the request's Host header when told
+// to trust it; the console is reachable under whatever host it is served on.
+if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
+
+let cached: NextAuthOptions | undefined;
+
+/** Built on first use, so importing this module (e.g. while Next builds) reads no secrets. */
+export function authOptions(): NextAuthOptions {
+  if (cached) return cached;
+  cached = {
+    secret: nextAuthSecret(),
+    session: { strategy: "jwt", maxAge: sessionTtlSeconds() },
+    pages: { signIn: "/login" },
+    providers: [
+      CredentialsProvider({
+        name: "Email and password",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials) {
+          const parsed = loginSchema.safeParse(credentials ?? {});
+          if (!parsed.success) return null;
+          try {
+            // Imported here so the proxy, which only needs the secret, does not bundle the database.
+            const { login } = await import("@/lib/services/auth");
+            const { token, expiresAt, userId } = await login(parsed.data);
+            return {
+              id: String(userId),
+              email: parsed.data.email,
+              accessToken: token,
+              accessTokenExpires: expiresAt ? expiresAt.getTime() : Date.now() + sessionTtlSeconds() * 1000,
+            };
+          } catch {
+            return null;
+          }
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user }) {
+        if (user) {
+          token.accessToken = user.accessToken;
+          token.accessTokenExpires = user.accessTokenExpires;
+          token.uid = user.id;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        session.accessToken = token.accessToken ?? "";
+        session.accessTokenExpires = token.accessTokenExpires ?? 0;
+        session.user = { id: token.uid ?? "", email: token.email ?? "", name: token.name ?? null };
+        return session;
+      },
+      // Only ever redirect within the console.
+      async redirect({ url, baseUrl }) {
+        if (url.startsWith("/")) return url;
+        try {
+          if (new URL(url).origin === new URL(baseUrl).origin) return url;
+        } catch {
+          /* fall through */
+        }
+        return "/dashboard";
+      },
+    },
+  };
+  return cached;
+}
+
+/** The signed-in session with a still-valid API token, or null. For server components. */
+export async function currentSession() {
+  const session = await getServerSession(authOptions());
+  if (!session?.accessToken || session.accessTokenExpires <= Date.now()) return null;
+  return session;
+}
