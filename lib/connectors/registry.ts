@@ -9,11 +9,12 @@ import { postgresqlDestination } from "./postgresql/destination";
 import { httpDestination } from "./http/destination";
 import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
+import { slackDestination } from "./slack/destination";
 
 export { SECRET_MASK };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination];
+const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {
