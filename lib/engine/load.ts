@@ -59,13 +59,17 @@ export class Loader {
     this.chunkSize = options.batch ? Math.max(1, options.batchSize > 0 ? options.batchSize : 1000) : 1;
   }
 
-  /** Writes every record; resolves with one outcome per record key. */
+  /** Writes every record; resolves with one outcome per record key (only sent records after a stop). */
   async load(records: WriteRecord[]): Promise<Map<string, WriteOutcome>> {
     const chunks: WriteRecord[][] = [];
     for (let i = 0; i < records.length; i += this.chunkSize) chunks.push(records.slice(i, i + this.chunkSize));
-    const results = await Promise.all(chunks.map((chunk) => this.deliverIsolating(chunk)));
+    const results = await Promise.allSettled(chunks.map((chunk) => this.deliverIsolating(chunk)));
     const byKey = new Map<string, WriteOutcome>();
-    for (const outcomes of results) for (const o of outcomes) byKey.set(o.key, o);
+    for (const result of results) {
+      if (result.status === "fulfilled") for (const o of result.value) byKey.set(o.key, o);
+      // After a stop (cancel, shutdown) unsent chunks have no outcome: the caller records what was sent.
+      else if (!this.options.signal?.aborted) throw result.reason;
+    }
     return byKey;
   }
 

@@ -3,7 +3,7 @@
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
 import type { Pool, PoolClient } from "pg";
-import type { Row, WriteAction, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
+import type { Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
@@ -283,7 +283,8 @@ class RunExecution {
     if (records.length > 0) {
       const outcomes = await this.loader.load(records);
       for (const record of records) {
-        const o = outcomes.get(record.key) as WriteOutcome;
+        const o = outcomes.get(record.key);
+        if (!o) continue; // never sent: the run stopped first
         results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error: o.ok ? undefined : (o.error ?? "The destination refused the record."), log: o.log });
       }
     }

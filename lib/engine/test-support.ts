@@ -1,0 +1,208 @@
+// Fixtures for the engine's integration tests (not used by production code): a workspace with a
+// PostgreSQL source, a destination and a sync, real rows in scratch databases, and a worker process.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { Client } from "pg";
+import type { Catalog, Row, Stream } from "@/lib/connectors/types";
+import { encryptJson } from "@/lib/crypto/encryption";
+import { prisma } from "@/lib/db/client";
+import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
+
+export const TEST_ENV = {
+  ENCRYPTION_KEY: "engine-tests-encryption-key-0123456789",
+  JWT_SECRET: "engine-tests-jwt-secret-0123456789abcdef",
+};
+Object.assign(process.env, TEST_ENV);
+
+export function pgConnectorConfig(url: string): Row {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    database: u.pathname.slice(1),
+    schema: "public",
+    credentials: { auth_type: "username/password", username: decodeURIComponent(u.username || "postgres"), password: decodeURIComponent(u.password) },
+  };
+}
+
+export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** people(id, name, email, score, updated_at) with `count` rows; updated_at grows with id. */
+export async function createPeople(url: string, count: number, options: { constraints?: string } = {}): Promise<void> {
+  await sql(
+    url,
+    `CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL, email text, score integer,
+       updated_at timestamptz NOT NULL DEFAULT now()${options.constraints ? `, ${options.constraints}` : ""})`,
+  );
+  if (count > 0) {
+    await sql(
+      url,
+      `INSERT INTO people (id, name, email, score, updated_at)
+       SELECT g, 'Person ' || g, 'person' || g || '@example.com', g % 100, timestamptz '2026-01-01' + g * interval '1 second'
+       FROM generate_series(1, $1) g`,
+      [count],
+    );
+  }
+}
+
+export const PEOPLE_MAPPING = [
+  { from: "id", to: "id", mapping_type: "standard" },
+  { from: "name", to: "name", mapping_type: "standard" },
+  { from: "email", to: "email", mapping_type: "standard" },
+  { from: "score", to: "score", mapping_type: "standard" },
+  { from: "updated_at", to: "updated_at", mapping_type: "standard" },
+];
+
+export function tableStream(name: string, overrides: Partial<Stream> = {}): Stream {
+  return {
+    name,
+    url: `public.${name}`,
+    json_schema: { type: "object" },
+    batch_support: true,
+    batch_size: 1000,
+    request_method: "POST",
+    primary_key: ["id"],
+    ...overrides,
+  };
+}
+
+export interface Fixture {
+  workspaceId: number;
+  sourceId: number;
+  destinationId: number;
+  modelId: number;
+  syncId: number;
+}
+
+let counter = 0;
+
+export async function createFixture(options: {
+  sourceUrl: string;
+  destination: { connectorName: string; config: Row; catalog: Catalog };
+  query?: string;
+  primaryKey?: string;
+  sync?: Partial<Prisma.SyncUncheckedCreateInput>;
+  workspaceId?: number;
+  destinationId?: number;
+}): Promise<Fixture> {
+  const db = prisma();
+  const n = ++counter;
+  const workspaceId =
+    options.workspaceId ?? (await db.workspace.create({ data: { name: `Engine ${n}`, slug: `engine-${n}-${Date.now()}` } })).id;
+  const source = await db.connector.create({
+    data: {
+      workspaceId,
+      connectorType: "source",
+      connectorName: "Postgresql",
+      name: `source ${n}`,
+      configurationEncrypted: encryptJson(pgConnectorConfig(options.sourceUrl)),
+    },
+  });
+  let destinationId = options.destinationId;
+  if (!destinationId) {
+    const destination = await db.connector.create({
+      data: {
+        workspaceId,
+        connectorType: "destination",
+        connectorName: options.destination.connectorName,
+        name: `destination ${n}`,
+        configurationEncrypted: encryptJson(options.destination.config),
+      },
+    });
+    await db.catalog.create({
+      data: {
+        workspaceId,
+        connectorId: destination.id,
+        catalog: options.destination.catalog as unknown as Prisma.InputJsonValue,
+        catalogHash: `hash-${n}`,
+      },
+    });
+    destinationId = destination.id;
+  }
+  const model = await db.model.create({
+    data: {
+      workspaceId,
+      connectorId: source.id,
+      name: `model ${n}`,
+      query: options.query ?? "SELECT id, name, email, score, updated_at FROM people",
+      primaryKey: options.primaryKey ?? "id",
+    },
+  });
+  const sync = await db.sync.create({
+    data: {
+      workspaceId,
+      sourceId: source.id,
+      destinationId,
+      modelId: model.id,
+      name: `sync ${n}`,
+      configuration: PEOPLE_MAPPING,
+      scheduleType: "manual",
+      syncMode: "incremental",
+      streamName: options.destination.catalog.streams[0].name,
+      ...options.sync,
+    },
+  });
+  return { workspaceId, sourceId: source.id, destinationId, modelId: model.id, syncId: sync.id };
+}
+
+export function catalogOf(stream: Stream, rate: Partial<Omit<Catalog, "streams">> = {}): Catalog {
+  return { streams: [stream], request_rate_limit: 0, request_rate_limit_unit: "minute", request_rate_concurrency: 4, ...rate };
+}
+
+export async function runRecords(runId: number) {
+  return prisma().syncRecord.findMany({ where: { syncRunId: runId }, orderBy: { id: "asc" } });
+}
+
+export async function reloadRun(runId: number): Promise<SyncRun> {
+  return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
+}
+
+/** Polls until `check` returns a value (not undefined) or the time is up. */
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A real worker process (`tsx scripts/worker.ts`) on the given database. */
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess & { output: () => string } {
+  const root = path.resolve(__dirname, "../..");
+  const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), path.join(root, "scripts/worker.ts")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...TEST_ENV,
+      DATABASE_URL: databaseUrl,
+      WORKER_CONCURRENCY: "1",
+      ENGINE_REAPER_INTERVAL_MS: "500",
+      ENGINE_STATUS_POLL_MS: "300",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "test",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  return Object.assign(child, { output: () => output });
+}
+
+export async function stopWorker(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill(signal);
+  await exited;
+}
