@@ -36,7 +36,8 @@ export function DataTable<T>({
   renderExpanded,
   label,
 }: {
-  columns: ColumnDef<T, unknown>[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- columns of any value type, as react-table's own helpers produce
+  columns: ColumnDef<T, any>[];
   data: T[] | undefined;
   isLoading?: boolean;
   error?: unknown;

@@ -23,12 +23,27 @@ export interface SyncInput {
   timezone?: string | null;
 }
 
-export function useSyncs(params: { page: number; perPage: number; refetch?: boolean }) {
+export function useSyncs(params: {
+  page: number;
+  perPage: number;
+  refetch?: boolean;
+  sourceId?: string;
+  destinationId?: string;
+  modelId?: string;
+}) {
   const api = useApi();
   const key = useKey();
+  const { refetch: _refetch, ...filters } = params;
   return useQuery({
-    queryKey: key("syncs", { page: params.page, perPage: params.perPage }),
-    queryFn: () => api.get<ListResponse<SyncAttributes>>("/api/v1/syncs", { page: params.page, per_page: params.perPage }),
+    queryKey: key("syncs", filters),
+    queryFn: () =>
+      api.get<ListResponse<SyncAttributes>>("/api/v1/syncs", {
+        page: params.page,
+        per_page: params.perPage,
+        source_id: params.sourceId,
+        destination_id: params.destinationId,
+        model_id: params.modelId,
+      }),
     placeholderData: keepPreviousData,
     refetchInterval: params.refetch ? 10_000 : false,
   });

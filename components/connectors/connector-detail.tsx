@@ -1,0 +1,293 @@
+"use client";
+import { zodResolver } from "@hookform/resolvers/zod";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { dateTime } from "@/components/common/format";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { Field, Input, Textarea } from "@/components/ui/field";
+import { ErrorState, InlineError, LoadingState, Spinner } from "@/components/ui/states";
+import { errorMessage, fieldErrors } from "@/lib/api-client/client";
+import { useCheckConnection, useConnector, useDefinitions, useDeleteConnector, useRefreshDiscover, useUpdateConnector } from "@/lib/api-client/connectors";
+import { useModels } from "@/lib/api-client/models";
+import { useCan } from "@/lib/api-client/settings";
+import { useSyncs } from "@/lib/api-client/syncs";
+import type { Connector, ConnectorKind } from "@/lib/api-client/types";
+import { updateConnectorSchema } from "@/lib/validation/connectors";
+import { CatalogEditor } from "./catalog-editor";
+import { CheckResultPanel } from "./check-result";
+import { ConnectorIcon } from "./connector-icon";
+import { kindLabel, kindPath } from "./connectors-list";
+import { coerceValue, containsMask, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
+
+export function ConnectorDetail({ type, id }: { type: ConnectorKind; id: string }) {
+  const connector = useConnector(id);
+  const [tab, setTab] = useState<"configuration" | "catalog">("configuration");
+  const [deleting, setDeleting] = useState(false);
+  const canUpdate = useCan("connector", "update");
+  const canDelete = useCan("connector", "delete");
+
+  if (connector.isLoading) return <LoadingState />;
+  if (connector.error || !connector.data) return <ErrorState error={connector.error ?? "Not found"} onRetry={() => void connector.refetch()} />;
+  const c = connector.data;
+  const base = kindPath(type);
+  return (
+    <>
+      <PageHeader
+        breadcrumb={
+          <Link href={base} className="hover:underline">
+            {kindLabel(type, true)}
+          </Link>
+        }
+        title={
+          <span className="flex items-center gap-3">
+            <ConnectorIcon name={c.attributes.connector_name} />
+            {c.attributes.name}
+          </span>
+        }
+        description={c.attributes.description || `${c.attributes.connector_name} ${kindLabel(type).toLowerCase()} · updated ${dateTime(c.attributes.updated_at)}`}
+        actions={
+          canDelete ? (
+            <Button variant="secondary" onClick={() => setDeleting(true)} className="text-red-700">
+              Delete
+            </Button>
+          ) : null
+        }
+      />
+      <div role="tablist" aria-label="Sections" className="mb-4 flex gap-1 border-b border-slate-200">
+        {(["configuration", "catalog"] as const).map((t) => (
+          <button
+            key={t}
+            role="tab"
+            type="button"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+            className={cn(
+              "-mb-px border-b-2 px-4 py-2 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
+              tab === t ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800",
+            )}
+          >
+            {t === "configuration" ? "Configuration" : type === "source" ? "Tables (catalog)" : "Streams (catalog)"}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel">
+        {tab === "configuration" ? <ConfigurationPanel connector={c} type={type} canUpdate={canUpdate} /> : <CatalogEditor connectorId={c.id} canEdit={canUpdate} />}
+      </div>
+      <DeleteConnectorDialog connector={c} type={type} open={deleting} onClose={() => setDeleting(false)} />
+    </>
+  );
+}
+
+function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connector; type: ConnectorKind; canUpdate: boolean }) {
+  const definitions = useDefinitions(type);
+  const definition = definitions.data?.find((d) => d.name.toLowerCase() === connector.attributes.connector_name.toLowerCase());
+  const schema = definition?.connector_spec.connection_specification;
+  const [editing, setEditing] = useState(false);
+  const [config, setConfig] = useState<Record<string, unknown>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [note, setNote] = useState<string | null>(null);
+  const update = useUpdateConnector(connector.id);
+  const check = useCheckConnection();
+  const retest = useRefreshDiscover(connector.id);
+  const form = useForm({
+    resolver: zodResolver(updateConnectorSchema),
+    defaultValues: { connector: { name: connector.attributes.name, description: connector.attributes.description ?? "" } },
+  });
+
+  function startEditing() {
+    if (!schema) return;
+    setConfig(withDefaults(schema, connector.attributes.configuration));
+    setErrors({});
+    setNote(null);
+    check.reset();
+    form.reset({ connector: { name: connector.attributes.name, description: connector.attributes.description ?? "" } });
+    setEditing(true);
+  }
+
+  function test() {
+    if (!schema || !definition) return;
+    setNote(null);
+    const errs = validateValue(schema, config);
+    setErrors(errs);
+    if (Object.keys(errs).length) return;
+    if (containsMask(config)) {
+      setNote("Hidden secrets cannot be sent for a test. Retype them to test these settings, or save and then use “Test saved connection”.");
+      return;
+    }
+    check.mutate({ name: definition.name, type, connection_spec: coerceValue(schema, config) }, { onError: (e) => setErrors(fieldErrors(e, "connection_spec")) });
+  }
+
+  const save = form.handleSubmit((values) => {
+    if (!schema) return;
+    const errs = validateValue(schema, config);
+    setErrors(errs);
+    if (Object.keys(errs).length) return;
+    update.mutate(
+      { ...values.connector, configuration: coerceValue(schema, config) },
+      {
+        onSuccess: () => setEditing(false),
+        onError: (e) => setErrors(fieldErrors(e, "connector.configuration", "connector")),
+      },
+    );
+  });
+
+  if (!editing) {
+    return (
+      <Card>
+        <CardHeader
+          title="Connection"
+          description="Secrets are stored encrypted and never shown."
+          actions={
+            <>
+              <Button variant="secondary" size="sm" onClick={() => retest.mutate(undefined)} loading={retest.isPending}>
+                Test saved connection
+              </Button>
+              {canUpdate && (
+                <Button size="sm" onClick={startEditing} disabled={!schema}>
+                  Edit
+                </Button>
+              )}
+            </>
+          }
+        />
+        <CardBody>
+          {retest.isSuccess && (
+            <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+              The saved connection works: its streams were discovered again.
+            </p>
+          )}
+          {retest.error && <div className="mb-4"><InlineError message={errorMessage(retest.error)} /></div>}
+          <ConfigList value={connector.attributes.configuration} />
+        </CardBody>
+      </Card>
+    );
+  }
+  return (
+    <Card>
+      <CardHeader title="Edit connection" description="Leave hidden secrets as they are to keep them." />
+      <CardBody>
+        <form onSubmit={save} noValidate className="space-y-5">
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+            <Field label="Name" required error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`}>
+              {(p) => <Input {...p} {...form.register("connector.name")} />}
+            </Field>
+            <Field label="Description">{(p) => <Textarea {...p} rows={1} {...form.register("connector.description")} />}</Field>
+          </div>
+          {schema && <JsonSchemaForm schema={schema} value={config} onChange={setConfig} errors={errors} />}
+          {note && (
+            <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+              {note}
+            </p>
+          )}
+          <CheckResultPanel pending={check.isPending} result={check.data} />
+          <InlineError message={update.error ? errorMessage(update.error) : null} />
+          <div className="flex justify-end gap-2">
+            <Button variant="ghost" onClick={() => setEditing(false)}>
+              Cancel
+            </Button>
+            <Button variant="secondary" onClick={test} loading={check.isPending}>
+              Test connection
+            </Button>
+            <Button type="submit" loading={update.isPending}>
+              Save changes
+            </Button>
+          </div>
+        </form>
+      </CardBody>
+    </Card>
+  );
+}
+
+function ConfigList({ value, prefix = "" }: { value: Record<string, unknown>; prefix?: string }) {
+  const entries = Object.entries(value ?? {});
+  if (!entries.length) return <p className="text-sm text-slate-500">No settings.</p>;
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-3">
+      {entries.flatMap(([k, v]) =>
+        v && typeof v === "object" && !Array.isArray(v) ? (
+          <div key={k} className="col-span-full">
+            <ConfigList value={v as Record<string, unknown>} prefix={`${prefix}${k}.`} />
+          </div>
+        ) : (
+          <div key={k}>
+            <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{prefix + k}</dt>
+            <dd className="mt-0.5 break-all font-mono text-sm text-slate-800">{v === null || v === undefined || v === "" ? "—" : String(v)}</dd>
+          </div>
+        ),
+      )}
+    </dl>
+  );
+}
+
+function DeleteConnectorDialog({ connector, type, open, onClose }: { connector: Connector; type: ConnectorKind; open: boolean; onClose: () => void }) {
+  const router = useRouter();
+  const remove = useDeleteConnector();
+  const models = useModels({ page: 1, perPage: 100, connectorId: type === "source" ? connector.id : undefined });
+  const syncs = useSyncs({
+    page: 1,
+    perPage: 100,
+    sourceId: type === "source" ? connector.id : undefined,
+    destinationId: type === "destination" ? connector.id : undefined,
+  });
+  const dependentModels = type === "source" && open ? (models.data?.data ?? []) : [];
+  const dependentSyncs = open ? (syncs.data?.data ?? []) : [];
+  const loading = open && (models.isLoading || syncs.isLoading);
+  const blocked = dependentModels.length + dependentSyncs.length > 0;
+  return (
+    <ConfirmDialog
+      open={open}
+      onClose={onClose}
+      title={`Delete “${connector.attributes.name}”?`}
+      description={blocked ? "This connector is still in use. Delete what depends on it first." : "This cannot be undone."}
+      confirmLabel="Delete"
+      loading={remove.isPending}
+      onConfirm={() => remove.mutate(connector, { onSuccess: () => router.push(kindPath(type)), onSettled: onClose })}
+    >
+      {loading ? (
+        <p className="flex items-center gap-2 text-slate-500">
+          <Spinner className="h-4 w-4" /> Looking for models and syncs that use it…
+        </p>
+      ) : blocked ? (
+        <div className="space-y-3">
+          {dependentModels.length > 0 && (
+            <div>
+              <p className="font-medium">Models ({dependentModels.length})</p>
+              <ul className="mt-1 list-disc pl-5">
+                {dependentModels.map((m) => (
+                  <li key={m.id}>
+                    <Link className="text-indigo-700 hover:underline" href={`/models/${m.id}`}>
+                      {m.attributes.name}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {dependentSyncs.length > 0 && (
+            <div>
+              <p className="font-medium">Syncs ({dependentSyncs.length})</p>
+              <ul className="mt-1 list-disc pl-5">
+                {dependentSyncs.map((s) => (
+                  <li key={s.id}>
+                    <Link className="text-indigo-700 hover:underline" href={`/syncs/${s.id}`}>
+                      {s.attributes.name || `Sync ${s.id}`}
+                    </Link>{" "}
+                    <Badge>{s.attributes.status}</Badge>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+        </div>
+      ) : (
+        <p>No models or syncs use this connector.</p>
+      )}
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,226 @@
+"use client";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
+import { Button } from "@/components/ui/button";
+import { Card, CardBody, PageHeader } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
+import { Field, Input, Textarea } from "@/components/ui/field";
+import { EmptyState, ErrorState, InlineError, LoadingState } from "@/components/ui/states";
+import { Steps } from "@/components/ui/steps";
+import { errorMessage, fieldErrors } from "@/lib/api-client/client";
+import { useCheckConnection, useCreateConnector, useDefinitions } from "@/lib/api-client/connectors";
+import type { ConnectorDefinition, ConnectorKind } from "@/lib/api-client/types";
+import { createConnectorSchema } from "@/lib/validation/connectors";
+import { CheckResultPanel } from "./check-result";
+import { ConnectorIcon } from "./connector-icon";
+import { kindLabel, kindPath } from "./connectors-list";
+import { coerceValue, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
+
+const STEPS = ["Choose a connector", "Configure", "Test", "Name and save"];
+
+export function ConnectorWizard({ type }: { type: ConnectorKind }) {
+  const router = useRouter();
+  const [step, setStep] = useState(0);
+  const [definition, setDefinition] = useState<ConnectorDefinition | null>(null);
+  const [config, setConfig] = useState<Record<string, unknown>>({});
+  const [configErrors, setConfigErrors] = useState<Record<string, string>>({});
+  const check = useCheckConnection();
+  const create = useCreateConnector();
+  const label = kindLabel(type).toLowerCase();
+
+  const schema = definition?.connector_spec.connection_specification;
+
+  const form = useForm({
+    resolver: zodResolver(createConnectorSchema),
+    defaultValues: { connector: { name: "", description: "", connector_type: type, connector_name: "", configuration: {} } },
+  });
+
+  function pick(d: ConnectorDefinition) {
+    setDefinition(d);
+    setConfig(withDefaults(d.connector_spec.connection_specification));
+    setConfigErrors({});
+    check.reset();
+    setStep(1);
+  }
+
+  function runTest() {
+    if (!definition || !schema) return;
+    const errors = validateValue(schema, config);
+    setConfigErrors(errors);
+    if (Object.keys(errors).length > 0) return;
+    setStep(2);
+    check.mutate(
+      { name: definition.name, type, connection_spec: coerceValue(schema, config) },
+      { onError: (err) => setConfigErrors(fieldErrors(err, "connection_spec")) },
+    );
+  }
+
+  const save = form.handleSubmit((values) => {
+    if (!definition || !schema) return;
+    const connector = {
+      ...values.connector,
+      connector_type: type,
+      connector_name: definition.name,
+      configuration: coerceValue(schema, config),
+    };
+    create.mutate(connector, {
+      onSuccess: (c) => router.push(`${kindPath(type)}/${c.id}`),
+      onError: (err) => {
+        const errors = fieldErrors(err, "connector");
+        const cfg = Object.fromEntries(
+          Object.entries(errors)
+            .filter(([k]) => k.startsWith("configuration."))
+            .map(([k, v]) => [k.slice("configuration.".length), v]),
+        );
+        if (Object.keys(cfg).length > 0) {
+          setConfigErrors(cfg);
+          setStep(1);
+        }
+        if (errors.name) form.setError("connector.name", { message: errors.name });
+      },
+    });
+  });
+
+  return (
+    <>
+      <PageHeader title={`New ${label}`} description={`Connect a ${label} in four steps.`} />
+      <Steps steps={STEPS} current={step} />
+      {step === 0 && <DefinitionPicker type={type} onPick={pick} />}
+
+      {step === 1 && definition && schema && (
+        <Card>
+          <CardBody>
+            <div className="mb-5 flex items-center gap-3">
+              <ConnectorIcon name={definition.name} />
+              <div>
+                <h2 className="text-base font-semibold">{definition.title}</h2>
+                <p className="text-sm text-slate-500">Enter the connection details. Fields marked * are required.</p>
+              </div>
+            </div>
+            <form
+              noValidate
+              onSubmit={(e) => {
+                e.preventDefault();
+                runTest();
+              }}
+            >
+              <JsonSchemaForm schema={schema} value={config} onChange={setConfig} errors={configErrors} />
+              {Object.keys(configErrors).length > 0 && (
+                <p role="alert" className="mt-4 text-sm font-medium text-red-600">
+                  Fix the highlighted fields first.
+                </p>
+              )}
+              <div className="mt-6 flex justify-between">
+                <Button variant="secondary" onClick={() => setStep(0)}>
+                  Back
+                </Button>
+                <Button type="submit">Test connection</Button>
+              </div>
+            </form>
+          </CardBody>
+        </Card>
+      )}
+
+      {step === 2 && definition && (
+        <Card>
+          <CardBody className="space-y-5">
+            <h2 className="text-base font-semibold">Test the connection to {definition.title}</h2>
+            <CheckResultPanel
+              pending={check.isPending}
+              result={check.data}
+              error={check.error && !Object.keys(configErrors).length ? errorMessage(check.error) : null}
+            />
+            <div className="flex justify-between">
+              <Button variant="secondary" onClick={() => setStep(1)}>
+                Back to configuration
+              </Button>
+              <div className="flex gap-2">
+                {!check.isPending && <Button variant="secondary" onClick={runTest}>Test again</Button>}
+                <Button onClick={() => setStep(3)} disabled={check.data?.result !== "success"}>
+                  Continue
+                </Button>
+              </div>
+            </div>
+          </CardBody>
+        </Card>
+      )}
+
+      {step === 3 && definition && (
+        <Card>
+          <CardBody>
+            <form onSubmit={save} noValidate className="max-w-lg space-y-4">
+              <Field label="Name" hint={`Shown wherever this ${label} is used.`} error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`} required>
+                {(p) => <Input {...p} autoFocus placeholder={`My ${definition.title} ${label}`} {...form.register("connector.name")} />}
+              </Field>
+              <Field label="Description" error={form.formState.errors.connector?.description?.message}>
+                {(p) => <Textarea {...p} rows={2} {...form.register("connector.description")} />}
+              </Field>
+              <InlineError message={create.error ? errorMessage(create.error) : null} />
+              <div className="flex justify-between pt-2">
+                <Button variant="secondary" onClick={() => setStep(2)}>
+                  Back
+                </Button>
+                <Button type="submit" loading={create.isPending}>
+                  Save {label}
+                </Button>
+              </div>
+            </form>
+          </CardBody>
+        </Card>
+      )}
+    </>
+  );
+}
+
+function DefinitionPicker({ type, onPick }: { type: ConnectorKind; onPick: (d: ConnectorDefinition) => void }) {
+  const definitions = useDefinitions(type);
+  const [category, setCategory] = useState("all");
+  const categories = useMemo(() => {
+    const set = new Set<string>();
+    for (const d of definitions.data ?? []) set.add(d.sub_category || d.category);
+    return ["all", ...set];
+  }, [definitions.data]);
+  if (definitions.isLoading) return <LoadingState label="Loading connectors…" />;
+  if (definitions.error) return <ErrorState error={definitions.error} onRetry={() => void definitions.refetch()} />;
+  const shown = (definitions.data ?? []).filter((d) => category === "all" || (d.sub_category || d.category) === category);
+  if (!definitions.data?.length) return <EmptyState title="No connectors available" description="This server provides no connectors of this type." />;
+  return (
+    <div>
+      <div role="group" aria-label="Filter by category" className="mb-4 flex flex-wrap gap-2">
+        {categories.map((c) => (
+          <button
+            key={c}
+            type="button"
+            aria-pressed={category === c}
+            onClick={() => setCategory(c)}
+            className={cn(
+              "rounded-full border px-3 py-1 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
+              category === c ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
+            )}
+          >
+            {c === "all" ? "All" : c === "data" ? "Data" : c === "ai_ml" ? "AI / ML" : c}
+          </button>
+        ))}
+      </div>
+      <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+        {shown.map((d) => (
+          <li key={d.name}>
+            <button
+              type="button"
+              onClick={() => onPick(d)}
+              className="flex w-full items-center gap-3 rounded-lg border border-slate-200 bg-white p-4 text-left shadow-sm transition hover:border-indigo-400 hover:shadow focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+            >
+              <ConnectorIcon name={d.name} className="h-10 w-10 text-base" />
+              <span>
+                <span className="block font-semibold text-slate-900">{d.title}</span>
+                <span className="block text-xs text-slate-500">{d.sub_category || d.category}</span>
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
