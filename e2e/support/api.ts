@@ -1,6 +1,11 @@
 // Helpers for API contract tests over real HTTP: sign in, make an isolated workspace per test file,
 // and call endpoints with the bearer token and Workspace-Id header.
-import { expect, type APIRequestContext, type APIResponse } from "@playwright/test";
+import {
+  expect,
+  request as playwrightRequest,
+  type APIRequestContext,
+  type APIResponse,
+} from "@playwright/test";
 
 export const ADMIN = { email: "admin@example.com", password: "e2e-admin-password" };
 
@@ -22,35 +27,136 @@ export function headers(session: Session): Record<string, string> {
   };
 }
 
+/** The server the tests talk to (the same port rule as playwright.config.ts). */
+export const BASE_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100)}`;
+
+// One request context per worker for Api calls: an Api made in beforeAll keeps working in the tests
+// (Playwright disposes the `request` fixture of a beforeAll when the hook ends).
+let shared: Promise<APIRequestContext> | undefined;
+const context = () => (shared ??= playwrightRequest.newContext({ baseURL: BASE_URL }));
+
 export class Api {
   constructor(
-    private readonly request: APIRequestContext,
+    /** Kept for call-site compatibility; calls go through the worker's shared context. */
+    readonly request: APIRequestContext | null,
     public session: Session,
   ) {}
 
-  get(path: string): Promise<APIResponse> {
-    return this.request.get(path, { headers: headers(this.session) });
+  async get(path: string): Promise<APIResponse> {
+    return (await context()).get(path, { headers: headers(this.session) });
   }
-  post(path: string, data?: unknown): Promise<APIResponse> {
-    return this.request.post(path, { headers: headers(this.session), data });
+  async post(path: string, data?: unknown): Promise<APIResponse> {
+    return (await context()).post(path, { headers: headers(this.session), data });
   }
-  put(path: string, data?: unknown): Promise<APIResponse> {
-    return this.request.put(path, { headers: headers(this.session), data });
+  async put(path: string, data?: unknown): Promise<APIResponse> {
+    return (await context()).put(path, { headers: headers(this.session), data });
   }
-  patch(path: string, data?: unknown): Promise<APIResponse> {
-    return this.request.patch(path, { headers: headers(this.session), data });
+  async patch(path: string, data?: unknown): Promise<APIResponse> {
+    return (await context()).patch(path, { headers: headers(this.session), data });
   }
-  delete(path: string): Promise<APIResponse> {
-    return this.request.delete(path, { headers: headers(this.session) });
+  async delete(path: string): Promise<APIResponse> {
+    return (await context()).delete(path, { headers: headers(this.session) });
+  }
+  /** The same caller in another workspace (Workspace-Id header), or with none when undefined. */
+  inWorkspace(workspaceId: number | undefined): Api {
+    return new Api(this.request, { ...this.session, workspaceId });
   }
 }
 
 /** Expects the one error body of behaviour.md section 3. */
-export async function expectError(res: APIResponse, status: number, code: string): Promise<Record<string, unknown>> {
+export async function expectError(
+  res: APIResponse,
+  status: number,
+  code: string,
+): Promise<Record<string, unknown>> {
   expect(res.status(), await res.text()).toBe(status);
   const body = await res.json();
   expect(typeof body.message).toBe("string");
   expect(body.message.length).toBeGreaterThan(3);
   expect(body.status).toBe(code);
   return body;
+}
+
+/** A random suffix for names and emails, so spec files never collide. */
+export const uniqueSuffix = () => Math.random().toString(36).slice(2, 10);
+
+/** ISO 8601 UTC with milliseconds (behaviour.md section 1). */
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export interface TestWorkspace {
+  id: number;
+  /** The seeded admin, working in this workspace (Workspace-Id set). */
+  admin: Api;
+  /** Role ids by name: the system roles and any custom role of the workspace at creation. */
+  roles: Record<string, number>;
+}
+
+/** The seeded admin, signed in, in its default workspace. */
+export async function adminApi(request: APIRequestContext): Promise<Api> {
+  return new Api(request, { token: await loginAs(request, ADMIN.email, ADMIN.password) });
+}
+
+/** A new workspace created by the seeded admin (who becomes its Admin), isolated from other tests. */
+export async function newWorkspace(
+  request: APIRequestContext,
+  name = `e2e ${uniqueSuffix()}`,
+): Promise<TestWorkspace> {
+  const root = await adminApi(request);
+  const res = await root.post("/api/v1/workspaces", { workspace: { name } });
+  expect(res.status(), await res.text()).toBe(201);
+  const id = Number((await res.json()).data.id);
+  const admin = new Api(request, { token: root.session.token, workspaceId: id });
+  return { id, admin, roles: await roleIds(admin) };
+}
+
+export async function roleIds(api: Api): Promise<Record<string, number>> {
+  const res = await api.get("/enterprise/api/v1/roles");
+  expect(res.status(), await res.text()).toBe(200);
+  const roles = (await res.json()).data as { id: string; attributes: { role_name: string } }[];
+  return Object.fromEntries(roles.map((r) => [r.attributes.role_name, Number(r.id)]));
+}
+
+export interface TestMember {
+  userId: number;
+  email: string;
+  password: string;
+  /** Signed in as this member, working in the workspace. */
+  api: Api;
+}
+
+/** A new account added to the workspace with the named role (system or custom), signed in there. */
+export async function memberWithRole(
+  request: APIRequestContext,
+  ws: TestWorkspace,
+  roleName: string,
+): Promise<TestMember> {
+  const roleId = ws.roles[roleName] ?? (await roleIds(ws.admin))[roleName];
+  expect(roleId, `role ${roleName} exists`).toBeTruthy();
+  const email = `${roleName.toLowerCase().replace(/\W+/g, "-")}-${uniqueSuffix()}@example.com`;
+  const password = `pw-${uniqueSuffix()}-long`;
+  const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+    member: { email, name: `${roleName} member`, password, role_id: roleId },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const userId = Number((await res.json()).data.id);
+  const token = await loginAs(request, email, password);
+  return { userId, email, password, api: new Api(request, { token, workspaceId: ws.id }) };
+}
+
+/** Creates an API token through the API and returns an Api that authenticates with it. */
+export async function apiTokenFor(
+  request: APIRequestContext,
+  owner: Api,
+  body: { name?: string; role_id?: number; expires_at?: string } = {},
+): Promise<{ id: number; token: string; api: Api }> {
+  const res = await owner.post("/api/v1/api_tokens", {
+    api_token: { name: `token ${uniqueSuffix()}`, ...body },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const data = (await res.json()).data;
+  return {
+    id: Number(data.id),
+    token: data.attributes.token,
+    api: new Api(request, { token: data.attributes.token }),
+  };
 }
