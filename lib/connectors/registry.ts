@@ -10,10 +10,11 @@ import { httpDestination } from "./http/destination";
 import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
+import { httpModelSource } from "./http-model/source";
 
 export { SECRET_MASK };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
 const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
@@ -126,7 +127,8 @@ function validatorFor(definition: ConnectorDefinition): ValidateFunction {
   let validate = compiled.get(definition.connectionSpecification);
   if (!validate) {
     if (!ajv) {
-      ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+      // strictRequired off: conditional `then: {required: [...]}` names fields declared at the top.
+      ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
       addFormats(ajv);
       for (const keyword of UI_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
     }

@@ -1,0 +1,126 @@
+// HttpModel source against a real node:http server playing a prediction endpoint.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Row } from "../types";
+import { json, startHttpServer } from "../testing/helpers";
+import { httpModelSource } from "./source";
+
+let server: Awaited<ReturnType<typeof startHttpServer>>;
+
+/** Scores text by length: {predictions: [{label, score}]} */
+function sentimentModel() {
+  server.setHandler((req, res) => {
+    if (req.headers.authorization !== "Bearer model-key") return json(res, 401, { error: "unauthorized" });
+    const body = JSON.parse(req.body) as { inputs: { text: string; id: number } };
+    json(res, 200, { predictions: [{ label: body.inputs.text.includes("good") ? "positive" : "negative", score: body.inputs.text.length / 10 }] });
+  });
+}
+
+const config = (overrides: Row = {}): Row => ({
+  url: `${server.url}/predict`,
+  headers: { Authorization: "Bearer model-key" },
+  timeout: 1,
+  request_format: '{"inputs": {"text": "{{ text }}", "id": "{{ id }}"}}',
+  response_format: { label: "predictions.0.label", score: "predictions[0].score" },
+  input_schema: { type: "object", properties: { id: { type: "integer" }, text: { type: "string", examples: ["a good day"] } } },
+  output_schema: { type: "object", properties: { label: { type: "string" }, score: { type: "number" } }, required: ["label"] },
+  ...overrides,
+});
+
+beforeAll(async () => {
+  server = await startHttpServer();
+});
+afterAll(() => server.close());
+afterEach(() => {
+  server.requests.length = 0;
+  delete process.env.OUTBOUND_BLOCK_PRIVATE;
+});
+
+describe("HttpModel source", () => {
+  it("infers one output row per input, typed placeholders kept", async () => {
+    sentimentModel();
+    const rows = await httpModelSource.infer!(config(), [
+      { id: 1, text: "a good day" },
+      { id: 2, text: "bad" },
+    ]);
+    expect(rows).toEqual([
+      { id: 1, text: "a good day", label: "positive", score: 1 },
+      { id: 2, text: "bad", label: "negative", score: 0.3 },
+    ]);
+    expect(JSON.parse(server.requests[0].body)).toEqual({ inputs: { text: "a good day", id: 1 } });
+  });
+
+  it("reads input rows given as a JSON array, in batches", async () => {
+    sentimentModel();
+    const inputs = Array.from({ length: 5 }, (_, i) => ({ id: i, text: i % 2 ? "good" : "meh" }));
+    const batches: Row[][] = [];
+    for await (const batch of httpModelSource.read(config(), { query: JSON.stringify(inputs), batchSize: 2 })) batches.push(batch);
+    expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
+    expect(batches.flat().map((r) => r.label)).toEqual(["negative", "positive", "negative", "positive", "negative"]);
+  });
+
+  it("sends the input row itself without a request template", async () => {
+    server.setHandler((req, res) => json(res, 200, { echoed: JSON.parse(req.body) }));
+    const [row] = await httpModelSource.infer!(config({ request_format: "", response_format: {} }), [{ id: 9 }]);
+    expect(row).toEqual({ id: 9, echoed: { id: 9 } });
+  });
+
+  it("checks with a sample input and reports success", async () => {
+    sentimentModel();
+    expect(await httpModelSource.check(config())).toEqual({ ok: true, details: expect.stringMatching(/answered a sample prediction/) });
+    expect(JSON.parse(server.requests[0].body)).toEqual({ inputs: { text: "a good day", id: 1 } });
+  });
+
+  it("reports non-2xx answers clearly", async () => {
+    server.setHandler((_req, res) => json(res, 500, { error: "model crashed" }));
+    const result = await httpModelSource.check(config());
+    expect(result).toEqual({ ok: false, details: expect.stringMatching(/^The model endpoint failed: HTTP 500 from 127\.0\.0\.1:\d+: \{"error":"model crashed"\}$/) });
+    await expect(httpModelSource.infer!(config(), [{ id: 1, text: "x" }])).rejects.toThrow(/Input row 1: The model endpoint failed: HTTP 500/);
+  });
+
+  it("reports malformed JSON", async () => {
+    server.setHandler((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{not json");
+    });
+    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/is not valid JSON: "\{not json"/) });
+  });
+
+  it("reports a response mapping that finds nothing", async () => {
+    server.setHandler((_req, res) => json(res, 200, { result: "x" }));
+    const result = await httpModelSource.check(config());
+    expect(result).toEqual({ ok: false, details: expect.stringContaining("nothing at: label ← predictions.0.label") });
+  });
+
+  it("times out on a slow endpoint", async () => {
+    server.setHandler((_req, res) => {
+      setTimeout(() => json(res, 200, {}), 2500);
+    });
+    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/No response from .* within 1 s/) });
+  });
+
+  it("never puts header secrets in check details", async () => {
+    server.setHandler((req, res) => json(res, 403, { echo: req.headers.authorization }));
+    const result = await httpModelSource.check(config({ headers: { Authorization: "Bearer leak-me-please" } }));
+    expect(result.ok).toBe(false);
+    expect(result.details).not.toContain("leak-me-please");
+  });
+
+  it("refuses private targets when OUTBOUND_BLOCK_PRIVATE=1 and metadata always", async () => {
+    sentimentModel();
+    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/private, loopback or link-local/) });
+    delete process.env.OUTBOUND_BLOCK_PRIVATE;
+    expect((await httpModelSource.check(config({ url: "http://[fd00:ec2::254]/predict" }))).details).toMatch(/metadata/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("discovers one stream with the input and output fields", async () => {
+    const catalog = await httpModelSource.discover(config());
+    expect(catalog.streams).toHaveLength(1);
+    expect(catalog.streams[0].json_schema).toEqual({
+      type: "object",
+      properties: { id: { type: "integer" }, text: { type: "string", examples: ["a good day"] }, label: { type: "string" }, score: { type: "number" } },
+      required: ["label"],
+    });
+  });
+});

@@ -1,0 +1,152 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  getDefinition,
+  getDestination,
+  getSource,
+  listDefinitions,
+  maskSecrets,
+  mergeMaskedSecrets,
+  MissingEnvironmentVariableError,
+  resolveEnvPlaceholders,
+  secretPaths,
+  SECRET_MASK,
+  validateConfiguration,
+} from "./registry";
+
+const pg = getDefinition("Postgresql", "source")!;
+const http = getDefinition("http", "destination")!;
+const slack = getDefinition("SLACK")!;
+
+describe("definitions", () => {
+  it("lists the connectors of behaviour.md section 10, keyed by type and name", () => {
+    const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
+    expect(names("source")).toEqual(["Postgresql", "MariaDB", "HttpModel"]);
+    expect(names("destination")).toEqual(["Postgresql", "MariaDB", "Http", "Slack"]);
+    expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel"]);
+    expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);
+    expect(getDefinition("postgresql", "destination")?.connectorType).toBe("destination");
+    expect(getDefinition("POSTGRESQL")?.connectorType).toBe("source");
+    expect(getDefinition("nope")).toBeUndefined();
+  });
+
+  it("gives every definition an icon that exists, a documentation URL and titled fields", () => {
+    for (const d of listDefinitions()) {
+      expect(existsSync(path.join(process.cwd(), "public", d.icon)), d.icon).toBe(true);
+      expect(d.documentationUrl).toMatch(/^https:\/\//);
+      const visit = (schema: Record<string, unknown>, where: string) => {
+        for (const [key, child] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+          expect(typeof child.title === "string" && typeof child.description === "string", `${d.name}.${where}${key}`).toBe(true);
+          visit(child, `${where}${key}.`);
+        }
+      };
+      visit(d.connectionSpecification, "");
+      // Every schema compiles under ajv strict mode (custom keywords declared).
+      expect(Array.isArray(validateConfiguration(d, {}))).toBe(true);
+    }
+  });
+
+  it("looks connectors up case-insensitively and explains unknown names", () => {
+    expect(getSource("mariadb").definition.name).toBe("MariaDB");
+    expect(getDestination("SLACK").definition.name).toBe("Slack");
+    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, HttpModel.');
+    expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
+  });
+});
+
+describe("secrets", () => {
+  const stored = {
+    host: "db",
+    port: "5432",
+    database: "app",
+    credentials: { auth_type: "username/password", username: "app", password: "hunter2" },
+  };
+
+  it("lists secret paths at any depth", () => {
+    expect(secretPaths(pg)).toEqual(["credentials.password"]);
+    expect(secretPaths(http)).toEqual(["headers", "hmac_secret"]);
+    expect(secretPaths(slack)).toEqual(["bot_token", "webhook_url"]);
+  });
+
+  it("masks secret values without touching the input, keeping secret objects' keys", () => {
+    const masked = maskSecrets(stored, pg);
+    expect(masked).toEqual({ ...stored, credentials: { ...stored.credentials, password: SECRET_MASK } });
+    expect(stored.credentials.password).toBe("hunter2");
+    expect(maskSecrets({ destination_url: "https://x", headers: { Authorization: "Bearer t", "X-Team": "a" } }, http)).toEqual({
+      destination_url: "https://x",
+      headers: { Authorization: SECRET_MASK, "X-Team": SECRET_MASK },
+    });
+  });
+
+  it("keeps the stored secret when the mask comes back on update", () => {
+    const incoming = { ...maskSecrets(stored, pg), host: "db2" };
+    expect(mergeMaskedSecrets(incoming, stored, pg)).toEqual({ ...stored, host: "db2" });
+    const changed = { ...incoming, credentials: { ...stored.credentials, password: "new-pass" } };
+    expect(mergeMaskedSecrets(changed, stored, pg).credentials).toMatchObject({ password: "new-pass" });
+    const headers = mergeMaskedSecrets(
+      { destination_url: "https://x", headers: { Authorization: SECRET_MASK, "X-New": "n" } },
+      { destination_url: "https://x", headers: { Authorization: "Bearer t", "X-Team": "a" } },
+      http,
+    );
+    expect(headers.headers).toEqual({ Authorization: "Bearer t", "X-New": "n" });
+  });
+});
+
+describe("resolveEnvPlaceholders", () => {
+  afterEach(() => {
+    delete process.env.DS_TEST_PASSWORD;
+  });
+
+  it("replaces ENV['X'] and ENV[\"X\"] at any depth with the value at call time", () => {
+    process.env.DS_TEST_PASSWORD = "from-env";
+    const config = { host: "ENV[\"DS_TEST_PASSWORD\"]", credentials: { password: "ENV['DS_TEST_PASSWORD']" }, list: ["ENV['DS_TEST_PASSWORD']"], other: "ENV['x" };
+    expect(resolveEnvPlaceholders(config)).toEqual({ host: "from-env", credentials: { password: "from-env" }, list: ["from-env"], other: "ENV['x" });
+    expect(config.credentials.password).toBe("ENV['DS_TEST_PASSWORD']");
+    process.env.DS_TEST_PASSWORD = "rotated";
+    expect(resolveEnvPlaceholders(config).credentials.password).toBe("rotated");
+  });
+
+  it("names a missing variable", () => {
+    expect(() => resolveEnvPlaceholders({ a: "ENV['DS_TEST_PASSWORD']" })).toThrow(MissingEnvironmentVariableError);
+    expect(() => resolveEnvPlaceholders({ a: "ENV['DS_TEST_PASSWORD']" })).toThrow(/ENV\['DS_TEST_PASSWORD'\].*not set/);
+  });
+});
+
+describe("validateConfiguration", () => {
+  it("accepts a valid configuration, with the port as a number or a numeric string", () => {
+    const base = { host: "db", database: "app", credentials: { auth_type: "username/password", username: "u", password: "p" } };
+    expect(validateConfiguration(pg, { ...base, port: "5432" })).toEqual([]);
+    expect(validateConfiguration(pg, { ...base, port: 5432 })).toEqual([]);
+  });
+
+  it("names each bad field", () => {
+    const errors = validateConfiguration(pg, { host: "", port: "abc", credentials: { auth_type: "token" }, ssl_mode: "sometimes" });
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { path: "database", message: "database is required" },
+        { path: "credentials.username", message: "username is required" },
+        { path: "credentials.auth_type", message: "must be one of: username/password" },
+        { path: "host", message: "must NOT have fewer than 1 characters" },
+        { path: "port", message: 'must match pattern "^[0-9]{1,5}$"' },
+        { path: "ssl_mode", message: "must be one of: disable, require, verify-ca, verify-full" },
+      ]),
+    );
+    expect(new Set(errors.map((e) => e.path))).toEqual(new Set(["database", "credentials.username", "credentials.auth_type", "host", "port", "ssl_mode"]));
+  });
+
+  it("applies conditional requirements and formats", () => {
+    expect(validateConfiguration(slack, { auth_type: "webhook" })).toEqual([{ path: "webhook_url", message: "webhook_url is required" }]);
+    expect(validateConfiguration(slack, { auth_type: "bot_token", bot_token: "x" })).toEqual([{ path: "channel", message: "channel is required" }]);
+    expect(validateConfiguration(http, { destination_url: "not a url", headers: { A: 1 } })).toEqual(
+      expect.arrayContaining([
+        { path: "destination_url", message: 'must match format "uri"' },
+        { path: "headers.A", message: "must be string" },
+      ]),
+    );
+  });
+
+  it("rejects a non-object configuration", () => {
+    expect(validateConfiguration(http, "nope")).toEqual([{ path: "", message: "must be object" }]);
+  });
+});
