@@ -18,7 +18,11 @@ async function freshDatabase(): Promise<void> {
   }
   const client = new Client({ connectionString: admin });
   await client.connect();
-  const stale = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'ds_e2e_%'");
+  // Only databases nobody is connected to: another e2e server (another E2E_PORT) may be using its own.
+  const stale = await client.query<{ datname: string }>(
+    `SELECT datname FROM pg_database d WHERE datname LIKE 'ds_e2e_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+  );
   for (const { datname } of stale.rows) {
     await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
   }
