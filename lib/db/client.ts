@@ -3,6 +3,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { logger } from "@/lib/logger";
 
 interface Globals {
   prisma?: PrismaClient;
@@ -17,12 +18,18 @@ function databaseUrl(): string {
 }
 
 export function pgPool(): Pool {
-  globals.pool ??= new Pool({
-    connectionString: databaseUrl(),
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-  });
+  if (!globals.pool) {
+    const pool = new Pool({
+      connectionString: databaseUrl(),
+      max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle connection dropped by the server (database restart, failover) is reported here; without
+    // a listener Node would crash the whole process. The pool replaces the connection on next use.
+    pool.on("error", (err) => logger.warn({ err: err.message }, "idle database connection lost"));
+    globals.pool = pool;
+  }
   return globals.pool;
 }
 
