@@ -52,6 +52,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+const localQueues = new Map<string, Semaphore>();
+function localQueue(key: string): Semaphore {
+  let queue = localQueues.get(key);
+  if (!queue) {
+    queue = new Semaphore(1);
+    localQueues.set(key, queue);
+  }
+  return queue;
+}
+
 /** One budget (e.g. `destination:12`) in PostgreSQL; acquire() resolves when a request may start. */
 export class SharedRateBudget {
   private readonly intervalMs: number;
@@ -64,8 +74,30 @@ export class SharedRateBudget {
     this.intervalMs = (UNIT_SECONDS[settings.unit] * 1000) / settings.limit;
   }
 
-  /** Reserves one request slot and waits for it; returns the milliseconds waited. */
+  /**
+   * Waits for this request's slot; returns the milliseconds waited. Callers of one process line up
+   * locally and only the head holds a reservation, so a late wake-up (busy event loop) can squeeze
+   * at most one other process's request: the head then pushes the schedule back by its lateness.
+   */
   async acquire(signal?: AbortSignal): Promise<number> {
+    const started = performance.now();
+    const release = await localQueue(this.key).acquire();
+    try {
+      signal?.throwIfAborted();
+      const wait = await this.reserve();
+      const wake = performance.now() + wait;
+      await sleep(wait, signal);
+      const late = performance.now() - wake;
+      if (late > 2) {
+        await this.pool.query("UPDATE rate_limit_budgets SET next_at = next_at + $2 * interval '1 millisecond' WHERE key = $1", [this.key, late]);
+      }
+    } finally {
+      release();
+    }
+    return performance.now() - started;
+  }
+
+  private async reserve(): Promise<number> {
     // Slot arithmetic happens on the database clock, so workers with skewed clocks still agree.
     const { rows } = await this.pool.query<{ wait_ms: number }>(
       `INSERT INTO rate_limit_budgets AS b (key, next_at, updated_at)
@@ -75,9 +107,7 @@ export class SharedRateBudget {
        RETURNING GREATEST(0, EXTRACT(EPOCH FROM (b.next_at - $2 * interval '1 millisecond' - clock_timestamp())) * 1000)::float8 AS wait_ms`,
       [this.key, this.intervalMs],
     );
-    const wait = Math.ceil(rows[0]?.wait_ms ?? 0);
-    await sleep(wait, signal);
-    return wait;
+    return Math.ceil(rows[0]?.wait_ms ?? 0);
   }
 }
 

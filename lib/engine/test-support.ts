@@ -176,10 +176,12 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs:
   }
 }
 
-/** A real worker process (`tsx scripts/worker.ts`) on the given database. */
+/** A real worker process (scripts/worker.ts through tsx) on the given database. */
 export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess & { output: () => string } {
   const root = path.resolve(__dirname, "../..");
-  const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), path.join(root, "scripts/worker.ts")], {
+  // `node --import tsx` rather than the tsx CLI: the CLI runs the script in a second process, and a
+  // SIGKILL sent to the CLI would leave that one running.
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "scripts/worker.ts")], {
     cwd: root,
     env: {
       ...process.env,
