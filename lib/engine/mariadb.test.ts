@@ -1,0 +1,89 @@
+// A PostgreSQL → MariaDB sync through the engine, against the MariaDB server named by MARIADB_URL
+// (e.g. mysql://root@127.0.0.1:3306/test). Without it the file is skipped, saying why.
+import { randomBytes } from "node:crypto";
+import mysql from "mysql2/promise";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { stopEngine, triggerSync } from "./index";
+import { executeRun } from "./pipeline";
+import { catalogOf, createFixture, createPeople, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
+
+const MARIADB_URL = process.env.MARIADB_URL;
+const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB destination test is skipped";
+if (!MARIADB_URL) console.warn(`[lib/engine/mariadb.test.ts] ${SKIP_REASON}`);
+
+useTestDatabase();
+
+describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a PostgreSQL → MariaDB sync (skipped: ${SKIP_REASON})`, () => {
+  const url = new URL(MARIADB_URL ?? "mysql://root@127.0.0.1:3306/test");
+  const database = `ds_engine_${randomBytes(4).toString("hex")}`;
+  let admin: mysql.Connection;
+  let source: { url: string; drop(): Promise<void> };
+  let f: Fixture;
+
+  const mariaRows = async () => {
+    const [rows] = await admin.query(`SELECT id, name, email, score FROM ${database}.people ORDER BY id`);
+    return rows as Record<string, unknown>[];
+  };
+  const pgRows = () => sql(source.url, "SELECT id, name, email, score FROM people ORDER BY id");
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    });
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.query(`CREATE TABLE ${database}.people (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(200), score INT)`);
+    source = await createScratchDatabase("ds_src");
+    await createPeople(source.url, 3000);
+    f = await createFixture({
+      sourceUrl: source.url,
+      destination: {
+        connectorName: "MariaDB",
+        config: {
+          host: url.hostname,
+          port: Number(url.port || 3306),
+          username: decodeURIComponent(url.username),
+          password: decodeURIComponent(url.password),
+          database,
+        },
+        catalog: catalogOf(tableStream("people")),
+      },
+      query: "SELECT id, name, email, score FROM people",
+      sync: {
+        configuration: [
+          { from: "id", to: "id", mapping_type: "standard" },
+          { from: "name", to: "name", mapping_type: "standard" },
+          { from: "email", to: "email", mapping_type: "standard" },
+          { from: "score", to: "score", mapping_type: "standard" },
+        ],
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await stopEngine();
+    await admin?.query(`DROP DATABASE IF EXISTS ${database}`);
+    await admin?.end();
+    await source?.drop();
+  });
+
+  it("copies every row, then only what changed", async () => {
+    const first = await triggerSync(f.workspaceId, f.syncId);
+    expect(await executeRun(first.id)).toBe("success");
+    expect(await reloadRun(first.id)).toMatchObject({ successfulRows: 3000, failedRows: 0 });
+    expect(await mariaRows()).toEqual(await pgRows());
+
+    await sql(source.url, "UPDATE people SET email = NULL, score = 999 WHERE id IN (2, 2999)");
+    const second = await triggerSync(f.workspaceId, f.syncId);
+    expect(await executeRun(second.id)).toBe("success");
+    const records = await runRecords(second.id);
+    expect(records.map((r) => [r.primaryKey, r.action, r.status]).sort()).toEqual([
+      ["2", "destination_update", "success"],
+      ["2999", "destination_update", "success"],
+    ]);
+    expect(await mariaRows()).toEqual(await pgRows());
+  });
+});
