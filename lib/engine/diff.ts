@@ -1,7 +1,7 @@
-// Change detection: a fingerprint per row (md5 of canonical JSON, seeded with the sync's mapping so a
+// Change detection: a fingerprint per row (md5 of its JSON, seeded with the sync's mapping so a
 // mapping change re-sends rows) and a set-wise classification of a whole batch against sync_states in
 // one query.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Pool } from "pg";
 
 /** JSON with object keys sorted at every depth, so the same row always gives the same text. */
@@ -19,8 +19,18 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
-export function fingerprint(seed: string, canonical: string): string {
-  return createHash("md5").update(seed).update(canonical).digest("hex");
+/** One-shot md5 (several times cheaper per row than createHash) of the seed and the row's JSON. */
+export function fingerprint(seed: string, rowJson: string): string {
+  return hash("md5", seed + rowJson);
+}
+
+/**
+ * The row as JSON, in the order the source returned its columns: a query returns them in the same
+ * order every time, and the native serializer is far cheaper than sorting keys per row. (A change of
+ * column order re-sends each row once, like a mapping change.)
+ */
+export function rowJson(row: Record<string, unknown>): string {
+  return JSON.stringify(row);
 }
 
 /** The primary key as text; blank (null, undefined, "") means the row cannot be tracked. */

@@ -2,13 +2,16 @@
 // map → load → record (one transaction per batch: records, states, counters, cursor). Up to
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { Pool, PoolClient } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import type { Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
-import { canonicalJson, classifyBatch, fingerprint, primaryKeyOf, type DiffClass } from "./diff";
+import { canonicalJson, classifyBatch, fingerprint, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { Loader } from "./load";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
@@ -16,7 +19,7 @@ import { SharedRateBudget } from "./rate-limit";
 import { runStatusesAllowing, syncStatusAfterRun, TERMINAL_RUN_STATUSES } from "./transitions";
 
 export const BATCH_SIZE = Number(process.env.ENGINE_BATCH_SIZE ?? 5000);
-const BATCHES_IN_FLIGHT = Math.max(1, Number(process.env.ENGINE_BATCHES_IN_FLIGHT ?? 2));
+const BATCHES_IN_FLIGHT = Math.max(1, Number(process.env.ENGINE_BATCHES_IN_FLIGHT ?? 3));
 /** A crashed run is handed to another worker at most this many times before it fails. */
 export const MAX_RUN_ATTEMPTS = Number(process.env.ENGINE_MAX_RUN_ATTEMPTS ?? 3);
 const STATUS_POLL_MS = Number(process.env.ENGINE_STATUS_POLL_MS ?? 1000);
@@ -62,7 +65,7 @@ const zeroCounters = (): Counters => ({
 /** A row on its way through one batch. */
 interface Item {
   key: string;
-  /** Canonical JSON of the source row: fingerprinted and stored as the record. */
+  /** JSON of the source row: fingerprinted and stored as the record. */
   json: string;
   fingerprint: string;
   row: Row;
@@ -229,7 +232,7 @@ class RunExecution {
         continue;
       }
       this.seen.add(key);
-      const json = canonicalJson(row);
+      const json = rowJson(row);
       items.push({ key, json, fingerprint: fingerprint(this.ctx.fingerprintSeed, json), row, action: "destination_insert" });
     }
     const classes = await classifyBatch(this.pool, {
@@ -315,19 +318,19 @@ class RunExecution {
     try {
       await client.query("BEGIN");
       if (outcomes.length > 0) {
-        const parts: string[] = [];
+        // COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
+        // classified "d" and never reach this point again, and only the lock holder records.
+        let text = "";
+        const ids = `${sync.id}\t${run.id}\t`;
         for (const o of outcomes) {
-          const logs = o.ok || o.log === undefined ? "null" : JSON.stringify(o.log);
-          parts.push(
-            `{"k":${JSON.stringify(o.item.key)},"r":${o.item.json},"s":"${o.ok ? "success" : "failed"}","a":"${o.item.action}","e":${o.error === undefined ? "null" : JSON.stringify(o.error)},"l":${logs}}`,
-          );
+          const logs = o.ok || o.log === undefined ? "\\N" : copyEscape(JSON.stringify(o.log));
+          text += `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
+            o.error === undefined ? "\\N" : copyEscape(o.error)
+          }\t${logs}\n`;
         }
-        await client.query(
-          `INSERT INTO sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs, created_at, updated_at)
-           SELECT $1, $2, x.k, x.r, x.s::sync_record_status, x.a::sync_record_action, x.e, x.l, now(), now()
-           FROM jsonb_to_recordset($3::jsonb) AS x(k text, r jsonb, s text, a text, e text, l jsonb)
-           ON CONFLICT (sync_run_id, primary_key) DO NOTHING`,
-          [sync.id, run.id, `[${parts.join(",")}]`],
+        await pipeline(
+          Readable.from([text]),
+          client.query(copyFrom("COPY sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs) FROM STDIN")),
         );
         if (!this.test) await this.writeStates(client, outcomes);
       }
@@ -455,7 +458,7 @@ class RunExecution {
       await this.enqueueRecord([], delta, undefined);
       return;
     }
-    const json = canonicalJson(chosen);
+    const json = rowJson(chosen);
     const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
     const { rows } = await this.pool.query<{ fingerprint: string }>(
       "SELECT fingerprint FROM sync_states WHERE sync_id = $1 AND primary_key = $2",
@@ -502,6 +505,13 @@ class RunExecution {
   private async writeTimings(): Promise<void> {
     await this.pool.query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [this.ctx.run.id, JSON.stringify(this.roundedTimings())]);
   }
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+/** COPY text format: backslash, tab, newline and carriage return are escaped. */
+function copyEscape(value: string): string {
+  if (!COPY_SPECIAL.test(value)) return value;
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
 }
 
 function cursorText(value: unknown): string | undefined {
