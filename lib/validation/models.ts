@@ -1,6 +1,7 @@
 // Request shapes of the model endpoints. A model is a query on a source connector.
 import { z } from "zod";
 import { jsonObjectSchema } from "./connectors";
+import { queryIntId } from "./ids";
 
 export const QUERY_TYPES = ["raw_sql", "table_selector", "ai_ml"] as const;
 /** Query types of the reference we do not run yet: refused with a sentence that says so. */
@@ -60,10 +61,7 @@ export const updateModelSchema = z.object({
 export type UpdateModelInput = z.infer<typeof updateModelSchema>["model"];
 
 export const listModelsQuerySchema = z.object({
-  connector_id: z
-    .string()
-    .regex(/^\d{1,10}$/, "must be a positive integer id")
-    .transform(Number)
+  connector_id: queryIntId()
     .optional()
     .describe("Only models of this source connector."),
   query_type: queryTypeSchema.optional(),

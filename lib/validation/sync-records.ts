@@ -1,6 +1,7 @@
 // Request shapes of the sync record endpoint.
 import { z } from "zod";
 import { idParam } from "@/lib/http/handler";
+import { queryBigIntId } from "./ids";
 
 export const SYNC_RECORD_STATUSES = ["pending", "success", "failed"] as const;
 export const SYNC_RECORD_ACTIONS = ["destination_insert", "destination_update", "destination_delete"] as const;
@@ -18,10 +19,7 @@ export const listSyncRecordsQuerySchema = z.object({
     .enum(SYNC_RECORD_ACTIONS, { error: `must be one of: ${SYNC_RECORD_ACTIONS.join(", ")}` })
     .optional()
     .describe("Only records of this action."),
-  after_id: z
-    .string()
-    .regex(/^\d{1,19}$/, "must be a record id (digits)")
-    .transform((v) => BigInt(v))
+  after_id: queryBigIntId()
     .optional()
     .describe("Keyset paging: only records with a larger id (use the last id of the previous page)."),
 });

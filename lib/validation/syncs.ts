@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
 import type { FieldError } from "@/lib/errors";
+import { queryIntId } from "./ids";
 
 export const SCHEDULE_TYPES = ["manual", "interval", "cron_expression", "automated"] as const;
 export const SYNC_MODES = ["full_refresh", "incremental"] as const;
@@ -129,9 +130,9 @@ export type EnableSyncInput = z.infer<typeof enableSyncSchema>;
 
 export const listSyncsQuerySchema = z.object({
   status: z.enum(SYNC_STATUSES, oneOf(SYNC_STATUSES)).optional().describe("Only syncs in this status."),
-  model_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
-  source_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
-  destination_id: z.string().regex(/^\d{1,10}$/, "must be a positive integer id").transform(Number).optional(),
+  model_id: queryIntId().optional(),
+  source_id: queryIntId().optional(),
+  destination_id: queryIntId().optional(),
 });
 export type ListSyncsQuery = z.infer<typeof listSyncsQuerySchema>;
 
