@@ -59,11 +59,34 @@ async function readJson(req: NextRequest): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (!text.trim()) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new BadRequest("The request body is not valid JSON.");
   }
+  const at = nulPath(value);
+  if (at !== undefined) {
+    throw new ValidationFailed(`Validation failed: ${at || "body"}: must not contain the NUL character (\\u0000)`, {
+      errors: [{ path: at, message: "must not contain the NUL character (\\u0000)" }],
+    });
+  }
+  return value;
+}
+
+/**
+ * The dotted path of the first string (value or key) holding U+0000, which PostgreSQL cannot store
+ * in text or jsonb; undefined when there is none.
+ */
+function nulPath(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (key.includes("\u0000")) return [...path, key].join(".");
+    const found = nulPath(child, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Query strings as an object; `key[]` and repeated keys become arrays. */
@@ -136,6 +159,11 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
         }
       }
       const url = new URL(req.url);
+      for (const [key, value] of url.searchParams) {
+        if (key.includes("\u0000") || value.includes("\u0000")) {
+          throw new BadRequest(`Invalid query parameter: ${key.replace(/\u0000/g, "")} must not contain the NUL character (%00).`);
+        }
+      }
       const params = parseWith(spec.params, (await context?.params) ?? {}, "params");
       const query = parseWith(spec.query, queryObject(url.searchParams), "query");
       const body = spec.body ? parseWith(spec.body, await readJson(req), "body") : (undefined as B);
