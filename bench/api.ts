@@ -1,0 +1,176 @@
+// 4. The API under load: the real product (scripts/start.ts, RUN_WORKER=0) on its own bench
+// database, 10k syncs and a 1M-record run inserted with set-based SQL; autocannon with 50
+// connections on GET /api/v1/syncs and on a page of the big run's records, each against
+// GET /api/health measured in the same run.
+import net from "node:net";
+import path from "node:path";
+import autocannon, { type Result } from "autocannon";
+import { encryptJson } from "@/lib/crypto/encryption";
+import { CUSTOMER_MAPPING, pgConfig } from "./lib/app";
+import type { BenchContext } from "./lib/context";
+import { withClient } from "./lib/pg";
+import { spawnTs } from "./lib/process";
+import { fmt } from "./lib/report";
+
+const CONNECTIONS = 50;
+const SYNCS = 10_000;
+const ADMIN = { email: "bench@example.com", password: "bench-admin-password-0123" };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** 10k syncs (one finished run each) and one run of `records` records, all set-based. */
+async function seed(url: string, records: number, sourceUrl: string): Promise<{ workspaceId: number; syncId: number; runId: number }> {
+  return withClient(url, async (c) => {
+    const { rows: ws } = await c.query<{ id: number }>("SELECT id FROM workspaces WHERE slug = 'default'");
+    const workspaceId = ws[0].id;
+    const config = encryptJson(pgConfig(sourceUrl));
+    const connector = async (type: string, name: string) =>
+      (
+        await c.query<{ id: number }>(
+          `INSERT INTO connectors (workspace_id, connector_type, connector_name, name, configuration_encrypted, created_at, updated_at)
+           VALUES ($1, $2, 'Postgresql', $3, $4, now(), now()) RETURNING id`,
+          [workspaceId, type, name, config],
+        )
+      ).rows[0].id;
+    const sourceId = await connector("source", "bench source");
+    const destinationId = await connector("destination", "bench destination");
+    const catalog = { streams: [{ name: "customers_copy", url: "public.customers_copy", json_schema: { type: "object" }, batch_support: true, batch_size: 1000, request_method: "POST", primary_key: ["id"] }], request_rate_limit: 0, request_rate_limit_unit: "minute", request_rate_concurrency: 4 };
+    await c.query("INSERT INTO catalogs (workspace_id, connector_id, catalog, catalog_hash, created_at, updated_at) VALUES ($1, $2, $3, 'bench', now(), now())", [
+      workspaceId,
+      destinationId,
+      JSON.stringify(catalog),
+    ]);
+    const { rows: m } = await c.query<{ id: number }>(
+      "INSERT INTO models (workspace_id, connector_id, name, query, primary_key, created_at, updated_at) VALUES ($1, $2, 'bench model', 'SELECT * FROM customers', 'id', now(), now()) RETURNING id",
+      [workspaceId, sourceId],
+    );
+    await c.query(
+      `INSERT INTO syncs (workspace_id, source_id, destination_id, model_id, name, configuration, schedule_type, sync_mode, stream_name, status, created_at, updated_at)
+       SELECT $1, $2, $3, $4, 'Bench sync ' || i, $5::jsonb, 'manual', 'incremental', 'customers_copy', 'success',
+              now() - i * interval '1 minute', now() - i * interval '1 minute'
+       FROM generate_series(1, $6::int) AS i`,
+      [workspaceId, sourceId, destinationId, m[0].id, JSON.stringify(CUSTOMER_MAPPING), SYNCS],
+    );
+    await c.query(
+      `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, started_at, finished_at, total_query_rows, total_rows,
+         successful_rows, processed_rows, timings, attempts, created_at, updated_at)
+       SELECT workspace_id, id, 'success', 'general', updated_at, updated_at + interval '5 seconds', 100, 100, 100, 100,
+              '{"query": 10, "diff": 20, "load": 300, "wait": 0}', 1, updated_at, updated_at + interval '5 seconds'
+       FROM syncs WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    const { rows: s } = await c.query<{ id: number }>("SELECT id FROM syncs WHERE workspace_id = $1 ORDER BY updated_at DESC, id DESC LIMIT 1", [workspaceId]);
+    const syncId = s[0].id;
+    const { rows: r } = await c.query<{ id: number }>(
+      `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, started_at, finished_at, total_query_rows, total_rows,
+         successful_rows, processed_rows, timings, attempts, created_at, updated_at)
+       VALUES ($1, $2, 'success', 'general', now(), now(), $3, $3, $3, $3, '{}', 1, now(), now()) RETURNING id`,
+      [workspaceId, syncId, records],
+    );
+    const runId = r[0].id;
+    await c.query(
+      `INSERT INTO sync_records (sync_id, sync_run_id, primary_key, record, status, action, created_at, updated_at)
+       SELECT $1, $2, i::text,
+              jsonb_build_object('id', i, 'state', 'CA', 'last_name', 'Smith', 'first_name', 'Ada', 'phone_number', 5550000000 + i,
+                                 'email_address', 'customer' || i || '@example.com', 'updated_at', '2026-01-01T00:00:00.000Z'),
+              'success', 'destination_insert', now(), now()
+       FROM generate_series(1, $3::int) AS i`,
+      [syncId, runId, records],
+    );
+    await c.query("VACUUM ANALYZE syncs");
+    await c.query("VACUUM ANALYZE sync_runs");
+    await c.query("VACUUM ANALYZE sync_records");
+    return { workspaceId, syncId, runId };
+  });
+}
+
+async function load(url: string, seconds: number, headers: Record<string, string> = {}): Promise<Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, timeout: 30 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
+  return result;
+}
+
+export async function benchApi(ctx: BenchContext): Promise<void> {
+  const { args, report } = ctx;
+  const records = args.smoke ? args.rows : 1_000_000;
+  const seconds = args.smoke ? 3 : 20;
+  const url = await ctx.server.freshDatabase("api");
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  ctx.log("api: starting the product (scripts/start.ts, RUN_WORKER=0; builds the console first if it is stale)");
+  const web = spawnTs("scripts/start.ts", {
+    DATABASE_URL: url,
+    RUN_WORKER: "0",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    DATA_DIR: path.resolve(".data/bench"),
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+  });
+  try {
+    const deadline = Date.now() + 20 * 60_000;
+    for (;;) {
+      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+      if (up) break;
+      if (web.process.exitCode !== null) throw new Error(`the server exited:\n${web.output().slice(-3000)}`);
+      if (Date.now() > deadline) throw new Error(`the server did not come up:\n${web.output().slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    ctx.log(`api: inserting ${SYNCS.toLocaleString("en-US")} syncs and a run of ${records.toLocaleString("en-US")} records`);
+    const { workspaceId, syncId, runId } = await seed(url, records, ctx.sourceUrl);
+    const login = await fetch(`${base}/api/v1/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
+    if (!login.ok) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+    const token = ((await login.json()) as { data: { attributes: { token: string } } }).data.attributes.token;
+    const headers = { authorization: `Bearer ${token}`, "workspace-id": String(workspaceId) };
+
+    const targets = [
+      { name: "GET /api/health", url: `${base}/api/health`, headers: {} },
+      { name: `GET /api/v1/syncs (${SYNCS.toLocaleString("en-US")} syncs)`, url: `${base}/api/v1/syncs`, headers },
+      {
+        name: `GET sync_records page (run of ${records.toLocaleString("en-US")})`,
+        url: `${base}/api/v1/syncs/${syncId}/sync_runs/${runId}/sync_records`,
+        headers,
+      },
+    ];
+    const results: Result[] = [];
+    for (const t of targets) {
+      const probe = await fetch(t.url, { headers: t.headers });
+      if (!probe.ok) throw new Error(`${t.name}: ${probe.status} ${(await probe.text()).slice(0, 500)}`);
+      ctx.log(`api: ${t.name}, warm-up then ${seconds} s at ${CONNECTIONS} connections`);
+      await load(t.url, args.smoke ? 1 : 3, t.headers);
+      results.push(await load(t.url, seconds, t.headers));
+    }
+    const [health] = results;
+    targets.forEach((t, i) => {
+      const r = results[i];
+      const isHealth = i === 0;
+      const base = (value: number, unit: string) => (isHealth ? undefined : { name: "health", value, unit });
+      report.add({ section: "api", name: `${t.name}: requests/s`, value: r.requests.average, unit: "req/s", baseline: base(health.requests.average, "req/s") });
+      report.add({ section: "api", name: `${t.name}: p50`, value: r.latency.p50, unit: "ms", baseline: base(health.latency.p50, "ms") });
+      report.add({
+        section: "api",
+        name: `${t.name}: p99`,
+        value: r.latency.p99,
+        unit: "ms",
+        baseline: base(health.latency.p99, "ms"),
+        target: "< 100 ms",
+        pass: r.latency.p99 < 100,
+      });
+    });
+    report.note(`API load: ${CONNECTIONS} connections × ${seconds} s per endpoint after a warm-up; health p99 ${fmt(health.latency.p99, "ms")}`);
+    ctx.report.extra.api = Object.fromEntries(targets.map((t, i) => [t.name, { requests: results[i].requests, latency: results[i].latency }]));
+  } finally {
+    await web.stop();
+  }
+}

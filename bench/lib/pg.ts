@@ -1,0 +1,97 @@
+// The PostgreSQL server the bench uses and its throw-away databases (ds_bench_*), created fresh
+// at the start of a run and dropped at the end. BENCH_DATABASE_URL (or TEST_DATABASE_URL) names
+// the server; else 127.0.0.1:5432 as postgres; else an embedded PostgreSQL under .data/bench.
+import path from "node:path";
+import { Client } from "pg";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "@/lib/db/embedded";
+
+export const BENCH_DB_PREFIX = "ds_bench_";
+
+export class PgServer {
+  private constructor(
+    /** URL of the server's maintenance database. */
+    readonly adminUrl: string,
+    private readonly embedded?: EmbeddedDatabase,
+  ) {}
+
+  static async open(): Promise<PgServer> {
+    const explicit = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+    if (explicit) return new PgServer(explicit);
+    const local = "postgresql://postgres@127.0.0.1:5432/postgres";
+    try {
+      await query(local, "SELECT 1");
+      return new PgServer(local);
+    } catch {
+      const embedded = await startEmbeddedPostgres({ dataDir: path.resolve(".data/bench"), port: 54359 });
+      const url = new URL(embedded.url);
+      url.pathname = "/postgres";
+      return new PgServer(url.toString(), embedded);
+    }
+  }
+
+  url(database: string): string {
+    const u = new URL(this.adminUrl);
+    u.pathname = `/${database}`;
+    return u.toString();
+  }
+
+  /** Drops and creates `ds_bench_<suffix>`; returns its URL. */
+  async freshDatabase(suffix: string): Promise<string> {
+    const name = `${BENCH_DB_PREFIX}${suffix}`;
+    await query(this.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await query(this.adminUrl, `CREATE DATABASE ${name}`);
+    return this.url(name);
+  }
+
+  async dropAll(): Promise<void> {
+    const rows = await query<{ datname: string }>(this.adminUrl, "SELECT datname FROM pg_database WHERE datname LIKE $1", [`${BENCH_DB_PREFIX}%`]);
+    for (const { datname } of rows) await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+
+  async close(): Promise<void> {
+    await this.embedded?.stop();
+  }
+}
+
+export async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function query<T extends Record<string, unknown> = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  return withClient(url, async (c) => (await c.query<T>(text, values)).rows);
+}
+
+/** The interface's sample record: customers(id, state, last_name, first_name, phone_number, email_address, updated_at). */
+export const CUSTOMER_COLUMNS = "id, state, last_name, first_name, phone_number, email_address, updated_at";
+
+export function customerTableDdl(table: string): string {
+  return `CREATE TABLE ${table} (
+    id integer PRIMARY KEY, state text, last_name text, first_name text,
+    phone_number bigint, email_address text, updated_at timestamptz NOT NULL)`;
+}
+
+/** `rows` customers generated server-side in one statement. */
+export async function fillCustomers(url: string, table: string, rows: number): Promise<void> {
+  await withClient(url, async (c) => {
+    await c.query(customerTableDdl(table));
+    await c.query(
+      `INSERT INTO ${table} (${CUSTOMER_COLUMNS})
+       SELECT i,
+              (ARRAY['CA','NY','TX','WA','FL','IL','MA','CO'])[1 + i % 8],
+              (ARRAY['Smith','Garcia','Chen','Okafor','Müller','Rossi','Kowalski','Tanaka'])[1 + (i / 8) % 8],
+              (ARRAY['Ada','Grace','Linus','Margaret','Alan','Barbara','Ken','Radia'])[1 + (i / 64) % 8],
+              5550000000 + i,
+              'customer' || i || '@example.com',
+              timestamptz '2026-01-01' + i * interval '1 second'
+       FROM generate_series(1, $1::int) AS i`,
+      [rows],
+    );
+    await c.query(`VACUUM ANALYZE ${table}`);
+  });
+}

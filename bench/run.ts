@@ -1,0 +1,71 @@
+// npm run bench -- [--rows N] [--smoke] [--only sync|http|api] [--json]
+// Sync throughput against a raw COPY baseline, HTTP destination throughput and rate limiting, API
+// latency under load, worker memory. Every figure is measured in the same run as its baseline and
+// printed as a ratio, with the machine's core count. See bench/README.md.
+import "./lib/env";
+import path from "node:path";
+import { closeDatabase } from "@/lib/db/client";
+import { stopEngine } from "@/lib/engine";
+import { benchApi } from "./api";
+import { benchHttp } from "./http";
+import { prepareAppDatabase, createWorkspace } from "./lib/app";
+import { parseArgs, type Section } from "./lib/args";
+import type { BenchContext } from "./lib/context";
+import { fillCustomers, PgServer } from "./lib/pg";
+import { spawnTs } from "./lib/process";
+import { renderTable, Report, writeJson } from "./lib/report";
+import { benchSync } from "./sync";
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const wants = (s: Section) => !args.only || args.only === s;
+  const report = new Report();
+  const t0 = performance.now();
+  const log = (line: string) => console.error(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+
+  const server = await PgServer.open();
+  log(`PostgreSQL: ${new URL(server.adminUrl).host}`);
+  await server.dropAll();
+  const appUrl = await server.freshDatabase("app");
+  const sourceUrl = await server.freshDatabase("src");
+  const destinationUrl = await server.freshDatabase("dst");
+  await prepareAppDatabase(appUrl);
+  const ctx: BenchContext = { args, report, server, appUrl, sourceUrl, destinationUrl, workspaceId: await createWorkspace("Bench"), log };
+
+  let failed = false;
+  try {
+    if (wants("sync") || wants("http")) {
+      log(`source: ${args.rows.toLocaleString("en-US")} customers`);
+      await fillCustomers(sourceUrl, "customers", args.rows);
+      const workerEnv = { DATABASE_URL: appUrl, WORKER_SCHEDULER: "0", WORKER_CONCURRENCY: "1", LOG_LEVEL: "info" };
+      const nodeArgs = args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : [];
+      ctx.worker = spawnTs("scripts/worker.ts", workerEnv, nodeArgs);
+      await ctx.worker.waitFor(/worker started/, 60_000, "the worker to start");
+      // Let the worker settle (pg-boss maintenance, first polls) before its idle RSS is read.
+      await new Promise((r) => setTimeout(r, 1500));
+      if (wants("sync")) await benchSync(ctx);
+      if (wants("http")) await benchHttp(ctx);
+    }
+    if (wants("api")) await benchApi(ctx);
+  } catch (err) {
+    failed = true;
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    if (ctx.worker) console.error(`worker output (tail):\n${ctx.worker.output().slice(-3000)}`);
+  } finally {
+    await ctx.worker?.stop();
+    await stopEngine().catch(() => undefined);
+    await closeDatabase();
+    if (!args.keep) await server.dropAll();
+    await server.close();
+  }
+
+  console.log(`\n${renderTable(report, args)}\n`);
+  if (args.json) console.log(`results: ${writeJson(report, args)}`);
+  log("done");
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+// 1–2. PostgreSQL → PostgreSQL: a full sync of N customers, a re-run with no change and one with 1%
+// of rows changed, against the physical baseline measured in the same run between the same two
+// databases: COPY (SELECT …) TO STDOUT piped into COPY … FROM STDIN. Worker memory from /proc.
+import { pipeline } from "node:stream/promises";
+import { to as copyTo, from as copyFrom } from "pg-copy-streams";
+import { getDestination } from "@/lib/connectors/registry";
+import { createSync, pgConfig, runSync, type RunRow } from "./lib/app";
+import type { BenchContext } from "./lib/context";
+import { CUSTOMER_COLUMNS, customerTableDdl, query, withClient } from "./lib/pg";
+import { canReadMemory, memoryOf, resetPeak } from "./lib/process";
+import { fmt } from "./lib/report";
+
+/** One physical copy of the source table into a fresh destination table; milliseconds. */
+async function copyBaseline(ctx: BenchContext, table: string): Promise<number> {
+  await query(ctx.destinationUrl, `DROP TABLE IF EXISTS ${table}`);
+  await query(ctx.destinationUrl, customerTableDdl(table));
+  return withClient(ctx.sourceUrl, (src) =>
+    withClient(ctx.destinationUrl, async (dst) => {
+      const started = performance.now();
+      const out = src.query(copyTo(`COPY (SELECT ${CUSTOMER_COLUMNS} FROM customers) TO STDOUT`));
+      const into = dst.query(copyFrom(`COPY ${table} (${CUSTOMER_COLUMNS}) FROM STDIN`));
+      await pipeline(out, into);
+      return performance.now() - started;
+    }),
+  );
+}
+
+function phases(run: RunRow): string {
+  const t = run.timings ?? {};
+  const parts = Object.entries(t)
+    .filter(([, v]) => typeof v === "number")
+    .map(([k, v]) => `${k} ${fmt((v as number) / 1000, "s")}`);
+  return parts.join(", ");
+}
+
+export async function benchSync(ctx: BenchContext): Promise<void> {
+  const { args, report } = ctx;
+  const n = args.rows;
+  const worker = ctx.worker;
+  if (!worker) throw new Error("the sync bench needs the worker");
+
+  // Baseline: best of two copies (the second runs with the source as warm as the sync will find it).
+  ctx.log("sync: COPY baseline");
+  const copyMs = Math.min(await copyBaseline(ctx, "customers_baseline"), await copyBaseline(ctx, "customers_baseline"));
+  await query(ctx.destinationUrl, "DROP TABLE customers_baseline");
+  const copyBase = { name: "COPY→COPY", value: copyMs / 1000, unit: "s" };
+
+  await query(ctx.destinationUrl, customerTableDdl("customers_copy"));
+  const config = pgConfig(ctx.destinationUrl);
+  const discovered = await getDestination("Postgresql").discover(config);
+  const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === "customers_copy") };
+  const { syncId } = await createSync({
+    workspaceId: ctx.workspaceId,
+    sourceUrl: ctx.sourceUrl,
+    query: `SELECT ${CUSTOMER_COLUMNS} FROM customers`,
+    destination: { connectorName: "Postgresql", config, catalog },
+  });
+
+  // Memory: VmHWM reset just before the run (when the kernel allows it), VmRSS polled throughout.
+  const memory = canReadMemory(worker.pid);
+  const idle = memory ? memoryOf(worker.pid) : undefined;
+  const hwmReset = memory && resetPeak(worker.pid);
+  let peakEarly = 0;
+  let peakAll = 0;
+  const sample = (run: RunRow) => {
+    const m = memoryOf(worker.pid);
+    if (!m) return;
+    peakAll = Math.max(peakAll, m.rss);
+    if (run.processed_rows <= n / 10) peakEarly = Math.max(peakEarly, m.rss);
+  };
+
+  ctx.log(`sync: full sync of ${n.toLocaleString("en-US")} rows`);
+  const full = await runSync(ctx.workspaceId, syncId, { onPoll: sample });
+  const after = memory ? memoryOf(worker.pid) : undefined;
+  const fullPeak = after ? Math.max(peakAll, hwmReset ? after.hwm : 0) : 0;
+  const [{ count: copied }] = await query<{ count: number }>(ctx.destinationUrl, "SELECT count(*)::int AS count FROM customers_copy");
+  const fullS = full.duration_ms / 1000;
+  report.add({ section: "sync", name: `COPY baseline, ${n.toLocaleString("en-US")} rows`, value: copyMs / 1000, unit: "s", note: `${fmt(n / (copyMs / 1000), "rows/s")}` });
+  report.add({
+    section: "sync",
+    name: "full sync",
+    value: fullS,
+    unit: "s",
+    baseline: copyBase,
+    target: "≤ 5× COPY",
+    pass: fullS <= 5 * copyBase.value && copied === n && full.total_rows === n,
+    note: `${copied.toLocaleString("en-US")} rows in destination`,
+  });
+  report.add({ section: "sync", name: "full sync throughput", value: n / fullS, unit: "rows/s", baseline: { name: "COPY", value: n / copyBase.value, unit: "rows/s" } });
+  report.note(`full sync time by phase (summed over concurrent batches): ${phases(full)}; queue pick-up ${fmt(full.queued_ms / 1000, "s")} (not counted)`);
+  if (after && idle) {
+    report.add({
+      section: "sync",
+      name: "worker peak RSS, full sync",
+      value: fullPeak,
+      unit: "MiB",
+      baseline: { name: "idle worker", value: idle.rss, unit: "MiB" },
+      target: "< 300 MiB",
+      pass: fullPeak < 300,
+      note: hwmReset ? "VmHWM" : "polled VmRSS",
+    });
+    report.add({
+      section: "sync",
+      name: "worker RSS, last 90% vs first 10% of rows",
+      value: peakAll,
+      unit: "MiB",
+      baseline: { name: "first 10%", value: peakEarly, unit: "MiB" },
+      target: "flat (≤ 1.25×)",
+      pass: peakEarly > 0 && peakAll / peakEarly <= 1.25,
+      note: "polled VmRSS",
+    });
+  } else report.note("worker memory: /proc is not available on this platform, RSS not measured");
+
+  ctx.log("sync: re-run, no change");
+  const same = await runSync(ctx.workspaceId, syncId, { onPoll: sample });
+  const sameS = same.duration_ms / 1000;
+  report.add({ section: "sync", name: "re-run, no change", value: sameS, unit: "s", baseline: copyBase, target: "≤ 2× COPY", pass: sameS <= 2 * copyBase.value });
+  report.add({ section: "sync", name: "re-run, no change: vs full sync", value: sameS, unit: "s", baseline: { name: "full sync", value: fullS, unit: "s" } });
+  report.add({
+    section: "sync",
+    name: "re-run, no change: rows sent",
+    value: same.total_rows,
+    unit: "rows",
+    target: "0",
+    pass: same.total_rows === 0,
+  });
+  report.note(`no-change re-run by phase: ${phases(same)}`);
+
+  ctx.log("sync: re-run, 1% changed");
+  const changed = Math.floor(n / 100);
+  await query(ctx.sourceUrl, "UPDATE customers SET email_address = 'changed-' || email_address, updated_at = updated_at + interval '1 day' WHERE id % 100 = 0");
+  const delta = await runSync(ctx.workspaceId, syncId, { onPoll: sample });
+  const deltaS = delta.duration_ms / 1000;
+  const [{ count: landed }] = await query<{ count: number }>(ctx.destinationUrl, "SELECT count(*)::int AS count FROM customers_copy WHERE email_address LIKE 'changed-%'");
+  report.add({ section: "sync", name: "re-run, 1% changed", value: deltaS, unit: "s", baseline: { name: "full sync", value: fullS, unit: "s" } });
+  report.add({
+    section: "sync",
+    name: "re-run, 1% changed: rows sent",
+    value: delta.total_rows,
+    unit: "rows",
+    target: `exactly ${changed.toLocaleString("en-US")}`,
+    pass: delta.total_rows === changed && delta.successful_rows === changed && landed === changed,
+  });
+  report.note(`1%-changed re-run by phase: ${phases(delta)}`);
+  if (after) {
+    const end = memoryOf(worker.pid);
+    if (end) report.note(`worker RSS after the three runs: ${fmt(end.rss, "MiB")} (VmHWM since start${hwmReset ? " of the full sync" : ""}: ${fmt(end.hwm, "MiB")})`);
+  }
+  ctx.report.extra.sync = { copyMs, full, same, delta, idleRss: idle?.rss, fullPeak, peakEarly, peakAll };
+}
