@@ -167,7 +167,9 @@ async function discover(config: Row) {
 }
 
 async function close(config: Row): Promise<void> {
-  const key = settingsKey(mariaSettings(config));
+  const s = trySettings(config);
+  if (!s) return;
+  const key = settingsKey(s);
   const entry = pools.get(key);
   pools.delete(key);
   await entry?.pool.end();

@@ -174,13 +174,13 @@ export async function listColumns(client: pg.Client | pg.PoolClient, schema: str
     data_type: string;
     not_null: boolean;
     has_default: boolean;
-    is_pk: boolean;
+    pk_position: number | null;
   }>(
     `SELECT c.relname AS table_name, a.attname AS column_name,
             format_type(a.atttypid, a.atttypmod) AS data_type,
             a.attnotnull AS not_null,
             (a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '') AS has_default,
-            COALESCE(a.attnum = ANY (pk.conkey), false) AS is_pk
+            array_position(pk.conkey, a.attnum) AS pk_position
        FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -190,12 +190,15 @@ export async function listColumns(client: pg.Client | pg.PoolClient, schema: str
     [schema],
   );
   const tables = new Map<string, TableInfo>();
+  const keyParts = new Map<string, { name: string; position: number }[]>();
   for (const r of rows) {
     const table = tables.get(r.table_name) ?? { name: r.table_name, columns: [] as ColumnInfo[], primaryKey: [] as string[] };
     table.columns.push({ name: r.column_name, type: r.data_type, nullable: !r.not_null, hasDefault: r.has_default });
-    if (r.is_pk) table.primaryKey.push(r.column_name);
+    if (r.pk_position !== null) keyParts.set(r.table_name, [...(keyParts.get(r.table_name) ?? []), { name: r.column_name, position: r.pk_position }]);
     tables.set(r.table_name, table);
   }
+  // The key's column order is the constraint's, not the table's.
+  for (const [name, parts] of keyParts) tables.get(name)!.primaryKey = parts.sort((a, b) => a.position - b.position).map((p) => p.name);
   return tables;
 }
 

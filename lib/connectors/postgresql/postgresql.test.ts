@@ -198,6 +198,14 @@ describe("source", () => {
     expect(rows[0].updated_at).toBe("2024-01-02T03:46:30.000Z");
   });
 
+  it("bounds previews and each read batch by the query timeout", async () => {
+    await expect(postgresqlSource.query!(config({ query_timeout: 1 }), "SELECT pg_sleep(3)", 1)).rejects.toThrow(
+      "The query was cancelled after the 1 s statement timeout.",
+    );
+    const rows = postgresqlSource.read(config({ query_timeout: 1 }), { query: "SELECT pg_sleep(3)", batchSize: 10 })[Symbol.asyncIterator]();
+    await expect(rows.next()).rejects.toThrow(/did not return the next 10 rows within 1 s/);
+  });
+
   it("stops cleanly when the consumer stops early", async () => {
     for await (const batch of postgresqlSource.read(config(), { query: `SELECT * FROM ${schema}.events`, batchSize: 10 })) {
       expect(batch).toHaveLength(10);

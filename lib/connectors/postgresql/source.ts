@@ -29,14 +29,14 @@ export async function checkPostgresql(config: Row): Promise<CheckResult> {
       withClient(config, async (client, s) => {
         settings = s;
         const { rows } = await client.query<{ version: string; schema_exists: boolean }>(
-          "SELECT current_setting('server_version') AS version, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema_exists",
+          "SELECT version() AS version, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema_exists",
           [s.schema],
         );
-        await client.query("SELECT version()");
         if (!rows[0].schema_exists) {
           return { ok: false, details: `Connected, but schema "${s.schema}" does not exist in database "${s.database}".` };
         }
-        return { ok: true, details: `Connected to PostgreSQL ${rows[0].version} at ${s.host}:${s.port}, database "${s.database}".` };
+        const version = /^\S+ [\d.]+/.exec(rows[0].version)?.[0] ?? rows[0].version;
+        return { ok: true, details: `Connected to ${version} at ${s.host}:${s.port}, database "${s.database}".` };
       }),
     (err) => describePgError(err, settings ?? trySettings(config)),
   );
@@ -119,7 +119,8 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
     throw asConnectorError(err, (e) => describePgError(e, s));
   } finally {
     // Reached also when the consumer stops early (return()): release the portal and the connection.
-    await cursor?.close().catch(() => undefined);
+    // close() waits for the server, which never answers on a connection we already ended.
+    if (cursor) await withTimeout(cursor.close(), 2000, () => new Error("close timed out")).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }
