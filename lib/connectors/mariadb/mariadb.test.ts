@@ -150,6 +150,14 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
       expect(rows[0].updated_at).toBe("2024-01-02T03:46:30");
     });
 
+    it("bounds previews and each read batch by the query timeout", async () => {
+      await expect(mariadbSource.query!(config({ query_timeout: 1 }), "SELECT SLEEP(3) AS s", 1)).rejects.toThrow(
+        "The query was stopped after the 1 s statement timeout.",
+      );
+      const rows = mariadbSource.read(config({ query_timeout: 1 }), { query: "SELECT SLEEP(3) AS s", batchSize: 10 })[Symbol.asyncIterator]();
+      await expect(rows.next()).rejects.toThrow(/did not return rows within 1 s/);
+    });
+
     it("stops cleanly when the consumer stops early", async () => {
       for await (const batch of mariadbSource.read(config(), { query: "SELECT * FROM events", batchSize: 10 })) {
         expect(batch).toHaveLength(10);
