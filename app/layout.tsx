@@ -6,6 +6,8 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Datasync", template: "%s · Datasync" },
   description: "Sync rows from your databases and model endpoints into the tools that use them.",
+  // Declared so browsers do not ask for a missing /favicon.ico (a 404 in the console).
+  icons: { icon: "/favicon.svg" },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {

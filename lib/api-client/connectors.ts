@@ -142,10 +142,11 @@ export function useSaveCatalog(connectorId: string) {
   );
 }
 
-export function useQuerySource(connectorId: string | number | undefined) {
+/** Preview rows of a query on a source connector (POST /connectors/{id}/query_source). */
+export function useQuerySource() {
   const api = useApi();
   return useApiMutation(
-    async (input: { query: string; limit?: number }) => {
+    async ({ connectorId, ...input }: { connectorId: string | number; query: string; limit?: number }) => {
       const body = await api.post<{ data: Record<string, unknown>[] }>(`/api/v1/connectors/${connectorId}/query_source`, input);
       return body.data ?? [];
     },
