@@ -33,7 +33,7 @@ const scheduleFields = {
   sync_interval: z
     .number({ error: "must be a whole number" })
     .int("must be a whole number")
-    .min(1, "must be greater than 0")
+    // "> 0" is a schedule rule (scheduleErrors): it only matters when the schedule uses the interval.
     .max(1_000_000, "is too large")
     .nullish()
     .describe("Run every N units (interval and automated schedules)."),

@@ -1,0 +1,397 @@
+import { expect, test } from "@playwright/test";
+import { expectError } from "../support/api";
+import {
+  dataWorkspace,
+  expectLinks,
+  ISO,
+  pgConfiguration,
+  unique,
+  type DataWorkspace,
+} from "../support/data";
+
+let ws: DataWorkspace;
+let sourceId: number;
+let destinationId: number;
+let modelId: number;
+
+async function post(path: string, data: unknown, status = 201) {
+  const res = await ws.admin.post(path, data);
+  expect(res.status(), await res.text()).toBe(status);
+  return res.json();
+}
+
+test.beforeAll(async () => {
+  ws = await dataWorkspace("syncs");
+  const connector = (type: string) => ({
+    connector: {
+      name: unique(type),
+      connector_type: type,
+      connector_name: "Postgresql",
+      configuration: pgConfiguration(),
+    },
+  });
+  sourceId = Number((await post("/api/v1/connectors", connector("source"))).data.id);
+  destinationId = Number((await post("/api/v1/connectors", connector("destination"))).data.id);
+  await post(
+    "/api/v1/catalogs",
+    { connector_id: destinationId, catalog: { streams: [{ name: "contacts" }, { name: "deals" }] } },
+    200,
+  );
+  modelId = Number(
+    (
+      await post("/api/v1/models", {
+        model: {
+          name: "users",
+          query: "SELECT * FROM users",
+          query_type: "raw_sql",
+          primary_key: "id",
+          connector_id: sourceId,
+        },
+      })
+    ).data.id,
+  );
+});
+
+const syncBody = (overrides: Record<string, unknown> = {}) => ({
+  sync: {
+    name: unique("sync"),
+    source_id: sourceId,
+    destination_id: destinationId,
+    model_id: modelId,
+    schedule_type: "interval",
+    sync_interval: 15,
+    sync_interval_unit: "minutes",
+    sync_mode: "incremental",
+    stream_name: "contacts",
+    cursor_field: "updated_at",
+    configuration: [{ from: "email", to: "email", mapping_type: "standard" }],
+    ...overrides,
+  },
+});
+
+function expectSync(s: { id: unknown; type: unknown; attributes: Record<string, unknown> }) {
+  expect(typeof s.id).toBe("string");
+  expect(s.type).toBe("syncs");
+  const a = s.attributes;
+  expect(a.source_id).toBe(sourceId);
+  expect(a.destination_id).toBe(destinationId);
+  expect(a.model_id).toBe(modelId);
+  for (const key of [
+    "name",
+    "description",
+    "schedule_type",
+    "sync_mode",
+    "stream_name",
+    "status",
+    "timezone",
+  ])
+    expect(typeof a[key]).toBe("string");
+  expect(typeof a.detect_deletes).toBe("boolean");
+  expect(a.created_at).toMatch(ISO);
+  expect(a.updated_at).toMatch(ISO);
+  expect(a.source).toMatchObject({
+    id: sourceId,
+    name: expect.any(String),
+    connector_name: "Postgresql",
+    icon: expect.any(String),
+  });
+  expect(a.destination).toMatchObject({ id: destinationId, connector_name: "Postgresql" });
+  expect(a.model).toEqual({ id: modelId, name: "users" });
+  expect(a).toHaveProperty("last_run");
+  expect(a).toHaveProperty("current_cursor_field");
+}
+
+async function createSync(overrides: Record<string, unknown> = {}) {
+  const res = await ws.admin.post("/api/v1/syncs", syncBody(overrides));
+  expect(res.status(), await res.text()).toBe(200);
+  return res.json();
+}
+
+test.afterAll(async () => {
+  await ws?.dispose();
+});
+
+test("POST /syncs returns the bare resource (200); GET /syncs/{id} too", async () => {
+  const created = await createSync();
+  expect(Object.keys(created).sort()).toEqual(["attributes", "id", "type"]);
+  expectSync(created);
+  expect(created.attributes).toMatchObject({
+    status: "pending",
+    schedule_type: "interval",
+    sync_interval: 15,
+    sync_interval_unit: "minutes",
+    cron_expression: null,
+    cursor_field: "updated_at",
+    last_run: null,
+  });
+  expect(created.attributes.next_run_at).toMatch(ISO);
+
+  const shown = await ws.viewer.get(`/api/v1/syncs/${created.id}`);
+  expect(shown.status()).toBe(200);
+  const body = await shown.json();
+  expect(Object.keys(body).sort()).toEqual(["attributes", "id", "type"]);
+  expectSync(body);
+});
+
+test("schedule rules: interval, cron, automated, manual; unused fields cleared", async () => {
+  const noUnit = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ sync_interval_unit: null })),
+    422,
+    "validation_failed",
+  );
+  expect(noUnit.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval_unit" })]);
+  const zero = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ sync_interval: 0 })),
+    422,
+    "validation_failed",
+  );
+  expect(zero.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
+  const cronBad = await expectError(
+    await ws.admin.post(
+      "/api/v1/syncs",
+      syncBody({ schedule_type: "cron_expression", cron_expression: "61 * * * *" }),
+    ),
+    422,
+    "validation_failed",
+  );
+  expect(cronBad.errors).toEqual([expect.objectContaining({ path: "sync.cron_expression" })]);
+  const cronSix = await expectError(
+    await ws.admin.post(
+      "/api/v1/syncs",
+      syncBody({ schedule_type: "cron_expression", cron_expression: "0 0 * * * *" }),
+    ),
+    422,
+    "validation_failed",
+  );
+  expect(cronSix.message).toContain("5 fields");
+  const tz = await expectError(
+    await ws.admin.post(
+      "/api/v1/syncs",
+      syncBody({ schedule_type: "cron_expression", cron_expression: "0 * * * *", timezone: "Mars/Base" }),
+    ),
+    422,
+    "validation_failed",
+  );
+  expect(tz.errors).toEqual([expect.objectContaining({ path: "sync.timezone" })]);
+  const type = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ schedule_type: "hourly" })),
+    422,
+    "validation_failed",
+  );
+  expect(type.message).toContain("manual, interval, cron_expression, automated");
+
+  const cron = await createSync({
+    schedule_type: "cron_expression",
+    cron_expression: "30 2 * * 1",
+    timezone: "Europe/Paris",
+  });
+  expect(cron.attributes).toMatchObject({
+    cron_expression: "30 2 * * 1",
+    timezone: "Europe/Paris",
+    sync_interval: null,
+    sync_interval_unit: null,
+  });
+  expect(cron.attributes.next_run_at).toMatch(ISO);
+  const manual = await createSync({ schedule_type: "manual", cron_expression: "0 * * * *" });
+  expect(manual.attributes).toMatchObject({
+    sync_interval: null,
+    sync_interval_unit: null,
+    cron_expression: null,
+    next_run_at: null,
+  });
+  const automated = await createSync({ schedule_type: "automated" });
+  expect(automated.attributes).toMatchObject({
+    schedule_type: "automated",
+    sync_interval: 15,
+    cron_expression: null,
+  });
+  expect(automated.attributes.next_run_at).toMatch(ISO);
+});
+
+test("references: workspace, connector types, model of the source, catalog stream", async ({ request }) => {
+  const swapped = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ source_id: destinationId, destination_id: sourceId })),
+    422,
+    "validation_failed",
+  );
+  const paths = (swapped.errors as { path: string }[]).map((e) => e.path);
+  expect(paths).toEqual(expect.arrayContaining(["sync.source_id", "sync.destination_id"]));
+  const stream = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ stream_name: "nope" })),
+    422,
+    "validation_failed",
+  );
+  expect(stream.message).toContain("contacts, deals");
+  const missing = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ model_id: 99999999 })),
+    422,
+    "validation_failed",
+  );
+  expect(missing.errors).toEqual([expect.objectContaining({ path: "sync.model_id" })]);
+
+  // A destination without a catalog is refused with a pointer to discover.
+  const bare = await post("/api/v1/connectors", {
+    connector: {
+      name: unique("bare"),
+      connector_type: "destination",
+      connector_name: "Postgresql",
+      configuration: pgConfiguration(),
+    },
+  });
+  const noCatalog = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ destination_id: Number(bare.data.id) })),
+    422,
+    "validation_failed",
+  );
+  expect(noCatalog.message).toContain("catalog");
+
+  // Another workspace cannot use these connectors.
+  const other = await dataWorkspace("syncs-other", request);
+  await expectError(await other.admin.post("/api/v1/syncs", syncBody()), 422, "validation_failed");
+  const created = await createSync();
+  await expectError(await other.admin.get(`/api/v1/syncs/${created.id}`), 404, "not_found");
+
+  const mapping = await expectError(
+    await ws.admin.post(
+      "/api/v1/syncs",
+      syncBody({ configuration: [{ from: "{{ x", to: "a", mapping_type: "template" }] }),
+    ),
+    422,
+    "validation_failed",
+  );
+  expect(mapping.errors).toEqual([expect.objectContaining({ path: "sync.configuration" })]);
+});
+
+test("PUT /syncs/{id} returns {success, message, data}; cursor_field is fixed", async () => {
+  const created = await createSync();
+  const res = await ws.admin.put(`/api/v1/syncs/${created.id}`, {
+    sync: {
+      schedule_type: "cron_expression",
+      cron_expression: "0 6 * * *",
+      stream_name: "deals",
+      sync_mode: "full_refresh",
+      description: "nightly",
+    },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  const body = await res.json();
+  expect(body.success).toBe(true);
+  expect(typeof body.message).toBe("string");
+  expectSync(body.data);
+  expect(body.data.attributes).toMatchObject({
+    schedule_type: "cron_expression",
+    cron_expression: "0 6 * * *",
+    sync_interval: null,
+    stream_name: "deals",
+    sync_mode: "full_refresh",
+    description: "nightly",
+    cursor_field: "updated_at",
+  });
+  const cursor = await expectError(
+    await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { cursor_field: "id" } }),
+    422,
+    "validation_failed",
+  );
+  expect(cursor.errors).toEqual([expect.objectContaining({ path: "sync.cursor_field" })]);
+  // Sending the same cursor_field back is fine.
+  expect(
+    (await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { cursor_field: "updated_at" } })).status(),
+  ).toBe(200);
+  await expectError(
+    await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { schedule_type: "interval" } }),
+    422,
+    "validation_failed",
+  );
+  await expectError(
+    await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { stream_name: "x" } }),
+    422,
+    "validation_failed",
+  );
+  const interval = await createSync();
+  const negative = await expectError(
+    await ws.admin.put(`/api/v1/syncs/${interval.id}`, { sync: { sync_interval: -1 } }),
+    422,
+    "validation_failed",
+  );
+  expect(negative.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
+  await expectError(
+    await ws.viewer.put(`/api/v1/syncs/${created.id}`, { sync: { name: "v" } }),
+    403,
+    "forbidden",
+  );
+  await expectError(await ws.admin.put("/api/v1/syncs/99999999", { sync: { name: "v" } }), 404, "not_found");
+});
+
+test("GET /syncs lists newest updated first with links; configurations payload", async () => {
+  const a = await createSync();
+  const b = await createSync();
+  await ws.admin.put(`/api/v1/syncs/${a.id}`, { sync: { description: "touched" } });
+  const res = await ws.viewer.get("/api/v1/syncs?per_page=2");
+  expect(res.status()).toBe(200);
+  const list = await res.json();
+  expectLinks(list.links);
+  expect(list.data.map((s: { id: string }) => s.id)).toEqual([a.id, b.id]);
+  list.data.forEach(expectSync);
+  await expectError(await ws.viewer.get("/api/v1/syncs?status=sleeping"), 400, "bad_request");
+
+  const conf = await ws.viewer.get("/api/v1/syncs/configurations");
+  expect(conf.status()).toBe(200);
+  const types = (await conf.json()).data.configurations.catalog_mapping_types;
+  expect(Object.keys(types)).toEqual(["standard", "static", "template"]);
+  expect(types.standard).toBe("");
+  expect(Object.keys(types.static)).toEqual(["string", "number", "boolean", "null"]);
+  expect(types.static.number.type).toBe("float");
+  expect(types.template.variable.current_timestamp).toMatchObject({
+    type: "datetime",
+    value: "{{ 'now' | date: '%Y-%m-%dT%H:%M:%S.%L%z' }}",
+  });
+  expect(Object.keys(types.template.filter)).toEqual(["cast", "regex_replace"]);
+});
+
+test("PATCH /syncs/{id}/enable disables and re-enables", async () => {
+  const created = await createSync();
+  const off = await ws.admin.patch(`/api/v1/syncs/${created.id}/enable`, { enable: false });
+  expect(off.status(), await off.text()).toBe(200);
+  const offBody = await off.json();
+  expectSync(offBody.data);
+  expect(offBody.data.attributes).toMatchObject({ status: "disabled", next_run_at: null });
+  const on = await (await ws.admin.patch(`/api/v1/syncs/${created.id}/enable`, { enable: true })).json();
+  expect(on.data.attributes.status).toBe("pending");
+  expect(on.data.attributes.next_run_at).toMatch(ISO);
+  await expectError(await ws.admin.patch(`/api/v1/syncs/${created.id}/enable`, {}), 422, "validation_failed");
+  await expectError(
+    await ws.viewer.patch(`/api/v1/syncs/${created.id}/enable`, { enable: false }),
+    403,
+    "forbidden",
+  );
+});
+
+test("DELETE /syncs/{id} soft-deletes: 204, then 404 everywhere; models in use are 409", async ({
+  request,
+}) => {
+  const created = await createSync();
+  const busy = await expectError(await ws.admin.delete(`/api/v1/models/${modelId}`), 409, "conflict");
+  expect(busy.message).toContain(`${created.id} "${created.attributes.name}"`);
+  await expectError(await ws.viewer.delete(`/api/v1/syncs/${created.id}`), 403, "forbidden");
+  const del = await ws.admin.delete(`/api/v1/syncs/${created.id}`);
+  expect(del.status()).toBe(204);
+  const gone = await expectError(await ws.admin.get(`/api/v1/syncs/${created.id}`), 404, "not_found");
+  expect(gone.message).toContain(`Sync ${created.id}`);
+  await expectError(
+    await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { name: "x" } }),
+    404,
+    "not_found",
+  );
+  await expectError(
+    await ws.admin.patch(`/api/v1/syncs/${created.id}/enable`, { enable: true }),
+    404,
+    "not_found",
+  );
+  await expectError(await ws.admin.get(`/api/v1/syncs/${created.id}/sync_runs`), 404, "not_found");
+  await expectError(await ws.admin.delete(`/api/v1/syncs/${created.id}`), 404, "not_found");
+  const list = await (await ws.admin.get("/api/v1/syncs?per_page=100")).json();
+  expect(list.data.map((s: { id: string }) => s.id)).not.toContain(created.id);
+  await expectError(await request.get("/api/v1/syncs"), 401, "unauthorized");
+  await expectError(await ws.admin.get("/api/v1/syncs/x1"), 400, "bad_request");
+  await expectError(await ws.viewer.post("/api/v1/syncs", syncBody()), 403, "forbidden");
+});
