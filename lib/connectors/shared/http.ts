@@ -1,7 +1,7 @@
 // Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect),
 // a timeout covering headers and body, bounded body reads, and one log/outcome shape for records.
 import type { WriteOutcome } from "../types";
-import { assertUrlAllowed, OutboundBlockedError } from "../net-policy";
+import { assertUrlAllowed } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
 import { SECRET_MASK } from "./secrets";
 
@@ -72,7 +72,7 @@ function maskedHeaders(headers: Record<string, string>, secret: string[]): Recor
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, hidden.has(k.toLowerCase()) ? SECRET_MASK : v]));
 }
 
-function isTimeout(err: unknown, signal: AbortSignal): boolean {
+function timedOut(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError";
 }
 
@@ -122,13 +122,11 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
     }
   } catch (err) {
     const host = safeHost(url);
-    if (err instanceof OutboundBlockedError) {
+    if (err instanceof ConnectorError) {
+      // The outbound guard, or a URL that does not parse: retrying cannot help.
       exchange.failure = "blocked";
       exchange.error = err.message;
-    } else if (err instanceof ConnectorError) {
-      exchange.failure = "blocked";
-      exchange.error = err.message;
-    } else if (isTimeout(err, timeout)) {
+    } else if (timedOut(timeout)) {
       exchange.failure = "timeout";
       exchange.error = `No response from ${host} within ${call.timeoutMs / 1000} s.`;
     } else if (call.signal?.aborted) {
