@@ -69,3 +69,19 @@ export async function classifyBatch(
   // ORDINALITY is 1-based.
   return new Map(rows.map((r) => [r.ord - 1, r.c]));
 }
+
+/**
+ * True when the sync tracks at least one row. A run that starts with none (a first sync) can skip
+ * classifyBatch: every row is an insert, and rows repeated within the run are caught in memory.
+ */
+export async function hasStates(pool: Pool, syncId: number): Promise<boolean> {
+  const { rows } = await pool.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) AS found", [syncId]);
+  return rows[0]?.found ?? true;
+}
+
+/** The classification of a batch against no state at all: all inserts. */
+export function allInserts(count: number): Map<number, DiffClass> {
+  const classes = new Map<number, DiffClass>();
+  for (let i = 0; i < count; i++) classes.set(i, "i");
+  return classes;
+}

@@ -11,7 +11,7 @@ import { pgPool, prisma } from "@/lib/db/client";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
-import { canonicalJson, classifyBatch, fingerprint, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { Loader } from "./load";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
@@ -33,6 +33,8 @@ export interface Timings {
   diff: number;
   load: number;
   wait: number;
+  /** Bookkeeping: the per-batch transaction of records, states, counters and cursor. */
+  record: number;
 }
 
 /** Why a run stopped early; anything else thrown is a failure. */
@@ -110,12 +112,14 @@ class RunExecution {
   private recordChain: Promise<void> = Promise.resolve();
   private failure: unknown;
   private loading = false;
+  /** The sync tracked no row when this attempt started: batches need no diff query. */
+  private noStates = false;
 
   constructor(private readonly ctx: RunContext) {
     this.test = ctx.run.syncRunType === "test";
     this.fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
     const stored = (ctx.run.timings ?? {}) as Partial<Timings>;
-    this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0 };
+    this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0, record: stored.record ?? 0 };
     const { rate, stream } = ctx;
     this.loader = new Loader({
       destination: ctx.destination,
@@ -181,6 +185,8 @@ class RunExecution {
   private async runGeneral(): Promise<void> {
     const { ctx } = this;
     const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
+    // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
+    this.noStates = !(await hasStates(this.pool, ctx.sync.id));
     const iterable = ctx.source.read(ctx.sourceConfig, {
       query: ctx.model.query,
       batchSize: BATCH_SIZE,
@@ -235,13 +241,15 @@ class RunExecution {
       const json = rowJson(row);
       items.push({ key, json, fingerprint: fingerprint(this.ctx.fingerprintSeed, json), row, action: "destination_insert" });
     }
-    const classes = await classifyBatch(this.pool, {
-      syncId: this.ctx.sync.id,
-      runId: this.ctx.run.id,
-      keys: items.map((i) => i.key),
-      fingerprints: items.map((i) => i.fingerprint),
-      fullRefresh: this.ctx.sync.syncMode === "full_refresh",
-    });
+    const classes = this.noStates
+      ? allInserts(items.length)
+      : await classifyBatch(this.pool, {
+          syncId: this.ctx.sync.id,
+          runId: this.ctx.run.id,
+          keys: items.map((i) => i.key),
+          fingerprints: items.map((i) => i.fingerprint),
+          fullRefresh: this.ctx.sync.syncMode === "full_refresh",
+        });
     const toSend: Item[] = [];
     items.forEach((item, index) => {
       const c = classes.get(index);
@@ -360,6 +368,7 @@ class RunExecution {
       throw err;
     } finally {
       client.release();
+      this.timings.record += performance.now() - started;
     }
     for (const key of Object.keys(delta) as (keyof Counters)[]) this.counters[key] += delta[key];
     if (!this.loading) {
@@ -468,12 +477,13 @@ class RunExecution {
     await this.enqueueRecord(await this.send([item]), delta, undefined);
   }
 
-  private roundedTimings(extraLoad = 0): Timings {
+  private roundedTimings(extraRecord = 0): Timings {
     return {
       query: Math.round(this.timings.query),
       diff: Math.round(this.timings.diff),
-      load: Math.round(this.timings.load + extraLoad),
+      load: Math.round(this.timings.load),
       wait: Math.round(this.timings.wait),
+      record: Math.round(this.timings.record + extraRecord),
     };
   }
 
