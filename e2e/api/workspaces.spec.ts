@@ -1,0 +1,332 @@
+// Workspaces and their members over real HTTP, plus the pagination links contract (on members).
+import { expect, test } from "@playwright/test";
+import {
+  Api,
+  ISO_TIME,
+  adminApi,
+  expectError,
+  loginAs,
+  memberWithRole,
+  newWorkspace,
+  uniqueSuffix,
+  type TestWorkspace,
+} from "../support/api";
+
+let ws: TestWorkspace;
+test.beforeAll(async ({ request }) => {
+  ws = await newWorkspace(request, "Workspaces spec");
+});
+
+function expectWorkspace(w: { id: unknown; type: unknown; attributes: Record<string, unknown> }) {
+  expect(typeof w.id).toBe("string");
+  expect(w.type).toBe("workspaces");
+  expect(Object.keys(w.attributes).sort()).toEqual([
+    "created_at",
+    "members_count",
+    "name",
+    "role_name",
+    "slug",
+    "updated_at",
+  ]);
+  expect(typeof w.attributes.name).toBe("string");
+  expect(typeof w.attributes.slug).toBe("string");
+  expect(typeof w.attributes.members_count).toBe("number");
+  expect(w.attributes.created_at).toMatch(ISO_TIME);
+  expect(w.attributes.updated_at).toMatch(ISO_TIME);
+}
+
+test.describe("workspaces", () => {
+  test("POST creates a workspace (201) whose creator is Admin; GET lists the caller's workspaces", async ({
+    request,
+  }) => {
+    const member = await memberWithRole(request, ws, "Admin");
+    const res = await member.api.post("/api/v1/workspaces", { workspace: { name: "  Growth team  " } });
+    expect(res.status(), await res.text()).toBe(201);
+    const created = (await res.json()).data;
+    expectWorkspace(created);
+    expect(created.attributes).toMatchObject({ name: "Growth team", role_name: "Admin", members_count: 1 });
+    const list = await (await member.api.get("/api/v1/workspaces")).json();
+    expect(Object.keys(list).sort()).toEqual(["data", "links", "meta"]);
+    list.data.forEach(expectWorkspace);
+    expect(list.data.map((w: { id: string }) => Number(w.id))).toEqual([ws.id, Number(created.id)]);
+    expect(list.meta).toEqual({ page: 1, per_page: 25, total_count: 2, total_pages: 1 });
+    const one = await (await member.api.get(`/api/v1/workspaces/${created.id}`)).json();
+    expect(one.data.attributes.name).toBe("Growth team");
+  });
+
+  test("validation and unknown ids", async () => {
+    const body = await expectError(
+      await ws.admin.post("/api/v1/workspaces", { workspace: { name: "" } }),
+      422,
+      "validation_failed",
+    );
+    expect(body.errors).toEqual([{ path: "workspace.name", message: "must not be empty" }]);
+    await expectError(await ws.admin.post("/api/v1/workspaces", { name: "flat" }), 422, "validation_failed");
+    await expectError(await ws.admin.get("/api/v1/workspaces/abc"), 400, "bad_request");
+    await expectError(await ws.admin.get("/api/v1/workspaces/0"), 400, "bad_request");
+    const missing = await expectError(await ws.admin.get("/api/v1/workspaces/99999999"), 404, "not_found");
+    expect(missing.message).toBe("Workspace 99999999 was not found.");
+  });
+
+  test("PUT renames; a workspace the caller is not a member of is 404, a Member's is 403", async ({
+    request,
+  }) => {
+    const res = await ws.admin.put(`/api/v1/workspaces/${ws.id}`, {
+      workspace: { name: "Workspaces spec renamed" },
+    });
+    expect(res.status(), await res.text()).toBe(200);
+    expect((await res.json()).data.attributes.name).toBe("Workspaces spec renamed");
+    const stranger = await memberWithRole(request, await newWorkspace(request), "Admin");
+    await expectError(
+      await stranger.api.put(`/api/v1/workspaces/${ws.id}`, { workspace: { name: "x" } }),
+      404,
+      "not_found",
+    );
+    await expectError(await stranger.api.get(`/api/v1/workspaces/${ws.id}`), 404, "not_found");
+    const member = await memberWithRole(request, ws, "Member");
+    await expectError(
+      await member.api.put(`/api/v1/workspaces/${ws.id}`, { workspace: { name: "x" } }),
+      403,
+      "forbidden",
+    );
+    await expectError(await member.api.delete(`/api/v1/workspaces/${ws.id}`), 403, "forbidden");
+    expect((await member.api.get(`/api/v1/workspaces/${ws.id}`)).status()).toBe(200);
+  });
+
+  test("the permission is checked in the workspace of the path, not the Workspace-Id one", async ({
+    request,
+  }) => {
+    const viewer = await memberWithRole(request, ws, "Viewer");
+    // The viewer creates and administers a second workspace, and works from there.
+    const own = await viewer.api.post("/api/v1/workspaces", { workspace: { name: "Viewer's own" } });
+    expect(own.status(), await own.text()).toBe(403); // Viewer may not create workspaces from here
+    const root = await adminApi(request);
+    const second = Number(
+      (await (await root.post("/api/v1/workspaces", { workspace: { name: "Second" } })).json()).data.id,
+    );
+    const inSecond = root.inWorkspace(second);
+    const add = await inSecond.post(`/api/v1/workspaces/${second}/members`, {
+      member: { email: viewer.email, role_id: ws.roles.Admin },
+    });
+    expect(add.status(), await add.text()).toBe(201);
+    const fromSecond = viewer.api.inWorkspace(second);
+    await expectError(
+      await fromSecond.put(`/api/v1/workspaces/${ws.id}`, { workspace: { name: "x" } }),
+      403,
+      "forbidden",
+    );
+    expect(
+      (await fromSecond.put(`/api/v1/workspaces/${second}`, { workspace: { name: "Second!" } })).status(),
+    ).toBe(200);
+  });
+
+  test("DELETE removes the workspace (204); the caller's last workspace is 409", async ({ request }) => {
+    const root = await adminApi(request);
+    const doomed = Number(
+      (await (await root.post("/api/v1/workspaces", { workspace: { name: "Doomed" } })).json()).data.id,
+    );
+    const del = await root.delete(`/api/v1/workspaces/${doomed}`);
+    expect(del.status(), await del.text()).toBe(204);
+    await expectError(await root.get(`/api/v1/workspaces/${doomed}`), 404, "not_found");
+    // A fresh Admin whose only workspace this is.
+    const lonely = await memberWithRole(request, await newWorkspace(request), "Admin");
+    const me = await (await lonely.api.get("/api/v1/users/me")).json();
+    const only = me.data.attributes.workspace_id;
+    const body = await expectError(await lonely.api.delete(`/api/v1/workspaces/${only}`), 409, "conflict");
+    expect(body.message).toMatch(/is your last workspace and cannot be deleted/);
+  });
+});
+
+test.describe("members", () => {
+  test("POST creates an account for a new email (201) and it can sign in", async ({ request }) => {
+    const email = `new-${uniqueSuffix()}@Example.com`;
+    const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+      member: { email, name: "New Person", password: "a-good-password", role_id: ws.roles.Member },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    const m = (await res.json()).data;
+    expect(m.type).toBe("members");
+    expect(Object.keys(m.attributes).sort()).toEqual(
+      [
+        "created_at",
+        "email",
+        "last_login_at",
+        "name",
+        "role_id",
+        "role_name",
+        "updated_at",
+        "user_id",
+        "workspace_id",
+      ].sort(),
+    );
+    expect(m.attributes).toMatchObject({
+      email: email.toLowerCase(),
+      name: "New Person",
+      role_id: ws.roles.Member,
+      role_name: "Member",
+      workspace_id: ws.id,
+      last_login_at: null,
+    });
+    expect(m.id).toBe(String(m.attributes.user_id));
+    expect(m.attributes.created_at).toMatch(ISO_TIME);
+    expect(await loginAs(request, email.toLowerCase(), "a-good-password")).toMatch(/\./);
+    const again = await expectError(
+      await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+        member: { email, role_id: ws.roles.Viewer },
+      }),
+      409,
+      "conflict",
+    );
+    expect(again.message).toMatch(/already a member of this workspace/);
+  });
+
+  test("POST validation: password for a new account, min 8; role must exist here", async () => {
+    const path = `/api/v1/workspaces/${ws.id}/members`;
+    const email = `v-${uniqueSuffix()}@example.com`;
+    const noPw = await expectError(
+      await ws.admin.post(path, { member: { email, name: "N", role_id: ws.roles.Viewer } }),
+      422,
+      "validation_failed",
+    );
+    expect(noPw.errors).toEqual([
+      { path: "member.password", message: "is required for a new account (at least 8 characters)" },
+    ]);
+    const short = await expectError(
+      await ws.admin.post(path, {
+        member: { email, name: "N", password: "short", role_id: ws.roles.Viewer },
+      }),
+      422,
+      "validation_failed",
+    );
+    expect(short.errors).toEqual([{ path: "member.password", message: "must be at least 8 characters" }]);
+    const bad = await expectError(
+      await ws.admin.post(path, { member: { email: "not-an-email", role_id: "Admin" } }),
+      422,
+      "validation_failed",
+    );
+    expect((bad.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+      "member.email",
+      "member.role_id",
+    ]);
+    const role = await expectError(
+      await ws.admin.post(path, { member: { email, name: "N", password: "long-enough", role_id: 99999999 } }),
+      422,
+      "validation_failed",
+    );
+    expect(role.errors).toEqual([
+      { path: "member.role_id", message: "role 99999999 does not exist in this workspace" },
+    ]);
+  });
+
+  test("an existing account is added without a password; PUT changes the role; DELETE removes", async ({
+    request,
+  }) => {
+    const other = await newWorkspace(request);
+    const person = await memberWithRole(request, other, "Viewer");
+    const path = `/api/v1/workspaces/${ws.id}/members`;
+    const added = await ws.admin.post(path, { member: { email: person.email, role_id: ws.roles.Viewer } });
+    expect(added.status(), await added.text()).toBe(201);
+    const put = await ws.admin.put(`${path}/${person.userId}`, { member: { role_id: ws.roles.Member } });
+    expect(put.status(), await put.text()).toBe(200);
+    expect((await put.json()).data.attributes.role_name).toBe("Member");
+    const one = await (await ws.admin.get(`${path}/${person.userId}`)).json();
+    expect(one.data.attributes.role_name).toBe("Member");
+    const del = await ws.admin.delete(`${path}/${person.userId}`);
+    expect(del.status()).toBe(204);
+    await expectError(await ws.admin.get(`${path}/${person.userId}`), 404, "not_found");
+    await expectError(await ws.admin.delete(`${path}/${person.userId}`), 404, "not_found");
+    // Still a member of its other workspace.
+    expect((await person.api.get("/api/v1/users/me")).status()).toBe(200);
+  });
+
+  test("the last Admin can be neither demoted nor removed (409)", async ({ request }) => {
+    const solo = await newWorkspace(request);
+    const me = await (await solo.admin.get("/api/v1/users/me")).json();
+    const adminId = Number(me.data.id);
+    const path = `/api/v1/workspaces/${solo.id}/members/${adminId}`;
+    const demote = await expectError(
+      await solo.admin.put(path, { member: { role_id: solo.roles.Viewer } }),
+      409,
+      "conflict",
+    );
+    expect(demote.message).toMatch(/last Admin of this workspace/);
+    await expectError(await solo.admin.delete(path), 409, "conflict");
+  });
+
+  test("members endpoints need user.* in that workspace; strangers get 404", async ({ request }) => {
+    const member = await memberWithRole(request, ws, "Member");
+    const path = `/api/v1/workspaces/${ws.id}/members`;
+    await expectError(await member.api.get(path), 403, "forbidden");
+    await expectError(
+      await member.api.post(path, { member: { email: "x@example.com", role_id: ws.roles.Viewer } }),
+      403,
+      "forbidden",
+    );
+    await expectError(
+      await member.api.put(`${path}/${member.userId}`, { member: { role_id: ws.roles.Admin } }),
+      403,
+      "forbidden",
+    );
+    await expectError(await member.api.delete(`${path}/${member.userId}`), 403, "forbidden");
+    const stranger = await memberWithRole(request, await newWorkspace(request), "Admin");
+    await expectError(await stranger.api.get(path), 404, "not_found");
+    await expectError(await new Api(request, { token: "x.y.z" }).get(path), 401, "unauthorized");
+  });
+});
+
+test.describe("pagination links", () => {
+  let pws: TestWorkspace;
+  let base: string;
+  test.beforeAll(async ({ request }) => {
+    pws = await newWorkspace(request, "Pagination");
+    for (let i = 0; i < 4; i++) await memberWithRole(request, pws, "Viewer"); // 5 members with the admin
+    base = `/api/v1/workspaces/${pws.id}/members`;
+  });
+
+  const page = async (query: string) => {
+    const res = await pws.admin.get(`${base}${query}`);
+    expect(res.status(), await res.text()).toBe(200);
+    return res.json();
+  };
+  const pageOf = (link: string | null) =>
+    link === null ? null : Number(new URL(link).searchParams.get("page"));
+
+  test("first page: prev null, next and last set, absolute URLs, meta", async () => {
+    const body = await page("?per_page=2");
+    expect(body.data).toHaveLength(2);
+    expect(Object.keys(body.links).sort()).toEqual(["first", "last", "next", "prev", "self"]);
+    const self = new URL(body.links.self);
+    expect(self.pathname).toBe(base);
+    expect(Object.fromEntries(self.searchParams)).toEqual({ page: "1", per_page: "2" });
+    expect(body.links.prev).toBeNull();
+    expect([pageOf(body.links.first), pageOf(body.links.next), pageOf(body.links.last)]).toEqual([1, 2, 3]);
+    expect(body.meta).toEqual({ page: 1, per_page: 2, total_count: 5, total_pages: 3 });
+  });
+
+  test("middle and last page; page[number]/page[size] aliases; other params kept", async () => {
+    const middle = await page("?page[number]=2&page[size]=2&keep=me");
+    expect([pageOf(middle.links.prev), pageOf(middle.links.next)]).toEqual([1, 3]);
+    expect(new URL(middle.links.next).searchParams.get("keep")).toBe("me");
+    expect(new URL(middle.links.next).searchParams.get("per_page")).toBe("2");
+    const last = await page("?page=3&per_page=2");
+    expect(last.data).toHaveLength(1);
+    expect(last.links.next).toBeNull();
+    expect(pageOf(last.links.prev)).toBe(2);
+  });
+
+  test("page beyond the end is empty; per_page is clamped to 100; default is 25", async () => {
+    const beyond = await page("?page=9&per_page=2");
+    expect(beyond.data).toEqual([]);
+    expect(beyond.links.next).toBeNull();
+    expect(pageOf(beyond.links.prev)).toBe(3);
+    expect(pageOf(beyond.links.last)).toBe(3);
+    expect((await page("?per_page=1000")).meta.per_page).toBe(100);
+    expect((await page("")).meta.per_page).toBe(25);
+  });
+
+  test("0, negative and non-integer page values are 400", async () => {
+    for (const q of ["?page=0", "?page=-1", "?page=1.5", "?per_page=abc", "?page[size]=0", "?per_page=-3"]) {
+      await expectError(await pws.admin.get(`${base}${q}`), 400, "bad_request");
+    }
+  });
+});
