@@ -5,7 +5,10 @@
 // two lookups is not prevented.
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import { withTimeout } from "./shared/batching";
 import { ConnectorError } from "./shared/errors";
+
+const LOOKUP_TIMEOUT_MS = 5000;
 
 const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata.goog", "metadata"]);
 const METADATA_ADDRESSES = new BlockList();
@@ -70,7 +73,9 @@ export async function assertHostAllowed(rawHost: string): Promise<void> {
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      // A resolver that hangs must not hang the caller: give up and let the client report it.
+      const found = await withTimeout(lookup(host, { all: true, verbatim: true }), LOOKUP_TIMEOUT_MS, () => new Error("lookup timed out"));
+      addresses = found.map((a) => a.address);
     } catch {
       return;
     }

@@ -40,9 +40,10 @@ async function poolFor(config: Row): Promise<PoolEntry> {
     await assertHostAllowed(settings.host);
     const pool = mysqlPromise.createPool({ ...connectionOptions(settings), connectionLimit: 4, idleTimeout: 30_000 });
     // The core (callback) connection is handed over here, before any query of ours runs on it.
+    // A failure here resurfaces on the connection's first real query, so the callback only has to
+    // keep an unhandled 'error' event from being thrown.
     pool.pool.on("connection", (conn) => {
-      conn.query(SESSION_SETUP);
-      conn.query(`SET SESSION max_statement_time = ${settings.queryTimeoutMs / 1000}`);
+      conn.query(`${SESSION_SETUP}, max_statement_time = ${Number(settings.queryTimeoutMs / 1000)}`, () => undefined);
     });
     entry = { pool, settings, tables: undefined };
     pools.set(key, entry);
