@@ -369,9 +369,23 @@ test("PATCH /syncs/{id}/enable disables and re-enables", async () => {
 test("DELETE /syncs/{id} soft-deletes: 204, then 404 everywhere; models in use are 409", async ({
   request,
 }) => {
-  const created = await createSync();
-  const busy = await expectError(await ws.admin.delete(`/api/v1/models/${modelId}`), 409, "conflict");
-  expect(busy.message).toContain(`${created.id} "${created.attributes.name}"`);
+  // A model of its own, so the 409 names exactly this sync.
+  const ownModel = await post("/api/v1/models", {
+    model: {
+      name: "own",
+      query: "SELECT * FROM users",
+      query_type: "raw_sql",
+      primary_key: "id",
+      connector_id: sourceId,
+    },
+  });
+  const created = await createSync({ model_id: Number(ownModel.data.id) });
+  const busy = await expectError(
+    await ws.admin.delete(`/api/v1/models/${ownModel.data.id}`),
+    409,
+    "conflict",
+  );
+  expect(busy.message).toContain(`sync ${created.id} "${created.attributes.name}"`);
   await expectError(await ws.viewer.delete(`/api/v1/syncs/${created.id}`), 403, "forbidden");
   const del = await ws.admin.delete(`/api/v1/syncs/${created.id}`);
   expect(del.status()).toBe(204);
@@ -389,6 +403,8 @@ test("DELETE /syncs/{id} soft-deletes: 204, then 404 everywhere; models in use a
   );
   await expectError(await ws.admin.get(`/api/v1/syncs/${created.id}/sync_runs`), 404, "not_found");
   await expectError(await ws.admin.delete(`/api/v1/syncs/${created.id}`), 404, "not_found");
+  // Once the only sync using it is deleted, the model can go (the soft-deleted sync goes with it).
+  expect((await ws.admin.delete(`/api/v1/models/${ownModel.data.id}`)).status()).toBe(204);
   const list = await (await ws.admin.get("/api/v1/syncs?per_page=100")).json();
   expect(list.data.map((s: { id: string }) => s.id)).not.toContain(created.id);
   await expectError(await request.get("/api/v1/syncs"), 401, "unauthorized");
