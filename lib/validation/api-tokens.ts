@@ -1,5 +1,6 @@
 // Request shapes of the API token endpoints (shared by the console form and the OpenAPI document).
 import { z } from "zod";
+import { MAX_INT_ID } from "./ids";
 
 export const createApiTokenSchema = z.object({
   api_token: z.object(
@@ -14,6 +15,7 @@ export const createApiTokenSchema = z.object({
         .number({ error: "must be a role id (integer)" })
         .int("must be a role id (integer)")
         .positive("must be a role id (integer)")
+        .max(MAX_INT_ID, "must be a role id (integer)")
         .nullish()
         .describe(
           "A narrower role for the token; it never exceeds your own. Absent: your role in the workspace.",

@@ -1,7 +1,7 @@
 // Request shapes of the model endpoints. A model is a query on a source connector.
 import { z } from "zod";
 import { jsonObjectSchema } from "./connectors";
-import { queryIntId } from "./ids";
+import { MAX_INT_ID, queryIntId } from "./ids";
 
 export const QUERY_TYPES = ["raw_sql", "table_selector", "ai_ml"] as const;
 /** Query types of the reference we do not run yet: refused with a sentence that says so. */
@@ -17,7 +17,7 @@ export const queryTypeSchema = z
   .describe("raw_sql: a SQL query; table_selector: a query built from a table; ai_ml: inputs for a model endpoint.");
 
 const positiveId = (what: string) =>
-  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").describe(what);
+  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").max(MAX_INT_ID, `must be at most ${MAX_INT_ID}`).describe(what);
 
 const modelFields = {
   name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255, "must be at most 255 characters").describe("Shown in the console."),

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
 import type { FieldError } from "@/lib/errors";
-import { queryIntId } from "./ids";
+import { MAX_INT_ID, queryIntId } from "./ids";
 
 export const SCHEDULE_TYPES = ["manual", "interval", "cron_expression", "automated"] as const;
 export const SYNC_MODES = ["full_refresh", "incremental"] as const;
@@ -13,7 +13,7 @@ export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "abort
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => ({ error: `must be one of: ${values.join(", ")}` });
 
 const idField = (what: string) =>
-  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").describe(what);
+  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").max(MAX_INT_ID, `must be at most ${MAX_INT_ID}`).describe(what);
 
 /** One field mapping; the older object form {source_column: "dest.path"} is accepted too. */
 export const fieldMappingSchema = z.object({
