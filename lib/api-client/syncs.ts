@@ -1,27 +1,10 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ACTIVE_RUN_STATUSES } from "@/components/ui/badge";
-import type { ListResponse, Mapping, Resource, Sync, SyncAttributes, SyncConfigurations, SyncRecordAttributes, SyncRun, SyncRunAttributes } from "./types";
+import type { CreateSyncInput, UpdateSyncInput } from "@/lib/validation/syncs";
+import type { ListResponse, Resource, Sync, SyncAttributes, SyncConfigurations, SyncRecordAttributes, SyncRun, SyncRunAttributes } from "./types";
 import { useApi } from "./provider";
 import { unwrap, useApiMutation, useKey } from "./query";
-
-/** The body of POST/PUT /api/v1/syncs (behaviour.md section 6). */
-export interface SyncInput {
-  name?: string;
-  description?: string | null;
-  source_id: number;
-  destination_id: number;
-  model_id: number;
-  stream_name: string;
-  configuration: Mapping[];
-  sync_mode: string;
-  cursor_field?: string | null;
-  schedule_type: string;
-  sync_interval?: number | null;
-  sync_interval_unit?: string | null;
-  cron_expression?: string | null;
-  timezone?: string | null;
-}
 
 export function useSyncs(params: {
   page: number;
@@ -72,7 +55,7 @@ export function useSyncConfigurations() {
 
 export function useCreateSync() {
   const api = useApi();
-  return useApiMutation(async (sync: SyncInput) => unwrap<Sync>(await api.post("/api/v1/syncs", { sync })), {
+  return useApiMutation(async (sync: CreateSyncInput) => unwrap<Sync>(await api.post("/api/v1/syncs", { sync })), {
     success: (s) => `Sync "${s.attributes.name ?? s.id}" created.`,
     invalidate: [["syncs"]],
     toastErrors: false,
@@ -82,7 +65,7 @@ export function useCreateSync() {
 export function useUpdateSync(id: string) {
   const api = useApi();
   return useApiMutation(
-    async (sync: Partial<SyncInput>) => unwrap<Sync>((await api.put<{ data: Sync }>(`/api/v1/syncs/${id}`, { sync })).data),
+    async (sync: UpdateSyncInput) => unwrap<Sync>((await api.put<{ data: Sync }>(`/api/v1/syncs/${id}`, { sync })).data),
     { success: "Sync saved.", invalidate: [["syncs"]], toastErrors: false },
   );
 }

@@ -1,0 +1,257 @@
+"use client";
+// Field mappings: each destination field gets a model column (standard), a literal of a chosen type
+// (static) or a Liquid template (template) whose value is rendered live on a sample row with the
+// engine's own mapping code, so the preview is what the run will send.
+import { useId, useMemo } from "react";
+import { cellText } from "@/components/models/preview-table";
+import { Button } from "@/components/ui/button";
+import { Input, Select } from "@/components/ui/field";
+import type { Mapping, MappingType, SyncConfigurations } from "@/lib/api-client/types";
+import { previewMapping } from "@/lib/engine/mapping";
+
+export interface DestinationField {
+  name: string;
+  required: boolean;
+  type?: string;
+}
+
+type StaticType = "string" | "number" | "boolean" | "null";
+
+export function staticTypeOf(value: unknown): StaticType {
+  if (value === null) return "null";
+  if (typeof value === "number") return "number";
+  if (typeof value === "boolean") return "boolean";
+  return "string";
+}
+
+function toStatic(type: StaticType, raw: string): unknown {
+  if (type === "null") return null;
+  if (type === "number") return raw.trim() === "" || Number.isNaN(Number(raw)) ? raw : Number(raw);
+  if (type === "boolean") return raw === "true";
+  return raw;
+}
+
+/** Problems a person should fix before saving: empty fields, numbers that are not numbers. */
+export function mappingProblems(mappings: Mapping[]): string[] {
+  const problems: string[] = [];
+  mappings.forEach((m, i) => {
+    const n = `Mapping ${i + 1}`;
+    if (!m.to) problems.push(`${n}: choose a destination field.`);
+    if (m.mapping_type === "standard" && !m.from) problems.push(`${n}: choose a model column.`);
+    if (m.mapping_type === "template" && !String(m.from ?? "").trim()) problems.push(`${n}: write a template.`);
+    if (m.mapping_type === "static" && typeof m.from === "string" && m.from === "" ) problems.push(`${n}: enter a value.`);
+  });
+  const targets = mappings.map((m) => m.to).filter(Boolean);
+  const dupes = targets.filter((t, i) => targets.indexOf(t) !== i);
+  if (dupes.length) problems.push(`Destination field ${[...new Set(dupes)].join(", ")} is mapped more than once.`);
+  return problems;
+}
+
+export function MappingEditor({
+  value,
+  onChange,
+  fields,
+  columns,
+  sampleRow,
+  configurations,
+}: {
+  value: Mapping[];
+  onChange: (value: Mapping[]) => void;
+  fields: DestinationField[];
+  columns: string[];
+  sampleRow: Record<string, unknown> | null;
+  configurations?: SyncConfigurations["data"]["configurations"]["catalog_mapping_types"];
+}) {
+  const listId = useId();
+  const set = (i: number, patch: Partial<Mapping>) => onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
+  const staticTypes = Object.keys(configurations?.static ?? { string: 1, number: 1, boolean: 1, null: 1 }) as StaticType[];
+  const unmappedRequired = fields.filter((f) => f.required && !value.some((m) => m.to === f.name));
+
+  return (
+    <div className="space-y-3">
+      <datalist id={listId}>
+        {fields.map((f) => (
+          <option key={f.name} value={f.name} />
+        ))}
+      </datalist>
+      <div className="hidden grid-cols-[9rem_1fr_1.5rem_1fr_2.5rem] gap-3 px-1 text-xs font-semibold uppercase tracking-wide text-slate-500 md:grid">
+        <span>Type</span>
+        <span>From (model)</span>
+        <span />
+        <span>To (destination field)</span>
+        <span />
+      </div>
+      {value.length === 0 && <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500">No mappings: rows are sent as they are.</p>}
+      {value.map((m, i) => (
+        <MappingRow
+          key={i}
+          index={i}
+          mapping={m}
+          set={(patch) => set(i, patch)}
+          remove={() => onChange(value.filter((_, j) => j !== i))}
+          columns={columns}
+          listId={listId}
+          field={fields.find((f) => f.name === m.to)}
+          staticTypes={staticTypes}
+          sampleRow={sampleRow}
+        />
+      ))}
+      {unmappedRequired.length > 0 && (
+        <p role="status" className="text-sm text-amber-800">
+          Required destination fields not mapped yet: {unmappedRequired.map((f) => f.name).join(", ")}.
+        </p>
+      )}
+      <div className="flex flex-wrap gap-2">
+        <Button variant="secondary" size="sm" onClick={() => onChange([...value, { mapping_type: "standard", from: "", to: "" }])}>
+          + Add mapping
+        </Button>
+      </div>
+      {configurations && (
+        <details className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-xs text-slate-600">
+          <summary className="cursor-pointer font-medium text-slate-700">Template help</summary>
+          <p className="mt-2">Templates use Liquid: model columns are variables, e.g. <code>{"{{ first_name | upcase }}"}</code>.</p>
+          <ul className="mt-1 list-disc pl-5">
+            {Object.entries(configurations.template.variable).map(([k, v]) => (
+              <li key={k}>
+                <code>{k}</code>: {v.description} <code>{v.value}</code>
+              </li>
+            ))}
+            {Object.entries(configurations.template.filter).map(([k, v]) => (
+              <li key={k}>
+                <code>{k}</code>: {v.description} <code>{v.value}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function MappingRow({
+  index,
+  mapping: m,
+  set,
+  remove,
+  columns,
+  listId,
+  field,
+  staticTypes,
+  sampleRow,
+}: {
+  index: number;
+  mapping: Mapping;
+  set: (patch: Partial<Mapping>) => void;
+  remove: () => void;
+  columns: string[];
+  listId: string;
+  field?: DestinationField;
+  staticTypes: StaticType[];
+  sampleRow: Record<string, unknown> | null;
+}) {
+  const n = index + 1;
+  const preview = useMemo(() => {
+    if (m.mapping_type !== "template" || !sampleRow || !String(m.from ?? "").trim()) return null;
+    const result = previewMapping([{ from: m.from, to: "value", mapping_type: "template" }], sampleRow);
+    return result.ok ? { ok: true as const, value: result.payload.value } : result;
+  }, [m.mapping_type, m.from, sampleRow]);
+  const sType = staticTypeOf(m.from);
+
+  return (
+    <div data-testid={`mapping-${index}`} className="rounded-lg border border-slate-200 bg-white p-3">
+      <div className="grid grid-cols-1 items-start gap-3 md:grid-cols-[9rem_1fr_1.5rem_1fr_2.5rem]">
+        <Select
+          aria-label={`Mapping ${n} type`}
+          value={m.mapping_type}
+          onChange={(e) => {
+            const type = e.target.value as MappingType;
+            set({ mapping_type: type, from: type === "static" ? "" : type === "template" ? "" : "" });
+          }}
+        >
+          <option value="standard">Column</option>
+          <option value="static">Static value</option>
+          <option value="template">Template</option>
+        </Select>
+        <div className="min-w-0">
+          {m.mapping_type === "standard" && (
+            <Select aria-label={`Mapping ${n} model column`} value={String(m.from ?? "")} onChange={(e) => set({ from: e.target.value })}>
+              <option value="">Choose a column…</option>
+              {columns.map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                </option>
+              ))}
+            </Select>
+          )}
+          {m.mapping_type === "static" && (
+            <div className="flex gap-2">
+              <Select aria-label={`Mapping ${n} value type`} className="w-28 shrink-0" value={sType} onChange={(e) => set({ from: toStatic(e.target.value as StaticType, sType === "null" ? "" : String(m.from ?? "")) })}>
+                {staticTypes.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </Select>
+              {sType === "boolean" ? (
+                <Select aria-label={`Mapping ${n} value`} value={String(m.from)} onChange={(e) => set({ from: e.target.value === "true" })}>
+                  <option value="true">true</option>
+                  <option value="false">false</option>
+                </Select>
+              ) : sType === "null" ? (
+                <Input aria-label={`Mapping ${n} value`} value="null" disabled />
+              ) : (
+                <Input
+                  aria-label={`Mapping ${n} value`}
+                  type={sType === "number" ? "number" : "text"}
+                  value={String(m.from ?? "")}
+                  onChange={(e) => set({ from: toStatic(sType, e.target.value) })}
+                  placeholder={sType === "number" ? "42" : "A fixed value"}
+                />
+              )}
+            </div>
+          )}
+          {m.mapping_type === "template" && (
+            <Input
+              aria-label={`Mapping ${n} template`}
+              className="font-mono"
+              value={String(m.from ?? "")}
+              onChange={(e) => set({ from: e.target.value })}
+              placeholder="{{ first_name }} {{ last_name }}"
+            />
+          )}
+        </div>
+        <span className="hidden pt-2 text-center text-slate-400 md:block" aria-hidden>
+          →
+        </span>
+        <div>
+          <Input aria-label={`Mapping ${n} destination field`} list={listId} value={m.to} onChange={(e) => set({ to: e.target.value })} placeholder="destination field" />
+          {field && (
+            <p className="mt-1 text-xs text-slate-500">
+              {field.type ?? "any"}
+              {field.required && " · required"}
+            </p>
+          )}
+        </div>
+        <Button variant="ghost" size="sm" aria-label={`Remove mapping ${n}`} onClick={remove} className="mt-0.5">
+          ✕
+        </Button>
+      </div>
+      {m.mapping_type === "template" && (
+        <div className="mt-2 rounded-md bg-slate-50 px-3 py-2 text-xs" aria-live="polite" data-testid={`template-preview-${index}`}>
+          {!sampleRow ? (
+            <span className="text-slate-500">Preview appears once the model&rsquo;s sample row is loaded.</span>
+          ) : !preview ? (
+            <span className="text-slate-500">Type a template to see its value on the sample row.</span>
+          ) : preview.ok ? (
+            <>
+              <span className="text-slate-500">Preview on the sample row: </span>
+              <code className="font-mono text-emerald-800">{cellText(preview.value)}</code>
+            </>
+          ) : (
+            <span className="text-red-700">{preview.error}</span>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

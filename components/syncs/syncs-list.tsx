@@ -1,0 +1,88 @@
+"use client";
+import { createColumnHelper } from "@tanstack/react-table";
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import { relativeTime } from "@/components/common/format";
+import { ConnectorIcon } from "@/components/connectors/connector-icon";
+import { StatusBadge } from "@/components/ui/badge";
+import { LinkButton } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/card";
+import { DataTable } from "@/components/ui/data-table";
+import { EmptyState } from "@/components/ui/states";
+import { useCan } from "@/lib/api-client/settings";
+import { useSyncs } from "@/lib/api-client/syncs";
+import type { Sync } from "@/lib/api-client/types";
+import { describeSchedule } from "./schedule";
+
+const col = createColumnHelper<Sync>();
+
+export const syncName = (s: Sync) => s.attributes.name || `${s.attributes.model?.name ?? "Model"} → ${s.attributes.destination?.name ?? "destination"}`;
+
+export function SyncsList() {
+  const [page, setPage] = useState(1);
+  const query = useSyncs({ page, perPage: 20, refetch: true });
+  const canCreate = useCan("sync", "create");
+  const columns = useMemo(
+    () => [
+      col.accessor((s) => syncName(s), {
+        id: "name",
+        header: "Sync",
+        cell: (info) => (
+          <Link href={`/syncs/${info.row.original.id}`} className="font-medium text-indigo-700 hover:underline">
+            {info.getValue()}
+          </Link>
+        ),
+      }),
+      col.display({
+        id: "route",
+        header: "Model → destination",
+        cell: ({ row }) => (
+          <span className="inline-flex items-center gap-2 text-slate-600">
+            {row.original.attributes.model?.name}
+            <span aria-hidden>→</span>
+            <ConnectorIcon name={row.original.attributes.destination?.connector_name ?? "?"} className="h-5 w-5 text-[9px]" />
+            {row.original.attributes.destination?.name}
+            <span className="text-xs text-slate-400">/ {row.original.attributes.stream_name}</span>
+          </span>
+        ),
+      }),
+      col.accessor((s) => s.attributes.status, { id: "status", header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
+      col.display({ id: "schedule", header: "Schedule", cell: ({ row }) => describeSchedule(row.original.attributes) }),
+      col.display({
+        id: "last_run",
+        header: "Last run",
+        cell: ({ row }) => {
+          const run = row.original.attributes.last_run;
+          return run ? (
+            <span className="inline-flex items-center gap-2">
+              <StatusBadge status={run.status} />
+              <span className="text-slate-500">{relativeTime(run.finished_at ?? run.started_at)}</span>
+            </span>
+          ) : (
+            <span className="text-slate-400">Never</span>
+          );
+        },
+      }),
+      col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
+    ],
+    [],
+  );
+  const create = canCreate ? <LinkButton href="/syncs/new">New sync</LinkButton> : null;
+  return (
+    <>
+      <PageHeader title="Syncs" description="Each sync sends a model's rows to a destination on a schedule." actions={create} />
+      <DataTable
+        label="Syncs"
+        columns={columns}
+        data={query.data?.data}
+        isLoading={query.isLoading}
+        error={query.error}
+        onRetry={() => void query.refetch()}
+        pagination={{ page, perPage: 20, totalPages: query.data?.meta?.total_pages, totalCount: query.data?.meta?.total_count }}
+        onPageChange={setPage}
+        getRowId={(s) => s.id}
+        empty={<EmptyState title="No syncs yet" description="Create a sync to send a model's rows to a destination." action={create} />}
+      />
+    </>
+  );
+}
