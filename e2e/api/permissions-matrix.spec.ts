@@ -126,6 +126,9 @@ async function walk(roleName: string, apiFor: (e: Endpoint) => Promise<Api>): Pr
     if (allowed(e, policies)) {
       if (status === 403 || status === 401 || status >= 500)
         problems.push(`${label} (expected allowed): ${(await res.text()).slice(0, 200)}`);
+      // A 404 must be the API's own (an unknown id), not Next's page for a route that does not exist.
+      else if (status === 404 && (await res.json().catch(() => null))?.status !== "not_found")
+        problems.push(`${label}: no such route`);
     } else if (status !== 403) {
       problems.push(`${label} (expected 403)`);
     } else {

@@ -1,7 +1,9 @@
 // Workspaces and access to a workspace named in the path. Path endpoints check the caller's
 // membership and permission in THAT workspace (not the Workspace-Id header's); a workspace the
 // caller is not a member of is the same 404 as one that does not exist. An API token only ever
-// reaches its own workspace, with its narrowed role.
+// reaches its own workspace, with its narrowed role. Known gap: the route wrapper parses the body
+// before the service can check the path workspace, so an unauthorised caller sending an invalid
+// body sees its 422 rather than the 403 (a valid body gets the 403).
 import { randomBytes } from "node:crypto";
 import { can, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
