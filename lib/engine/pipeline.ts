@@ -13,6 +13,7 @@ import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enu
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
 import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { Loader } from "./load";
+import { relieveMemoryPressure } from "./memory";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
 import { SharedRateBudget } from "./rate-limit";
@@ -104,12 +105,17 @@ class RunExecution {
   private readonly pool = pgPool();
   private readonly timings: Timings;
   private readonly counters = zeroCounters();
-  private readonly seen = new Set<string>();
+  /** Keys read in this run (duplicates, delete detection); integer keys stored as numbers, half the memory. */
+  private readonly seen = new Set<string | number>();
   private readonly controller = new AbortController();
   private readonly loader: Loader;
   private readonly test: boolean;
   private readonly fullRead: boolean;
-  private recordChain: Promise<void> = Promise.resolve();
+  /** Batches are numbered in read order; the cursor only advances over a gap-free prefix of recorded ones. */
+  private nextSeq = 0;
+  private cursorNext = 0;
+  private readonly recorded = new Map<number, string | undefined>();
+  private cursorChain: Promise<void> = Promise.resolve();
   private failure: unknown;
   private loading = false;
   /** The sync tracked no row when this attempt started: batches need no diff query. */
@@ -165,7 +171,7 @@ class RunExecution {
     } catch (err) {
       this.fail(err);
     }
-    await this.recordChain.catch((err) => this.fail(err));
+    await this.cursorChain.catch((err) => this.fail(err));
     return this.finish();
   }
 
@@ -205,7 +211,7 @@ class RunExecution {
         if (next.done) break;
         const rows = next.value;
         const cursorValue = cursorField && rows.length > 0 ? cursorText(rows[rows.length - 1][cursorField]) : undefined;
-        const task = this.processRows(rows, cursorValue).catch((err) => this.fail(err));
+        const task = this.processRows(this.nextSeq++, rows, cursorValue).catch((err) => this.fail(err));
         inflight.add(task);
         void task.finally(() => inflight.delete(task));
         while (inflight.size >= BATCHES_IN_FLIGHT) await Promise.race(inflight);
@@ -221,7 +227,7 @@ class RunExecution {
   }
 
   /** Prepares rows (key, fingerprint, duplicates) synchronously, then diffs, maps, loads, records. */
-  private async processRows(rows: Row[], cursorValue: string | undefined): Promise<void> {
+  private async processRows(seq: number, rows: Row[], cursorValue: string | undefined): Promise<void> {
     const started = performance.now();
     const items: Item[] = [];
     const delta = zeroCounters();
@@ -233,11 +239,12 @@ class RunExecution {
         delta.skippedRows++;
         continue;
       }
-      if (this.seen.has(key)) {
+      const seenKey = compactKey(key);
+      if (this.seen.has(seenKey)) {
         delta.duplicateRows++;
         continue;
       }
-      this.seen.add(key);
+      this.seen.add(seenKey);
       const json = rowJson(row);
       items.push({ key, json, fingerprint: fingerprint(this.ctx.fingerprintSeed, json), row, action: "destination_insert" });
     }
@@ -261,7 +268,7 @@ class RunExecution {
     });
     this.timings.diff += performance.now() - started;
     const outcomes = await this.send(toSend);
-    await this.enqueueRecord(outcomes, delta, cursorValue);
+    await this.record(seq, outcomes, delta, cursorValue);
   }
 
   /** Maps and loads; a row that fails to map fails alone without being sent. */
@@ -302,19 +309,30 @@ class RunExecution {
     return results;
   }
 
-  /** Records commit one batch after another, in read order. */
-  private enqueueRecord(outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
-    // After a failed batch nothing later may commit: the saved cursor must not skip its rows.
-    const next = this.recordChain.then(() => {
-      if (this.failure) throw this.failure;
-      return this.record(outcomes, delta, cursorValue);
+  /**
+   * Called after batch `seq` committed. Batches commit in parallel, so the saved cursor moves only to
+   * the last batch of the gap-free recorded prefix: a failed or unfinished batch holds it back.
+   */
+  private advanceCursor(seq: number, cursorValue: string | undefined): void {
+    this.recorded.set(seq, cursorValue);
+    let latest: string | undefined;
+    while (this.recorded.has(this.cursorNext)) {
+      latest = this.recorded.get(this.cursorNext) ?? latest;
+      this.recorded.delete(this.cursorNext);
+      this.cursorNext++;
+    }
+    if (latest === undefined || this.test) return;
+    const value = latest;
+    this.cursorChain = this.cursorChain.then(async () => {
+      await this.pool.query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [this.ctx.sync.id, value]);
     });
-    this.recordChain = next.catch(() => undefined);
-    return next;
   }
 
-  /** One transaction: this batch's records, the new states (accepted rows only), counters, cursor. */
-  private async record(outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
+  /**
+   * One transaction: this batch's records, the new states (accepted rows only) and counters. Later
+   * batches may commit first; a crash in between only means re-reading rows already recorded.
+   */
+  private async record(seq: number, outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
     const started = performance.now();
     const { run, sync } = this.ctx;
     for (const o of outcomes) {
@@ -359,9 +377,6 @@ class RunExecution {
           JSON.stringify(this.roundedTimings(performance.now() - started)),
         ],
       );
-      if (cursorValue !== undefined && !this.test) {
-        await client.query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [sync.id, cursorValue]);
-      }
       await client.query("COMMIT");
     } catch (err) {
       await client.query("ROLLBACK").catch(() => undefined);
@@ -371,6 +386,8 @@ class RunExecution {
       this.timings.record += performance.now() - started;
     }
     for (const key of Object.keys(delta) as (keyof Counters)[]) this.counters[key] += delta[key];
+    this.advanceCursor(seq, cursorValue);
+    relieveMemoryPressure();
     if (!this.loading) {
       this.loading = true;
       await setRunStatus(this.pool, run.id, "in_progress");
@@ -423,7 +440,7 @@ class RunExecution {
       );
       if (rows.length === 0) return;
       after = rows[rows.length - 1].primary_key;
-      const gone = rows.filter((r) => !this.seen.has(r.primary_key) && r.last_run_id !== run.id);
+      const gone = rows.filter((r) => !this.seen.has(compactKey(r.primary_key)) && r.last_run_id !== run.id);
       // Never delivered: nothing to delete in the destination, only the state to forget.
       const undelivered = gone.filter((r) => r.fingerprint === "").map((r) => r.primary_key);
       if (undelivered.length > 0) {
@@ -438,7 +455,7 @@ class RunExecution {
           row: {},
           action: "destination_delete" as const,
         }));
-      if (items.length > 0) await this.enqueueRecord(await this.send(items), zeroCounters(), undefined);
+      if (items.length > 0) await this.record(this.nextSeq++, await this.send(items), zeroCounters(), undefined);
     }
   }
 
@@ -464,7 +481,7 @@ class RunExecution {
     delta.processedRows = 1;
     if (key === null) {
       delta.skippedRows = 1;
-      await this.enqueueRecord([], delta, undefined);
+      await this.record(this.nextSeq++, [], delta, undefined);
       return;
     }
     const json = rowJson(chosen);
@@ -474,7 +491,7 @@ class RunExecution {
       [ctx.sync.id, key],
     );
     if (rows.length > 0 && rows[0].fingerprint !== "") item.action = "destination_update";
-    await this.enqueueRecord(await this.send([item]), delta, undefined);
+    await this.record(this.nextSeq++, await this.send([item]), delta, undefined);
   }
 
   private roundedTimings(extraRecord = 0): Timings {
@@ -515,6 +532,13 @@ class RunExecution {
   private async writeTimings(): Promise<void> {
     await this.pool.query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [this.ctx.run.id, JSON.stringify(this.roundedTimings())]);
   }
+}
+
+/** "42" → 42 when the number prints back the same ("007" stays a string, so keys never collide). */
+function compactKey(key: string): string | number {
+  if (key.length > 15) return key;
+  const n = Number(key);
+  return Number.isSafeInteger(n) && String(n) === key ? n : key;
 }
 
 const COPY_SPECIAL = /[\\\t\n\r]/;
