@@ -21,6 +21,6 @@ test("login returns the token envelope and roles list works with it", async ({ r
 test("bad credentials and missing tokens are 401 with the error body", async ({ request }) => {
   await expectError(await request.post("/api/v1/login", { data: { email: ADMIN.email, password: "nope" } }), 401, "unauthorized");
   await expectError(await request.get("/enterprise/api/v1/roles"), 401, "unauthorized");
-  await expectError(await request.post("/api/v1/login", { data: "{not json", headers: { "content-type": "application/json" } }), 400, "bad_request");
+  await expectError(await request.post("/api/v1/login", { data: Buffer.from("{not json"), headers: { "content-type": "application/json" } }), 400, "bad_request");
   await expectError(await request.post("/api/v1/login", { data: { email: 3 } }), 422, "validation_failed");
 });

@@ -114,6 +114,19 @@ function parseWith<T>(schema: ZodType<T> | undefined, input: unknown, where: "pa
   throw new BadRequest(`Invalid ${where === "params" ? "path parameter" : "query parameter"}: ${summary}`, { errors });
 }
 
+/**
+ * The URL as the client addressed it: links in responses must use the Host the client used, not
+ * the address the server was started on (a custom server makes req.url say localhost).
+ */
+export function publicUrl(req: NextRequest): URL {
+  const url = new URL(req.url);
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  if (host && /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:]+\](:\d{1,5})?$/i.test(host)) url.host = host;
+  const proto = req.headers.get("x-forwarded-proto");
+  if (proto === "https" || proto === "http") url.protocol = `${proto}:`;
+  return url;
+}
+
 function bearer(req: NextRequest): string | null {
   const header = req.headers.get("authorization");
   if (!header) return null;
@@ -158,7 +171,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
           throw new Forbidden(`Your role (${auth.roleName}) may not ${action} ${resource.replace(/_/g, " ")}s.`);
         }
       }
-      const url = new URL(req.url);
+      const url = publicUrl(req);
       for (const [key, value] of url.searchParams) {
         if (key.includes("\u0000") || value.includes("\u0000")) {
           throw new BadRequest(`Invalid query parameter: ${key.replace(/\u0000/g, "")} must not contain the NUL character (%00).`);
