@@ -24,7 +24,8 @@ async function freshDatabase(): Promise<void> {
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
   );
   for (const { datname } of stale.rows) {
-    await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+    // Without FORCE: a database another live test server still uses is left alone.
+    await client.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
   }
   const name = `ds_e2e_${randomBytes(4).toString("hex")}`;
   await client.query(`CREATE DATABASE ${name}`);
