@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
-import { PageHeader } from "@/components/ui/card";
+import { Dashboard } from "@/components/dashboard/dashboard";
 
 export const metadata: Metadata = { title: "Dashboard" };
 
 export default function DashboardPage() {
-  return <PageHeader title="Dashboard" description="Runs and rows synced across this workspace." />;
+  return <Dashboard />;
 }

@@ -1,0 +1,157 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { relativeTime } from "@/components/common/format";
+import { StatusBadge } from "@/components/ui/badge";
+import { LinkButton } from "@/components/ui/button";
+import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { useCan } from "@/lib/api-client/settings";
+import { useSyncs, useWorkspaceActivity, type ReportPoint } from "@/lib/api-client/syncs";
+import { syncName } from "@/components/syncs/syncs-list";
+
+type Period = "one_day" | "one_week";
+
+function label(period: Period, iso: string) {
+  const d = new Date(iso);
+  return period === "one_day"
+    ? d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" })
+    : d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", timeZone: "UTC" });
+}
+
+function ActivityChart({ title, data, period, unit }: { title: string; data: ReportPoint[]; period: Period; unit: string }) {
+  const rows = data.map((p) => ({ t: label(period, p.time_slice), Succeeded: p.success_count, Failed: p.failed_count }));
+  const total = data.reduce((s, p) => s + p.total_count, 0);
+  const failed = data.reduce((s, p) => s + p.failed_count, 0);
+  return (
+    <Card>
+      <CardHeader title={title} description={`${total.toLocaleString()} ${unit}, ${failed.toLocaleString()} failed`} />
+      <CardBody>
+        <div className="h-56" role="img" aria-label={`${title}: ${total} ${unit}, ${failed} failed`}>
+          <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 480, height: 224 }}>
+            <BarChart data={rows} margin={{ top: 4, right: 8, left: -16, bottom: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
+              <XAxis dataKey="t" tick={{ fontSize: 11, fill: "#64748b" }} interval="preserveStartEnd" />
+              <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "#64748b" }} />
+              <Tooltip />
+              <Legend wrapperStyle={{ fontSize: 12 }} />
+              <Bar dataKey="Succeeded" stackId="a" fill="#4f46e5" />
+              <Bar dataKey="Failed" stackId="a" fill="#dc2626" radius={[3, 3, 0, 0]} />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      </CardBody>
+    </Card>
+  );
+}
+
+export function Dashboard() {
+  const [period, setPeriod] = useState<Period>("one_day");
+  const activity = useWorkspaceActivity(period);
+  const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
+  const canCreate = useCan("sync", "create");
+  const all = syncs.data?.data ?? [];
+  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || s.attributes.last_run?.status === "failed");
+  const recent = all
+    .filter((s) => s.attributes.last_run)
+    .sort((a, b) => String(b.attributes.last_run?.started_at ?? "").localeCompare(String(a.attributes.last_run?.started_at ?? "")))
+    .slice(0, 8);
+  const runs = activity.data?.sync_run_triggered ?? [];
+  const rows = activity.data?.total_sync_run_rows ?? [];
+
+  return (
+    <>
+      <PageHeader
+        title="Dashboard"
+        description="Runs and rows synced across this workspace."
+        actions={
+          <div role="group" aria-label="Time period" className="flex rounded-md border border-slate-300 bg-white p-0.5">
+            {(["one_day", "one_week"] as const).map((p) => (
+              <button
+                key={p}
+                type="button"
+                aria-pressed={period === p}
+                onClick={() => setPeriod(p)}
+                className={cn(
+                  "rounded px-3 py-1 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
+                  period === p ? "bg-indigo-600 text-white" : "text-slate-600 hover:bg-slate-100",
+                )}
+              >
+                {p === "one_day" ? "Last 24 hours" : "Last 7 days"}
+              </button>
+            ))}
+          </div>
+        }
+      />
+      <dl className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
+        <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? all.length} />
+        <Stat label="Need attention" value={attention.length} tone={attention.length ? "red" : undefined} />
+        <Stat label="Runs" value={runs.reduce((s, p) => s + p.total_count, 0).toLocaleString()} />
+        <Stat label="Rows synced" value={rows.reduce((s, p) => s + p.success_count, 0).toLocaleString()} tone="green" />
+      </dl>
+      {activity.error ? (
+        <ErrorState error={activity.error} onRetry={() => void activity.refetch()} />
+      ) : activity.isLoading ? (
+        <LoadingState label="Loading activity…" />
+      ) : (
+        <div className="mb-6 grid grid-cols-1 gap-4 lg:grid-cols-2">
+          <ActivityChart title="Runs" data={runs} period={period} unit="runs" />
+          <ActivityChart title="Rows" data={rows} period={period} unit="rows" />
+        </div>
+      )}
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <Card>
+          <CardHeader title="Syncs that need attention" />
+          <CardBody>
+            {syncs.isLoading ? (
+              <LoadingState />
+            ) : syncs.error ? (
+              <ErrorState error={syncs.error} onRetry={() => void syncs.refetch()} />
+            ) : attention.length === 0 ? (
+              <p className="text-sm text-slate-500">All syncs are fine.</p>
+            ) : (
+              <ul className="divide-y divide-slate-100">
+                {attention.map((s) => (
+                  <li key={s.id} className="flex items-center justify-between py-2 text-sm">
+                    <Link href={`/syncs/${s.id}`} className="font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
+                    <StatusBadge status={s.attributes.status} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </CardBody>
+        </Card>
+        <Card>
+          <CardHeader title="Recent runs" />
+          <CardBody>
+            {syncs.isLoading ? (
+              <LoadingState />
+            ) : recent.length === 0 ? (
+              <EmptyState
+                title="No runs yet"
+                description="Connect a source and a destination, define a model, then create a sync and run it."
+                action={canCreate ? <LinkButton href="/sources/new" size="sm">Connect a source</LinkButton> : null}
+              />
+            ) : (
+              <ul className="divide-y divide-slate-100">
+                {recent.map((s) => (
+                  <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
+                    <Link href={s.attributes.last_run?.id ? `/syncs/${s.id}/runs/${s.attributes.last_run.id}` : `/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">
+                      {syncName(s)}
+                    </Link>
+                    <span className="flex shrink-0 items-center gap-2 text-slate-500">
+                      <StatusBadge status={s.attributes.last_run?.status} />
+                      {relativeTime(s.attributes.last_run?.started_at)}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </CardBody>
+        </Card>
+      </div>
+    </>
+  );
+}
