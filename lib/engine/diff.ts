@@ -62,7 +62,14 @@ export async function classifyBatch(
               WHEN $5::boolean OR s.fingerprint <> i.fp OR s.last_status <> 'success' THEN 'u'
               ELSE 'n' END AS c
        FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS i(pk, fp, ord)
-       LEFT JOIN sync_states s ON s.sync_id = $1 AND s.primary_key = i.pk
+       -- One primary-key probe per row, whatever the statistics say: as a plain join the planner,
+       -- seeing a 5000-element array and a sync_states not yet analyzed, hashed every state of the
+       -- sync for each batch (O(states) per batch; a 1M-row re-run spent minutes there). LIMIT 1
+       -- keeps the lateral subquery from being flattened back into that join.
+       LEFT JOIN LATERAL (
+         SELECT st.primary_key, st.fingerprint, st.last_status, st.last_run_id FROM sync_states st
+         WHERE st.sync_id = $1 AND st.primary_key = i.pk LIMIT 1
+       ) s ON true
      ) x WHERE c <> 'n'`,
     [args.syncId, args.runId, args.keys, args.fingerprints, args.fullRefresh],
   );
