@@ -55,7 +55,7 @@ async function seed(url: string, records: number, sourceUrl: string): Promise<{ 
     );
     await c.query(
       `INSERT INTO syncs (workspace_id, source_id, destination_id, model_id, name, configuration, schedule_type, sync_mode, stream_name, status, created_at, updated_at)
-       SELECT $1, $2, $3, $4, 'Bench sync ' || i, $5::jsonb, 'manual', 'incremental', 'customers_copy', 'success',
+       SELECT $1, $2, $3, $4, 'Bench sync ' || i, $5::jsonb, 'manual', 'incremental', 'customers_copy', 'healthy',
               now() - i * interval '1 minute', now() - i * interval '1 minute'
        FROM generate_series(1, $6::int) AS i`,
       [workspaceId, sourceId, destinationId, m[0].id, JSON.stringify(CUSTOMER_MAPPING), SYNCS],
@@ -144,9 +144,18 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
       },
     ];
     const results: Result[] = [];
+    const alone: number[] = [];
     for (const t of targets) {
-      const probe = await fetch(t.url, { headers: t.headers });
-      if (!probe.ok) throw new Error(`${t.name}: ${probe.status} ${(await probe.text()).slice(0, 500)}`);
+      // One connection first: tells a slow endpoint from a saturated machine.
+      const times: number[] = [];
+      for (let i = 0; i < (args.smoke ? 5 : 20); i++) {
+        const started = performance.now();
+        const probe = await fetch(t.url, { headers: t.headers });
+        const body = await probe.text();
+        if (!probe.ok) throw new Error(`${t.name}: ${probe.status} ${body.slice(0, 500)}`);
+        times.push(performance.now() - started);
+      }
+      alone.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
       ctx.log(`api: ${t.name}, warm-up then ${seconds} s at ${CONNECTIONS} connections`);
       await load(t.url, args.smoke ? 1 : 3, t.headers);
       results.push(await load(t.url, seconds, t.headers));
@@ -154,6 +163,8 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
     const [health] = results;
     targets.forEach((t, i) => {
       const r = results[i];
+      // autocannon only counts answers that arrive within the window.
+      const none = r.requests.total === 0 ? "no answer within the window" : undefined;
       const isHealth = i === 0;
       const base = (value: number, unit: string) => (isHealth ? undefined : { name: "health", value, unit });
       report.add({ section: "api", name: `${t.name}: requests/s`, value: r.requests.average, unit: "req/s", baseline: base(health.requests.average, "req/s") });
@@ -165,9 +176,11 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
         unit: "ms",
         baseline: base(health.latency.p99, "ms"),
         target: "< 100 ms",
-        pass: r.latency.p99 < 100,
+        pass: !none && r.latency.p99 < 100,
+        note: none,
       });
     });
+    report.note(`API, one connection, median latency: ${targets.map((t, i) => `${t.name.replace(/ \(.*\)$/, "")} ${fmt(alone[i], "ms")}`).join("; ")}`);
     report.note(`API load: ${CONNECTIONS} connections × ${seconds} s per endpoint after a warm-up; health p99 ${fmt(health.latency.p99, "ms")}`);
     ctx.report.extra.api = Object.fromEntries(targets.map((t, i) => [t.name, { requests: results[i].requests, latency: results[i].latency }]));
   } finally {

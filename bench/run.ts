@@ -3,6 +3,7 @@
 // latency under load, worker memory. Every figure is measured in the same run as its baseline and
 // printed as a ratio, with the machine's core count. See bench/README.md.
 import "./lib/env";
+import os from "node:os";
 import path from "node:path";
 import { closeDatabase } from "@/lib/db/client";
 import { stopEngine } from "@/lib/engine";
@@ -21,11 +22,12 @@ async function main(): Promise<void> {
   const wants = (s: Section) => !args.only || args.only === s;
   const report = new Report();
   const t0 = performance.now();
+  const loadAtStart = os.loadavg()[0];
   const log = (line: string) => console.error(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
 
   const server = await PgServer.open();
   log(`PostgreSQL: ${new URL(server.adminUrl).host}`);
-  await server.dropAll();
+  await server.dropStale();
   const appUrl = await server.freshDatabase("app");
   const sourceUrl = await server.freshDatabase("src");
   const destinationUrl = await server.freshDatabase("dst");
@@ -55,10 +57,12 @@ async function main(): Promise<void> {
     await ctx.worker?.stop();
     await stopEngine().catch(() => undefined);
     await closeDatabase();
-    if (!args.keep) await server.dropAll();
+    if (!args.keep) await server.dropOwn();
     await server.close();
   }
 
+  // Other work on the machine skews absolute figures; ratios measured in the same run much less.
+  report.note(`1-minute load average: ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end (${os.cpus().length} cores)`);
   console.log(`\n${renderTable(report, args)}\n`);
   if (args.json) console.log(`results: ${writeJson(report, args)}`);
   log("done");

@@ -137,7 +137,14 @@ export async function runSync(
     options.onPoll?.(row);
     if (["success", "failed", "canceled"].includes(row.status)) {
       const wall_ms = performance.now() - started;
-      if (row.status !== "success") throw new Error(`Run ${run.id} of sync ${syncId} ended ${row.status}: ${row.error ?? ""}`);
+      if (row.status !== "success") {
+        const { rows: errors } = await pgPool().query<{ error: string; n: number }>(
+          "SELECT error, count(*)::int AS n FROM sync_records WHERE sync_run_id = $1 AND status = 'failed' GROUP BY error ORDER BY n DESC LIMIT 3",
+          [run.id],
+        );
+        const sample = errors.map((e) => `\n  ${e.n} × ${e.error}`).join("");
+        throw new Error(`Run ${run.id} of sync ${syncId} ended ${row.status}: ${row.error ?? ""}${sample}`);
+      }
       return { ...row, wall_ms };
     }
     if (Date.now() > deadline) throw new Error(`Run ${run.id} of sync ${syncId} did not finish in time (status ${row.status}).`);

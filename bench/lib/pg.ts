@@ -1,11 +1,12 @@
-// The PostgreSQL server the bench uses and its throw-away databases (ds_bench_*), created fresh
-// at the start of a run and dropped at the end. BENCH_DATABASE_URL (or TEST_DATABASE_URL) names
+// The PostgreSQL server the bench uses and its throw-away databases (ds_bench_<pid>_*), created
+// fresh by a run and dropped at its end, so two runs on one server never touch each other's. BENCH_DATABASE_URL (or TEST_DATABASE_URL) names
 // the server; else 127.0.0.1:5432 as postgres; else an embedded PostgreSQL under .data/bench.
 import path from "node:path";
 import { Client } from "pg";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@/lib/db/embedded";
 
 export const BENCH_DB_PREFIX = "ds_bench_";
+const OWN_PREFIX = `${BENCH_DB_PREFIX}${process.pid}_`;
 
 export class PgServer {
   private constructor(
@@ -35,17 +36,29 @@ export class PgServer {
     return u.toString();
   }
 
-  /** Drops and creates `ds_bench_<suffix>`; returns its URL. */
+  /** Drops and creates `ds_bench_<pid>_<suffix>`; returns its URL. */
   async freshDatabase(suffix: string): Promise<string> {
-    const name = `${BENCH_DB_PREFIX}${suffix}`;
+    const name = `${OWN_PREFIX}${suffix}`;
     await query(this.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await query(this.adminUrl, `CREATE DATABASE ${name}`);
     return this.url(name);
   }
 
-  async dropAll(): Promise<void> {
-    const rows = await query<{ datname: string }>(this.adminUrl, "SELECT datname FROM pg_database WHERE datname LIKE $1", [`${BENCH_DB_PREFIX}%`]);
+  /** Drops this run's databases. */
+  async dropOwn(): Promise<void> {
+    const rows = await query<{ datname: string }>(this.adminUrl, "SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [OWN_PREFIX]);
     for (const { datname } of rows) await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+
+  /** Drops databases left by crashed runs: only those nobody is connected to (a live run always is). */
+  async dropStale(): Promise<void> {
+    const rows = await query<{ datname: string }>(
+      this.adminUrl,
+      `SELECT datname FROM pg_database d WHERE starts_with(datname, $1) AND NOT starts_with(datname, $2)
+         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+      [BENCH_DB_PREFIX, OWN_PREFIX],
+    );
+    for (const { datname } of rows) await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
   }
 
   async close(): Promise<void> {
