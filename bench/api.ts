@@ -9,12 +9,40 @@ import { encryptJson } from "@/lib/crypto/encryption";
 import { CUSTOMER_MAPPING, pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { withClient } from "./lib/pg";
-import { spawnTs } from "./lib/process";
+import { spawnTs, type Child } from "./lib/process";
 import { fmt } from "./lib/report";
 
 const CONNECTIONS = 50;
 const SYNCS = 10_000;
 const ADMIN = { email: "bench@example.com", password: "bench-admin-password-0123" };
+
+/**
+ * Starts the server and waits for /api/health. When another `next build` holds the build lock (a
+ * test run on the same checkout), waits for it and starts again.
+ */
+async function startServer(ctx: BenchContext, base: string, env: Record<string, string>): Promise<Child> {
+  for (let attempt = 1; ; attempt++) {
+    const web = spawnTs("scripts/start.ts", env);
+    const deadline = Date.now() + 20 * 60_000;
+    for (;;) {
+      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+      if (up) return web;
+      if (web.process.exitCode !== null) {
+        if (attempt < 5 && /build to complete|already running/i.test(web.output())) {
+          ctx.log("api: another next build is running on this checkout; waiting 30 s");
+          await new Promise((r) => setTimeout(r, 30_000));
+          break;
+        }
+        throw new Error(`the server exited:\n${web.output().slice(-3000)}`);
+      }
+      if (Date.now() > deadline) {
+        await web.stop();
+        throw new Error(`the server did not come up:\n${web.output().slice(-3000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -107,7 +135,7 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   ctx.log("api: starting the product (scripts/start.ts, RUN_WORKER=0; builds the console first if it is stale)");
-  const web = spawnTs("scripts/start.ts", {
+  const web = await startServer(ctx, base, {
     DATABASE_URL: url,
     RUN_WORKER: "0",
     PORT: String(port),
@@ -119,14 +147,6 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
     LOG_LEVEL: "warn",
   });
   try {
-    const deadline = Date.now() + 20 * 60_000;
-    for (;;) {
-      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
-      if (up) break;
-      if (web.process.exitCode !== null) throw new Error(`the server exited:\n${web.output().slice(-3000)}`);
-      if (Date.now() > deadline) throw new Error(`the server did not come up:\n${web.output().slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
     ctx.log(`api: inserting ${SYNCS.toLocaleString("en-US")} syncs and a run of ${records.toLocaleString("en-US")} records`);
     const { workspaceId, syncId, runId } = await seed(url, records, ctx.sourceUrl);
     const login = await fetch(`${base}/api/v1/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
