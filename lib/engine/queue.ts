@@ -173,7 +173,17 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   const boss = await getBoss({ supervise: true });
   const shutdown = new AbortController();
   const concurrency = Math.max(1, options.concurrency ?? Number(process.env.WORKER_CONCURRENCY ?? 2));
+  const active = new Set<Promise<void>>();
   const handler = async (jobs: PgBoss.Job<RunJob>[]) => {
+    const done = handleJobs(jobs);
+    active.add(done);
+    try {
+      await done;
+    } finally {
+      active.delete(done);
+    }
+  };
+  const handleJobs = async (jobs: PgBoss.Job<RunJob>[]) => {
     for (const job of jobs) {
       const runId = Number(job.data?.runId);
       if (!Number.isInteger(runId)) continue;
@@ -209,9 +219,10 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   return {
     async stop() {
       clearInterval(timer);
+      for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
       // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.
-      for (const id of workerIds) await boss.offWork({ id });
+      await Promise.allSettled([...active]);
     },
   };
 }

@@ -116,48 +116,62 @@ describe("two workers share one rate budget per destination", () => {
   });
 });
 
-describe("a worker killed mid-run", () => {
-  it("leaves its run to another worker, which completes it without losing or duplicating rows", { timeout: 180_000 }, async () => {
-    await sql(source.url, "CREATE TABLE crash AS SELECT g AS id, 'Row ' || g AS name, g % 7 AS score FROM generate_series(1, 20000) g");
-    await sql(source.url, "ALTER TABLE crash ADD PRIMARY KEY (id)");
-    await sql(destination.url, "CREATE TABLE crash (id integer PRIMARY KEY, name text NOT NULL, score integer)");
-    // 500 rows per request at 10 requests per second: 40 requests, about 4 s, enough to kill a worker mid-run.
-    const f = await createFixture({
-      sourceUrl: source.url,
-      destination: {
-        connectorName: "Postgresql",
-        config: pgConnectorConfig(destination.url),
-        catalog: catalogOf(tableStream("crash", { batch_size: 500 }), { request_rate_limit: 10, request_rate_limit_unit: "second", request_rate_concurrency: 2 }),
-      },
-      query: "SELECT id, name, score FROM crash",
-      sync: {
-        configuration: [
-          { from: "id", to: "id", mapping_type: "standard" },
-          { from: "name", to: "name", mapping_type: "standard" },
-          { from: "score", to: "score", mapping_type: "standard" },
-        ],
-      },
-    });
-    const env = { ENGINE_BATCH_SIZE: "1000" };
-    const first = start(env);
-    const run = await triggerSync(f.workspaceId, f.syncId);
-    await waitFor(async () => ((await reloadRun(run.id)).successfulRows >= 3000 ? true : undefined), 60_000, `progress; output:\n${first.output()}`);
-    await stopWorker(first, "SIGKILL");
-    const interrupted = await reloadRun(run.id);
-    expect(["started", "querying", "in_progress"]).toContain(interrupted.status);
-    expect(interrupted.successfulRows).toBeLessThan(20_000);
+describe("workers stopped mid-run", () => {
+  it(
+    "a SIGTERM hands the run back, a SIGKILL leaves it to be reaped, and a third worker completes it with nothing lost or duplicated",
+    { timeout: 240_000 },
+    async () => {
+      await sql(source.url, "CREATE TABLE crash AS SELECT g AS id, 'Row ' || g AS name, g % 7 AS score FROM generate_series(1, 30000) g");
+      await sql(source.url, "ALTER TABLE crash ADD PRIMARY KEY (id)");
+      await sql(destination.url, "CREATE TABLE crash (id integer PRIMARY KEY, name text NOT NULL, score integer)");
+      // 500 rows per request at 10 requests per second: about 6 s of work, time to stop workers mid-run.
+      const f = await createFixture({
+        sourceUrl: source.url,
+        destination: {
+          connectorName: "Postgresql",
+          config: pgConnectorConfig(destination.url),
+          catalog: catalogOf(tableStream("crash", { batch_size: 500 }), { request_rate_limit: 10, request_rate_limit_unit: "second", request_rate_concurrency: 2 }),
+        },
+        query: "SELECT id, name, score FROM crash",
+        sync: {
+          configuration: [
+            { from: "id", to: "id", mapping_type: "standard" },
+            { from: "name", to: "name", mapping_type: "standard" },
+            { from: "score", to: "score", mapping_type: "standard" },
+          ],
+        },
+      });
+      const env = { ENGINE_BATCH_SIZE: "1000" };
+      const progressBeyond = (rows: number, output: () => string) =>
+        waitFor(async () => ((await reloadRun(run.id)).successfulRows >= rows ? true : undefined), 120_000, `progress past ${rows}; output:\n${output()}`);
 
-    const second = start(env);
-    const done = await finished(run.id, 90_000, () => second.output());
-    expect(done).toMatchObject({ status: "success", attempts: 2, error: null, successfulRows: 20_000, failedRows: 0, totalRows: 20_000 });
+      const first = start(env);
+      const run = await triggerSync(f.workspaceId, f.syncId);
+      await progressBeyond(3000, first.output);
+      await stopWorker(first, "SIGTERM");
+      const handedBack = await reloadRun(run.id);
+      expect(handedBack).toMatchObject({ status: "queued", attempts: 0 });
 
-    const records = await prisma().syncRecord.findMany({ where: { syncRunId: run.id }, select: { primaryKey: true, status: true } });
-    expect(records).toHaveLength(20_000);
-    expect(new Set(records.map((r) => r.primaryKey)).size).toBe(20_000);
-    expect(records.every((r) => r.status === "success")).toBe(true);
-    const src = await sql(source.url, "SELECT id, name, score FROM crash ORDER BY id");
-    const dst = await sql(destination.url, "SELECT id, name, score FROM crash ORDER BY id");
-    expect(dst).toEqual(src);
-    expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("healthy");
-  });
+      const second = start(env);
+      await progressBeyond(handedBack.successfulRows + 3000, second.output);
+      await stopWorker(second, "SIGKILL");
+      const interrupted = await reloadRun(run.id);
+      expect(["started", "querying", "in_progress"]).toContain(interrupted.status);
+      expect(interrupted.successfulRows).toBeLessThan(30_000);
+
+      const third = start(env);
+      const done = await finished(run.id, 120_000, () => third.output());
+      expect(done).toMatchObject({ status: "success", attempts: 2, error: null, successfulRows: 30_000, failedRows: 0, totalRows: 30_000 });
+      expect(done.totalQueryRows).toBe(30_000);
+
+      const records = await prisma().syncRecord.findMany({ where: { syncRunId: run.id }, select: { primaryKey: true, status: true } });
+      expect(records).toHaveLength(30_000);
+      expect(new Set(records.map((r) => r.primaryKey)).size).toBe(30_000);
+      expect(records.every((r) => r.status === "success")).toBe(true);
+      const src = await sql(source.url, "SELECT id, name, score FROM crash ORDER BY id");
+      const dst = await sql(destination.url, "SELECT id, name, score FROM crash ORDER BY id");
+      expect(dst).toEqual(src);
+      expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("healthy");
+    },
+  );
 });
