@@ -1,0 +1,72 @@
+// The loader's retry, backoff and isolation logic against a scripted destination (pure: no I/O).
+import { describe, expect, it } from "vitest";
+import type { DestinationConnector, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
+import { isRetryable, Loader, retryDelayMs } from "./load";
+import { tableStream } from "./test-support";
+
+function destination(respond: (records: WriteRecord[], call: number) => WriteOutcome[]) {
+  const calls: string[][] = [];
+  const connector = {
+    definition: {} as DestinationConnector["definition"],
+    check: async () => ({ ok: true, details: "" }),
+    discover: async () => ({ streams: [], request_rate_limit: 0, request_rate_limit_unit: "minute" as const, request_rate_concurrency: 1 }),
+    write: async (_config: unknown, records: WriteRecord[]) => {
+      calls.push(records.map((r) => r.key));
+      return respond(records, calls.length);
+    },
+  } satisfies DestinationConnector;
+  return { connector, calls };
+}
+
+const records = (n: number): WriteRecord[] => Array.from({ length: n }, (_, i) => ({ key: String(i + 1), action: "upsert", payload: { id: i + 1 } }));
+
+function loader(connector: DestinationConnector, batch: boolean, batchSize = 4) {
+  const timings = { load: 0, wait: 0 };
+  return { timings, loader: new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch, batchSize, concurrency: 2, timings, baseDelayMs: 5, maxAttempts: 3 }) };
+}
+
+describe("loader", () => {
+  it("retries retryable outcomes with backoff, honouring Retry-After", async () => {
+    const { connector, calls } = destination((rs, call) =>
+      rs.map((r) => (call === 1 && r.key === "2" ? { key: r.key, ok: false, status: 429, retryAfterSeconds: 0.05, error: "slow down" } : { key: r.key, ok: true })),
+    );
+    const { loader: l, timings } = loader(connector, true);
+    const out = await l.load(records(3));
+    expect([...out.values()].every((o) => o.ok)).toBe(true);
+    expect(calls).toEqual([["1", "2", "3"], ["2"]]);
+    expect(timings.wait).toBeGreaterThanOrEqual(45);
+  });
+
+  it("gives up after the attempt limit and reports the last error", async () => {
+    const { connector, calls } = destination((rs) => rs.map((r) => ({ key: r.key, ok: false, status: 503, error: "unavailable" })));
+    const out = await loader(connector, false).loader.load(records(1));
+    expect(out.get("1")).toMatchObject({ ok: false, error: "unavailable" });
+    expect(calls).toHaveLength(3);
+  });
+
+  it("bisects a batch that failed as a whole so only the bad row fails", async () => {
+    const { connector } = destination((rs) =>
+      rs.some((r) => r.key === "3") ? rs.map((r) => ({ key: r.key, ok: false, status: 400, error: "bad batch" })) : rs.map((r) => ({ key: r.key, ok: true })),
+    );
+    const out = await loader(connector, true, 8).loader.load(records(8));
+    expect([...out.entries()].filter(([, o]) => !o.ok).map(([k]) => k)).toEqual(["3"]);
+  });
+
+  it("stops bisecting when every part fails the same way (the request, not a row, is wrong)", async () => {
+    const { connector, calls } = destination((rs) => rs.map((r) => ({ key: r.key, ok: false, status: 401, error: "unauthorized" })));
+    const out = await loader(connector, true, 8).loader.load(records(8));
+    expect([...out.values()].every((o) => !o.ok && o.error === "unauthorized")).toBe(true);
+    expect(calls).toHaveLength(3);
+  });
+
+  it("classifies outcomes and bounds delays", () => {
+    expect(isRetryable({ key: "a", ok: false, status: 500 })).toBe(true);
+    expect(isRetryable({ key: "a", ok: false, status: 0 })).toBe(true);
+    expect(isRetryable({ key: "a", ok: false, status: 422 })).toBe(false);
+    expect(isRetryable({ key: "a", ok: false, status: 500, retryable: false })).toBe(false);
+    const d = retryDelayMs(3, undefined, 100, 30_000);
+    expect(d).toBeGreaterThanOrEqual(400);
+    expect(d).toBeLessThanOrEqual(800);
+    expect(retryDelayMs(0, 2, 100, 30_000)).toBe(2000);
+  });
+});
