@@ -50,7 +50,10 @@ export class PgServer {
     for (const { datname } of rows) await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
   }
 
-  /** Drops databases left by crashed runs: only those nobody is connected to (a live run always is). */
+  /**
+   * Drops databases left by runs that died: their pid is gone and nobody is connected. (A live run's
+   * destination database can be idle between two syncs, so "no connection" alone is not enough.)
+   */
   async dropStale(): Promise<void> {
     const rows = await query<{ datname: string }>(
       this.adminUrl,
@@ -58,7 +61,11 @@ export class PgServer {
          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
       [BENCH_DB_PREFIX, OWN_PREFIX],
     );
-    for (const { datname } of rows) await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+    for (const { datname } of rows) {
+      const pid = Number(/^ds_bench_(\d+)_/.exec(datname)?.[1]);
+      if (!pid || processAlive(pid)) continue;
+      await query(this.adminUrl, `DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {
@@ -107,4 +114,13 @@ export async function fillCustomers(url: string, table: string, rows: number): P
     );
     await c.query(`VACUUM ANALYZE ${table}`);
   });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
