@@ -343,10 +343,12 @@ class RunExecution {
       if (o.ok) delta.successfulRows++;
       else delta.failedRows++;
     }
-    const client = await this.pool.connect();
+    // A batch with nothing sent (all unchanged) only moves the counters: one statement, no transaction.
+    const db: Pool | PoolClient = outcomes.length > 0 ? await this.pool.connect() : this.pool;
+    const client = db as PoolClient;
     try {
-      await client.query("BEGIN");
       if (outcomes.length > 0) {
+        await client.query("BEGIN");
         // COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
         // classified "d" and never reach this point again, and only the lock holder records.
         let text = "";
@@ -363,7 +365,7 @@ class RunExecution {
         );
         if (!this.test) await this.writeStates(client, outcomes);
       }
-      await client.query(
+      await db.query(
         `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
            total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
            failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
@@ -380,12 +382,12 @@ class RunExecution {
           JSON.stringify(this.roundedTimings(performance.now() - started)),
         ],
       );
-      await client.query("COMMIT");
+      if (outcomes.length > 0) await client.query("COMMIT");
     } catch (err) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      if (outcomes.length > 0) await client.query("ROLLBACK").catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      if (outcomes.length > 0) client.release();
       this.timings.record += performance.now() - started;
     }
     for (const key of Object.keys(delta) as (keyof Counters)[]) this.counters[key] += delta[key];
