@@ -28,6 +28,9 @@ export function pgPool(): Pool {
     // An idle connection dropped by the server (database restart, failover) is reported here; without
     // a listener Node would crash the whole process. The pool replaces the connection on next use.
     pool.on("error", (err) => logger.warn({ err: err.message }, "idle database connection lost"));
+    // The same for a connection checked out of the pool but between queries (a transaction, a lock
+    // held for a whole run): its holder learns of the loss from its next query instead.
+    pool.on("connect", (client) => client.on("error", (err) => logger.debug({ err: err.message }, "database connection lost")));
     globals.pool = pool;
   }
   return globals.pool;
