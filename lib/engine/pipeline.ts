@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
@@ -591,6 +592,16 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
   const pool = pgPool();
   const lockClient = await pool.connect();
   let lockKey: [number, number] | undefined;
+  // The lock connection sits idle for the whole run: if the database drops it (restart, failover),
+  // the lock is gone, so this attempt stops and hands the run back instead of racing another worker.
+  // Without a listener the dropped connection's error would crash the whole worker process.
+  let lockLost = false;
+  let onLockLost = () => undefined as void;
+  lockClient.on("error", (err) => {
+    lockLost = true;
+    logger.warn({ runId, err: err.message }, "lost the connection holding the run's lock; stopping the run");
+    onLockLost();
+  });
   try {
     const initial = await prisma().syncRun.findUnique({ where: { id: runId } });
     if (!initial || TERMINAL_RUN_STATUSES.includes(initial.status)) return "skipped";
@@ -635,6 +646,8 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
     const onAbort = () => execution.stop("shutdown");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
+    onLockLost = onAbort;
+    if (lockLost) onAbort();
     // Cancel and disable arrive through the database; a light poll notices them between batches.
     const poll = setInterval(() => {
       pool
@@ -666,7 +679,7 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
       await ctx.destination.close?.(ctx.destinationConfig).catch(() => undefined);
     }
   } finally {
-    if (lockKey) await unlock(lockClient, lockKey).catch(() => undefined);
-    lockClient.release();
+    if (lockKey && !lockLost) await unlock(lockClient, lockKey).catch(() => undefined);
+    lockClient.release(lockLost || undefined);
   }
 }
