@@ -8,6 +8,7 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { assertProductionSecrets } from "../lib/config/secrets";
+import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
 import { seed } from "../lib/db/seed";
@@ -47,6 +48,7 @@ function buildIfNeeded(): void {
 }
 
 async function main() {
+  surviveDatabaseOutages(logger);
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
   assertProductionSecrets();

@@ -2,12 +2,14 @@
 // holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
 import { startEngine, stopEngine } from "../lib/engine";
+import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { logger } from "../lib/logger";
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 async function main() {
+  surviveDatabaseOutages(logger);
   const db = await prepareDatabase((line) => logger.info(line), { ownSignals: true });
   process.env.DATABASE_URL = db.url;
   await startEngine({ worker: true, scheduler: process.env.WORKER_SCHEDULER !== "0" });
