@@ -16,6 +16,12 @@ export const connectorCategorySchema = z
 /** A JSON object (not an array, not null): configurations and JSON Schemas. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });
 
+/** Stored configurations stay small: hosts, names and keys, never megabytes (the body limit is 1 MB). */
+export const MAX_CONFIGURATION_CHARS = 64 * 1024;
+const boundedConfiguration = jsonObjectSchema.refine((c) => JSON.stringify(c).length <= MAX_CONFIGURATION_CHARS, {
+  message: `must be at most ${MAX_CONFIGURATION_CHARS} characters as JSON`,
+});
+
 export const listConnectorsQuerySchema = z.object({
   type: connectorTypeSchema.optional(),
   category: connectorCategorySchema.optional(),
@@ -32,7 +38,7 @@ const connectorFields = {
     .min(1, "must not be empty")
     .max(100)
     .describe("The connector definition's name, e.g. Postgresql (see GET /api/v1/connector_definitions)."),
-  configuration: jsonObjectSchema.describe(
+  configuration: boundedConfiguration.describe(
     "Settings validated against the definition's connection_specification; secret fields come back masked.",
   ),
   description: z.string().max(2000, "must be at most 2000 characters").nullish().describe("Free text shown in the console."),

@@ -17,8 +17,11 @@ const idField = (what: string) =>
 
 /** One field mapping; the older object form {source_column: "dest.path"} is accepted too. */
 export const fieldMappingSchema = z.object({
-  from: z.unknown().describe("standard: the source column; static: the literal value; template: a Liquid template."),
-  to: z.string({ error: "is required (the destination field)" }).min(1, "must not be empty").describe("Dotted path in the destination payload; items[].sku appends."),
+  from: z
+    .unknown()
+    .refine((v) => typeof v !== "string" || v.length <= 10_000, "must be at most 10000 characters")
+    .describe("standard: the source column; static: the literal value; template: a Liquid template."),
+  to: z.string({ error: "is required (the destination field)" }).min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("Dotted path in the destination payload; items[].sku appends."),
   mapping_type: z.enum(["standard", "static", "template"], oneOf(["standard", "static", "template"])).default("standard"),
 });
 
