@@ -1,0 +1,249 @@
+// What the bad-input and tenant-isolation sweeps need on top of the endpoint table
+// (e2e/support/endpoints.ts): for each endpoint, which real resource each path placeholder names, a
+// valid body to mutate, the query parameters it takes, and whether a valid call changes data; plus a
+// fixture that creates one resource of each kind through the API.
+import { expect } from "@playwright/test";
+import type { Api } from "./api";
+import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
+import { ENDPOINTS, pathKey, type Endpoint } from "./endpoints";
+
+/** Ids of one resource of each kind in one workspace. */
+export interface Ids {
+  workspace: number;
+  source: number;
+  destination: number;
+  model: number;
+  sync: number;
+  run: number;
+  catalog: number;
+  role: number;
+  token: number;
+  member: number;
+  /** A connector definition name (not an id). */
+  definition: string;
+}
+export type IdName = keyof Ids;
+
+export interface SweepSpec {
+  /** The resource each path placeholder names, in order. */
+  ids?: IdName[];
+  /** A valid body (the sweep mutates it); absent when the route reads none. */
+  body?: (ids: Ids) => Record<string, unknown>;
+  /** Query parameters with a fixed set of values, and a valid value of each. */
+  enumQuery?: Record<string, string>;
+  /** Query parameters that take an id. */
+  idQuery?: string[];
+  /** Query parameters the endpoint needs. */
+  query?: Record<string, string>;
+  paginated?: boolean;
+  /** A valid call changes data: sweeps send it only input that must be refused. */
+  mutates: boolean;
+  /** Body fields (dotted) holding ids of workspace resources. */
+  bodyIds?: Record<string, IdName>;
+  /** Not swept (no input to speak of, or not ours). */
+  skip?: string;
+}
+
+const pgSource = () => ({ connector_name: "Postgresql", configuration: pgConfiguration() });
+
+const SPECS: Record<string, SweepSpec> = {
+  "GET /api/health": { mutates: false, skip: "no input" },
+  "GET /api/ready": { mutates: false, skip: "no input" },
+  "GET /api/metrics": { mutates: false, skip: "no input" },
+  "GET /api/v1/openapi.json": { mutates: false, skip: "no input" },
+  "GET /api/auth/{}": { mutates: false, skip: "next-auth internals" },
+  "POST /api/auth/{}": { mutates: false, skip: "next-auth internals" },
+  "GET /api/v1/setup": { mutates: false },
+  "POST /api/v1/setup": { mutates: true, body: () => ({ email: "first@example.com", name: "First", password: "first-password" }) },
+  "POST /api/v1/login": { mutates: false, body: () => ({ email: "nobody@example.com", password: "x" }) },
+  "DELETE /api/v1/logout": { mutates: true, skip: "revokes the caller's session; takes no input" },
+  "GET /api/v1/users/me": { mutates: false },
+  "GET /api/v1/api_tokens": { mutates: false, paginated: true },
+  "POST /api/v1/api_tokens": { mutates: true, body: () => ({ api_token: { name: unique("t") } }) },
+  "DELETE /api/v1/api_tokens/{}": { mutates: true, ids: ["token"] },
+  "GET /api/v1/workspaces": { mutates: false, paginated: true },
+  "POST /api/v1/workspaces": { mutates: true, body: () => ({ workspace: { name: unique("w") } }) },
+  "GET /api/v1/workspaces/{}": { mutates: false, ids: ["workspace"] },
+  "PUT /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"], body: () => ({ workspace: { name: unique("w") } }) },
+  "DELETE /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"] },
+  "GET /api/v1/workspaces/{}/members": { mutates: false, ids: ["workspace"], paginated: true },
+  "POST /api/v1/workspaces/{}/members": {
+    mutates: true,
+    ids: ["workspace"],
+    body: (ids) => ({ member: { email: `${unique("m")}@example.com`, name: "M", password: "member-password", role_id: ids.role } }),
+    bodyIds: { "member.role_id": "role" },
+  },
+  "GET /api/v1/workspaces/{}/members/{}": { mutates: false, ids: ["workspace", "member"] },
+  "PUT /api/v1/workspaces/{}/members/{}": {
+    mutates: true,
+    ids: ["workspace", "member"],
+    body: (ids) => ({ member: { role_id: ids.role } }),
+    bodyIds: { "member.role_id": "role" },
+  },
+  "DELETE /api/v1/workspaces/{}/members/{}": { mutates: true, ids: ["workspace", "member"] },
+  "GET /enterprise/api/v1/roles": { mutates: false },
+  "POST /enterprise/api/v1/roles": {
+    mutates: true,
+    body: () => ({ role: { role_name: unique("r"), role_desc: "d", policies: { permissions: { sync: { read: true } } } } }),
+  },
+  "GET /enterprise/api/v1/roles/{}": { mutates: false, ids: ["role"] },
+  "PUT /enterprise/api/v1/roles/{}": { mutates: true, ids: ["role"], body: () => ({ role: { role_desc: "changed" } }) },
+  "DELETE /enterprise/api/v1/roles/{}": { mutates: true, ids: ["role"] },
+  "GET /api/v1/audit_logs": { mutates: false, paginated: true, idQuery: ["user_id"] },
+  "GET /api/v1/reports": { mutates: false, query: { type: "workspace_activity" }, enumQuery: { metric: "all", time_period: "one_day" }, idQuery: ["connector_ids"] },
+  "GET /api/v1/connector_definitions": { mutates: false, enumQuery: { type: "source", category: "data" } },
+  "GET /api/v1/connector_definitions/{}": { mutates: false, ids: ["definition"] },
+  "POST /api/v1/connector_definitions/check_connection": {
+    mutates: false,
+    body: () => ({ name: "Postgresql", type: "source", connection_spec: pgConfiguration() }),
+  },
+  "GET /api/v1/connectors": { mutates: false, paginated: true, enumQuery: { type: "source", category: "data" } },
+  "POST /api/v1/connectors": { mutates: true, body: () => ({ connector: { name: unique("sweep"), connector_type: "source", ...pgSource() } }) },
+  "GET /api/v1/connectors/{}": { mutates: false, ids: ["source"] },
+  "PUT /api/v1/connectors/{}": { mutates: true, ids: ["source"], body: () => ({ connector: { name: unique("renamed") } }) },
+  "DELETE /api/v1/connectors/{}": { mutates: true, ids: ["source"] },
+  "GET /api/v1/connectors/{}/discover": { mutates: false, ids: ["destination"], enumQuery: { refresh: "false" } },
+  "POST /api/v1/connectors/{}/query_source": { mutates: false, ids: ["source"], body: () => ({ query: "SELECT 1 AS one", limit: 5 }) },
+  "POST /api/v1/catalogs": {
+    mutates: true,
+    body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }),
+    bodyIds: { connector_id: "destination" },
+  },
+  "PUT /api/v1/catalogs/{}": { mutates: true, ids: ["catalog"], body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }) },
+  "GET /api/v1/models": { mutates: false, paginated: true, idQuery: ["connector_id"], enumQuery: { query_type: "raw_sql" } },
+  "POST /api/v1/models": {
+    mutates: true,
+    body: (ids) => ({ model: { name: unique("m"), query: "SELECT 1 AS id", query_type: "raw_sql", primary_key: "id", connector_id: ids.source } }),
+    bodyIds: { "model.connector_id": "source" },
+  },
+  "GET /api/v1/models/{}": { mutates: false, ids: ["model"] },
+  "PUT /api/v1/models/{}": { mutates: true, ids: ["model"], body: () => ({ model: { description: "changed" } }) },
+  "DELETE /api/v1/models/{}": { mutates: true, ids: ["model"] },
+  "GET /api/v1/syncs": { mutates: false, paginated: true, enumQuery: { status: "pending" }, idQuery: ["model_id", "source_id", "destination_id"] },
+  "POST /api/v1/syncs": {
+    mutates: true,
+    body: (ids) => ({
+      sync: {
+        name: unique("s"),
+        source_id: ids.source,
+        destination_id: ids.destination,
+        model_id: ids.model,
+        schedule_type: "manual",
+        sync_mode: "full_refresh",
+        stream_name: "contacts",
+        configuration: [{ from: "id", to: "id", mapping_type: "standard" }],
+      },
+    }),
+    bodyIds: { "sync.source_id": "source", "sync.destination_id": "destination", "sync.model_id": "model" },
+  },
+  "GET /api/v1/syncs/configurations": { mutates: false },
+  "GET /api/v1/syncs/{}": { mutates: false, ids: ["sync"] },
+  "PUT /api/v1/syncs/{}": { mutates: true, ids: ["sync"], body: () => ({ sync: { description: "changed" } }) },
+  "DELETE /api/v1/syncs/{}": { mutates: true, ids: ["sync"] },
+  "PATCH /api/v1/syncs/{}/enable": { mutates: true, ids: ["sync"], body: () => ({ enable: true }) },
+  "POST /api/v1/schedule_syncs": { mutates: true, body: (ids) => ({ schedule_sync: { sync_id: ids.sync } }), bodyIds: { "schedule_sync.sync_id": "sync" } },
+  "DELETE /api/v1/schedule_syncs/{}": { mutates: true, ids: ["sync"] },
+  "POST /enterprise/api/v1/syncs/{}/test": { mutates: true, ids: ["sync"] },
+  "GET /api/v1/syncs/{}/sync_runs": { mutates: false, ids: ["sync"], paginated: true, enumQuery: { status: "success", sync_run_type: "general" } },
+  "GET /api/v1/syncs/{}/sync_runs/{}": { mutates: false, ids: ["sync", "run"] },
+  "GET /api/v1/syncs/{}/sync_runs/{}/sync_records": {
+    mutates: false,
+    ids: ["sync", "run"],
+    paginated: true,
+    enumQuery: { status: "success", action: "destination_insert" },
+    idQuery: ["after_id"],
+  },
+};
+
+export interface SweepEndpoint extends SweepSpec {
+  method: Endpoint["method"];
+  /** The path template of the table, without its query string. */
+  path: string;
+  key: string;
+}
+
+export const endpointKey = (e: Pick<Endpoint, "method" | "path">) => `${e.method} ${pathKey(e.path)}`;
+
+/** Entries of the endpoint table with no sweep spec (a test fails on them). */
+export const UNSPECIFIED = ENDPOINTS.filter((e) => !e.skip && !SPECS[endpointKey(e)]).map(endpointKey);
+
+/** The endpoint table joined with the sweep specs, skipped ones left out. */
+export const SWEEP: SweepEndpoint[] = ENDPOINTS.flatMap((e) => {
+  const spec = SPECS[endpointKey(e)];
+  if (!spec || spec.skip || e.skip) return [];
+  return [{ ...spec, method: e.method, path: e.path.split("?")[0], key: endpointKey(e) }];
+});
+
+/** Number of path placeholders. */
+export const placeholderCount = (path: string) => (path.match(/\{[^}]+\}/g) ?? []).length;
+
+/** The path with its placeholders filled from `ids` (`override[i]` replaces the i-th one). */
+export function fillPath(e: SweepEndpoint, ids: Ids, override: Record<number, string> = {}): string {
+  let i = 0;
+  return e.path.replace(/\{[^}]+\}/g, () => {
+    const index = i++;
+    return override[index] ?? String(ids[e.ids![index]]);
+  });
+}
+
+async function createdJson(res: Awaited<ReturnType<Api["post"]>>): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  expect([200, 201], text).toContain(res.status());
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+const idOf = (body: Record<string, unknown>): number => Number((body.data as { id: string } | undefined)?.id ?? body.id);
+
+/**
+ * One resource of each kind in the workspace `admin` works in: a PostgreSQL source and destination
+ * (local test database), the destination's catalog, a model, a sync with one finished run, a custom
+ * role, an API token and a member. `drop` removes the scratch table.
+ */
+export async function resourceFixture(admin: Api, workspaceId: number): Promise<{ ids: Ids; drop(): Promise<void> }> {
+  await ensureTestDatabase();
+  const table = unique("sweep_rows");
+  await sql(`CREATE TABLE ${table} (id integer PRIMARY KEY, email text)`);
+  await sql(`INSERT INTO ${table} SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 3) g`);
+  const connector = (type: string) => ({ connector: { name: unique(type), connector_type: type, ...pgSource() } });
+  const source = idOf(await createdJson(await admin.post("/api/v1/connectors", connector("source"))));
+  const destination = idOf(await createdJson(await admin.post("/api/v1/connectors", connector("destination"))));
+  const catalog = idOf(await createdJson(await admin.post("/api/v1/catalogs", { connector_id: destination, catalog: { streams: [{ name: "contacts" }] } })));
+  const model = idOf(
+    await createdJson(
+      await admin.post("/api/v1/models", {
+        model: { name: unique("m"), query: `SELECT id, email FROM ${table}`, query_type: "raw_sql", primary_key: "id", connector_id: source },
+      }),
+    ),
+  );
+  const sync = idOf(
+    await createdJson(
+      await admin.post("/api/v1/syncs", {
+        sync: { name: unique("s"), source_id: source, destination_id: destination, model_id: model, schedule_type: "manual", sync_mode: "full_refresh", stream_name: "contacts" },
+      }),
+    ),
+  );
+  const run = idOf(await createdJson(await admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: sync } })));
+  // The run ends (it fails: no such table "contacts"), so later calls meet a sync at rest.
+  await expect
+    .poll(async () => String((await (await admin.get(`/api/v1/syncs/${sync}/sync_runs/${run}`)).json()).data?.attributes?.status), { timeout: 30_000 })
+    .toMatch(/^(success|failed|canceled)$/);
+  const role = idOf(
+    await createdJson(
+      await admin.post("/enterprise/api/v1/roles", {
+        role: { role_name: unique("role"), role_desc: "sweep", policies: { permissions: { sync: { read: true } } } },
+      }),
+    ),
+  );
+  const token = idOf(await createdJson(await admin.post("/api/v1/api_tokens", { api_token: { name: unique("token") } })));
+  const member = idOf(
+    await createdJson(
+      await admin.post(`/api/v1/workspaces/${workspaceId}/members`, {
+        member: { email: `${unique("member")}@example.com`, name: "Member", password: "member-password-1", role_id: role },
+      }),
+    ),
+  );
+  return {
+    ids: { workspace: workspaceId, source, destination, model, sync, run, catalog, role, token, member, definition: "Postgresql" },
+    drop: () => sql(`DROP TABLE IF EXISTS ${table}`),
+  };
+}
