@@ -5,7 +5,7 @@
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { Api, BASE_URL, loginAs } from "../support/api";
 import { dataWorkspace, type DataWorkspace } from "../support/data";
-import { fillPath, placeholderCount, resourceFixture, SWEEP, type Ids } from "../support/sweep";
+import { fillPath, resourceFixture, SWEEP, type Ids } from "../support/sweep";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
