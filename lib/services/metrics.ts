@@ -12,7 +12,7 @@ const globals = globalThis as unknown as Globals;
 
 function build(): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "datasync_process_" });
+  collectDefaultMetrics({ register: registry, prefix: "datasync_" });
 
   new Gauge({
     name: "datasync_sync_runs",
