@@ -39,6 +39,7 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
 
   function pick(d: ConnectorDefinition) {
     setDefinition(d);
+    form.setValue("connector.connector_name", d.name);
     setConfig(withDefaults(d.connector_spec.connection_specification));
     setConfigErrors({});
     check.reset();
@@ -81,6 +82,9 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
         if (errors.name) form.setError("connector.name", { message: errors.name });
       },
     });
+  }, (invalid) => {
+    // Only the name and description are on this step; anything else is a bug worth showing.
+    if (!invalid.connector?.name && !invalid.connector?.description) form.setError("root", { message: "The form is incomplete; go back and check the configuration." });
   });
 
   return (
@@ -157,7 +161,7 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
               <Field label="Description" error={form.formState.errors.connector?.description?.message}>
                 {(p) => <Textarea {...p} rows={2} {...form.register("connector.description")} />}
               </Field>
-              <InlineError message={create.error ? errorMessage(create.error) : null} />
+              <InlineError message={create.error ? errorMessage(create.error) : (form.formState.errors.root?.message ?? null)} />
               <div className="flex justify-between pt-2">
                 <Button variant="secondary" onClick={() => setStep(2)}>
                   Back

@@ -241,7 +241,13 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
         <CardBody className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label="Primary key" required hint="The column whose value identifies a row across runs." error={errors?.primary_key && `Primary key ${errors.primary_key.message}`}>
             {(p) => (
-              <Select {...p} {...form.register("model.primary_key")} disabled={pkOptions.length === 0}>
+              <Select
+                {...p}
+                name="model.primary_key"
+                value={primaryKey}
+                onChange={(e) => form.setValue("model.primary_key", e.target.value, { shouldValidate: true })}
+                disabled={pkOptions.length === 0}
+              >
                 <option value="">{pkOptions.length ? "Choose a column…" : "Preview the rows first"}</option>
                 {pkOptions.map((c) => (
                   <option key={c} value={c}>

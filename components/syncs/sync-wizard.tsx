@@ -99,6 +99,11 @@ export function SyncWizard({ sync }: { sync?: Sync }) {
   const [sampleIndex, setSampleIndex] = useState(0);
   const sampleRow = sampleRows?.[sampleIndex] ?? sampleRows?.[0] ?? null;
 
+  // The sync reads from the model's source.
+  useEffect(() => {
+    if (model && Number(w.source_id) !== model.attributes.connector_id) form.setValue("sync.source_id", model.attributes.connector_id);
+  }, [model, w.source_id, form]);
+
   // The model's rows feed the column pickers and the template preview.
   const { mutate: loadPreview } = preview;
   useEffect(() => {
@@ -166,6 +171,11 @@ export function SyncWizard({ sync }: { sync?: Sync }) {
     } else {
       create.mutate(body, { onSuccess: (s) => router.push(`/syncs/${s.id}`), onError });
     }
+  }, (invalid) => {
+    // Send the person to the first step with a problem.
+    const paths = Object.keys(invalid.sync ?? {}).map((k) => `sync.${k}`);
+    const first = STEP_FIELDS.findIndex((f) => f.some((p) => paths.includes(p)));
+    if (first >= 0 && first !== step) setStep(first);
   });
 
   const nextTimes = useMemo(() => {
