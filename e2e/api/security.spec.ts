@@ -1,0 +1,59 @@
+// Security over HTTP: headers on pages, the 1 MB request limit, the outbound network policy of HTTP
+// connectors through the API, and no secret in any connector answer. (Login throttling per account
+// and per address: users.spec.ts; tokens: permissions-matrix.spec.ts and api-tokens.spec.ts.)
+import { expect, test } from "@playwright/test";
+import { expectError } from "../support/api";
+import { dataWorkspace, pgConfiguration, unique, type DataWorkspace } from "../support/data";
+
+let ws: DataWorkspace;
+test.beforeAll(async () => {
+  ws = await dataWorkspace("security");
+});
+test.afterAll(async () => ws?.dispose());
+
+test("pages carry CSP (frame-ancestors 'none'), no-sniff, frame and referrer policies", async ({ request }) => {
+  for (const path of ["/login", "/setup", "/api/health"]) {
+    const res = await request.get(path, { maxRedirects: 0 });
+    const h = res.headers();
+    expect(h["content-security-policy"], path).toContain("frame-ancestors 'none'");
+    expect(h["content-security-policy"], path).toContain("default-src 'self'");
+    expect(h["x-content-type-options"], path).toBe("nosniff");
+    expect(h["x-frame-options"], path).toBe("DENY");
+    expect(h["referrer-policy"], path).toBe("strict-origin-when-cross-origin");
+    expect(h["x-powered-by"], path).toBeUndefined();
+  }
+});
+
+test("a body over 1 MB is 413 before it is read, on routes with and without a body", async () => {
+  const big = { connector: { name: "x".repeat(1_100_000) } };
+  await expectError(await ws.admin.post("/api/v1/connectors", big), 413, "payload_too_large");
+  await expectError(await ws.admin.post("/api/v1/login", { email: "a@example.com", password: "x".repeat(1_100_000) }), 413, "payload_too_large");
+  await expectError(await ws.admin.delete("/api/v1/syncs/1"), 404, "not_found");
+});
+
+test("HTTP connectors may never reach cloud metadata addresses (check_connection and connectors)", async () => {
+  for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/computeMetadata/v1/", "http://169.254.170.2/v2/credentials"]) {
+    const res = await ws.admin.post("/api/v1/connector_definitions/check_connection", { name: "Http", connection_spec: { destination_url: url } });
+    expect(res.status(), await res.text()).toBe(200);
+    const body = await res.json();
+    expect(body.result, url).toBe("failed");
+    expect(body.details, url).toMatch(/metadata|not allowed/i);
+  }
+  const model = await ws.admin.post("/api/v1/connector_definitions/check_connection", {
+    name: "HttpModel",
+    connection_spec: { url: "http://169.254.169.254/latest/api/token", method: "POST" },
+  });
+  expect((await model.json()).result).toBe("failed");
+});
+
+test("connector answers never carry the stored secret", async () => {
+  const secret = `pw-${unique("s")}`;
+  const created = await ws.admin.post("/api/v1/connectors", {
+    connector: { name: unique("sec"), connector_type: "source", connector_name: "Postgresql", configuration: pgConfiguration({ credentials: { auth_type: "username/password", username: "postgres", password: secret } }) },
+  });
+  expect(created.status()).toBe(201);
+  const id = (await created.json()).data.id;
+  for (const res of [created, await ws.admin.get(`/api/v1/connectors/${id}`), await ws.admin.get("/api/v1/connectors?per_page=100"), await ws.viewer.get(`/api/v1/connectors/${id}`)]) {
+    expect(await res.text()).not.toContain(secret);
+  }
+});
