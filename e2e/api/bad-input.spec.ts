@@ -236,6 +236,7 @@ const OPTIONAL_FIELDS = new Set([
   "configuration.schema",
   "connector.configuration.schema",
   "connector.configuration.port",
+  "connector.configuration.credentials.password",
 ]);
 
 const label = (e: SweepEndpoint) => `${e.method} ${e.path}`;
