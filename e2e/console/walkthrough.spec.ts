@@ -57,7 +57,7 @@ async function createPostgresConnector(page: import("@playwright/test").Page, ki
   await page.getByRole("button", { name: "Continue" }).click();
   await page.getByLabel("Name").fill(name);
   await page.getByRole("button", { name: `Save ${kind}` }).click();
-  await expect(page.getByTestId("toast-success")).toContainText(`"${name}" created.`);
+  await expect(page.getByTestId("toast-success").filter({ hasText: `"${name}" created.` })).toBeVisible();
   await page.waitForURL(new RegExp(`/${kind}s/\\d+$`));
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
 }
