@@ -75,7 +75,14 @@ async function main() {
   const app = next({ dev, hostname: "localhost", port, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const trustProxy = process.env.TRUST_PROXY === "1";
+  const server = http.createServer((req, res) => {
+    // The client address (login throttling) is the last X-Forwarded-For hop. Behind a trusted proxy
+    // that hop is the one the proxy added; otherwise the peer replaces whatever the client claimed.
+    const claimed = req.headers["x-forwarded-for"];
+    if (!trustProxy || !claimed) req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+    void handle(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
   await startEngine({ worker: process.env.RUN_WORKER !== "0", scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);

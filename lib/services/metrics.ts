@@ -1,6 +1,6 @@
 // Prometheus metrics, computed from the database at scrape time so that every web process reports
 // the same numbers for all workers (runs live in PostgreSQL, not in one process's memory).
-import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { pgPool } from "@/lib/db/client";
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600];
@@ -43,18 +43,28 @@ function build(): Registry {
     },
   });
 
-  // A histogram rebuilt from finished runs: cumulative bucket counts, as Prometheus expects.
-  new Gauge({
-    name: "datasync_sync_run_duration_seconds_bucket",
-    help: "Finished sync runs by duration (cumulative buckets, seconds).",
-    labelNames: ["le"],
+  // Rebuilt from the database at each scrape (runs finish in any worker process): bucket counts
+  // and the sum come from one aggregate query, then replayed into a real histogram.
+  new Histogram({
+    name: "datasync_sync_run_duration_seconds",
+    help: "Duration of finished sync runs, seconds.",
+    buckets: DURATION_BUCKETS,
     registers: [registry],
     async collect() {
-      const { rows } = await pgPool().query<{ d: number }>(
-        "SELECT extract(epoch FROM finished_at - started_at)::float8 AS d FROM sync_runs WHERE finished_at IS NOT NULL AND started_at IS NOT NULL",
+      const { rows } = await pgPool().query<{ le: number | null; n: string }>(
+        `SELECT width_bucket(d, $1::float8[]) AS le, count(*) AS n FROM (
+           SELECT extract(epoch FROM finished_at - started_at)::float8 AS d FROM sync_runs
+           WHERE finished_at IS NOT NULL AND started_at IS NOT NULL) t GROUP BY 1`,
+        [DURATION_BUCKETS],
       );
-      for (const le of DURATION_BUCKETS) this.set({ le: String(le) }, rows.filter((r) => r.d <= le).length);
-      this.set({ le: "+Inf" }, rows.length);
+      this.reset();
+      // width_bucket(d, bounds) = index of the first bound above d; observing that bound puts the
+      // run in its bucket (so the sum is approximated by bucket bounds; past the last: +Inf only).
+      const beyond = DURATION_BUCKETS[DURATION_BUCKETS.length - 1] * 2;
+      for (const row of rows) {
+        const bound = DURATION_BUCKETS[Number(row.le ?? 0)] ?? beyond;
+        for (let i = 0; i < Number(row.n); i++) this.observe(bound);
+      }
     },
   });
 
