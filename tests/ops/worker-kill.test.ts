@@ -96,7 +96,7 @@ afterAll(async () => {
 });
 
 describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (seed ${SEED})`, () => {
-  it("loses no row, duplicates none, ends every run with an outcome, and converges on re-run", { timeout: 300_000 }, async () => {
+  it("loses no row, duplicates none, ends every run with an outcome, and converges on re-run", { timeout: 900_000 }, async () => {
     const srcDigest = await digest(source.url, "people");
     expect(srcDigest.n).toBe(ROWS);
     const summary: string[] = [];
@@ -145,7 +145,7 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
             const holder = await runner(f.syncId);
             return holder ? { r, holder } : undefined;
           },
-          60_000,
+          180_000,
           `run ${run.id} attempt ${attempt} to reach ${target} rows; workers:\n${output()}`,
         );
         if (!reached.holder) break;
@@ -165,7 +165,7 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
           const r = await reloadRun(run.id);
           return TERMINAL.includes(r.status) ? r : undefined;
         },
-        90_000,
+        240_000,
         `run ${run.id} (trial ${trial}) to finish; workers:\n${output()}`,
       );
       // Every run ends with an outcome; a failure carries its reason.
@@ -192,7 +192,7 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
           const r = await reloadRun(rerun.id);
           return TERMINAL.includes(r.status) ? r : undefined;
         },
-        60_000,
+        180_000,
         `re-run of trial ${trial}; workers:\n${output()}`,
       );
       expect(again).toMatchObject({ status: "success", successfulRows: 0, failedRows: 0, skippedRows: ROWS });
