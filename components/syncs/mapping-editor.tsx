@@ -38,12 +38,15 @@ export function mappingProblems(mappings: Mapping[]): string[] {
     const n = `Mapping ${i + 1}`;
     if (!m.to) problems.push(`${n}: choose a destination field.`);
     if (m.mapping_type === "standard" && !m.from) problems.push(`${n}: choose a model column.`);
-    if (m.mapping_type === "template" && !String(m.from ?? "").trim()) problems.push(`${n}: write a template.`);
-    if (m.mapping_type === "static" && typeof m.from === "string" && m.from === "" ) problems.push(`${n}: enter a value.`);
+    if (m.mapping_type === "template" && !String(m.from ?? "").trim())
+      problems.push(`${n}: write a template.`);
+    if (m.mapping_type === "static" && typeof m.from === "string" && m.from === "")
+      problems.push(`${n}: enter a value.`);
   });
   const targets = mappings.map((m) => m.to).filter(Boolean);
   const dupes = targets.filter((t, i) => targets.indexOf(t) !== i);
-  if (dupes.length) problems.push(`Destination field ${[...new Set(dupes)].join(", ")} is mapped more than once.`);
+  if (dupes.length)
+    problems.push(`Destination field ${[...new Set(dupes)].join(", ")} is mapped more than once.`);
   return problems;
 }
 
@@ -63,8 +66,11 @@ export function MappingEditor({
   configurations?: SyncConfigurations["data"]["configurations"]["catalog_mapping_types"];
 }) {
   const listId = useId();
-  const set = (i: number, patch: Partial<Mapping>) => onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
-  const staticTypes = Object.keys(configurations?.static ?? { string: 1, number: 1, boolean: 1, null: 1 }) as StaticType[];
+  const set = (i: number, patch: Partial<Mapping>) =>
+    onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
+  const staticTypes = Object.keys(
+    configurations?.static ?? { string: 1, number: 1, boolean: 1, null: 1 },
+  ) as StaticType[];
   const unmappedRequired = fields.filter((f) => f.required && !value.some((m) => m.to === f.name));
 
   return (
@@ -81,7 +87,11 @@ export function MappingEditor({
         <span>To (destination field)</span>
         <span />
       </div>
-      {value.length === 0 && <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500">No mappings: rows are sent as they are.</p>}
+      {value.length === 0 && (
+        <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500">
+          No mappings: rows are sent as they are.
+        </p>
+      )}
       {value.map((m, i) => (
         <MappingRow
           key={i}
@@ -102,14 +112,21 @@ export function MappingEditor({
         </p>
       )}
       <div className="flex flex-wrap gap-2">
-        <Button variant="secondary" size="sm" onClick={() => onChange([...value, { mapping_type: "standard", from: "", to: "" }])}>
+        <Button
+          variant="secondary"
+          size="sm"
+          onClick={() => onChange([...value, { mapping_type: "standard", from: "", to: "" }])}
+        >
           + Add mapping
         </Button>
       </div>
       {configurations && (
         <details className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-xs text-slate-600">
           <summary className="cursor-pointer font-medium text-slate-700">Template help</summary>
-          <p className="mt-2">Templates use Liquid: model columns are variables, e.g. <code>{"{{ first_name | upcase }}"}</code>.</p>
+          <p className="mt-2">
+            Templates use Liquid: model columns are variables, e.g. <code>{"{{ first_name | upcase }}"}</code>
+            .
+          </p>
           <ul className="mt-1 list-disc pl-5">
             {Object.entries(configurations.template.variable).map(([k, v]) => (
               <li key={k}>
@@ -174,7 +191,11 @@ function MappingRow({
         </Select>
         <div className="min-w-0">
           {m.mapping_type === "standard" && (
-            <Select aria-label={`Mapping ${n} model column`} value={String(m.from ?? "")} onChange={(e) => set({ from: e.target.value })}>
+            <Select
+              aria-label={`Mapping ${n} model column`}
+              value={String(m.from ?? "")}
+              onChange={(e) => set({ from: e.target.value })}
+            >
               <option value="">Choose a column…</option>
               {columns.map((c) => (
                 <option key={c} value={c}>
@@ -185,29 +206,48 @@ function MappingRow({
           )}
           {m.mapping_type === "static" && (
             <div className="flex gap-2">
-              <Select aria-label={`Mapping ${n} value type`} className="w-28 shrink-0" value={sType} onChange={(e) => set({ from: toStatic(e.target.value as StaticType, sType === "null" ? "" : String(m.from ?? "")) })}>
-                {staticTypes.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </Select>
-              {sType === "boolean" ? (
-                <Select aria-label={`Mapping ${n} value`} value={String(m.from)} onChange={(e) => set({ from: e.target.value === "true" })}>
-                  <option value="true">true</option>
-                  <option value="false">false</option>
+              <div className="w-28 shrink-0">
+                <Select
+                  aria-label={`Mapping ${n} value type`}
+                  value={sType}
+                  onChange={(e) =>
+                    set({
+                      from: toStatic(
+                        e.target.value as StaticType,
+                        sType === "null" ? "" : String(m.from ?? ""),
+                      ),
+                    })
+                  }
+                >
+                  {staticTypes.map((t) => (
+                    <option key={t} value={t}>
+                      {t}
+                    </option>
+                  ))}
                 </Select>
-              ) : sType === "null" ? (
-                <Input aria-label={`Mapping ${n} value`} value="null" disabled />
-              ) : (
-                <Input
-                  aria-label={`Mapping ${n} value`}
-                  type={sType === "number" ? "number" : "text"}
-                  value={String(m.from ?? "")}
-                  onChange={(e) => set({ from: toStatic(sType, e.target.value) })}
-                  placeholder={sType === "number" ? "42" : "A fixed value"}
-                />
-              )}
+              </div>
+              <div className="min-w-0 flex-1">
+                {sType === "boolean" ? (
+                  <Select
+                    aria-label={`Mapping ${n} value`}
+                    value={String(m.from)}
+                    onChange={(e) => set({ from: e.target.value === "true" })}
+                  >
+                    <option value="true">true</option>
+                    <option value="false">false</option>
+                  </Select>
+                ) : sType === "null" ? (
+                  <Input aria-label={`Mapping ${n} value`} value="null" disabled />
+                ) : (
+                  <Input
+                    aria-label={`Mapping ${n} value`}
+                    type={sType === "number" ? "number" : "text"}
+                    value={String(m.from ?? "")}
+                    onChange={(e) => set({ from: toStatic(sType, e.target.value) })}
+                    placeholder={sType === "number" ? "42" : "A fixed value"}
+                  />
+                )}
+              </div>
             </div>
           )}
           {m.mapping_type === "template" && (
@@ -224,7 +264,13 @@ function MappingRow({
           →
         </span>
         <div>
-          <Input aria-label={`Mapping ${n} destination field`} list={listId} value={m.to} onChange={(e) => set({ to: e.target.value })} placeholder="destination field" />
+          <Input
+            aria-label={`Mapping ${n} destination field`}
+            list={listId}
+            value={m.to}
+            onChange={(e) => set({ to: e.target.value })}
+            placeholder="destination field"
+          />
           {field && (
             <p className="mt-1 text-xs text-slate-500">
               {field.type ?? "any"}
@@ -232,14 +278,26 @@ function MappingRow({
             </p>
           )}
         </div>
-        <Button variant="ghost" size="sm" aria-label={`Remove mapping ${n}`} onClick={remove} className="mt-0.5">
+        <Button
+          variant="ghost"
+          size="sm"
+          aria-label={`Remove mapping ${n}`}
+          onClick={remove}
+          className="mt-0.5"
+        >
           ✕
         </Button>
       </div>
       {m.mapping_type === "template" && (
-        <div className="mt-2 rounded-md bg-slate-50 px-3 py-2 text-xs" aria-live="polite" data-testid={`template-preview-${index}`}>
+        <div
+          className="mt-2 rounded-md bg-slate-50 px-3 py-2 text-xs"
+          aria-live="polite"
+          data-testid={`template-preview-${index}`}
+        >
           {!sampleRow ? (
-            <span className="text-slate-500">Preview appears once the model&rsquo;s sample row is loaded.</span>
+            <span className="text-slate-500">
+              Preview appears once the model&rsquo;s sample row is loaded.
+            </span>
           ) : !preview ? (
             <span className="text-slate-500">Type a template to see its value on the sample row.</span>
           ) : preview.ok ? (

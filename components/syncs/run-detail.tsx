@@ -69,9 +69,10 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
   if (run.error || !run.data) return <ErrorState error={run.error ?? "Not found"} onRetry={() => void run.refetch()} />;
   const r = run.data.attributes;
   const timings = r.timings ?? {};
-  const parts = (["query", "diff", "load", "wait"] as const).map((k) => ({ k, v: Number(timings[k] ?? 0) }));
+  // The engine records milliseconds per phase.
+  const parts = (["query", "diff", "load", "wait", "record"] as const).map((k) => ({ k, v: Number((timings as Record<string, number>)[k] ?? 0) / 1000 }));
   const totalTime = parts.reduce((s, p) => s + p.v, 0);
-  const colors = { query: "bg-sky-500", diff: "bg-violet-500", load: "bg-emerald-500", wait: "bg-amber-400" };
+  const colors = { query: "bg-sky-500", diff: "bg-violet-500", load: "bg-emerald-500", wait: "bg-amber-400", record: "bg-slate-400" };
 
   return (
     <>
@@ -128,7 +129,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
                 {parts.map((p) => (
                   <li key={p.k} className="flex items-center gap-2">
                     <span className={`h-2.5 w-2.5 rounded-full ${colors[p.k]}`} aria-hidden />
-                    <span className="capitalize text-slate-600">{p.k === "wait" ? "waiting (rate limit)" : p.k}</span>
+                    <span className="capitalize text-slate-600">{p.k === "wait" ? "waiting (rate limit)" : p.k === "record" ? "recording" : p.k}</span>
                     <span className="font-medium tabular-nums">{seconds(p.v)}</span>
                   </li>
                 ))}

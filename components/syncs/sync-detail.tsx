@@ -54,7 +54,7 @@ export function SyncDetail({ id }: { id: string }) {
                 Run now
               </Button>
             )}
-            {canUpdate && active && (
+            {canCreate && active && (
               <Button variant="secondary" onClick={() => setConfirm("cancel")}>
                 Cancel run
               </Button>

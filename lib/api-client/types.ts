@@ -160,7 +160,8 @@ export interface SyncRunAttributes {
   successful_rows: number | null;
   failed_rows: number | null;
   error: string | null;
-  timings?: { query?: number; diff?: number; load?: number; wait?: number } | null;
+  /** Milliseconds spent per phase. */
+  timings?: { query?: number; diff?: number; load?: number; wait?: number; record?: number } | null;
   created_at: string;
   updated_at: string;
 }
