@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
-import { setupSchema } from "@/app/setup/setup-schema";
+import { setupSchema } from "@/lib/validation/setup";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 import { InlineError, LoadingState } from "@/components/ui/states";

@@ -114,6 +114,19 @@ test("GET /connectors paginates, filters and searches", async () => {
   await expectError(await ws.viewer.get("/api/v1/connectors?page=0"), 400, "bad_request");
 });
 
+test("GET /connectors sorts by an allowed field either way and refuses others", async () => {
+  const prefix = unique("sorted");
+  await createConnector("source", `${prefix}_b`);
+  await createConnector("source", `${prefix}_a`);
+  const names = async (sort: string) =>
+    ((await (await ws.admin.get(`/api/v1/connectors?search=${prefix}&sort=${sort}`)).json()).data as { attributes: { name: string } }[]).map(
+      (c) => c.attributes.name,
+    );
+  expect(await names("name")).toEqual([`${prefix}_a`, `${prefix}_b`]);
+  expect(await names("-name")).toEqual([`${prefix}_b`, `${prefix}_a`]);
+  await expectError(await ws.admin.get("/api/v1/connectors?sort=configuration_encrypted"), 400, "bad_request");
+});
+
 test("PUT /connectors/{id} keeps masked secrets and validates", async () => {
   const created = await createConnector("source");
   const config = { ...created.attributes.configuration, database: "test" };

@@ -35,7 +35,7 @@ import {
   updateSyncSchema,
 } from "@/lib/validation/syncs";
 import { createWorkspaceSchema, updateWorkspaceSchema } from "@/lib/validation/workspaces";
-import { setupSchema } from "@/app/setup/setup-schema";
+import { setupSchema } from "@/lib/validation/setup";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 

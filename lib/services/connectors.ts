@@ -12,6 +12,7 @@ import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
 import type { QueryResult, Row } from "@/lib/connectors/types";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
+import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Catalog, type Connector } from "@/lib/generated/prisma/client";
@@ -42,7 +43,7 @@ export async function listConnectors(workspaceId: number, filter: ListConnectors
     ...(filter.search ? { name: { contains: filter.search, mode: "insensitive" } } : {}),
   };
   const [rows, total] = await prisma().$transaction([
-    prisma().connector.findMany({ where, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    prisma().connector.findMany({ where, orderBy: filter.sort ?? DEFAULT_SORT, skip: page.skip, take: page.take }),
     prisma().connector.count({ where }),
   ]);
   return { rows, total };

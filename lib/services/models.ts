@@ -1,6 +1,7 @@
 // Models: a query on a source connector of the same workspace, with the column that identifies a row.
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
+import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
@@ -49,7 +50,7 @@ export async function listModels(workspaceId: number, filter: ListModelsQuery, p
     ...(filter.query_type ? { queryType: filter.query_type } : {}),
   };
   const [rows, total] = await prisma().$transaction([
-    prisma().model.findMany({ where, include: withConnector, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    prisma().model.findMany({ where, include: withConnector, orderBy: filter.sort ?? DEFAULT_SORT, skip: page.skip, take: page.take }),
     prisma().model.count({ where }),
   ]);
   return { rows, total };

@@ -1,6 +1,7 @@
 // Syncs: a source, a model of that source, a destination stream and a schedule. Soft-deleted syncs
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
+import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/engine/mapping";
 import { computeNextRunAt } from "@/lib/engine/schedule";
@@ -82,7 +83,7 @@ export async function listSyncs(workspaceId: number, filter: ListSyncsQuery, pag
     ...(filter.destination_id !== undefined ? { destinationId: filter.destination_id } : {}),
   };
   const [rows, total] = await db.$transaction([
-    db.sync.findMany({ where, include: withRelations, orderBy: [{ updatedAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    db.sync.findMany({ where, include: withRelations, orderBy: filter.sort ?? DEFAULT_SORT, skip: page.skip, take: page.take }),
     db.sync.count({ where }),
   ]);
   return { rows: await withLastRuns(db, rows), total };

@@ -1,6 +1,7 @@
 // Request shapes of the connector endpoints. The console forms and the OpenAPI document import
 // these same schemas, so every field carries a description.
 import { z } from "zod";
+import { sortSchema } from "./sort";
 
 export const CONNECTOR_TYPES = ["source", "destination"] as const;
 export const CONNECTOR_CATEGORIES = ["data", "ai_ml"] as const;
@@ -26,6 +27,7 @@ export const listConnectorsQuerySchema = z.object({
   type: connectorTypeSchema.optional(),
   category: connectorCategorySchema.optional(),
   search: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Case-insensitive part of the connector's name."),
+  sort: sortSchema({ name: "name", connector_name: "connectorName", created_at: "createdAt", updated_at: "updatedAt" }),
 });
 export type ListConnectorsQuery = z.infer<typeof listConnectorsQuerySchema>;
 

@@ -1,5 +1,6 @@
 // Request shapes of the model endpoints. A model is a query on a source connector.
 import { z } from "zod";
+import { sortSchema } from "./sort";
 import { jsonObjectSchema } from "./connectors";
 import { MAX_INT_ID, queryIntId } from "./ids";
 
@@ -65,5 +66,6 @@ export const listModelsQuerySchema = z.object({
     .optional()
     .describe("Only models of this source connector."),
   query_type: queryTypeSchema.optional(),
+  sort: sortSchema({ name: "name", query_type: "queryType", created_at: "createdAt", updated_at: "updatedAt" }),
 });
 export type ListModelsQuery = z.infer<typeof listModelsQuerySchema>;

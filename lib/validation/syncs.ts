@@ -1,6 +1,7 @@
 // Request shapes of the sync endpoints, and the schedule rules of behaviour.md sections 5-6 (shared
 // by the create schema, the update service and the console form).
 import { z } from "zod";
+import { sortSchema } from "./sort";
 import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
 import type { FieldError } from "@/lib/errors";
 import { MAX_INT_ID, queryIntId } from "./ids";
@@ -136,6 +137,7 @@ export const listSyncsQuerySchema = z.object({
   model_id: queryIntId().optional(),
   source_id: queryIntId().optional(),
   destination_id: queryIntId().optional(),
+  sort: sortSchema({ name: "name", status: "status", next_run_at: "nextRunAt", created_at: "createdAt", updated_at: "updatedAt" }),
 });
 export type ListSyncsQuery = z.infer<typeof listSyncsQuerySchema>;
 

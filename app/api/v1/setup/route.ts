@@ -2,7 +2,7 @@
 // POST /api/v1/setup - create the first admin (only while no user exists; 409 afterwards).
 import { route } from "@/lib/http/handler";
 import { iso, resource } from "@/lib/serializers/resource";
-import { setupSchema } from "@/app/setup/setup-schema";
+import { setupSchema } from "@/lib/validation/setup";
 import { createFirstAdmin, needsSetup } from "@/lib/services/setup";
 
 export const GET = route({ permission: "public" }, async () => ({ data: { needs_setup: await needsSetup() } }));

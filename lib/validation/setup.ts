@@ -1,5 +1,4 @@
-// POST /api/v1/setup body, shared by the route and the first-run form. It lives beside the page
-// only because lib/validation belongs to the API team; it belongs in lib/validation/setup.ts.
+// POST /api/v1/setup body, shared by the route, the first-run form and the OpenAPI document.
 import { z } from "zod";
 import { loginSchema } from "@/lib/validation/auth";
 import { MIN_PASSWORD_LENGTH } from "@/lib/validation/members";
