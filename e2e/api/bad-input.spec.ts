@@ -18,6 +18,7 @@ import {
   placeholderCount,
   resourceFixture,
   SWEEP,
+  SWEEP_WORKSPACE_PREFIX,
   UNSPECIFIED,
   type Ids,
   type SweepEndpoint,
@@ -110,6 +111,16 @@ async function expectRefused(
 }
 
 /** Counts of every collection of the workspace, and its audit log. */
+async function sweepWorkspaces(): Promise<number> {
+  let count = 0;
+  for (let page = 1; page <= 50; page++) {
+    const body = await (await ws.admin.get(`/api/v1/workspaces?per_page=100&page=${page}`)).json();
+    count += (body.data as { attributes: { name: string } }[]).filter((w) => w.attributes.name.startsWith(SWEEP_WORKSPACE_PREFIX)).length;
+    if (!body.links.next) break;
+  }
+  return count;
+}
+
 async function snapshot(): Promise<Record<string, number>> {
   const total = async (p: string) => {
     const res = await ws.admin.get(p);
@@ -126,7 +137,8 @@ async function snapshot(): Promise<Record<string, number>> {
     api_tokens: await total("/api/v1/api_tokens?per_page=1"),
     members: await total(`/api/v1/workspaces/${ids.workspace}/members?per_page=1`),
     roles: await total("/enterprise/api/v1/roles"),
-    workspaces: await total("/api/v1/workspaces?per_page=1"),
+    // Other test files create workspaces in parallel: count only the ones the sweep's bodies name.
+    workspaces: await sweepWorkspaces(),
     audit_logs: await total("/api/v1/audit_logs?per_page=1"),
   };
 }

@@ -7,6 +7,9 @@ import type { Api } from "./api";
 import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
 import { ENDPOINTS, pathKey, type Endpoint } from "./endpoints";
 
+/** Workspaces the sweep may create carry this prefix, so its check ignores other test files' workspaces. */
+export const SWEEP_WORKSPACE_PREFIX = "sweep_ws";
+
 /** Ids of one resource of each kind in one workspace. */
 export interface Ids {
   workspace: number;
@@ -62,9 +65,9 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/api_tokens": { mutates: true, body: () => ({ api_token: { name: unique("t") } }) },
   "DELETE /api/v1/api_tokens/{}": { mutates: true, ids: ["token"] },
   "GET /api/v1/workspaces": { mutates: false, paginated: true },
-  "POST /api/v1/workspaces": { mutates: true, body: () => ({ workspace: { name: unique("w") } }) },
+  "POST /api/v1/workspaces": { mutates: true, body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }) },
   "GET /api/v1/workspaces/{}": { mutates: false, ids: ["workspace"] },
-  "PUT /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"], body: () => ({ workspace: { name: unique("w") } }) },
+  "PUT /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"], body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }) },
   "DELETE /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"] },
   "GET /api/v1/workspaces/{}/members": { mutates: false, ids: ["workspace"], paginated: true },
   "POST /api/v1/workspaces/{}/members": {
