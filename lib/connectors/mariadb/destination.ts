@@ -2,10 +2,8 @@
 // primary key, bad rows isolated by the shared bisecting writer.
 import type { Pool, PoolConnection, ResultSetHeader } from "mysql2/promise";
 import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
-import { buildCatalog } from "../shared/catalog";
 import { ConnectorError } from "../shared/errors";
-import { requiredForWrite, tableJsonSchema } from "../shared/sql";
-import { failAll, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import { failAll, tablesCatalog, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
 import {
   connectionOptions,
@@ -151,18 +149,7 @@ async function discover(config: Row) {
   return described(config, () =>
     withConnection(config, async (conn, s) => {
       const tables = await listColumns(conn, s.database);
-      return buildCatalog(
-        [...tables.values()].map((t) => ({
-          name: t.name,
-          url: `${s.database}.${t.name}`,
-          json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
-          batch_support: true,
-          batch_size: 1000,
-          request_method: "POST" as const,
-          primary_key: t.primaryKey,
-        })),
-        { request_rate_concurrency: 4 },
-      );
+      return tablesCatalog(tables.values(), s.database);
     }),
   );
 }

@@ -2,10 +2,8 @@
 // set-based statements, bad rows isolated by the shared bisecting writer.
 import pg from "pg";
 import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
-import { buildCatalog } from "../shared/catalog";
 import { ConnectorError } from "../shared/errors";
-import { requiredForWrite, tableJsonSchema } from "../shared/sql";
-import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import { failAll, tablesCatalog, keyOf, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
 import {
   clientConfig,
@@ -146,18 +144,7 @@ async function discover(config: Row) {
   return described(config, () =>
     withClient(config, async (client, s) => {
       const tables = await listColumns(client, s.schema);
-      return buildCatalog(
-        [...tables.values()].map((t) => ({
-          name: t.name,
-          url: `${s.schema}.${t.name}`,
-          json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
-          batch_support: true,
-          batch_size: 1000,
-          request_method: "POST" as const,
-          primary_key: t.primaryKey,
-        })),
-        { request_rate_concurrency: 4 },
-      );
+      return tablesCatalog(tables.values(), s.schema);
     }),
   );
 }
