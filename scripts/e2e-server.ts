@@ -41,6 +41,8 @@ async function main() {
   process.env.ADMIN_EMAIL = E2E_ADMIN.email;
   process.env.ADMIN_PASSWORD = E2E_ADMIN.password;
   process.env.LOG_LEVEL ??= "warn";
+  // Tests stand in for a reverse proxy: they send X-Forwarded-For to act from several addresses.
+  process.env.TRUST_PROXY ??= "1";
   await import("./start");
 }
 

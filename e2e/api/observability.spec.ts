@@ -22,14 +22,16 @@ test("GET /api/metrics is Prometheus text with runs, rows, durations, queue dept
   for (const name of [
     "datasync_sync_runs",
     "datasync_rows_total",
-    "datasync_sync_run_duration_seconds_bucket",
+    "datasync_sync_run_duration_seconds",
     "datasync_queue_depth",
     "datasync_rate_limit_wait_seconds_total",
     "datasync_process_cpu_user_seconds_total",
   ]) {
     expect(text, name).toMatch(new RegExp(`^# HELP ${name}`, "m"));
   }
+  expect(text).toMatch(/^# TYPE datasync_sync_run_duration_seconds histogram/m);
   expect(text).toMatch(/^datasync_sync_run_duration_seconds_bucket\{le="\+Inf"\} \d+/m);
+  expect(text).toMatch(/^datasync_sync_run_duration_seconds_count \d+/m);
   expect(text).toMatch(/^datasync_rows_total\{outcome="success"\} \d+/m);
   expect(text).toMatch(/^datasync_queue_depth \d+/m);
 });
