@@ -517,9 +517,10 @@ class RunExecution {
     if (stop === "shutdown" && !this.failure) return "requeue";
     if (stop === "canceled" || stop === "disabled") {
       const error = stop === "canceled" ? "The run was canceled." : "The sync was disabled during the run.";
-      await setRunStatus(this.pool, run.id, "canceled", { error, finished: true });
+      // Timings and the sync's status first: whoever sees the run end sees them too.
       await this.writeTimings();
       if (!this.test) await applySyncOutcome(sync.id, "canceled");
+      await setRunStatus(this.pool, run.id, "canceled", { error, finished: true });
       return "canceled";
     }
     const totals = await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
@@ -529,9 +530,9 @@ class RunExecution {
       error = `All ${totals.totalRows} records failed; see the run's records for each error.`;
     }
     const outcome = error ? "failed" : "success";
-    await setRunStatus(this.pool, run.id, outcome, { error, finished: true });
     await this.writeTimings();
     if (!this.test) await applySyncOutcome(sync.id, outcome);
+    await setRunStatus(this.pool, run.id, outcome, { error, finished: true });
     return outcome;
   }
 
@@ -626,11 +627,11 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
       return "canceled";
     }
     if (run.attempts > MAX_RUN_ATTEMPTS) {
+      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
       await setRunStatus(pool, runId, "failed", {
         error: `The run was interrupted ${run.attempts - 1} times (worker stopped or crashed); giving up.`,
         finished: true,
       });
-      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
       return "failed";
     }
     let ctx: RunContext;
@@ -638,8 +639,8 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
       ctx = await loadRunContext(run);
     } catch (err) {
       if (!(err instanceof RunSetupError)) throw err;
-      await setRunStatus(pool, runId, "failed", { error: err.message, finished: true });
       if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
+      await setRunStatus(pool, runId, "failed", { error: err.message, finished: true });
       return "failed";
     }
     const execution = new RunExecution(ctx, resumed);
