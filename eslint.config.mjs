@@ -8,6 +8,7 @@ const config = [
     ignores: [
       "node_modules/**",
       ".next/**",
+      ".next-*/**",
       ".data/**",
       "lib/generated/**",
       "next-env.d.ts",

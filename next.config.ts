@@ -14,6 +14,8 @@ const securityHeaders = [
 ];
 
 const nextConfig: NextConfig = {
+  // NEXT_DIST_DIR lets several checkouts' builds (parallel test servers) live side by side.
+  distDir: process.env.NEXT_DIST_DIR ?? ".next",
   reactStrictMode: true,
   poweredByHeader: false,
   // `npm run typecheck` checks the whole project (tests and scripts too); the build need not repeat it.

@@ -5,7 +5,6 @@ import pino from "pino";
 
 interface LogContext {
   requestId?: string;
-  runId?: number;
 }
 
 const context = new AsyncLocalStorage<LogContext>();

@@ -35,7 +35,7 @@ function newestMtime(target: string): number {
 
 /** Builds the console when there is no build yet or a source is newer than the last one. */
 function buildIfNeeded(): void {
-  const buildId = path.join(".next", "BUILD_ID");
+  const buildId = path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const changed = Math.max(...[...SOURCE_DIRS, ...SOURCE_FILES].map(newestMtime));
   if (built && built >= changed) return;

@@ -13,12 +13,12 @@ export interface BenchArgs {
 }
 
 const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|http|api] [--json] [--keep] [--cpu-prof]
-  --rows N      rows of the source table for the sync figures (default 100000)
+  --rows N      rows of the source table for the sync figures, records of the API section's big run (default 100000)
   --smoke       shortest possible run of every figure (CI: --rows 10000 --smoke)
   --only S      one section: sync, http or api
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
-  --cpu-prof    run the worker with --cpu-prof (profile in bench/results)`;
+  --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = { rows: 100_000, smoke: false, json: false, keep: false, cpuProf: false };

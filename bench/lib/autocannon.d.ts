@@ -31,6 +31,11 @@ declare module "autocannon" {
     statusCodeStats?: Record<string, { count: number }>;
     duration: number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** A running load: a promise of the result that also reports every answer as it comes. */
+  export interface Instance extends Promise<Result> {
+    on(event: "response", listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    on(event: "reqError", listener: (error: Error) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

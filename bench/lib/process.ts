@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Client } from "pg";
 
 export interface Child {
   process: ChildProcess;
@@ -82,5 +83,81 @@ export function resetPeak(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; undefined when unreadable. */
+export function cpuMsOf(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ is 100 on every Linux the bench targets. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU spent during one run by the worker and by the PostgreSQL backends serving the given databases
+ * (found through pg_stat_activity every 200 ms; a backend first seen after start() counts from zero).
+ * Shows whether the worker or the database server is the bottleneck, independent of other load.
+ */
+export class CpuMeter {
+  private readonly start = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private readonly databaseOf = new Map<number, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private workerStart = 0;
+  private client: Client | undefined;
+
+  constructor(
+    private readonly adminUrl: string,
+    private readonly databases: string[],
+    private readonly workerPid: number,
+  ) {}
+
+  private async backends(): Promise<number[]> {
+    const { rows } = await (this.client as Client).query<{ pid: number; datname: string }>(
+      "SELECT pid, datname FROM pg_stat_activity WHERE datname = ANY($1::text[]) AND pid <> pg_backend_pid()",
+      [this.databases],
+    );
+    for (const r of rows) this.databaseOf.set(r.pid, r.datname);
+    return rows.map((r) => r.pid);
+  }
+
+  async begin(): Promise<void> {
+    this.client = new Client({ connectionString: this.adminUrl });
+    await this.client.connect();
+    this.workerStart = cpuMsOf(this.workerPid) ?? 0;
+    for (const pid of await this.backends()) this.start.set(pid, cpuMsOf(pid) ?? 0);
+    this.timer = setInterval(() => void this.sample().catch(() => undefined), 200);
+  }
+
+  private async sample(): Promise<void> {
+    for (const pid of await this.backends()) {
+      const ms = cpuMsOf(pid);
+      if (ms === undefined) continue;
+      if (!this.start.has(pid)) this.start.set(pid, 0);
+      this.last.set(pid, ms);
+    }
+  }
+
+  /** Milliseconds of CPU: the worker, the database backends together, and per database. */
+  async end(): Promise<{ worker: number; database: number; byDatabase: Map<string, number> }> {
+    clearInterval(this.timer);
+    await this.sample().catch(() => undefined);
+    await this.client?.end();
+    let database = 0;
+    const byDatabase = new Map<string, number>();
+    for (const [pid, ms] of this.last) {
+      const spent = Math.max(0, ms - (this.start.get(pid) ?? 0));
+      database += spent;
+      const name = this.databaseOf.get(pid) ?? "?";
+      byDatabase.set(name, (byDatabase.get(name) ?? 0) + spent);
+    }
+    return { worker: (cpuMsOf(this.workerPid) ?? this.workerStart) - this.workerStart, database, byDatabase };
   }
 }

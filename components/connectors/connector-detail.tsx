@@ -13,7 +13,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, Input, Textarea } from "@/components/ui/field";
 import { ErrorState, InlineError, LoadingState, Spinner } from "@/components/ui/states";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
-import { useCheckConnection, useConnector, useDefinitions, useDeleteConnector, useRefreshDiscover, useUpdateConnector } from "@/lib/api-client/connectors";
+import { useCheckConnector, useConnector, useDefinitions, useDeleteConnector, useUpdateConnector } from "@/lib/api-client/connectors";
 import { useModels } from "@/lib/api-client/models";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs } from "@/lib/api-client/syncs";
@@ -23,7 +23,7 @@ import { CatalogEditor } from "./catalog-editor";
 import { CheckResultPanel } from "./check-result";
 import { ConnectorIcon } from "./connector-icon";
 import { kindLabel, kindPath } from "./connectors-list";
-import { coerceValue, containsMask, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
+import { coerceValue, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
 
 export function ConnectorDetail({ type, id }: { type: ConnectorKind; id: string }) {
   const connector = useConnector(id);
@@ -91,10 +91,9 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
   const [editing, setEditing] = useState(false);
   const [config, setConfig] = useState<Record<string, unknown>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [note, setNote] = useState<string | null>(null);
   const update = useUpdateConnector(connector.id);
-  const check = useCheckConnection();
-  const retest = useRefreshDiscover(connector.id);
+  // Saved settings in view mode; the form's settings (hidden secrets = the stored ones) in edit mode.
+  const check = useCheckConnector(connector.id);
   const form = useForm({
     resolver: zodResolver(updateConnectorSchema),
     defaultValues: { connector: { name: connector.attributes.name, description: connector.attributes.description ?? "" } },
@@ -104,23 +103,22 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
     if (!schema) return;
     setConfig(withDefaults(schema, connector.attributes.configuration));
     setErrors({});
-    setNote(null);
     check.reset();
     form.reset({ connector: { name: connector.attributes.name, description: connector.attributes.description ?? "" } });
     setEditing(true);
   }
 
   function test() {
-    if (!schema || !definition) return;
-    setNote(null);
+    if (!schema) return;
     const errs = validateValue(schema, config);
     setErrors(errs);
     if (Object.keys(errs).length) return;
-    if (containsMask(config)) {
-      setNote("Hidden secrets cannot be sent for a test. Retype them to test these settings, or save and then use “Test saved connection”.");
-      return;
-    }
-    check.mutate({ name: definition.name, type, connection_spec: coerceValue(schema, config) }, { onError: (e) => setErrors(fieldErrors(e, "connection_spec")) });
+    check.mutate({ configuration: coerceValue(schema, config) }, { onError: (e) => setErrors(fieldErrors(e, "configuration")) });
+  }
+
+  function stopEditing() {
+    check.reset();
+    setEditing(false);
   }
 
   const save = form.handleSubmit((values) => {
@@ -131,7 +129,7 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
     update.mutate(
       { ...values.connector, configuration: coerceValue(schema, config) },
       {
-        onSuccess: () => setEditing(false),
+        onSuccess: stopEditing,
         onError: (e) => setErrors(fieldErrors(e, "connector.configuration", "connector")),
       },
     );
@@ -145,8 +143,8 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
           description="Secrets are stored encrypted and never shown."
           actions={
             <>
-              <Button variant="secondary" size="sm" onClick={() => retest.mutate(undefined)} loading={retest.isPending}>
-                Test saved connection
+              <Button variant="secondary" size="sm" onClick={() => check.mutate({})} loading={check.isPending}>
+                Test connection
               </Button>
               {canUpdate && (
                 <Button size="sm" onClick={startEditing} disabled={!schema}>
@@ -157,12 +155,9 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
           }
         />
         <CardBody>
-          {retest.isSuccess && (
-            <p role="status" className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-              The saved connection works: its streams were discovered again.
-            </p>
-          )}
-          {retest.error && <div className="mb-4"><InlineError message={errorMessage(retest.error)} /></div>}
+          <div className="mb-4 empty:hidden">
+            <CheckResultPanel pending={check.isPending} result={check.data} error={check.error ? errorMessage(check.error) : null} />
+          </div>
           <ConfigList value={connector.attributes.configuration} />
         </CardBody>
       </Card>
@@ -180,15 +175,10 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
             <Field label="Description">{(p) => <Textarea {...p} rows={1} {...form.register("connector.description")} />}</Field>
           </div>
           {schema && <JsonSchemaForm schema={schema} value={config} onChange={setConfig} errors={errors} />}
-          {note && (
-            <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-              {note}
-            </p>
-          )}
-          <CheckResultPanel pending={check.isPending} result={check.data} />
+          <CheckResultPanel pending={check.isPending} result={check.data} error={check.error && !Object.keys(errors).length ? errorMessage(check.error) : null} />
           <InlineError message={update.error ? errorMessage(update.error) : null} />
           <div className="flex justify-end gap-2">
-            <Button variant="ghost" onClick={() => setEditing(false)}>
+            <Button variant="ghost" onClick={stopEditing}>
               Cancel
             </Button>
             <Button variant="secondary" onClick={test} loading={check.isPending}>

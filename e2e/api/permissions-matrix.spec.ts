@@ -155,6 +155,18 @@ for (const role of SYSTEM_ROLES) {
   });
 }
 
+// The table walks POST /connectors/{id}/check without a body (connector.read); trying unsaved
+// settings in the body could send the stored secrets elsewhere, so it needs connector.update.
+test("POST /connectors/{id}/check with a configuration needs connector.update", async () => {
+  const problems: string[] = [];
+  for (const role of SYSTEM_ROLES) {
+    const res = await members[role.name]!.api.post("/api/v1/connectors/999999999/check", { configuration: { host: "x" } });
+    const expected = can(role.policies, "connector", "update") ? 404 : 403;
+    if (res.status() !== expected) problems.push(`${role.name} → ${res.status()} (expected ${expected})`);
+  }
+  expect(problems).toEqual([]);
+});
+
 test("an Admin's API token narrowed to Viewer acts exactly like a Viewer", async ({ request }) => {
   const { api } = await apiTokenFor(request, members.Admin!.api, { role_id: ws.roles.Viewer });
   expect(await walk("Viewer", async () => api)).toEqual([]);

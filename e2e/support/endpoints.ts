@@ -140,6 +140,8 @@ export const ENDPOINTS: Endpoint[] = [
     permission: ["connector", "read"],
     body: {},
   },
+  // Without a body: a saved-configuration check (a body with configuration needs connector.update, see connectors-check.spec.ts).
+  { method: "POST", path: "/api/v1/connectors/{id}/check", permission: ["connector", "read"] },
   { method: "POST", path: "/api/v1/catalogs", permission: ["connector", "create"], body: {} },
   { method: "PUT", path: "/api/v1/catalogs/{id}", permission: ["connector", "update"], body: {} },
 

@@ -107,6 +107,8 @@ const SPECS: Record<string, SweepSpec> = {
   "DELETE /api/v1/connectors/{}": { mutates: true, ids: ["source"] },
   "GET /api/v1/connectors/{}/discover": { mutates: false, ids: ["destination"], enumQuery: { refresh: "false" } },
   "POST /api/v1/connectors/{}/query_source": { mutates: false, ids: ["source"], body: () => ({ query: "SELECT 1 AS one", limit: 5 }) },
+  // No body spec: an empty body or {} is a valid call (try the saved settings); connectors-check.spec.ts covers bad bodies.
+  "POST /api/v1/connectors/{}/check": { mutates: false, ids: ["source"] },
   "POST /api/v1/catalogs": {
     mutates: true,
     body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }),

@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CheckConnectionInput } from "@/lib/validation/connector-definitions";
-import type { CreateConnectorInput, UpdateConnectorInput } from "@/lib/validation/connectors";
+import type { CheckConnectorInput, CreateConnectorInput, UpdateConnectorInput } from "@/lib/validation/connectors";
 import type { Catalog, CatalogBody, Connector, ConnectorDefinition, ConnectorKind, ListResponse, ConnectorAttributes, Resource } from "./types";
 import { useApi } from "./provider";
 import { unwrap, useApiMutation, useKey } from "./query";
@@ -78,6 +78,14 @@ export interface CheckResult {
 export function useCheckConnection() {
   const api = useApi();
   return useApiMutation((input: CheckConnectionInput) => api.post<CheckResult>("/api/v1/connector_definitions/check_connection", input), {
+    toastErrors: false,
+  });
+}
+
+/** Tries a saved connector (POST /connectors/{id}/check), optionally with unsaved settings whose masked secrets keep the stored ones. */
+export function useCheckConnector(id: string) {
+  const api = useApi();
+  return useApiMutation((input: CheckConnectorInput) => api.post<CheckResult>(`/api/v1/connectors/${id}/check`, input), {
     toastErrors: false,
   });
 }

@@ -1,7 +1,7 @@
 // Bearer JWTs (HS256, jose). Two kinds share the format: session tokens from login (short-lived,
 // revocable by logout through revoked_tokens) and API tokens (bound to one workspace, revocable
 // through api_tokens). Both carry sub (user id), iat, exp and jti.
-import { randomUUID } from "node:crypto";
+import { randomUUID, webcrypto } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { secrets } from "@/lib/config/secrets";
 
@@ -16,7 +16,20 @@ export interface TokenClaims extends JWTPayload {
   kind: TokenKind;
 }
 
-const key = () => new TextEncoder().encode(secrets().jwtSecret);
+let imported: { secret: string; key: Promise<CryptoKey> } | undefined;
+
+/**
+ * The HMAC key, imported once per secret: jose re-imports raw bytes on every sign/verify, which
+ * costs about a third of a verification, and every API request verifies a token.
+ */
+function key(): Promise<CryptoKey> {
+  const secret = secrets().jwtSecret;
+  if (imported?.secret !== secret) {
+    const raw = new TextEncoder().encode(secret);
+    imported = { secret, key: webcrypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]) };
+  }
+  return imported.key;
+}
 
 /** Session lifetime in seconds: JWT_EXPIRES_IN (default 3600). */
 export const sessionTtlSeconds = (): number => Number(process.env.JWT_EXPIRES_IN ?? 3600);
@@ -37,18 +50,47 @@ export async function signToken(input: {
     .setIssuedAt()
     .setJti(jti);
   if (expiresAt) builder = builder.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
-  return { token: await builder.sign(key()), jti, expiresAt };
+  return { token: await builder.sign(await key()), jti, expiresAt };
 }
 
+/**
+ * Tokens whose signature was verified, by their exact text, per key. A signature check is a pure
+ * function of the token and the key, and HMAC through WebCrypto costs a few hundred microseconds a
+ * request under load, so a client sending the same token again skips it. Expiry is still checked
+ * on every use, and revocation is not this module's business: the caller looks that up in the
+ * database on every request. Bounded: the oldest entry goes first.
+ */
+const verified = new Map<string, Readonly<TokenClaims>>();
+let verifiedWith: string | undefined;
+const VERIFIED_MAX = 1000;
+
+/** jose's rule: a token is expired once `exp` is not after now (whole seconds). */
+const expired = (claims: TokenClaims) => claims.exp !== undefined && claims.exp <= Math.floor(Date.now() / 1000);
+
 /** Verifies signature and expiry; returns null for anything that is not a valid token of ours. */
-export async function verifyToken(token: string): Promise<TokenClaims | null> {
+export async function verifyToken(token: string): Promise<Readonly<TokenClaims> | null> {
+  const secret = secrets().jwtSecret;
+  if (verifiedWith !== secret) {
+    verified.clear();
+    verifiedWith = secret;
+  }
+  const known = verified.get(token);
+  if (known) {
+    if (!expired(known)) return known;
+    verified.delete(token);
+    return null;
+  }
+  let claims: TokenClaims;
   try {
-    const { payload } = await jwtVerify(token, key(), { algorithms: ["HS256"] });
+    const { payload } = await jwtVerify(token, await key(), { algorithms: ["HS256"] });
     if (typeof payload.sub !== "string" || typeof payload.jti !== "string") return null;
     if (payload.kind !== "session" && payload.kind !== "api_token") return null;
-    return payload as TokenClaims;
+    claims = payload as TokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;
   }
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(token, Object.freeze(claims));
+  return claims;
 }

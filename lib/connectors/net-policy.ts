@@ -1,11 +1,11 @@
 // Outbound guard for every connector that opens a connection on a user's behalf. Cloud metadata
 // endpoints are always refused (they hand out credentials); private, loopback and link-local
 // targets only when OUTBOUND_BLOCK_PRIVATE=1, since self-hosted installs usually sync to their LAN.
-// Residual risk: the name is resolved here and again by the client, so DNS rebinding between the
-// two lookups is not prevented.
-import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
-import { withTimeout } from "./shared/batching";
+// The check runs inside the socket's own DNS lookup (guardedLookup/connectGuarded), so a client
+// connects to exactly the addresses that were checked: a name cannot resolve to an allowed address
+// for the check and to a forbidden one for the connection (DNS rebinding).
+import { lookup, type LookupAddress } from "node:dns";
+import { isIP, BlockList, Socket, type LookupFunction, type SocketConnectOpts } from "node:net";
 import { ConnectorError } from "./shared/errors";
 
 const LOOKUP_TIMEOUT_MS = 5000;
@@ -44,6 +44,23 @@ export class OutboundBlockedError extends ConnectorError {
   }
 }
 
+/** Resolves a host name to every address it has. Injectable so tests can play a rebinding DNS server. */
+export type Resolver = (host: string) => Promise<LookupAddress[]>;
+
+/** The system resolver (getaddrinfo, like the clients use), bounded so a hanging resolver cannot hang a check. */
+export const systemResolver: Resolver = (host) =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // EAI_AGAIN: the clients' error sentences already say "could not resolve the host name".
+      reject(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host} (lookup timed out)`), { code: "EAI_AGAIN", hostname: host }));
+    }, LOOKUP_TIMEOUT_MS);
+    lookup(host, { all: true, verbatim: true }, (err, addresses) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(addresses);
+    });
+  });
+
 /** `::ffff:10.0.0.1` is IPv4 in disguise: judge it as IPv4. */
 function normalizeAddress(address: string): { address: string; family: "ipv4" | "ipv6" } {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -65,35 +82,59 @@ function blockPrivate(): boolean {
   return process.env.OUTBOUND_BLOCK_PRIVATE === "1";
 }
 
-/** Throws OutboundBlockedError when the host may not be contacted. Unresolvable names pass: the client reports them. */
-export async function assertHostAllowed(rawHost: string): Promise<void> {
-  const host = rawHost.trim().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
-  if (METADATA_HOSTS.has(host)) throw new OutboundBlockedError(`Connections to ${host} (a cloud metadata service) are not allowed.`);
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      // A resolver that hangs must not hang the caller: give up and let the client report it.
-      const found = await withTimeout(lookup(host, { all: true, verbatim: true }), LOOKUP_TIMEOUT_MS, () => new Error("lookup timed out"));
-      addresses = found.map((a) => a.address);
-    } catch {
-      return;
-    }
+function normalizeHost(rawHost: string): string {
+  return rawHost.trim().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+}
+
+/** Why `address` (what `host` resolved to) may not be contacted; undefined when it may. */
+function refusal(address: string, host: string): OutboundBlockedError | undefined {
+  if (isMetadataAddress(address)) return new OutboundBlockedError(`Connections to ${address} (a cloud metadata service) are not allowed.`);
+  if (blockPrivate() && isPrivateAddress(address)) {
+    return new OutboundBlockedError(
+      `Connections to private, loopback or link-local addresses (${host} is ${address}) are not allowed on this server.`,
+    );
   }
-  for (const address of addresses) {
-    if (isMetadataAddress(address)) {
-      throw new OutboundBlockedError(`Connections to ${address} (a cloud metadata service) are not allowed.`);
-    }
-    if (blockPrivate() && isPrivateAddress(address)) {
-      throw new OutboundBlockedError(
-        `Connections to private, loopback or link-local addresses (${host} is ${address}) are not allowed on this server.`,
-      );
-    }
+  return undefined;
+}
+
+/** Refusals that need no DNS: metadata names and IP literals. */
+function literalRefusal(host: string): OutboundBlockedError | undefined {
+  if (METADATA_HOSTS.has(host)) return new OutboundBlockedError(`Connections to ${host} (a cloud metadata service) are not allowed.`);
+  return isIP(host) ? refusal(host, host) : undefined;
+}
+
+/** The addresses of `rawHost`, every one of them allowed; rejects with OutboundBlockedError, or the resolver's error. */
+async function allowedAddresses(rawHost: string, resolve: Resolver): Promise<LookupAddress[]> {
+  const host = normalizeHost(rawHost);
+  const literal = literalRefusal(host);
+  if (literal) throw literal;
+  const family = isIP(host);
+  const addresses = family ? [{ address: host, family }] : await resolve(host);
+  for (const { address } of addresses) {
+    const refused = refusal(address, host);
+    if (refused) throw refused;
+  }
+  return addresses;
+}
+
+/**
+ * Throws OutboundBlockedError when the host may not be contacted. Unresolvable names pass: the client
+ * reports them. An early, clear answer only: the connection itself must still go through
+ * guardedLookup/connectGuarded, which check again the addresses actually used.
+ */
+export async function assertHostAllowed(rawHost: string, resolve: Resolver = systemResolver): Promise<void> {
+  try {
+    await allowedAddresses(rawHost, resolve);
+  } catch (err) {
+    if (err instanceof OutboundBlockedError) throw err;
   }
 }
 
-/** Checks the scheme (http/https only) and the host of an outbound URL. */
-export async function assertUrlAllowed(rawUrl: string): Promise<URL> {
+/**
+ * Checks the scheme (http/https only) and, without resolving it, the host of an outbound URL: names
+ * are checked when the connection resolves them (guardedLookup).
+ */
+export function assertUrlAllowed(rawUrl: string): URL {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -103,6 +144,61 @@ export async function assertUrlAllowed(rawUrl: string): Promise<URL> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new OutboundBlockedError(`Only http and https URLs are allowed, not ${url.protocol.replace(":", "")}.`);
   }
-  await assertHostAllowed(url.hostname);
+  const refused = literalRefusal(normalizeHost(url.hostname));
+  if (refused) throw refused;
   return url;
+}
+
+/**
+ * A `lookup` for net/tls sockets (and undici's connect options) that resolves the name once and
+ * hands the socket only addresses that passed the policy; a refused name fails the connection with
+ * OutboundBlockedError. IP literals never reach a lookup: check those with assertUrlAllowed or
+ * connectGuarded.
+ */
+export function guardedLookup(resolve: Resolver = systemResolver): LookupFunction {
+  return (hostname, options, callback) => {
+    allowedAddresses(hostname, resolve).then(
+      (addresses) => {
+        const wanted = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
+        const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
+        if (usable.length === 0) {
+          const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname });
+          callback(err, "", 0);
+        } else if (options.all) {
+          (callback as unknown as (err: null, addresses: LookupAddress[]) => void)(null, usable);
+        } else {
+          callback(null, usable[0].address, usable[0].family);
+        }
+      },
+      (err: NodeJS.ErrnoException) => callback(err, "", 0),
+    );
+  };
+}
+
+/**
+ * Connects `socket` (new, unconnected) to host:port, or to a local socket `path`, through the
+ * policy: names via guardedLookup, IP literals checked here. A refused target destroys the socket
+ * with OutboundBlockedError, which the driver reports like any connection error.
+ */
+export function connectGuarded(
+  socket: Socket,
+  target: { host: string; port: number } | { path: string },
+  resolve: Resolver = systemResolver,
+): Socket {
+  let refused: OutboundBlockedError | undefined;
+  if ("path" in target) {
+    // A Unix socket is on this machine by definition (e.g. the app's own database).
+    if (blockPrivate()) refused = new OutboundBlockedError(`Connections to local sockets (${target.path}) are not allowed on this server.`);
+  } else {
+    refused = literalRefusal(normalizeHost(target.host));
+  }
+  if (refused) {
+    const error = refused;
+    process.nextTick(() => socket.destroy(error));
+    return socket;
+  }
+  // The prototype's connect: pg replaces the instance's own with a function that calls this one.
+  const connect = Socket.prototype.connect as (this: Socket, options: SocketConnectOpts) => Socket;
+  if ("path" in target) return connect.call(socket, { path: target.path });
+  return connect.call(socket, { host: target.host, port: target.port, lookup: guardedLookup(resolve) });
 }

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { Client } from "pg";
 import { applyMigrations, parsePgUrl, type MigrationDir } from "./schema-engine";
 
 export const PRISMA_DIR = path.resolve(process.cwd(), "prisma");
@@ -22,9 +23,31 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationDir
   );
 }
 
+/**
+ * True when `_prisma_migrations` records every migration as finished. The usual start (nothing to
+ * apply) then skips the schema engine, whose WebAssembly instance would keep ~45 MB of a worker's
+ * memory for the life of the process.
+ */
+async function upToDate(url: string, migrations: MigrationDir[]): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ migration_name: string }>(
+      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+    );
+    const applied = new Set(rows.map((r) => r.migration_name));
+    return migrations.every((m) => applied.has(m.name));
+  } catch {
+    return false; // no migrations table yet, or unreachable: the engine reports what is wrong
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Applies every pending migration to the database at `url`; returns the names applied. */
 export async function migrateDatabase(url: string): Promise<string[]> {
   const [schema, migrations] = await Promise.all([readFile(SCHEMA_FILE, "utf8"), readMigrations()]);
+  if (await upToDate(url, migrations)) return [];
   const lockPath = path.join(MIGRATIONS_DIR, "migration_lock.toml");
   const lockfile = existsSync(lockPath) ? await readFile(lockPath, "utf8") : null;
   const target = parsePgUrl(url);

@@ -61,6 +61,26 @@ export function parsePgUrl(url: string): PgTarget & { schema?: string } {
 
 const noFilter = { externalTables: [], externalEnums: [] };
 
+/**
+ * The pg adapter runs a migration by splitting it on every ";", which cuts a `$$`-quoted function
+ * body apart. Send the script as one simple query instead, as Prisma's native engine does: the
+ * server parses it (quoting included) and runs it as one implicit transaction.
+ */
+function sendScriptsWhole(adapter: unknown): void {
+  const a = adapter as {
+    client: { query(sql: string): Promise<unknown> };
+    onError(err: unknown): never;
+    executeScript(script: string): Promise<void>;
+  };
+  a.executeScript = async (script) => {
+    try {
+      await a.client.query(script);
+    } catch (err) {
+      a.onError(err);
+    }
+  };
+}
+
 async function withEngine<T>(
   schemaText: string,
   target: PgTarget,
@@ -75,6 +95,7 @@ async function withEngine<T>(
     factory[method] = async () => {
       const adapter = await original();
       opened.push(adapter);
+      sendScriptsWhole(adapter);
       return adapter;
     };
   }

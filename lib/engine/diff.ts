@@ -61,7 +61,10 @@ export async function classifyBatch(
               WHEN s.fingerprint = '' THEN 'i'
               WHEN $5::boolean OR s.fingerprint <> i.fp OR s.last_status <> 'success' THEN 'u'
               ELSE 'n' END AS c
-       FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS i(pk, fp, ord)
+       -- Keys and fingerprints travel as JSON arrays, serialised natively, where a text[] parameter
+       -- is escaped element by element in JavaScript. (Not one long string cut with substr(): on a
+       -- UTF-8 database each substr() walks the string from its start.)
+       FROM ROWS FROM (json_array_elements_text($3::json), json_array_elements_text($4::json)) WITH ORDINALITY AS i(pk, fp, ord)
        -- One primary-key probe per row, whatever the statistics say: as a plain join the planner,
        -- seeing a 5000-element array and a sync_states not yet analyzed, hashed every state of the
        -- sync for each batch (O(states) per batch; a 1M-row re-run spent minutes there). LIMIT 1
@@ -71,7 +74,7 @@ export async function classifyBatch(
          WHERE st.sync_id = $1 AND st.primary_key = i.pk LIMIT 1
        ) s ON true
      ) x WHERE c <> 'n'`,
-    [args.syncId, args.runId, args.keys, args.fingerprints, args.fullRefresh],
+    [args.syncId, args.runId, JSON.stringify(args.keys), JSON.stringify(args.fingerprints), args.fullRefresh],
   );
   // ORDINALITY is 1-based.
   return new Map(rows.map((r) => [r.ord - 1, r.c]));

@@ -23,6 +23,14 @@ function collector(): (() => void) | null {
 
 let threshold = SOFT_LIMIT_BYTES;
 
+/**
+ * Call when a run starts: the previous run's live data (its key set) raised the threshold, and a
+ * threshold that stayed high would let this run's heap, and the RSS, grow that much further.
+ */
+export function resetMemoryPressure(): void {
+  threshold = SOFT_LIMIT_BYTES;
+}
+
 /** Call between batches: collects when the heap is above the soft limit; cheap otherwise. */
 export function relieveMemoryPressure(): void {
   if (process.env.ENGINE_MEMORY_LOG === "1") {

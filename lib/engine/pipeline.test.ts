@@ -252,11 +252,12 @@ describe("test runs, cancel, status and retention", () => {
     const delivered = async () => (await sql<{ n: number }>(destination.url, "SELECT count(*)::int AS n FROM slow"))[0].n;
     await waitFor(async () => ((await delivered()) > 100 ? true : undefined), 20_000, "the first rows to arrive");
     const canceled = await cancelSync(f.workspaceId, f.syncId);
-    expect(canceled.status).toBe("canceled");
+    // behaviour.md 7: a run that could not finish ends failed, with the reason in error.
+    expect(canceled.status).toBe("failed");
     expect(await execution).toBe("canceled");
     const r = await reloadRun(created.id);
-    expect(r.status).toBe("canceled");
-    expect(r.error).toMatch(/canceled/);
+    expect(r.status).toBe("failed");
+    expect(r.error).toMatch(/^Canceled before it finished/);
     expect(r.successfulRows).toBeLessThan(2000);
     expect(await prisma().syncRecord.count({ where: { syncRunId: created.id } })).toBe(r.totalRows);
     // Every row that reached the destination has its record and state (the test run's row aside).
@@ -276,7 +277,7 @@ describe("test runs, cancel, status and retention", () => {
   });
 
   it("prunes records of runs finished before the retention window", async () => {
-    const runs = await prisma().syncRun.findMany({ where: { syncId: f.syncId, status: "canceled" } });
+    const runs = await prisma().syncRun.findMany({ where: { syncId: f.syncId, status: "failed", error: { startsWith: "Canceled" } } });
     const old = runs[0];
     const kept = await prisma().syncRecord.count();
     const oldCount = await prisma().syncRecord.count({ where: { syncRunId: old.id } });
@@ -284,5 +285,21 @@ describe("test runs, cancel, status and retention", () => {
     await prisma().syncRun.update({ where: { id: old.id }, data: { finishedAt: new Date(Date.now() - 31 * 86_400_000) } });
     expect(await pruneSyncRecords({ retentionDays: 30 })).toBe(oldCount);
     expect(await prisma().syncRecord.count()).toBe(kept - oldCount);
+  });
+
+  it("deleting the workspace deletes its runs' records and its syncs' states (triggers, not foreign keys)", async () => {
+    const other = await createFixture({ sourceUrl: source.url, destination: pgDestination("people") });
+    expect((await run(other)).result).toBe("success");
+    const otherStates = await prisma().syncState.count({ where: { syncId: other.syncId } });
+    const states = () => prisma().syncState.count({ where: { syncId: f.syncId } });
+    const records = async () => (await sql<{ n: number }>(process.env.DATABASE_URL as string, "SELECT count(*)::int AS n FROM sync_records WHERE sync_id = $1", [f.syncId]))[0].n;
+    expect(await states()).toBeGreaterThan(0);
+    expect(await records()).toBeGreaterThan(0);
+    await prisma().workspace.delete({ where: { id: f.workspaceId } });
+    expect(await states()).toBe(0);
+    expect(await records()).toBe(0);
+    // Another workspace keeps its own.
+    expect(otherStates).toBeGreaterThan(0);
+    expect(await prisma().syncState.count({ where: { syncId: other.syncId } })).toBe(otherStates);
   });
 });

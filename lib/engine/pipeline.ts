@@ -2,19 +2,18 @@
 // map → load → record (one transaction per batch: records, states, counters, cursor). Up to
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { Pool, PoolClient } from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import type { Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
 import { logger } from "@/lib/logger";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
 import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { KeySet } from "./key-set";
 import { Loader } from "./load";
-import { relieveMemoryPressure } from "./memory";
+import { relieveMemoryPressure, resetMemoryPressure } from "./memory";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
 import { SharedRateBudget } from "./rate-limit";
@@ -27,6 +26,10 @@ export const MAX_RUN_ATTEMPTS = Number(process.env.ENGINE_MAX_RUN_ATTEMPTS ?? 3)
 const STATUS_POLL_MS = Number(process.env.ENGINE_STATUS_POLL_MS ?? 1000);
 /** Test runs pick one random row among at most this many. */
 const TEST_SAMPLE_ROWS = 10_000;
+
+/** Why a run that was stopped from outside ended failed (behaviour.md 7). */
+export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
+export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
 
 export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped";
 
@@ -72,7 +75,11 @@ interface Item {
   /** JSON of the source row: fingerprinted and stored as the record. */
   json: string;
   fingerprint: string;
-  row: Row;
+  /**
+   * The row itself, kept only when no diff query comes in between: otherwise it is parsed back from
+   * `json` if it is sent, so unchanged rows die young instead of waiting out the diff in the old generation.
+   */
+  row?: Row;
   action: SyncRecordAction;
 }
 
@@ -106,8 +113,8 @@ class RunExecution {
   private readonly pool = pgPool();
   private readonly timings: Timings;
   private readonly counters = zeroCounters();
-  /** Keys read in this run (duplicates, delete detection); integer keys stored as numbers, half the memory. */
-  private readonly seen = new Set<string | number>();
+  /** Keys read in this run (duplicates, delete detection). */
+  private readonly seen = new KeySet();
   private readonly controller = new AbortController();
   private readonly loader: Loader;
   private readonly test: boolean;
@@ -167,6 +174,7 @@ class RunExecution {
 
   async execute(): Promise<RunResult> {
     const { ctx } = this;
+    resetMemoryPressure();
     if (this.resumed && this.fullRead) await this.resetForRetry();
     await setRunStatus(this.pool, ctx.run.id, "querying");
     try {
@@ -243,14 +251,19 @@ class RunExecution {
         delta.skippedRows++;
         continue;
       }
-      const seenKey = compactKey(key);
-      if (this.seen.has(seenKey)) {
+      if (this.seen.has(key)) {
         delta.duplicateRows++;
         continue;
       }
-      this.seen.add(seenKey);
+      this.seen.add(key);
       const json = rowJson(row);
-      items.push({ key, json, fingerprint: fingerprint(this.ctx.fingerprintSeed, json), row, action: "destination_insert" });
+      items.push({
+        key,
+        json,
+        fingerprint: fingerprint(this.ctx.fingerprintSeed, json),
+        row: this.noStates ? row : undefined,
+        action: "destination_insert",
+      });
     }
     const classes = this.noStates
       ? allInserts(items.length)
@@ -289,7 +302,8 @@ class RunExecution {
         payload = deletePayload(this.ctx.mapping, this.ctx.model.primaryKey, item.key);
       } else {
         try {
-          payload = this.ctx.mapping.map(item.row, now);
+          // Rows are JSON-safe (connectors guarantee it), so the parsed JSON is the row as read.
+          payload = this.ctx.mapping.map(item.row ?? (JSON.parse(item.json) as Row), now);
         } catch (err) {
           if (!(err instanceof MappingError)) throw err;
           results.push({ item, ok: false, error: err.message });
@@ -352,18 +366,17 @@ class RunExecution {
         await client.query("BEGIN");
         // COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
         // classified "d" and never reach this point again, and only the lock holder records.
-        let text = "";
+        const input = new CopyInput();
         const ids = `${sync.id}\t${run.id}\t`;
         for (const o of outcomes) {
-          const logs = o.ok || o.log === undefined ? "\\N" : copyEscape(JSON.stringify(o.log));
-          text += `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
-            o.error === undefined ? "\\N" : copyEscape(o.error)
-          }\t${logs}\n`;
+          const logs = o.ok || o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
+          input.push(
+            `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
+              o.error === undefined ? COPY_NULL : copyEscape(o.error)
+            }\t${logs}\n`,
+          );
         }
-        await pipeline(
-          Readable.from([text]),
-          client.query(copyFrom("COPY sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs) FROM STDIN")),
-        );
+        await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs) FROM STDIN");
         if (!this.test) await this.writeStates(client, outcomes);
       }
       await db.query(
@@ -418,7 +431,15 @@ class RunExecution {
       fps.push(o.ok ? o.item.fingerprint : "");
       statuses.push(o.ok ? "success" : "failed");
     }
-    if (keys.length > 0) {
+    if (keys.length > 0 && this.noStates) {
+      // The sync tracked nothing when this attempt began and keys are unique within a run, so no
+      // state can conflict: COPY is several times cheaper than an upsert.
+      const input = new CopyInput();
+      const prefix = `${this.ctx.sync.id}\t`;
+      const suffix = `\t${this.ctx.run.id}\n`;
+      for (let i = 0; i < keys.length; i++) input.push(`${prefix}${copyEscape(keys[i])}\t${fps[i]}\t${statuses[i]}${suffix}`);
+      await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
+    } else if (keys.length > 0) {
       await client.query(
         `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
          SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
@@ -446,7 +467,7 @@ class RunExecution {
       );
       if (rows.length === 0) return;
       after = rows[rows.length - 1].primary_key;
-      const gone = rows.filter((r) => !this.seen.has(compactKey(r.primary_key)) && r.last_run_id !== run.id);
+      const gone = rows.filter((r) => !this.seen.has(r.primary_key) && r.last_run_id !== run.id);
       // Never delivered: nothing to delete in the destination, only the state to forget.
       const undelivered = gone.filter((r) => r.fingerprint === "").map((r) => r.primary_key);
       if (undelivered.length > 0) {
@@ -516,11 +537,12 @@ class RunExecution {
     const stop = this.stopReason();
     if (stop === "shutdown" && !this.failure) return "requeue";
     if (stop === "canceled" || stop === "disabled") {
-      const error = stop === "canceled" ? "The run was canceled." : "The sync was disabled during the run.";
+      // Usually already failed by whoever stopped it (cancel, disable); then only the timings change.
+      const error = stop === "canceled" ? CANCELED_ERROR : DISABLED_ERROR;
       // Timings and the sync's status first: whoever sees the run end sees them too.
       await this.writeTimings();
-      if (!this.test) await applySyncOutcome(sync.id, "canceled");
-      await setRunStatus(this.pool, run.id, "canceled", { error, finished: true });
+      if (!this.test && stop === "canceled") await applySyncOutcome(sync.id, "canceled");
+      await setRunStatus(this.pool, run.id, "failed", { error, finished: true });
       return "canceled";
     }
     const totals = await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
@@ -539,20 +561,6 @@ class RunExecution {
   private async writeTimings(): Promise<void> {
     await this.pool.query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [this.ctx.run.id, JSON.stringify(this.roundedTimings())]);
   }
-}
-
-/** "42" → 42 when the number prints back the same ("007" stays a string, so keys never collide). */
-function compactKey(key: string): string | number {
-  if (key.length > 15) return key;
-  const n = Number(key);
-  return Number.isSafeInteger(n) && String(n) === key ? n : key;
-}
-
-const COPY_SPECIAL = /[\\\t\n\r]/;
-/** COPY text format: backslash, tab, newline and carriage return are escaped. */
-function copyEscape(value: string): string {
-  if (!COPY_SPECIAL.test(value)) return value;
-  return value.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
 }
 
 function cursorText(value: unknown): string | undefined {
@@ -658,7 +666,8 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
           [runId],
         )
         .then(({ rows: [r] }) => {
-          if (!r || r.status === "canceled") execution.stop("canceled");
+          // Ended from outside (a cancel fails it): stop at the next batch boundary.
+          if (!r || TERMINAL_RUN_STATUSES.includes(r.status)) execution.stop("canceled");
           else if (run.syncRunType === "general" && (r.sync_status === "disabled" || r.deleted)) execution.stop("disabled");
         })
         .catch(() => undefined);

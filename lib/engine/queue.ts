@@ -4,7 +4,7 @@
 // died: the lock is free while the run says it is running, so the run goes back to the queue.
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
-import { logger, withLogContext } from "@/lib/logger";
+import { logger } from "@/lib/logger";
 import { isFree, runLockKey } from "./locks";
 import { executeRun, MAX_RUN_ATTEMPTS, setRunStatus, applySyncOutcome } from "./pipeline";
 import { RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
@@ -48,7 +48,12 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
       logger.warn({ err: err.message }, "queue error");
     });
     await boss.start();
-    await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, policy: "singleton", retryLimit: 0, expireInSeconds: 23 * 3600 });
+    await boss.createQueue(RUN_QUEUE, {
+      name: RUN_QUEUE,
+      policy: "singleton",
+      retryLimit: 0,
+      expireInSeconds: 23 * 3600,
+    });
     state.boss = boss;
     state.supervise = options.supervise;
     return boss;
@@ -107,7 +112,13 @@ async function resend(run: { id: number; syncId: number; syncRunType: string }):
  */
 export async function reapOrphanedRuns(): Promise<number> {
   const pool = pgPool();
-  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number }>(
+  const { rows } = await pool.query<{
+    id: number;
+    sync_id: number;
+    sync_run_type: string;
+    status: string;
+    attempts: number;
+  }>(
     `SELECT id, sync_id, sync_run_type::text, status::text, attempts FROM sync_runs
      WHERE status = ANY($1::sync_run_status[])
         OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')`,
@@ -133,7 +144,10 @@ export async function reapOrphanedRuns(): Promise<number> {
             finished: true,
           });
         } else if (r.status === "queued") {
-          const res = await client.query("UPDATE sync_runs SET updated_at = now() WHERE id = $1 AND status = 'queued'", [r.id]);
+          const res = await client.query(
+            "UPDATE sync_runs SET updated_at = now() WHERE id = $1 AND status = 'queued'",
+            [r.id],
+          );
           moved = (res.rowCount ?? 0) > 0;
         } else {
           const res = await client.query(
@@ -187,17 +201,18 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     for (const job of jobs) {
       const runId = Number(job.data?.runId);
       if (!Number.isInteger(runId)) continue;
-      await withLogContext({ runId }, async () => {
-        const result = await executeRun(runId, { signal: shutdown.signal });
-        logger.info({ runId, result }, "run finished");
-        if (result === "requeue") {
-          const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string }>(
-            "SELECT sync_id, sync_run_type::text FROM sync_runs WHERE id = $1",
-            [runId],
-          );
-          if (rows[0]) await enqueueRun({ id: runId, syncId: rows[0].sync_id, syncRunType: rows[0].sync_run_type });
-        }
-      });
+      // No withLogContext here: its AsyncLocalStorage would put hooks on every promise of the run
+      // (a quarter of an HTTP request's CPU in Node 20); engine log lines name their run themselves.
+      const result = await executeRun(runId, { signal: shutdown.signal });
+      logger.info({ runId, result }, "run finished");
+      if (result === "requeue") {
+        const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string }>(
+          "SELECT sync_id, sync_run_type::text FROM sync_runs WHERE id = $1",
+          [runId],
+        );
+        if (rows[0])
+          await enqueueRun({ id: runId, syncId: rows[0].sync_id, syncRunType: rows[0].sync_run_type });
+      }
     }
   };
   const workerIds: string[] = [];

@@ -1,7 +1,9 @@
 // Request budgets shared by every worker: one row per destination connector in rate_limit_budgets,
-// used as a GCRA schedule. Each request reserves the next free slot with one atomic UPSERT (the row
-// lock serialises reservations across processes) and sleeps until its slot, so N workers together
-// never exceed the configured rate. Also a small in-process semaphore for in-flight requests.
+// used as a GCRA schedule (`next_at` = the first slot nobody holds). A worker leases a run of
+// consecutive slots with one atomic UPSERT (the row lock serialises leases across processes) and
+// spends them locally, one request per slot, so N workers together never exceed the configured rate
+// and a request costs a database round trip only once per lease. Also a small in-process semaphore
+// for in-flight requests.
 import type { Pool } from "pg";
 import type { Catalog, RateLimitUnit, Stream } from "@/lib/connectors/types";
 
@@ -52,19 +54,98 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-const localQueues = new Map<string, Semaphore>();
-function localQueue(key: string): Semaphore {
-  let queue = localQueues.get(key);
-  if (!queue) {
-    queue = new Semaphore(1);
-    localQueues.set(key, queue);
-  }
-  return queue;
+/** A lease covers about this much of the schedule: ~10 round trips a second at most per worker. */
+const LEASE_MS = 100;
+/** Unspent slots go back to the schedule after this long without a request. */
+const IDLE_RETURN_MS = 100;
+/**
+ * How late a slot may still be spent: timers fire a few ms late on a busy machine, but the slots a
+ * stall missed must not all go at once after it (a burst).
+ */
+const GRACE_MS = 20;
+const MAX_COMPETITORS = 64;
+const MAX_LEASE = 1000;
+
+const LEASE_SQL = `INSERT INTO rate_limit_budgets AS b (key, next_at, updated_at)
+  VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond', now())
+  ON CONFLICT (key) DO UPDATE
+    SET next_at = GREATEST(b.next_at, clock_timestamp()) + $2 * interval '1 millisecond', updated_at = now()
+  RETURNING b.next_at::text AS next_at, EXTRACT(EPOCH FROM b.next_at)::float8 * 1000 AS end_ms,
+    EXTRACT(EPOCH FROM clock_timestamp())::float8 * 1000 AS now_ms`;
+
+/** Only when nobody leased after us: otherwise the slots stay ours until they expire. */
+const RETURN_SQL = `UPDATE rate_limit_budgets SET next_at = next_at - $3 * interval '1 millisecond', updated_at = now()
+  WHERE key = $1 AND next_at = $2::timestamptz`;
+
+/** One process's view of one budget: the slots it leased and has not spent yet. */
+interface LocalBudget {
+  /** Database times (epoch ms) of leased, unspent slots, ascending. */
+  slots: number[];
+  /** The slots of the latest lease are its last `lastLeaseSize` (the only ones that can be returned). */
+  lastLeaseSize: number;
+  /** `next_at` as the latest lease left it, to return its unspent tail only if nobody leased since. */
+  lastLeaseEnd: string;
+  /** The same, in epoch ms. */
+  lastLeaseEndMs: number;
+  /** Smoothed number of workers leasing from this budget, from the gaps others leave in our leases. */
+  competitors: number;
+  leasing?: Promise<void>;
+  /** Callers of acquire() in progress; the head holds `head` until its slot. */
+  active: number;
+  head: Semaphore;
+  lastUsed: number;
+  idleTimer?: NodeJS.Timeout;
 }
 
-/** One budget (e.g. `destination:12`) in PostgreSQL; acquire() resolves when a request may start. */
+// Per pool, so two pools in one process (tests) behave like two workers.
+const budgets = new WeakMap<Pool, Map<string, LocalBudget>>();
+
+/**
+ * Local time (performance.now()) minus database time, estimated from replies: `arrived - database
+ * now` overestimates it by the reply's travel time, so the smallest sample is the closest that is
+ * never early. It creeps up 1 ms a second to follow a drifting clock. Slots are kept in database
+ * time and mapped with the latest estimate, so a slow first reply does not leave its slots late
+ * (and then bunched with the next lease's).
+ */
+const clockOffsets = new WeakMap<Pool, { offset: number; at: number }>();
+
+function observeClock(pool: Pool, arrived: number, databaseNowMs: number): void {
+  const sample = arrived - databaseNowMs;
+  const known = clockOffsets.get(pool);
+  clockOffsets.set(pool, { offset: known ? Math.min(sample, offsetAt(known, arrived)) : sample, at: arrived });
+}
+
+const offsetAt = (known: { offset: number; at: number }, now: number) => known.offset + (now - known.at) / 1000;
+
+/** The local time of a database time. */
+function localTime(pool: Pool, databaseMs: number): number {
+  const known = clockOffsets.get(pool);
+  return databaseMs + (known ? offsetAt(known, performance.now()) : 0);
+}
+
+function localBudget(pool: Pool, id: string): LocalBudget {
+  let byKey = budgets.get(pool);
+  if (!byKey) {
+    byKey = new Map();
+    budgets.set(pool, byKey);
+  }
+  let budget = byKey.get(id);
+  if (!budget) {
+    budget = { slots: [], lastLeaseSize: 0, lastLeaseEnd: "", lastLeaseEndMs: 0, competitors: 1, active: 0, head: new Semaphore(1), lastUsed: 0 };
+    byKey.set(id, budget);
+  }
+  return budget;
+}
+
+/**
+ * One budget (e.g. `destination:12`) in PostgreSQL; acquire() resolves when a request may start.
+ * Over any window of D seconds the workers together start at most rate × (D + 20 ms) + 1 requests:
+ * slots are disjoint, none is spent before its time, and one is spent late (a busy event loop) only
+ * within GRACE_MS of its time, else dropped. That is one request over the rate at 20/s, 2% at 100/s.
+ */
 export class SharedRateBudget {
   private readonly intervalMs: number;
+  private readonly local: LocalBudget;
 
   constructor(
     private readonly pool: Pool,
@@ -72,42 +153,111 @@ export class SharedRateBudget {
     settings: Pick<RateSettings, "limit" | "unit">,
   ) {
     this.intervalMs = (UNIT_SECONDS[settings.unit] * 1000) / settings.limit;
+    this.local = localBudget(pool, `${key}@${this.intervalMs}`);
   }
 
   /**
    * Waits for this request's slot; returns the milliseconds waited. Callers of one process line up
-   * locally and only the head holds a reservation, so a late wake-up (busy event loop) can squeeze
-   * at most one other process's request: the head then pushes the schedule back by its lateness.
+   * and only the head waits for a slot, so a worker holds at most its current lease and one leased
+   * ahead. A head that wakes late does not push the schedule back: the next slot keeps its time, so
+   * a slow event loop (late wake-ups, short stalls) still reaches the configured rate.
    */
   async acquire(signal?: AbortSignal): Promise<number> {
     const started = performance.now();
-    const release = await localQueue(this.key).acquire();
+    const b = this.local;
+    b.active++;
+    const release = await b.head.acquire();
     try {
-      signal?.throwIfAborted();
-      const wait = await this.reserve();
-      const wake = performance.now() + wait;
-      await sleep(wait, signal);
-      const late = performance.now() - wake;
-      if (late > 2) {
-        await this.pool.query("UPDATE rate_limit_budgets SET next_at = next_at + $2 * interval '1 millisecond' WHERE key = $1", [this.key, late]);
+      for (;;) {
+        signal?.throwIfAborted();
+        const slot = this.takeSlot();
+        if (slot === undefined) {
+          await this.lease();
+          continue;
+        }
+        // Half the lease spent: lease the next one now, so the head never waits for the database.
+        if (b.slots.length <= this.leaseSize() / 2 && !b.leasing) this.lease().catch(() => undefined);
+        // Timers may fire a little early, or far too late (a stalled event loop): a slot is spent
+        // neither before its time nor after its grace, else bursts would follow stalls.
+        while (performance.now() < localTime(this.pool, slot)) await sleep(Math.max(1, localTime(this.pool, slot) - performance.now()), signal);
+        if (performance.now() <= localTime(this.pool, slot) + GRACE_MS) break;
       }
     } finally {
       release();
+      b.active--;
+      b.lastUsed = performance.now();
+      this.armIdleReturn();
     }
     return performance.now() - started;
   }
 
-  private async reserve(): Promise<number> {
+  /** Slots leased per round trip: LEASE_MS of the rate, shared among the workers seen leasing. */
+  private leaseSize(): number {
+    return Math.min(MAX_LEASE, Math.max(1, Math.round(LEASE_MS / this.intervalMs / this.local.competitors)));
+  }
+
+  /** The earliest unexpired slot, or undefined when a lease is needed. */
+  private takeSlot(): number | undefined {
+    const b = this.local;
+    const now = performance.now();
+    while (b.slots.length > 0 && localTime(this.pool, b.slots[0]) + GRACE_MS < now) b.slots.shift();
+    const slot = b.slots.shift();
+    b.lastLeaseSize = Math.min(b.lastLeaseSize, b.slots.length);
+    return slot;
+  }
+
+  /** One round trip for the next run of slots; concurrent callers share it. */
+  private lease(): Promise<void> {
+    const b = this.local;
+    b.leasing ??= this.leaseOnce().finally(() => {
+      b.leasing = undefined;
+    });
+    return b.leasing;
+  }
+
+  private async leaseOnce(): Promise<void> {
+    const b = this.local;
+    const n = this.leaseSize();
+    const span = n * this.intervalMs;
+    const { rows } = await this.pool.query<{ next_at: string; end_ms: number; now_ms: number }>(LEASE_SQL, [this.key, span]);
     // Slot arithmetic happens on the database clock, so workers with skewed clocks still agree.
-    const { rows } = await this.pool.query<{ wait_ms: number }>(
-      `INSERT INTO rate_limit_budgets AS b (key, next_at, updated_at)
-       VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond', now())
-       ON CONFLICT (key) DO UPDATE
-         SET next_at = GREATEST(b.next_at, clock_timestamp()) + $2 * interval '1 millisecond', updated_at = now()
-       RETURNING GREATEST(0, EXTRACT(EPOCH FROM (b.next_at - $2 * interval '1 millisecond' - clock_timestamp())) * 1000)::float8 AS wait_ms`,
-      [this.key, this.intervalMs],
-    );
-    return Math.ceil(rows[0]?.wait_ms ?? 0);
+    observeClock(this.pool, performance.now(), rows[0].now_ms);
+    const start = rows[0].end_ms - span;
+    // Leasing ahead, a lease would follow our previous one unless other workers leased in between.
+    if (b.slots.length > 0) {
+      const othersMs = Math.max(0, start - Math.max(b.lastLeaseEndMs, rows[0].now_ms));
+      const seen = Math.min(MAX_COMPETITORS, 1 + othersMs / span);
+      b.competitors = Math.max(1, (b.competitors + seen) / 2);
+    }
+    for (let i = 0; i < n; i++) b.slots.push(start + i * this.intervalMs);
+    b.lastLeaseSize = n;
+    b.lastLeaseEnd = rows[0].next_at;
+    b.lastLeaseEndMs = rows[0].end_ms;
+  }
+
+  /** After IDLE_RETURN_MS without a request, gives the unspent tail back so other workers get it. */
+  private armIdleReturn(): void {
+    const b = this.local;
+    if (b.idleTimer || b.slots.length === 0) return;
+    b.idleTimer = setTimeout(() => {
+      b.idleTimer = undefined;
+      if (b.active > 0 || b.leasing || performance.now() - b.lastUsed < IDLE_RETURN_MS) {
+        this.armIdleReturn();
+        return;
+      }
+      this.giveBack().catch(() => undefined);
+    }, IDLE_RETURN_MS);
+    b.idleTimer.unref();
+  }
+
+  private async giveBack(): Promise<void> {
+    const b = this.local;
+    const count = Math.min(b.lastLeaseSize, b.slots.length);
+    if (count === 0) return;
+    // Dropped before asking: if someone leased after us the slots merely expire, never get spent twice.
+    b.slots.splice(b.slots.length - count, count);
+    b.lastLeaseSize = 0;
+    await this.pool.query(RETURN_SQL, [this.key, b.lastLeaseEnd, count * this.intervalMs]);
   }
 }
 

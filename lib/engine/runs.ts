@@ -5,7 +5,7 @@ import { pgPool, prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
-import { applySyncOutcome, setRunStatus } from "./pipeline";
+import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, setRunStatus } from "./pipeline";
 import { cancelRunJobs, enqueueRun } from "./queue";
 import { computeNextRunAt } from "./schedule";
 import { ACTIVE_RUN_STATUSES, assertSyncTransition } from "./transitions";
@@ -78,14 +78,17 @@ export async function triggerSync(workspaceId: number, syncId: number): Promise<
   return enqueueOrFail(await prisma().syncRun.findUniqueOrThrow({ where: { id: runId } }));
 }
 
-/** Cancels the sync's active general run. 424 when there is none. */
+/**
+ * Cancels the sync's active general run: it ends failed with the reason in `error` (behaviour.md 7: a
+ * run that could not finish is failed) and the sync becomes aborted. 424 when there is none.
+ */
 export async function cancelSync(workspaceId: number, syncId: number): Promise<SyncRun> {
   await findSync(workspaceId, syncId);
   const active = await prisma().syncRun.findFirst({
     where: { syncId, syncRunType: "general", status: { in: [...ACTIVE_RUN_STATUSES] } },
     orderBy: { id: "desc" },
   });
-  if (!active || !(await setRunStatus(pgPool(), active.id, "canceled", { error: "The run was canceled.", finished: true }))) {
+  if (!active || !(await setRunStatus(pgPool(), active.id, "failed", { error: CANCELED_ERROR, finished: true }))) {
     throw new FailedDependency(`Sync ${syncId} has no active run to cancel.`);
   }
   // A worker running it notices within a second and stops; a run still waiting never starts.
@@ -122,7 +125,7 @@ export async function transitionSyncStatus(workspaceId: number, syncId: number, 
       select: { id: true },
     });
     for (const run of active) {
-      await setRunStatus(pgPool(), run.id, "canceled", { error: "The sync was disabled.", finished: true });
+      await setRunStatus(pgPool(), run.id, "failed", { error: DISABLED_ERROR, finished: true });
       await cancelRunJobs(run.id).catch(() => undefined);
     }
   }

@@ -47,8 +47,8 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
   let total = 0;
   for (;;) {
     const { rowCount } = await pgPool().query(
-      `DELETE FROM sync_records WHERE id IN (
-         SELECT rec.id FROM sync_records rec JOIN sync_runs r ON r.id = rec.sync_run_id
+      `DELETE FROM sync_records WHERE (sync_run_id, id) IN (
+         SELECT rec.sync_run_id, rec.id FROM sync_records rec JOIN sync_runs r ON r.id = rec.sync_run_id
          WHERE r.finished_at < $1 LIMIT 10000)`,
       [cutoff],
     );

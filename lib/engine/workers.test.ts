@@ -112,7 +112,10 @@ describe("two workers share one rate budget per destination", () => {
     console.log(`per second: ${perSecond.join(",")}`);
     console.log(`two workers: ${arrivals.length} requests, ${overall.toFixed(2)}/s overall, busiest second ${busiestSecond} (limit ${rate}/s)`);
     expect(overall).toBeLessThanOrEqual(rate * 1.05);
-    expect(busiestSecond).toBeLessThanOrEqual(Math.floor(rate * 1.05));
+    // Requests start at most rate × (1 s + 20 ms) + 1 per second (rate-limit.ts); the receiver's clock
+    // also sees HTTP delays bunch arrivals, so allow 10% of a second more. Without the shared budget
+    // two workers would show about twice the rate.
+    expect(busiestSecond).toBeLessThanOrEqual(rate + Math.max(Math.ceil(rate * 0.1), 1) + 1);
   });
 });
 

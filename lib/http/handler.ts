@@ -134,6 +134,41 @@ function bearer(req: NextRequest): string | null {
   return match ? match[1] : null;
 }
 
+/**
+ * Authentications remembered by token and Workspace-Id for AUTH_MEMORY_MS. A client sends many
+ * requests with one token, and each lookup is a database round trip (under load, about half of the
+ * database time of a records page). The bound on staleness: any request that may write (not
+ * GET/HEAD/OPTIONS) forgets every remembered authentication before it answers, so a logout, a
+ * revoked API token or a role or membership change made through this process applies to the next
+ * request; one made through another web process (or in the database by hand) applies within
+ * AUTH_MEMORY_MS. Token expiry is checked on every use; refusals are not remembered. Requests that
+ * arrive while a lookup is under way share it instead of each starting their own.
+ */
+const AUTH_MEMORY_MS = 1_000;
+const AUTH_MEMORY_MAX = 10_000;
+const authMemory = new Map<string, { until: number; auth: Promise<AuthContext> }>();
+
+const unexpired = (auth: AuthContext) => auth.exp === undefined || auth.exp > Math.floor(Date.now() / 1000);
+
+async function authenticateRemembered(token: string | null, workspaceHeader: string | null): Promise<AuthContext> {
+  const key = `${workspaceHeader ?? ""} ${token ?? ""}`;
+  const known = authMemory.get(key);
+  if (known && known.until > Date.now()) {
+    const auth = await known.auth;
+    if (unexpired(auth)) return auth;
+  }
+  const pending = authenticate(token, workspaceHeader).then((auth) => Object.freeze(auth));
+  authMemory.delete(key);
+  if (authMemory.size >= AUTH_MEMORY_MAX) authMemory.delete(authMemory.keys().next().value!);
+  authMemory.set(key, { until: Date.now() + AUTH_MEMORY_MS, auth: pending });
+  pending.catch(() => {
+    if (authMemory.get(key)?.auth === pending) authMemory.delete(key);
+  });
+  return pending;
+}
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 const ANONYMOUS: AuthContext = {
   user: { id: 0, email: "", name: "" },
   workspaceId: 0,
@@ -164,7 +199,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       const auth =
         spec.permission === "public"
           ? ANONYMOUS
-          : await authenticate(bearer(req), req.headers.get("workspace-id"));
+          : await authenticateRemembered(bearer(req), req.headers.get("workspace-id"));
       if (Array.isArray(spec.permission)) {
         const [resource, action] = spec.permission as readonly [Resource, Action];
         if (!can(auth.policies, resource, action)) {
@@ -185,17 +220,21 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
     } catch (err) {
       response = errorResponse(err, requestId);
     }
+    if (!READ_METHODS.has(req.method)) authMemory.clear();
     response.headers.set("x-request-id", requestId);
-    logger.info(
-      {
-        requestId,
-        method: req.method,
-        path: new URL(req.url).pathname,
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-      },
-      "request",
-    );
+    // Checked first: below the level the line is not even built (this runs on every request).
+    if (logger.isLevelEnabled("info")) {
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.nextUrl.pathname,
+          status: response.status,
+          ms: Math.round(performance.now() - started),
+        },
+        "request",
+      );
+    }
     return response;
   }
 }

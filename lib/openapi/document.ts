@@ -15,6 +15,7 @@ import {
   showConnectorDefinitionQuerySchema,
 } from "@/lib/validation/connector-definitions";
 import {
+  checkConnectorSchema,
   createConnectorSchema,
   discoverConnectorQuerySchema,
   listConnectorsQuerySchema,
@@ -54,6 +55,8 @@ export interface Operation {
   inPathWorkspace?: boolean;
   query?: ZodType;
   body?: ZodType;
+  /** The body may be left out. */
+  bodyOptional?: boolean;
   /** Success status (default 200) and what comes back. */
   status?: 200 | 201 | 204;
   response: string;
@@ -459,6 +462,18 @@ export const OPERATIONS: Operation[] = [
     response: "{data: [rows]}.",
   },
   {
+    operationId: "checkConnector",
+    method: "post",
+    path: "/api/v1/connectors/{id}/check",
+    tag: "Connectors",
+    summary: "Check a saved connector's connection",
+    permission: ["connector", "read"],
+    body: checkConnectorSchema,
+    bodyOptional: true,
+    response:
+      "{result: success | failed, details}, as check_connection answers. With configuration in the body (unsaved settings, masked secrets keep the stored ones) it needs connector.update.",
+  },
+  {
     operationId: "createCatalog",
     method: "post",
     path: "/api/v1/catalogs",
@@ -812,7 +827,7 @@ function build() {
         ...(op.query ? { query: op.query as z.ZodObject } : {}),
         ...(op.permission !== "public" ? { headers: workspaceHeader } : {}),
         ...(op.body
-          ? { body: { required: true, content: { "application/json": { schema: op.body } } } }
+          ? { body: { required: !op.bodyOptional, content: { "application/json": { schema: op.body } } } }
           : {}),
       },
       responses: {

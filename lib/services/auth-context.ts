@@ -1,9 +1,13 @@
 // Turns a bearer token and the Workspace-Id header into the caller's identity, workspace and
 // effective permissions. Revoked or expired tokens, and unknown users, are all 401.
-import { verifyToken, type TokenKind } from "@/lib/auth/jwt";
+// One SQL statement, read fresh on every call: a logout, a revoked API token, a role change or a
+// removed membership applies to the next call. (The route wrapper remembers answers for a second;
+// lib/http/handler.ts says how that is bounded.)
+import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
 import { intersect, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { NotFound, Unauthorized, BadRequest } from "@/lib/errors";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 export interface AuthContext {
   user: { id: number; email: string; name: string };
@@ -19,10 +23,76 @@ export interface AuthContext {
 
 const INVALID = "The access token is missing, invalid, expired or revoked. Sign in again (POST /api/v1/login).";
 
+/** last_used_at is informative: written at most once a minute per token, not on every request. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
 export function parseWorkspaceHeader(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   if (!/^\d{1,9}$/.test(value.trim())) throw new BadRequest("The Workspace-Id header must be a positive integer.");
   return Number(value.trim());
+}
+
+/** The user's membership (the requested workspace, else the first one), with the user and role. */
+interface MembershipRow {
+  user_id: number;
+  email: string;
+  name: string;
+  workspace_id: number | null;
+  role_id: number | null;
+  role_name: string | null;
+  policies: Policies | null;
+}
+
+const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
+
+/** LATERAL subquery `m` over the user `u`: the membership in `workspace` (any when null). */
+const membershipOf = (workspace: Prisma.Sql | null) => Prisma.sql`
+  LEFT JOIN LATERAL (
+    SELECT wu.workspace_id, wu.role_id, r.role_name, r.policies
+      FROM workspace_users wu JOIN roles r ON r.id = wu.role_id
+     WHERE wu.user_id = u.id ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
+     ORDER BY wu.id LIMIT 1
+  ) m ON true`;
+
+async function sessionLookup(claims: TokenClaims, userId: number, workspaceId: number | undefined) {
+  const [row] = await prisma().$queryRaw<(MembershipRow & { revoked: boolean })[]>`
+    SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti}) AS revoked, ${membershipColumns}
+      FROM users u ${membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null)}
+     WHERE u.id = ${userId}`;
+  if (!row || row.revoked) throw new Unauthorized(INVALID);
+  return { membership: row, tokenRole: undefined };
+}
+
+async function apiTokenLookup(claims: TokenClaims, userId: number, requested: number | undefined) {
+  const [row] = await prisma().$queryRaw<
+    (MembershipRow & {
+      token_id: number;
+      token_user_id: number;
+      token_workspace_id: number;
+      revoked_at: Date | null;
+      expires_at: Date | null;
+      last_used_at: Date | null;
+      token_policies: Policies | null;
+    })[]
+  >`
+    SELECT t.id AS token_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
+           t.expires_at, t.last_used_at, tr.policies AS token_policies, ${membershipColumns}
+      FROM api_tokens t
+      LEFT JOIN roles tr ON tr.id = t.role_id
+      JOIN users u ON u.id = t.user_id ${membershipOf(Prisma.sql`t.workspace_id`)}
+     WHERE t.jti = ${claims.jti}`;
+  if (!row || row.revoked_at || row.token_user_id !== userId) throw new Unauthorized(INVALID);
+  if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new Unauthorized(INVALID);
+  if (requested !== undefined && requested !== row.token_workspace_id) {
+    throw new NotFound(`Workspace ${requested} was not found.`);
+  }
+  if (!row.last_used_at || row.last_used_at.getTime() < Date.now() - LAST_USED_GRANULARITY_MS) {
+    // A lost update under concurrency is harmless.
+    void prisma()
+      .apiToken.update({ where: { id: row.token_id }, data: { lastUsedAt: new Date() } })
+      .catch(() => undefined);
+  }
+  return { membership: row, tokenRole: row.token_policies ?? undefined, workspaceId: row.token_workspace_id };
 }
 
 export async function authenticate(token: string | null, workspaceHeader: string | null): Promise<AuthContext> {
@@ -30,47 +100,24 @@ export async function authenticate(token: string | null, workspaceHeader: string
   const claims = await verifyToken(token);
   if (!claims) throw new Unauthorized(INVALID);
   const requested = parseWorkspaceHeader(workspaceHeader);
-  const db = prisma();
   const userId = Number(claims.sub);
+  if (!Number.isSafeInteger(userId) || userId < 1 || userId > 2_147_483_647) throw new Unauthorized(INVALID);
 
-  let workspaceId = requested;
-  let tokenRole: Policies | undefined;
-  if (claims.kind === "api_token") {
-    const apiToken = await db.apiToken.findUnique({ where: { jti: claims.jti }, include: { role: true } });
-    if (!apiToken || apiToken.revokedAt || apiToken.userId !== userId) throw new Unauthorized(INVALID);
-    if (apiToken.expiresAt && apiToken.expiresAt.getTime() <= Date.now()) throw new Unauthorized(INVALID);
-    if (requested !== undefined && requested !== apiToken.workspaceId) {
-      throw new NotFound(`Workspace ${requested} was not found.`);
-    }
-    workspaceId = apiToken.workspaceId;
-    tokenRole = apiToken.role?.policies as Policies | undefined;
-    // Last-used is informative; a lost update under concurrency is harmless.
-    void db.apiToken.update({ where: { id: apiToken.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
-  } else {
-    const revoked = await db.revokedToken.findUnique({ where: { jti: claims.jti } });
-    if (revoked) throw new Unauthorized(INVALID);
-  }
-
-  const membership = await db.workspaceUser.findFirst({
-    where: { userId, ...(workspaceId !== undefined ? { workspaceId } : {}) },
-    include: { user: true, role: true },
-    orderBy: { id: "asc" },
-  });
-  if (!membership) {
-    if (workspaceId !== undefined) {
-      const userExists = await db.user.findUnique({ where: { id: userId }, select: { id: true } });
-      if (!userExists) throw new Unauthorized(INVALID);
-      throw new NotFound(`Workspace ${workspaceId} was not found.`);
-    }
+  const found =
+    claims.kind === "api_token"
+      ? await apiTokenLookup(claims, userId, requested)
+      : { ...(await sessionLookup(claims, userId, requested)), workspaceId: requested };
+  const { membership: m, tokenRole, workspaceId } = found;
+  if (m.workspace_id === null || m.role_id === null || m.role_name === null || m.policies === null) {
+    if (workspaceId !== undefined) throw new NotFound(`Workspace ${workspaceId} was not found.`);
     throw new Unauthorized("This account is not a member of any workspace.");
   }
-  const rolePolicies = membership.role.policies as unknown as Policies;
   return {
-    user: { id: membership.user.id, email: membership.user.email, name: membership.user.name },
-    workspaceId: membership.workspaceId,
-    roleId: membership.roleId,
-    roleName: membership.role.name,
-    policies: tokenRole ? intersect(rolePolicies, tokenRole) : rolePolicies,
+    user: { id: m.user_id, email: m.email, name: m.name },
+    workspaceId: m.workspace_id,
+    roleId: m.role_id,
+    roleName: m.role_name,
+    policies: tokenRole ? intersect(m.policies, tokenRole) : m.policies,
     tokenKind: claims.kind,
     jti: claims.jti,
     exp: claims.exp,

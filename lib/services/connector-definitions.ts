@@ -1,5 +1,5 @@
 // Connector definitions come from the registry (code, not the database); this module adds the
-// API's lookups and the connection check of a configuration that is not stored yet.
+// API's lookups and the connection check of a configuration (stored or not yet stored).
 import {
   getDefinition,
   getDestination,
@@ -58,15 +58,19 @@ export interface CheckConnectionResult {
  * console shows it next to the form; only an unknown connector name is a 422.
  */
 export async function checkConnection(input: CheckConnectionInput): Promise<CheckConnectionResult> {
-  const definition = requireDefinition(input.name, input.type, "name");
-  const invalid = validateConfiguration(definition, input.connection_spec);
+  return checkConfiguration(requireDefinition(input.name, input.type, "name"), input.connection_spec);
+}
+
+/** The check of `configuration` against its definition: schema, ENV['X'] placeholders, then the connector's own check. */
+export async function checkConfiguration(definition: ConnectorDefinition, configuration: Row): Promise<CheckConnectionResult> {
+  const invalid = validateConfiguration(definition, configuration);
   if (invalid.length > 0) {
     const list = invalid.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
     return { result: "failed", details: `The configuration is invalid: ${list}.` };
   }
   let config: Row;
   try {
-    config = resolveEnvPlaceholders(input.connection_spec);
+    config = resolveEnvPlaceholders(configuration);
   } catch (err) {
     if (err instanceof MissingEnvironmentVariableError) return { result: "failed", details: err.message };
     throw err;

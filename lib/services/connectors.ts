@@ -1,24 +1,26 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
 import {
+  getDefinition,
   getDestination,
   getSource,
   mergeMaskedSecrets,
   MissingEnvironmentVariableError,
   resolveEnvPlaceholders,
-  UnknownConnectorError,
 } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
-import type { QueryResult, Row } from "@/lib/connectors/types";
+import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
+import { can } from "@/lib/auth/permissions";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
-import { Conflict, FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { Conflict, FailedDependency, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Catalog, type Connector } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/http/pagination";
 import {
   QUERY_PREVIEW_DEFAULT_LIMIT,
+  type CheckConnectorInput,
   type CreateConnectorInput,
   type ListConnectorsQuery,
   type QuerySourceInput,
@@ -27,7 +29,7 @@ import {
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { saveCatalog } from "./catalogs";
-import { configurationErrors, requireDefinition } from "./connector-definitions";
+import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -105,6 +107,14 @@ export async function createConnector(auth: Auth, input: CreateConnectorInput): 
   }
 }
 
+/**
+ * The configuration an update with `incoming` stores: a masked secret sent back (the console echoes
+ * what it was given) keeps the stored secret.
+ */
+function withStoredSecrets(existing: Connector, definition: ConnectorDefinition, incoming: Row): Row {
+  return mergeMaskedSecrets(incoming, decryptJson<Row>(existing.configurationEncrypted), definition);
+}
+
 export async function updateConnector(auth: Auth, id: number, input: UpdateConnectorInput): Promise<Connector> {
   const existing = await getConnector(auth.workspaceId, id);
   const errors: FieldError[] = [];
@@ -119,9 +129,7 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   const definition = requireDefinition(existing.connectorName, existing.connectorType, "connector.connector_name");
   let encrypted: string | undefined;
   if (input.configuration !== undefined) {
-    const stored = decryptJson<Row>(existing.configurationEncrypted);
-    // A masked secret sent back (the console echoes what it was given) keeps the stored secret.
-    const merged = mergeMaskedSecrets(input.configuration, stored, definition);
+    const merged = withStoredSecrets(existing, definition, input.configuration);
     const configErrors = configurationErrors(definition, merged, "connector.configuration");
     if (configErrors.length > 0) throw invalid(configErrors);
     encrypted = encryptJson(merged);
@@ -185,15 +193,42 @@ export async function deleteConnector(auth: Auth, id: number): Promise<void> {
   });
 }
 
-function adapterFor(connector: Connector) {
-  try {
-    return connector.connectorType === "source" ? getSource(connector.connectorName) : getDestination(connector.connectorName);
-  } catch (err) {
-    if (err instanceof UnknownConnectorError) {
-      throw new FailedDependency(`Connector ${connector.id} uses "${connector.connectorName}", which this server no longer provides.`);
-    }
-    throw err;
+function definitionFor(connector: Connector): ConnectorDefinition {
+  const definition = getDefinition(connector.connectorName, connector.connectorType);
+  if (!definition) {
+    throw new FailedDependency(`Connector ${connector.id} uses "${connector.connectorName}", which this server no longer provides.`);
   }
+  return definition;
+}
+
+function adapterFor(connector: Connector) {
+  const { name } = definitionFor(connector);
+  return connector.connectorType === "source" ? getSource(name) : getDestination(name);
+}
+
+/**
+ * Tries a saved connector's configuration, or, with `configuration`, settings not saved yet, merged
+ * with the stored secrets exactly as an update would store them. The answer is check_connection's:
+ * {result: success | failed, details}, HTTP 200 either way. Trying other settings needs
+ * connector.update: they could send the stored secrets to another host.
+ */
+export async function checkConnector(
+  auth: Pick<AuthContext, "workspaceId" | "policies" | "roleName">,
+  id: number,
+  input: CheckConnectorInput = {},
+): Promise<CheckConnectionResult> {
+  if (input.configuration !== undefined && !can(auth.policies, "connector", "update")) {
+    throw new Forbidden(
+      `Your role (${auth.roleName}) may not update connectors, so it may try only the saved configuration: leave out "configuration".`,
+    );
+  }
+  const connector = await getConnector(auth.workspaceId, id);
+  const definition = definitionFor(connector);
+  const configuration =
+    input.configuration === undefined
+      ? decryptJson<Row>(connector.configurationEncrypted)
+      : withStoredSecrets(connector, definition, input.configuration);
+  return checkConfiguration(definition, configuration);
 }
 
 /** SQLSTATE classes caused by the query text itself (syntax, unknown table, read-only, timeout). */

@@ -3,40 +3,12 @@ import { prisma } from "@/lib/db/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/client";
 import { useTestDatabase } from "@/tests/helpers/db";
 import { newWorkspace } from "./auth.fixtures";
+import { bareSync } from "./sync.fixtures";
 import { workspaceActivity } from "./reports";
 
 useTestDatabase();
 
 const NOW = new Date("2026-03-10T15:30:00.000Z");
-
-async function syncIn(workspaceId: number) {
-  const connector = (type: "source" | "destination") =>
-    prisma().connector.create({
-      data: {
-        workspaceId,
-        connectorType: type,
-        connectorName: "Postgresql",
-        name: `${type}-${Math.random()}`,
-        configurationEncrypted: "x",
-      },
-    });
-  const [source, destination] = [await connector("source"), await connector("destination")];
-  const model = await prisma().model.create({
-    data: { workspaceId, connectorId: source.id, name: "m", query: "select 1", primaryKey: "id" },
-  });
-  const sync = await prisma().sync.create({
-    data: {
-      workspaceId,
-      sourceId: source.id,
-      destinationId: destination.id,
-      modelId: model.id,
-      scheduleType: "manual",
-      syncMode: "full_refresh",
-      streamName: "s",
-    },
-  });
-  return { sync, source, destination };
-}
 
 async function run(
   workspaceId: number,
@@ -61,13 +33,13 @@ async function run(
 describe("workspace activity report", () => {
   it("fills 7 daily UTC buckets with run counts and row sums, scoped to the workspace", async () => {
     const ws = await newWorkspace();
-    const { sync } = await syncIn(ws);
+    const { sync } = await bareSync(ws);
     await run(ws, sync.id, "2026-03-10T01:00:00Z", "success", [10, 9, 1]);
     await run(ws, sync.id, "2026-03-10T14:59:00Z", "failed", [5, 0, 5]);
     await run(ws, sync.id, "2026-03-04T00:00:00Z", "success", [3, 3, 0]);
     await run(ws, sync.id, "2026-03-03T23:59:59Z", "success", [100, 100, 0]); // before the window
     const foreign = await newWorkspace();
-    const other = await syncIn(foreign);
+    const other = await bareSync(foreign);
     await run(foreign, other.sync.id, "2026-03-10T02:00:00Z", "success", [7, 7, 0]);
 
     const report = await workspaceActivity(
@@ -104,7 +76,7 @@ describe("workspace activity report", () => {
 
   it("gives 24 hourly buckets for one_day and one series when a metric is named", async () => {
     const ws = await newWorkspace();
-    const { sync } = await syncIn(ws);
+    const { sync } = await bareSync(ws);
     await run(ws, sync.id, "2026-03-10T15:10:00Z", "success", [1, 1, 0]);
     await run(ws, sync.id, "2026-03-09T16:00:00Z", "success", [1, 1, 0]);
     await run(ws, sync.id, "2026-03-09T15:59:00Z", "success", [1, 1, 0]); // just outside
@@ -123,8 +95,8 @@ describe("workspace activity report", () => {
 
   it("filters by connectors used as source or destination", async () => {
     const ws = await newWorkspace();
-    const a = await syncIn(ws);
-    const b = await syncIn(ws);
+    const a = await bareSync(ws);
+    const b = await bareSync(ws);
     await run(ws, a.sync.id, "2026-03-10T10:00:00Z", "success", [1, 1, 0]);
     await run(ws, b.sync.id, "2026-03-10T10:00:00Z", "success", [1, 1, 0]);
     const q = { type: "workspace_activity", metric: "sync_run_triggered", time_period: "one_week" } as const;

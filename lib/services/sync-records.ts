@@ -2,42 +2,99 @@
 // (sync_run_id, action, id) indexes, so a page is an index range scan even for runs of millions.
 import { prisma } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
-import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
+import { NotFound } from "@/lib/errors";
+import {
+  Prisma,
+  type SyncRecord,
+  type SyncRecordAction,
+  type SyncRecordStatus,
+  type SyncRun,
+  type SyncRunStatus,
+} from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/http/pagination";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
 
+type RunCounters = Pick<SyncRun, "status" | "finishedAt" | "totalRows" | "successfulRows" | "failedRows">;
+
+/** The run's counters beside each record of the page; the record columns are NULL on an empty page. */
+interface RecordPageRow {
+  run_status: SyncRunStatus;
+  run_finished_at: Date | null;
+  run_total_rows: number;
+  run_successful_rows: number;
+  run_failed_rows: number;
+  id: bigint | null;
+  sync_id: number;
+  sync_run_id: number;
+  primary_key: string;
+  record: Prisma.JsonValue;
+  status: SyncRecordStatus;
+  action: SyncRecordAction;
+  error: string | null;
+  logs: Prisma.JsonValue | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export async function listSyncRecords(workspaceId: number, syncId: number, syncRunId: number, filter: ListSyncRecordsQuery, page: Page) {
-  // Scopes the run to the workspace and the sync; 404 {message naming the run} otherwise.
-  const run = await getSyncRun(workspaceId, syncId, syncRunId);
-  const where: Prisma.SyncRecordWhereInput = {
-    syncRunId,
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(filter.action ? { action: filter.action } : {}),
-  };
-  const db = prisma();
-  const pageWhere = filter.after_id !== undefined ? { ...where, id: { gt: filter.after_id } } : where;
-  const known = totalFromCounters(run, filter);
-  if (known !== undefined) {
-    const rows = await db.syncRecord.findMany({
-      where: pageWhere,
-      orderBy: { id: "asc" },
-      skip: filter.after_id !== undefined ? 0 : page.skip,
-      take: page.take,
-    });
-    return { rows, total: known };
+  const conditions = [
+    Prisma.sql`sync_run_id = r.id`,
+    ...(filter.status ? [Prisma.sql`status = ${filter.status}::sync_record_status`] : []),
+    ...(filter.action ? [Prisma.sql`action = ${filter.action}::sync_record_action`] : []),
+    // With after_id the cursor replaces OFFSET; page numbers still work for the links.
+    ...(filter.after_id !== undefined ? [Prisma.sql`id > ${filter.after_id}`] : []),
+  ];
+  // One statement: the run, scoped to the workspace and to a sync that is not deleted, and its page.
+  const rows = await prisma().$queryRaw<RecordPageRow[]>`
+    SELECT r.status::text AS run_status, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
+           r.successful_rows AS run_successful_rows, r.failed_rows AS run_failed_rows,
+           rec.id, rec.sync_id, rec.sync_run_id, rec.primary_key, rec.record, rec.status::text AS status,
+           rec.action::text AS action, rec.error, rec.logs, rec.created_at, rec.updated_at
+      FROM sync_runs r
+      JOIN syncs s ON s.id = r.sync_id AND s.workspace_id = ${workspaceId} AND s.deleted_at IS NULL
+      LEFT JOIN LATERAL (
+        SELECT * FROM sync_records WHERE ${Prisma.join(conditions, " AND ")}
+         ORDER BY id LIMIT ${page.take} OFFSET ${filter.after_id !== undefined ? 0 : page.skip}
+      ) rec ON true
+     WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}
+     ORDER BY rec.id`;
+  if (rows.length === 0) {
+    // Says whether the sync or the run is missing.
+    await getSyncRun(workspaceId, syncId, syncRunId);
+    throw new NotFound(`Sync run ${syncRunId} of sync ${syncId} was not found.`);
   }
-  const [rows, total] = await db.$transaction([
-    db.syncRecord.findMany({
-      where: pageWhere,
-      orderBy: { id: "asc" },
-      // With after_id the cursor replaces OFFSET; page numbers still work for the links.
-      skip: filter.after_id !== undefined ? 0 : page.skip,
-      take: page.take,
-    }),
-    db.syncRecord.count({ where }),
-  ]);
-  return { rows, total };
+  const [first] = rows;
+  const run: RunCounters = {
+    status: first.run_status,
+    finishedAt: first.run_finished_at,
+    totalRows: first.run_total_rows,
+    successfulRows: first.run_successful_rows,
+    failedRows: first.run_failed_rows,
+  };
+  const records = rows.filter((r) => r.id !== null).map(syncRecord);
+  const total =
+    totalFromCounters(run, filter) ??
+    (await prisma().syncRecord.count({
+      where: { syncRunId, ...(filter.status ? { status: filter.status } : {}), ...(filter.action ? { action: filter.action } : {}) },
+    }));
+  return { rows: records, total };
+}
+
+function syncRecord(r: RecordPageRow): SyncRecord {
+  return {
+    id: r.id!,
+    syncId: r.sync_id,
+    syncRunId: r.sync_run_id,
+    primaryKey: r.primary_key,
+    record: r.record,
+    status: r.status,
+    action: r.action,
+    error: r.error,
+    logs: r.logs,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
 /**
@@ -47,7 +104,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
  * cost ~200 ms a page and, at 50 concurrent requests, exhausted the pool (500s; see bench/api.ts).
  * Undefined (count instead) for running runs, action filters, and runs retention may have pruned.
  */
-function totalFromCounters(run: SyncRun, filter: ListSyncRecordsQuery): number | undefined {
+function totalFromCounters(run: RunCounters, filter: ListSyncRecordsQuery): number | undefined {
   if (filter.action || !run.finishedAt || ACTIVE_RUN_STATUSES.includes(run.status)) return undefined;
   // Pruning deletes the records of runs finished before now − retention; a day of margin.
   if (run.finishedAt.getTime() < Date.now() - (recordRetentionDays() - 1) * 86_400_000) return undefined;

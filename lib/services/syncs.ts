@@ -1,13 +1,25 @@
 // Syncs: a source, a model of that source, a destination stream and a schedule. Soft-deleted syncs
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
-import { DEFAULT_SORT } from "@/lib/validation/sort";
+import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/engine/mapping";
 import { computeNextRunAt } from "@/lib/engine/schedule";
 import { cancelSync, transitionSyncStatus, triggerSync, triggerTestRun } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
-import { Prisma, type Sync, type SyncRunStatus, type SyncRunType } from "@/lib/generated/prisma/client";
+import {
+  Prisma,
+  type Connector,
+  type ConnectorType,
+  type Model,
+  type ScheduleType,
+  type Sync,
+  type SyncIntervalUnit,
+  type SyncMode,
+  type SyncRunStatus,
+  type SyncRunType,
+  type SyncStatus,
+} from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/http/pagination";
 import {
   scheduleErrors,
@@ -22,13 +34,6 @@ import type { AuthContext } from "./auth-context";
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
-const connectorSummary = { select: { id: true, name: true, connectorName: true, connectorType: true } } as const;
-const withRelations = {
-  source: connectorSummary,
-  destination: connectorSummary,
-  model: { select: { id: true, name: true } },
-} as const satisfies Prisma.SyncInclude;
-
 export interface LastRun {
   id: number;
   status: SyncRunStatus;
@@ -37,56 +42,175 @@ export interface LastRun {
   finishedAt: Date | null;
 }
 
+type ConnectorSummary = Pick<Connector, "id" | "name" | "connectorName" | "connectorType">;
+
 /** A sync with the summaries its resource carries. */
-export type SyncView = Prisma.SyncGetPayload<{ include: typeof withRelations }> & { lastRun: LastRun | null };
+export type SyncView = Sync & {
+  source: ConnectorSummary;
+  destination: ConnectorSummary;
+  model: Pick<Model, "id" | "name">;
+  lastRun: LastRun | null;
+};
 
 function invalid(errors: FieldError[]): ValidationFailed {
   return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
 }
 
-/** The latest run of each sync in one query (a LATERAL lookup per id, not one query per sync). */
-async function lastRuns(db: Tx, syncIds: number[]): Promise<Map<number, LastRun>> {
-  if (syncIds.length === 0) return new Map();
-  const rows = await db.$queryRaw<
-    { sync_id: number; id: number; status: SyncRunStatus; sync_run_type: SyncRunType; started_at: Date | null; finished_at: Date | null }[]
-  >(Prisma.sql`
-    SELECT s.id AS sync_id, r.id, r.status::text AS status, r.sync_run_type::text AS sync_run_type, r.started_at, r.finished_at
-      FROM unnest(${syncIds}::int[]) AS s(id)
-      CROSS JOIN LATERAL (
-        SELECT id, status, sync_run_type, started_at, finished_at FROM sync_runs
-         WHERE sync_id = s.id ORDER BY created_at DESC, id DESC LIMIT 1
-      ) r`);
-  return new Map(
-    rows.map((r) => [
-      r.sync_id,
-      { id: r.id, status: r.status, syncRunType: r.sync_run_type, startedAt: r.started_at, finishedAt: r.finished_at },
-    ]),
-  );
+interface SyncViewRow {
+  id: number;
+  workspace_id: number;
+  source_id: number;
+  destination_id: number;
+  model_id: number;
+  name: string;
+  description: string;
+  configuration: Prisma.JsonValue;
+  schedule_type: ScheduleType;
+  sync_mode: SyncMode;
+  sync_interval: number | null;
+  sync_interval_unit: SyncIntervalUnit | null;
+  cron_expression: string | null;
+  timezone: string;
+  stream_name: string;
+  cursor_field: string | null;
+  current_cursor_field: string | null;
+  detect_deletes: boolean;
+  status: SyncStatus;
+  next_run_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  source_name: string;
+  source_connector_name: string;
+  source_connector_type: ConnectorType;
+  destination_name: string;
+  destination_connector_name: string;
+  destination_connector_type: ConnectorType;
+  model_name: string;
+  run_id: number | null;
+  run_status: SyncRunStatus | null;
+  run_type: SyncRunType | null;
+  run_started_at: Date | null;
+  run_finished_at: Date | null;
 }
 
-async function withLastRuns(db: Tx, syncs: Prisma.SyncGetPayload<{ include: typeof withRelations }>[]): Promise<SyncView[]> {
-  const runs = await lastRuns(
-    db,
-    syncs.map((s) => s.id),
-  );
-  return syncs.map((s) => ({ ...s, lastRun: runs.get(s.id) ?? null }));
+/**
+ * Syncs of `page` (a subquery of syncs rows, plus `ord` when `ordered`) with their source,
+ * destination, model and latest run, in one statement: Prisma's include would be a query per
+ * relation, plus one for the latest runs.
+ */
+const syncViewSelect = (page: Prisma.Sql, ordered = false) => Prisma.sql`
+  SELECT ${ordered ? Prisma.sql`s.ord, ` : Prisma.empty}s.id, s.workspace_id, s.source_id, s.destination_id, s.model_id, s.name, s.description, s.configuration,
+         s.schedule_type::text, s.sync_mode::text, s.sync_interval, s.sync_interval_unit::text, s.cron_expression,
+         s.timezone, s.stream_name, s.cursor_field, s.current_cursor_field, s.detect_deletes, s.status::text,
+         s.next_run_at, s.deleted_at, s.created_at, s.updated_at,
+         src.name AS source_name, src.connector_name AS source_connector_name, src.connector_type::text AS source_connector_type,
+         dst.name AS destination_name, dst.connector_name AS destination_connector_name,
+         dst.connector_type::text AS destination_connector_type, m.name AS model_name,
+         r.id AS run_id, r.status::text AS run_status, r.sync_run_type::text AS run_type,
+         r.started_at AS run_started_at, r.finished_at AS run_finished_at
+    FROM (${page}) s
+    JOIN connectors src ON src.id = s.source_id
+    JOIN connectors dst ON dst.id = s.destination_id
+    JOIN models m ON m.id = s.model_id
+    LEFT JOIN LATERAL (
+      SELECT id, status, sync_run_type, started_at, finished_at FROM sync_runs
+       WHERE sync_id = s.id ORDER BY created_at DESC, id DESC LIMIT 1
+    ) r ON true`;
+
+function syncView(r: SyncViewRow): SyncView {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    sourceId: r.source_id,
+    destinationId: r.destination_id,
+    modelId: r.model_id,
+    name: r.name,
+    description: r.description,
+    configuration: r.configuration,
+    scheduleType: r.schedule_type,
+    syncMode: r.sync_mode,
+    syncInterval: r.sync_interval,
+    syncIntervalUnit: r.sync_interval_unit,
+    cronExpression: r.cron_expression,
+    timezone: r.timezone,
+    streamName: r.stream_name,
+    cursorField: r.cursor_field,
+    currentCursorField: r.current_cursor_field,
+    detectDeletes: r.detect_deletes,
+    status: r.status,
+    nextRunAt: r.next_run_at,
+    deletedAt: r.deleted_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    source: { id: r.source_id, name: r.source_name, connectorName: r.source_connector_name, connectorType: r.source_connector_type },
+    destination: {
+      id: r.destination_id,
+      name: r.destination_name,
+      connectorName: r.destination_connector_name,
+      connectorType: r.destination_connector_type,
+    },
+    model: { id: r.model_id, name: r.model_name },
+    lastRun:
+      r.run_id === null
+        ? null
+        : { id: r.run_id, status: r.run_status!, syncRunType: r.run_type!, startedAt: r.run_started_at, finishedAt: r.run_finished_at },
+  };
+}
+
+/** Sortable fields of the list (Prisma names, from the sort schema) and their columns. */
+const SORT_COLUMNS: Record<string, string> = {
+  id: "id",
+  name: "name",
+  status: "status",
+  nextRunAt: "next_run_at",
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+};
+
+/** ORDER BY terms over the syncs table aliased s. */
+function orderBy(sort: SortOrder): Prisma.Sql {
+  const keys = sort.flatMap((entry) => Object.entries(entry));
+  const terms = keys.map(([field, dir]) => {
+    const column = SORT_COLUMNS[field];
+    if (!column) throw new Error(`Unknown sync sort field ${field}`);
+    return `s.${column} ${dir === "desc" ? "DESC" : "ASC"}`;
+  });
+  // The (workspace_id, deleted_at, updated_at DESC) index only yields rows in updated_at order when
+  // deleted_at is part of the order: PostgreSQL does not treat `deleted_at IS NULL` as fixing it.
+  // Every listed row has deleted_at NULL, so the extra key changes nothing but the plan: a page is
+  // an index range scan (0.3 ms) instead of a top-N sort of the whole workspace (7 ms at 10k syncs).
+  const [first] = keys;
+  if (first?.[0] === "updatedAt") terms.unshift(`s.deleted_at ${first[1] === "desc" ? "ASC" : "DESC"}`);
+  return Prisma.raw(terms.join(", "));
 }
 
 export async function listSyncs(workspaceId: number, filter: ListSyncsQuery, page: Page) {
-  const db = prisma();
-  const where: Prisma.SyncWhereInput = {
-    workspaceId,
-    deletedAt: null,
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(filter.model_id !== undefined ? { modelId: filter.model_id } : {}),
-    ...(filter.source_id !== undefined ? { sourceId: filter.source_id } : {}),
-    ...(filter.destination_id !== undefined ? { destinationId: filter.destination_id } : {}),
+  const conditions = [
+    Prisma.sql`s.workspace_id = ${workspaceId}`,
+    Prisma.sql`s.deleted_at IS NULL`,
+    ...(filter.status ? [Prisma.sql`s.status = ${filter.status}::sync_status`] : []),
+    ...(filter.model_id !== undefined ? [Prisma.sql`s.model_id = ${filter.model_id}`] : []),
+    ...(filter.source_id !== undefined ? [Prisma.sql`s.source_id = ${filter.source_id}`] : []),
+    ...(filter.destination_id !== undefined ? [Prisma.sql`s.destination_id = ${filter.destination_id}`] : []),
+  ];
+  const where = Prisma.join(conditions, " AND ");
+  const sort = filter.sort ?? DEFAULT_SORT;
+  const order = orderBy(sort);
+  // `ord` carries the page's order through the joins (the view casts enums to text, so ordering the
+  // result by its columns again would sort status alphabetically).
+  const pageQuery = Prisma.sql`
+    SELECT s.*, row_number() OVER (ORDER BY ${order}) AS ord FROM syncs s
+     WHERE ${where} ORDER BY ${order} LIMIT ${page.take} OFFSET ${page.skip}`;
+  // One statement, one snapshot: the total and the page (a row of NULLs when the page is empty).
+  const rows = await prisma().$queryRaw<(Partial<SyncViewRow> & { total: number })[]>`
+    SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM syncs s WHERE ${where}) c
+      LEFT JOIN LATERAL (${syncViewSelect(pageQuery, true)}) p ON true
+     ORDER BY p.ord`;
+  return {
+    rows: rows.filter((r) => r.id != null).map((r) => syncView(r as SyncViewRow)),
+    total: rows[0]?.total ?? 0,
   };
-  const [rows, total] = await db.$transaction([
-    db.sync.findMany({ where, include: withRelations, orderBy: filter.sort ?? DEFAULT_SORT, skip: page.skip, take: page.take }),
-    db.sync.count({ where }),
-  ]);
-  return { rows: await withLastRuns(db, rows), total };
 }
 
 /** The sync row itself (not deleted, in the workspace), for services that act on it. */
@@ -97,9 +221,11 @@ export async function requireSync(workspaceId: number, id: number, db: Tx = pris
 }
 
 export async function getSync(workspaceId: number, id: number, db: Tx = prisma()): Promise<SyncView> {
-  const sync = await db.sync.findFirst({ where: { id, workspaceId, deletedAt: null }, include: withRelations });
-  if (!sync) throw new NotFound(`Sync ${id} was not found.`);
-  return (await withLastRuns(db, [sync]))[0];
+  const [row] = await db.$queryRaw<SyncViewRow[]>(
+    syncViewSelect(Prisma.sql`SELECT * FROM syncs WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`),
+  );
+  if (!row) throw new NotFound(`Sync ${id} was not found.`);
+  return syncView(row);
 }
 
 interface References {
@@ -269,7 +395,7 @@ export async function deleteSync(auth: Auth, id: number): Promise<void> {
 }
 
 /**
- * Disable: status disabled, no next run, its active run canceled. Enable: status pending, next run
+ * Disable: status disabled, no next run, its active run stopped (failed, the reason in error). Enable: status pending, next run
  * from the schedule. Asking for the state the sync is already in changes nothing.
  */
 export async function setSyncEnabled(auth: Auth, id: number, enable: boolean): Promise<SyncView> {

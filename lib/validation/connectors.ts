@@ -87,3 +87,16 @@ export const querySourceSchema = z.object({
     .describe(`Rows to return; default ${QUERY_PREVIEW_DEFAULT_LIMIT}.`),
 });
 export type QuerySourceInput = z.infer<typeof querySourceSchema>;
+
+// Strict: a misspelt key (e.g. the update's {connector: {configuration}}) must not quietly test the saved settings.
+export const checkConnectorSchema = z
+  .strictObject({
+    configuration: connectorFields.configuration
+      .optional()
+      .describe(
+        "Settings to try instead of the saved ones, taken as an update takes them: the whole configuration, where a secret sent back as ************* keeps the stored value. Sending it needs connector.update (403 otherwise); leave it out to try the saved configuration.",
+      ),
+  })
+  .optional()
+  .describe("Optional: leave the body out (or send {}) to try the saved configuration.");
+export type CheckConnectorInput = NonNullable<z.infer<typeof checkConnectorSchema>>;

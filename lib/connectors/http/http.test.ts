@@ -1,5 +1,6 @@
 // HTTP webhook destination against a real node:http server on 127.0.0.1.
 import { createHmac } from "node:crypto";
+import { getEventListeners } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
 import { closedPort, json, startHttpServer, streamFor } from "../testing/helpers";
@@ -88,6 +89,18 @@ describe("Http destination", () => {
     });
     const [a] = await httpDestination.write(config({ timeout: 1 }), records.slice(0, 1), { stream, batch: false });
     expect(a).toMatchObject({ ok: false, status: 0, retryable: true, error: expect.stringMatching(/No response .* within 1 s/) });
+  });
+
+  it("stops when the run is cancelled, and leaves nothing attached to the run's signal", async () => {
+    const run = new AbortController();
+    await httpDestination.write(config(), records, { stream, batch: false, signal: run.signal });
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
+    server.setHandler((_req, res) => {
+      setTimeout(() => json(res, 200, {}), 3000);
+    });
+    setTimeout(() => run.abort(new Error("canceled")), 100);
+    const [a] = await httpDestination.write(config(), records.slice(0, 1), { stream, batch: false, signal: run.signal });
+    expect(a).toMatchObject({ ok: false, status: 0, error: "The request was cancelled." });
   });
 
   it("truncates long response bodies in the log", async () => {

@@ -1,5 +1,6 @@
 // MariaDB connection handling shared by the source and the destination (mysql2).
 import { createHash } from "node:crypto";
+import { Socket } from "node:net";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import type { Row } from "../types";
@@ -7,7 +8,7 @@ import { numberField, optionalString, secondsToMs, stringField } from "../shared
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import type { ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-write";
-import { assertHostAllowed } from "../net-policy";
+import { connectGuarded } from "../net-policy";
 
 export interface MariaSettings {
   host: string;
@@ -57,6 +58,10 @@ const typeCast: mysql.TypeCast = (field, next) => {
 
 export function connectionOptions(s: MariaSettings): mysql.ConnectionOptions {
   return {
+    // mysql2 uses the socket we hand it: connected through the outbound guard, so it reaches exactly
+    // the address that was checked; `host` stays the name, for TLS (SNI, certificate). No-delay and
+    // keep-alive are what mysql2 sets on sockets it opens itself.
+    stream: () => connectGuarded(new Socket(), { host: s.host, port: s.port }).setNoDelay(true).setKeepAlive(true),
     host: s.host,
     port: s.port,
     user: s.user,
@@ -76,7 +81,6 @@ export const SESSION_SETUP =
   "SET SESSION time_zone = '+00:00', sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'STRICT_ALL_TABLES')";
 
 export async function connectPromise(s: MariaSettings): Promise<mysqlPromise.Connection> {
-  await assertHostAllowed(s.host);
   const conn = await mysqlPromise.createConnection(connectionOptions(s));
   conn.on("error", () => undefined);
   try {
@@ -90,7 +94,6 @@ export async function connectPromise(s: MariaSettings): Promise<mysqlPromise.Con
 
 /** The callback API, needed for query().stream(). */
 export async function connectStreaming(s: MariaSettings): Promise<mysql.Connection> {
-  await assertHostAllowed(s.host);
   const conn = mysql.createConnection(connectionOptions(s));
   conn.on("error", () => undefined);
   await new Promise<void>((resolve, reject) => conn.query({ sql: SESSION_SETUP, timeout: s.queryTimeoutMs }, (err) => (err ? reject(err) : resolve())));

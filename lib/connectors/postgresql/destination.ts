@@ -1,9 +1,25 @@
 // PostgreSQL destination: one stream per table; inserts, updates, upserts and deletes in
 // set-based statements, bad rows isolated by the shared bisecting writer.
+import { createHash } from "node:crypto";
 import pg from "pg";
-import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
+import type {
+  DestinationConnector,
+  Row,
+  WriteAction,
+  WriteOptions,
+  WriteOutcome,
+  WriteRecord,
+} from "../types";
 import { ConnectorError } from "../shared/errors";
-import { failAll, tablesCatalog, keyOf, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import {
+  failAll,
+  tablesCatalog,
+  keyOf,
+  writeWithIsolation,
+  type SqlBatchWriter,
+  type TableInfo,
+} from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
 import {
   clientConfig,
@@ -25,6 +41,8 @@ interface PoolEntry {
   settings: PgSettings;
   /** Table metadata, loaded on first write to a table and kept for the pool's life. */
   tables: Map<string, TableInfo> | undefined;
+  /** The user may create temporary tables (a privilege PUBLIC has unless revoked): COPY through a stage. */
+  canStage?: boolean;
 }
 
 const pools = new Map<string, PoolEntry>();
@@ -66,7 +84,65 @@ function recordset(table: TableInfo, columns: string[]): string {
   return `jsonb_to_recordset($1::jsonb) AS r(${columns.map((c) => `${quoteIdent(c)} ${types.get(c)}`).join(", ")})`;
 }
 
-function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings): SqlBatchWriter {
+/**
+ * Per written column, whether it is json/jsonb (its values go in as JSON); undefined when a column is
+ * an array, whose COPY syntax is PostgreSQL's array literal: those groups keep the jsonb path.
+ */
+function copyColumns(table: TableInfo, columns: string[]): boolean[] | undefined {
+  const types = new Map(table.columns.map((c) => [c.name, c.type]));
+  const json: boolean[] = [];
+  for (const c of columns) {
+    const type = types.get(c) ?? "";
+    if (type.endsWith("]")) return undefined;
+    json.push(type === "json" || type === "jsonb");
+  }
+  return json;
+}
+
+/**
+ * One value in COPY text format, converted as jsonb_to_recordset would convert its JSON: json
+ * columns take the value's JSON, other columns its text (objects as JSON, non-finite numbers null).
+ */
+function copyValue(value: unknown, json: boolean): string {
+  if (value === null || value === undefined) return COPY_NULL;
+  if (json) return copyEscape(JSON.stringify(value));
+  switch (typeof value) {
+    case "string":
+      return copyEscape(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : COPY_NULL;
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return value.toString();
+    default:
+      return copyEscape(value instanceof Date ? value.toISOString() : JSON.stringify(value));
+  }
+}
+
+/** The rows of `records` as COPY input for `columns` (json: copyColumns' flags), in order. */
+function copyRows(columns: string[], json: boolean[], records: WriteRecord[]): CopyInput {
+  const input = new CopyInput();
+  for (const r of records) {
+    let line = "";
+    for (let i = 0; i < columns.length; i++)
+      line += (i === 0 ? "" : "\t") + copyValue(r.payload[columns[i]], json[i]);
+    input.push(`${line}\n`);
+  }
+  return input;
+}
+
+/** A session-local table shaped like `columns` of the target, no constraints: rows are COPYed into it, then merged. */
+function stageName(table: TableInfo, columns: string[]): string {
+  return quoteIdent(
+    `ds_stage_${createHash("sha1")
+      .update(JSON.stringify([table.name, columns]))
+      .digest("hex")
+      .slice(0, 16)}`,
+  );
+}
+
+function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage: boolean): SqlBatchWriter {
   return {
     savepoint: () => client.query("SAVEPOINT ds_batch").then(() => undefined),
     rollbackToSavepoint: () => client.query("ROLLBACK TO SAVEPOINT ds_batch").then(() => undefined),
@@ -77,32 +153,58 @@ function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings): SqlBatc
       const target = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
       const cols = columns.map(quoteIdent).join(", ");
       const pk = table.primaryKey.map(quoteIdent);
-      const payload = JSON.stringify(records.map((r) => r.payload));
       const misses = new Map<string, string>();
       if (action === "insert" || action === "upsert") {
-        let sql = `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${recordset(table, columns)}`;
+        let conflict = "";
         if (action === "upsert") {
-          const updates = columns.filter((c) => !table.primaryKey.includes(c)).map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`);
-          sql += ` ON CONFLICT (${pk.join(", ")}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;
+          const updates = columns
+            .filter((c) => !table.primaryKey.includes(c))
+            .map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`);
+          conflict = ` ON CONFLICT (${pk.join(", ")}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;
         }
-        await client.query(sql, [payload]);
+        const json = canStage ? copyColumns(table, columns) : undefined;
+        if (json) {
+          // COPY into a staging table and one INSERT … SELECT: about half the server time of
+          // expanding a jsonb parameter, and values convert with the same input functions. A bad
+          // value fails the COPY (class 22), so bisection still isolates it.
+          const stage = stageName(table, columns);
+          await client.query(
+            `CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT ${cols} FROM ${target} WITH NO DATA`,
+          );
+          await copyRows(columns, json, records).copy(client, `COPY ${stage} (${cols}) FROM STDIN`);
+          await client.query(
+            `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${stage}${conflict}; TRUNCATE ${stage}`,
+          );
+          return misses;
+        }
+        await client.query(
+          `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${recordset(table, columns)}${conflict}`,
+          [JSON.stringify(records.map((r) => r.payload))],
+        );
         return misses;
       }
+      const payload = JSON.stringify(records.map((r) => r.payload));
       const match = pk.map((c) => `t.${c} = r.${c}`).join(" AND ");
       const returning = `RETURNING ${pk.map((c) => `t.${c}`).join(", ")}`;
       if (action === "delete") {
         // Deleting a row that is already gone is a success: the destination ends up as asked.
-        await client.query(`DELETE FROM ${target} AS t USING ${recordset(table, columns)} WHERE ${match}`, [payload]);
+        await client.query(`DELETE FROM ${target} AS t USING ${recordset(table, columns)} WHERE ${match}`, [
+          payload,
+        ]);
         return misses;
       }
-      const sets = columns.filter((c) => !table.primaryKey.includes(c)).map((c) => `${quoteIdent(c)} = r.${quoteIdent(c)}`);
+      const sets = columns
+        .filter((c) => !table.primaryKey.includes(c))
+        .map((c) => `${quoteIdent(c)} = r.${quoteIdent(c)}`);
       if (sets.length === 0) sets.push(`${pk[0]} = r.${pk[0]}`);
-      const { rows } = await client.query(`UPDATE ${target} AS t SET ${sets.join(", ")} FROM ${recordset(table, columns)} WHERE ${match} ${returning}`, [
-        payload,
-      ]);
+      const { rows } = await client.query(
+        `UPDATE ${target} AS t SET ${sets.join(", ")} FROM ${recordset(table, columns)} WHERE ${match} ${returning}`,
+        [payload],
+      );
       const found = new Set(rows.map((row: Row) => keyOf(row, table.primaryKey)));
       for (const r of records) {
-        if (!found.has(keyOf(r.payload, table.primaryKey))) misses.set(r.key, `No row in "${table.name}" has this primary key, so nothing was updated.`);
+        if (!found.has(keyOf(r.payload, table.primaryKey)))
+          misses.set(r.key, `No row in "${table.name}" has this primary key, so nothing was updated.`);
       }
       return misses;
     },
@@ -124,7 +226,10 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
   try {
     const table = await tableInfo(entry, client, options.stream.name);
     await client.query("BEGIN");
-    const outcomes = await writeWithIsolation(table, records, pgWriter(client, s.schema, s));
+    entry.canStage ??= (
+      await client.query<{ ok: boolean }>("SELECT has_database_privilege(current_database(), 'TEMP') AS ok")
+    ).rows[0].ok;
+    const outcomes = await writeWithIsolation(table, records, pgWriter(client, s.schema, s, entry.canStage));
     await client.query("COMMIT");
     return outcomes;
   } catch (err) {
@@ -132,8 +237,10 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
       broken = true;
     });
     // A missing table will not appear on retry; anything else (lost connection, timeout) may pass.
-    if (err instanceof ConnectorError) return records.map((r) => ({ key: r.key, ok: false, error: err.message, retryable: false }));
-    if ((err as { code?: string }).code === "42P01" || (err as { code?: string }).code === "42703") entry.tables = undefined;
+    if (err instanceof ConnectorError)
+      return records.map((r) => ({ key: r.key, ok: false, error: err.message, retryable: false }));
+    if ((err as { code?: string }).code === "42P01" || (err as { code?: string }).code === "42703")
+      entry.tables = undefined;
     return failAll(records, err, (e) => describePgError(e, s));
   } finally {
     client.release(broken);
@@ -144,7 +251,8 @@ async function discover(config: Row) {
   return described(config, () =>
     withClient(config, async (client, s) => {
       const tables = await listColumns(client, s.schema);
-      return tablesCatalog(tables.values(), s.schema);
+      // Rows arrive through COPY, so a batch is bounded by memory, not by a statement's size.
+      return tablesCatalog(tables.values(), s.schema, 5000);
     }),
   );
 }

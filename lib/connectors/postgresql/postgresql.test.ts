@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@/lib/db/embedded";
 import type { Row, WriteRecord } from "../types";
 import { closedPort, streamFor, uniqueName } from "../testing/helpers";
+import { timestamptzToIso } from "./connection";
 import { postgresqlDestination } from "./destination";
 import { postgresqlSource } from "./source";
 
@@ -37,7 +38,9 @@ beforeAll(async () => {
   await sql(`CREATE TABLE ${schema}.people (
     id integer PRIMARY KEY, name text NOT NULL, email varchar(200), score numeric(10,2), big bigint,
     born date, seen_at timestamptz, tags text[], extra jsonb, created_at timestamp DEFAULT now())`);
-  await sql(`CREATE TABLE ${schema}.events (id bigint PRIMARY KEY, payload text NOT NULL, updated_at timestamptz NOT NULL)`);
+  await sql(
+    `CREATE TABLE ${schema}.events (id bigint PRIMARY KEY, payload text NOT NULL, updated_at timestamptz NOT NULL)`,
+  );
   await sql(`INSERT INTO ${schema}.events
     SELECT g, repeat('x', 200) || g, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' FROM generate_series(1, 100000) g`);
 });
@@ -63,7 +66,10 @@ describe("check", () => {
 
   it("explains an unknown database", async () => {
     const result = await postgresqlSource.check(config({ database: "no_such_db_x" }));
-    expect(result).toEqual({ ok: false, details: expect.stringContaining('Database "no_such_db_x" does not exist') });
+    expect(result).toEqual({
+      ok: false,
+      details: expect.stringContaining('Database "no_such_db_x" does not exist'),
+    });
   });
 
   it("explains an unknown host", async () => {
@@ -74,7 +80,10 @@ describe("check", () => {
 
   it("explains a missing schema", async () => {
     const result = await postgresqlSource.check(config({ schema: "no_such_schema_x" }));
-    expect(result).toEqual({ ok: false, details: expect.stringContaining('schema "no_such_schema_x" does not exist') });
+    expect(result).toEqual({
+      ok: false,
+      details: expect.stringContaining('schema "no_such_schema_x" does not exist'),
+    });
   });
 
   it("refuses the cloud metadata address without connecting", async () => {
@@ -105,14 +114,19 @@ describe("check with password authentication", () => {
 
   it("accepts the right password and explains a wrong one without echoing it", async () => {
     const base = { host: "127.0.0.1", port: embedded!.port, database: "datasync", schema: "public" };
-    const good = await postgresqlSource.check({ ...base, credentials: { auth_type: "username/password", username: "ds_pw_user", password: "right-password" } });
+    const good = await postgresqlSource.check({
+      ...base,
+      credentials: { auth_type: "username/password", username: "ds_pw_user", password: "right-password" },
+    });
     expect(good.ok).toBe(true);
     const bad = await postgresqlSource.check({
       ...base,
       credentials: { auth_type: "username/password", username: "ds_pw_user", password: "wrong-password-123" },
     });
     expect(bad.ok).toBe(false);
-    expect(bad.details).toBe('Password authentication failed for user "ds_pw_user". Check the username and password.');
+    expect(bad.details).toBe(
+      'Password authentication failed for user "ds_pw_user". Check the username and password.',
+    );
     expect(bad.details).not.toContain("wrong-password-123");
   });
 });
@@ -139,9 +153,20 @@ describe("source", () => {
   it("previews a query with a limit, JSON-safe values and column types", async () => {
     await sql(`INSERT INTO ${schema}.people (id, name, big, born, seen_at, score) VALUES
       (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00+00', 12.50)`);
-    const result = await postgresqlSource.query!(config(), `SELECT id, name, big, born, seen_at, score FROM ${schema}.people WHERE id = 900;`, 5);
+    const result = await postgresqlSource.query!(
+      config(),
+      `SELECT id, name, big, born, seen_at, score FROM ${schema}.people WHERE id = 900;`,
+      5,
+    );
     expect(result.rows).toEqual([
-      { id: 900, name: "Preview", big: "9007199254740993", born: "2020-02-29", seen_at: "2024-05-01T10:00:00.000Z", score: "12.50" },
+      {
+        id: 900,
+        name: "Preview",
+        big: "9007199254740993",
+        born: "2020-02-29",
+        seen_at: "2024-05-01T10:00:00.000Z",
+        score: "12.50",
+      },
     ]);
     expect(result.columns).toContainEqual({ name: "big", type: "bigint" });
     const limited = await postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events`, 3);
@@ -150,8 +175,12 @@ describe("source", () => {
   });
 
   it("refuses a preview query that ends in LIMIT or OFFSET", async () => {
-    await expect(postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events LIMIT 10`, 5)).rejects.toThrow(/must not end with LIMIT or OFFSET/);
-    await expect(postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events OFFSET 10;`, 5)).rejects.toThrow(/LIMIT or OFFSET/);
+    await expect(
+      postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events LIMIT 10`, 5),
+    ).rejects.toThrow(/must not end with LIMIT or OFFSET/);
+    await expect(
+      postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events OFFSET 10;`, 5),
+    ).rejects.toThrow(/LIMIT or OFFSET/);
   });
 
   it("runs previews read-only", async () => {
@@ -169,7 +198,10 @@ describe("source", () => {
     let batches = 0;
     let maxHeld = 0;
     let lastId = 0;
-    for await (const batch of postgresqlSource.read(config(), { query: `SELECT id, payload, updated_at FROM ${schema}.events ORDER BY id`, batchSize: 1000 })) {
+    for await (const batch of postgresqlSource.read(config(), {
+      query: `SELECT id, payload, updated_at FROM ${schema}.events ORDER BY id`,
+      batchSize: 1000,
+    })) {
       batches += 1;
       total += batch.length;
       maxHeld = Math.max(maxHeld, batch.length);
@@ -199,15 +231,20 @@ describe("source", () => {
   });
 
   it("bounds previews and each read batch by the query timeout", async () => {
-    await expect(postgresqlSource.query!(config({ query_timeout: 1 }), "SELECT pg_sleep(3)", 1)).rejects.toThrow(
-      "The query was cancelled after the 1 s statement timeout.",
-    );
-    const rows = postgresqlSource.read(config({ query_timeout: 1 }), { query: "SELECT pg_sleep(3)", batchSize: 10 })[Symbol.asyncIterator]();
+    await expect(
+      postgresqlSource.query!(config({ query_timeout: 1 }), "SELECT pg_sleep(3)", 1),
+    ).rejects.toThrow("The query was cancelled after the 1 s statement timeout.");
+    const rows = postgresqlSource
+      .read(config({ query_timeout: 1 }), { query: "SELECT pg_sleep(3)", batchSize: 10 })
+      [Symbol.asyncIterator]();
     await expect(rows.next()).rejects.toThrow(/did not return the next 10 rows within 1 s/);
   });
 
   it("stops cleanly when the consumer stops early", async () => {
-    for await (const batch of postgresqlSource.read(config(), { query: `SELECT * FROM ${schema}.events`, batchSize: 10 })) {
+    for await (const batch of postgresqlSource.read(config(), {
+      query: `SELECT * FROM ${schema}.events`,
+      batchSize: 10,
+    })) {
       expect(batch).toHaveLength(10);
       break;
     }
@@ -218,25 +255,58 @@ describe("source", () => {
   });
 });
 
+describe("timestamptz text", () => {
+  it("converts UTC values by rewriting the text, exactly as pg's parser and toISOString would", () => {
+    const viaDate = (v: string) => (pg.types.getTypeParser(1184, "text")(v) as Date).toISOString();
+    for (const v of [
+      "2024-05-01 10:00:00+00",
+      "2024-05-01 10:00:00.1+00",
+      "2024-05-01 10:00:00.123456+00",
+      "1999-12-31 23:59:59.9999+00",
+      "2024-05-01 10:00:00+02",
+      "2024-05-01 10:00:00.5-05:30",
+    ]) {
+      expect(timestamptzToIso(v)).toBe(viaDate(v));
+    }
+    expect(timestamptzToIso("infinity")).toBe("infinity");
+  });
+});
+
 describe("destination", () => {
   const people = streamFor("people");
-  const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRecord => ({ key, action, payload });
+  const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRecord => ({
+    key,
+    action,
+    payload,
+  });
 
   it("discovers writable streams with required columns and primary keys", async () => {
     const catalog = await postgresqlDestination.discover(config());
     const stream = catalog.streams.find((s) => s.name === "people");
-    expect(stream).toMatchObject({ batch_support: true, batch_size: 1000, primary_key: ["id"] });
+    expect(stream).toMatchObject({ batch_support: true, batch_size: 5000, primary_key: ["id"] });
     expect(stream?.json_schema.required).toEqual(["id", "name"]);
   });
 
   it("inserts a batch and isolates the one bad row", async () => {
     const records = Array.from({ length: 20 }, (_, i) =>
-      rec(`k${i}`, "insert", { id: i + 1, name: i === 13 ? null : `Person ${i + 1}`, tags: ["a", "b"], extra: { n: i } }),
+      rec(`k${i}`, "insert", {
+        id: i + 1,
+        name: i === 13 ? null : `Person ${i + 1}`,
+        tags: ["a", "b"],
+        extra: { n: i },
+      }),
     );
     const outcomes = await postgresqlDestination.write(config(), records, { stream: people, batch: true });
     expect(outcomes).toHaveLength(20);
     const failed = outcomes.filter((o) => !o.ok);
-    expect(failed).toEqual([{ key: "k13", ok: false, error: expect.stringMatching(/null value in column "name"/), retryable: false }]);
+    expect(failed).toEqual([
+      {
+        key: "k13",
+        ok: false,
+        error: expect.stringMatching(/null value in column "name"/),
+        retryable: false,
+      },
+    ]);
     const { rows } = await sql(`SELECT count(*)::int AS n, min(tags::text) AS tags FROM ${schema}.people`);
     expect(rows[0]).toEqual({ n: 19, tags: "{a,b}" });
   });
@@ -258,7 +328,9 @@ describe("destination", () => {
     expect(byKey.u1.ok && byKey.s1.ok && byKey.s2.ok && byKey.d1.ok).toBe(true);
     expect(byKey.u2).toMatchObject({ ok: false, error: expect.stringMatching(/No row/) });
     expect(byKey.x1).toMatchObject({ ok: false, error: 'Unknown column "nope" for table "people".' });
-    const { rows } = await sql(`SELECT id, name, email FROM ${schema}.people WHERE id IN (1, 2, 3, 50) ORDER BY id`);
+    const { rows } = await sql(
+      `SELECT id, name, email FROM ${schema}.people WHERE id IN (1, 2, 3, 50) ORDER BY id`,
+    );
     expect(rows).toEqual([
       { id: 1, name: "Updated one", email: "one@example.com" },
       { id: 2, name: "Upserted two", email: null },
@@ -273,16 +345,101 @@ describe("destination", () => {
       { stream: people, batch: true },
     );
     expect(outcomes.find((o) => o.key === "a")?.ok).toBe(true);
-    expect(outcomes.find((o) => o.key === "b")).toMatchObject({ ok: false, error: expect.stringMatching(/invalid input syntax for type integer/) });
-    const missing = await postgresqlDestination.write(config(), [rec("m", "insert", { id: 1 })], { stream: streamFor("nope"), batch: true });
-    expect(missing).toEqual([{ key: "m", ok: false, error: `Table "${schema}"."nope" does not exist.`, retryable: false }]);
+    expect(outcomes.find((o) => o.key === "b")).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/invalid input syntax for type integer/),
+    });
+    const missing = await postgresqlDestination.write(config(), [rec("m", "insert", { id: 1 })], {
+      stream: streamFor("nope"),
+      batch: true,
+    });
+    expect(missing).toEqual([
+      { key: "m", ok: false, error: `Table "${schema}"."nope" does not exist.`, retryable: false },
+    ]);
+  });
+
+  it("converts values the same way on the COPY path as on the jsonb path", async () => {
+    const tricky = {
+      name: 'tab\there, line\nbreak, back\\slash, quote " and \r',
+      email: true,
+      score: 12.5,
+      big: "9007199254740993",
+      born: "2024-02-29",
+      seen_at: "2024-05-01T10:00:00.123Z",
+      extra: { nested: ["a\tb", 1, null], s: "x\\y" },
+    };
+    // Without an array column the group goes through COPY; with `tags` it keeps jsonb_to_recordset.
+    const outcomes = await postgresqlDestination.write(
+      config(),
+      [rec("c", "upsert", { id: 901, ...tricky }), rec("j", "upsert", { id: 902, ...tricky, tags: null })],
+      { stream: people, batch: true },
+    );
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    const { rows } = await sql(
+      `SELECT name, email, score::text, big::text, born::text, seen_at, extra FROM ${schema}.people WHERE id IN (901, 902) ORDER BY id`,
+    );
+    expect(rows[0]).toEqual(rows[1]);
+    expect(rows[0]).toMatchObject({
+      name: tricky.name,
+      email: "true",
+      score: "12.50",
+      big: "9007199254740993",
+      extra: tricky.extra,
+    });
+    expect((rows[0].seen_at as Date).toISOString()).toBe(tricky.seen_at);
+  });
+
+  it("writes without a staging table when the user may not create temporary tables", async () => {
+    const db = uniqueName("ds_notemp");
+    const role = uniqueName("ds_notemp_user");
+    await sql(`CREATE DATABASE ${db}`);
+    await sql(`CREATE ROLE ${role} LOGIN`);
+    await sql(`REVOKE TEMPORARY ON DATABASE ${db} FROM PUBLIC`);
+    const owner = new pg.Client({ host: HOST, port: PORT, user: "postgres", database: db });
+    await owner.connect();
+    const settings = config({
+      database: db,
+      schema: "public",
+      credentials: { auth_type: "username/password", username: role, password: "" },
+    });
+    try {
+      await owner.query(`CREATE TABLE public.people (id integer PRIMARY KEY, name text NOT NULL)`);
+      await owner.query(`GRANT ALL ON public.people TO ${role}`);
+      const outcomes = await postgresqlDestination.write(
+        settings,
+        [rec("a", "upsert", { id: 1, name: "one" }), rec("b", "upsert", { id: 2, name: null })],
+        {
+          stream: people,
+          batch: true,
+        },
+      );
+      expect(outcomes.find((o) => o.key === "a")).toEqual({ key: "a", ok: true });
+      expect(outcomes.find((o) => o.key === "b")).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/null value in column "name"/),
+      });
+      expect((await owner.query("SELECT id, name FROM public.people")).rows).toEqual([
+        { id: 1, name: "one" },
+      ]);
+    } finally {
+      await postgresqlDestination.close?.(settings);
+      await owner.end();
+      await sql(`DROP DATABASE ${db}`);
+      await sql(`DROP ROLE ${role}`);
+    }
   });
 
   it("fails every record as retryable when the server cannot be reached", async () => {
-    const outcomes = await postgresqlDestination.write(config({ port: await closedPort() }), [rec("z", "insert", { id: 1, name: "z" })], {
-      stream: people,
-      batch: true,
-    });
-    expect(outcomes).toEqual([{ key: "z", ok: false, error: expect.stringMatching(/connection refused/), retryable: true }]);
+    const outcomes = await postgresqlDestination.write(
+      config({ port: await closedPort() }),
+      [rec("z", "insert", { id: 1, name: "z" })],
+      {
+        stream: people,
+        batch: true,
+      },
+    );
+    expect(outcomes).toEqual([
+      { key: "z", ok: false, error: expect.stringMatching(/connection refused/), retryable: true },
+    ]);
   });
 });

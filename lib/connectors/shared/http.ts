@@ -1,7 +1,9 @@
-// Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect),
-// a timeout covering headers and body, bounded body reads, and one log/outcome shape for records.
+// Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect,
+// and applied to the addresses each connection actually uses), a timeout covering headers and body,
+// bounded body reads, and one log/outcome shape for records.
+import { Agent } from "undici";
 import type { WriteOutcome } from "../types";
-import { assertUrlAllowed } from "../net-policy";
+import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
 import { SECRET_MASK } from "./secrets";
 
@@ -72,8 +74,43 @@ function maskedHeaders(headers: Record<string, string>, secret: string[]): Recor
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, hidden.has(k.toLowerCase()) ? SECRET_MASK : v]));
 }
 
-function timedOut(signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError";
+/** An undici dispatcher, as fetch's `dispatcher` option takes it. */
+export type Dispatcher = Agent;
+
+/**
+ * A fetch dispatcher whose every new connection resolves its host through the outbound guard, so it
+ * connects to exactly the addresses that were checked (no DNS rebinding between check and connect).
+ */
+export function guardedDispatcher(resolve: Resolver = systemResolver): Dispatcher {
+  // undici 6 is the major Node 20's fetch is built on, so its Agent is a valid `dispatcher` there.
+  return new Agent({ connect: { lookup: guardedLookup(resolve) } });
+}
+
+let sharedDispatcher: Dispatcher | undefined;
+
+/**
+ * One controller per request for the timeout and the caller's signal, released when the request
+ * ends. (AbortSignal.any would tie every request to the run's long-lived signal, which in Node 20
+ * makes each call slower than the last, and AbortSignal.timeout keeps its timer for the full timeout.)
+ */
+function requestSignal(timeoutMs: number, parent?: AbortSignal) {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new DOMException("The request timed out.", "TimeoutError"));
+  }, timeoutMs);
+  const onAbort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) onAbort();
+  else parent?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => expired,
+    dispose: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 /** Sends one request. Never throws for network trouble: the exchange says what happened. */
@@ -89,16 +126,18 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
     status: 0,
     bodyText: "",
   };
-  const timeout = AbortSignal.timeout(call.timeoutMs);
-  const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
+  const abort = requestSignal(call.timeoutMs, call.signal);
+  const signal = abort.signal;
   let url = call.url;
   let method: string = call.method;
   let body = call.body;
   try {
     for (let hop = 0; ; hop++) {
-      await assertUrlAllowed(url);
+      assertUrlAllowed(url);
+      sharedDispatcher ??= guardedDispatcher();
       // Redirects are followed by hand so that each target passes the outbound guard.
-      const response = await fetch(url, { method, headers, body, signal, redirect: "manual" });
+      const init: RequestInit & { dispatcher: Dispatcher } = { method, headers, body, signal, redirect: "manual", dispatcher: sharedDispatcher };
+      const response = await fetch(url, init);
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
         await response.body?.cancel().catch(() => undefined);
@@ -122,11 +161,14 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
     }
   } catch (err) {
     const host = safeHost(url);
-    if (err instanceof ConnectorError) {
+    // A refusal at connect time reaches us as fetch's TypeError with the guard's error as cause.
+    const cause = (err as { cause?: unknown }).cause;
+    const blocked = err instanceof ConnectorError ? err : cause instanceof OutboundBlockedError ? cause : undefined;
+    if (blocked) {
       // The outbound guard, or a URL that does not parse: retrying cannot help.
       exchange.failure = "blocked";
-      exchange.error = err.message;
-    } else if (timedOut(timeout)) {
+      exchange.error = blocked.message;
+    } else if (abort.timedOut()) {
       exchange.failure = "timeout";
       exchange.error = `No response from ${host} within ${call.timeoutMs / 1000} s.`;
     } else if (call.signal?.aborted) {
@@ -138,6 +180,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
       exchange.error = `Could not reach ${host}: ${cause?.code ?? cause?.message ?? errorMessage(err)}.`;
     }
     return exchange;
+  } finally {
+    abort.dispose();
   }
 }
 

@@ -12,15 +12,19 @@ export interface TableInfo {
   primaryKey: string[];
 }
 
-/** A SQL destination's catalog: one stream per table (`namespace.table`), written in batches. */
-export function tablesCatalog(tables: Iterable<TableInfo>, namespace: string): Catalog {
+/**
+ * A SQL destination's catalog: one stream per table (`namespace.table`), written in batches of
+ * `batchSize` rows per statement group (larger batches amortise round trips; the ceiling is what one
+ * statement or COPY may carry comfortably).
+ */
+export function tablesCatalog(tables: Iterable<TableInfo>, namespace: string, batchSize = 1000): Catalog {
   return buildCatalog(
     [...tables].map((t) => ({
       name: t.name,
       url: `${namespace}.${t.name}`,
       json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
       batch_support: true,
-      batch_size: 1000,
+      batch_size: batchSize,
       request_method: "POST" as const,
       primary_key: t.primaryKey,
     })),
@@ -43,21 +47,56 @@ export interface SqlBatchWriter {
   describeError(err: unknown): string;
 }
 
-/** Columns actually written for a record: delete needs only the key. */
-function columnsOf(table: TableInfo, record: WriteRecord): string[] {
-  return record.action === "delete" ? table.primaryKey : Object.keys(record.payload).sort();
+/** The column set of a payload: which columns are written, in a stable order, and whether all exist. */
+interface Shape {
+  columns: string[];
+  /** Identifies the column set inside one write. */
+  id: string;
+  /** Why this column set cannot be written, if it cannot. */
+  problem?: string;
+}
+
+/**
+ * Shapes by the payload's own key order. Payloads of one mapping share their keys, so the sorting and
+ * checking happen once per write instead of once per record.
+ */
+class Shapes {
+  private readonly byKeys = new Map<string, Shape>();
+  private readonly byId = new Map<string, Shape>();
+  private readonly known: Set<string>;
+  private readonly keyShape: Shape;
+
+  constructor(private readonly table: TableInfo) {
+    this.known = new Set(table.columns.map((c) => c.name));
+    this.keyShape = { columns: table.primaryKey, id: "\u0001key" };
+  }
+
+  of(record: WriteRecord): Shape {
+    // A delete needs only the key.
+    if (record.action === "delete") return this.keyShape;
+    const keys = Object.keys(record.payload);
+    const raw = keys.join("\u0000");
+    let shape = this.byKeys.get(raw);
+    if (!shape) {
+      const columns = [...keys].sort();
+      const unknown = keys.filter((k) => !this.known.has(k));
+      let problem: string | undefined;
+      if (unknown.length > 0) {
+        problem = `Unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => `"${c}"`).join(", ")} for table "${this.table.name}".`;
+      } else if (keys.length === 0) problem = "The payload is empty: there is nothing to write.";
+      const id = columns.join("\u0000");
+      // Payloads with the same columns in another order share one shape, so they share a statement.
+      shape = this.byId.get(id) ?? { columns, id, problem };
+      this.byId.set(id, shape);
+      this.byKeys.set(raw, shape);
+    }
+    return shape;
+  }
 }
 
 /** A record that can never succeed as sent fails up front, without touching the database. */
-function validateRecord(table: TableInfo, record: WriteRecord): string | undefined {
-  const known = new Set(table.columns.map((c) => c.name));
-  if (record.action !== "delete") {
-    const unknown = Object.keys(record.payload).filter((k) => !known.has(k));
-    if (unknown.length > 0) {
-      return `Unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => `"${c}"`).join(", ")} for table "${table.name}".`;
-    }
-    if (Object.keys(record.payload).length === 0) return "The payload is empty: there is nothing to write.";
-  }
+function validateRecord(table: TableInfo, record: WriteRecord, shape: Shape): string | undefined {
+  if (shape.problem) return shape.problem;
   if (record.action !== "insert") {
     if (table.primaryKey.length === 0) {
       return `Table "${table.name}" has no primary key, so it only supports inserts (not ${record.action}).`;
@@ -70,16 +109,29 @@ function validateRecord(table: TableInfo, record: WriteRecord): string | undefin
   return undefined;
 }
 
-function groupRecords(table: TableInfo, records: WriteRecord[]): { action: WriteAction; columns: string[]; records: WriteRecord[] }[] {
-  const groups = new Map<string, { action: WriteAction; columns: string[]; records: WriteRecord[] }>();
+interface Group {
+  action: WriteAction;
+  columns: string[];
+  records: WriteRecord[];
+}
+
+function groupRecords(records: WriteRecord[], shapes: Map<WriteRecord, Shape>): Group[] {
+  // Keyed by action, then by the shape object itself: no string built per record.
+  const groups = new Map<WriteAction, Map<Shape, Group>>();
+  const ordered: Group[] = [];
   for (const record of records) {
-    const columns = columnsOf(table, record);
-    const id = `${record.action}\u0000${columns.join("\u0000")}`;
-    const group = groups.get(id) ?? { action: record.action, columns, records: [] };
+    const shape = shapes.get(record) as Shape;
+    let byShape = groups.get(record.action);
+    if (!byShape) groups.set(record.action, (byShape = new Map()));
+    let group = byShape.get(shape);
+    if (!group) {
+      group = { action: record.action, columns: shape.columns, records: [] };
+      byShape.set(shape, group);
+      ordered.push(group);
+    }
     group.records.push(record);
-    groups.set(id, group);
   }
-  return [...groups.values()];
+  return ordered;
 }
 
 /**
@@ -89,10 +141,16 @@ function groupRecords(table: TableInfo, records: WriteRecord[]): { action: Write
 export async function writeWithIsolation(table: TableInfo, records: WriteRecord[], writer: SqlBatchWriter): Promise<WriteOutcome[]> {
   const outcomes: WriteOutcome[] = [];
   const valid: WriteRecord[] = [];
+  const shapes = new Shapes(table);
+  const shapeOf = new Map<WriteRecord, Shape>();
   for (const record of records) {
-    const problem = validateRecord(table, record);
+    const shape = shapes.of(record);
+    const problem = validateRecord(table, record, shape);
     if (problem) outcomes.push({ key: record.key, ok: false, error: problem, retryable: false });
-    else valid.push(record);
+    else {
+      valid.push(record);
+      shapeOf.set(record, shape);
+    }
   }
 
   const attempt = async (slice: WriteRecord[]): Promise<void> => {
@@ -100,7 +158,7 @@ export async function writeWithIsolation(table: TableInfo, records: WriteRecord[
     await writer.savepoint();
     let misses = new Map<string, string>();
     try {
-      for (const group of groupRecords(table, slice)) {
+      for (const group of groupRecords(slice, shapeOf)) {
         const groupMisses = await writer.writeGroup(table, group.action, group.columns, group.records);
         misses = new Map([...misses, ...groupMisses]);
       }

@@ -1,0 +1,139 @@
+// The shared rate budget against real PostgreSQL: two pools stand for two worker processes leasing
+// from the same rate_limit_budgets row.
+import { Pool } from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/tests/helpers/db";
+import { SharedRateBudget } from "./rate-limit";
+
+const db = useTestDatabase();
+const pools: Pool[] = [];
+let keys = 0;
+
+/** A pool that counts its queries (the budget's database round trips). */
+function worker(): { pool: Pool; queries: () => number } {
+  const pool = new Pool({ connectionString: db.url(), max: 2 });
+  pools.push(pool);
+  let queries = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    queries++;
+    return query(...args);
+  }) as Pool["query"];
+  return { pool, queries: () => queries };
+}
+
+/** `loops` callers per budget acquiring until `ms` have passed; the times each one may start. */
+async function drive(budgets: SharedRateBudget[], loops: number, ms: number, onEach?: () => void): Promise<number[][]> {
+  const deadline = performance.now() + ms;
+  return Promise.all(
+    budgets.map(async (budget) => {
+      const starts: number[] = [];
+      await Promise.all(
+        Array.from({ length: loops }, async () => {
+          while (performance.now() < deadline) {
+            await budget.acquire();
+            starts.push(performance.now());
+            onEach?.();
+          }
+        }),
+      );
+      return starts;
+    }),
+  );
+}
+
+/** The most starts inside any window of `windowMs`. */
+function busiestWindow(starts: number[], windowMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= windowMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+function achievedPerSecond(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  return ((sorted.length - 1) * 1000) / (sorted[sorted.length - 1] - sorted[0]);
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+});
+
+describe("shared rate budget", () => {
+  it("two workers together keep to the rate (≥ 0.9×, no 1-second window more than 5% over it), with few round trips", async () => {
+    const rate = 200;
+    const key = `test:${++keys}`;
+    const a = worker();
+    const b = worker();
+    const budgets = [a, b].map((w) => new SharedRateBudget(w.pool, key, { limit: rate, unit: "second" }));
+    const [fromA, fromB] = await drive(budgets, 4, 3_000);
+    const all = [...fromA, ...fromB];
+
+    expect(busiestWindow(all, 1000)).toBeLessThanOrEqual(rate * 1.05);
+    const achieved = achievedPerSecond(all);
+    expect(achieved).toBeGreaterThanOrEqual(rate * 0.9);
+    expect(achieved).toBeLessThanOrEqual(rate * 1.02);
+    // Both workers spent the one budget.
+    expect(Math.min(fromA.length, fromB.length)).toBeGreaterThan(all.length * 0.2);
+    // Leases, not a round trip per request.
+    expect(a.queries() + b.queries()).toBeLessThan(all.length / 4);
+  });
+
+  it("a busy event loop does not push the schedule back (late wake-ups lose no slot)", async () => {
+    const rate = 100;
+    const w = worker();
+    const budget = new SharedRateBudget(w.pool, `test:${++keys}`, { limit: rate, unit: "second" });
+    let last = performance.now();
+    // Every 40 ms the loop is blocked for 15 ms, as on an overloaded machine.
+    const [starts] = await drive([budget], 4, 2_500, () => {
+      if (performance.now() - last < 40) return;
+      const until = performance.now() + 15;
+      while (performance.now() < until);
+      last = performance.now();
+    });
+    expect(achievedPerSecond(starts)).toBeGreaterThanOrEqual(rate * 0.9);
+    expect(busiestWindow(starts, 1000)).toBeLessThanOrEqual(rate * 1.05);
+  });
+
+  it("spaces requests at low rates, and gives unspent slots back when the worker goes idle", async () => {
+    const key = `test:${++keys}`;
+    const a = worker();
+    const slow = new SharedRateBudget(a.pool, key, { limit: 5, unit: "second" });
+    const t0 = performance.now();
+    const starts: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await slow.acquire();
+      starts.push(performance.now() - t0);
+    }
+    expect(starts[0]).toBeLessThan(150);
+    // Slots are 200 ms apart on the database clock; a slot that arrives already due goes a little late.
+    for (let i = 1; i < 4; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(185);
+    expect(starts[3] - starts[0]).toBeLessThan(3 * 200 + 100);
+
+    // A lease of 100 ms of a fast budget, one slot spent: after the idle delay the rest goes back,
+    // so another worker starts at once instead of after the first one's unspent slots.
+    const fastKey = `test:${++keys}`;
+    const first = new SharedRateBudget(a.pool, fastKey, { limit: 50, unit: "second" });
+    await first.acquire();
+    await new Promise((r) => setTimeout(r, 300));
+    const { rows } = await a.pool.query<{ free: boolean }>("SELECT next_at <= clock_timestamp() AS free FROM rate_limit_budgets WHERE key = $1", [fastKey]);
+    expect(rows[0].free).toBe(true);
+    const b = worker();
+    await b.pool.query("SELECT 1");
+    const other = new SharedRateBudget(b.pool, fastKey, { limit: 50, unit: "second" });
+    expect(await other.acquire()).toBeLessThan(15);
+  });
+
+  it("stops waiting when the signal aborts", async () => {
+    const w = worker();
+    const budget = new SharedRateBudget(w.pool, `test:${++keys}`, { limit: 1, unit: "minute" });
+    await budget.acquire();
+    const controller = new AbortController();
+    const waiting = budget.acquire(controller.signal);
+    setTimeout(() => controller.abort(new Error("stopped")), 50);
+    await expect(waiting).rejects.toThrow("stopped");
+  });
+});

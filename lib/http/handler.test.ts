@@ -1,0 +1,83 @@
+// The route wrapper remembers authentications briefly; these tests pin the bound it documents.
+import { NextRequest } from "next/server";
+import { describe, expect, it } from "vitest";
+import { DELETE as logoutRoute } from "@/app/api/v1/logout/route";
+import { signToken } from "@/lib/auth/jwt";
+import { prisma } from "@/lib/db/client";
+import { newMember, newWorkspace, systemRoleId } from "@/lib/services/auth.fixtures";
+import { useTestDatabase } from "@/tests/helpers/db";
+import { route } from "./handler";
+
+useTestDatabase();
+
+const whoAmI = route({ permission: ["sync", "read"] }, async ({ auth }) => ({
+  role: auth.roleName,
+  workspace: auth.workspaceId,
+}));
+const anyWrite = route({ permission: "public" }, async () => ({ ok: true }));
+
+const request = (token: string, workspaceId: number, method = "GET") =>
+  new NextRequest("http://127.0.0.1/api/v1/test", {
+    method,
+    headers: { authorization: `Bearer ${token}`, "workspace-id": String(workspaceId) },
+  });
+
+async function call(token: string, workspaceId: number) {
+  const res = await whoAmI(request(token, workspaceId));
+  return { status: res.status, body: (await res.json()) as { role?: string; message?: string } };
+}
+
+async function setRole(workspaceId: number, userId: number, role: "Admin" | "Viewer") {
+  await prisma().workspaceUser.update({
+    where: { workspaceId_userId: { workspaceId, userId } },
+    data: { roleId: await systemRoleId(role) },
+  });
+}
+
+describe("remembered authentications", () => {
+  it("see a change made in the database within a second, and at once after any write request", async () => {
+    const { user, workspaceId } = await newMember("Admin");
+    const { token } = await signToken({ userId: user.id, kind: "session" });
+    expect(await call(token, workspaceId)).toMatchObject({ status: 200, body: { role: "Admin" } });
+
+    await setRole(workspaceId, user.id, "Viewer");
+    await expect
+      .poll(async () => (await call(token, workspaceId)).body.role, { timeout: 3000, interval: 100 })
+      .toBe("Viewer");
+
+    await setRole(workspaceId, user.id, "Admin");
+    await anyWrite(request(token, workspaceId, "POST"));
+    expect(await call(token, workspaceId)).toMatchObject({ status: 200, body: { role: "Admin" } });
+  });
+
+  it("a logout through the API refuses the token on the very next request", async () => {
+    const { user, workspaceId } = await newMember("Viewer");
+    const { token } = await signToken({ userId: user.id, kind: "session" });
+    expect((await call(token, workspaceId)).status).toBe(200);
+    expect((await logoutRoute(request(token, workspaceId, "DELETE"))).status).toBe(200);
+    expect(await call(token, workspaceId)).toMatchObject({ status: 401 });
+  });
+
+  it("never remembers a refusal", async () => {
+    const { user } = await newMember("Viewer");
+    const other = await newWorkspace();
+    const { token } = await signToken({ userId: user.id, kind: "session" });
+    expect((await call(token, other)).status).toBe(404);
+    await prisma().workspaceUser.create({
+      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Viewer") },
+    });
+    expect(await call(token, other)).toMatchObject({ status: 200, body: { role: "Viewer" } });
+  });
+
+  it("keeps workspaces apart: one token, two Workspace-Id headers", async () => {
+    const { user, workspaceId } = await newMember("Admin");
+    const second = await newWorkspace();
+    await prisma().workspaceUser.create({
+      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Viewer") },
+    });
+    const { token } = await signToken({ userId: user.id, kind: "session" });
+    expect((await call(token, workspaceId)).body).toEqual({ role: "Admin", workspace: workspaceId });
+    expect((await call(token, second)).body).toEqual({ role: "Viewer", workspace: second });
+    expect((await call(token, workspaceId)).body).toEqual({ role: "Admin", workspace: workspaceId });
+  });
+});
