@@ -1,19 +1,28 @@
 // The job queue: pg-boss in the application database. One queue, "sync-run", with the singleton
 // policy: jobs of a general run carry singletonKey `sync:<id>` so pg-boss never has two active for a
 // sync (the run's advisory lock is the database-level guard behind it). Workers reap runs whose worker
-// died: the lock is free while the run says it is running, so the run goes back to the queue.
+// died: the lock is free while the run says it is running, so the run goes back to the queue. They
+// also reap jobs a dead worker left active: pg-boss would keep one active for 23 h, and while it is,
+// the sync's next job cannot start and, being the oldest waiting job, stops every fetch behind it.
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { isFree, runLockKey } from "./locks";
 import { executeRun, MAX_RUN_ATTEMPTS, setRunStatus, applySyncOutcome } from "./pipeline";
-import { RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
+import { RUNNING_RUN_STATUSES, TERMINAL_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
 export const RUN_QUEUE = "sync-run";
 const BOSS_SCHEMA = process.env.PGBOSS_SCHEMA ?? "pgboss";
 const REAPER_INTERVAL_MS = Number(process.env.ENGINE_REAPER_INTERVAL_MS ?? 5000);
 /** A queued run whose job vanished (or whose worker died before claiming it) is re-sent after this long. */
 const QUEUED_GRACE_SECONDS = Number(process.env.ENGINE_QUEUED_GRACE_SECONDS ?? 60);
+/**
+ * A live worker claims a fetched run, or completes its job, within milliseconds; an active job whose
+ * run has ended, or is still queued, this long after is one a dead worker left behind.
+ */
+const STRANDED_JOB_SECONDS = Number(process.env.ENGINE_STRANDED_JOB_SECONDS ?? 10);
+/** A run whose lock was busy for a moment (a reaper's check, the previous run letting go) is retried after this. */
+const BUSY_RETRY_SECONDS = 2;
 
 interface RunJob {
   runId: number;
@@ -70,10 +79,16 @@ function singletonKey(run: { id: number; syncId: number; syncRunType: string }):
   return run.syncRunType === "test" ? `test:${run.id}` : `sync:${run.syncId}`;
 }
 
-/** Puts a run on the queue. */
-export async function enqueueRun(run: { id: number; syncId: number; syncRunType: string }): Promise<void> {
+/** Puts a run on the queue (`startAfterSeconds` to retry it a little later). */
+export async function enqueueRun(
+  run: { id: number; syncId: number; syncRunType: string },
+  options: { startAfterSeconds?: number } = {},
+): Promise<void> {
   const boss = await getBoss();
-  await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, { singletonKey: singletonKey(run) });
+  await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, {
+    singletonKey: singletonKey(run),
+    ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+  });
 }
 
 /** Jobs of a run still waiting or held by a worker. */
@@ -107,10 +122,46 @@ async function resend(run: { id: number; syncId: number; syncRunType: string }):
 }
 
 /**
+ * Fails jobs a dead worker left active: those whose run has ended (the worker died between the run's
+ * last write and completing its job) and those whose run is still queued long after the fetch (it
+ * died before claiming the run, which then gets a new job). Returns how many it failed.
+ */
+export async function reapStrandedJobs(): Promise<number> {
+  const { rows } = await pgPool().query<{
+    job_id: string;
+    run_id: number;
+    sync_id: number | null;
+    sync_run_type: string | null;
+    status: string | null;
+  }>(
+    `SELECT j.id::text AS job_id, r.id AS run_id, r.sync_id, r.sync_run_type::text, r.status::text
+     FROM ${BOSS_SCHEMA}.job j
+     LEFT JOIN sync_runs r ON j.data->>'runId' ~ '^[0-9]{1,9}$' AND r.id = (j.data->>'runId')::int
+     WHERE j.name = $1 AND j.state = 'active' AND j.started_on < now() - $2 * interval '1 second'
+       AND (r.id IS NULL OR r.status = 'queued'
+            OR (r.status = ANY($3::sync_run_status[]) AND r.updated_at < now() - $2 * interval '1 second'))`,
+    [RUN_QUEUE, STRANDED_JOB_SECONDS, TERMINAL_RUN_STATUSES],
+  );
+  if (rows.length === 0) return 0;
+  const boss = await getBoss();
+  for (const row of rows) {
+    if (row.status === "queued" && row.sync_id !== null && row.sync_run_type !== null) {
+      logger.warn({ runId: row.run_id, syncId: row.sync_id }, "re-queueing a run whose worker stopped before claiming it");
+      await resend({ id: row.run_id, syncId: row.sync_id, syncRunType: row.sync_run_type });
+    } else {
+      logger.warn({ runId: row.run_id, jobId: row.job_id }, "failing a job left active by a stopped worker");
+      await boss.fail(RUN_QUEUE, row.job_id, { message: "worker stopped after its run ended" });
+    }
+  }
+  return rows.length;
+}
+
+/**
  * Finds runs left behind by dead workers and hands them to the queue again. Safe to run in every
  * worker at once: each run is moved by a conditional UPDATE under its (free) advisory lock.
  */
 export async function reapOrphanedRuns(): Promise<number> {
+  await reapStrandedJobs();
   const pool = pgPool();
   const { rows } = await pool.query<{
     id: number;
@@ -205,13 +256,20 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
       // (a quarter of an HTTP request's CPU in Node 20); engine log lines name their run themselves.
       const result = await executeRun(runId, { signal: shutdown.signal });
       logger.info({ runId, result }, "run finished");
-      if (result === "requeue") {
-        const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string }>(
-          "SELECT sync_id, sync_run_type::text FROM sync_runs WHERE id = $1",
+      if (result === "requeue" || result === "busy") {
+        // Busy with the run still queued: its lock was held for a moment (a reaper's check, the
+        // sync's previous run letting go), so try again shortly. Busy while it runs: someone has it.
+        const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string; status: string }>(
+          "SELECT sync_id, sync_run_type::text, status::text FROM sync_runs WHERE id = $1",
           [runId],
         );
-        if (rows[0])
-          await enqueueRun({ id: runId, syncId: rows[0].sync_id, syncRunType: rows[0].sync_run_type });
+        const run = rows[0];
+        if (run && (result === "requeue" || run.status === "queued")) {
+          await enqueueRun(
+            { id: runId, syncId: run.sync_id, syncRunType: run.sync_run_type },
+            { startAfterSeconds: result === "busy" ? BUSY_RETRY_SECONDS : 0 },
+          );
+        }
       }
     }
   };

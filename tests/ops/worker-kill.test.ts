@@ -55,13 +55,15 @@ function startWorker(): void {
   w.once("exit", () => alive.delete(name));
 }
 
-/** The worker holding the run's lock (the one running it), if any. */
+/** The worker holding the run's lock (the one running it), if any; not a reaper checking it. */
 async function runner(syncId: number): Promise<string | undefined> {
   const rows = await sql<{ name: string }>(
     db.url(),
     `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
      WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 2
-       AND a.application_name LIKE 'ops-worker-%'`,
+       AND a.application_name LIKE 'ops-worker-%'
+       -- A run's lock sits on an idle connection; a reaper checking the same key is inside a transaction.
+       AND a.state = 'idle'`,
     [0x53594e43, syncId],
   );
   return rows[0]?.name;
