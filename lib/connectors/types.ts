@@ -75,6 +75,25 @@ export interface ReadOptions {
   signal?: AbortSignal;
 }
 
+/** What a fingerprinted read needs besides the query: see SourceConnector.readFingerprinted. */
+export interface FingerprintOptions {
+  /** Prefixed to each row's text before hashing, so a new seed changes every fingerprint. */
+  seed: string;
+  /** The model's primary key column, whose value is parsed eagerly for every row. */
+  primaryKey: string;
+}
+
+/** A batch whose rows stay unparsed until asked for (unchanged rows never are). */
+export interface FingerprintedBatch {
+  length: number;
+  /** Per row, the primary key column's value exactly as `read()` would give it (undefined when the column is absent). */
+  keyValues: unknown[];
+  /** Per row, a hash of the seed and the whole row as the source renders it: equal rows, equal hashes. */
+  fingerprints: string[];
+  /** Row `index` exactly as `read()` would yield it; parsed on each call. */
+  row(index: number): Row;
+}
+
 export type WriteAction = "insert" | "update" | "upsert" | "delete";
 
 export interface WriteRecord {
@@ -113,6 +132,15 @@ export interface SourceConnector {
   query?(config: Row, query: string, limit: number): Promise<QueryResult>;
   /** Streams the model's rows in batches of at most `batchSize`, never holding more than a batch. */
   read(config: Row, options: ReadOptions): AsyncIterable<Row[]>;
+  /**
+   * Optional: the same rows as `read()`, in the same batches and order, with each row's fingerprint
+   * computed by the source system and its parsing deferred. The engine uses it for change detection
+   * when present, so a re-run spends almost nothing on unchanged rows.
+   */
+  readFingerprinted?(
+    config: Row,
+    options: ReadOptions & { fingerprint: FingerprintOptions },
+  ): AsyncIterable<FingerprintedBatch>;
   /** ai_ml sources: run the model for each input row. */
   infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
 }

@@ -19,7 +19,11 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
-/** One-shot md5 (several times cheaper per row than createHash) of the seed and the row's JSON. */
+/**
+ * One-shot md5 (several times cheaper per row than createHash) of the seed and the row's JSON.
+ * Sources with readFingerprinted hash rows themselves (PostgreSQL: md5 of the seed and the row's
+ * `row_to_json` text); a source always takes the same path, so the two kinds never meet in a sync.
+ */
 export function fingerprint(seed: string, rowJson: string): string {
   return hash("md5", seed + rowJson);
 }
@@ -35,7 +39,11 @@ export function rowJson(row: Record<string, unknown>): string {
 
 /** The primary key as text; blank (null, undefined, "") means the row cannot be tracked. */
 export function primaryKeyOf(row: Record<string, unknown>, column: string): string | null {
-  const value = row[column];
+  return keyText(row[column]);
+}
+
+/** A primary key column's value as text, null when blank. */
+export function keyText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const text = typeof value === "object" ? JSON.stringify(value) : String(value);
   return text.trim() === "" ? null : text;

@@ -3,14 +3,14 @@
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
 import type { Pool, PoolClient } from "pg";
-import type { Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
+import type { FingerprintedBatch, ReadOptions, Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
 import { logger } from "@/lib/logger";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
-import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { KeySet } from "./key-set";
 import { Loader } from "./load";
 import { relieveMemoryPressure, resetMemoryPressure } from "./memory";
@@ -81,6 +81,13 @@ interface Item {
    */
   row?: Row;
   action: SyncRecordAction;
+}
+
+/** A batch's trackable rows before the diff; `item` builds the i-th one's Item once it is to be sent. */
+interface Prepared {
+  keys: string[];
+  fingerprints: string[];
+  item: (index: number, action: SyncRecordAction) => Item;
 }
 
 interface Outcome {
@@ -205,13 +212,17 @@ class RunExecution {
     const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
     // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
     this.noStates = !(await hasStates(this.pool, ctx.sync.id));
-    const iterable = ctx.source.read(ctx.sourceConfig, {
+    const options: ReadOptions = {
       query: ctx.model.query,
       batchSize: BATCH_SIZE,
       cursorField,
       cursorValue: cursorField ? ctx.sync.currentCursorField : undefined,
       signal: this.signal,
-    });
+    };
+    // Sources that fingerprint rows themselves spare us parsing the rows that turn out unchanged.
+    const iterable: AsyncIterable<ReadBatch> = ctx.source.readFingerprinted
+      ? ctx.source.readFingerprinted(ctx.sourceConfig, { ...options, fingerprint: { seed: ctx.fingerprintSeed, primaryKey: ctx.model.primaryKey } })
+      : ctx.source.read(ctx.sourceConfig, options);
     const iterator = iterable[Symbol.asyncIterator]();
     const inflight = new Set<Promise<void>>();
     try {
@@ -221,9 +232,9 @@ class RunExecution {
         const next = await iterator.next();
         this.timings.query += performance.now() - started;
         if (next.done) break;
-        const rows = next.value;
-        const cursorValue = cursorField && rows.length > 0 ? cursorText(rows[rows.length - 1][cursorField]) : undefined;
-        const task = this.processRows(this.nextSeq++, rows, cursorValue).catch((err) => this.fail(err));
+        const batch = next.value;
+        const cursorValue = cursorField && batch.length > 0 ? cursorText(rowAt(batch, batch.length - 1)[cursorField]) : undefined;
+        const task = this.processRows(this.nextSeq++, batch, cursorValue).catch((err) => this.fail(err));
         inflight.add(task);
         void task.finally(() => inflight.delete(task));
         while (inflight.size >= BATCHES_IN_FLIGHT) await Promise.race(inflight);
@@ -239,53 +250,90 @@ class RunExecution {
   }
 
   /** Prepares rows (key, fingerprint, duplicates) synchronously, then diffs, maps, loads, records. */
-  private async processRows(seq: number, rows: Row[], cursorValue: string | undefined): Promise<void> {
+  private async processRows(seq: number, batch: ReadBatch, cursorValue: string | undefined): Promise<void> {
     const started = performance.now();
-    const items: Item[] = [];
     const delta = zeroCounters();
-    delta.totalQueryRows = rows.length;
-    delta.processedRows = rows.length;
-    for (const row of rows) {
-      const key = primaryKeyOf(row, this.ctx.model.primaryKey);
-      if (key === null) {
-        delta.skippedRows++;
-        continue;
-      }
-      if (this.seen.has(key)) {
-        delta.duplicateRows++;
-        continue;
-      }
-      this.seen.add(key);
-      const json = rowJson(row);
-      items.push({
-        key,
-        json,
-        fingerprint: fingerprint(this.ctx.fingerprintSeed, json),
-        row: this.noStates ? row : undefined,
-        action: "destination_insert",
-      });
-    }
+    delta.totalQueryRows = batch.length;
+    delta.processedRows = batch.length;
+    const { keys, fingerprints, item } = this.prepare(batch, delta);
     const classes = this.noStates
-      ? allInserts(items.length)
+      ? allInserts(keys.length)
       : await classifyBatch(this.pool, {
           syncId: this.ctx.sync.id,
           runId: this.ctx.run.id,
-          keys: items.map((i) => i.key),
-          fingerprints: items.map((i) => i.fingerprint),
+          keys,
+          fingerprints,
           fullRefresh: this.ctx.sync.syncMode === "full_refresh",
         });
     const toSend: Item[] = [];
-    items.forEach((item, index) => {
+    for (let index = 0; index < keys.length; index++) {
       const c = classes.get(index);
       if (c === undefined) delta.skippedRows++;
-      else if (c !== "d") {
-        item.action = ACTION_OF[c];
-        toSend.push(item);
-      }
-    });
+      else if (c !== "d") toSend.push(item(index, ACTION_OF[c]));
+    }
     this.timings.diff += performance.now() - started;
     const outcomes = await this.send(toSend);
     await this.record(seq, outcomes, delta, cursorValue);
+  }
+
+  /**
+   * Keys and fingerprints of the batch's trackable rows (blank and repeated keys are counted and
+   * dropped), and how to make the Item of the i-th of them once it is known to be sent.
+   */
+  private prepare(batch: ReadBatch, delta: Counters): Prepared {
+    const track = (key: string | null): key is string => {
+      if (key === null) delta.skippedRows++;
+      else if (this.seen.has(key)) delta.duplicateRows++;
+      else {
+        this.seen.add(key);
+        return true;
+      }
+      return false;
+    };
+    // Separate functions: a closure over the fingerprinted batch must not keep plain rows alive too.
+    return Array.isArray(batch) ? this.prepareRows(batch, track) : this.prepareFingerprinted(batch, track);
+  }
+
+  private prepareRows(batch: Row[], track: (key: string | null) => key is string): Prepared {
+    const keys: string[] = [];
+    const fingerprints: string[] = [];
+    const jsons: string[] = [];
+    // The rows themselves are kept only when no diff query comes in between: otherwise a sent row is
+    // parsed back from its JSON, so unchanged rows die young instead of waiting out the diff.
+    const rows: Row[] | undefined = this.noStates ? [] : undefined;
+    for (const row of batch) {
+      const key = primaryKeyOf(row, this.ctx.model.primaryKey);
+      if (!track(key)) continue;
+      const json = rowJson(row);
+      keys.push(key);
+      jsons.push(json);
+      fingerprints.push(fingerprint(this.ctx.fingerprintSeed, json));
+      rows?.push(row);
+    }
+    return { keys, fingerprints, item: (i, action) => ({ key: keys[i], json: jsons[i], fingerprint: fingerprints[i], row: rows?.[i], action }) };
+  }
+
+  /** Fingerprinted by the source: a row is parsed only when it is sent. */
+  private prepareFingerprinted(batch: FingerprintedBatch, track: (key: string | null) => key is string): Prepared {
+    const keys: string[] = [];
+    const fingerprints: string[] = [];
+    const at: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const key = keyText(batch.keyValues[i]);
+      if (!track(key)) continue;
+      keys.push(key);
+      fingerprints.push(batch.fingerprints[i]);
+      at.push(i);
+    }
+    return {
+      keys,
+      fingerprints,
+      // Made after the diff, for sent rows only: the parsed row is kept for the mapping.
+      item: (i, action) => {
+        const row = batch.row(at[i]);
+        return { key: keys[i], json: rowJson(row), fingerprint: fingerprints[i], row, action };
+      },
+    };
   }
 
   /** Maps and loads; a row that fails to map fails alone without being sent. */
@@ -364,6 +412,14 @@ class RunExecution {
     try {
       if (outcomes.length > 0) {
         await client.query("BEGIN");
+        // Holds off a concurrent delete of the run (its workspace's deletion) until this batch has
+        // committed, so the delete triggers find its records and states: bookkeeping has no foreign
+        // keys. A run already deleted writes nothing and stops.
+        const held = await client.query("SELECT 1 FROM sync_runs WHERE id = $1 FOR KEY SHARE", [run.id]);
+        if (held.rowCount === 0) {
+          this.stop("canceled");
+          throw new StopSignal("canceled");
+        }
         // COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
         // classified "d" and never reach this point again, and only the lock holder records.
         const input = new CopyInput();
@@ -561,6 +617,13 @@ class RunExecution {
   private async writeTimings(): Promise<void> {
     await this.pool.query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [this.ctx.run.id, JSON.stringify(this.roundedTimings())]);
   }
+}
+
+/** A read batch: rows as read (fingerprinted here) or fingerprinted by the source (rows parsed on demand). */
+type ReadBatch = Row[] | FingerprintedBatch;
+
+function rowAt(batch: ReadBatch, index: number): Row {
+  return Array.isArray(batch) ? batch[index] : batch.row(index);
 }
 
 function cursorText(value: unknown): string | undefined {

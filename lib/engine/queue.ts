@@ -216,6 +216,7 @@ export async function reapOrphanedRuns(): Promise<number> {
       client.release();
     }
     if (exhausted) {
+      logger.warn({ runId: r.id, syncId: r.sync_id, attempts: r.attempts, status: r.status }, "giving up a run whose workers kept stopping");
       if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
       const jobs = await liveJobs(r.id);
       for (const job of jobs) await (await getBoss()).fail(RUN_QUEUE, job.id, { message: "run given up" });
@@ -254,7 +255,11 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
       if (!Number.isInteger(runId)) continue;
       // No withLogContext here: its AsyncLocalStorage would put hooks on every promise of the run
       // (a quarter of an HTTP request's CPU in Node 20); engine log lines name their run themselves.
-      const result = await executeRun(runId, { signal: shutdown.signal });
+      const result = await executeRun(runId, { signal: shutdown.signal }).catch((err: unknown) => {
+        // The run keeps its running status with its lock free: the reaper hands it to the queue again.
+        logger.warn({ runId, err: (err as Error).message }, "run attempt stopped by an error");
+        throw err;
+      });
       logger.info({ runId, result }, "run finished");
       if (result === "requeue" || result === "busy") {
         // Busy with the run still queued: its lock was held for a moment (a reaper's check, the

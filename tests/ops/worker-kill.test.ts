@@ -43,6 +43,8 @@ function random(seed: number): () => number {
 let source: { url: string; drop(): Promise<void> };
 let destination: { url: string; drop(): Promise<void> };
 const alive = new Map<string, ReturnType<typeof spawnWorker>>();
+/** Every worker's output, the killed ones' too, for the message of a failing trial. */
+const outputs = new Map<string, () => string>();
 let spawned = 0;
 
 /** A worker whose database sessions carry its name, so the holder of a run's lock can be found. */
@@ -52,6 +54,7 @@ function startWorker(): void {
   url.searchParams.set("application_name", name);
   const w = spawnWorker(url.toString(), { ...WORKER_ENV, DATABASE_URL: url.toString() });
   alive.set(name, w);
+  outputs.set(name, w.output);
   w.once("exit", () => alive.delete(name));
 }
 
@@ -107,7 +110,8 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
     // Trials run LANES at a time, with one worker more than lanes: when the worker running a trial is
     // killed, an idle one takes the run over at once, and a replacement starts in the background.
     for (let i = 0; i < LANES + 1; i++) startWorker();
-    const output = () => [...alive.entries()].map(([n, w]) => `${n}:\n${w.output()}`).join("\n");
+    const output = () =>
+      [...outputs.entries()].map(([n, out]) => `${n}${alive.has(n) ? "" : " (killed)"}:\n${out()}`).join("\n");
     const started = Date.now();
 
     const runTrial = async (trial: number) => {
@@ -173,7 +177,7 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
       // Every run ends with an outcome; a failure carries its reason.
       expect(["success", "failed"]).toContain(done.status);
       if (done.status === "failed") expect(done.error, "a failed run says why").toBeTruthy();
-      expect(done, `trial ${trial}: ${JSON.stringify(done)}`).toMatchObject({ status: "success", error: null, failedRows: 0 });
+      expect(done, `trial ${trial}: ${JSON.stringify(done)}; workers:\n${output()}`).toMatchObject({ status: "success", error: null, failedRows: 0 });
 
       // Nothing lost: the destination equals the source.
       expect(await digest(destination.url, table)).toEqual(srcDigest);

@@ -126,6 +126,11 @@ export function clientConfig(s: PgSettings, options: { clientSideTimeout?: boole
 
 export { jsonSafeTypes };
 
+const asText = (value: string) => value;
+
+/** Every column as the server's text: fingerprinted reads parse a row only when it is needed. */
+export const rawTextTypes = { getTypeParser: () => asText } as unknown as pg.CustomTypesConfig;
+
 /** Opens a dedicated client (sources: one per operation); its socket goes through the outbound guard. */
 export async function connect(s: PgSettings, options: { clientSideTimeout?: boolean } = {}): Promise<pg.Client> {
   const client = new pg.Client(clientConfig(s, options));

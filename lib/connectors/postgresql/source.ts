@@ -1,18 +1,20 @@
 // PostgreSQL source: previews and streaming reads of model queries, read-only.
 import Cursor from "pg-cursor";
 import type pg from "pg";
-import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
+import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { assertNoTrailingPaging, jsonSafeRow, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
+import { assertNoTrailingPaging, jsonSafeRow, jsonSafeValue, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
 import {
   connect,
   described,
   describePgError,
+  jsonSafeTypes,
   listColumns,
   pgSettings,
   quoteIdent,
+  rawTextTypes,
   trySettings,
   withClient,
   type PgSettings,
@@ -73,21 +75,53 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
   );
 }
 
-/** The model query, narrowed to rows at or after the saved cursor when reading incrementally. */
-export function incrementalQuery(options: ReadOptions): { text: string; values: unknown[] } {
+/**
+ * The model query, narrowed to rows at or after the saved cursor when reading incrementally. With a
+ * fingerprint seed each row comes after its fingerprint: md5 of the seed and the row's JSON as
+ * PostgreSQL writes it (`row_to_json`), so the server hashes the rows and we parse only those sent.
+ */
+export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string): { text: string; values: unknown[] } {
   const inner = normalizeModelQuery(options.query);
-  if (!options.cursorField) return { text: inner, values: [] };
-  const cursor = quoteIdent(options.cursorField);
-  const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
-  return {
-    text: `SELECT * FROM (${inner}) AS subquery${hasValue ? ` WHERE ${cursor} >= $1` : ""} ORDER BY ${cursor}`,
-    values: hasValue ? [options.cursorValue] : [],
-  };
+  if (!options.cursorField && fingerprintSeed === undefined) return { text: inner, values: [] };
+  const values: unknown[] = [];
+  let where = "";
+  let order = "";
+  if (options.cursorField) {
+    // Qualified, so it cannot be taken for the fingerprint column in ORDER BY.
+    const cursor = `subquery.${quoteIdent(options.cursorField)}`;
+    if (options.cursorValue !== undefined && options.cursorValue !== null) {
+      values.push(options.cursorValue);
+      where = ` WHERE ${cursor} >= $1`;
+    }
+    order = ` ORDER BY ${cursor}`;
+  }
+  let select = "*";
+  if (fingerprintSeed !== undefined) {
+    values.push(fingerprintSeed);
+    // `subquery.*` is the whole row even when the model has a column named "subquery".
+    select = `md5($${values.length}::text || row_to_json(subquery.*)::text) AS fingerprint, subquery.*`;
+  }
+  return { text: `SELECT ${select} FROM (${inner}) AS subquery${where}${order}`, values };
 }
 
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+type Parser = (value: string) => unknown;
+
+/** Resolves one cursor read with the rows and the result's columns (the promise form drops them). */
+function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fields: pg.FieldDef[] }> {
+  return new Promise((resolve, reject) => {
+    // A cursor already done answers with no result at all.
+    cursor.read(count, (err, rows, result) => (err ? reject(err) : resolve({ rows, fields: (result as pg.QueryResult | undefined)?.fields ?? [] })));
+  });
+}
+
+/** Streams a query's rows in batches inside a read-only transaction on a dedicated connection. */
+async function* cursorBatches<T>(
+  config: Row,
+  options: ReadOptions,
+  query: { text: string; values: unknown[] },
+  cursorConfig?: Cursor.CursorQueryConfig,
+): AsyncGenerator<{ rows: T[]; fields: pg.FieldDef[] }> {
   const s = pgSettings(config);
-  const { text, values } = incrementalQuery(options);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   let client: pg.Client;
   try {
@@ -95,24 +129,25 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   } catch (err) {
     throw asConnectorError(err, (e) => describePgError(e, s));
   }
-  let cursor: Cursor | undefined;
+  let cursor: Cursor<T> | undefined;
   try {
     await client.query("BEGIN TRANSACTION READ ONLY");
     // The server's statement timer would span the whole portal (every FETCH until the end), so
     // long reads are bounded per batch on our side instead.
     await client.query("SET LOCAL statement_timeout = 0");
-    cursor = client.query(new Cursor(text, values));
+    const opened = client.query(new Cursor<T>(query.text, query.values, cursorConfig));
+    cursor = opened;
     for (;;) {
       throwIfAborted(options.signal);
-      const rows = await withTimeout(cursor.read(batchSize), s.queryTimeoutMs, () => {
+      const batch = await withTimeout(readRows(opened, batchSize), s.queryTimeoutMs, () => {
         void client.end().catch(() => undefined);
         return new ConnectorError(`The query did not return the next ${batchSize} rows within ${s.queryTimeoutMs / 1000} s.`);
       });
-      if (rows.length === 0) break;
-      yield rows.map(jsonSafeRow);
-      if (rows.length < batchSize) break;
+      if (batch.rows.length === 0) break;
+      yield batch;
+      if (batch.rows.length < batchSize) break;
     }
-    await cursor.close();
+    await opened.close();
     cursor = undefined;
     await client.query("COMMIT");
   } catch (err) {
@@ -122,6 +157,71 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
     // close() waits for the server, which never answers on a connection we already ended.
     if (cursor) await withTimeout(cursor.close(), 2000, () => new Error("close timed out")).catch(() => undefined);
     await client.end().catch(() => undefined);
+  }
+}
+
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+  for await (const { rows } of cursorBatches<Row>(config, options, incrementalQuery(options))) yield rows.map(jsonSafeRow);
+}
+
+/** How to turn a raw row of one result into what read() yields, with the parsers read() uses. */
+interface RowShape {
+  names: string[];
+  parsers: Parser[];
+  /** Built like pg's Result builds its rows, so ours have the same keys in the same order. */
+  empty: Row;
+  /** The primary key's column; -1 when the query has none. */
+  keyIndex: number;
+}
+
+function rowShape(fields: pg.FieldDef[], primaryKey: string): RowShape {
+  const template = Object.create(null) as Row;
+  const names: string[] = [];
+  const parsers: Parser[] = [];
+  // Column 0 is the fingerprint.
+  for (let i = 1; i < fields.length; i++) {
+    template[fields[i].name] = null;
+    names[i] = fields[i].name;
+    parsers[i] = jsonSafeTypes.getTypeParser(fields[i].dataTypeID, fields[i].format === "binary" ? "binary" : "text") as Parser;
+  }
+  // With repeated names the last column wins, as in pg's rows.
+  const keyIndex = names.lastIndexOf(primaryKey);
+  return { names, parsers, empty: { ...template }, keyIndex };
+}
+
+async function* readFingerprinted(config: Row, options: ReadOptions & { fingerprint: FingerprintOptions }): AsyncGenerator<FingerprintedBatch> {
+  const query = incrementalQuery(options, options.fingerprint.seed);
+  let shape: RowShape | undefined;
+  let shapeOf: pg.FieldDef[] | undefined;
+  const batches = cursorBatches<(string | null)[]>(config, options, query, { rowMode: "array", types: rawTextTypes });
+  for await (const { rows, fields } of batches) {
+    if (!shape || shapeOf !== fields) {
+      shape = rowShape(fields, options.fingerprint.primaryKey);
+      shapeOf = fields;
+    }
+    const { names, parsers, empty, keyIndex } = shape;
+    const fingerprints = new Array<string>(rows.length);
+    const keyValues = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const raw = rows[i];
+      fingerprints[i] = raw[0] as string;
+      const key = keyIndex < 0 ? undefined : raw[keyIndex];
+      keyValues[i] = typeof key === "string" ? jsonSafeValue(parsers[keyIndex](key)) : key;
+    }
+    yield {
+      length: rows.length,
+      keyValues,
+      fingerprints,
+      row(index: number): Row {
+        const raw = rows[index];
+        const row: Row = { ...empty };
+        for (let c = 1; c < raw.length; c++) {
+          const value = raw[c];
+          row[names[c]] = value === null ? null : parsers[c](value);
+        }
+        return jsonSafeRow(row);
+      },
+    };
   }
 }
 
@@ -150,4 +250,5 @@ export const postgresqlSource: SourceConnector = {
   discover,
   query,
   read,
+  readFingerprinted,
 };
