@@ -130,6 +130,7 @@ async function* cursorBatches<T>(
     throw asConnectorError(err, (e) => describePgError(e, s));
   }
   let cursor: Cursor<T> | undefined;
+  let ahead: Promise<{ rows: T[]; fields: pg.FieldDef[] }> | undefined;
   try {
     await client.query("BEGIN TRANSACTION READ ONLY");
     // The server's statement timer would span the whole portal (every FETCH until the end), so
@@ -137,15 +138,28 @@ async function* cursorBatches<T>(
     await client.query("SET LOCAL statement_timeout = 0");
     const opened = client.query(new Cursor<T>(query.text, query.values, cursorConfig));
     cursor = opened;
-    for (;;) {
-      throwIfAborted(options.signal);
-      const batch = await withTimeout(readRows(opened, batchSize), s.queryTimeoutMs, () => {
+    const readNext = () => {
+      const next = withTimeout(readRows(opened, batchSize), s.queryTimeoutMs, () => {
         void client.end().catch(() => undefined);
         return new ConnectorError(`The query did not return the next ${batchSize} rows within ${s.queryTimeoutMs / 1000} s.`);
       });
+      // Awaited later; until then a failure must not count as an unhandled rejection.
+      next.catch(() => undefined);
+      return next;
+    };
+    let pending = readNext();
+    ahead = pending;
+    for (;;) {
+      throwIfAborted(options.signal);
+      const batch = await pending;
+      ahead = undefined;
       if (batch.rows.length === 0) break;
+      const last = batch.rows.length < batchSize;
+      // Read ahead: the server computes the next batch while the consumer works on this one, so
+      // the source's own work (e.g. hashing rows) is off the critical path. One batch more in memory.
+      if (!last) ahead = pending = readNext();
       yield batch;
-      if (batch.rows.length < batchSize) break;
+      if (last) break;
     }
     await opened.close();
     cursor = undefined;
@@ -154,7 +168,9 @@ async function* cursorBatches<T>(
     throw asConnectorError(err, (e) => describePgError(e, s));
   } finally {
     // Reached also when the consumer stops early (return()): release the portal and the connection.
-    // close() waits for the server, which never answers on a connection we already ended.
+    // close() waits for the server, which never answers on a connection we already ended. With a
+    // read still running ahead there is nothing to wait for: ending the connection ends it all.
+    if (ahead) cursor = undefined;
     if (cursor) await withTimeout(cursor.close(), 2000, () => new Error("close timed out")).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
