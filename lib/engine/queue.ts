@@ -1,9 +1,11 @@
-// The job queue: pg-boss in the application database. One queue, "sync-run", with the singleton
-// policy: jobs of a general run carry singletonKey `sync:<id>` so pg-boss never has two active for a
-// sync (the run's advisory lock is the database-level guard behind it). Workers reap runs whose worker
-// died: the lock is free while the run says it is running, so the run goes back to the queue. They
-// also reap jobs a dead worker left active: pg-boss would keep one active for 23 h, and while it is,
-// the sync's next job cannot start and, being the oldest waiting job, stops every fetch behind it.
+// The job queue: pg-boss in the application database, one queue, "sync-run". A job only names its
+// run; the run's advisory lock is what keeps a sync to one active run: a worker that finds the lock
+// taken drops the job when someone runs it, or retries it shortly when the run still waits. The
+// queue policy is pg-boss's standard one, not singleton: with singleton, one job left active (by a
+// dead worker, or a canceled run still stopping) kept its sync's next job waiting and, that being the
+// oldest waiting job, stopped every fetch behind it, whichever sync theirs was.
+// Workers reap runs whose worker died (the lock is free while the run says it is running), and jobs
+// a dead worker left active, which pg-boss would otherwise keep for 23 h.
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
@@ -52,17 +54,16 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
       application_name: "datasync-queue",
     });
     boss.on("error", (err) => {
-      // Two workers racing for the same singleton key make one fetch fail; the next poll is fine.
+      // Singleton jobs made before the queue became standard can still race for their key until
+      // they are gone; such a failed fetch is retried at the next poll.
       if ((err as { code?: string }).code === "23505") return;
       logger.warn({ err: err.message }, "queue error");
     });
     await boss.start();
-    await boss.createQueue(RUN_QUEUE, {
-      name: RUN_QUEUE,
-      policy: "singleton",
-      retryLimit: 0,
-      expireInSeconds: 23 * 3600,
-    });
+    const settings = { policy: "standard", retryLimit: 0, expireInSeconds: 23 * 3600 } as const;
+    await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, ...settings });
+    // A queue made by an earlier version has the singleton policy: new jobs take the queue's policy.
+    await boss.updateQueue(RUN_QUEUE, { name: RUN_QUEUE, ...settings });
     state.boss = boss;
     state.supervise = options.supervise;
     return boss;
@@ -75,20 +76,17 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
   }
 }
 
-function singletonKey(run: { id: number; syncId: number; syncRunType: string }): string {
-  return run.syncRunType === "test" ? `test:${run.id}` : `sync:${run.syncId}`;
-}
-
-/** Puts a run on the queue (`startAfterSeconds` to retry it a little later). */
+/** Puts a run on the queue (`startAfterSeconds` to retry it a little later). The job names the run only. */
 export async function enqueueRun(
   run: { id: number; syncId: number; syncRunType: string },
   options: { startAfterSeconds?: number } = {},
 ): Promise<void> {
   const boss = await getBoss();
-  await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, {
-    singletonKey: singletonKey(run),
-    ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
-  });
+  await boss.send(
+    RUN_QUEUE,
+    { runId: run.id } satisfies RunJob,
+    options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {},
+  );
 }
 
 /** Jobs of a run still waiting or held by a worker. */
@@ -111,7 +109,7 @@ export async function cancelRunJobs(runId: number): Promise<void> {
   );
 }
 
-/** Re-sends a run whose worker died: the dead worker's job is failed first so the singleton key is free. */
+/** Re-sends a run whose worker died: the dead worker's job is failed first, then a new one made unless one waits. */
 async function resend(run: { id: number; syncId: number; syncRunType: string }): Promise<void> {
   const jobs = await liveJobs(run.id);
   const boss = await getBoss();
