@@ -80,8 +80,8 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   }
   // The seed covers the mapping, so a mapping change re-sends every row. Sources that fingerprint
   // rows themselves (PostgreSQL: md5(seed || row_to_json(row)), see readFingerprinted) hash other
-  // text than the engine's JSON: a PostgreSQL-sourced sync's first run after that path landed saw
-  // every row as changed and re-sent it once, like a mapping change. That was accepted.
+  // text than the engine's JSON; states still holding the engine's fingerprint of an unchanged row
+  // take the source's without a send (RunExecution.rebaseline).
   const fingerprintSeed = createHash("md5")
     .update(canonicalJson({ configuration: sync.configuration, stream: sync.streamName, destination: sync.destinationId }))
     .digest("hex");

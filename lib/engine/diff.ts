@@ -52,6 +52,17 @@ export function keyText(value: unknown): string | null {
 /** i: insert, u: update, d: already recorded by this run (a retried attempt). Unchanged rows are omitted. */
 export type DiffClass = "i" | "u" | "d";
 
+/** A batch's classification: rows missing from `classes` are unchanged. */
+export interface BatchDiff {
+  classes: Map<number, DiffClass>;
+  /**
+   * Rows classed "u" only because their fingerprint differs from the one of their last successful
+   * delivery: that stored fingerprint. Lets a source that fingerprints rows itself recognise a state
+   * still holding the engine's own fingerprint of the same row (see RunExecution.rebaseline).
+   */
+  storedFingerprints: Map<number, string>;
+}
+
 /**
  * Classifies a batch in one statement. A state with fingerprint '' was never delivered (its insert
  * failed), so it is an insert again; a failed last status is retried as an update; full refresh
@@ -60,15 +71,17 @@ export type DiffClass = "i" | "u" | "d";
 export async function classifyBatch(
   pool: Pool,
   args: { syncId: number; runId: number; keys: string[]; fingerprints: string[]; fullRefresh: boolean },
-): Promise<Map<number, DiffClass>> {
-  const { rows } = await pool.query<{ ord: number; c: DiffClass }>(
-    `SELECT ord, c FROM (
+): Promise<BatchDiff> {
+  const { rows } = await pool.query<{ ord: number; c: DiffClass; stored: string | null }>(
+    `SELECT ord, c, stored FROM (
        SELECT i.ord::int4 AS ord,
          CASE WHEN s.primary_key IS NULL THEN 'i'
               WHEN s.last_run_id = $2 THEN 'd'
               WHEN s.fingerprint = '' THEN 'i'
               WHEN $5::boolean OR s.fingerprint <> i.fp OR s.last_status <> 'success' THEN 'u'
-              ELSE 'n' END AS c
+              ELSE 'n' END AS c,
+         CASE WHEN NOT $5::boolean AND s.last_status = 'success' AND s.fingerprint <> '' AND s.last_run_id <> $2
+              THEN s.fingerprint END AS stored
        -- Keys and fingerprints travel as JSON arrays, serialised natively, where a text[] parameter
        -- is escaped element by element in JavaScript. (Not one long string cut with substr(): on a
        -- UTF-8 database each substr() walks the string from its start.)
@@ -85,7 +98,13 @@ export async function classifyBatch(
     [args.syncId, args.runId, JSON.stringify(args.keys), JSON.stringify(args.fingerprints), args.fullRefresh],
   );
   // ORDINALITY is 1-based.
-  return new Map(rows.map((r) => [r.ord - 1, r.c]));
+  const classes = new Map<number, DiffClass>();
+  const storedFingerprints = new Map<number, string>();
+  for (const r of rows) {
+    classes.set(r.ord - 1, r.c);
+    if (r.c === "u" && r.stored !== null) storedFingerprints.set(r.ord - 1, r.stored);
+  }
+  return { classes, storedFingerprints };
 }
 
 /**
@@ -98,8 +117,8 @@ export async function hasStates(pool: Pool, syncId: number): Promise<boolean> {
 }
 
 /** The classification of a batch against no state at all: all inserts. */
-export function allInserts(count: number): Map<number, DiffClass> {
+export function allInserts(count: number): BatchDiff {
   const classes = new Map<number, DiffClass>();
   for (let i = 0; i < count; i++) classes.set(i, "i");
-  return classes;
+  return { classes, storedFingerprints: new Map() };
 }

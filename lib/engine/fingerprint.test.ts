@@ -12,6 +12,8 @@ import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
 import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
 import { stopEngine, triggerSync } from "./index";
+import { loadRunContext } from "./context";
+import { fingerprint, rowJson } from "./diff";
 import { executeRun } from "./pipeline";
 import {
   catalogOf,
@@ -151,6 +153,28 @@ describe("fingerprints computed by the PostgreSQL source", () => {
       ["1.00", "Item 3"],
       ["1.0", "Renamed"],
     ]);
+    expect((await run(f)).records).toHaveLength(0);
+  });
+
+  it("states holding the engine's own fingerprints (stored before the source hashed rows) are re-baselined, not re-sent", async () => {
+    const last = await run(f);
+    expect(last.records).toHaveLength(0);
+    // What every state held before: md5 of the seed and the row's JSON, computed by the engine.
+    const { fingerprintSeed } = await loadRunContext(last.run);
+    const rows = await sourceRows();
+    const keys = [...rows.keys()];
+    await sql(
+      process.env.DATABASE_URL as string,
+      `UPDATE sync_states s SET fingerprint = x.f FROM unnest($2::text[], $3::text[]) AS x(k, f)
+       WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+      [f.syncId, keys, keys.map((k) => fingerprint(fingerprintSeed, rowJson(rows.get(k)!)))],
+    );
+    await sql(source.url, "UPDATE items SET label = 'Changed since' WHERE id = 9");
+
+    const rerun = await run(f);
+    expect(rerun.records.map((r) => r.primaryKey), "only the row that really changed is sent").toEqual(["9"]);
+    expect(rerun.run).toMatchObject({ totalRows: 1, skippedRows: 50, successfulRows: 1 });
+    // The states now hold the source's fingerprints: the next run reads every row as unchanged.
     expect((await run(f)).records).toHaveLength(0);
   });
 

@@ -256,7 +256,7 @@ class RunExecution {
     delta.totalQueryRows = batch.length;
     delta.processedRows = batch.length;
     const { keys, fingerprints, item } = this.prepare(batch, delta);
-    const classes = this.noStates
+    const { classes, storedFingerprints } = this.noStates
       ? allInserts(keys.length)
       : await classifyBatch(this.pool, {
           syncId: this.ctx.sync.id,
@@ -266,14 +266,24 @@ class RunExecution {
           fullRefresh: this.ctx.sync.syncMode === "full_refresh",
         });
     const toSend: Item[] = [];
+    const rebaselined: Item[] = [];
+    // Only a source's own fingerprints can meet a state holding the engine's fingerprint of a row.
+    const sourceFingerprints = !Array.isArray(batch);
     for (let index = 0; index < keys.length; index++) {
       const c = classes.get(index);
       if (c === undefined) delta.skippedRows++;
-      else if (c !== "d") toSend.push(item(index, ACTION_OF[c]));
+      else if (c !== "d") {
+        const next = item(index, ACTION_OF[c]);
+        const stored = sourceFingerprints ? storedFingerprints.get(index) : undefined;
+        if (stored !== undefined && fingerprint(this.ctx.fingerprintSeed, next.json) === stored) {
+          delta.skippedRows++;
+          rebaselined.push(next);
+        } else toSend.push(next);
+      }
     }
     this.timings.diff += performance.now() - started;
     const outcomes = await this.send(toSend);
-    await this.record(seq, outcomes, delta, cursorValue);
+    await this.record(seq, outcomes, delta, cursorValue, rebaselined);
   }
 
   /**
@@ -398,9 +408,16 @@ class RunExecution {
    * One transaction: this batch's records, the new states (accepted rows only) and counters. Later
    * batches may commit first; a crash in between only means re-reading rows already recorded.
    */
-  private async record(seq: number, outcomes: Outcome[], delta: Counters, cursorValue: string | undefined): Promise<void> {
+  private async record(
+    seq: number,
+    outcomes: Outcome[],
+    delta: Counters,
+    cursorValue: string | undefined,
+    rebaselined: Item[] = [],
+  ): Promise<void> {
     const started = performance.now();
     const { run, sync } = this.ctx;
+    if (rebaselined.length > 0 && !this.test) await this.rebaseline(rebaselined);
     for (const o of outcomes) {
       delta.totalRows++;
       if (o.ok) delta.successfulRows++;
@@ -467,6 +484,21 @@ class RunExecution {
       this.loading = true;
       await setRunStatus(this.pool, run.id, "in_progress");
     }
+  }
+
+  /**
+   * Unchanged rows whose state still held the engine's own fingerprint (md5 of the seed and the
+   * row's JSON, what every sync stored before its source fingerprinted rows itself) take the
+   * source's fingerprint without being sent, so a sync does not re-send every row once when its
+   * source starts fingerprinting. Idempotent, so it needs no transaction with the counters.
+   */
+  private async rebaseline(items: Item[]): Promise<void> {
+    await this.pool.query(
+      `UPDATE sync_states s SET fingerprint = x.f, updated_at = now()
+       FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
+       WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+      [this.ctx.sync.id, JSON.stringify(items.map((i) => i.key)), JSON.stringify(items.map((i) => i.fingerprint))],
+    );
   }
 
   /**
