@@ -1,8 +1,8 @@
 // The one Prisma client of a process. Prisma 7 needs no engine binary: the pg driver adapter runs
 // the queries. The pool is shared with raw SQL users (the engine) through `pgPool()`.
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool } from "pg";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { Pool, types, type CustomTypesConfig } from "pg";
+import { PrismaClient, type Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 
 interface Globals {
@@ -46,4 +46,40 @@ export async function closeDatabase(): Promise<void> {
   await globals.pool?.end();
   globals.prisma = undefined;
   globals.pool = undefined;
+}
+
+// Column types read the way Prisma's $queryRaw reads them. Timestamps are parsed here rather than by
+// pg, which reads zone-less values as local time (Prisma: UTC) and scales milliseconds by floating
+// point. UTC values (the server's zone) take a fast path: a list page parses over a hundred.
+const OID = { INT8: 20, TIMESTAMP: 1114, TIMESTAMPTZ: 1184 } as const;
+const UTC_TIMESTAMP = /^([1-9]\d{3})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(?:\+00)?$/;
+function timestamp(value: string, utcIfZoneless: boolean): Date {
+  const m = UTC_TIMESTAMP.exec(value);
+  if (m && (utcIfZoneless || value.endsWith("+00"))) {
+    const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, "0")) : 0;
+    return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms));
+  }
+  // Other zones, years before 1000 or past 9999: an ISO string, the offset as ±HH:MM (or Z).
+  const iso = value.replace(" ", "T");
+  return new Date(utcIfZoneless ? `${iso}Z` : iso.replace(/([+-]\d\d)$/, "$1:00"));
+}
+const rawTypes: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => {
+    if (format === "binary") return types.getTypeParser(oid, format);
+    if (oid === OID.INT8) return (value: string) => BigInt(value);
+    if (oid === OID.TIMESTAMPTZ) return (value: string) => timestamp(value, false);
+    if (oid === OID.TIMESTAMP) return (value: string) => timestamp(value, true);
+    return types.getTypeParser(oid, "text");
+  }) as CustomTypesConfig["getTypeParser"],
+};
+
+/**
+ * `prisma().$queryRaw` for hot reads outside a transaction, on the pool directly: the same rows
+ * (int4 numbers, int8 BigInt, timestamps Date, json parsed; numeric stays a string, unlike Prisma's
+ * Decimal) without Prisma's per-query pipeline, which cost a list request about a tenth of its CPU.
+ * Errors are pg's own (code, message), which lib/http/errors maps like Prisma's.
+ */
+export async function queryRows<T>(query: Prisma.Sql): Promise<T[]> {
+  const result = await pgPool().query({ text: query.text, values: query.values, types: rawTypes });
+  return result.rows as T[];
 }

@@ -1,6 +1,6 @@
 // Records of one sync run, oldest first. Filters and order follow the (sync_run_id, status, id) and
 // (sync_run_id, action, id) indexes, so a page is an index range scan even for runs of millions.
-import { prisma } from "@/lib/db/client";
+import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
 import { NotFound } from "@/lib/errors";
 import {
@@ -46,7 +46,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
     ...(filter.after_id !== undefined ? [Prisma.sql`id > ${filter.after_id}`] : []),
   ];
   // One statement: the run, scoped to the workspace and to a sync that is not deleted, and its page.
-  const rows = await prisma().$queryRaw<RecordPageRow[]>`
+  const rows = await queryRows<RecordPageRow>(Prisma.sql`
     SELECT r.status::text AS run_status, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
            r.successful_rows AS run_successful_rows, r.failed_rows AS run_failed_rows,
            rec.id, rec.sync_id, rec.sync_run_id, rec.primary_key, rec.record, rec.status::text AS status,
@@ -58,7 +58,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
          ORDER BY id LIMIT ${page.take} OFFSET ${filter.after_id !== undefined ? 0 : page.skip}
       ) rec ON true
      WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}
-     ORDER BY rec.id`;
+     ORDER BY rec.id`);
   if (rows.length === 0) {
     // Says whether the sync or the run is missing.
     await getSyncRun(workspaceId, syncId, syncRunId);

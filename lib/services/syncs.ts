@@ -2,7 +2,7 @@
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
-import { prisma } from "@/lib/db/client";
+import { prisma, queryRows } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/engine/mapping";
 import { computeNextRunAt } from "@/lib/engine/schedule";
 import { cancelSync, transitionSyncStatus, triggerSync, triggerTestRun } from "@/lib/engine";
@@ -203,10 +203,10 @@ export async function listSyncs(workspaceId: number, filter: ListSyncsQuery, pag
     SELECT s.*, row_number() OVER (ORDER BY ${order}) AS ord FROM syncs s
      WHERE ${where} ORDER BY ${order} LIMIT ${page.take} OFFSET ${page.skip}`;
   // One statement, one snapshot: the total and the page (a row of NULLs when the page is empty).
-  const rows = await prisma().$queryRaw<(Partial<SyncViewRow> & { total: number })[]>`
+  const rows = await queryRows<Partial<SyncViewRow> & { total: number }>(Prisma.sql`
     SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM syncs s WHERE ${where}) c
       LEFT JOIN LATERAL (${syncViewSelect(pageQuery, true)}) p ON true
-     ORDER BY p.ord`;
+     ORDER BY p.ord`);
   return {
     rows: rows.filter((r) => r.id != null).map((r) => syncView(r as SyncViewRow)),
     total: rows[0]?.total ?? 0,
