@@ -18,6 +18,7 @@ import {
   type Resolver,
 } from "./net-policy";
 import { clientConfig, pgSettings } from "./postgresql/connection";
+import { fetch as undiciFetch } from "undici";
 import { guardedDispatcher, sendHttp } from "./shared/http";
 import { startHttpServer } from "./testing/helpers";
 
@@ -170,8 +171,8 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
       const dns = rebinding("203.0.113.7", "127.0.0.1");
       await expect(assertHostAllowed("rebind.test", dns)).resolves.toBeUndefined();
       const dispatcher = guardedDispatcher(dns);
-      const init: RequestInit & { dispatcher: unknown } = { dispatcher };
-      const failure = await fetch(`http://rebind.test:${port}/`, init).then(
+      const init = { dispatcher };
+      const failure = await undiciFetch(`http://rebind.test:${port}/`, init).then(
         () => undefined,
         (err: Error) => err,
       );
@@ -181,7 +182,7 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
 
       // The same dispatcher reaches the server when the policy allows the address it resolved.
       delete process.env.OUTBOUND_BLOCK_PRIVATE;
-      const ok = await fetch(`http://rebind.test:${port}/hello`, init);
+      const ok = await undiciFetch(`http://rebind.test:${port}/hello`, init);
       expect(ok.status).toBe(200);
       await ok.text();
       expect(http.requests.map((r) => [r.url, r.headers.host])).toEqual([["/hello", `rebind.test:${port}`]]);

@@ -1,7 +1,7 @@
 // Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect,
 // and applied to the addresses each connection actually uses), a timeout covering headers and body,
 // bounded body reads, and one log/outcome shape for records.
-import { Agent } from "undici";
+import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from "undici";
 import type { WriteOutcome } from "../types";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
@@ -51,7 +51,7 @@ export function parseRetryAfter(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-async function readBounded(response: Response, maxBytes: number): Promise<string> {
+async function readBounded(response: UndiciResponse, maxBytes: number): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -82,7 +82,8 @@ export type Dispatcher = Agent;
  * connects to exactly the addresses that were checked (no DNS rebinding between check and connect).
  */
 export function guardedDispatcher(resolve: Resolver = systemResolver): Dispatcher {
-  // undici 6 is the major Node 20's fetch is built on, so its Agent is a valid `dispatcher` there.
+  // Used with undici's own fetch (the same implementation Node 20's global fetch is): a dispatcher
+  // from one undici major is refused by another's fetch, and Node 22+ ships newer ones.
   return new Agent({ connect: { lookup: guardedLookup(resolve) } });
 }
 
@@ -136,8 +137,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
       assertUrlAllowed(url);
       sharedDispatcher ??= guardedDispatcher();
       // Redirects are followed by hand so that each target passes the outbound guard.
-      const init: RequestInit & { dispatcher: Dispatcher } = { method, headers, body, signal, redirect: "manual", dispatcher: sharedDispatcher };
-      const response = await fetch(url, init);
+      const response = await undiciFetch(url, { method, headers, body, signal, redirect: "manual", dispatcher: sharedDispatcher });
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
         await response.body?.cancel().catch(() => undefined);
