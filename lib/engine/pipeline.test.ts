@@ -244,6 +244,12 @@ describe("test runs, cancel, status and retention", () => {
     expect((await sql(destination.url, "SELECT count(*)::int AS n FROM slow"))[0].n).toBe(1);
     expect(await prisma().syncState.count({ where: { syncId: f.syncId } })).toBe(0);
     expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("pending");
+
+    // Its worker dies after recording the row: the resumed attempt does not send a second one.
+    await prisma().syncRun.update({ where: { id: created.id }, data: { status: "in_progress", finishedAt: null } });
+    expect(await executeRun(created.id)).toBe("success");
+    expect(await runRecords(created.id)).toHaveLength(1);
+    expect((await sql(destination.url, "SELECT count(*)::int AS n FROM slow"))[0].n).toBe(1);
   });
 
   it("cancel stops an active run; the records sent so far are kept", async () => {

@@ -577,6 +577,12 @@ class RunExecution {
   /** One random row of the model, sent record by record, never touching change-tracking state. */
   private async runTest(): Promise<void> {
     const { ctx } = this;
+    if (this.resumed) {
+      // A test run sends one row and records it with its counters in one transaction: if an
+      // interrupted attempt got that far, the run is done; sampling again could send a second row.
+      const { rowCount } = await this.pool.query("SELECT 1 FROM sync_records WHERE sync_run_id = $1 LIMIT 1", [ctx.run.id]);
+      if (rowCount) return;
+    }
     let chosen: Row | undefined;
     let seenRows = 0;
     const started = performance.now();
