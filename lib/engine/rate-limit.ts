@@ -60,7 +60,8 @@ const LEASE_MS = 100;
 const IDLE_RETURN_MS = 100;
 /**
  * How late a slot may still be spent: timers fire a few ms late on a busy machine, but the slots a
- * stall missed must not all go at once after it (a burst).
+ * stall missed must not all go at once after it (a burst). At slow rates half an interval: dropping
+ * a slot there costs a whole interval (6 s at 10/min) for a stall of a few tens of ms.
  */
 const GRACE_MS = 20;
 const MAX_COMPETITORS = 64;
@@ -139,12 +140,14 @@ function localBudget(pool: Pool, id: string): LocalBudget {
 
 /**
  * One budget (e.g. `destination:12`) in PostgreSQL; acquire() resolves when a request may start.
- * Over any window of D seconds the workers together start at most rate × (D + 20 ms) + 1 requests:
+ * Over any window of D seconds the workers together start at most rate × (D + grace) + 1 requests:
  * slots are disjoint, none is spent before its time, and one is spent late (a busy event loop) only
- * within GRACE_MS of its time, else dropped. That is one request over the rate at 20/s, 2% at 100/s.
+ * within its grace (20 ms, or half an interval at rates under 25/s), else dropped. That is at most
+ * 1.5 requests over the rate at 25/s and below, 2% at 100/s.
  */
 export class SharedRateBudget {
   private readonly intervalMs: number;
+  private readonly graceMs: number;
   private readonly local: LocalBudget;
 
   constructor(
@@ -153,6 +156,7 @@ export class SharedRateBudget {
     settings: Pick<RateSettings, "limit" | "unit">,
   ) {
     this.intervalMs = (UNIT_SECONDS[settings.unit] * 1000) / settings.limit;
+    this.graceMs = Math.max(GRACE_MS, this.intervalMs / 2);
     this.local = localBudget(pool, `${key}@${this.intervalMs}`);
   }
 
@@ -180,7 +184,7 @@ export class SharedRateBudget {
         // Timers may fire a little early, or far too late (a stalled event loop): a slot is spent
         // neither before its time nor after its grace, else bursts would follow stalls.
         while (performance.now() < localTime(this.pool, slot)) await sleep(Math.max(1, localTime(this.pool, slot) - performance.now()), signal);
-        if (performance.now() <= localTime(this.pool, slot) + GRACE_MS) break;
+        if (performance.now() <= localTime(this.pool, slot) + this.graceMs) break;
       }
     } finally {
       release();
@@ -200,7 +204,7 @@ export class SharedRateBudget {
   private takeSlot(): number | undefined {
     const b = this.local;
     const now = performance.now();
-    while (b.slots.length > 0 && localTime(this.pool, b.slots[0]) + GRACE_MS < now) b.slots.shift();
+    while (b.slots.length > 0 && localTime(this.pool, b.slots[0]) + this.graceMs < now) b.slots.shift();
     const slot = b.slots.shift();
     b.lastLeaseSize = Math.min(b.lastLeaseSize, b.slots.length);
     return slot;
