@@ -1,5 +1,7 @@
-// Records of one sync run, oldest first. Filters and order follow the (sync_run_id, status, id) and
-// (sync_run_id, action, id) indexes, so a page is an index range scan even for runs of millions.
+// Records of one sync run, oldest first. Pages follow the (sync_run_id, id) key, and the status filter
+// the (sync_run_id, status, id) index, so a page is an index range scan even for runs of millions.
+// The action filter has no index of its own (each would cost every recorded row): it walks the
+// run's records in id order, and its count reads them all.
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
 import { NotFound } from "@/lib/errors";
