@@ -156,6 +156,13 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
         );
         if (!reached.holder) break;
         await new Promise((r) => setTimeout(r, extraMs));
+        // During the pause the worker may have finished this run and taken another, possibly the
+        // other lane's: killing it then would interrupt a run this trial did not aim at (a third
+        // interruption makes the engine give that run up). Kill it only while it still holds ours.
+        if ((await runner(f.syncId)) !== reached.holder) {
+          k--; // look again: the run has ended, or its holder changed
+          continue;
+        }
         const victim = alive.get(reached.holder);
         if (!victim) break;
         await stopWorker(victim, "SIGKILL");
