@@ -1,11 +1,13 @@
 // Outbound guard for every connector that opens a connection on a user's behalf. Cloud metadata
-// endpoints are always refused (they hand out credentials); private, loopback and link-local
-// targets only when OUTBOUND_BLOCK_PRIVATE=1, since self-hosted installs usually sync to their LAN.
+// endpoints and the application's own database are always refused; private, loopback and
+// link-local targets too, except the addresses the operator lists in OUTBOUND_ALLOW_PRIVATE (a
+// tenant must not reach the services beside the server, e.g. its Redis or an admin port).
 // The check runs inside the socket's own DNS lookup (guardedLookup/connectGuarded), so a client
 // connects to exactly the addresses that were checked: a name cannot resolve to an allowed address
 // for the check and to a forbidden one for the connection (DNS rebinding).
 import { lookup, type LookupAddress } from "node:dns";
 import { isIP, BlockList, Socket, type LookupFunction, type SocketConnectOpts } from "node:net";
+import { isApplicationDatabase } from "./app-database";
 import { ConnectorError } from "./shared/errors";
 
 const LOOKUP_TIMEOUT_MS = 5000;
@@ -78,8 +80,41 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(a.address, a.family);
 }
 
-function blockPrivate(): boolean {
-  return process.env.OUTBOUND_BLOCK_PRIVATE === "1";
+/** OUTBOUND_ALLOW_PRIVATE: `*` (every private address), or a comma list of addresses and CIDR ranges. */
+type AllowList = "all" | BlockList;
+let allowCache: { raw: string; list: AllowList } | undefined;
+
+function parseAllowList(raw: string): AllowList {
+  const list = new BlockList();
+  for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
+    if (entry === "*") return "all";
+    const [address, prefix] = entry.replace(/^\[(.*)\](\/\d+)?$/, "$1$2").split("/");
+    const family = isIP(address);
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    if (!family || (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === 4 ? 32 : 128)))) {
+      throw new OutboundBlockedError(
+        `OUTBOUND_ALLOW_PRIVATE has an entry "${entry}" that is neither an IP address nor a CIDR range; the operator must fix it.`,
+      );
+    }
+    const type = family === 4 ? "ipv4" : "ipv6";
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, bits, type);
+  }
+  return list;
+}
+
+function allowList(): AllowList {
+  const raw = process.env.OUTBOUND_ALLOW_PRIVATE ?? "";
+  if (allowCache?.raw !== raw) allowCache = { raw, list: parseAllowList(raw) };
+  return allowCache.list;
+}
+
+/** True when the operator allowed this private/loopback/link-local address. */
+export function isAllowedPrivate(address: string): boolean {
+  const list = allowList();
+  if (list === "all") return true;
+  const a = normalizeAddress(address);
+  return list.check(a.address, a.family);
 }
 
 function normalizeHost(rawHost: string): string {
@@ -89,12 +124,27 @@ function normalizeHost(rawHost: string): string {
 /** Why `address` (what `host` resolved to) may not be contacted; undefined when it may. */
 function refusal(address: string, host: string): OutboundBlockedError | undefined {
   if (isMetadataAddress(address)) return new OutboundBlockedError(`Connections to ${address} (a cloud metadata service) are not allowed.`);
-  if (blockPrivate() && isPrivateAddress(address)) {
+  if (isPrivateAddress(address) && !isAllowedPrivate(address)) {
     return new OutboundBlockedError(
-      `Connections to private, loopback or link-local addresses (${host} is ${address}) are not allowed on this server.`,
+      `Connections to private, loopback or link-local addresses (${host} is ${address}) are not allowed on this server;` +
+        ` its operator can allow them with OUTBOUND_ALLOW_PRIVATE.`,
     );
   }
   return undefined;
+}
+
+/** A database connection names the database it opens; the application's own is never a target. */
+export interface DatabaseTarget {
+  port?: number;
+  database?: string;
+}
+
+const appDatabaseRefusal = () =>
+  new OutboundBlockedError("This server's own application database cannot be used as a source or destination.");
+
+async function assertNotApplicationDatabase(address: string | undefined, target: DatabaseTarget | undefined): Promise<void> {
+  if (target?.database === undefined) return;
+  if (await isApplicationDatabase({ address, port: target.port, database: target.database })) throw appDatabaseRefusal();
 }
 
 /** Refusals that need no DNS: metadata names and IP literals. */
@@ -104,7 +154,7 @@ function literalRefusal(host: string): OutboundBlockedError | undefined {
 }
 
 /** The addresses of `rawHost`, every one of them allowed; rejects with OutboundBlockedError, or the resolver's error. */
-async function allowedAddresses(rawHost: string, resolve: Resolver): Promise<LookupAddress[]> {
+async function allowedAddresses(rawHost: string, resolve: Resolver, target?: DatabaseTarget): Promise<LookupAddress[]> {
   const host = normalizeHost(rawHost);
   const literal = literalRefusal(host);
   if (literal) throw literal;
@@ -113,6 +163,7 @@ async function allowedAddresses(rawHost: string, resolve: Resolver): Promise<Loo
   for (const { address } of addresses) {
     const refused = refusal(address, host);
     if (refused) throw refused;
+    await assertNotApplicationDatabase(address, target);
   }
   return addresses;
 }
@@ -122,9 +173,9 @@ async function allowedAddresses(rawHost: string, resolve: Resolver): Promise<Loo
  * reports them. An early, clear answer only: the connection itself must still go through
  * guardedLookup/connectGuarded, which check again the addresses actually used.
  */
-export async function assertHostAllowed(rawHost: string, resolve: Resolver = systemResolver): Promise<void> {
+export async function assertHostAllowed(rawHost: string, resolve: Resolver = systemResolver, target?: DatabaseTarget): Promise<void> {
   try {
-    await allowedAddresses(rawHost, resolve);
+    await allowedAddresses(rawHost, resolve, target);
   } catch (err) {
     if (err instanceof OutboundBlockedError) throw err;
   }
@@ -155,9 +206,9 @@ export function assertUrlAllowed(rawUrl: string): URL {
  * OutboundBlockedError. IP literals never reach a lookup: check those with assertUrlAllowed or
  * connectGuarded.
  */
-export function guardedLookup(resolve: Resolver = systemResolver): LookupFunction {
+export function guardedLookup(resolve: Resolver = systemResolver, target?: DatabaseTarget): LookupFunction {
   return (hostname, options, callback) => {
-    allowedAddresses(hostname, resolve).then(
+    allowedAddresses(hostname, resolve, target).then(
       (addresses) => {
         const wanted = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
         const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
@@ -177,28 +228,37 @@ export function guardedLookup(resolve: Resolver = systemResolver): LookupFunctio
 
 /**
  * Connects `socket` (new, unconnected) to host:port, or to a local socket `path`, through the
- * policy: names via guardedLookup, IP literals checked here. A refused target destroys the socket
- * with OutboundBlockedError, which the driver reports like any connection error.
+ * policy: names via guardedLookup, IP literals checked here; with a `database`, the application's
+ * own database is refused too. A refused target destroys the socket with OutboundBlockedError,
+ * which the driver reports like any connection error.
  */
 export function connectGuarded(
   socket: Socket,
-  target: { host: string; port: number } | { path: string },
+  target: ({ host: string; port: number } | { path: string }) & { database?: string },
   resolve: Resolver = systemResolver,
 ): Socket {
-  let refused: OutboundBlockedError | undefined;
-  if ("path" in target) {
-    // A Unix socket is on this machine by definition (e.g. the app's own database).
-    if (blockPrivate()) refused = new OutboundBlockedError(`Connections to local sockets (${target.path}) are not allowed on this server.`);
-  } else {
-    refused = literalRefusal(normalizeHost(target.host));
-  }
-  if (refused) {
-    const error = refused;
-    process.nextTick(() => socket.destroy(error));
-    return socket;
-  }
+  const database: DatabaseTarget = { database: target.database, ...("port" in target ? { port: target.port } : {}) };
+  const check = async (): Promise<void> => {
+    if ("path" in target) {
+      // A Unix socket is on this machine by definition: allowed only where loopback is.
+      if (!isAllowedPrivate("127.0.0.1")) {
+        throw new OutboundBlockedError(`Connections to local sockets (${target.path}) are not allowed on this server.`);
+      }
+      return assertNotApplicationDatabase(undefined, database);
+    }
+    const host = normalizeHost(target.host);
+    const refused = literalRefusal(host);
+    if (refused) throw refused;
+    if (isIP(host)) await assertNotApplicationDatabase(host, database);
+  };
   // The prototype's connect: pg replaces the instance's own with a function that calls this one.
   const connect = Socket.prototype.connect as (this: Socket, options: SocketConnectOpts) => Socket;
-  if ("path" in target) return connect.call(socket, { path: target.path });
-  return connect.call(socket, { host: target.host, port: target.port, lookup: guardedLookup(resolve) });
+  check().then(
+    () => {
+      if ("path" in target) connect.call(socket, { path: target.path });
+      else connect.call(socket, { host: target.host, port: target.port, lookup: guardedLookup(resolve, database) });
+    },
+    (err: unknown) => socket.destroy(err instanceof Error ? err : new Error(String(err))),
+  );
+  return socket;
 }

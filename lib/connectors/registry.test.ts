@@ -8,8 +8,6 @@ import {
   listDefinitions,
   maskSecrets,
   mergeMaskedSecrets,
-  MissingEnvironmentVariableError,
-  resolveEnvPlaceholders,
   secretPaths,
   SECRET_MASK,
   validateConfiguration,
@@ -90,26 +88,6 @@ describe("secrets", () => {
       http,
     );
     expect(headers.headers).toEqual({ Authorization: "Bearer t", "X-New": "n" });
-  });
-});
-
-describe("resolveEnvPlaceholders", () => {
-  afterEach(() => {
-    delete process.env.DS_TEST_PASSWORD;
-  });
-
-  it("replaces ENV['X'] and ENV[\"X\"] at any depth with the value at call time", () => {
-    process.env.DS_TEST_PASSWORD = "from-env";
-    const config = { host: "ENV[\"DS_TEST_PASSWORD\"]", credentials: { password: "ENV['DS_TEST_PASSWORD']" }, list: ["ENV['DS_TEST_PASSWORD']"], other: "ENV['x" };
-    expect(resolveEnvPlaceholders(config)).toEqual({ host: "from-env", credentials: { password: "from-env" }, list: ["from-env"], other: "ENV['x" });
-    expect(config.credentials.password).toBe("ENV['DS_TEST_PASSWORD']");
-    process.env.DS_TEST_PASSWORD = "rotated";
-    expect(resolveEnvPlaceholders(config).credentials.password).toBe("rotated");
-  });
-
-  it("names a missing variable", () => {
-    expect(() => resolveEnvPlaceholders({ a: "ENV['DS_TEST_PASSWORD']" })).toThrow(MissingEnvironmentVariableError);
-    expect(() => resolveEnvPlaceholders({ a: "ENV['DS_TEST_PASSWORD']" })).toThrow(/ENV\['DS_TEST_PASSWORD'\].*not set/);
   });
 });
 

@@ -81,36 +81,6 @@ export function mergeMaskedSecrets(incoming: Row, stored: Row, definition: Conne
   return mergeMaskedConfiguration(incoming, stored, definition);
 }
 
-const ENV_PLACEHOLDER = /^\s*ENV\[(["'])([A-Za-z_][A-Za-z0-9_]*)\1\]\s*$/;
-
-export class MissingEnvironmentVariableError extends Error {
-  constructor(readonly variable: string) {
-    super(`The configuration refers to ENV['${variable}'], but that environment variable is not set on the server.`);
-    this.name = "MissingEnvironmentVariableError";
-  }
-}
-
-/**
- * A copy where every string of the form `ENV['X']` / `ENV["X"]` (at any depth) is replaced by
- * process.env.X. Call it at use time, never before storing, so the stored configuration keeps the
- * placeholder. Throws MissingEnvironmentVariableError when X is not set.
- */
-export function resolveEnvPlaceholders<T>(config: T): T {
-  const visit = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      const match = ENV_PLACEHOLDER.exec(value);
-      if (!match) return value;
-      const resolved = process.env[match[2]];
-      if (resolved === undefined) throw new MissingEnvironmentVariableError(match[2]);
-      return resolved;
-    }
-    if (Array.isArray(value)) return value.map(visit);
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-    return value;
-  };
-  return visit(config) as T;
-}
-
 export interface ConfigurationError {
   /** Dotted path of the field, e.g. `credentials.username`; empty for the object itself. */
   path: string;

@@ -3,7 +3,8 @@
 // settings, and the compiled mapping.
 import { createHash } from "node:crypto";
 import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
-import { getDestination, getSource, resolveEnvPlaceholders } from "@/lib/connectors/registry";
+import { envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { getDestination, getSource } from "@/lib/connectors/registry";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
@@ -32,6 +33,8 @@ export interface RunContext {
   mapping: CompiledMapping;
   /** Seeds row fingerprints: a change of mapping or stream makes every row "changed" once. */
   fingerprintSeed: string;
+  /** Keeps what ENV['X'] placeholders resolved to out of the errors a run stores (they are secrets). */
+  scrub: (message: string) => string;
 }
 
 function setupError(prefix: string, err: unknown): RunSetupError {
@@ -56,12 +59,16 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   } catch (err) {
     throw setupError("Connector", err);
   }
+  const storedSource = decryptJson<Row>(sourceRow.configurationEncrypted);
+  const storedDestination = decryptJson<Row>(destinationRow.configurationEncrypted);
   try {
-    sourceConfig = resolveEnvPlaceholders(decryptJson<Row>(sourceRow.configurationEncrypted));
-    destinationConfig = resolveEnvPlaceholders(decryptJson<Row>(destinationRow.configurationEncrypted));
+    sourceConfig = resolveEnvPlaceholders(storedSource);
+    destinationConfig = resolveEnvPlaceholders(storedDestination);
   } catch (err) {
     throw setupError("Connector configuration", err);
   }
+  const scrubSource = envRedactor(storedSource);
+  const scrubDestination = envRedactor(storedDestination);
 
   const catalog = destinationRow.catalog?.catalog as Partial<Catalog> | undefined;
   if (!catalog || !Array.isArray(catalog.streams)) {
@@ -99,5 +106,6 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
     rate: effectiveRateSettings(catalog, stream),
     mapping,
     fingerprintSeed,
+    scrub: (message) => scrubDestination(scrubSource(message)),
   };
 }

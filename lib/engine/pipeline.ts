@@ -379,7 +379,7 @@ class RunExecution {
       for (const record of records) {
         const o = outcomes.get(record.key);
         if (!o) continue; // never sent: the run stopped first
-        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error: o.ok ? undefined : (o.error ?? "The destination refused the record."), log: o.log });
+        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error: o.ok ? undefined : this.ctx.scrub(o.error ?? "The destination refused the record."), log: o.log });
       }
     }
     return results;
@@ -641,7 +641,7 @@ class RunExecution {
     }
     const totals = await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
     let error: string | null = null;
-    if (this.failure) error = describeFailure(this.failure);
+    if (this.failure) error = this.ctx.scrub(describeFailure(this.failure));
     else if (totals.totalRows > 0 && totals.successfulRows === 0) {
       error = `All ${totals.totalRows} records failed; see the run's records for each error.`;
     }

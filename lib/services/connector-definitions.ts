@@ -1,14 +1,7 @@
 // Connector definitions come from the registry (code, not the database); this module adds the
 // API's lookups and the connection check of a configuration (stored or not yet stored).
-import {
-  getDefinition,
-  getDestination,
-  getSource,
-  listDefinitions,
-  MissingEnvironmentVariableError,
-  resolveEnvPlaceholders,
-  validateConfiguration,
-} from "@/lib/connectors/registry";
+import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { getDefinition, getDestination, getSource, listDefinitions, validateConfiguration } from "@/lib/connectors/registry";
 import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { CheckConnectionInput, ListConnectorDefinitionsQuery } from "@/lib/validation/connector-definitions";
@@ -39,9 +32,12 @@ export function requireDefinition(name: string, type: ConnectorKind | undefined,
   return definition;
 }
 
-/** ajv errors of a configuration as field errors under `prefix` (e.g. connector.configuration). */
+/**
+ * ajv errors of a configuration, and `ENV['X']` placeholders the server does not share, as field
+ * errors under `prefix` (e.g. connector.configuration).
+ */
 export function configurationErrors(definition: ConnectorDefinition, config: unknown, prefix: string) {
-  return validateConfiguration(definition, config).map((e) => ({
+  return [...validateConfiguration(definition, config), ...envPlaceholderProblems(config)].map((e) => ({
     path: e.path ? `${prefix}.${e.path}` : prefix,
     message: e.message,
   }));
@@ -72,11 +68,12 @@ export async function checkConfiguration(definition: ConnectorDefinition, config
   try {
     config = resolveEnvPlaceholders(configuration);
   } catch (err) {
-    if (err instanceof MissingEnvironmentVariableError) return { result: "failed", details: err.message };
+    if (err instanceof EnvironmentPlaceholderError) return { result: "failed", details: err.message };
     throw err;
   }
   const connector = definition.connectorType === "source" ? getSource(definition.name) : getDestination(definition.name);
-  // check() never throws: connectors turn every failure into {ok: false, details} without secrets.
+  // check() never throws: connectors turn every failure into {ok: false, details} without secrets;
+  // what a placeholder resolved to is a secret too, wherever it was used (a host, a header).
   const outcome = await connector.check(config);
-  return { result: outcome.ok ? "success" : "failed", details: outcome.details };
+  return { result: outcome.ok ? "success" : "failed", details: envRedactor(configuration)(outcome.details) };
 }

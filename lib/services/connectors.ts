@@ -1,13 +1,7 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
-import {
-  getDefinition,
-  getDestination,
-  getSource,
-  mergeMaskedSecrets,
-  MissingEnvironmentVariableError,
-  resolveEnvPlaceholders,
-} from "@/lib/connectors/registry";
+import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { getDefinition, getDestination, getSource, mergeMaskedSecrets } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
@@ -57,12 +51,16 @@ export async function getConnector(workspaceId: number, id: number): Promise<Con
   return connector;
 }
 
-/** The stored configuration with ENV['X'] placeholders resolved, ready to hand to the adapter. */
-export function connectorConfiguration(connector: Connector): Row {
+/**
+ * The stored configuration with ENV['X'] placeholders resolved, ready to hand to the adapter, and
+ * the scrubber that keeps what they resolved to out of any sentence shown to the tenant.
+ */
+function connectorConfiguration(connector: Connector): { config: Row; scrub: (message: string) => string } {
+  const stored = decryptJson<Row>(connector.configurationEncrypted);
   try {
-    return resolveEnvPlaceholders(decryptJson<Row>(connector.configurationEncrypted));
+    return { config: resolveEnvPlaceholders(stored), scrub: envRedactor(stored) };
   } catch (err) {
-    if (err instanceof MissingEnvironmentVariableError) throw new FailedDependency(err.message);
+    if (err instanceof EnvironmentPlaceholderError) throw new FailedDependency(err.message);
     throw err;
   }
 }
@@ -234,11 +232,12 @@ export async function checkConnector(
 /** SQLSTATE classes caused by the query text itself (syntax, unknown table, read-only, timeout). */
 const QUERY_FAULT = /^(42|22|25|2B|0A|57014)/;
 
-function connectorFailure(err: unknown, what: string, queryText = false): Error {
+function connectorFailure(err: unknown, what: string, scrub: (message: string) => string, queryText = false): Error {
   if (err instanceof ConnectorError) {
-    const sentence = `${what}: ${err.message}`;
+    const message = scrub(err.message);
+    const sentence = `${what}: ${message}`;
     if (queryText && err.code && QUERY_FAULT.test(err.code)) {
-      return new ValidationFailed(sentence, { errors: [{ path: "query", message: err.message }] });
+      return new ValidationFailed(sentence, { errors: [{ path: "query", message }] });
     }
     return new FailedDependency(sentence);
   }
@@ -255,12 +254,12 @@ export async function discoverConnector(auth: Auth, id: number, refresh: boolean
     const stored = await prisma().catalog.findFirst({ where: { workspaceId: auth.workspaceId, connectorId: id } });
     if (stored) return stored;
   }
-  const config = connectorConfiguration(connector);
+  const { config, scrub } = connectorConfiguration(connector);
   let discovered;
   try {
     discovered = await adapterFor(connector).discover(config);
   } catch (err) {
-    throw connectorFailure(err, `Could not discover the streams of connector ${id} "${connector.name}"`);
+    throw connectorFailure(err, `Could not discover the streams of connector ${id} "${connector.name}"`, scrub);
   }
   return prisma().$transaction(async (tx) => {
     const { catalog, created } = await saveCatalog(auth.workspaceId, connector.id, discovered, tx);
@@ -285,11 +284,11 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
     if (err instanceof ConnectorError) throw new ValidationFailed(err.message, { errors: [{ path: "query", message: err.message }] });
     throw err;
   }
-  const config = connectorConfiguration(connector);
+  const { config, scrub } = connectorConfiguration(connector);
   try {
     return await adapter.query(config, input.query, input.limit ?? QUERY_PREVIEW_DEFAULT_LIMIT);
   } catch (err) {
-    throw connectorFailure(err, `The query failed on connector ${id} "${connector.name}"`, true);
+    throw connectorFailure(err, `The query failed on connector ${id} "${connector.name}"`, scrub, true);
   }
 }
 

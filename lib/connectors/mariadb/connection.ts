@@ -61,7 +61,7 @@ export function connectionOptions(s: MariaSettings): mysql.ConnectionOptions {
     // mysql2 uses the socket we hand it: connected through the outbound guard, so it reaches exactly
     // the address that was checked; `host` stays the name, for TLS (SNI, certificate). No-delay and
     // keep-alive are what mysql2 sets on sockets it opens itself.
-    stream: () => connectGuarded(new Socket(), { host: s.host, port: s.port }).setNoDelay(true).setKeepAlive(true),
+    stream: () => connectGuarded(new Socket(), { host: s.host, port: s.port, database: s.database }).setNoDelay(true).setKeepAlive(true),
     host: s.host,
     port: s.port,
     user: s.user,

@@ -98,17 +98,20 @@ const jsonSafeTypes = {
  * pg opens its own socket; this one routes the connect through the outbound guard, so pg connects
  * to exactly the address that was checked while keeping the host name for TLS (SNI, certificate).
  */
-function guardedSocket(): Socket {
+function guardedSocket(database: string): Socket {
   const socket = new Socket();
   // pg calls connect(port, host), or connect(path) for a Unix socket directory.
   socket.connect = ((portOrPath: number | string, host?: string) =>
-    connectGuarded(socket, host === undefined ? { path: String(portOrPath) } : { host, port: Number(portOrPath) })) as Socket["connect"];
+    connectGuarded(
+      socket,
+      host === undefined ? { path: String(portOrPath), database } : { host, port: Number(portOrPath), database },
+    )) as Socket["connect"];
   return socket;
 }
 
 export function clientConfig(s: PgSettings, options: { clientSideTimeout?: boolean } = {}): pg.ClientConfig {
   return {
-    stream: guardedSocket,
+    stream: () => guardedSocket(s.database),
     host: s.host,
     port: s.port,
     database: s.database,
