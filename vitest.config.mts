@@ -10,5 +10,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     fileParallelism: true,
+    // Connectors refuse loopback targets by default; the tests' databases and servers are on it.
+    env: { OUTBOUND_ALLOW_PRIVATE: "127.0.0.1,::1" },
   },
 });

@@ -43,6 +43,8 @@ async function main() {
   process.env.LOG_LEVEL ??= "warn";
   // Tests stand in for a reverse proxy: they send X-Forwarded-For to act from several addresses.
   process.env.TRUST_PROXY ??= "1";
+  // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
+  process.env.OUTBOUND_ALLOW_PRIVATE ??= "127.0.0.1,::1";
   await import("./start");
 }
 

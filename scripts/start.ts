@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import http from "node:http";
+import { isIP } from "node:net";
 import path from "node:path";
 import next from "next";
 import { assertProductionSecrets } from "../lib/config/secrets";
@@ -67,6 +68,12 @@ async function main() {
     console.log(`\n  ${banner}\n`);
   }
   if (process.env.DEMO === "1") {
+    // The demo's connectors read and write a database beside the app's: allow just that host.
+    if (process.env.OUTBOUND_ALLOW_PRIVATE === undefined) {
+      const host = new URL(db.url).hostname.replace(/^\[(.*)\]$/, "$1");
+      process.env.OUTBOUND_ALLOW_PRIVATE = isIP(host) ? host : "127.0.0.1,::1";
+      logger.info(`DEMO=1: connectors may reach ${process.env.OUTBOUND_ALLOW_PRIVATE} (OUTBOUND_ALLOW_PRIVATE)`);
+    }
     const { seedDemo } = await import("../lib/db/seed-demo");
     await seedDemo({ log: (line) => logger.info(line) });
   }

@@ -23,7 +23,7 @@ import { guardedDispatcher, sendHttp } from "./shared/http";
 import { startHttpServer } from "./testing/helpers";
 
 afterEach(() => {
-  delete process.env.OUTBOUND_BLOCK_PRIVATE;
+  process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
 });
 
 /** A DNS server whose answers change between questions: `answers[i]` is the i-th answer (the last repeats). */
@@ -89,12 +89,25 @@ describe("net policy", () => {
     expect(() => assertUrlAllowed("http://metadata.google.internal/")).toThrow(/metadata/);
   });
 
-  it("refuses private targets only when OUTBOUND_BLOCK_PRIVATE=1, after resolving the name", async () => {
+  it("refuses private targets unless OUTBOUND_ALLOW_PRIVATE allows them, after resolving the name", async () => {
     await expect(assertHostAllowed("localhost")).resolves.toBeUndefined();
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     await expect(assertHostAllowed("localhost")).rejects.toThrow(/private, loopback or link-local addresses \(localhost is/);
     await expect(assertHostAllowed("10.0.0.5")).rejects.toThrow(OutboundBlockedError);
     expect(() => assertUrlAllowed("http://10.0.0.5/")).toThrow(OutboundBlockedError);
+  });
+
+  it("OUTBOUND_ALLOW_PRIVATE takes addresses and CIDR ranges, or * for all, and names a bad entry", async () => {
+    process.env.OUTBOUND_ALLOW_PRIVATE = "10.0.0.0/8, fd12::1";
+    await expect(assertHostAllowed("10.1.2.3")).resolves.toBeUndefined();
+    await expect(assertHostAllowed("[fd12::1]")).resolves.toBeUndefined();
+    await expect(assertHostAllowed("192.168.1.1")).rejects.toThrow(/OUTBOUND_ALLOW_PRIVATE/);
+    await expect(assertHostAllowed("127.0.0.1")).rejects.toBeInstanceOf(OutboundBlockedError);
+    process.env.OUTBOUND_ALLOW_PRIVATE = "*";
+    await expect(assertHostAllowed("192.168.1.1")).resolves.toBeUndefined();
+    await expect(assertHostAllowed("169.254.169.254")).rejects.toThrow(/metadata/);
+    process.env.OUTBOUND_ALLOW_PRIVATE = "10.0.0.0/33";
+    await expect(assertHostAllowed("192.168.1.1")).rejects.toThrow(/OUTBOUND_ALLOW_PRIVATE has an entry "10.0.0.0\/33"/);
   });
 
   it("accepts only http and https URLs", () => {
@@ -133,7 +146,7 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
   afterAll(() => tcp.close());
 
   it("a name that passes the check but resolves to a forbidden address at connect time is refused (sockets: pg, mysql2)", async () => {
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     const dns = rebinding("203.0.113.7", "127.0.0.1");
     // The old flow: check the name (allowed), then let the client resolve it again.
     await expect(assertHostAllowed("rebind.test", dns)).resolves.toBeUndefined();
@@ -152,10 +165,10 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
     await expect.poll(() => tcp.accepted()).toBe(before + 1);
   });
 
-  it("refuses IP literals and, with OUTBOUND_BLOCK_PRIVATE=1, local sockets without any lookup", async () => {
+  it("refuses IP literals and, without OUTBOUND_ALLOW_PRIVATE, local sockets without any lookup", async () => {
     const dns = rebinding("203.0.113.7");
     await expect(outcome(connectGuarded(new Socket(), { host: "169.254.169.254", port: 80 }, dns))).rejects.toThrow(/metadata/);
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     await expect(outcome(connectGuarded(new Socket(), { host: "127.0.0.1", port: tcp.port }, dns))).rejects.toThrow(OutboundBlockedError);
     await expect(outcome(connectGuarded(new Socket(), { path: "/var/run/postgresql/.s.PGSQL.5432" }, dns))).rejects.toThrow(
       /local sockets/,
@@ -167,7 +180,7 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
     const http = await startHttpServer();
     const port = new URL(http.url).port;
     try {
-      process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+      process.env.OUTBOUND_ALLOW_PRIVATE = "";
       const dns = rebinding("203.0.113.7", "127.0.0.1");
       await expect(assertHostAllowed("rebind.test", dns)).resolves.toBeUndefined();
       const dispatcher = guardedDispatcher(dns);
@@ -181,7 +194,7 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
       expect(http.requests).toHaveLength(0);
 
       // The same dispatcher reaches the server when the policy allows the address it resolved.
-      delete process.env.OUTBOUND_BLOCK_PRIVATE;
+      process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
       const ok = await undiciFetch(`http://rebind.test:${port}/hello`, init);
       expect(ok.status).toBe(200);
       await ok.text();
@@ -195,7 +208,7 @@ describe("DNS rebinding: the address connected to is the address checked", () =>
   it("sendHttp reports a name refused at connect time as blocked (not retried)", async () => {
     const http = await startHttpServer();
     try {
-      process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+      process.env.OUTBOUND_ALLOW_PRIVATE = "";
       const exchange = await sendHttp({ url: `http://localhost:${new URL(http.url).port}/`, method: "GET", timeoutMs: 5000 });
       expect(exchange).toMatchObject({ failure: "blocked", status: 0 });
       expect(exchange.error).toMatch(/private, loopback or link-local addresses \(localhost is/);
@@ -219,17 +232,43 @@ describe("database drivers connect through the guard", () => {
     });
 
   it("pg: a name is resolved and checked by the guard (no check before connect needed)", async () => {
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     const refused = new pg.Client(clientConfig(pgConfig("localhost")));
     await expect(refused.connect()).rejects.toThrow(/private, loopback or link-local addresses \(localhost is/);
     await expect(new pg.Client(clientConfig(pgConfig("/var/run/postgresql"))).connect()).rejects.toThrow(/local sockets/);
-    delete process.env.OUTBOUND_BLOCK_PRIVATE;
+    process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
     const client = new pg.Client(clientConfig(pgConfig("localhost")));
     await client.connect();
     try {
       expect((await client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end();
+    }
+  });
+
+  it("the application's own database is refused whatever the allow-list (pg and mysql2); its server's other databases are not", async () => {
+    const previous = process.env.DATABASE_URL;
+    const appDatabase = pgUrl.pathname.slice(1) || "postgres";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "*";
+    process.env.DATABASE_URL = `postgresql://app:secret@localhost:${pgUrl.port || 5432}/${appDatabase}`;
+    try {
+      for (const target of [pgConfig("127.0.0.1"), pgConfig("localhost"), pgConfig("127.0.0.2"), pgConfig("0.0.0.0"), pgConfig("127.0.0.1", { database: appDatabase.toUpperCase() })]) {
+        await expect(new pg.Client(clientConfig(target)).connect(), JSON.stringify(target)).rejects.toThrow(/own application database/);
+      }
+      await expect(new pg.Client(clientConfig(pgConfig("/var/run/postgresql"))).connect()).rejects.toThrow(/own application database/);
+      await expect(assertHostAllowed("localhost", undefined, { port: Number(pgUrl.port || 5432), database: appDatabase })).rejects.toThrow(
+        /own application database/,
+      );
+      const maria = mariaSettings({ host: "127.0.0.1", port: Number(pgUrl.port || 5432), database: appDatabase, username: "x", password: "y" });
+      await expect(mysqlPromise.createConnection(connectionOptions(maria))).rejects.toThrow(/own application database/);
+      // Another database of the same server, or the same name on another port, is not the application's.
+      const other = new pg.Client(clientConfig(pgConfig("127.0.0.1", { database: appDatabase === "test" ? "postgres" : "test" })));
+      await other.connect();
+      await other.end();
+      await expect(assertHostAllowed("localhost", undefined, { port: 1, database: appDatabase })).resolves.toBeUndefined();
+    } finally {
+      if (previous === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = previous;
     }
   });
 
@@ -270,11 +309,11 @@ describe("database drivers connect through the guard", () => {
       database: mariaUrl!.pathname.slice(1),
       connect_timeout: 5,
     });
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     await expect(mysqlPromise.createConnection(connectionOptions(settings))).rejects.toThrow(
       /private, loopback or link-local addresses \(localhost is/,
     );
-    delete process.env.OUTBOUND_BLOCK_PRIVATE;
+    process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
     const conn = await mysqlPromise.createConnection(connectionOptions(settings));
     try {
       const [rows] = await conn.query("SELECT 1 AS one");

@@ -2,13 +2,15 @@
 // demo database on the same PostgreSQL server as the app, an empty `customers_copy` destination
 // table, a PostgreSQL source and destination, a model, the destination's catalog and a manual sync.
 // Idempotent: an existing demo is left as it is.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { getDestination } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "./client";
 
 const DEMO_DB = "datasync_demo";
+/** The demo's connectors log in as this role, not as the app's superuser (who could read server files). */
+const DEMO_ROLE = "datasync_demo";
 const DEMO_ROWS = 10_000;
 
 function withDatabase(url: string, name: string): URL {
@@ -17,11 +19,16 @@ function withDatabase(url: string, name: string): URL {
   return u;
 }
 
-async function ensureDemoData(appUrl: string): Promise<URL> {
+async function ensureDemoData(appUrl: string): Promise<{ url: URL; password: string }> {
   const admin = new Client({ connectionString: withDatabase(appUrl, "postgres").toString() });
   await admin.connect();
   const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DEMO_DB]);
   if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DEMO_DB}`);
+  // A fresh password each time the demo is created: only the demo's connectors know it.
+  const password = randomBytes(18).toString("base64url");
+  const role = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [DEMO_ROLE]);
+  const verb = role.rowCount === 0 ? "CREATE" : "ALTER";
+  await admin.query(`${verb} ROLE ${DEMO_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
   await admin.end();
 
   const url = withDatabase(appUrl, DEMO_DB);
@@ -34,7 +41,10 @@ async function ensureDemoData(appUrl: string): Promise<URL> {
         phone_number bigint, email_address text, updated_at timestamptz NOT NULL DEFAULT now());
       CREATE TABLE IF NOT EXISTS customers_copy (
         id integer PRIMARY KEY, state text, last_name text, first_name text,
-        phone_number bigint, email_address text, updated_at timestamptz);`);
+        phone_number bigint, email_address text, updated_at timestamptz);
+      GRANT USAGE ON SCHEMA public TO ${DEMO_ROLE};
+      GRANT SELECT ON customers TO ${DEMO_ROLE};
+      GRANT SELECT, INSERT, UPDATE, DELETE ON customers_copy TO ${DEMO_ROLE};`);
     // generate_series keeps the 10k rows one statement, without shipping them from Node.
     await demo.query(
       `INSERT INTO customers (id, state, last_name, first_name, phone_number, email_address, updated_at)
@@ -52,7 +62,7 @@ async function ensureDemoData(appUrl: string): Promise<URL> {
   } finally {
     await demo.end();
   }
-  return url;
+  return { url, password };
 }
 
 export async function seedDemo(options: { log?: (line: string) => void } = {}): Promise<{ syncId: number }> {
@@ -69,7 +79,7 @@ export async function seedDemo(options: { log?: (line: string) => void } = {}): 
     return { syncId: existing.id };
   }
 
-  const url = await ensureDemoData(appUrl);
+  const { url, password } = await ensureDemoData(appUrl);
   const config = {
     host: url.hostname,
     port: Number(url.port || 5432),
@@ -77,8 +87,8 @@ export async function seedDemo(options: { log?: (line: string) => void } = {}): 
     schema: "public",
     credentials: {
       auth_type: "username/password",
-      username: decodeURIComponent(url.username || "postgres"),
-      password: decodeURIComponent(url.password),
+      username: DEMO_ROLE,
+      password,
     },
     ssl_mode: "disable",
   };

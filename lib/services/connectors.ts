@@ -3,7 +3,7 @@
 import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
+import { modelSelect } from "@/lib/connectors/shared/sql";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
 import { can } from "@/lib/auth/permissions";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
@@ -279,7 +279,7 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
     throw new ValidationFailed(`Connector ${id} (${connector.connectorName}) does not support query previews.`);
   }
   try {
-    assertNoTrailingPaging(input.query);
+    modelSelect(input.query);
   } catch (err) {
     if (err instanceof ConnectorError) throw new ValidationFailed(err.message, { errors: [{ path: "query", message: err.message }] });
     throw err;

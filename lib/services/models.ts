@@ -1,6 +1,6 @@
 // Models: a query on a source connector of the same workspace, with the column that identifies a row.
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { assertNoTrailingPaging } from "@/lib/connectors/shared/sql";
+import { modelSelect } from "@/lib/connectors/shared/sql";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
@@ -32,11 +32,11 @@ async function assertSourceConnector(tx: Tx, workspaceId: number, connectorId: n
   }
 }
 
-/** SQL models are wrapped and paged by the service, so a query that pages itself is refused. */
+/** SQL models are one SELECT that the service wraps and pages: anything else is refused on its field. */
 function assertQueryAllowed(query: string, queryType: QueryType): void {
   if (queryType === "ai_ml") return;
   try {
-    assertNoTrailingPaging(query);
+    modelSelect(query);
   } catch (err) {
     if (err instanceof ConnectorError) throw invalid([{ path: "model.query", message: err.message }]);
     throw err;

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 afterEach(() => {
   server.requests.length = 0;
-  delete process.env.OUTBOUND_BLOCK_PRIVATE;
+  process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
 });
 
 describe("HttpModel source", () => {
@@ -105,11 +105,11 @@ describe("HttpModel source", () => {
     expect(result.details).not.toContain("leak-me-please");
   });
 
-  it("refuses private targets when OUTBOUND_BLOCK_PRIVATE=1 and metadata always", async () => {
+  it("refuses private targets unless OUTBOUND_ALLOW_PRIVATE allows them and metadata always", async () => {
     sentimentModel();
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/private, loopback or link-local/) });
-    delete process.env.OUTBOUND_BLOCK_PRIVATE;
+    process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
     expect((await httpModelSource.check(config({ url: "http://[fd00:ec2::254]/predict" }))).details).toMatch(/metadata/);
     expect(server.requests).toHaveLength(0);
   });

@@ -21,7 +21,7 @@ afterAll(() => server.close());
 afterEach(() => {
   server.requests.length = 0;
   server.setHandler((_req, res) => json(res, 200, { received: true }));
-  delete process.env.OUTBOUND_BLOCK_PRIVATE;
+  process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
 });
 
 describe("Http destination", () => {
@@ -114,12 +114,12 @@ describe("Http destination", () => {
     expect(body).toMatch(/more characters\)$/);
   });
 
-  it("refuses private targets when OUTBOUND_BLOCK_PRIVATE=1 and metadata always", async () => {
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+  it("refuses private targets unless OUTBOUND_ALLOW_PRIVATE allows them and metadata always", async () => {
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     const [blocked] = await httpDestination.write(config(), records.slice(0, 1), { stream, batch: false });
     expect(blocked).toMatchObject({ ok: false, retryable: false, error: expect.stringMatching(/private, loopback or link-local/) });
     expect(server.requests).toHaveLength(0);
-    delete process.env.OUTBOUND_BLOCK_PRIVATE;
+    process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
     const [metadata] = await httpDestination.write(config({ destination_url: "http://169.254.169.254/latest/meta-data" }), records.slice(0, 1), {
       stream,
       batch: false,

@@ -118,6 +118,34 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
       await expect(mariadbSource.query!(config(), "SELECT * FROM events LIMIT 10, 20;", 5)).rejects.toThrow(/LIMIT or OFFSET/);
     });
 
+    it("never runs a model that is not one SELECT: DROP TABLE, CREATE USER, a second statement (reads and previews)", async () => {
+      await sql(`CREATE TABLE ${database}.victim (id INT PRIMARY KEY)`);
+      const attacker = uniqueName("ds_evil");
+      const attacks = [
+        `DROP TABLE victim`,
+        `CREATE USER '${attacker}'@'%' IDENTIFIED BY 'x'`,
+        `SELECT 1 AS id; DROP TABLE victim`,
+        `SELECT 'a\\'; DROP TABLE victim; -- '`,
+        `/* comment */ DROP TABLE victim`,
+        `SELECT * FROM victim INTO OUTFILE '/tmp/${attacker}'`,
+      ];
+      for (const query of attacks) {
+        const read = async () => {
+          for await (const batch of mariadbSource.read(config(), { query, batchSize: 10 })) void batch;
+        };
+        await expect(read(), query).rejects.toThrow();
+        await expect(mariadbSource.query!(config(), query, 5), query).rejects.toThrow();
+      }
+      const [tables] = await sql(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'victim'`, [database]);
+      expect((tables as Row[])[0].n).toBe(1);
+      const [users] = await sql(`SELECT COUNT(*) AS n FROM mysql.user WHERE user = ?`, [attacker]);
+      expect((users as Row[])[0].n).toBe(0);
+      // A SELECT with a `;` or a keyword inside a string or comment is still one SELECT.
+      const rows: Row[] = [];
+      for await (const batch of mariadbSource.read(config(), { query: "SELECT 'DROP TABLE victim; x' AS s -- ; DROP", batchSize: 10 })) rows.push(...batch);
+      expect(rows).toEqual([{ s: "DROP TABLE victim; x" }]);
+    });
+
     it("reads 100,000 rows in batches without holding more than one batch", async () => {
       const heapBefore = process.memoryUsage().heapUsed;
       let peakHeap = heapBefore;

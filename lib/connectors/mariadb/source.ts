@@ -4,7 +4,7 @@ import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from
 import { inBatches } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { assertNoTrailingPaging, jsonSafeRow, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
+import { jsonSafeRow, modelSelect, tableJsonSchema } from "../shared/sql";
 import {
   connectStreaming,
   described,
@@ -35,8 +35,7 @@ export async function checkMariadb(config: Row): Promise<CheckResult> {
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
-  assertNoTrailingPaging(sql);
-  const inner = normalizeModelQuery(sql);
+  const inner = modelSelect(sql);
   return described(config, () =>
     withConnection(config, async (conn, s) => {
       await conn.query("SET SESSION max_statement_time = ?", [s.queryTimeoutMs / 1000]);
@@ -71,8 +70,9 @@ function typeName(columnType: number | undefined): string {
 }
 
 export function incrementalQuery(options: ReadOptions): { sql: string; values: unknown[] } {
-  const inner = normalizeModelQuery(options.query);
-  if (!options.cursorField) return { sql: inner, values: [] };
+  const inner = modelSelect(options.query);
+  // Wrapped even without a cursor: only a SELECT parses as a derived table.
+  if (!options.cursorField) return { sql: `SELECT * FROM (${inner}) AS subquery`, values: [] };
   const cursor = quoteIdent(options.cursorField);
   const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
   return {

@@ -5,7 +5,7 @@ import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, 
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { assertNoTrailingPaging, jsonSafeRow, jsonSafeValue, normalizeModelQuery, tableJsonSchema } from "../shared/sql";
+import { jsonSafeRow, jsonSafeValue, modelSelect, tableJsonSchema } from "../shared/sql";
 import {
   connect,
   described,
@@ -54,8 +54,7 @@ async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number,
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
-  assertNoTrailingPaging(sql);
-  const inner = normalizeModelQuery(sql);
+  const inner = modelSelect(sql);
   return described(config, () =>
     withClient(config, async (client, s) => {
       await client.query("BEGIN TRANSACTION READ ONLY");
@@ -81,8 +80,9 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
  * PostgreSQL writes it (`row_to_json`), so the server hashes the rows and we parse only those sent.
  */
 export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string): { text: string; values: unknown[] } {
-  const inner = normalizeModelQuery(options.query);
-  if (!options.cursorField && fingerprintSeed === undefined) return { text: inner, values: [] };
+  const inner = modelSelect(options.query);
+  // Wrapped even without a cursor or fingerprint: only a SELECT parses as a subquery.
+  if (!options.cursorField && fingerprintSeed === undefined) return { text: `SELECT * FROM (${inner}) AS subquery`, values: [] };
   const values: unknown[] = [];
   let where = "";
   let order = "";

@@ -15,6 +15,69 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
+/**
+ * The model query with every string, quoted name and comment blanked (same length), so keywords and
+ * `;` can be looked for in what remains. Handles '…' (with '' and backslash escapes), "…", `…`,
+ * PostgreSQL's $tag$…$tag$, and -- , # and block comments.
+ */
+function codeOnly(query: string): string {
+  let out = "";
+  let i = 0;
+  const blank = (from: number, to: number) => {
+    out += " ".repeat(to - from);
+    i = to;
+  };
+  while (i < query.length) {
+    const ch = query[i];
+    const next = query[i + 1];
+    if (ch === "'" || ch === '"' || ch === "`") {
+      let j = i + 1;
+      while (j < query.length) {
+        if (query[j] === "\\" && ch === "'") j += 2;
+        else if (query[j] === ch && query[j + 1] === ch) j += 2;
+        else if (query[j] === ch) break;
+        else j++;
+      }
+      blank(i, Math.min(j + 1, query.length));
+    } else if ((ch === "-" && next === "-") || ch === "#") {
+      const end = query.indexOf("\n", i);
+      blank(i, end === -1 ? query.length : end);
+    } else if (ch === "/" && next === "*") {
+      const end = query.indexOf("*/", i + 2);
+      blank(i, end === -1 ? query.length : end + 2);
+    } else if (ch === "$" && /^\$[A-Za-z_]?\w*\$/.test(query.slice(i))) {
+      const tag = /^\$[A-Za-z_]?\w*\$/.exec(query.slice(i))![0];
+      const end = query.indexOf(tag, i + tag.length);
+      blank(i, end === -1 ? query.length : end + tag.length);
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+const READING_START = /^[\s(]*(select|with)\b/i;
+
+/**
+ * A model query as the sources run it: one SELECT (or WITH … SELECT) statement that does not page
+ * itself, normalized for wrapping as a subquery. The wrapping and the read-only transaction are what
+ * stop writes; this gives the clear sentence, at create and update as at every read (a DDL
+ * statement commits on its own in MariaDB, whatever the transaction says). Throws ConnectorError.
+ */
+export function modelSelect(query: string): string {
+  const normalized = normalizeModelQuery(query);
+  const code = codeOnly(normalized);
+  if (code.includes(";")) {
+    throw new ConnectorError("The query must be a single statement: remove the `;` and everything after it.");
+  }
+  if (!READING_START.test(code)) {
+    throw new ConnectorError("The query must be a SELECT (or WITH … SELECT) statement: models only read rows.");
+  }
+  assertNoTrailingPaging(normalized);
+  return normalized;
+}
+
 // The service adds its own LIMIT/OFFSET (previews) and reads with cursors, so a model query that
 // already pages itself would silently drop rows. The reference refuses these; so do we.
 const TRAILING_PAGING =

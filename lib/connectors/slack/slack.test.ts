@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 afterEach(() => {
   server.requests.length = 0;
-  delete process.env.OUTBOUND_BLOCK_PRIVATE;
+  process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
 });
 
 describe("Slack destination", () => {
@@ -95,9 +95,9 @@ describe("Slack destination", () => {
     expect(dead).toEqual({ ok: false, details: expect.stringMatching(/refused the request: HTTP 403 .*invalid_token/) });
   });
 
-  it("refuses private targets when OUTBOUND_BLOCK_PRIVATE=1", async () => {
+  it("refuses private targets unless OUTBOUND_ALLOW_PRIVATE allows them", async () => {
     slackApi();
-    process.env.OUTBOUND_BLOCK_PRIVATE = "1";
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
     const [a] = await slackDestination.write(bot(), records.slice(0, 1), { stream, batch: false });
     expect(a).toMatchObject({ ok: false, retryable: false, error: expect.stringMatching(/private, loopback or link-local/) });
     expect(server.requests).toHaveLength(0);
