@@ -85,8 +85,14 @@ test("wrong password: a clear failure that never echoes a password; masked secre
 
   // The masked configuration as the API showed it: the mask means "the stored password".
   expect(await check({ configuration: shown })).toMatchObject({ result: "success" });
-  // ... and unsaved non-secret changes are what gets tried.
-  const refused = await check({ configuration: { ...shown, port: 1, connect_timeout: 2 } });
+  // ... and unsaved non-secret changes are what gets tried; a new target needs the secret again.
+  const retarget = await expectError(
+    await ws.admin.post(`/api/v1/connectors/${id}/check`, { configuration: { ...shown, port: 1, connect_timeout: 2 } }),
+    422,
+    "validation_failed",
+  );
+  expect(retarget.errors).toEqual([{ path: "configuration.credentials.password", message: expect.stringMatching(/enter it again: port changed/) }]);
+  const refused = await check({ configuration: { ...shown, port: 1, connect_timeout: 2, credentials: { ...shown.credentials, password: RIGHT } } });
   expect(refused.result).toBe("failed");
   expect(refused.details).toMatch(/127\.0\.0\.1:1.*refused/);
   // Settings that break the connector's schema fail the check naming the fields, as check_connection does.

@@ -10,6 +10,7 @@ import {
   mergeMaskedSecrets,
   secretPaths,
   SECRET_MASK,
+  SecretTargetChangedError,
   validateConfiguration,
 } from "./registry";
 
@@ -78,9 +79,9 @@ describe("secrets", () => {
   });
 
   it("keeps the stored secret when the mask comes back on update", () => {
-    const incoming = { ...maskSecrets(stored, pg), host: "db2" };
-    expect(mergeMaskedSecrets(incoming, stored, pg)).toEqual({ ...stored, host: "db2" });
-    const changed = { ...incoming, credentials: { ...stored.credentials, password: "new-pass" } };
+    const incoming = { ...maskSecrets(stored, pg), schema: "other", port: 5432 };
+    expect(mergeMaskedSecrets(incoming, stored, pg)).toEqual({ ...stored, schema: "other", port: 5432 });
+    const changed = { ...incoming, host: "db2", credentials: { ...stored.credentials, password: "new-pass" } };
     expect(mergeMaskedSecrets(changed, stored, pg).credentials).toMatchObject({ password: "new-pass" });
     const headers = mergeMaskedSecrets(
       { destination_url: "https://x", headers: { Authorization: SECRET_MASK, "X-New": "n" } },
@@ -88,6 +89,23 @@ describe("secrets", () => {
       http,
     );
     expect(headers.headers).toEqual({ Authorization: "Bearer t", "X-New": "n" });
+  });
+});
+
+describe("masked secrets follow their target", () => {
+  const stored = { host: "db", port: "5432", database: "app", credentials: { auth_type: "username/password", username: "app", password: "hunter2" } };
+
+  it("refuses to carry a masked secret to another host, port, database or URL", () => {
+    for (const change of [{ host: "attacker.example" }, { port: 6543 }, { database: "other" }]) {
+      const incoming = { ...maskSecrets(stored, pg), ...change };
+      expect(() => mergeMaskedSecrets(incoming, stored, pg), JSON.stringify(change)).toThrow(SecretTargetChangedError);
+    }
+    const hook = { destination_url: "https://hooks.example/a", headers: { Authorization: "Bearer t" }, hmac_secret: "k" };
+    const moved = { ...maskSecrets(hook, http), destination_url: "https://attacker.example/a" };
+    expect(() => mergeMaskedSecrets(moved, hook, http)).toThrow(/destination_url changed.*headers, hmac_secret/);
+    // A fresh value for every secret may go anywhere.
+    const fresh = { destination_url: "https://attacker.example/a", headers: { Authorization: "mine" } };
+    expect(mergeMaskedSecrets(fresh, hook, http)).toEqual(fresh);
   });
 });
 

@@ -3,7 +3,7 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { ConnectorCategoryName, ConnectorDefinition, ConnectorKind, DestinationConnector, Row, SourceConnector } from "./types";
-import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK } from "./shared/secrets";
+import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK, SecretTargetChangedError } from "./shared/secrets";
 import { postgresqlSource } from "./postgresql/source";
 import { postgresqlDestination } from "./postgresql/destination";
 import { httpDestination } from "./http/destination";
@@ -12,7 +12,7 @@ import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
 
-export { SECRET_MASK };
+export { SECRET_MASK, SecretTargetChangedError };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
 const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
@@ -76,7 +76,10 @@ export function maskSecrets(config: Row, definition: ConnectorDefinition): Row {
   return maskConfiguration(config, definition);
 }
 
-/** On update: wherever `incoming` carries the mask under a secret field, keep the stored value. */
+/**
+ * On update: wherever `incoming` carries the mask under a secret field, keep the stored value, as
+ * long as the target (host, URL…) is the same; else throws SecretTargetChangedError.
+ */
 export function mergeMaskedSecrets(incoming: Row, stored: Row, definition: ConnectorDefinition): Row {
   return mergeMaskedConfiguration(incoming, stored, definition);
 }

@@ -23,6 +23,11 @@ export interface ConnectorDefinition {
   documentationUrl: string;
   /** JSON Schema of the configuration; secret fields carry `"secret": true` (any depth). */
   connectionSpecification: JsonSchema;
+  /**
+   * Fields that say where the secrets are sent (host, port, database, URL). When one changes, a
+   * masked secret sent back is not carried over to the new target: it must be entered again.
+   */
+  secretTargetFields?: readonly string[];
   /** `dynamic` (streams discovered from the system) or `user_defined`. */
   streamType: "dynamic" | "user_defined";
   /** For sources: does it support SQL model queries (query_source preview)? */

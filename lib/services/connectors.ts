@@ -1,7 +1,7 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
 import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
-import { getDefinition, getDestination, getSource, mergeMaskedSecrets } from "@/lib/connectors/registry";
+import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { modelSelect } from "@/lib/connectors/shared/sql";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
@@ -107,10 +107,17 @@ export async function createConnector(auth: Auth, input: CreateConnectorInput): 
 
 /**
  * The configuration an update with `incoming` stores: a masked secret sent back (the console echoes
- * what it was given) keeps the stored secret.
+ * what it was given) keeps the stored secret, unless the secret would now go to another target:
+ * whoever may edit a connector must not be able to send an Admin's password to their own server.
  */
-function withStoredSecrets(existing: Connector, definition: ConnectorDefinition, incoming: Row): Row {
-  return mergeMaskedSecrets(incoming, decryptJson<Row>(existing.configurationEncrypted), definition);
+function withStoredSecrets(existing: Connector, definition: ConnectorDefinition, incoming: Row, prefix: string): Row {
+  try {
+    return mergeMaskedSecrets(incoming, decryptJson<Row>(existing.configurationEncrypted), definition);
+  } catch (err) {
+    if (!(err instanceof SecretTargetChangedError)) throw err;
+    const message = `enter it again: ${err.changedFields.join(", ")} changed, and a stored secret is only sent where it was entered for`;
+    throw invalid(err.secretPaths.map((path) => ({ path: `${prefix}.${path}`, message })));
+  }
 }
 
 export async function updateConnector(auth: Auth, id: number, input: UpdateConnectorInput): Promise<Connector> {
@@ -127,7 +134,7 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   const definition = requireDefinition(existing.connectorName, existing.connectorType, "connector.connector_name");
   let encrypted: string | undefined;
   if (input.configuration !== undefined) {
-    const merged = withStoredSecrets(existing, definition, input.configuration);
+    const merged = withStoredSecrets(existing, definition, input.configuration, "connector.configuration");
     const configErrors = configurationErrors(definition, merged, "connector.configuration");
     if (configErrors.length > 0) throw invalid(configErrors);
     encrypted = encryptJson(merged);
@@ -225,7 +232,7 @@ export async function checkConnector(
   const configuration =
     input.configuration === undefined
       ? decryptJson<Row>(connector.configurationEncrypted)
-      : withStoredSecrets(connector, definition, input.configuration);
+      : withStoredSecrets(connector, definition, input.configuration, "configuration");
   return checkConfiguration(definition, configuration);
 }
 

@@ -12,6 +12,7 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
   documentationUrl: "https://shopify.github.io/liquid/basics/introduction/",
   streamType: "user_defined",
   supportsQuery: false,
+  secretTargetFields: ["url"],
   connectionSpecification: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     title: "HTTP model endpoint",

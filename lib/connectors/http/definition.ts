@@ -9,6 +9,7 @@ export const httpDestinationDefinition: ConnectorDefinition = {
   icon: "/icons/http.svg",
   documentationUrl: "https://developer.mozilla.org/en-US/docs/Web/HTTP/Methods",
   streamType: "dynamic",
+  secretTargetFields: ["destination_url"],
   connectionSpecification: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     title: "HTTP webhook",

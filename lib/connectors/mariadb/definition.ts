@@ -57,6 +57,7 @@ const common = {
   subCategory: "Relational Database",
   icon: "/icons/mariadb.svg",
   connectionSpecification: mariadbConnectionSpecification,
+  secretTargetFields: ["host", "port", "database"],
   streamType: "dynamic",
 } as const;
 

@@ -94,6 +94,7 @@ const common = {
   category: "data",
   icon: "/icons/postgresql.svg",
   connectionSpecification: postgresqlConnectionSpecification,
+  secretTargetFields: ["host", "port", "database"],
   streamType: "dynamic",
 } as const;
 

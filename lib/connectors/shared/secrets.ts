@@ -93,12 +93,49 @@ function mergeValue(incoming: unknown, stored: unknown): unknown {
   return incoming;
 }
 
+function carriesMask(value: unknown): boolean {
+  if (value === SECRET_MASK) return true;
+  if (Array.isArray(value)) return value.some(carriesMask);
+  return isObject(value) && Object.values(value).some(carriesMask);
+}
+
+/** A masked secret was sent back for a configuration that now sends its secrets elsewhere. */
+export class SecretTargetChangedError extends Error {
+  constructor(
+    /** Dotted paths of the masked secrets that must be entered again. */
+    readonly secretPaths: string[],
+    /** Dotted paths of the target fields that changed. */
+    readonly changedFields: string[],
+  ) {
+    super(
+      `${changedFields.join(", ")} changed, so the stored ${secretPaths.join(", ")} is not sent to the new target: enter ${secretPaths.length > 1 ? "them" : "it"} again.`,
+    );
+    this.name = "SecretTargetChangedError";
+  }
+}
+
+/** The target fields whose value differs (a missing field counts as its schema default). */
+function changedTargets(incoming: Row, stored: Row, definition: ConnectorDefinition): string[] {
+  const properties = isObject(definition.connectionSpecification.properties) ? definition.connectionSpecification.properties : {};
+  return (definition.secretTargetFields ?? []).filter((field) => {
+    const fallback = isObject(properties[field]) ? (properties[field] as Record<string, unknown>).default : undefined;
+    const text = (config: Row) => JSON.stringify(String(getAt(config, field.split(".")) ?? fallback ?? ""));
+    return text(incoming) !== text(stored);
+  });
+}
+
+/**
+ * The configuration an update stores: wherever `incoming` carries the mask under a secret field,
+ * the stored secret, but only while the target is the same: a secret entered for one host is never
+ * carried over to another (SecretTargetChangedError).
+ */
 export function mergeMaskedConfiguration(incoming: Row, stored: Row, definition: ConnectorDefinition): Row {
   const out = clone(incoming);
-  for (const path of secretPathList(definition)) {
-    const value = getAt(out, path);
-    if (value !== undefined) setAt(out, path, mergeValue(value, getAt(stored, path)));
-  }
+  const paths = secretPathList(definition).filter((path) => carriesMask(getAt(out, path)));
+  if (paths.length === 0) return out;
+  const changed = changedTargets(incoming, stored, definition);
+  if (changed.length > 0) throw new SecretTargetChangedError(paths.map((p) => p.join(".")), changed);
+  for (const path of paths) setAt(out, path, mergeValue(getAt(out, path), getAt(stored, path)));
   return out;
 }
 

@@ -9,6 +9,7 @@ export const slackDestinationDefinition: ConnectorDefinition = {
   icon: "/icons/slack.svg",
   documentationUrl: "https://api.slack.com/methods/chat.postMessage",
   streamType: "dynamic",
+  secretTargetFields: ["base_url"],
   connectionSpecification: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     title: "Slack",
