@@ -114,13 +114,17 @@ export class SecretTargetChangedError extends Error {
   }
 }
 
-/** The target fields whose value differs (a missing field counts as its schema default). */
+/**
+ * The target fields whose value differs; a missing field counts as its schema default. A field
+ * missing from `incoming` without a default names no target at all (the schema check refuses it).
+ */
 function changedTargets(incoming: Row, stored: Row, definition: ConnectorDefinition): string[] {
   const properties = isObject(definition.connectionSpecification.properties) ? definition.connectionSpecification.properties : {};
   return (definition.secretTargetFields ?? []).filter((field) => {
     const fallback = isObject(properties[field]) ? (properties[field] as Record<string, unknown>).default : undefined;
-    const text = (config: Row) => JSON.stringify(String(getAt(config, field.split(".")) ?? fallback ?? ""));
-    return text(incoming) !== text(stored);
+    const value = (config: Row) => getAt(config, field.split(".")) ?? fallback;
+    if (value(incoming) === undefined) return false;
+    return String(value(incoming)) !== String(value(stored) ?? "");
   });
 }
 
