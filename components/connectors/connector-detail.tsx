@@ -23,7 +23,7 @@ import { CatalogEditor } from "./catalog-editor";
 import { CheckResultPanel } from "./check-result";
 import { ConnectorIcon } from "./connector-icon";
 import { kindLabel, kindPath } from "./connectors-list";
-import { coerceValue, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
+import { clearMasks, coerceValue, containsMask, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
 
 export function ConnectorDetail({ type, id }: { type: ConnectorKind; id: string }) {
   const connector = useConnector(id);
@@ -91,6 +91,8 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
   const [editing, setEditing] = useState(false);
   const [config, setConfig] = useState<Record<string, unknown>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // Target fields (host, URL…) changed while secrets were masked: the stored secrets do not follow.
+  const [retargeted, setRetargeted] = useState<string[]>([]);
   const update = useUpdateConnector(connector.id);
   // Saved settings in view mode; the form's settings (hidden secrets = the stored ones) in edit mode.
   const check = useCheckConnector(connector.id);
@@ -102,10 +104,23 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
   function startEditing() {
     if (!schema) return;
     setConfig(withDefaults(schema, connector.attributes.configuration));
+    setRetargeted([]);
     setErrors({});
     check.reset();
     form.reset({ connector: { name: connector.attributes.name, description: connector.attributes.description ?? "" } });
     setEditing(true);
+  }
+
+  /** A stored secret is only sent where it was entered for: a new target empties the masked ones. */
+  function changeConfig(next: Record<string, unknown>) {
+    if (!schema) return setConfig(next);
+    const saved = withDefaults(schema, connector.attributes.configuration);
+    const changed = (definition?.connector_spec.secret_target_fields ?? []).filter((f) => String(next[f] ?? "") !== String(saved[f] ?? ""));
+    if (changed.length > 0 && containsMask(next)) {
+      setRetargeted(changed);
+      return setConfig(clearMasks(next) as Record<string, unknown>);
+    }
+    setConfig(next);
   }
 
   function test() {
@@ -174,7 +189,12 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
             </Field>
             <Field label="Description">{(p) => <Textarea {...p} rows={1} {...form.register("connector.description")} />}</Field>
           </div>
-          {schema && <JsonSchemaForm schema={schema} value={config} onChange={setConfig} errors={errors} />}
+          {retargeted.length > 0 && (
+            <p role="note" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+              {retargeted.join(", ")} changed: enter the secrets again. A stored secret is only sent to the target it was entered for.
+            </p>
+          )}
+          {schema && <JsonSchemaForm schema={schema} value={config} onChange={changeConfig} errors={errors} />}
           <CheckResultPanel pending={check.isPending} result={check.data} error={check.error && !Object.keys(errors).length ? errorMessage(check.error) : null} />
           <InlineError message={update.error ? errorMessage(update.error) : null} />
           <div className="flex justify-end gap-2">

@@ -69,6 +69,14 @@ export function coerceValue(schema: JsonSchema, value: Obj): Obj {
   return out;
 }
 
+/** The value with every masked secret emptied (a secret object keeps its keys), for retyping. */
+export function clearMasks(value: unknown): unknown {
+  if (value === SECRET_MASK) return "";
+  if (Array.isArray(value)) return value.map(clearMasks);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clearMasks(v)]));
+  return value;
+}
+
 export function containsMask(value: unknown): boolean {
   if (value === SECRET_MASK) return true;
   if (value && typeof value === "object") return Object.values(value).some(containsMask);

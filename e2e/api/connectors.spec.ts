@@ -192,7 +192,7 @@ test("POST /connectors/{id}/query_source previews rows of a source", async () =>
   expect(paging.message).toMatch(/LIMIT or OFFSET/);
   await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table} OFFSET 5` }), 422, "validation_failed");
   const syntax = await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: "SELEC 1" }), 422, "validation_failed");
-  expect(syntax.message).toContain("syntax");
+  expect(syntax.message).toMatch(/must be a SELECT/);
   await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, {}), 422, "validation_failed");
 
   const destination = await createConnector("destination");

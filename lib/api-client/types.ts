@@ -60,7 +60,7 @@ export interface ConnectorDefinition {
   sub_category?: string;
   icon?: string;
   documentation_url?: string;
-  connector_spec: { connection_specification: JsonSchema; stream_type?: string; [key: string]: unknown };
+  connector_spec: { connection_specification: JsonSchema; stream_type?: string; secret_target_fields?: string[]; [key: string]: unknown };
 }
 
 export interface Stream {

@@ -14,5 +14,7 @@ export const serializeConnectorDefinition = (d: ConnectorDefinition) => ({
     connection_specification: d.connectionSpecification,
     stream_type: d.streamType,
     supports_query: d.supportsQuery === true,
+    // Where the secrets go: changing one of these needs the secrets entered again.
+    secret_target_fields: d.secretTargetFields ?? [],
   },
 });

@@ -116,7 +116,9 @@ function withStoredSecrets(existing: Connector, definition: ConnectorDefinition,
   } catch (err) {
     if (!(err instanceof SecretTargetChangedError)) throw err;
     const message = `enter it again: ${err.changedFields.join(", ")} changed, and a stored secret is only sent where it was entered for`;
-    throw invalid(err.secretPaths.map((path) => ({ path: `${prefix}.${path}`, message })));
+    // The other fields' errors too, so one answer says everything to fix (masks are secrets' only errors here).
+    const others = configurationErrors(definition, incoming, prefix).filter((e) => !err.secretPaths.some((p) => e.path.startsWith(`${prefix}.${p}`)));
+    throw invalid([...others, ...err.secretPaths.map((path) => ({ path: `${prefix}.${path}`, message }))]);
   }
 }
 
