@@ -97,6 +97,14 @@ describe("net policy", () => {
     expect(() => assertUrlAllowed("http://10.0.0.5/")).toThrow(OutboundBlockedError);
   });
 
+  it("refuses loopback and private targets when OUTBOUND_ALLOW_PRIVATE is not set at all", async () => {
+    delete process.env.OUTBOUND_ALLOW_PRIVATE;
+    await expect(assertHostAllowed("127.0.0.1")).rejects.toThrow(/OUTBOUND_ALLOW_PRIVATE/);
+    await expect(assertHostAllowed("localhost")).rejects.toThrow(OutboundBlockedError);
+    expect(() => assertUrlAllowed("http://192.168.1.1/")).toThrow(OutboundBlockedError);
+    await expect(assertHostAllowed("203.0.113.7")).resolves.toBeUndefined();
+  });
+
   it("OUTBOUND_ALLOW_PRIVATE takes addresses and CIDR ranges, or * for all, and names a bad entry", async () => {
     process.env.OUTBOUND_ALLOW_PRIVATE = "10.0.0.0/8, fd12::1";
     await expect(assertHostAllowed("10.1.2.3")).resolves.toBeUndefined();
