@@ -87,6 +87,8 @@ test("the session cookie authenticates the API, but writes only from our own ori
       return ((await res.json()).data as unknown[]).length;
     };
     const before = await count();
+    // A read another site started (a link, an <img>) is refused too: some reads do work.
+    await expectError(await client.get("/api/v1/api_tokens", { headers: { "Sec-Fetch-Site": "cross-site" } }), 403, "forbidden");
 
     for (const headers of [
       {},

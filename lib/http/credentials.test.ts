@@ -53,6 +53,17 @@ describe("requestToken", () => {
     expect(await requestToken(request("GET", { cookie: "next-auth.session-token=forged" }))).toBeNull();
   });
 
+  it("lets reads through unless the browser says another site sent them", async () => {
+    const cookie = await cookieFor("api-jwt");
+    for (const site of [undefined, "same-origin", "none"]) {
+      const headers = site ? { cookie, "sec-fetch-site": site } : { cookie };
+      expect(await requestToken(request("GET", headers)), site).toBe("api-jwt");
+    }
+    for (const site of ["cross-site", "same-site"]) {
+      await expect(requestToken(request("GET", { cookie, "sec-fetch-site": site })), site).rejects.toBeInstanceOf(Forbidden);
+    }
+  });
+
   it("refuses a cookie-authenticated write that does not come from our own origin", async () => {
     const cookie = await cookieFor("api-jwt");
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {

@@ -41,6 +41,15 @@ export function isSameOrigin(req: NextRequest): boolean {
   return [req.headers.get("host"), req.headers.get("x-forwarded-host")].some((h) => h !== null && h.toLowerCase() === host);
 }
 
+/**
+ * Reads need no proof (older browsers send neither header on a same-origin GET), but one the
+ * browser says another site started is refused too: some reads do work (discover?refresh=true).
+ */
+function sentByAnotherSite(req: NextRequest): boolean {
+  const site = req.headers.get("sec-fetch-site");
+  return site === "cross-site" || site === "same-site";
+}
+
 /** The API token of the request, or null when it carries none. Throws Forbidden for cross-site cookie writes. */
 export async function requestToken(req: NextRequest): Promise<string | null> {
   // A program that sends Authorization is judged by it alone, never by a cookie it may also carry.
@@ -48,6 +57,7 @@ export async function requestToken(req: NextRequest): Promise<string | null> {
   if (header !== null) return bearer(header);
   const session = await consoleSession(req);
   if (!session?.accessToken) return null;
-  if (!SAFE_METHODS.has(req.method) && !isSameOrigin(req)) throw new Forbidden(CROSS_SITE);
+  const allowed = SAFE_METHODS.has(req.method) ? !sentByAnotherSite(req) : isSameOrigin(req);
+  if (!allowed) throw new Forbidden(CROSS_SITE);
   return session.accessToken;
 }
