@@ -91,7 +91,7 @@ test("the session cookie authenticates the API, but writes only from our own ori
     await expectError(await client.get("/api/v1/api_tokens", { headers: { "Sec-Fetch-Site": "cross-site" } }), 403, "forbidden");
 
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { Origin: "http://evil.example" },
       { Origin: "null" },
       { Origin: BASE_URL, "Sec-Fetch-Site": "cross-site" },
@@ -108,7 +108,7 @@ test("the session cookie authenticates the API, but writes only from our own ori
     await expectError(form, 403, "forbidden");
     expect(await count(), "no refused request created a token").toBe(before);
 
-    for (const headers of [{ Origin: BASE_URL }, { "Sec-Fetch-Site": "same-origin" }]) {
+    for (const headers of [{ Origin: BASE_URL }, { "Sec-Fetch-Site": "same-origin" }] as Record<string, string>[]) {
       const res = await create(headers);
       expect(res.status(), await res.text()).toBe(201);
     }

@@ -56,7 +56,7 @@ describe("requestToken", () => {
   it("lets reads through unless the browser says another site sent them", async () => {
     const cookie = await cookieFor("api-jwt");
     for (const site of [undefined, "same-origin", "none"]) {
-      const headers = site ? { cookie, "sec-fetch-site": site } : { cookie };
+      const headers: Record<string, string> = site ? { cookie, "sec-fetch-site": site } : { cookie };
       expect(await requestToken(request("GET", headers)), site).toBe("api-jwt");
     }
     for (const site of ["cross-site", "same-site"]) {
