@@ -1,17 +1,15 @@
 import type { NextConfig } from "next";
+import { NON_PAGE_POLICY } from "./lib/http/content-security-policy";
 
 const securityHeaders = [
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
   { key: "X-Frame-Options", value: "DENY" },
-  {
-    key: "Content-Security-Policy",
-    value:
-      "default-src 'self'; script-src 'self' 'unsafe-inline'" +
-      (process.env.NODE_ENV === "production" ? "" : " 'unsafe-eval'") +
-      "; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
-  },
 ];
+
+// Pages get their policy, with a per-request script nonce, from proxy.ts; these are the paths it
+// does not see (API, next-auth, static files). Two policies on one response would both apply.
+const nonPagePaths = ["/api/:path*", "/enterprise/:path*", "/_next/:path*", "/icons/:path*", "/favicon.svg"];
 
 const nextConfig: NextConfig = {
   // NEXT_DIST_DIR lets several checkouts' builds (parallel test servers) live side by side.
@@ -35,7 +33,10 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-pg",
   ],
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      ...nonPagePaths.map((source) => ({ source, headers: [{ key: "Content-Security-Policy", value: NON_PAGE_POLICY }] })),
+    ];
   },
 };
 

@@ -12,7 +12,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
   if (!session) redirect("/login?expired=1");
   const workspaceId = Number((await cookies()).get(WORKSPACE_COOKIE)?.value) || null;
   return (
-    <ConsoleShell token={session.accessToken} email={session.user.email} workspaceId={workspaceId}>
+    <ConsoleShell email={session.user.email} workspaceId={workspaceId}>
       {children}
     </ConsoleShell>
   );

@@ -7,13 +7,9 @@ import { useForm } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 import { InlineError, LoadingState } from "@/components/ui/states";
+import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { loginSchema } from "@/lib/validation/auth";
 import { AuthCard } from "./auth-card";
-
-/** Only paths inside the console may be returned to after signing in. */
-function safeCallback(url: string | undefined): string {
-  return url && url.startsWith("/") && !url.startsWith("//") ? url : "/dashboard";
-}
 
 export function LoginForm({ callbackUrl, expired }: { callbackUrl?: string; expired?: boolean }) {
   const router = useRouter();
@@ -45,7 +41,8 @@ export function LoginForm({ callbackUrl, expired }: { callbackUrl?: string; expi
       setError("The email or password is incorrect.");
       return;
     }
-    router.replace(safeCallback(callbackUrl));
+    // Only paths inside the console may be returned to after signing in.
+    router.replace(safeCallbackPath(callbackUrl, window.location.origin));
     router.refresh();
   });
 

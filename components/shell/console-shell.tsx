@@ -24,10 +24,10 @@ const SETTINGS: { href: string; label: string; icon: IconName }[] = [
   { href: "/settings/api-tokens", label: "API tokens", icon: "key" },
 ];
 
-export function ConsoleShell(props: { token: string; email: string; workspaceId: number | null; children: React.ReactNode }) {
+export function ConsoleShell(props: { email: string; workspaceId: number | null; children: React.ReactNode }) {
   return (
     <Toaster>
-      <ApiProvider token={props.token} email={props.email} initialWorkspaceId={props.workspaceId}>
+      <ApiProvider email={props.email} initialWorkspaceId={props.workspaceId}>
         <Frame>{props.children}</Frame>
       </ApiProvider>
     </Toaster>

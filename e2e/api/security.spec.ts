@@ -1,8 +1,8 @@
 // Security over HTTP: headers on pages, the 1 MB request limit, the outbound network policy of HTTP
 // connectors through the API, and no secret in any connector answer. (Login throttling per account
 // and per address: users.spec.ts; tokens: permissions-matrix.spec.ts and api-tokens.spec.ts.)
-import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
+import { ADMIN, BASE_URL, expectError } from "../support/api";
 import { dataWorkspace, pgConfiguration, unique, type DataWorkspace } from "../support/data";
 
 let ws: DataWorkspace;
@@ -11,12 +11,17 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => ws?.dispose());
 
+const scriptSrc = (csp: string | undefined) => /(?:^|;)\s*script-src ([^;]*)/.exec(csp ?? "")?.[1] ?? "";
+
 test("pages carry CSP (frame-ancestors 'none'), no-sniff, frame and referrer policies", async ({ request }) => {
   for (const path of ["/login", "/setup", "/api/health"]) {
     const res = await request.get(path, { maxRedirects: 0 });
     const h = res.headers();
     expect(h["content-security-policy"], path).toContain("frame-ancestors 'none'");
     expect(h["content-security-policy"], path).toContain("default-src 'self'");
+    // Inline scripts run only with the page's nonce; responses that are not pages run none.
+    expect(scriptSrc(h["content-security-policy"]), path).not.toContain("'unsafe-inline'");
+    expect(scriptSrc(h["content-security-policy"]), path).toMatch(path.startsWith("/api/") ? /^'none'$/ : /'nonce-[\w+/=]{16,}'/);
     expect(h["x-content-type-options"], path).toBe("nosniff");
     expect(h["x-frame-options"], path).toBe("DENY");
     expect(h["referrer-policy"], path).toBe("strict-origin-when-cross-origin");
@@ -55,5 +60,64 @@ test("connector answers never carry the stored secret", async () => {
   const id = (await created.json()).data.id;
   for (const res of [created, await ws.admin.get(`/api/v1/connectors/${id}`), await ws.admin.get("/api/v1/connectors?per_page=100"), await ws.viewer.get(`/api/v1/connectors/${id}`)]) {
     expect(await res.text()).not.toContain(secret);
+  }
+});
+
+/** A client holding the console's next-auth session cookie (signed in the way the console does). */
+async function consoleCookieClient(): Promise<APIRequestContext> {
+  const client = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  const { csrfToken } = await (await client.get("/api/auth/csrf")).json();
+  const res = await client.post("/api/auth/callback/credentials", {
+    form: { email: ADMIN.email, password: ADMIN.password, csrfToken, json: "true" },
+    maxRedirects: 0,
+  });
+  expect(res.status(), await res.text()).toBeLessThan(400);
+  expect((await client.storageState()).cookies.map((c) => c.name)).toContain("next-auth.session-token");
+  return client;
+}
+
+test("the session cookie authenticates the API, but writes only from our own origin (CSRF)", async () => {
+  const client = await consoleCookieClient();
+  try {
+    const create = (headers: Record<string, string>) =>
+      client.post("/api/v1/api_tokens", { headers, data: { api_token: { name: unique("cookie") } } });
+    const count = async () => {
+      const res = await client.get("/api/v1/api_tokens?per_page=100");
+      expect(res.status(), "reads need no proof of origin").toBe(200);
+      return ((await res.json()).data as unknown[]).length;
+    };
+    const before = await count();
+    // A read another site started (a link, an <img>) is refused too: some reads do work.
+    await expectError(await client.get("/api/v1/api_tokens", { headers: { "Sec-Fetch-Site": "cross-site" } }), 403, "forbidden");
+
+    for (const headers of [
+      {} as Record<string, string>,
+      { Origin: "http://evil.example" },
+      { Origin: "null" },
+      { Origin: BASE_URL, "Sec-Fetch-Site": "cross-site" },
+      { "Sec-Fetch-Site": "same-site" },
+    ]) {
+      const body = await expectError(await create(headers), 403, "forbidden");
+      expect(body.message).toMatch(/Authorization: Bearer/);
+    }
+    // The form a cross-site page can send: text/plain JSON, its own Origin.
+    const form = await client.post("/api/v1/api_tokens", {
+      headers: { Origin: "http://evil.example", "Content-Type": "text/plain" },
+      data: JSON.stringify({ api_token: { name: unique("form") } }),
+    });
+    await expectError(form, 403, "forbidden");
+    expect(await count(), "no refused request created a token").toBe(before);
+
+    for (const headers of [{ Origin: BASE_URL }, { "Sec-Fetch-Site": "same-origin" }] as Record<string, string>[]) {
+      const res = await create(headers);
+      expect(res.status(), await res.text()).toBe(201);
+    }
+    expect(await count()).toBe(before + 2);
+
+    // Programs are unchanged: a bearer token needs no Origin.
+    const bearer = await ws.admin.post("/api/v1/api_tokens", { api_token: { name: unique("bearer") } });
+    expect(bearer.status(), await bearer.text()).toBe(201);
+  } finally {
+    await client.dispose();
   }
 });

@@ -1,6 +1,8 @@
-// The console's one way to the REST API: attaches the bearer token and Workspace-Id, parses JSON,
-// and turns every non-2xx answer into an ApiError carrying the API's own {message, status, errors}
-// so forms and toasts can show exactly what the server said.
+// The console's one way to the REST API: same-origin requests authenticated by the httpOnly
+// next-auth session cookie (page scripts never hold the API token; the API reads it from the cookie,
+// lib/http/credentials.ts), with the Workspace-Id header. Parses JSON, and turns every non-2xx
+// answer into an ApiError carrying the API's own {message, status, errors} so forms and toasts can
+// show exactly what the server said.
 
 /** Cookie holding the selected workspace id (read by the console layout on the server). */
 export const WORKSPACE_COOKIE = "ds_workspace";
@@ -23,7 +25,6 @@ export class ApiError extends Error {
 }
 
 export interface ApiClientOptions {
-  token: string;
   workspaceId?: number | null;
   /** Called once when the API says the token is no longer valid (401). */
   onUnauthorized?: () => void;
@@ -50,7 +51,7 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.options.token}`, Accept: "application/json" };
+    const headers: Record<string, string> = { Accept: "application/json" };
     if (this.options.workspaceId) headers["Workspace-Id"] = String(this.options.workspaceId);
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let res: Response;
@@ -60,6 +61,7 @@ export class ApiClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: "no-store",
+        credentials: "same-origin",
       });
     } catch {
       throw new ApiError("The server could not be reached. Check your connection and try again.", 0, "network_error");

@@ -1,6 +1,7 @@
 "use client";
-// Holds the console's API client (token + selected workspace) and the React Query cache. Switching
-// workspace clears the cache so no page ever shows one workspace's data under another's name.
+// Holds the console's API client (selected workspace; the session itself is the httpOnly cookie) and
+// the React Query cache. Switching workspace clears the cache so no page ever shows one workspace's
+// data under another's name.
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { useRouter } from "next/navigation";
@@ -36,16 +37,16 @@ function retry(count: number, err: unknown): boolean {
 }
 
 export function ApiProvider(props: {
-  token: string;
   email: string;
   initialWorkspaceId: number | null;
   children: React.ReactNode;
 }) {
   const [workspaceId, setWorkspace] = useState<number | null>(props.initialWorkspaceId);
   const router = useRouter();
+  // Mounted once per signed-in visit: the console layout is left (unmounted) for /login.
   useEffect(() => {
     leaving.current = false;
-  }, [props.token]);
+  }, []);
 
   const expire = useCallback(() => {
     if (leaving.current) return;
@@ -66,8 +67,8 @@ export function ApiProvider(props: {
   );
 
   const api = useMemo(
-    () => new ApiClient({ token: props.token, workspaceId, onUnauthorized: expire }),
-    [props.token, workspaceId, expire],
+    () => new ApiClient({ workspaceId, onUnauthorized: expire }),
+    [workspaceId, expire],
   );
 
   const setWorkspaceId = useCallback(

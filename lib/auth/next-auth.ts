@@ -1,20 +1,20 @@
 // next-auth (v4) configuration for the console: a credentials provider whose authorize() calls the
-// login service, and a session that carries the API's own JWT, so the console calls the public REST
-// API with `Authorization: Bearer <jwt>` like any other client. The next-auth session lasts exactly
-// as long as that API token; when it ends, the console sends the person back to sign in.
+// login service, and a session cookie (httpOnly, encrypted) that carries the API's own JWT. The
+// console calls the same-origin REST API with that cookie; the API reads the JWT out of it on the
+// server, so page scripts never hold it. The next-auth session lasts exactly as long as that API
+// token; when it ends, the console sends the person back to sign in.
 import { createHmac } from "node:crypto";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getServerSession } from "next-auth/next";
+import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { sessionTtlSeconds } from "@/lib/auth/jwt";
 import { secrets } from "@/lib/config/secrets";
 import { loginSchema } from "@/lib/validation/auth";
 
 declare module "next-auth" {
   interface Session {
-    /** The API's bearer JWT. */
-    accessToken: string;
-    /** When the API token expires (ms since epoch). */
+    /** When the API token held in the session cookie expires (ms since epoch); 0 without one. */
     accessTokenExpires: number;
     user: { id: string; email: string; name?: string | null };
   }
@@ -86,21 +86,16 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
+      // What page scripts see (GET /api/auth/session): never the API token itself, which stays in
+      // the httpOnly cookie and is read on the server (lib/http/credentials.ts).
       async session({ session, token }) {
-        session.accessToken = token.accessToken ?? "";
-        session.accessTokenExpires = token.accessTokenExpires ?? 0;
+        session.accessTokenExpires = token.accessToken ? (token.accessTokenExpires ?? 0) : 0;
         session.user = { id: token.uid ?? "", email: token.email ?? "", name: token.name ?? null };
         return session;
       },
       // Only ever redirect within the console.
       async redirect({ url, baseUrl }) {
-        if (url.startsWith("/")) return url;
-        try {
-          if (new URL(url).origin === new URL(baseUrl).origin) return url;
-        } catch {
-          /* fall through */
-        }
-        return "/dashboard";
+        return `${baseUrl}${safeCallbackPath(url, baseUrl)}`;
       },
     },
   };
@@ -110,6 +105,6 @@ export function authOptions(): NextAuthOptions {
 /** The signed-in session with a still-valid API token, or null. For server components. */
 export async function currentSession() {
   const session = await getServerSession(authOptions());
-  if (!session?.accessToken || session.accessTokenExpires <= Date.now()) return null;
+  if (!session || session.accessTokenExpires <= Date.now()) return null;
   return session;
 }

@@ -8,6 +8,7 @@ import { can, type Action, type Resource } from "@/lib/auth/permissions";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext } from "@/lib/services/auth-context";
+import { requestToken } from "./credentials";
 import { errorResponse, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
 
@@ -127,13 +128,6 @@ export function publicUrl(req: NextRequest): URL {
   return url;
 }
 
-function bearer(req: NextRequest): string | null {
-  const header = req.headers.get("authorization");
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1] : null;
-}
-
 /**
  * Authentications remembered by token and Workspace-Id for AUTH_MEMORY_MS. A client sends many
  * requests with one token, and each lookup is a database round trip (under load, about half of the
@@ -199,7 +193,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       const auth =
         spec.permission === "public"
           ? ANONYMOUS
-          : await authenticateRemembered(bearer(req), req.headers.get("workspace-id"));
+          : await authenticateRemembered(await requestToken(req), req.headers.get("workspace-id"));
       if (Array.isArray(spec.permission)) {
         const [resource, action] = spec.permission as readonly [Resource, Action];
         if (!can(auth.policies, resource, action)) {
