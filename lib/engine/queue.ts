@@ -278,14 +278,15 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
         if (run) await enqueueRun({ id: runId, syncId: run.sync_id, syncRunType: run.sync_run_type }, { startAt: run.waiting_until });
       }
       if (result === "requeue" || result === "busy") {
-        // Busy with the run still queued: its lock was held for a moment (a reaper's check, the
-        // sync's previous run letting go), so try again shortly. Busy while it runs: someone has it.
+        // Busy with the run still queued (or paused, its wait over): its lock was held for a moment
+        // (a reaper's check, the sync's previous run letting go), so try again shortly. Busy while
+        // it runs: someone has it.
         const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string; status: string }>(
           "SELECT sync_id, sync_run_type::text, status::text FROM sync_runs WHERE id = $1",
           [runId],
         );
         const run = rows[0];
-        if (run && (result === "requeue" || run.status === "queued")) {
+        if (run && (result === "requeue" || run.status === "queued" || run.status === "paused")) {
           await enqueueRun(
             { id: runId, syncId: run.sync_id, syncRunType: run.sync_run_type },
             { startAfterSeconds: result === "busy" ? BUSY_RETRY_SECONDS : 0 },
