@@ -101,6 +101,9 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
         <Card className="mb-4">
           <CardBody>
             <RunProgress run={r} />
+            {r.waiting_until && (
+              <p className="mt-2 text-sm text-amber-700">Waiting for the destination&apos;s rate limit until {dateTime(r.waiting_until)}; the run resumes then.</p>
+            )}
           </CardBody>
         </Card>
       )}

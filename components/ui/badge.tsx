@@ -34,7 +34,7 @@ const STATUS_TONES: Record<string, Tone> = {
   in_progress: "blue",
 };
 
-export const ACTIVE_RUN_STATUSES = new Set(["pending", "started", "querying", "queued", "in_progress"]);
+export const ACTIVE_RUN_STATUSES = new Set(["pending", "started", "querying", "queued", "in_progress", "paused"]);
 
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   const s = status ?? "unknown";

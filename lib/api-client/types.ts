@@ -160,6 +160,8 @@ export interface SyncRunAttributes {
   successful_rows: number | null;
   failed_rows: number | null;
   error: string | null;
+  /** Set while the run is paused: it waits for its destination until then. */
+  waiting_until?: string | null;
   /** Milliseconds spent per phase. */
   timings?: { query?: number; diff?: number; load?: number; wait?: number; record?: number } | null;
   created_at: string;

@@ -1,7 +1,8 @@
 // The loader's retry, backoff and isolation logic against a scripted destination (pure: no I/O).
 import { describe, expect, it } from "vitest";
 import type { DestinationConnector, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
-import { isRetryable, Loader, retryDelayMs } from "./load";
+import { parseRetryAfter } from "@/lib/connectors/shared/http";
+import { isRetryable, Loader, retryDelayMs, type LoaderOptions } from "./load";
 import { tableStream } from "./test-support";
 
 function destination(respond: (records: WriteRecord[], call: number) => WriteOutcome[]) {
@@ -68,5 +69,47 @@ describe("loader", () => {
     expect(d).toBeGreaterThanOrEqual(400);
     expect(d).toBeLessThanOrEqual(800);
     expect(retryDelayMs(0, 2, 100, 30_000)).toBe(2000);
+  });
+
+  it("caps Retry-After: a destination's 86400 s waits ENGINE_MAX_RETRY_AFTER_SECONDS at most (300 by default)", () => {
+    expect(retryDelayMs(0, 86_400, 100, 30_000)).toBe(300_000);
+    const before = process.env.ENGINE_MAX_RETRY_AFTER_SECONDS;
+    process.env.ENGINE_MAX_RETRY_AFTER_SECONDS = "20";
+    try {
+      expect(retryDelayMs(0, 86_400, 100, 30_000)).toBe(20_000);
+      expect(parseRetryAfter("86400")).toBe(20);
+      expect(parseRetryAfter(new Date(Date.now() + 86_400_000).toUTCString())).toBe(20);
+      expect(parseRetryAfter("7")).toBe(7);
+    } finally {
+      if (before === undefined) delete process.env.ENGINE_MAX_RETRY_AFTER_SECONDS;
+      else process.env.ENGINE_MAX_RETRY_AFTER_SECONDS = before;
+    }
+  });
+
+  /** One record per request, one at a time; waits over 1 s go to onLongWait. */
+  const pausing = (connector: DestinationConnector, options: Partial<LoaderOptions>) =>
+    new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch: false, batchSize: 1, concurrency: 1, timings: { load: 0, wait: 0 }, baseDelayMs: 5, maxAttempts: 3, longWaitMs: 1000, ...options });
+  const tomorrow = (key: string): WriteOutcome => ({ key, ok: false, status: 429, retryAfterSeconds: 86_400, error: "tomorrow" });
+
+  it("hands a retry wait longer than longWaitMs to onLongWait instead of sleeping; a record left unsent gets no outcome", async () => {
+    const { connector, calls } = destination((rs) => rs.map((r) => (r.key === "2" ? tomorrow(r.key) : { key: r.key, ok: true })));
+    const controller = new AbortController();
+    const asked: number[] = [];
+    const onLongWait = (ms: number) => {
+      asked.push(ms);
+      controller.abort(new Error("paused"));
+      return true;
+    };
+    const out = await pausing(connector, { signal: controller.signal, onLongWait }).load(records(2));
+    expect(asked).toEqual([300_000]);
+    expect(out.get("1")).toMatchObject({ ok: true });
+    expect(out.has("2")).toBe(false);
+    expect(calls).toEqual([["1"], ["2"]]);
+  });
+
+  it("fails the records with the destination's answer when onLongWait refuses another pause", async () => {
+    const { connector } = destination((rs) => rs.map((r) => tomorrow(r.key)));
+    const out = await pausing(connector, { onLongWait: () => false }).load(records(2));
+    expect([...out.values()].map((o) => o.error)).toEqual(["tomorrow", "tomorrow"]);
   });
 });

@@ -1,9 +1,12 @@
 // Loading: sends mapped records to the destination in stream-sized chunks (or one by one), with a
 // bound on requests in flight, the shared rate budget, retries with exponential backoff and jitter on
-// retryable outcomes (honouring Retry-After), and bisection of a chunk that failed as a whole so the
-// bad rows fail alone. Always one outcome per record.
+// retryable outcomes (honouring Retry-After up to its cap), and bisection of a chunk that failed as a
+// whole so the bad rows fail alone. One outcome per record, except records a stop left unsent. A wait
+// longer than `longWaitMs` (rate budget or retry) is handed to `onLongWait` instead of slept through,
+// so the run can give its worker up meanwhile.
 import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
-import { Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
+import { capRetryAfter } from "@/lib/connectors/shared/retry-after";
+import { RateLimitWait, Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
 
 export interface LoadTimings {
   load: number;
@@ -24,7 +27,16 @@ export interface LoaderOptions {
   maxAttempts?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Waits longer than this go to onLongWait (the budget must be made with the same maximum). */
+  longWaitMs?: number;
+  /**
+   * A wait longer than longWaitMs: the run stops and resumes later. For a retry it may refuse (false):
+   * the records then fail with their last outcome. Returning true means the signal is aborted.
+   */
+  onLongWait?: (waitMs: number, cause: LongWaitCause) => boolean;
 }
+
+export type LongWaitCause = "retry" | "rate_limit";
 
 export function isRetryable(outcome: WriteOutcome): boolean {
   if (outcome.ok) return false;
@@ -33,11 +45,11 @@ export function isRetryable(outcome: WriteOutcome): boolean {
   return status === 429 || status === 408 || status === 0 || (status !== undefined && status >= 500);
 }
 
-/** Exponential backoff with full jitter in [50%, 100%] of the step, never below Retry-After. */
+/** Exponential backoff with full jitter in [50%, 100%] of the step, never below Retry-After (capped). */
 export function retryDelayMs(attempt: number, retryAfterSeconds: number | undefined, baseMs: number, maxMs: number): number {
   const step = Math.min(maxMs, baseMs * 2 ** attempt);
   const jittered = step / 2 + Math.random() * (step / 2);
-  return Math.max(jittered, (retryAfterSeconds ?? 0) * 1000);
+  return Math.max(jittered, capRetryAfter(retryAfterSeconds ?? 0) * 1000);
 }
 
 function errorMessage(err: unknown): string {
@@ -59,7 +71,7 @@ export class Loader {
     this.chunkSize = options.batch ? Math.max(1, options.batchSize > 0 ? options.batchSize : 1000) : 1;
   }
 
-  /** Writes every record; resolves with one outcome per record key (only sent records after a stop). */
+  /** Writes every record; resolves with one outcome per record key (only finished records after a stop). */
   async load(records: WriteRecord[]): Promise<Map<string, WriteOutcome>> {
     const chunks: WriteRecord[][] = [];
     for (let i = 0; i < records.length; i += this.chunkSize) chunks.push(records.slice(i, i + this.chunkSize));
@@ -73,18 +85,33 @@ export class Loader {
     return byKey;
   }
 
-  /** One request: waits for a free in-flight slot and for the rate budget, then writes. */
-  private async request(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
+  /**
+   * One request: waits for a free in-flight slot and for the rate budget, then writes. Undefined when
+   * the run stopped first (or while a write that threw was under way): those records get no outcome.
+   */
+  private async request(chunk: WriteRecord[]): Promise<WriteOutcome[] | undefined> {
     const { destination, config, stream, signal, timings, budget } = this.options;
     return this.inFlight.run(async () => {
-      if (budget) timings.wait += await budget.acquire(signal);
-      signal?.throwIfAborted();
+      if (signal?.aborted) return undefined;
+      if (budget) {
+        try {
+          timings.wait += await budget.acquire(signal);
+        } catch (err) {
+          if (err instanceof RateLimitWait && this.options.onLongWait) {
+            this.options.onLongWait(err.waitMs, "rate_limit");
+            return undefined;
+          }
+          if (signal?.aborted) return undefined;
+          throw err;
+        }
+      }
+      if (signal?.aborted) return undefined;
       const started = performance.now();
       let outcomes: WriteOutcome[];
       try {
         outcomes = await destination.write(config, chunk, { stream, batch: this.options.batch, signal });
       } catch (err) {
-        signal?.throwIfAborted();
+        if (signal?.aborted) return undefined;
         // The contract says write() reports failures as outcomes; a throw is treated as a transient failure.
         outcomes = chunk.map((r) => ({ key: r.key, ok: false, error: errorMessage(err), status: 0, retryable: true }));
       } finally {
@@ -97,12 +124,17 @@ export class Loader {
     });
   }
 
-  /** A request plus retries of its retryable outcomes, with backoff. */
+  /**
+   * A request plus retries of its retryable outcomes, with backoff. After a stop, only the records
+   * that have their final outcome: the rest are sent again when the run resumes.
+   */
   private async deliver(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
+    const { signal, onLongWait } = this.options;
     const final = new Map<string, WriteOutcome>();
     let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const outcomes = await this.request(pending);
+      if (!outcomes) break;
       const retry: WriteOutcome[] = [];
       for (const o of outcomes) {
         if (isRetryable(o) && attempt + 1 < this.maxAttempts) retry.push(o);
@@ -111,18 +143,31 @@ export class Loader {
       if (retry.length === 0) break;
       const retryAfter = Math.max(0, ...retry.map((o) => o.retryAfterSeconds ?? 0));
       const delay = retryDelayMs(attempt, retryAfter || undefined, this.baseDelayMs, this.maxDelayMs);
+      if (onLongWait && this.options.longWaitMs !== undefined && delay > this.options.longWaitMs) {
+        // Paused: these records are sent again when the run resumes. Refused: they fail now.
+        if (!onLongWait(delay, "retry")) for (const o of retry) final.set(o.key, o);
+        break;
+      }
       const started = performance.now();
-      await sleep(delay, this.options.signal);
-      this.options.timings.wait += performance.now() - started;
+      try {
+        await sleep(delay, signal);
+      } catch (err) {
+        if (signal?.aborted) break;
+        throw err;
+      } finally {
+        this.options.timings.wait += performance.now() - started;
+      }
       const keys = new Set(retry.map((o) => o.key));
       pending = pending.filter((r) => keys.has(r.key));
     }
-    return chunk.map((r) => final.get(r.key) as WriteOutcome);
+    return chunk.flatMap((r) => final.get(r.key) ?? []);
   }
 
   private async deliverIsolating(chunk: WriteRecord[]): Promise<WriteOutcome[]> {
     const outcomes = await this.deliver(chunk);
-    if (chunk.length > 1 && wholeFailure(outcomes)) return this.isolate(chunk, outcomes);
+    if (chunk.length > 1 && outcomes.length === chunk.length && wholeFailure(outcomes) && !this.options.signal?.aborted) {
+      return this.isolate(chunk, outcomes);
+    }
     return outcomes;
   }
 
@@ -134,6 +179,7 @@ export class Loader {
     const middle = Math.ceil(chunk.length / 2);
     const halves = [chunk.slice(0, middle), chunk.slice(middle)];
     const results = await Promise.all(halves.map((h) => this.deliver(h)));
+    if (this.options.signal?.aborted) return results.flat();
     const parentError = failed[0]?.error;
     if (results.every((r) => wholeFailure(r) && r[0]?.error === parentError)) return results.flat();
     const out: WriteOutcome[] = [];

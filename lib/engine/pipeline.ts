@@ -12,7 +12,7 @@ import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enu
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
 import { allInserts, canonicalJson, classifyBatch, fingerprint, hasStates, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { KeySet } from "./key-set";
-import { Loader } from "./load";
+import { Loader, type LongWaitCause } from "./load";
 import { relieveMemoryPressure, resetMemoryPressure } from "./memory";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
@@ -24,6 +24,15 @@ const BATCHES_IN_FLIGHT = Math.max(1, Number(process.env.ENGINE_BATCHES_IN_FLIGH
 /** A crashed run is handed to another worker at most this many times before it fails. */
 export const MAX_RUN_ATTEMPTS = Number(process.env.ENGINE_MAX_RUN_ATTEMPTS ?? 3);
 const STATUS_POLL_MS = Number(process.env.ENGINE_STATUS_POLL_MS ?? 1000);
+/**
+ * A wait for the destination (rate budget, Retry-After, backoff) longer than this many seconds frees
+ * the worker: the run pauses and goes back to the queue to start after the wait, so one tenant's slow
+ * destination cannot hold the workers every workspace shares.
+ */
+export function releaseWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = Number(env.ENGINE_RELEASE_WAIT_SECONDS ?? 10);
+  return (Number.isFinite(seconds) && seconds >= 0 ? seconds : 10) * 1000;
+}
 /** Test runs pick one random row among at most this many. */
 const TEST_SAMPLE_ROWS = 10_000;
 
@@ -31,7 +40,16 @@ const TEST_SAMPLE_ROWS = 10_000;
 export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
 export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
 
-export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped";
+/** "waiting": paused for the destination; the caller queues it again for `RunPause.until`. */
+export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped" | "waiting";
+
+/** Why and until when a run paused. */
+export interface RunPause {
+  until: Date;
+  cause: LongWaitCause;
+  /** Retry pauses in a row without a row delivered, this one included. */
+  retryWaits: number;
+}
 
 export interface Timings {
   query: number;
@@ -44,7 +62,7 @@ export interface Timings {
 
 /** Why a run stopped early; anything else thrown is a failure. */
 class StopSignal extends Error {
-  constructor(readonly reason: "canceled" | "shutdown" | "disabled") {
+  constructor(readonly reason: "canceled" | "shutdown" | "disabled" | "waiting") {
     super(reason);
   }
 }
@@ -135,6 +153,9 @@ class RunExecution {
   private loading = false;
   /** The sync tracked no row when this attempt started: batches need no diff query. */
   private noStates = false;
+  /** Set when a long wait for the destination stopped this attempt. */
+  private pauseRequest?: { untilMs: number; waitMs: number; cause: LongWaitCause; retry: boolean };
+  private readonly writeAttempts = Number(process.env.ENGINE_WRITE_ATTEMPTS ?? 5);
 
   constructor(
     private readonly ctx: RunContext,
@@ -145,6 +166,7 @@ class RunExecution {
     const stored = (ctx.run.timings ?? {}) as Partial<Timings>;
     this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0, record: stored.record ?? 0 };
     const { rate, stream } = ctx;
+    const longWaitMs = releaseWaitMs();
     this.loader = new Loader({
       destination: ctx.destination,
       config: ctx.destinationConfig,
@@ -153,10 +175,41 @@ class RunExecution {
       batch: !this.test && stream.batch_support,
       batchSize: stream.batch_size,
       concurrency: rate.concurrency,
-      budget: rate.limit > 0 ? new SharedRateBudget(this.pool, `destination:${ctx.sync.destinationId}`, rate) : undefined,
+      budget: rate.limit > 0 ? new SharedRateBudget(this.pool, `destination:${ctx.sync.destinationId}`, rate, longWaitMs) : undefined,
       signal: this.controller.signal,
       timings: this.timings,
+      maxAttempts: this.writeAttempts,
+      longWaitMs,
+      onLongWait: (waitMs, cause) => this.pauseFor(waitMs, cause),
     });
+  }
+
+  /**
+   * A long wait for the destination: stop here and resume after it (recorded rows are not sent
+   * again). Retry pauses without a row delivered in between are bounded like write attempts; past
+   * that it refuses, and the records fail with the destination's answer.
+   */
+  private pauseFor(waitMs: number, cause: LongWaitCause): boolean {
+    if (cause === "retry" && this.retryWaitsBefore() + 1 >= this.writeAttempts) return false;
+    const untilMs = Date.now() + waitMs;
+    const request = (this.pauseRequest ??= { untilMs, waitMs, cause, retry: false });
+    // Several requests may ask at once: the run waits for the longest.
+    if (untilMs > request.untilMs) Object.assign(request, { untilMs, waitMs, cause });
+    if (cause === "retry") request.retry = true;
+    if (!this.signal.aborted) this.controller.abort(new StopSignal("waiting"));
+    return true;
+  }
+
+  /** Retry pauses in a row before this attempt; a delivered row starts the count again. */
+  private retryWaitsBefore(): number {
+    return this.counters.successfulRows > 0 ? 0 : this.ctx.run.retryWaits;
+  }
+
+  /** Set when execute() returned "waiting". */
+  get pause(): RunPause | undefined {
+    const request = this.pauseRequest;
+    if (!request) return undefined;
+    return { until: new Date(request.untilMs), cause: request.cause, retryWaits: this.retryWaitsBefore() + (request.retry ? 1 : 0) };
   }
 
   get signal(): AbortSignal {
@@ -283,7 +336,8 @@ class RunExecution {
     }
     this.timings.diff += performance.now() - started;
     const outcomes = await this.send(toSend);
-    await this.record(seq, outcomes, delta, cursorValue, rebaselined);
+    // A stop (pause, shutdown) can leave rows of the batch unsent: then the cursor must not pass it.
+    await this.record(seq, outcomes, delta, cursorValue, rebaselined, outcomes.length === toSend.length);
   }
 
   /**
@@ -414,6 +468,7 @@ class RunExecution {
     delta: Counters,
     cursorValue: string | undefined,
     rebaselined: Item[] = [],
+    complete = true,
   ): Promise<void> {
     const started = performance.now();
     const { run, sync } = this.ctx;
@@ -478,7 +533,7 @@ class RunExecution {
       this.timings.record += performance.now() - started;
     }
     for (const key of Object.keys(delta) as (keyof Counters)[]) this.counters[key] += delta[key];
-    this.advanceCursor(seq, cursorValue);
+    if (complete) this.advanceCursor(seq, cursorValue);
     relieveMemoryPressure();
     if (!this.loading) {
       this.loading = true;
@@ -630,6 +685,12 @@ class RunExecution {
     const { run, sync } = this.ctx;
     const stop = this.stopReason();
     if (stop === "shutdown" && !this.failure) return "requeue";
+    if (stop === "waiting" && !this.failure && this.pauseRequest) {
+      // The time it will wait counts as waiting in the run's time breakdown.
+      this.timings.wait += this.pauseRequest.waitMs;
+      await this.writeTimings();
+      return "waiting";
+    }
     if (stop === "canceled" || stop === "disabled") {
       // Usually already failed by whoever stopped it (cancel, disable); then only the timings change.
       const error = stop === "canceled" ? CANCELED_ERROR : DISABLED_ERROR;
@@ -689,6 +750,24 @@ export async function applySyncOutcome(syncId: number, outcome: "success" | "fai
   ]);
 }
 
+/**
+ * Marks a run paused until its wait is over (still under its lock); the worker then queues it to
+ * start then. Like a graceful stop, a pause is not an attempt. "canceled" when it ended meanwhile.
+ */
+async function pauseRun(run: SyncRun, pause: RunPause): Promise<RunResult> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET status = 'paused', attempts = GREATEST(attempts - 1, 0), waiting_until = $2, retry_waits = $3, updated_at = now()
+     WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
+    [run.id, pause.until, pause.retryWaits, runStatusesAllowing("paused")],
+  );
+  if (!rowCount) return "canceled";
+  logger.info(
+    { runId: run.id, syncId: run.syncId, waitingUntil: pause.until.toISOString(), cause: pause.cause },
+    "run paused: its destination asks to wait; the worker is free until then",
+  );
+  return "waiting";
+}
+
 export interface ExecuteOptions {
   /** Aborting with reason "shutdown" stops at a batch boundary and reports "requeue". */
   signal?: AbortSignal;
@@ -724,9 +803,10 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
     }
     // Under the lock: claim the run (from queued, or from a running status left by a dead worker).
     const { rows } = await pool.query<{ id: number }>(
-      `UPDATE sync_runs SET status = 'started', attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+      `UPDATE sync_runs SET status = 'started', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
+         waiting_until = NULL, updated_at = now()
        WHERE id = $1 AND status = ANY($2::sync_run_status[]) RETURNING id`,
-      [runId, [...runStatusesAllowing("started"), "querying", "in_progress", "paused"]],
+      [runId, [...runStatusesAllowing("started"), "querying", "in_progress"]],
     );
     if (rows.length === 0) return "skipped";
     const run = (await prisma().syncRun.findUniqueOrThrow({ where: { id: runId } })) as SyncRun;
@@ -783,6 +863,7 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
           [runId, runStatusesAllowing("queued")],
         );
       }
+      if (result === "waiting") return await pauseRun(run, execution.pause as RunPause);
       return result;
     } finally {
       clearInterval(poll);

@@ -8,7 +8,7 @@ import { pgPool } from "@/lib/db/client";
 import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
 import { startEngine, stopEngine, triggerSync } from "./index";
 import { executeRun } from "./pipeline";
-import { getBoss, reapStrandedJobs, RUN_QUEUE } from "./queue";
+import { cancelRunJobs, enqueueRun, getBoss, reapOrphanedRuns, reapStrandedJobs, RUN_QUEUE } from "./queue";
 import { tryLock, unlock, runLockKey } from "./locks";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, tableStream, waitFor, type Fixture } from "./test-support";
 
@@ -96,6 +96,43 @@ describe("jobs left active by a dead worker", () => {
     const again = await fetchJob();
     expect(again?.runId).toBe(run.id);
     await finish(again);
+    expect((await reloadRun(run.id)).status).toBe("success");
+  });
+});
+
+describe("a paused run (waiting for its destination, held by no worker)", () => {
+  /** Pauses `runId` until `until` as a worker does, its next job waiting for then; the fetched job completes. */
+  async function pause(job: { id: string; runId: number }, until: string): Promise<void> {
+    await pgPool().query(
+      `UPDATE sync_runs SET status = 'paused', started_at = now(), waiting_until = now() + $2::interval WHERE id = $1`,
+      [job.runId, until],
+    );
+    const run = await reloadRun(job.runId);
+    await enqueueRun(run, { startAt: run.waitingUntil });
+    await (await getBoss()).complete(RUN_QUEUE, job.id);
+  }
+
+  it("is left alone by the reaper while its job waits for the end of the wait", async () => {
+    const f = await fixture();
+    const run = await triggerSync(f.workspaceId, f.syncId);
+    const job = await fetchJob();
+    await pause(job!, "1 hour");
+    expect(await fetchJob(), "its job starts after the wait").toBeUndefined();
+    expect(await reapOrphanedRuns()).toBe(0);
+    expect(await reapStrandedJobs()).toBe(0);
+    expect((await reloadRun(run.id)).status).toBe("paused");
+    await cancelRunJobs(run.id);
+  });
+
+  it("whose job vanished is queued again once its wait is over, and resumes", async () => {
+    const f = await fixture();
+    const run = await triggerSync(f.workspaceId, f.syncId);
+    const job = await fetchJob();
+    await pause(job!, "-2 minutes");
+    await cancelRunJobs(run.id);
+    expect(await reapOrphanedRuns()).toBe(1);
+    expect((await reloadRun(run.id)).status).toBe("queued");
+    await finish(await fetchJob());
     expect((await reloadRun(run.id)).status).toBe("success");
   });
 });

@@ -5,7 +5,8 @@
 // dead worker, or a canceled run still stopping) kept its sync's next job waiting and, that being the
 // oldest waiting job, stopped every fetch behind it, whichever sync theirs was.
 // Workers reap runs whose worker died (the lock is free while the run says it is running), and jobs
-// a dead worker left active, which pg-boss would otherwise keep for 23 h.
+// a dead worker left active, which pg-boss would otherwise keep for 23 h. A run that waits for its
+// destination (paused) holds no worker: its job waits in the queue with a start-after.
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
@@ -76,17 +77,17 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
   }
 }
 
-/** Puts a run on the queue (`startAfterSeconds` to retry it a little later). The job names the run only. */
+/**
+ * Puts a run on the queue (`startAfterSeconds` to retry it a little later, `startAt` for a paused run
+ * once its wait is over). The job names the run only.
+ */
 export async function enqueueRun(
   run: { id: number; syncId: number; syncRunType: string },
-  options: { startAfterSeconds?: number } = {},
+  options: { startAfterSeconds?: number; startAt?: Date | null } = {},
 ): Promise<void> {
   const boss = await getBoss();
-  await boss.send(
-    RUN_QUEUE,
-    { runId: run.id } satisfies RunJob,
-    options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {},
-  );
+  const startAfter = options.startAt && options.startAt.getTime() > Date.now() ? options.startAt : options.startAfterSeconds || undefined;
+  await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, startAfter ? { startAfter } : {});
 }
 
 /** Jobs of a run still waiting or held by a worker. */
@@ -109,20 +110,24 @@ export async function cancelRunJobs(runId: number): Promise<void> {
   );
 }
 
-/** Re-sends a run whose worker died: the dead worker's job is failed first, then a new one made unless one waits. */
-async function resend(run: { id: number; syncId: number; syncRunType: string }): Promise<void> {
+/**
+ * Re-sends a run whose worker died: the dead worker's job is failed first, then a new one made unless
+ * one waits (a paused run's starts when its wait is over).
+ */
+async function resend(run: { id: number; syncId: number; syncRunType: string }, startAt?: Date | null): Promise<void> {
   const jobs = await liveJobs(run.id);
   const boss = await getBoss();
   const active = jobs.filter((j) => j.state === "active").map((j) => j.id);
   for (const id of active) await boss.fail(RUN_QUEUE, id, { message: "worker stopped; run re-queued" });
   if (jobs.some((j) => j.state === "created" || j.state === "retry")) return;
-  await enqueueRun(run);
+  await enqueueRun(run, { startAt });
 }
 
 /**
  * Fails jobs a dead worker left active: those whose run has ended (the worker died between the run's
- * last write and completing its job) and those whose run is still queued long after the fetch (it
- * died before claiming the run, which then gets a new job). Returns how many it failed.
+ * last write and completing its job), those whose run is still queued long after the fetch (it
+ * died before claiming the run, which then gets a new job) and those whose run paused (it died
+ * before queueing the run's next job). Returns how many it failed.
  */
 export async function reapStrandedJobs(): Promise<number> {
   const { rows } = await pgPool().query<{
@@ -131,21 +136,22 @@ export async function reapStrandedJobs(): Promise<number> {
     sync_id: number | null;
     sync_run_type: string | null;
     status: string | null;
+    waiting_until: Date | null;
   }>(
-    `SELECT j.id::text AS job_id, r.id AS run_id, r.sync_id, r.sync_run_type::text, r.status::text
+    `SELECT j.id::text AS job_id, r.id AS run_id, r.sync_id, r.sync_run_type::text, r.status::text, r.waiting_until
      FROM ${BOSS_SCHEMA}.job j
      LEFT JOIN sync_runs r ON j.data->>'runId' ~ '^[0-9]{1,9}$' AND r.id = (j.data->>'runId')::int
      WHERE j.name = $1 AND j.state = 'active' AND j.started_on < now() - $2 * interval '1 second'
        AND (r.id IS NULL OR r.status = 'queued'
             OR (r.status = ANY($3::sync_run_status[]) AND r.updated_at < now() - $2 * interval '1 second'))`,
-    [RUN_QUEUE, STRANDED_JOB_SECONDS, TERMINAL_RUN_STATUSES],
+    [RUN_QUEUE, STRANDED_JOB_SECONDS, [...TERMINAL_RUN_STATUSES, "paused"]],
   );
   if (rows.length === 0) return 0;
   const boss = await getBoss();
   for (const row of rows) {
-    if (row.status === "queued" && row.sync_id !== null && row.sync_run_type !== null) {
-      logger.warn({ runId: row.run_id, syncId: row.sync_id }, "re-queueing a run whose worker stopped before claiming it");
-      await resend({ id: row.run_id, syncId: row.sync_id, syncRunType: row.sync_run_type });
+    if ((row.status === "queued" || row.status === "paused") && row.sync_id !== null && row.sync_run_type !== null) {
+      logger.warn({ runId: row.run_id, syncId: row.sync_id }, "re-queueing a run whose worker stopped before claiming it or queueing its wait");
+      await resend({ id: row.run_id, syncId: row.sync_id, syncRunType: row.sync_run_type }, row.waiting_until);
     } else {
       logger.warn({ runId: row.run_id, jobId: row.job_id }, "failing a job left active by a stopped worker");
       await boss.fail(RUN_QUEUE, row.job_id, { message: "worker stopped after its run ended" });
@@ -170,14 +176,16 @@ export async function reapOrphanedRuns(): Promise<number> {
   }>(
     `SELECT id, sync_id, sync_run_type::text, status::text, attempts FROM sync_runs
      WHERE status = ANY($1::sync_run_status[])
-        OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')`,
+        OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')
+        OR (status = 'paused' AND COALESCE(waiting_until, updated_at) < now() - $2 * interval '1 second')`,
     [RUNNING_RUN_STATUSES, QUEUED_GRACE_SECONDS],
   );
   let reaped = 0;
   for (const r of rows) {
     const run = { id: r.id, syncId: r.sync_id, syncRunType: r.sync_run_type };
-    if (r.status === "queued") {
-      // Still waiting in the queue is normal; only a queued run without a waiting job is stranded.
+    const waiting = r.status === "queued" || r.status === "paused";
+    if (waiting) {
+      // Still waiting in the queue is normal; only a run without a waiting job is stranded.
       const jobs = await liveJobs(r.id);
       if (jobs.some((j) => j.state === "created" || j.state === "retry")) continue;
     }
@@ -187,7 +195,7 @@ export async function reapOrphanedRuns(): Promise<number> {
     try {
       await client.query("BEGIN");
       if (await isFree(client, runLockKey(run))) {
-        if (r.status !== "queued" && r.attempts >= MAX_RUN_ATTEMPTS) {
+        if (!waiting && r.attempts >= MAX_RUN_ATTEMPTS) {
           exhausted = await setRunStatus(client, r.id, "failed", {
             error: `The worker running this sync stopped ${r.attempts} times; the run was given up.`,
             finished: true,
@@ -199,6 +207,7 @@ export async function reapOrphanedRuns(): Promise<number> {
           );
           moved = (res.rowCount ?? 0) > 0;
         } else {
+          // Also a paused run whose wait is long over and whose job is gone.
           const res = await client.query(
             "UPDATE sync_runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = ANY($2::sync_run_status[])",
             [r.id, runStatusesAllowing("queued").filter((s) => s !== "pending")],
@@ -259,15 +268,25 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
         throw err;
       });
       logger.info({ runId, result }, "run finished");
+      if (result === "waiting") {
+        // Paused for its destination: back in the queue, to start when the wait is over.
+        const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string; waiting_until: Date | null }>(
+          "SELECT sync_id, sync_run_type::text, waiting_until FROM sync_runs WHERE id = $1 AND status = 'paused'",
+          [runId],
+        );
+        const run = rows[0];
+        if (run) await enqueueRun({ id: runId, syncId: run.sync_id, syncRunType: run.sync_run_type }, { startAt: run.waiting_until });
+      }
       if (result === "requeue" || result === "busy") {
-        // Busy with the run still queued: its lock was held for a moment (a reaper's check, the
-        // sync's previous run letting go), so try again shortly. Busy while it runs: someone has it.
+        // Busy with the run still queued (or paused, its wait over): its lock was held for a moment
+        // (a reaper's check, the sync's previous run letting go), so try again shortly. Busy while
+        // it runs: someone has it.
         const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string; status: string }>(
           "SELECT sync_id, sync_run_type::text, status::text FROM sync_runs WHERE id = $1",
           [runId],
         );
         const run = rows[0];
-        if (run && (result === "requeue" || run.status === "queued")) {
+        if (run && (result === "requeue" || run.status === "queued" || run.status === "paused")) {
           await enqueueRun(
             { id: runId, syncId: run.sync_id, syncRunType: run.sync_run_type },
             { startAfterSeconds: result === "busy" ? BUSY_RETRY_SECONDS : 0 },

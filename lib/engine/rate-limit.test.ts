@@ -3,7 +3,7 @@
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { SharedRateBudget } from "./rate-limit";
+import { RateLimitWait, SharedRateBudget } from "./rate-limit";
 
 const db = useTestDatabase();
 const pools: Pool[] = [];
@@ -125,6 +125,22 @@ describe("shared rate budget", () => {
     await b.pool.query("SELECT 1");
     const other = new SharedRateBudget(b.pool, fastKey, { limit: 50, unit: "second" });
     expect(await other.acquire()).toBeLessThan(15);
+  });
+
+  it("refuses a slot further away than the caller waits (1/day), leasing nothing, and leases it once due", async () => {
+    const w = worker();
+    const key = `test:${++keys}`;
+    const budget = new SharedRateBudget(w.pool, key, { limit: 1, unit: "day" }, 1000);
+    await budget.acquire();
+    const nextAt = async () => (await w.pool.query<{ t: string }>("SELECT next_at::text AS t FROM rate_limit_budgets WHERE key = $1", [key])).rows[0].t;
+    const before = await nextAt();
+    const refused = await budget.acquire().catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(RateLimitWait);
+    expect((refused as RateLimitWait).waitMs).toBeGreaterThan(23 * 3600_000);
+    // Nothing leased: whoever comes when the slot is due gets it.
+    expect(await nextAt()).toBe(before);
+    await w.pool.query("UPDATE rate_limit_budgets SET next_at = clock_timestamp() WHERE key = $1", [key]);
+    expect(await budget.acquire()).toBeLessThan(1000);
   });
 
   it("stops waiting when the signal aborts", async () => {

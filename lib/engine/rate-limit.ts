@@ -67,12 +67,28 @@ const GRACE_MS = 20;
 const MAX_COMPETITORS = 64;
 const MAX_LEASE = 1000;
 
+/** $3: the lease is refused (no row) when its first slot is further away than this many ms (null: never). */
 const LEASE_SQL = `INSERT INTO rate_limit_budgets AS b (key, next_at, updated_at)
   VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond', now())
   ON CONFLICT (key) DO UPDATE
     SET next_at = GREATEST(b.next_at, clock_timestamp()) + $2 * interval '1 millisecond', updated_at = now()
+    WHERE $3::float8 IS NULL OR b.next_at <= clock_timestamp() + $3::float8 * interval '1 millisecond'
   RETURNING b.next_at::text AS next_at, EXTRACT(EPOCH FROM b.next_at)::float8 * 1000 AS end_ms,
     EXTRACT(EPOCH FROM clock_timestamp())::float8 * 1000 AS now_ms`;
+
+const FIRST_FREE_SQL = `SELECT GREATEST(0, EXTRACT(EPOCH FROM next_at - clock_timestamp()) * 1000)::float8 AS wait_ms
+  FROM rate_limit_budgets WHERE key = $1`;
+
+/**
+ * The budget's next free slot is further away than the caller will wait: nothing was leased, so a
+ * run can give its worker up for `waitMs` (pipeline.ts) instead of sleeping on it.
+ */
+export class RateLimitWait extends Error {
+  constructor(readonly waitMs: number) {
+    super(`The destination's rate limit allows the next request in ${Math.ceil(waitMs / 1000)} s.`);
+    this.name = "RateLimitWait";
+  }
+}
 
 /** Only when nobody leased after us: otherwise the slots stay ours until they expire. */
 const RETURN_SQL = `UPDATE rate_limit_budgets SET next_at = next_at - $3 * interval '1 millisecond', updated_at = now()
@@ -150,10 +166,15 @@ export class SharedRateBudget {
   private readonly graceMs: number;
   private readonly local: LocalBudget;
 
+  /**
+   * `maxWaitMs`: acquire() throws RateLimitWait instead of waiting for a slot further away than this
+   * (a rate of 1/day must not hold a worker for a day); the slot stays free for whoever comes then.
+   */
   constructor(
     private readonly pool: Pool,
     readonly key: string,
     settings: Pick<RateSettings, "limit" | "unit">,
+    private readonly maxWaitMs?: number,
   ) {
     this.intervalMs = (UNIT_SECONDS[settings.unit] * 1000) / settings.limit;
     this.graceMs = Math.max(GRACE_MS, this.intervalMs / 2);
@@ -210,7 +231,7 @@ export class SharedRateBudget {
     return slot;
   }
 
-  /** One round trip for the next run of slots; concurrent callers share it. */
+  /** One round trip for the next run of slots; concurrent callers share it. Throws RateLimitWait when refused. */
   private lease(): Promise<void> {
     const b = this.local;
     b.leasing ??= this.leaseOnce().finally(() => {
@@ -223,7 +244,11 @@ export class SharedRateBudget {
     const b = this.local;
     const n = this.leaseSize();
     const span = n * this.intervalMs;
-    const { rows } = await this.pool.query<{ next_at: string; end_ms: number; now_ms: number }>(LEASE_SQL, [this.key, span]);
+    const { rows } = await this.pool.query<{ next_at: string; end_ms: number; now_ms: number }>(LEASE_SQL, [this.key, span, this.maxWaitMs ?? null]);
+    if (rows.length === 0) {
+      const free = await this.pool.query<{ wait_ms: number }>(FIRST_FREE_SQL, [this.key]);
+      throw new RateLimitWait(Math.max(this.maxWaitMs ?? 0, free.rows[0]?.wait_ms ?? 0));
+    }
     // Slot arithmetic happens on the database clock, so workers with skewed clocks still agree.
     observeClock(this.pool, performance.now(), rows[0].now_ms);
     const start = rows[0].end_ms - span;

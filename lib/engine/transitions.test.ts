@@ -29,7 +29,7 @@ describe("run transitions", () => {
   });
 
   it("lists the statuses a change may start from", () => {
-    expect(runStatusesAllowing("started").sort()).toEqual(["pending", "queued", "started"].sort());
+    expect(runStatusesAllowing("started").sort()).toEqual(["pending", "queued", "paused", "started"].sort());
     expect(runStatusesAllowing("canceled")).not.toContain("success");
   });
 });

@@ -18,15 +18,18 @@ export const RUN_STATUSES = [
 
 export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "aborted"] as const satisfies readonly SyncStatus[];
 
-/** Runs: created pending → queued → started (a worker holds it) → querying/in_progress → terminal. */
+/**
+ * Runs: created pending → queued → started (a worker holds it) → querying/in_progress → terminal.
+ * Paused: waiting for its destination (rate limit, Retry-After) with no worker; started again after.
+ */
 export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunStatus[]>> = {
   pending: ["queued", "started", "canceled", "failed"],
   queued: ["started", "canceled", "failed"],
   // Back to queued: the worker holding it died and the run is handed to another worker.
-  started: ["querying", "in_progress", "queued", "success", "failed", "canceled"],
-  querying: ["in_progress", "queued", "success", "failed", "canceled"],
+  started: ["querying", "in_progress", "paused", "queued", "success", "failed", "canceled"],
+  querying: ["in_progress", "paused", "queued", "success", "failed", "canceled"],
   in_progress: ["querying", "paused", "queued", "success", "failed", "canceled"],
-  paused: ["in_progress", "queued", "canceled", "failed"],
+  paused: ["started", "in_progress", "queued", "canceled", "failed"],
   success: [],
   failed: [],
   canceled: [],
@@ -46,9 +49,9 @@ export const SYNC_TRANSITIONS: Readonly<Record<SyncStatus, readonly SyncStatus[]
 
 export const TERMINAL_RUN_STATUSES: readonly SyncRunStatus[] = ["success", "failed", "canceled"];
 /** A run in one of these is held by a worker (or was, if the worker died). */
-export const RUNNING_RUN_STATUSES: readonly SyncRunStatus[] = ["started", "querying", "in_progress", "paused"];
-/** Not finished: blocks another general run of the same sync. */
-export const ACTIVE_RUN_STATUSES: readonly SyncRunStatus[] = ["pending", "queued", ...RUNNING_RUN_STATUSES];
+export const RUNNING_RUN_STATUSES: readonly SyncRunStatus[] = ["started", "querying", "in_progress"];
+/** Not finished: blocks another general run of the same sync. A paused run waits in the queue, held by no worker. */
+export const ACTIVE_RUN_STATUSES: readonly SyncRunStatus[] = ["pending", "queued", "paused", ...RUNNING_RUN_STATUSES];
 
 /** Staying in the same non-terminal status (e.g. querying on every batch) is always allowed. */
 export function canTransitionRun(from: SyncRunStatus, to: SyncRunStatus): boolean {

@@ -663,7 +663,8 @@ export const OPERATIONS: Operation[] = [
     tag: "Sync runs",
     summary: "Show a sync run",
     permission: ["sync_run", "read"],
-    response: "{data: sync_run}.",
+    response:
+      "{data: sync_run}. status `paused` with `waiting_until` (date-time): the run waits for its destination's rate limit or Retry-After, holding no worker, and resumes then.",
   },
   {
     operationId: "listSyncRecords",

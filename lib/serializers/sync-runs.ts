@@ -22,6 +22,8 @@ export const serializeSyncRun = (r: SyncRun) =>
     processed_rows: r.processedRows,
     timings: r.timings,
     error: r.error,
+    // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
+    waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
   });

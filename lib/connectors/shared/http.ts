@@ -5,6 +5,7 @@ import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from "un
 import type { WriteOutcome } from "../types";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
+import { capRetryAfter } from "./retry-after";
 import { SECRET_MASK } from "./secrets";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD";
@@ -42,13 +43,13 @@ export function truncate(text: string, limit = LOG_BODY_LIMIT): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length - limit} more characters)`;
 }
 
-/** Seconds to wait, from `Retry-After: 12` or `Retry-After: <HTTP date>`. */
+/** Seconds to wait, from `Retry-After: 12` or `Retry-After: <HTTP date>`, capped (retry-after.ts). */
 export function parseRetryAfter(value: string | null): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed));
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return capRetryAfter(Math.ceil(Number(trimmed)));
   const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  return Number.isNaN(date) ? undefined : capRetryAfter(Math.ceil((date - Date.now()) / 1000));
 }
 
 async function readBounded(response: UndiciResponse, maxBytes: number): Promise<string> {
