@@ -114,17 +114,3 @@ export function exceeding(holder: Policies, granted: Policies): string[] {
 /** Whether every permission of `granted` is also held by `holder`. */
 export const within = (holder: Policies, granted: Policies): boolean =>
   exceeding(holder, granted).length === 0;
-
-/** The permissions of `next` that `previous` did not have: what a change of a role would add. */
-export function added(previous: Policies, next: Policies): Policies {
-  return matrix((r) => {
-    const was = previous.permissions[r] ?? none;
-    const now = next.permissions[r] ?? none;
-    return {
-      create: now.create && !was.create,
-      read: now.read && !was.read,
-      update: now.update && !was.update,
-      delete: now.delete && !was.delete,
-    };
-  });
-}

@@ -1,11 +1,12 @@
 // Roles: the three system roles (no workspace, never changed through the API) and custom roles of
 // one workspace. Changing a system role is a 403: it is a rule, not a state the caller can fix.
 // A role still held by a member or an API token cannot be deleted (409).
-// Nobody grants rights they do not hold: a role may be created only within the caller's effective
-// rights (an API token's narrowed ones included), and a change may add only permissions the caller
-// holds. Nobody changes or deletes the role they act with (their membership's or their token's),
-// or a role with holder could otherwise widen itself step by step and then make itself Admin.
-import { ACTIONS, RESOURCES, added, exceeding, type Policies } from "@/lib/auth/permissions";
+// Nobody grants rights they do not hold: a caller reaches only roles within its effective rights
+// (an API token's narrowed ones included). It may create such a role, change one into another such
+// role, and delete one; a role with more (the Admin's custom ones) is out of its reach, as members
+// with more are (members.ts). Nobody changes or deletes the role they act with (their membership's
+// or their token's), or a holder of role.* could widen itself step by step and make itself Admin.
+import { ACTIONS, RESOURCES, exceeding, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, Role } from "@/lib/generated/prisma/client";
@@ -32,7 +33,7 @@ export async function getRole(workspaceId: number, id: number, tx: Tx = prisma()
   return role;
 }
 
-/** getRole, locking the row: two concurrent changes each check what the other has not yet added. */
+/** getRole, locking the row: a concurrent change cannot slip between the check and the write. */
 async function lockRole(tx: Tx, workspaceId: number, id: number): Promise<Role> {
   await tx.$queryRaw`SELECT id FROM roles WHERE id = ${id} FOR UPDATE`;
   return getRole(workspaceId, id, tx);
@@ -109,6 +110,16 @@ function assertNotHeld(auth: AuthContext, role: Role, verb: string): void {
   }
 }
 
+/** A role holding permissions the caller lacks is out of its reach: it may not be changed or deleted by it. */
+function assertReachable(auth: AuthContext, role: Role, verb: string): void {
+  const excess = exceeding(auth.policies, role.policies as unknown as Policies);
+  if (excess.length > 0) {
+    throw new Forbidden(
+      `You may not ${verb} the role ${role.name}: it has permissions yours does not (${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}).`,
+    );
+  }
+}
+
 export async function createRole(auth: AuthContext, input: CreateRoleInput): Promise<Role> {
   const policies = normalizePolicies(input.policies);
   assertWithin(auth.policies, policies, `The role ${input.role_name}`);
@@ -133,14 +144,9 @@ export async function updateRole(auth: AuthContext, id: number, input: UpdateRol
     const role = await lockRole(tx, auth.workspaceId, id);
     assertCustom(role, "changed");
     assertNotHeld(auth, role, "change");
+    assertReachable(auth, role, "change");
     const policies = input.policies ? normalizePolicies(input.policies) : undefined;
-    // Only what the change adds is checked: keeping a permission the role already had grants nothing.
-    if (policies)
-      assertWithin(
-        auth.policies,
-        added(role.policies as unknown as Policies, policies),
-        `This change of ${role.name}`,
-      );
+    if (policies) assertWithin(auth.policies, policies, `This change of ${role.name}`);
     if (input.role_name !== undefined) await assertNameFree(tx, auth.workspaceId, input.role_name, id);
     const updated = await tx.role.update({
       where: { id },
@@ -160,6 +166,7 @@ export async function deleteRole(auth: AuthContext, id: number): Promise<void> {
     const role = await getRole(auth.workspaceId, id, tx);
     assertCustom(role, "deleted");
     assertNotHeld(auth, role, "delete");
+    assertReachable(auth, role, "delete");
     const [members, tokens] = await Promise.all([
       tx.workspaceUser.count({ where: { roleId: id } }),
       tx.apiToken.count({
