@@ -314,8 +314,13 @@ test.describe("no privilege escalation through roles", () => {
     const keeper = await memberWithRole(request, rws, "Role keeper");
     const admin = await memberWithRole(request, rws, "Admin");
     const path = `/api/v1/workspaces/${rws.id}/members/${admin.userId}`;
+    // A role the keeper could hand out (within its own rights), to demote the Admin to.
+    const lesser = await rws.admin.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Sync watcher", policies: { permissions: { sync: { read: true } } } },
+    });
+    expect(lesser.status(), await lesser.text()).toBe(201);
     const demote = await expectError(
-      await keeper.api.put(path, { member: { role_id: rws.roles.Viewer } }),
+      await keeper.api.put(path, { member: { role_id: Number((await lesser.json()).data.id) } }),
       403,
       "forbidden",
     );
