@@ -35,7 +35,12 @@ export function MembersPage() {
 
   const columns = useMemo(
     () => [
-      col.accessor((m) => m.attributes.name, { id: "name", header: "Name", cell: (i) => <span className="font-medium text-slate-900">{i.getValue()}</span> }),
+      col.accessor((m) => m.attributes.name, {
+        id: "name",
+        header: "Name",
+        // Null until the person has used this workspace: an invitation does not reveal the account.
+        cell: (i) => i.getValue() === null ? <span className="text-slate-500">Invited</span> : <span className="font-medium text-slate-900">{i.getValue()}</span>,
+      }),
       col.accessor((m) => m.attributes.email, { id: "email", header: "Email" }),
       col.display({
         id: "role",
@@ -108,8 +113,7 @@ function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClo
   });
   const errors = form.formState.errors.member;
   const submit = form.handleSubmit((values) => {
-    const member = { ...values.member, name: values.member.name || undefined, password: values.member.password || undefined };
-    add.mutate(member, {
+    add.mutate(values.member, {
       onSuccess: onClose,
       onError: (err) => {
         for (const [path, message] of Object.entries(fieldErrors(err, "member"))) {
@@ -119,12 +123,12 @@ function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClo
     });
   });
   return (
-    <Dialog open onClose={onClose} title="Add a member" description="An existing account is added as is; for a new email, give a name and an initial password.">
+    <Dialog open onClose={onClose} title="Add a member" description="Give a name and an initial password; they are used only if the email has no account yet. The person's profile shows here once they open this workspace.">
       <form onSubmit={submit} noValidate className="space-y-4">
         <Field label="Email" required error={errors?.email && `Email ${errors.email.message}`}>{(p) => <Input {...p} type="email" autoFocus {...form.register("member.email")} />}</Field>
-        <Field label="Name" error={errors?.name && `Name ${errors.name.message}`}>{(p) => <Input {...p} {...form.register("member.name", { setValueAs: (v) => v || undefined })} />}</Field>
-        <Field label="Initial password" hint="At least 8 characters; only for a new account." error={errors?.password && `Password ${errors.password.message}`}>
-          {(p) => <Input {...p} type="password" autoComplete="new-password" {...form.register("member.password", { setValueAs: (v) => v || undefined })} />}
+        <Field label="Name" required error={errors?.name && `Name ${errors.name.message}`}>{(p) => <Input {...p} {...form.register("member.name")} />}</Field>
+        <Field label="Initial password" required hint="At least 8 characters; an existing account keeps its own." error={errors?.password && `Password ${errors.password.message}`}>
+          {(p) => <Input {...p} type="password" autoComplete="new-password" {...form.register("member.password")} />}
         </Field>
         <Field label="Role" required error={errors?.role_id && "Choose a role"}>
           {(p) => (

@@ -172,3 +172,74 @@ test("Viewers may not manage API tokens", async ({ request }) => {
   );
   await expectError(await viewer.api.delete("/api/v1/api_tokens/1"), 403, "forbidden");
 });
+
+test("a token narrowed to api_token.create mints only tokens within its own rights and expiry", async ({
+  request,
+}) => {
+  const minterRole = await ws.admin.post("/enterprise/api/v1/roles", {
+    role: {
+      role_name: "Token minter",
+      policies: { permissions: { api_token: { create: true, read: true } } },
+    },
+  });
+  expect(minterRole.status(), await minterRole.text()).toBe(201);
+  const minterRoleId = Number((await minterRole.json()).data.id);
+  const expiry = new Date(Date.now() + 3_600_000);
+  const minter = await apiTokenFor(request, ws.admin, {
+    role_id: minterRoleId,
+    expires_at: expiry.toISOString(),
+  });
+  await expectError(await minter.api.get("/api/v1/connectors"), 403, "forbidden");
+
+  // The attack: no role_id and no expiry used to give the Admin's full role, forever.
+  const res = await minter.api.post("/api/v1/api_tokens", { api_token: { name: "escape" } });
+  expect(res.status(), await res.text()).toBe(201);
+  const minted = (await res.json()).data;
+  expect(minted.attributes).toMatchObject({
+    role_id: minterRoleId,
+    role_name: "Token minter",
+    expires_at: expiry.toISOString(),
+  });
+  const mintedApi = new Api(request, { token: minted.attributes.token });
+  await expectError(await mintedApi.get("/api/v1/connectors"), 403, "forbidden");
+  await expectError(await mintedApi.get(`/api/v1/workspaces/${ws.id}/members`), 403, "forbidden");
+  await expectError(
+    await mintedApi.post("/enterprise/api/v1/roles", {
+      role: { role_name: "x", policies: { permissions: {} } },
+    }),
+    403,
+    "forbidden",
+  );
+  const me = (await (await mintedApi.get("/api/v1/users/me")).json()).data.attributes;
+  expect(me.role.policies.permissions.connector).toEqual({
+    create: false,
+    read: false,
+    update: false,
+    delete: false,
+  });
+
+  // A later expiry, or none beyond its own, is refused; a wider role too.
+  const later = await expectError(
+    await minter.api.post("/api/v1/api_tokens", {
+      api_token: { name: "later", expires_at: new Date(expiry.getTime() + 60_000).toISOString() },
+    }),
+    403,
+    "forbidden",
+  );
+  expect(later.message).toBe(
+    `An API token may only create tokens that expire no later than itself (${expiry.toISOString()}); send an earlier expires_at, or omit it to get the same expiry.`,
+  );
+  const wider = await expectError(
+    await minter.api.post("/api/v1/api_tokens", { api_token: { name: "wider", role_id: ws.roles.Admin } }),
+    403,
+    "forbidden",
+  );
+  expect(wider.message).toMatch(/^The role Admin would grant permissions your own role does not have: /);
+  // An earlier expiry is fine and kept as asked.
+  const sooner = new Date(expiry.getTime() - 60_000).toISOString();
+  const ok = await minter.api.post("/api/v1/api_tokens", {
+    api_token: { name: "sooner", expires_at: sooner },
+  });
+  expect(ok.status(), await ok.text()).toBe(201);
+  expect((await ok.json()).data.attributes.expires_at).toBe(sooner);
+});

@@ -1,6 +1,13 @@
 // Roles over real HTTP: the contract's list, custom role CRUD, system roles read-only, roles in use.
 import { expect, test } from "@playwright/test";
-import { ISO_TIME, expectError, memberWithRole, newWorkspace, type TestWorkspace } from "../support/api";
+import {
+  ISO_TIME,
+  apiTokenFor,
+  expectError,
+  memberWithRole,
+  newWorkspace,
+  type TestWorkspace,
+} from "../support/api";
 
 let ws: TestWorkspace;
 test.beforeAll(async ({ request }) => {
@@ -154,4 +161,202 @@ test("custom roles of another workspace are 404; Members may not manage roles", 
     403,
     "forbidden",
   );
+});
+
+test.describe("no privilege escalation through roles", () => {
+  const crud = { create: true, read: true, update: true, delete: true };
+  // Manages roles and people, may read syncs; nothing else (no connectors, no workspace settings).
+  const keeperPolicies = { permissions: { role: crud, user: crud, sync: { read: true } } };
+  const everything = {
+    permissions: Object.fromEntries(
+      [
+        "connector_definition",
+        "connector",
+        "model",
+        "report",
+        "sync",
+        "sync_run",
+        "sync_record",
+        "workspace",
+        "user",
+        "role",
+        "api_token",
+        "audit_log",
+        "alert",
+      ].map((r) => [r, crud]),
+    ),
+  };
+  let rws: TestWorkspace;
+  let keeperRoleId: number;
+
+  test.beforeAll(async ({ request }) => {
+    rws = await newWorkspace(request, "Escalation");
+    const res = await rws.admin.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Role keeper", policies: keeperPolicies },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    keeperRoleId = Number((await res.json()).data.id);
+    rws.roles["Role keeper"] = keeperRoleId;
+  });
+
+  test("a custom role holding role.* cannot widen itself, nor then make itself Admin", async ({
+    request,
+  }) => {
+    const keeper = await memberWithRole(request, rws, "Role keeper");
+    await expectError(await keeper.api.get("/api/v1/connectors"), 403, "forbidden");
+
+    // Step 1 of the attack: give its own role every permission.
+    const widen = await expectError(
+      await keeper.api.put(`/enterprise/api/v1/roles/${keeperRoleId}`, { role: { policies: everything } }),
+      403,
+      "forbidden",
+    );
+    expect(widen.message).toBe(
+      "You hold the role Role keeper through your membership and cannot change it yourself; ask another member who may manage roles.",
+    );
+    // Not even a harmless-looking change, and not deleting it either.
+    await expectError(
+      await keeper.api.put(`/enterprise/api/v1/roles/${keeperRoleId}`, { role: { role_desc: "mine" } }),
+      403,
+      "forbidden",
+    );
+    await expectError(await keeper.api.delete(`/enterprise/api/v1/roles/${keeperRoleId}`), 403, "forbidden");
+    // Step 2: make itself Admin through the members endpoint.
+    const promote = await expectError(
+      await keeper.api.put(`/api/v1/workspaces/${rws.id}/members/${keeper.userId}`, {
+        member: { role_id: rws.roles.Admin },
+      }),
+      403,
+      "forbidden",
+    );
+    expect(promote.message).toMatch(/^The role Admin would grant permissions your own role does not have: /);
+    // System roles stay read-only for it.
+    await expectError(
+      await keeper.api.put(`/enterprise/api/v1/roles/${rws.roles.Member}`, {
+        role: { policies: everything },
+      }),
+      403,
+      "forbidden",
+    );
+
+    // Nothing changed: the role is as the Admin made it and the keeper still cannot read connectors.
+    const role = (await (await rws.admin.get(`/enterprise/api/v1/roles/${keeperRoleId}`)).json()).data;
+    expect(role.attributes.policies.permissions.connector).toEqual({
+      create: false,
+      read: false,
+      update: false,
+      delete: false,
+    });
+    const me = (await (await keeper.api.get("/api/v1/users/me")).json()).data.attributes;
+    expect(me.role.role_name).toBe("Role keeper");
+    await expectError(await keeper.api.get("/api/v1/connectors"), 403, "forbidden");
+  });
+
+  test("creating a role with more rights than the creator, or changing one beyond them, is 403", async ({
+    request,
+  }) => {
+    const keeper = await memberWithRole(request, rws, "Role keeper");
+    const create = await expectError(
+      await keeper.api.post("/enterprise/api/v1/roles", {
+        role: { role_name: "Ladder", policies: everything },
+      }),
+      403,
+      "forbidden",
+    );
+    expect(create.message).toMatch(
+      /^The role Ladder would grant permissions your own role does not have: connector_definition\.create, /,
+    );
+    expect(create.message).toMatch(/Nobody may grant rights they do not hold\.$/);
+    // The detour: a role within its rights, handed to an accomplice, then widened.
+    const modest = await keeper.api.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Sync reader", policies: { permissions: { sync: { read: true } } } },
+    });
+    expect(modest.status(), await modest.text()).toBe(201);
+    const modestId = (await modest.json()).data.id;
+    const widen = await expectError(
+      await keeper.api.put(`/enterprise/api/v1/roles/${modestId}`, {
+        role: { policies: { permissions: { sync: { read: true }, connector: { read: true } } } },
+      }),
+      403,
+      "forbidden",
+    );
+    expect(widen.message).toMatch(/connector\.read/);
+    // Within its rights, a change is fine.
+    const narrow = await keeper.api.put(`/enterprise/api/v1/roles/${modestId}`, {
+      role: { policies: { permissions: { sync: { read: true }, user: { read: true } } } },
+    });
+    expect(narrow.status(), await narrow.text()).toBe(200);
+    // A role the Admin made with more than the keeper holds is out of its reach altogether.
+    const wide = await rws.admin.post("/enterprise/api/v1/roles", {
+      role: {
+        role_name: "Connector admin",
+        policies: { permissions: { connector: crud, sync: { read: true } } },
+      },
+    });
+    const wideId = (await wide.json()).data.id;
+    const reach = await expectError(
+      await keeper.api.put(`/enterprise/api/v1/roles/${wideId}`, {
+        role: { policies: { permissions: { sync: { read: true } } } },
+      }),
+      403,
+      "forbidden",
+    );
+    expect(reach.message).toBe(
+      "You may not change the role Connector admin: it has permissions yours does not (connector.create, connector.read, connector.update, connector.delete).",
+    );
+    await expectError(await keeper.api.delete(`/enterprise/api/v1/roles/${wideId}`), 403, "forbidden");
+    expect((await keeper.api.delete(`/enterprise/api/v1/roles/${modestId}`)).status()).toBe(204);
+  });
+
+  test("members whose role exceeds the caller's can be neither demoted nor removed by it", async ({
+    request,
+  }) => {
+    const keeper = await memberWithRole(request, rws, "Role keeper");
+    const admin = await memberWithRole(request, rws, "Admin");
+    const path = `/api/v1/workspaces/${rws.id}/members/${admin.userId}`;
+    // A role the keeper could hand out (within its own rights), to demote the Admin to.
+    const lesser = await rws.admin.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Sync watcher", policies: { permissions: { sync: { read: true } } } },
+    });
+    expect(lesser.status(), await lesser.text()).toBe(201);
+    const demote = await expectError(
+      await keeper.api.put(path, { member: { role_id: Number((await lesser.json()).data.id) } }),
+      403,
+      "forbidden",
+    );
+    expect(demote.message).toBe(
+      `You may not change the role of ${admin.email}: their role (Admin) has permissions yours does not.`,
+    );
+    await expectError(await keeper.api.delete(path), 403, "forbidden");
+    expect((await admin.api.get("/api/v1/connectors")).status()).toBe(200);
+  });
+
+  test("an API token's narrowed rights are the caller's rights", async ({ request }) => {
+    // The Admin's token may manage roles and nothing else: it cannot hand out sync.read.
+    const rolesOnly = await rws.admin.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Roles only", policies: { permissions: { role: crud } } },
+    });
+    expect(rolesOnly.status(), await rolesOnly.text()).toBe(201);
+    const rolesOnlyId = Number((await rolesOnly.json()).data.id);
+    const { api: token } = await apiTokenFor(request, rws.admin, { role_id: rolesOnlyId });
+    const create = await expectError(
+      await token.post("/enterprise/api/v1/roles", {
+        role: { role_name: "Reader", policies: { permissions: { sync: { read: true } } } },
+      }),
+      403,
+      "forbidden",
+    );
+    expect(create.message).toMatch(/sync\.read/);
+    // Nor may it change the role it acts with.
+    const self = await expectError(
+      await token.put(`/enterprise/api/v1/roles/${rolesOnlyId}`, { role: { policies: everything } }),
+      403,
+      "forbidden",
+    );
+    expect(self.message).toMatch(/through this API token/);
+    const ok = await token.post("/enterprise/api/v1/roles", {
+      role: { role_name: "Role reader", policies: { permissions: { role: { read: true } } } },
+    });
+    expect(ok.status(), await ok.text()).toBe(201);
+  });
 });

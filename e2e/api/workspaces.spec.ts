@@ -106,7 +106,7 @@ test.describe("workspaces", () => {
     );
     const inSecond = root.inWorkspace(second);
     const add = await inSecond.post(`/api/v1/workspaces/${second}/members`, {
-      member: { email: viewer.email, role_id: ws.roles.Admin },
+      member: { email: viewer.email, name: "Viewer", password: "unused-password", role_id: ws.roles.Admin },
     });
     expect(add.status(), await add.text()).toBe(201);
     const fromSecond = viewer.api.inWorkspace(second);
@@ -138,7 +138,9 @@ test.describe("workspaces", () => {
 });
 
 test.describe("members", () => {
-  test("POST creates an account for a new email (201) and it can sign in", async ({ request }) => {
+  test("POST creates an account for a new email (201); its profile shows once it uses the workspace", async ({
+    request,
+  }) => {
     const email = `new-${uniqueSuffix()}@Example.com`;
     const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
       member: { email, name: "New Person", password: "a-good-password", role_id: ws.roles.Member },
@@ -150,6 +152,7 @@ test.describe("members", () => {
       [
         "created_at",
         "email",
+        "joined_at",
         "last_login_at",
         "name",
         "role_id",
@@ -161,18 +164,28 @@ test.describe("members", () => {
     );
     expect(m.attributes).toMatchObject({
       email: email.toLowerCase(),
-      name: "New Person",
+      name: null,
       role_id: ws.roles.Member,
       role_name: "Member",
       workspace_id: ws.id,
+      joined_at: null,
       last_login_at: null,
     });
     expect(m.id).toBe(String(m.attributes.user_id));
     expect(m.attributes.created_at).toMatch(ISO_TIME);
-    expect(await loginAs(request, email.toLowerCase(), "a-good-password")).toMatch(/\./);
+    const token = await loginAs(request, email.toLowerCase(), "a-good-password");
+    expect((await new Api(request, { token, workspaceId: ws.id }).get("/api/v1/users/me")).status()).toBe(
+      200,
+    );
+    const shown = (await (await ws.admin.get(`/api/v1/workspaces/${ws.id}/members/${m.id}`)).json()).data;
+    expect(shown.attributes).toMatchObject({
+      name: "New Person",
+      joined_at: expect.stringMatching(ISO_TIME),
+    });
+    expect(shown.attributes.last_login_at).toMatch(ISO_TIME);
     const again = await expectError(
       await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-        member: { email, role_id: ws.roles.Viewer },
+        member: { email, name: "N", password: "long-enough", role_id: ws.roles.Viewer },
       }),
       409,
       "conflict",
@@ -180,7 +193,7 @@ test.describe("members", () => {
     expect(again.message).toMatch(/already a member of this workspace/);
   });
 
-  test("POST validation: password for a new account, min 8; role must exist here", async () => {
+  test("POST validation: name and password always (min 8); role must exist here", async () => {
     const path = `/api/v1/workspaces/${ws.id}/members`;
     const email = `v-${uniqueSuffix()}@example.com`;
     const noPw = await expectError(
@@ -189,7 +202,7 @@ test.describe("members", () => {
       "validation_failed",
     );
     expect(noPw.errors).toEqual([
-      { path: "member.password", message: "is required for a new account (at least 8 characters)" },
+      { path: "member.password", message: "is required (at least 8 characters)" },
     ]);
     const short = await expectError(
       await ws.admin.post(path, {
@@ -206,6 +219,8 @@ test.describe("members", () => {
     );
     expect((bad.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
       "member.email",
+      "member.name",
+      "member.password",
       "member.role_id",
     ]);
     const role = await expectError(
@@ -218,14 +233,17 @@ test.describe("members", () => {
     ]);
   });
 
-  test("an existing account is added without a password; PUT changes the role; DELETE removes", async ({
+  test("an existing account is added (keeping its own password); PUT changes the role; DELETE removes", async ({
     request,
   }) => {
     const other = await newWorkspace(request);
     const person = await memberWithRole(request, other, "Viewer");
     const path = `/api/v1/workspaces/${ws.id}/members`;
-    const added = await ws.admin.post(path, { member: { email: person.email, role_id: ws.roles.Viewer } });
+    const added = await ws.admin.post(path, {
+      member: { email: person.email, name: "Typed", password: "typed-password", role_id: ws.roles.Viewer },
+    });
     expect(added.status(), await added.text()).toBe(201);
+    expect(await loginAs(request, person.email, person.password)).toMatch(/\./);
     const put = await ws.admin.put(`${path}/${person.userId}`, { member: { role_id: ws.roles.Member } });
     expect(put.status(), await put.text()).toBe(200);
     expect((await put.json()).data.attributes.role_name).toBe("Member");
@@ -237,6 +255,82 @@ test.describe("members", () => {
     await expectError(await ws.admin.delete(`${path}/${person.userId}`), 404, "not_found");
     // Still a member of its other workspace.
     expect((await person.api.get("/api/v1/users/me")).status()).toBe(200);
+  });
+
+  test("inviting another tenant's user discloses nothing about the account, nor whether it exists", async ({
+    request,
+  }) => {
+    // The victim: an account of another tenant, with a name, that has signed in.
+    const victim = await memberWithRole(request, await newWorkspace(request), "Viewer");
+    const attacker = await newWorkspace(request);
+    const path = `/api/v1/workspaces/${attacker.id}/members`;
+    const invite = (email: string) =>
+      attacker.admin.post(path, {
+        member: { email, name: "Guess", password: "guess-password", role_id: attacker.roles.Viewer },
+      });
+    const profileOf = (a: Record<string, unknown>) => ({
+      name: a.name,
+      last_login_at: a.last_login_at,
+      joined_at: a.joined_at,
+      role_name: a.role_name,
+    });
+    const hidden = { name: null, last_login_at: null, joined_at: null, role_name: "Viewer" };
+
+    // The same questions for a registered email and an unregistered one get the same kind of answer.
+    const fresh = `nobody-${uniqueSuffix()}@example.com`;
+    for (const email of [victim.email, fresh]) {
+      const body = await expectError(
+        await attacker.admin.post(path, { member: { email, role_id: attacker.roles.Viewer } }),
+        422,
+        "validation_failed",
+      );
+      expect(body.errors).toEqual([
+        { path: "member.name", message: "is required" },
+        { path: "member.password", message: "is required (at least 8 characters)" },
+      ]);
+    }
+    const existing = await invite(victim.email);
+    const created = await invite(fresh);
+    expect(existing.status(), await existing.text()).toBe(201);
+    expect(created.status(), await created.text()).toBe(201);
+    const a = (await existing.json()).data.attributes;
+    const b = (await created.json()).data.attributes;
+    expect(Object.keys(a)).toEqual(Object.keys(b));
+    expect(profileOf(a)).toEqual(hidden);
+    expect(profileOf(b)).toEqual(hidden);
+
+    // Nor do the listing, the member itself, or the audit log.
+    const list = await (await attacker.admin.get(path)).json();
+    const listed = list.data.find((m: { id: string }) => Number(m.id) === victim.userId);
+    expect(profileOf(listed.attributes)).toEqual(hidden);
+    const one = await (await attacker.admin.get(`${path}/${victim.userId}`)).json();
+    expect(profileOf(one.data.attributes)).toEqual(hidden);
+    expect(JSON.stringify([list, one])).not.toContain("Viewer member"); // the victim's real name
+    const logs = await (await attacker.admin.get("/api/v1/audit_logs?per_page=100")).json();
+    const invites = logs.data
+      .filter((l: { attributes: { resource_type: string } }) => l.attributes.resource_type === "member")
+      .map((l: { attributes: { metadata: Record<string, unknown> } }) =>
+        Object.keys(l.attributes.metadata).sort(),
+      );
+    expect(invites).toEqual([
+      ["email", "role_name"],
+      ["email", "role_name"],
+    ]);
+
+    // The victim's own password still works and the typed one does not.
+    expect(await loginAs(request, victim.email, victim.password)).toMatch(/\./);
+    expect(
+      (
+        await request.post("/api/v1/login", { data: { email: victim.email, password: "guess-password" } })
+      ).status(),
+    ).toBe(401);
+
+    // Once the person opens the workspace, its managers see who they work with.
+    expect((await victim.api.inWorkspace(attacker.id).get("/api/v1/users/me")).status()).toBe(200);
+    const joined = (await (await attacker.admin.get(`${path}/${victim.userId}`)).json()).data.attributes;
+    expect(joined.name).toBe("Viewer member");
+    expect(joined.joined_at).toMatch(ISO_TIME);
+    expect(joined.last_login_at).toMatch(ISO_TIME);
   });
 
   test("the last Admin can be neither demoted nor removed (409)", async ({ request }) => {
@@ -258,7 +352,9 @@ test.describe("members", () => {
     const path = `/api/v1/workspaces/${ws.id}/members`;
     await expectError(await member.api.get(path), 403, "forbidden");
     await expectError(
-      await member.api.post(path, { member: { email: "x@example.com", role_id: ws.roles.Viewer } }),
+      await member.api.post(path, {
+        member: { email: "x@example.com", name: "X", password: "long-enough", role_id: ws.roles.Viewer },
+      }),
       403,
       "forbidden",
     );

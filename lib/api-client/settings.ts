@@ -70,10 +70,12 @@ export function useDeleteRole() {
 export interface MemberAttributes {
   user_id: number;
   email: string;
-  name: string;
+  /** Null until the person has used this workspace (joined_at). */
+  name: string | null;
   workspace_id: number;
   role_id: number;
   role_name: string;
+  joined_at: string | null;
   last_login_at: string | null;
   created_at: string;
 }

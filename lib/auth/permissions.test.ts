@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { can, intersect, RESOURCES, SYSTEM_ROLES } from "./permissions";
+import { can, exceeding, intersect, RESOURCES, SYSTEM_ROLES, within } from "./permissions";
 
 const role = (name: string) => SYSTEM_ROLES.find((r) => r.name === name)!.policies;
 
@@ -23,5 +23,24 @@ describe("permission matrix", () => {
     const narrowed = intersect(role("Viewer"), role("Admin"));
     expect(can(narrowed, "sync", "update")).toBe(false);
     expect(can(narrowed, "sync", "read")).toBe(true);
+  });
+});
+
+describe("exceeding / within", () => {
+  it("names exactly what a grant would add beyond the holder's rights", () => {
+    expect(exceeding(role("Admin"), role("Member"))).toEqual([]);
+    expect(within(role("Member"), role("Viewer"))).toBe(true);
+    expect(exceeding(role("Member"), role("Admin"))).toEqual(
+      expect.arrayContaining(["workspace.update", "user.create", "role.delete"]),
+    );
+    expect(exceeding(role("Member"), role("Admin"))).not.toContain("sync.create");
+    // A missing resource counts as no permission on either side.
+    expect(
+      exceeding(
+        { permissions: {} },
+        { permissions: { sync: { create: false, read: true, update: false, delete: false } } },
+      ),
+    ).toEqual(["sync.read"]);
+    expect(within({ permissions: {} }, { permissions: {} })).toBe(true);
   });
 });

@@ -91,6 +91,26 @@ export function intersect(a: Policies, b: Policies): Policies {
   return matrix((r) => {
     const x = a.permissions[r] ?? none;
     const y = b.permissions[r] ?? none;
-    return { create: x.create && y.create, read: x.read && y.read, update: x.update && y.update, delete: x.delete && y.delete };
+    return {
+      create: x.create && y.create,
+      read: x.read && y.read,
+      update: x.update && y.update,
+      delete: x.delete && y.delete,
+    };
   });
 }
+
+/** The permissions `granted` holds that `holder` does not, as `resource.action`: what a grant would add. */
+export function exceeding(holder: Policies, granted: Policies): string[] {
+  const excess: string[] = [];
+  for (const r of RESOURCES) {
+    for (const a of ACTIONS) {
+      if (can(granted, r, a) && !can(holder, r, a)) excess.push(`${r}.${a}`);
+    }
+  }
+  return excess;
+}
+
+/** Whether every permission of `granted` is also held by `holder`. */
+export const within = (holder: Policies, granted: Policies): boolean =>
+  exceeding(holder, granted).length === 0;

@@ -33,7 +33,7 @@ export async function seed(env: Record<string, string | undefined> = process.env
     await db.$transaction(async (tx) => {
       const user = await tx.user.create({ data: { email, name: "Admin", passwordHash } });
       const workspace = await tx.workspace.create({ data: { name: "Default workspace", slug: "default" } });
-      await tx.workspaceUser.create({ data: { userId: user.id, workspaceId: workspace.id, roleId: admin.id } });
+      await tx.workspaceUser.create({ data: { userId: user.id, workspaceId: workspace.id, roleId: admin.id, joinedAt: new Date() } });
     });
   } catch (err) {
     if ((await db.user.count()) > 0) return {};

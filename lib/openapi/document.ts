@@ -162,7 +162,7 @@ export const OPERATIONS: Operation[] = [
     body: createApiTokenSchema,
     status: 201,
     response:
-      '{data: {id, type: "api_tokens", attributes: {name, token, role_id, role_name, expires_at, created_at}}}; the token is never shown again. 403 when role_id grants more than your role.',
+      '{data: {id, type: "api_tokens", attributes: {name, token, role_id, role_name, expires_at, created_at}}}; the token is never shown again. 403 when role_id grants more than your rights, or, when an API token calls, when expires_at is later than its own.',
   },
   {
     operationId: "revokeApiToken",
@@ -236,7 +236,7 @@ export const OPERATIONS: Operation[] = [
     summary: "Members of a workspace",
     permission: ["user", "read"],
     inPathWorkspace: true,
-    response: `${LIST} Members: {id: user id, type: "members", attributes: {user_id, email, name, workspace_id, role_id, role_name, last_login_at, created_at, updated_at}}.`,
+    response: `${LIST} Members: {id: user id, type: "members", attributes: {user_id, email, name, workspace_id, role_id, role_name, joined_at, last_login_at, created_at, updated_at}}; name and last_login_at are null until the person has used the workspace (joined_at).`,
   },
   {
     operationId: "createMember",
@@ -248,7 +248,8 @@ export const OPERATIONS: Operation[] = [
     inPathWorkspace: true,
     body: createMemberSchema,
     status: 201,
-    response: "{data: member}. 409 when already a member; 422 when a new account lacks name or password.",
+    response:
+      "{data: member}. name and password are always required (used only for a new account), so the answer never tells whether the email is registered. 403 when the role has permissions you do not hold; 409 when already a member.",
   },
   {
     operationId: "getMember",
@@ -269,7 +270,8 @@ export const OPERATIONS: Operation[] = [
     permission: ["user", "update"],
     inPathWorkspace: true,
     body: updateMemberSchema,
-    response: "{data: member}. 409 when demoting the last Admin.",
+    response:
+      "{data: member}. 403 when the new role, or the member's current one, has permissions you do not hold; 409 when demoting the last Admin.",
   },
   {
     operationId: "deleteMember",
@@ -280,7 +282,8 @@ export const OPERATIONS: Operation[] = [
     permission: ["user", "delete"],
     inPathWorkspace: true,
     status: 204,
-    response: "No content. 409 when removing the last Admin.",
+    response:
+      "No content. 403 when the member's role has permissions you do not hold; 409 when removing the last Admin.",
   },
 
   // Roles
@@ -303,7 +306,8 @@ export const OPERATIONS: Operation[] = [
     permission: ["role", "create"],
     body: createRoleSchema,
     status: 201,
-    response: "{data: role}. 409 when the name is taken.",
+    response:
+      "{data: role}. 403 when the role has permissions you (or your API token) do not hold; 409 when the name is taken.",
   },
   {
     operationId: "getRole",
@@ -322,7 +326,8 @@ export const OPERATIONS: Operation[] = [
     summary: "Change a custom role",
     permission: ["role", "update"],
     body: updateRoleSchema,
-    response: "{data: role}. 403 for system roles.",
+    response:
+      "{data: role}. 403 for system roles, for the role you act with, and when the role before or after the change has permissions you do not hold.",
   },
   {
     operationId: "deleteRole",
@@ -332,7 +337,8 @@ export const OPERATIONS: Operation[] = [
     summary: "Delete a custom role",
     permission: ["role", "delete"],
     status: 204,
-    response: "No content. 403 for system roles; 409 while a member or API token holds it.",
+    response:
+      "No content. 403 for system roles, the role you act with, or one with permissions you do not hold; 409 while a member or API token holds it.",
   },
 
   // Audit log and reports

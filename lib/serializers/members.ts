@@ -1,16 +1,24 @@
 import type { MemberRow } from "@/lib/services/members";
 import { iso, resource } from "./resource";
 
-/** A workspace membership; its id is the user's id (paths are /workspaces/{id}/members/{user_id}). */
-export const serializeMember = (m: MemberRow) =>
-  resource(m.userId, "members", {
+/**
+ * A workspace membership; its id is the user's id (paths are /workspaces/{id}/members/{user_id}).
+ * The account's own profile (name, last sign-in) is shown only once the person has used this
+ * workspace (joined_at): inviting an email must not reveal anything about an account that exists
+ * elsewhere, nor whether one exists. Until then a member is its email and role, as typed.
+ */
+export const serializeMember = (m: MemberRow) => {
+  const joined = m.joinedAt !== null;
+  return resource(m.userId, "members", {
     user_id: m.userId,
     email: m.user.email,
-    name: m.user.name,
+    name: joined ? m.user.name : null,
     workspace_id: m.workspaceId,
     role_id: m.roleId,
     role_name: m.role.name,
-    last_login_at: iso(m.user.lastLoginAt),
+    joined_at: iso(m.joinedAt),
+    last_login_at: joined ? iso(m.user.lastLoginAt) : null,
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
   });
+};

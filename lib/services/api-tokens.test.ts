@@ -83,4 +83,39 @@ describe("API tokens", () => {
     const t = await createApiToken(a.auth, { name: "a" });
     await expect(revokeApiToken(b.auth, t.id)).rejects.toBeInstanceOf(NotFound);
   });
+
+  it("a token mints tokens with at most its own role and expiry", async () => {
+    const { auth } = await newMember("Admin");
+    const role = await prisma().role.create({
+      data: {
+        workspaceId: auth.workspaceId,
+        name: "Minter",
+        roleType: "custom",
+        policies: { permissions: { api_token: { create: true, read: true, update: false, delete: false } } },
+      },
+    });
+    const expiry = new Date(Date.now() + 3_600_000);
+    const minter = await createApiToken(auth, {
+      name: "m",
+      role_id: role.id,
+      expires_at: expiry.toISOString(),
+    });
+    const minterAuth = await authenticate(minter.token, null);
+    expect(minterAuth.apiToken).toEqual({ id: minter.id, roleId: role.id, expiresAt: expiry });
+    const minted = await createApiToken(minterAuth, { name: "child" });
+    expect(minted.roleId).toBe(role.id);
+    expect(minted.expiresAt).toEqual(expiry);
+    const childAuth = await authenticate(minted.token, null);
+    expect(can(childAuth.policies, "connector", "read")).toBe(false);
+    await expect(
+      createApiToken(minterAuth, {
+        name: "late",
+        expires_at: new Date(expiry.getTime() + 1000).toISOString(),
+      }),
+    ).rejects.toThrow(/no later than itself/);
+    // A session (the person) is not bound by any token: no role means its own role, no expiry.
+    const own = await createApiToken(auth, { name: "own" });
+    expect(own.roleId).toBeNull();
+    expect(own.expiresAt).toBeNull();
+  });
 });

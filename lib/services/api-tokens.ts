@@ -1,12 +1,16 @@
 // API tokens: long-lived JWTs bound to one user and one workspace, optionally with an expiry and a
 // narrower role. Only the jti is stored; the token itself is returned once, at creation. Revoking
 // sets revoked_at, which auth-context checks on every request, so it takes effect at once.
+// A token that creates tokens hands on at most what it has: the new token's role defaults to the
+// caller token's own (not the member's full role), an explicit one must be within the caller's
+// effective rights, and the new token expires no later than the caller token (absent expires_at:
+// the same expiry; a later one is refused with 403, never silently shortened).
 // Listing and revoking: your own tokens; a workspace manager (user.read / user.delete) sees and
 // revokes every token of the workspace, e.g. one a departed colleague leaked.
 import { signToken } from "@/lib/auth/jwt";
 import { can, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
-import { NotFound, ValidationFailed } from "@/lib/errors";
+import { Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/http/pagination";
 import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
 import { audit } from "./audit";
@@ -15,13 +19,29 @@ import { assertWithin, assignableRole } from "./roles";
 
 const withRelations = { role: true, user: { select: { id: true, email: true, name: true } } } as const;
 
-export async function createApiToken(auth: AuthContext, input: CreateApiTokenInput) {
-  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+/** The expiry of a new token: as asked, but never beyond the expiry of the API token creating it. */
+function expiryFor(auth: AuthContext, requested: string | null | undefined): Date | null {
+  const expiresAt = requested ? new Date(requested) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
     throw new ValidationFailed("Validation failed: api_token.expires_at: must be in the future.", {
       errors: [{ path: "api_token.expires_at", message: "must be in the future" }],
     });
   }
+  const limit = auth.apiToken?.expiresAt;
+  if (!limit) return expiresAt;
+  if (!expiresAt) return limit;
+  if (expiresAt.getTime() > limit.getTime()) {
+    throw new Forbidden(
+      `An API token may only create tokens that expire no later than itself (${limit.toISOString()}); send an earlier expires_at, or omit it to get the same expiry.`,
+    );
+  }
+  return expiresAt;
+}
+
+export async function createApiToken(auth: AuthContext, input: CreateApiTokenInput) {
+  const expiresAt = expiryFor(auth, input.expires_at);
+  // Absent role_id: the caller's own rights, i.e. the caller token's role when a token calls.
+  const roleId = input.role_id ?? auth.apiToken?.roleId ?? null;
   return prisma().$transaction(async (tx) => {
     if (input.role_id) {
       const role = await assignableRole(auth.workspaceId, input.role_id, "api_token.role_id", tx);
@@ -37,7 +57,7 @@ export async function createApiToken(auth: AuthContext, input: CreateApiTokenInp
       data: {
         workspaceId: auth.workspaceId,
         userId: auth.user.id,
-        roleId: input.role_id ?? null,
+        roleId,
         name: input.name,
         jti,
         expiresAt,

@@ -19,21 +19,30 @@ export interface AuthContext {
   jti: string;
   /** Token expiry (seconds since epoch), when it has one. */
   exp?: number;
+  /**
+   * Set when the caller is an API token: its own narrowing role (null = the member's role) and
+   * expiry. What the token may hand on (new tokens, roles) is bounded by these.
+   */
+  apiToken?: { id: number; roleId: number | null; expiresAt: Date | null };
 }
 
-const INVALID = "The access token is missing, invalid, expired or revoked. Sign in again (POST /api/v1/login).";
+const INVALID =
+  "The access token is missing, invalid, expired or revoked. Sign in again (POST /api/v1/login).";
 
 /** last_used_at is informative: written at most once a minute per token, not on every request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 export function parseWorkspaceHeader(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
-  if (!/^\d{1,9}$/.test(value.trim())) throw new BadRequest("The Workspace-Id header must be a positive integer.");
+  if (!/^\d{1,9}$/.test(value.trim()))
+    throw new BadRequest("The Workspace-Id header must be a positive integer.");
   return Number(value.trim());
 }
 
 /** The user's membership (the requested workspace, else the first one), with the user and role. */
 interface MembershipRow {
+  membership_id: number | null;
+  joined_at: Date | null;
   user_id: number;
   email: string;
   name: string;
@@ -43,12 +52,12 @@ interface MembershipRow {
   policies: Policies | null;
 }
 
-const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
+const membershipColumns = Prisma.sql`m.membership_id, m.joined_at, u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
 
 /** LATERAL subquery `m` over the user `u`: the membership in `workspace` (any when null). */
 const membershipOf = (workspace: Prisma.Sql | null) => Prisma.sql`
   LEFT JOIN LATERAL (
-    SELECT wu.workspace_id, wu.role_id, r.role_name, r.policies
+    SELECT wu.id AS membership_id, wu.joined_at, wu.workspace_id, wu.role_id, r.role_name, r.policies
       FROM workspace_users wu JOIN roles r ON r.id = wu.role_id
      WHERE wu.user_id = u.id ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
      ORDER BY wu.id LIMIT 1
@@ -67,6 +76,7 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
   const [row] = await prisma().$queryRaw<
     (MembershipRow & {
       token_id: number;
+      token_role_id: number | null;
       token_user_id: number;
       token_workspace_id: number;
       revoked_at: Date | null;
@@ -75,7 +85,7 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
       token_policies: Policies | null;
     })[]
   >`
-    SELECT t.id AS token_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
+    SELECT t.id AS token_id, t.role_id AS token_role_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
            t.expires_at, t.last_used_at, tr.policies AS token_policies, ${membershipColumns}
       FROM api_tokens t
       LEFT JOIN roles tr ON tr.id = t.role_id
@@ -92,10 +102,18 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
       .apiToken.update({ where: { id: row.token_id }, data: { lastUsedAt: new Date() } })
       .catch(() => undefined);
   }
-  return { membership: row, tokenRole: row.token_policies ?? undefined, workspaceId: row.token_workspace_id };
+  return {
+    membership: row,
+    tokenRole: row.token_policies ?? undefined,
+    workspaceId: row.token_workspace_id,
+    apiToken: { id: row.token_id, roleId: row.token_role_id, expiresAt: row.expires_at },
+  };
 }
 
-export async function authenticate(token: string | null, workspaceHeader: string | null): Promise<AuthContext> {
+export async function authenticate(
+  token: string | null,
+  workspaceHeader: string | null,
+): Promise<AuthContext> {
   if (!token) throw new Unauthorized("Authentication required: send `Authorization: Bearer <token>`.");
   const claims = await verifyToken(token);
   if (!claims) throw new Unauthorized(INVALID);
@@ -108,10 +126,12 @@ export async function authenticate(token: string | null, workspaceHeader: string
       ? await apiTokenLookup(claims, userId, requested)
       : { ...(await sessionLookup(claims, userId, requested)), workspaceId: requested };
   const { membership: m, tokenRole, workspaceId } = found;
+  const apiToken = "apiToken" in found ? found.apiToken : undefined;
   if (m.workspace_id === null || m.role_id === null || m.role_name === null || m.policies === null) {
     if (workspaceId !== undefined) throw new NotFound(`Workspace ${workspaceId} was not found.`);
     throw new Unauthorized("This account is not a member of any workspace.");
   }
+  if (m.joined_at === null && m.membership_id !== null) await markJoined(m.membership_id);
   return {
     user: { id: m.user_id, email: m.email, name: m.name },
     workspaceId: m.workspace_id,
@@ -121,5 +141,16 @@ export async function authenticate(token: string | null, workspaceHeader: string
     tokenKind: claims.kind,
     jti: claims.jti,
     exp: claims.exp,
+    ...(apiToken ? { apiToken } : {}),
   };
+}
+
+/**
+ * The member's first request in a workspace is its acceptance of an invitation: from then on the
+ * workspace's managers see its name and last sign-in (lib/serializers/members.ts). Awaited, so a
+ * manager's next listing sees it; it happens once per membership.
+ */
+async function markJoined(membershipId: number): Promise<void> {
+  await prisma()
+    .$executeRaw`UPDATE workspace_users SET joined_at = now() WHERE id = ${membershipId} AND joined_at IS NULL`;
 }

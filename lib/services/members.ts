@@ -1,11 +1,16 @@
 // Members of a workspace named in the path. Adding an email that has no account creates the user
-// (a password is then required); an existing account just gains a membership. A workspace always
-// keeps at least one Admin: removing or demoting the last one is a 409. Member changes lock the
-// workspace row, so two concurrent demotions cannot both pass the last-Admin check.
+// with the name and initial password given; an existing account just gains a membership. Both
+// cases answer alike (same required fields, same response, same audit entry), so an invitation
+// never tells the inviter whether, or as whom, an email is registered (lib/serializers/members.ts
+// hides the profile until the person uses the workspace). Nobody hands out or takes away rights
+// beyond their own: the role given must be within the caller's, and a member whose role exceeds
+// the caller's can be neither changed nor removed by it. A workspace always keeps at least one
+// Admin: removing or demoting the last one is a 409. Member changes lock the workspace row, so two
+// concurrent demotions cannot both pass the last-Admin check.
 import { hashPassword } from "@/lib/auth/password";
-import type { Policies } from "@/lib/auth/permissions";
+import { within, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
-import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/http/pagination";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
@@ -55,32 +60,23 @@ async function findMember(tx: Tx, workspaceId: number, userId: number): Promise<
 const lockWorkspace = (tx: Tx, workspaceId: number) =>
   tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
 
-function missing(path: string, message: string): ValidationFailed {
-  return new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
-}
-
 export async function addMember(
   auth: AuthContext,
   workspaceId: number,
   input: CreateMemberInput,
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
-  const existing = await prisma().user.findUnique({ where: { email: input.email }, select: { id: true } });
-  if (!existing) {
-    if (!input.name) throw missing("member.name", "is required for a new account");
-    if (!input.password)
-      throw missing("member.password", "is required for a new account (at least 8 characters)");
-  }
-  // Hash outside the transaction: scrypt is slow on purpose and must not hold the lock.
-  const passwordHash = !existing && input.password ? await hashPassword(input.password) : null;
+  // Hashed whether or not it is used, outside the transaction (scrypt is slow on purpose and must
+  // not hold the lock): the answer takes as long for a registered email as for a new one.
+  const passwordHash = await hashPassword(input.password);
   return prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
     assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
     const user =
-      existing ??
+      (await tx.user.findUnique({ where: { email: input.email }, select: { id: true } })) ??
       (await tx.user.create({
-        data: { email: input.email, name: input.name!, passwordHash: passwordHash! },
+        data: { email: input.email, name: input.name, passwordHash },
         select: { id: true },
       }));
     const already = await tx.workspaceUser.findUnique({
@@ -91,16 +87,18 @@ export async function addMember(
       data: { workspaceId, userId: user.id, roleId: role.id },
       include,
     });
-    await audit(
-      access.auth,
-      "create",
-      "member",
-      user.id,
-      { email: input.email, role_name: role.name, new_account: !existing },
-      tx,
-    );
+    await audit(access.auth, "create", "member", user.id, { email: input.email, role_name: role.name }, tx);
     return member;
   });
+}
+
+/** A member holding rights the caller lacks is out of its reach (a user manager cannot demote an Admin). */
+function assertManageable(callerPolicies: Policies, member: MemberRow, verb: string): void {
+  if (!within(callerPolicies, member.role.policies as unknown as Policies)) {
+    throw new Forbidden(
+      `You may not ${verb} ${member.user.email}: their role (${member.role.name}) has permissions yours does not.`,
+    );
+  }
 }
 
 async function adminRoleId(tx: Tx): Promise<number> {
@@ -137,6 +135,7 @@ export async function updateMember(
   return prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const member = await findMember(tx, workspaceId, userId);
+    assertManageable(access.policies, member, "change the role of");
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
     assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
     if (role.id === member.roleId) return member;
@@ -164,6 +163,7 @@ export async function removeMember(auth: AuthContext, workspaceId: number, userI
   await prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const member = await findMember(tx, workspaceId, userId);
+    assertManageable(access.policies, member, "remove");
     await assertNotLastAdmin(tx, workspaceId, member, "removed");
     await tx.apiToken.updateMany({
       where: { workspaceId, userId, revokedAt: null },

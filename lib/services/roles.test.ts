@@ -3,7 +3,7 @@ import { can, SYSTEM_ROLES, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { newMember, systemRoleId } from "./auth.fixtures";
+import { newMember, signedIn, systemRoleId } from "./auth.fixtures";
 import {
   assertWithin,
   createRole,
@@ -118,5 +118,41 @@ describe("roles", () => {
       delete: false,
     });
     expect(ValidationFailed).toBeDefined();
+  });
+
+  it("lets nobody widen the role they hold, create or reach beyond their rights", async () => {
+    const admin = await newMember("Admin");
+    const all = { create: true, read: true, update: true, delete: true };
+    const keeperRole = await createRole(admin.auth, {
+      role_name: "Keeper",
+      policies: { permissions: { role: all, sync: { read: true } } },
+    });
+    const keeper = await newMember("Viewer", admin.workspaceId);
+    await prisma().workspaceUser.updateMany({
+      where: { userId: keeper.user.id },
+      data: { roleId: keeperRole.id },
+    });
+    const auth = await signedIn(keeper.user.id, admin.workspaceId);
+    await expect(
+      updateRole(auth, keeperRole.id, { policies: { permissions: { connector: all } } }),
+    ).rejects.toThrow(/You hold the role Keeper through your membership/);
+    await expect(deleteRole(auth, keeperRole.id)).rejects.toBeInstanceOf(Forbidden);
+    await expect(
+      createRole(auth, { role_name: "Up", policies: { permissions: { connector: { read: true } } } }),
+    ).rejects.toThrow(/connector\.read/);
+    const wide = await createRole(admin.auth, {
+      role_name: "Wide",
+      policies: { permissions: { connector: all } },
+    });
+    await expect(updateRole(auth, wide.id, { role_desc: "x" })).rejects.toThrow(
+      /may not change the role Wide/,
+    );
+    const mine = await createRole(auth, { role_name: "Mine", policies: readSyncs });
+    await expect(
+      updateRole(auth, mine.id, { policies: { permissions: { sync: { read: true, update: true } } } }),
+    ).rejects.toThrow(/sync\.update/);
+    expect((await updateRole(auth, mine.id, { role_desc: "ok" })).description).toBe("ok");
+    // Nothing moved.
+    expect((await getRole(admin.workspaceId, keeperRole.id)).policies).toEqual(keeperRole.policies);
   });
 });

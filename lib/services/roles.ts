@@ -1,7 +1,12 @@
 // Roles: the three system roles (no workspace, never changed through the API) and custom roles of
 // one workspace. Changing a system role is a 403: it is a rule, not a state the caller can fix.
 // A role still held by a member or an API token cannot be deleted (409).
-import { ACTIONS, RESOURCES, type Policies } from "@/lib/auth/permissions";
+// Nobody grants rights they do not hold: a caller reaches only roles within its effective rights
+// (an API token's narrowed ones included). It may create such a role, change one into another such
+// role, and delete one; a role with more (the Admin's custom ones) is out of its reach, as members
+// with more are (members.ts). Nobody changes or deletes the role they act with (their membership's
+// or their token's), or a holder of role.* could widen itself step by step and make itself Admin.
+import { ACTIONS, RESOURCES, exceeding, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, Role } from "@/lib/generated/prisma/client";
@@ -28,6 +33,12 @@ export async function getRole(workspaceId: number, id: number, tx: Tx = prisma()
   return role;
 }
 
+/** getRole, locking the row: a concurrent change cannot slip between the check and the write. */
+async function lockRole(tx: Tx, workspaceId: number, id: number): Promise<Role> {
+  await tx.$queryRaw`SELECT id FROM roles WHERE id = ${id} FOR UPDATE`;
+  return getRole(workspaceId, id, tx);
+}
+
 /**
  * The role a member or token is given, looked up for a body field (`path`): unknown or foreign is a
  * 422 on that field, so a form can show it next to the input.
@@ -49,15 +60,10 @@ export async function assignableRole(
 
 /** Every permission `granted` holds must be held by `holder`, or a caller could hand out more than it has. */
 export function assertWithin(holder: Policies, granted: Policies, what: string): void {
-  const excess: string[] = [];
-  for (const r of RESOURCES) {
-    for (const a of ACTIONS) {
-      if (granted.permissions[r]?.[a] && !holder.permissions[r]?.[a]) excess.push(`${r}.${a}`);
-    }
-  }
+  const excess = exceeding(holder, granted);
   if (excess.length > 0) {
     throw new Forbidden(
-      `${what} would grant permissions your own role does not have: ${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}.`,
+      `${what} would grant permissions your own role does not have: ${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}. Nobody may grant rights they do not hold.`,
     );
   }
 }
@@ -93,7 +99,30 @@ function assertCustom(role: Role, verb: string): void {
   }
 }
 
+/** The role the request acts with (membership or API token) is out of its own reach. */
+function assertNotHeld(auth: AuthContext, role: Role, verb: string): void {
+  const through =
+    role.id === auth.roleId ? "your membership" : role.id === auth.apiToken?.roleId ? "this API token" : null;
+  if (through) {
+    throw new Forbidden(
+      `You hold the role ${role.name} through ${through} and cannot ${verb} it yourself; ask another member who may manage roles.`,
+    );
+  }
+}
+
+/** A role holding permissions the caller lacks is out of its reach: it may not be changed or deleted by it. */
+function assertReachable(auth: AuthContext, role: Role, verb: string): void {
+  const excess = exceeding(auth.policies, role.policies as unknown as Policies);
+  if (excess.length > 0) {
+    throw new Forbidden(
+      `You may not ${verb} the role ${role.name}: it has permissions yours does not (${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}).`,
+    );
+  }
+}
+
 export async function createRole(auth: AuthContext, input: CreateRoleInput): Promise<Role> {
+  const policies = normalizePolicies(input.policies);
+  assertWithin(auth.policies, policies, `The role ${input.role_name}`);
   return prisma().$transaction(async (tx) => {
     await assertNameFree(tx, auth.workspaceId, input.role_name);
     const role = await tx.role.create({
@@ -102,7 +131,7 @@ export async function createRole(auth: AuthContext, input: CreateRoleInput): Pro
         name: input.role_name,
         description: input.role_desc ?? "",
         roleType: "custom",
-        policies: normalizePolicies(input.policies) as unknown as Prisma.InputJsonValue,
+        policies: policies as unknown as Prisma.InputJsonValue,
       },
     });
     await audit(auth, "create", "role", role.id, { role_name: role.name }, tx);
@@ -112,17 +141,19 @@ export async function createRole(auth: AuthContext, input: CreateRoleInput): Pro
 
 export async function updateRole(auth: AuthContext, id: number, input: UpdateRoleInput): Promise<Role> {
   return prisma().$transaction(async (tx) => {
-    const role = await getRole(auth.workspaceId, id, tx);
+    const role = await lockRole(tx, auth.workspaceId, id);
     assertCustom(role, "changed");
+    assertNotHeld(auth, role, "change");
+    assertReachable(auth, role, "change");
+    const policies = input.policies ? normalizePolicies(input.policies) : undefined;
+    if (policies) assertWithin(auth.policies, policies, `This change of ${role.name}`);
     if (input.role_name !== undefined) await assertNameFree(tx, auth.workspaceId, input.role_name, id);
     const updated = await tx.role.update({
       where: { id },
       data: {
         ...(input.role_name !== undefined ? { name: input.role_name } : {}),
         ...(input.role_desc !== undefined ? { description: input.role_desc } : {}),
-        ...(input.policies
-          ? { policies: normalizePolicies(input.policies) as unknown as Prisma.InputJsonValue }
-          : {}),
+        ...(policies ? { policies: policies as unknown as Prisma.InputJsonValue } : {}),
       },
     });
     await audit(auth, "update", "role", id, { changed: Object.keys(input) }, tx);
@@ -134,6 +165,8 @@ export async function deleteRole(auth: AuthContext, id: number): Promise<void> {
   await prisma().$transaction(async (tx) => {
     const role = await getRole(auth.workspaceId, id, tx);
     assertCustom(role, "deleted");
+    assertNotHeld(auth, role, "delete");
+    assertReachable(auth, role, "delete");
     const [members, tokens] = await Promise.all([
       tx.workspaceUser.count({ where: { roleId: id } }),
       tx.apiToken.count({

@@ -37,7 +37,7 @@ export async function createFirstAdmin(input: SetupInput) {
       workspaces = [await tx.workspace.create({ data: { name, slug: slugify(name) }, select: { id: true } })];
     }
     await tx.workspaceUser.createMany({
-      data: workspaces.map((w) => ({ userId: user.id, workspaceId: w.id, roleId: adminRole.id })),
+      data: workspaces.map((w) => ({ userId: user.id, workspaceId: w.id, roleId: adminRole.id, joinedAt: new Date() })),
     });
     return user;
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { verifyPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
@@ -90,23 +91,9 @@ describe("workspaces", () => {
 });
 
 describe("members", () => {
-  it("adds a new account (password required) or an existing one, never twice", async () => {
+  it("adds a new account or an existing one (keeping its own name and password), never twice", async () => {
     const admin = await newMember("Admin");
     const viewerRole = await systemRoleId("Viewer");
-    await expect(
-      addMember(admin.auth, admin.workspaceId, {
-        email: "new@example.com",
-        name: "New",
-        role_id: viewerRole,
-      }),
-    ).rejects.toThrow(/member\.password: is required for a new account/);
-    await expect(
-      addMember(admin.auth, admin.workspaceId, {
-        email: "new@example.com",
-        password: "long-enough",
-        role_id: viewerRole,
-      }),
-    ).rejects.toThrow(/member\.name/);
     const created = await addMember(admin.auth, admin.workspaceId, {
       email: "new@example.com",
       name: "New",
@@ -114,15 +101,15 @@ describe("members", () => {
       role_id: viewerRole,
     });
     expect(created.role.name).toBe("Viewer");
-    await expect(
-      addMember(admin.auth, admin.workspaceId, { email: "new@example.com", role_id: viewerRole }),
-    ).rejects.toThrow(/already a member/);
+    const invite = { email: "new@example.com", name: "Typed", password: "typed-password", role_id: viewerRole };
+    await expect(addMember(admin.auth, admin.workspaceId, invite)).rejects.toThrow(/already a member/);
     const elsewhere = await newMember("Admin");
-    const added = await addMember(elsewhere.auth, elsewhere.workspaceId, {
-      email: "new@example.com",
-      role_id: viewerRole,
-    });
+    const added = await addMember(elsewhere.auth, elsewhere.workspaceId, invite);
     expect(added.userId).toBe(created.userId);
+    expect(added.joinedAt).toBeNull();
+    const account = await prisma().user.findUniqueOrThrow({ where: { id: created.userId } });
+    expect(account.name).toBe("New");
+    expect(await verifyPassword("long-enough", account.passwordHash)).toBe(true);
     expect((await listMembers(admin.auth, admin.workspaceId, page)).total).toBe(2);
     await expect(
       addMember(admin.auth, admin.workspaceId, {
@@ -202,10 +189,7 @@ describe("members", () => {
       where: { workspaceId: admin.workspaceId, resourceType: "member" },
     });
     expect(logs).toHaveLength(1);
-    expect(logs[0].metadata).toMatchObject({
-      email: "audit@example.com",
-      role_name: "Viewer",
-      new_account: true,
-    });
+    // Nothing in the log tells whether the email already had an account.
+    expect(logs[0].metadata).toEqual({ email: "audit@example.com", role_name: "Viewer" });
   });
 });

@@ -114,7 +114,7 @@ export async function createWorkspace(auth: AuthContext, input: CreateWorkspaceI
     });
     const workspace = await tx.workspace.create({ data: { name: input.name, slug: slugFor(input.name) } });
     await tx.workspaceUser.create({
-      data: { workspaceId: workspace.id, userId: auth.user.id, roleId: admin.id },
+      data: { workspaceId: workspace.id, userId: auth.user.id, roleId: admin.id, joinedAt: new Date() },
     });
     await audit(
       { ...auth, workspaceId: workspace.id },

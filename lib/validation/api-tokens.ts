@@ -18,12 +18,14 @@ export const createApiTokenSchema = z.object({
         .max(MAX_INT_ID, "must be a role id (integer)")
         .nullish()
         .describe(
-          "A narrower role for the token; it never exceeds your own. Absent: your role in the workspace.",
+          "A narrower role for the token; it never exceeds your own rights. Absent: your role in the workspace (when an API token creates the token: that token's own role).",
         ),
       expires_at: z.iso
         .datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z" })
         .nullish()
-        .describe("When the token stops working (ISO 8601). Absent: never expires; revoke it instead."),
+        .describe(
+          "When the token stops working (ISO 8601). Absent: never expires; revoke it instead. When an API token creates the token: at most that token's expiry (absent: the same; later: 403).",
+        ),
     },
     { error: "is required: send {api_token: {name, role_id?, expires_at?}}" },
   ),

@@ -20,25 +20,25 @@ export const createMemberSchema = z.object({
         .toLowerCase()
         .email("must be an email address")
         .max(320, "must be at most 320 characters")
-        .describe("The person's email; an existing account is added, a new one is created."),
+        .describe("The person's email; an existing account is added, otherwise one is created."),
+      // Both are required whether or not the email has an account: asking only for new accounts
+      // would tell the inviter which emails are registered.
       name: z
-        .string()
+        .string({ error: "is required" })
         .trim()
         .min(1, "must not be empty")
         .max(100, "must be at most 100 characters")
-        .optional()
-        .describe("The person's name; required when the email has no account yet."),
+        .describe("The person's name, used when the email has no account yet."),
       password: z
-        .string()
+        .string({ error: `is required (at least ${MIN_PASSWORD_LENGTH} characters)` })
         .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
         .max(1024, "must be at most 1024 characters")
-        .optional()
         .describe(
-          `Initial password (at least ${MIN_PASSWORD_LENGTH} characters); required when the email has no account yet, ignored otherwise.`,
+          `Initial password (at least ${MIN_PASSWORD_LENGTH} characters), used when the email has no account yet; an existing account keeps its own.`,
         ),
       role_id: roleId,
     },
-    { error: "is required: send {member: {email, name, password?, role_id}}" },
+    { error: "is required: send {member: {email, name, password, role_id}}" },
   ),
 });
 export type CreateMemberInput = z.infer<typeof createMemberSchema>["member"];
