@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileRegex, expandReplacement, regexReplace, type ReplaceBudget } from "./regex-replace";
+import { compileRegex, expandedSize, expandReplacement, regexReplace, REGEX_SIZE_LIMIT, type ReplaceBudget } from "./regex-replace";
 
 const unbounded: ReplaceBudget = { tick: () => undefined, charge: () => undefined };
 const replace = (value: string, pattern: string, replacement: string, flags?: string) =>
@@ -41,6 +41,17 @@ describe("regex_replace on RE2", () => {
     expect(() => compileRegex("(?<!a)b", "")).toThrow(/uses lookahead or lookbehind/);
     expect(() => compileRegex("(", "")).toThrow(/invalid pattern "\(": missing closing \)/);
     expect(() => compileRegex("a", "q")).toThrow(/unknown flag "q"/);
+  });
+
+  it("refuses patterns whose repetitions expand too far before compiling them", () => {
+    expect(expandedSize("a{1000}")).toBe(1000);
+    expect(expandedSize("(ab){3}c")).toBeGreaterThanOrEqual(7);
+    expect(expandedSize("[{}]{2}\\x{41}{3}\\p{L}")).toBe(6);
+    // 4,900 characters that RE2 would compile into 700,000 instructions (seconds, hundreds of MB).
+    expect(() => compileRegex("a{1000}".repeat(700), "")).toThrow(/too large once its \{n\} repetitions are expanded/);
+    expect(expandedSize("a{1000}".repeat(700))).toBeGreaterThan(REGEX_SIZE_LIMIT);
+    const email = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+    expect(replace("me@example.com", email, "ok")).toBe("ok");
   });
 
   it("charges every replacement and checks the clock between matches", () => {

@@ -14,6 +14,61 @@ export class RegexReplaceError extends Error {
 /** pattern instructions × value characters for one call: about 0.3 s of matching at worst. */
 export const REGEX_WORK_LIMIT = 20_000_000;
 
+/** Pattern size with counted repetitions expanded: compiling costs time and memory in proportion. */
+export const REGEX_SIZE_LIMIT = 50_000;
+
+/** Index just past the `}` or `]` that closes what starts at `from`, skipping escapes. */
+function skipPast(pattern: string, from: number, close: string): number {
+  for (let i = from; i < pattern.length; i++) {
+    if (pattern[i] === "\\") i++;
+    else if (pattern[i] === close && !(close === "]" && i === from)) return i + 1;
+  }
+  return pattern.length;
+}
+
+/**
+ * An upper estimate of the pattern's size once `{n,m}` repetitions are expanded (RE2 compiles
+ * `a{1000}` as a thousand copies), made before compiling: a 5,000-character pattern can otherwise
+ * take seconds and hundreds of MB to compile.
+ */
+export function expandedSize(pattern: string): number {
+  const frames: { size: number; last: number }[] = [{ size: 0, last: 0 }];
+  const add = (atom: number) => {
+    const top = frames[frames.length - 1];
+    top.size += atom;
+    top.last = atom;
+  };
+  let i = 0;
+  while (i < pattern.length) {
+    const ch = pattern[i];
+    const top = frames[frames.length - 1];
+    if (ch === "\\") {
+      i = /[pPx]/.test(pattern[i + 1] ?? "") && pattern[i + 2] === "{" ? skipPast(pattern, i + 3, "}") : i + 2;
+      add(1);
+    } else if (ch === "[") {
+      i = skipPast(pattern, pattern[i + 1] === "^" ? i + 2 : i + 1, "]");
+      add(1);
+    } else if (ch === "(") {
+      frames.push({ size: 1, last: 0 });
+      i++;
+    } else if (ch === ")" && frames.length > 1) {
+      const group = frames.pop() as { size: number };
+      add(group.size);
+      i++;
+    } else if (ch === "{" && /^\{\d+(,\d*)?\}/.test(pattern.slice(i, i + 16))) {
+      const [, low, high] = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i, i + 16)) as RegExpExecArray;
+      const times = high === undefined ? Number(low) : high === "" ? Number(low) + 1 : Number(high);
+      top.size += top.last * Math.max(0, times - 1);
+      top.last *= Math.max(1, times);
+      i = skipPast(pattern, i, "}");
+    } else {
+      add(1);
+      i++;
+    }
+  }
+  return frames.reduce((sum, f) => sum + f.size, 0);
+}
+
 /** Ruby's `x` flag: unescaped whitespace and `#` comments in the pattern are ignored (outside classes). */
 function stripExtended(pattern: string): string {
   let out = "";
@@ -93,6 +148,11 @@ export function compileRegex(pattern: unknown, flags: unknown): RE2JS {
   }
   const expanded = flagText.includes("x") ? stripExtended(source) : source;
   if (hasNamedBackreference(expanded)) throw backreferenceError(source);
+  if (expandedSize(expanded) > REGEX_SIZE_LIMIT) {
+    throw new RegexReplaceError(
+      `regex_replace: the pattern ${quoted(source)} is too large once its {n} repetitions are expanded (limit ${REGEX_SIZE_LIMIT.toLocaleString("en-US")}); use fewer or smaller repetitions.`,
+    );
+  }
   let regex: RE2JS;
   try {
     // translateRegExp accepts JavaScript spellings RE2 writes differently: (?<name>…), \u00e9, \u{1F600}.
