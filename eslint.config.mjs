@@ -22,6 +22,17 @@ const config = [
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   {
+    // Every Liquid engine comes from createLiquid(): no file system, bounded parse, render and memory.
+    files: ["**/*.ts", "**/*.tsx"],
+    ignores: ["lib/liquid/engine.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "NewExpression[callee.name='Liquid']", message: "Use createLiquid() from lib/liquid/engine.ts." },
+      ],
+    },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },

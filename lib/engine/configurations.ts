@@ -28,7 +28,7 @@ export const syncConfigurationsPayload = {
             },
             regex_replace: {
               description:
-                "Replaces every match of a regular expression with the replacement text; flags: i (ignore case), m (multiline), x (extended: whitespace and # comments in the pattern are ignored).",
+                "Replaces every match of a regular expression (RE2 syntax: no backreferences or lookaround) with the replacement text ($1, $<name> and $& insert matched text); flags: i (ignore case), m (multiline), x (extended: whitespace and # comments in the pattern are ignored).",
               value: "{{ regex_replace : '<[a-zA-Z]>', '<replacement>', '<flags>' }}",
             },
           },

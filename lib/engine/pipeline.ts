@@ -35,6 +35,8 @@ export function releaseWaitMs(env: NodeJS.ProcessEnv = process.env): number {
 }
 /** Test runs pick one random row among at most this many. */
 const TEST_SAMPLE_ROWS = 10_000;
+/** Longest stretch of synchronous mapping before the pipeline gives the event loop a turn. */
+const YIELD_AFTER_MS = 20;
 
 /** Why a run that was stopped from outside ended failed (behaviour.md 7). */
 export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
@@ -408,7 +410,14 @@ class RunExecution {
     const records: WriteRecord[] = [];
     const byKey = new Map<string, Item>();
     const upsert = (this.ctx.stream.primary_key?.length ?? 0) > 0;
+    let turn = performance.now();
     for (const item of items) {
+      // Templates render synchronously (up to their time limit each): between rows, let the rest of
+      // the process (the API, when the worker shares the web process) have the event loop.
+      if (performance.now() - turn > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turn = performance.now();
+      }
       let payload: Row;
       if (item.action === "destination_delete") {
         payload = deletePayload(this.ctx.mapping, this.ctx.model.primaryKey, item.key);

@@ -2,6 +2,8 @@
 // to_datetime, and a `current_timestamp` variable. Templates are parsed once per run (compileTemplate)
 // and rendered per row; a render error belongs to that row only.
 import { Context, Liquid, Value, toValueSync, type Template } from "liquidjs";
+import { assertTemplateLength, createLiquid, templateErrorMessage } from "@/lib/liquid/engine";
+import { compileRegex, regexReplace } from "./regex-replace";
 
 /** The format of `current_timestamp` and of `{{ 'now' | date: … }}` in the reference docs. */
 export const TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%L%z";
@@ -48,67 +50,14 @@ function castFilter(value: unknown, type: unknown): unknown {
   }
 }
 
-/** Ruby's `x` flag: unescaped whitespace and `#` comments in the pattern are ignored (outside classes). */
-function stripExtended(pattern: string): string {
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === "\\") {
-      out += ch + (pattern[i + 1] ?? "");
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (ch === "]") inClass = false;
-      out += ch;
-      continue;
-    }
-    if (ch === "[") {
-      inClass = true;
-      out += ch;
-    } else if (ch === "#") {
-      while (i < pattern.length && pattern[i] !== "\n") i++;
-    } else if (!/\s/.test(ch)) {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-const regexCache = new Map<string, RegExp>();
-
-/** Compiled once per (pattern, flags): templates run per row, patterns rarely change. */
-export function compileRegex(pattern: unknown, flags: unknown): RegExp {
-  const source = String(pattern ?? "");
-  const flagText = flags === undefined || flags === null ? "" : String(flags);
-  const cacheKey = `${flagText}\u0000${source}`;
-  const cached = regexCache.get(cacheKey);
-  if (cached) return cached;
-  let jsFlags = "g";
-  for (const flag of flagText) {
-    if (flag === "i" || flag === "m") {
-      if (!jsFlags.includes(flag)) jsFlags += flag;
-    } else if (flag !== "x") {
-      throw new TemplateError(`regex_replace: unknown flag "${flag}"; allowed flags are i, m and x.`);
-    }
-  }
-  let regex: RegExp;
-  try {
-    regex = new RegExp(flagText.includes("x") ? stripExtended(source) : source, jsFlags);
-  } catch (err) {
-    throw new TemplateError(`regex_replace: invalid pattern ${describeValue(source)}: ${(err as Error).message}`);
-  }
-  if (regexCache.size > 500) regexCache.clear();
-  regexCache.set(cacheKey, regex);
-  return regex;
-}
-
-function regexReplaceFilter(value: unknown, pattern: unknown, replacement: unknown, flags?: unknown): string {
+/** regex_replace: RE2 (see regex-replace.ts), bounded by the render's time and size limits. */
+function regexReplaceFilter(this: { context: Context }, value: unknown, pattern: unknown, replacement: unknown, flags?: unknown): string {
   const input = value === null || value === undefined ? "" : String(value);
-  const regex = compileRegex(pattern, flags);
-  regex.lastIndex = 0;
-  return input.replace(regex, String(replacement ?? ""));
+  const { renderLimit, memoryLimit } = this.context;
+  return regexReplace(input, compileRegex(pattern, flags), String(replacement ?? ""), {
+    tick: () => renderLimit.check(performance.now()),
+    charge: (characters) => memoryLimit.use(characters),
+  });
 }
 
 /** Numbers below 1e11 are taken as epoch seconds, larger ones as epoch milliseconds. */
@@ -130,7 +79,7 @@ export function parseDateInput(value: unknown): Date {
 
 function createEngine(): Liquid {
   // UTC everywhere: a sync must render the same on every worker whatever its local time zone.
-  const engine = new Liquid({ timezoneOffset: 0, strictFilters: true, ownPropertyOnly: true, cache: false });
+  const engine = createLiquid({ timezoneOffset: 0, strictFilters: true, ownPropertyOnly: true, cache: false });
   engine.registerFilter("cast", castFilter);
   engine.registerFilter("regex_replace", regexReplaceFilter);
   engine.registerFilter("to_datetime", function (this: { liquid: Liquid }, value: unknown, format?: unknown) {
@@ -169,6 +118,11 @@ const SINGLE_OUTPUT = /^\s*\{\{-?([\s\S]*?)-?\}\}\s*$/;
  */
 export function compileTemplate(source: string): CompiledTemplate {
   const engine = liquidEngine();
+  try {
+    assertTemplateLength(source);
+  } catch (err) {
+    throw new TemplateError(`The template does not parse: ${errorText(err)}`);
+  }
   const single = SINGLE_OUTPUT.exec(source);
   const expression = single && !single[1].includes("{{") && !single[1].includes("}}") ? single[1].trim() : undefined;
   let value: Value | undefined;
@@ -197,11 +151,5 @@ export function compileTemplate(source: string): CompiledTemplate {
 }
 
 function errorText(err: unknown): string {
-  // Liquid wraps filter errors; the innermost message is the one a person can act on.
-  let current: unknown = err;
-  while (current instanceof Error && (current as Error & { originalError?: unknown }).originalError) {
-    current = (current as Error & { originalError?: unknown }).originalError;
-  }
-  const message = current instanceof Error ? current.message : String(current);
-  return message.replace(/, line:\d+, col:\d+[\s\S]*$/, "");
+  return templateErrorMessage(err);
 }

@@ -1,9 +1,11 @@
 // One Liquid engine for connector templates (Slack messages, HttpModel request bodies), with
-// parsed templates cached so a batch renders without re-parsing.
-import { Liquid, type Template } from "liquidjs";
-import { ConnectorError, errorMessage } from "./errors";
+// parsed templates cached so a batch renders without re-parsing. No files, bounded renders: see
+// lib/liquid/engine.ts.
+import type { Template } from "liquidjs";
+import { createLiquid, templateErrorMessage } from "@/lib/liquid/engine";
+import { ConnectorError } from "./errors";
 
-const engine = new Liquid({ strictFilters: true, ownPropertyOnly: true });
+const engine = createLiquid({ strictFilters: true, ownPropertyOnly: true });
 const cache = new Map<string, Template[]>();
 const CACHE_LIMIT = 500;
 
@@ -13,7 +15,7 @@ function parse(source: string): Template[] {
     try {
       templates = engine.parse(source);
     } catch (err) {
-      throw new ConnectorError(`The template is not valid Liquid: ${errorMessage(err)}`);
+      throw new ConnectorError(`The template is not valid Liquid: ${templateErrorMessage(err)}`);
     }
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(source, templates);
@@ -26,11 +28,13 @@ export function renderTemplate(source: string, scope: Record<string, unknown>): 
     return engine.renderSync(parse(source), scope) as string;
   } catch (err) {
     if (err instanceof ConnectorError) throw err;
-    throw new ConnectorError(`The template could not be rendered: ${errorMessage(err)}`);
+    throw new ConnectorError(`The template could not be rendered: ${templateErrorMessage(err)}`);
   }
 }
 
-const SINGLE_OUTPUT = /^\s*\{\{\s*([^{}|]+?)\s*\}\}\s*$/;
+// One class between the braces and the path trimmed afterwards: overlapping `\s*` and `+?` around
+// the path made this pattern take minutes on a long run of spaces.
+const SINGLE_OUTPUT = /^\s*\{\{([^{}|]*)\}\}\s*$/;
 
 /**
  * Renders every string inside a JSON value. A string that is exactly one `{{ path }}` takes the
@@ -38,10 +42,10 @@ const SINGLE_OUTPUT = /^\s*\{\{\s*([^{}|]+?)\s*\}\}\s*$/;
  */
 export function renderJsonTemplate(template: unknown, scope: Record<string, unknown>): unknown {
   if (typeof template === "string") {
-    const single = SINGLE_OUTPUT.exec(template);
-    if (single) {
+    const path = SINGLE_OUTPUT.exec(template)?.[1].trim();
+    if (path) {
       try {
-        return engine.evalValueSync(single[1], scope) ?? null;
+        return engine.evalValueSync(path, scope) ?? null;
       } catch {
         return renderTemplate(template, scope);
       }
