@@ -85,6 +85,9 @@ export async function verifyToken(token: string): Promise<Readonly<TokenClaims> 
     const { payload } = await jwtVerify(token, await key(), { algorithms: ["HS256"] });
     if (typeof payload.sub !== "string" || typeof payload.jti !== "string") return null;
     if (payload.kind !== "session" && payload.kind !== "api_token") return null;
+    // A session always expires (we sign every one with exp); one without is not ours to honour.
+    // API tokens may be unlimited: their expiry and revocation live in api_tokens.
+    if (payload.kind === "session" && typeof payload.exp !== "number") return null;
     claims = payload as TokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;

@@ -3,6 +3,7 @@
 // keeps at least one Admin: removing or demoting the last one is a 409. Member changes lock the
 // workspace row, so two concurrent demotions cannot both pass the last-Admin check.
 import { hashPassword } from "@/lib/auth/password";
+import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import type { Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
@@ -70,6 +71,7 @@ export async function addMember(
     if (!input.name) throw missing("member.name", "is required for a new account");
     if (!input.password)
       throw missing("member.password", "is required for a new account (at least 8 characters)");
+    assertUncommonPassword(input.password, "member.password");
   }
   // Hash outside the transaction: scrypt is slow on purpose and must not hold the lock.
   const passwordHash = !existing && input.password ? await hashPassword(input.password) : null;
