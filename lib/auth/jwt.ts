@@ -40,6 +40,8 @@ export async function signToken(input: {
   workspaceId?: number;
   expiresAt?: Date | null;
   jti?: string;
+  /** Sessions only: the user's last password change; iat is never before it (see auth-context.ts). */
+  notBefore?: Date | null;
 }): Promise<{ token: string; jti: string; expiresAt: Date | null }> {
   const jti = input.jti ?? randomUUID();
   const expiresAt =
@@ -47,7 +49,7 @@ export async function signToken(input: {
   let builder = new SignJWT({ kind: input.kind, ...(input.workspaceId ? { wid: input.workspaceId } : {}) })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(String(input.userId))
-    .setIssuedAt()
+    .setIssuedAt(Math.max(Math.floor(Date.now() / 1000), Math.ceil((input.notBefore?.getTime() ?? 0) / 1000)))
     .setJti(jti);
   if (expiresAt) builder = builder.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
   return { token: await builder.sign(await key()), jti, expiresAt };

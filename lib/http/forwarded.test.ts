@@ -8,7 +8,7 @@ function served(claims: IncomingHttpHeaders, peer: string, trusted: boolean): He
   const raw = { ...claims };
   sanitizeForwarded(raw, peer, trusted);
   stampPeer(raw, peer);
-  return new Headers(Object.entries(raw).map(([k, v]) => [k, String(v)]));
+  return new Headers(Object.entries(raw).map(([k, v]): [string, string] => [k, String(v)]));
 }
 
 describe("forwarded headers", () => {

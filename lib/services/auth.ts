@@ -20,7 +20,7 @@ export async function login(
   if (!user || !ok) throw new Unauthorized("The email or password is incorrect.");
   await attempt.succeeded();
   await prisma().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
-  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session" });
+  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: user.passwordChangedAt });
   return { token, expiresAt, userId: user.id };
 }
 
@@ -50,8 +50,9 @@ export async function changePassword(
   }
   await attempt.succeeded();
   const passwordHash = await hashPassword(input.password);
-  await prisma().user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: new Date() } });
-  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session" });
+  const changedAt = new Date();
+  await prisma().user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: changedAt } });
+  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: changedAt });
   return { token, expiresAt };
 }
 
