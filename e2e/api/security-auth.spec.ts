@@ -51,12 +51,18 @@ function rawPost(
 test.describe("body limit on every route (next-auth included)", () => {
   test("a declared 150 MB body to /api/auth/callback/credentials is 413 before it is sent", async () => {
     const res = await rawPost("/api/auth/callback/credentials", {
-      headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(150 * 1024 * 1024) },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(150 * 1024 * 1024),
+      },
       // Only 64 kB of the 150 MB are ever sent: the answer comes without waiting for the rest.
       write: (req) => req.write(Buffer.alloc(64 * 1024, "a")),
     });
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ message: "The request body is larger than 1 MB.", status: "payload_too_large" });
+    expect(JSON.parse(res.body)).toEqual({
+      message: "The request body is larger than 1 MB.",
+      status: "payload_too_large",
+    });
   });
 
   test("a complete 2 MB form body to /api/auth/callback/credentials is 413", async ({ request }) => {
@@ -94,7 +100,9 @@ test.describe("body limit on every route (next-auth included)", () => {
 });
 
 test.describe("login throttle a third party cannot turn into a lock-out", () => {
-  test("an attacker hammering an account from one address does not lock the owner out elsewhere", async ({ request }) => {
+  test("an attacker hammering an account from one address does not lock the owner out elsewhere", async ({
+    request,
+  }) => {
     const victim = await memberWithRole(request, ws, "Viewer");
     const attacker = address();
     const statuses: number[] = [];
@@ -113,7 +121,9 @@ test.describe("login throttle a third party cannot turn into a lock-out", () => 
       headers: { "X-Forwarded-For": attacker },
     });
     const body = await expectError(waiting, 429, "rate_limited");
-    expect(body.message).toMatch(/^Too many failed sign-in attempts\. Try again in \d+ (seconds?|minutes?)\.$/);
+    expect(body.message).toMatch(
+      /^Too many failed sign-in attempts\. Try again in \d+ (seconds?|minutes?)\.$/,
+    );
     expect(Number(waiting.headers()["retry-after"])).toBeGreaterThan(0);
     // …while the owner, from anywhere else, signs in at once.
     const owner = await request.post("/api/v1/login", {
@@ -129,7 +139,10 @@ test.describe("login throttle a third party cannot turn into a lock-out", () => 
     const statuses = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         request
-          .post("/api/v1/login", { data: { email: victim.email, password: `parallel-${i}` }, headers: { "X-Forwarded-For": from } })
+          .post("/api/v1/login", {
+            data: { email: victim.email, password: `parallel-${i}` },
+            headers: { "X-Forwarded-For": from },
+          })
           .then((r) => r.status()),
       ),
     );
@@ -138,21 +151,28 @@ test.describe("login throttle a third party cannot turn into a lock-out", () => 
     expect(statuses.filter((s) => s === 429)).toHaveLength(50);
   });
 
-  test("an address over its limit still signs in to accounts used from it before, not to new ones", async ({ request }) => {
+  test("an address over its limit still signs in to accounts used from it before, not to new ones", async ({
+    request,
+  }) => {
     const regular = await memberWithRole(request, ws, "Viewer");
     const fresh = await memberWithRole(request, ws, "Viewer");
     const office = address();
     const signIn = (email: string, password: string) =>
       request.post("/api/v1/login", { data: { email, password }, headers: { "X-Forwarded-For": office } });
     expect((await signIn(regular.email, regular.password)).status()).toBe(200);
-    for (let i = 0; i < 50; i++) expect((await signIn(`spray-${uniqueSuffix()}@example.com`, "guess-guess")).status()).toBe(401);
+    for (let i = 0; i < 50; i++)
+      expect((await signIn(`spray-${uniqueSuffix()}@example.com`, "guess-guess")).status()).toBe(401);
     await expectError(await signIn(fresh.email, fresh.password), 429, "rate_limited");
     expect((await signIn(regular.email, regular.password)).status()).toBe(200);
   });
 });
 
 /** Signs in through next-auth's credentials route as the console does; true when a session cookie was set. */
-async function consoleSignIn(email: string, password: string, from: string): Promise<{ ok: boolean; url: string }> {
+async function consoleSignIn(
+  email: string,
+  password: string,
+  from: string,
+): Promise<{ ok: boolean; url: string }> {
   const ctx: APIRequestContext = await playwrightRequest.newContext({ baseURL: BASE_URL });
   try {
     const { csrfToken } = await (await ctx.get("/api/auth/csrf")).json();
@@ -165,7 +185,9 @@ async function consoleSignIn(email: string, password: string, from: string): Pro
     const ok = cookies.cookies.some((c) => c.name.includes("next-auth.session-token"));
     // With json=true next-auth answers {url} (401 for a refusal) instead of redirecting.
     const isJson = (res.headers()["content-type"] ?? "").includes("json");
-    const url = isJson ? (((await res.json()) as { url?: string }).url ?? "") : (res.headers().location ?? "");
+    const url = isJson
+      ? (((await res.json()) as { url?: string }).url ?? "")
+      : (res.headers().location ?? "");
     return { ok, url };
   } finally {
     await ctx.dispose();
@@ -173,17 +195,22 @@ async function consoleSignIn(email: string, password: string, from: string): Pro
 }
 
 test.describe("the console's credentials route goes through the same throttle", () => {
-  test("per account+address: after ten wrong passwords there, the right one waits; elsewhere it works", async ({ request }) => {
+  test("per account+address: after ten wrong passwords there, the right one waits; elsewhere it works", async ({
+    request,
+  }) => {
     const victim = await memberWithRole(request, ws, "Viewer");
     const attacker = address();
-    for (let i = 0; i < 10; i++) expect((await consoleSignIn(victim.email, `wrong-${i}`, attacker)).ok).toBe(false);
+    for (let i = 0; i < 10; i++)
+      expect((await consoleSignIn(victim.email, `wrong-${i}`, attacker)).ok).toBe(false);
     const refused = await consoleSignIn(victim.email, victim.password, attacker);
     expect(refused.ok).toBe(false);
     expect(decodeURIComponent(refused.url)).toContain("Too many failed sign-in attempts");
     expect((await consoleSignIn(victim.email, victim.password, address())).ok).toBe(true);
   });
 
-  test("per address: an address that sprayed the API cannot sign in to a new account in the console", async ({ request }) => {
+  test("per address: an address that sprayed the API cannot sign in to a new account in the console", async ({
+    request,
+  }) => {
     const fresh = await memberWithRole(request, ws, "Viewer");
     const sprayer = address();
     for (let i = 0; i < 50; i++) {
@@ -200,7 +227,9 @@ test.describe("the console's credentials route goes through the same throttle", 
 
 /** The e2e server's JWT secret (scripts/e2e-server.ts keeps its secrets under DATA_DIR). */
 function serverJwtSecret(): string {
-  const file = [".data/e2e-secrets/secrets.json", ".data/e2e/secrets.json"].map((f) => path.resolve(f)).find(existsSync);
+  const file = [".data/e2e-secrets/secrets.json", ".data/e2e/secrets.json"]
+    .map((f) => path.resolve(f))
+    .find(existsSync);
   if (!file) throw new Error("the e2e server's secrets.json was not found");
   return (JSON.parse(readFileSync(file, "utf8")) as { jwtSecret: string }).jwtSecret;
 }
@@ -218,8 +247,16 @@ test("a correctly signed session token without exp is 401", async ({ request }) 
     return jwt.sign(key);
   };
   // The same forgery with exp works, so the secret is right and only exp makes the difference.
-  expect((await new Api(request, { token: await forge(true), workspaceId: ws.id }).get("/api/v1/users/me")).status()).toBe(200);
-  await expectError(await new Api(request, { token: await forge(false), workspaceId: ws.id }).get("/api/v1/users/me"), 401, "unauthorized");
+  expect(
+    (
+      await new Api(request, { token: await forge(true), workspaceId: ws.id }).get("/api/v1/users/me")
+    ).status(),
+  ).toBe(200);
+  await expectError(
+    await new Api(request, { token: await forge(false), workspaceId: ws.id }).get("/api/v1/users/me"),
+    401,
+    "unauthorized",
+  );
 });
 
 test("deeply nested JSON is a 400 with a sentence, even on /api/v1/login", async ({ request }) => {
@@ -230,13 +267,19 @@ test("deeply nested JSON is a 400 with a sentence, even on /api/v1/login", async
   const body = await expectError(res, 400, "bad_request");
   expect(body.message).toMatch(/nests arrays and objects deeper than 64 levels/);
   const object = await request.post("/api/v1/syncs", {
-    headers: { Authorization: `Bearer ${ws.admin.session.token}`, "Workspace-Id": String(ws.id), "content-type": "application/json" },
+    headers: {
+      Authorization: `Bearer ${ws.admin.session.token}`,
+      "Workspace-Id": String(ws.id),
+      "content-type": "application/json",
+    },
     data: `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`,
   });
   await expectError(object, 400, "bad_request");
 });
 
-test("/api/metrics without a token is refused to a remote client behind the proxy, even one claiming the peer header", async ({ request }) => {
+test("/api/metrics without a token is refused to a remote client behind the proxy, even one claiming the peer header", async ({
+  request,
+}) => {
   for (const headers of [
     { "X-Forwarded-For": "203.0.113.7" } as Record<string, string>,
     { "X-Forwarded-For": "203.0.113.7", "x-datasync-peer": "forged 127.0.0.1" },
@@ -249,37 +292,74 @@ test("/api/metrics without a token is refused to a remote client behind the prox
 
 test("a common password is refused wherever an account gets one", async () => {
   const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-    member: { email: `common-${uniqueSuffix()}@example.com`, name: "Common", password: "Password123", role_id: ws.roles.Viewer },
+    member: {
+      email: `common-${uniqueSuffix()}@example.com`,
+      name: "Common",
+      password: "Password123",
+      role_id: ws.roles.Viewer,
+    },
   });
   const body = await expectError(res, 422, "validation_failed");
-  expect(body.errors).toEqual([{ path: "member.password", message: expect.stringMatching(/most common passwords/) }]);
+  expect(body.errors).toEqual([
+    { path: "member.password", message: expect.stringMatching(/most common passwords/) },
+  ]);
 });
 
 test.describe("PUT /api/v1/users/me/password", () => {
   test("changes the password: the old one and every earlier session stop working", async ({ request }) => {
     const member = await memberWithRole(request, ws, "Member");
-    const other = new Api(request, { token: await loginAs(request, member.email, member.password), workspaceId: ws.id });
+    const other = new Api(request, {
+      token: await loginAs(request, member.email, member.password),
+      workspaceId: ws.id,
+    });
     const newPassword = `changed-${uniqueSuffix()}-pw`;
     // Every refusal first: none of them changes anything.
-    let res = await member.api.put("/api/v1/users/me/password", { current_password: "not-it-at-all", password: newPassword });
-    expect((await expectError(res, 422, "validation_failed")).errors).toEqual([{ path: "current_password", message: "is not your current password" }]);
-    res = await member.api.put("/api/v1/users/me/password", { current_password: member.password, password: "iloveyou1" });
-    expect((await expectError(res, 422, "validation_failed")).errors).toEqual([{ path: "password", message: expect.stringMatching(/most common/) }]);
-    await expectError(await member.api.put("/api/v1/users/me/password", { current_password: member.password, password: "short" }), 422, "validation_failed");
+    let res = await member.api.put("/api/v1/users/me/password", {
+      current_password: "not-it-at-all",
+      password: newPassword,
+    });
+    expect((await expectError(res, 422, "validation_failed")).errors).toEqual([
+      { path: "current_password", message: "is not your current password" },
+    ]);
+    res = await member.api.put("/api/v1/users/me/password", {
+      current_password: member.password,
+      password: "iloveyou1",
+    });
+    expect((await expectError(res, 422, "validation_failed")).errors).toEqual([
+      { path: "password", message: expect.stringMatching(/most common/) },
+    ]);
+    await expectError(
+      await member.api.put("/api/v1/users/me/password", {
+        current_password: member.password,
+        password: "short",
+      }),
+      422,
+      "validation_failed",
+    );
     const token = await apiTokenFor(request, member.api);
     await expectError(
-      await token.api.put("/api/v1/users/me/password", { current_password: member.password, password: newPassword }),
+      await token.api.put("/api/v1/users/me/password", {
+        current_password: member.password,
+        password: newPassword,
+      }),
       403,
       "forbidden",
     );
 
-    res = await member.api.put("/api/v1/users/me/password", { current_password: member.password, password: newPassword });
+    res = await member.api.put("/api/v1/users/me/password", {
+      current_password: member.password,
+      password: newPassword,
+    });
     expect(res.status(), await res.text()).toBe(200);
     const fresh = new Api(request, { token: (await res.json()).data.attributes.token, workspaceId: ws.id });
     expect((await fresh.get("/api/v1/users/me")).status()).toBe(200);
     await expectError(await member.api.get("/api/v1/users/me"), 401, "unauthorized");
     await expectError(await other.get("/api/v1/users/me"), 401, "unauthorized");
-    await expectError(await request.post("/api/v1/login", { data: { email: member.email, password: member.password } }), 401, "unauthorized");
+    await expectError(
+      await request.post("/api/v1/login", { data: { email: member.email, password: member.password } }),
+      401,
+      "unauthorized",
+    );
     expect(await loginAs(request, member.email, newPassword)).toMatch(/\./);
   });
 
@@ -312,7 +392,10 @@ test.describe("a server without TRUST_PROXY", () => {
       detached: true,
     });
     for (let i = 0; i < 220; i++) {
-      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+      const up = await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) return;
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -328,11 +411,16 @@ test.describe("a server without TRUST_PROXY", () => {
       const login = await ctx.post("/api/v1/login", { data: ADMIN });
       const token = (await login.json()).data.attributes.token as string;
       const res = await ctx.get("/api/v1/syncs?per_page=1", {
-        headers: { Authorization: `Bearer ${token}`, "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https" },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "X-Forwarded-Host": "evil.example",
+          "X-Forwarded-Proto": "https",
+        },
       });
       expect(res.status()).toBe(200);
       const { links } = await res.json();
-      for (const link of [links.self, links.first, links.last]) expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/`));
+      for (const link of [links.self, links.first, links.last])
+        expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/`));
       expect(JSON.stringify(links)).not.toContain("evil.example");
     } finally {
       await ctx.dispose();
@@ -346,7 +434,10 @@ test.describe("a server without TRUST_PROXY", () => {
       const statuses: number[] = [];
       // Each claims a different address; all come from 127.0.0.1, so they share one budget.
       for (let i = 0; i < 11; i++) {
-        const res = await ctx.post("/api/v1/login", { data: { email, password: "guess-guess" }, headers: { "X-Forwarded-For": `203.0.113.${i + 1}` } });
+        const res = await ctx.post("/api/v1/login", {
+          data: { email, password: "guess-guess" },
+          headers: { "X-Forwarded-For": `203.0.113.${i + 1}` },
+        });
         statuses.push(res.status());
       }
       expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));

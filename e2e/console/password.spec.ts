@@ -11,18 +11,33 @@ test.beforeAll(async ({ request }) => {
   const login = await request.post(url("/api/v1/login"), { data: ADMIN });
   const admin = new Api(request, { token: (await login.json()).data.attributes.token });
   const me = (await (await admin.get(url("/api/v1/users/me"))).json()).data;
-  const roles = (await (await admin.get(url("/enterprise/api/v1/roles"))).json()).data as { id: string; attributes: { role_name: string } }[];
+  const roles = (await (await admin.get(url("/enterprise/api/v1/roles"))).json()).data as {
+    id: string;
+    attributes: { role_name: string };
+  }[];
   const res = await admin.post(url(`/api/v1/workspaces/${me.attributes.workspace_id}/members`), {
-    member: { email: person.email, name: "Pat Password", password: person.password, role_id: Number(roles.find((r) => r.attributes.role_name === "Viewer")!.id) },
+    member: {
+      email: person.email,
+      name: "Pat Password",
+      password: person.password,
+      role_id: Number(roles.find((r) => r.attributes.role_name === "Viewer")!.id),
+    },
   });
   expect(res.status(), await res.text()).toBe(201);
 });
 
-test("changing the password signs out; the new one signs in, the old one does not", async ({ page, consoleErrors, request }) => {
+test("changing the password signs out; the new one signs in, the old one does not", async ({
+  page,
+  consoleErrors,
+  request,
+}) => {
   test.setTimeout(300_000);
   void consoleErrors;
   await signIn(page, person.email, person.password);
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Password", exact: true }).click();
+  await page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: "Password", exact: true })
+    .click();
   await expect(page.getByRole("heading", { level: 1, name: "Password" })).toBeVisible({ timeout: 60_000 });
   await page.getByLabel("Current password").fill(person.password);
   await page.getByLabel("New password").fill(next);

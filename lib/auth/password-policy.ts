@@ -11,7 +11,8 @@ export function isCommonPassword(password: string): boolean {
   return common.has(password.toLowerCase());
 }
 
-export const COMMON_PASSWORD_MESSAGE = "is one of the most common passwords; choose one that is harder to guess";
+export const COMMON_PASSWORD_MESSAGE =
+  "is one of the most common passwords; choose one that is harder to guess";
 
 /** Throws 422 on the field at `path` (e.g. "member.password") for a common password. */
 export function assertUncommonPassword(password: string, path: string): void {

@@ -29,7 +29,9 @@ function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
   const headers = { ...req.headers, "content-length": String(body.length) };
   delete headers["transfer-encoding"];
   copy.headers = headers;
-  copy.rawHeaders = Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v.flatMap((x) => [k, x]) : [k, String(v)]));
+  copy.rawHeaders = Object.entries(headers).flatMap(([k, v]) =>
+    Array.isArray(v) ? v.flatMap((x) => [k, x]) : [k, String(v)],
+  );
   if (body.length) copy.push(body);
   copy.push(null);
   copy.complete = true;

@@ -13,11 +13,19 @@ function served(claims: IncomingHttpHeaders, peer: string, trusted: boolean): He
 
 describe("forwarded headers", () => {
   it("drops forwarded host, proto and client claims unless a proxy is trusted", () => {
-    const h = served({ "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", "x-forwarded-for": "127.0.0.1" }, "203.0.113.9", false);
+    const h = served(
+      { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", "x-forwarded-for": "127.0.0.1" },
+      "203.0.113.9",
+      false,
+    );
     expect(h.get("x-forwarded-host")).toBeNull();
     expect(h.get("x-forwarded-proto")).toBeNull();
     expect(h.get("x-forwarded-for")).toBe("203.0.113.9");
-    const trusted = served({ "x-forwarded-host": "app.example", "x-forwarded-for": "198.51.100.1" }, "127.0.0.1", true);
+    const trusted = served(
+      { "x-forwarded-host": "app.example", "x-forwarded-for": "198.51.100.1" },
+      "127.0.0.1",
+      true,
+    );
     expect(trusted.get("x-forwarded-host")).toBe("app.example");
     expect(trusted.get("x-forwarded-for")).toBe("198.51.100.1");
   });
@@ -25,7 +33,11 @@ describe("forwarded headers", () => {
   it("judges loopback by the stamped socket peer, which a client cannot forge", () => {
     expect(isLocalRequest(served({}, "127.0.0.1", false))).toBe(true);
     expect(isLocalRequest(served({}, "::ffff:127.0.0.1", false))).toBe(true);
-    expect(isLocalRequest(served({ "x-forwarded-for": "127.0.0.1", [PEER_HEADER]: "x 127.0.0.1" }, "203.0.113.9", true))).toBe(false);
+    expect(
+      isLocalRequest(
+        served({ "x-forwarded-for": "127.0.0.1", [PEER_HEADER]: "x 127.0.0.1" }, "203.0.113.9", true),
+      ),
+    ).toBe(false);
     // A proxy on this machine forwarding a remote client: the peer is loopback, the client is not.
     expect(isLocalRequest(served({ "x-forwarded-for": "198.51.100.1" }, "127.0.0.1", true))).toBe(false);
     // A header the server did not stamp (e.g. sent straight to `next start`) is no peer at all.

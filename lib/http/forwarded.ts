@@ -7,10 +7,20 @@ import { isLoopback, socketPeer } from "./peer";
 /** TRUST_PROXY=1: a reverse proxy in front sets the forwarded headers. */
 export const trustProxy = (): boolean => process.env.TRUST_PROXY === "1";
 
-const CLAIMS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "forwarded", "x-real-ip"] as const;
+const CLAIMS = [
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "forwarded",
+  "x-real-ip",
+] as const;
 
 /** Server side, before Next: what the route handlers may believe about the client. */
-export function sanitizeForwarded(headers: IncomingHttpHeaders, remoteAddress: string | undefined, trusted: boolean): void {
+export function sanitizeForwarded(
+  headers: IncomingHttpHeaders,
+  remoteAddress: string | undefined,
+  trusted: boolean,
+): void {
   if (!trusted) {
     for (const name of CLAIMS) delete headers[name];
     headers["x-forwarded-for"] = remoteAddress ?? "";

@@ -20,7 +20,11 @@ export async function login(
   if (!user || !ok) throw new Unauthorized("The email or password is incorrect.");
   await attempt.succeeded();
   await prisma().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
-  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: user.passwordChangedAt });
+  const { token, expiresAt } = await signToken({
+    userId: user.id,
+    kind: "session",
+    notBefore: user.passwordChangedAt,
+  });
   return { token, expiresAt, userId: user.id };
 }
 
@@ -51,7 +55,10 @@ export async function changePassword(
   await attempt.succeeded();
   const passwordHash = await hashPassword(input.password);
   const changedAt = new Date();
-  await prisma().user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: changedAt } });
+  await prisma().user.update({
+    where: { id: user.id },
+    data: { passwordHash, passwordChangedAt: changedAt },
+  });
   const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: changedAt });
   return { token, expiresAt };
 }

@@ -24,13 +24,19 @@ describe("login throttle", () => {
   it("makes one account+address wait, with Retry-After, while the owner elsewhere signs in", async () => {
     const { user } = await newMember();
     for (let i = 0; i < 10; i++) {
-      expect(await rejection(login({ email: user.email, password: "wrong" }, { ip: "10.0.0.1" }))).toBeInstanceOf(Unauthorized);
+      expect(
+        await rejection(login({ email: user.email, password: "wrong" }, { ip: "10.0.0.1" })),
+      ).toBeInstanceOf(Unauthorized);
     }
     const err = await rejection(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.0.0.1" }));
     expect(err).toBeInstanceOf(RateLimited);
     expect(Number((err as RateLimited).headers?.["Retry-After"])).toBeGreaterThan(0);
-    expect((err as RateLimited).message).toMatch(/^Too many failed sign-in attempts\. Try again in \d+ (second|minute)s?\.$/);
-    await expect(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.0.0.2" })).resolves.toHaveProperty("token");
+    expect((err as RateLimited).message).toMatch(
+      /^Too many failed sign-in attempts\. Try again in \d+ (second|minute)s?\.$/,
+    );
+    await expect(
+      login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.0.0.2" }),
+    ).resolves.toHaveProperty("token");
   });
 
   it("doubles the wait with each failure past the limit, up to the window", async () => {
@@ -72,8 +78,11 @@ describe("login throttle", () => {
   it("a success gives its reservations back and clears the account+address counter", async () => {
     const { user } = await newMember();
     for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < 9; i++) await rejection(login({ email: user.email, password: "wrong" }, { ip: "10.3.3.3" }));
-      await expect(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.3.3.3" })).resolves.toHaveProperty("token");
+      for (let i = 0; i < 9; i++)
+        await rejection(login({ email: user.email, password: "wrong" }, { ip: "10.3.3.3" }));
+      await expect(
+        login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.3.3.3" }),
+      ).resolves.toHaveProperty("token");
     }
   });
 

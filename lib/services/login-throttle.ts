@@ -57,7 +57,10 @@ const keysOf = (client: LoginClient) => {
 function rateLimited(retryAfter: number): RateLimited {
   const seconds = Math.max(1, retryAfter);
   const minutes = Math.ceil(seconds / 60);
-  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  const wait =
+    seconds < 60
+      ? `${seconds} second${seconds === 1 ? "" : "s"}`
+      : `${minutes} minute${minutes === 1 ? "" : "s"}`;
   return new RateLimited(`Too many failed sign-in attempts. Try again in ${wait}.`, {
     headers: { "Retry-After": String(seconds) },
   });
@@ -106,7 +109,8 @@ async function reserveAddress(key: string, l: ThrottleLimits): Promise<number | 
 }
 
 async function giveBack(key: string): Promise<void> {
-  await prisma().$executeRaw`UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ${key}`;
+  await prisma()
+    .$executeRaw`UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ${key}`;
 }
 
 /**
@@ -114,9 +118,15 @@ async function giveBack(key: string): Promise<void> {
  * throws 429 with Retry-After (seconds) while this account+address waits or the address is over
  * its limit. Call before the password is checked.
  */
-export async function beginLoginAttempt(client: LoginClient, limits = throttleLimits()): Promise<LoginAttempt> {
+export async function beginLoginAttempt(
+  client: LoginClient,
+  limits = throttleLimits(),
+): Promise<LoginAttempt> {
   const keys = keysOf(client);
-  const known = await prisma().loginThrottle.findUnique({ where: { key: keys.known }, select: { key: true } });
+  const known = await prisma().loginThrottle.findUnique({
+    where: { key: keys.known },
+    select: { key: true },
+  });
   // An address over its limit still reaches the accounts that signed in from it before.
   const countAddress = !known;
   if (countAddress) {

@@ -4,7 +4,10 @@ import { clientAddress } from "@/lib/http/forwarded";
 import { changePassword } from "@/lib/services/auth";
 import { changePasswordSchema } from "@/lib/validation/auth";
 
-export const PUT = route({ permission: "member", body: changePasswordSchema }, async ({ req, auth, body }) => {
-  const { token } = await changePassword(auth, body, { ip: clientAddress(req.headers) });
-  return { data: { type: "token", id: token, attributes: { token } } };
-});
+export const PUT = route(
+  { permission: "member", body: changePasswordSchema },
+  async ({ req, auth, body }) => {
+    const { token } = await changePassword(auth, body, { ip: clientAddress(req.headers) });
+    return { data: { type: "token", id: token, attributes: { token } } };
+  },
+);
