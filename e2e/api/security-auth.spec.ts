@@ -227,10 +227,11 @@ test.describe("the console's credentials route goes through the same throttle", 
 
 /** The e2e server's JWT secret (scripts/e2e-server.ts keeps its secrets under DATA_DIR). */
 function serverJwtSecret(): string {
-  const file = [".data/e2e-secrets/secrets.json", ".data/e2e/secrets.json"]
-    .map((f) => path.resolve(f))
-    .find(existsSync);
-  if (!file) throw new Error("the e2e server's secrets.json was not found");
+  // The same choice as scripts/e2e-server.ts: its own DATA_DIR with TEST_DATABASE_URL, else .data/e2e.
+  const file = path.resolve(
+    process.env.TEST_DATABASE_URL ? ".data/e2e-secrets/secrets.json" : ".data/e2e/secrets.json",
+  );
+  if (!existsSync(file)) throw new Error(`the e2e server's secrets were not found at ${file}`);
   return (JSON.parse(readFileSync(file, "utf8")) as { jwtSecret: string }).jwtSecret;
 }
 
@@ -387,7 +388,16 @@ test.describe("a server without TRUST_PROXY", () => {
   test.beforeAll(async () => {
     test.setTimeout(240_000);
     server = spawn("npx", ["tsx", "scripts/e2e-server.ts"], {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", TRUST_PROXY: "0", RUN_WORKER: "0" },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        TRUST_PROXY: "0",
+        RUN_WORKER: "0",
+        // Without TEST_DATABASE_URL it runs its own embedded PostgreSQL: not the main server's files or port.
+        E2E_DATA_DIR: ".data/e2e-untrusted",
+        EMBEDDED_PG_PORT: String(54349 + 100),
+      },
       stdio: "ignore",
       detached: true,
     });
