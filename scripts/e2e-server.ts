@@ -10,7 +10,8 @@ export const E2E_ADMIN = { email: "admin@example.com", password: "e2e-admin-pass
 async function freshDatabase(): Promise<void> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) {
-    const dir = path.resolve(".data/e2e");
+    // E2E_DATA_DIR: a second server of a test (e2e/api/security-auth.spec.ts) keeps its own files.
+    const dir = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e");
     rmSync(dir, { recursive: true, force: true });
     process.env.DATA_DIR = dir;
     process.env.EMBEDDED_PG_PORT ??= "54349";

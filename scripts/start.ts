@@ -12,6 +12,9 @@ import { assertProductionSecrets } from "../lib/config/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
+import { limitBody } from "../lib/http/body-limit";
+import { sanitizeForwarded, trustProxy } from "../lib/http/forwarded";
+import { stampPeer } from "../lib/http/peer";
 import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
 import { startEngine, stopEngine } from "../lib/engine";
@@ -82,13 +85,14 @@ async function main() {
   const app = next({ dev, hostname: "localhost", port, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const trustProxy = process.env.TRUST_PROXY === "1";
-  const server = http.createServer((req, res) => {
-    // The client address (login throttling) is the last X-Forwarded-For hop. Behind a trusted proxy
-    // that hop is the one the proxy added; otherwise the peer replaces whatever the client claimed.
-    const claimed = req.headers["x-forwarded-for"];
-    if (!trustProxy || !claimed) req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
-    void handle(req, res);
+  const trusted = trustProxy();
+  const server = http.createServer((incoming, res) => {
+    // What routes may believe: forwarded claims only behind a trusted proxy (else X-Forwarded-For
+    // is the peer), and the real socket peer in a header only this process can stamp.
+    sanitizeForwarded(incoming.headers, incoming.socket.remoteAddress, trusted);
+    stampPeer(incoming.headers, incoming.socket.remoteAddress);
+    // The body limit of every route (next-auth's included), before Next reads a byte of it.
+    void limitBody(incoming, res).then((req) => req && handle(req, res));
   });
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
   await startEngine({ worker: process.env.RUN_WORKER !== "0", scheduler: true });

@@ -38,7 +38,8 @@ export function LoginForm({ callbackUrl, expired }: { callbackUrl?: string; expi
     setError(null);
     const res = await signIn("credentials", { email: values.email, password: values.password, redirect: false });
     if (!res || res.error || !res.ok) {
-      setError("The email or password is incorrect.");
+      // A throttled attempt says how long to wait; anything else is the one neutral sentence.
+      setError(res?.error?.startsWith("Too many") ? res.error : "The email or password is incorrect.");
       return;
     }
     // Only paths inside the console may be returned to after signing in.

@@ -22,6 +22,7 @@ const SETTINGS: { href: string; label: string; icon: IconName }[] = [
   { href: "/settings/members", label: "Members", icon: "members" },
   { href: "/settings/roles", label: "Roles", icon: "roles" },
   { href: "/settings/api-tokens", label: "API tokens", icon: "key" },
+  { href: "/settings/password", label: "Password", icon: "key" },
 ];
 
 export function ConsoleShell(props: { email: string; workspaceId: number | null; children: React.ReactNode }) {

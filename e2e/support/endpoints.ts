@@ -43,6 +43,8 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: "/api/v1/login", permission: "public", body: {} },
   { method: "DELETE", path: "/api/v1/logout", permission: "member", revokesSession: true },
   { method: "GET", path: "/api/v1/users/me", permission: "member" },
+  // An empty body: every role reaches validation (422) and no password changes.
+  { method: "PUT", path: "/api/v1/users/me/password", permission: "member", body: {} },
   { method: "GET", path: "/api/v1/api_tokens", permission: ["api_token", "read"] },
   { method: "POST", path: "/api/v1/api_tokens", permission: ["api_token", "create"], body: {} },
   { method: "DELETE", path: "/api/v1/api_tokens/{id}", permission: ["api_token", "delete"] },

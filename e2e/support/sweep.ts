@@ -61,6 +61,9 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/login": { mutates: false, body: () => ({ email: "nobody@example.com", password: "x" }) },
   "DELETE /api/v1/logout": { mutates: true, skip: "revokes the caller's session; takes no input" },
   "GET /api/v1/users/me": { mutates: false },
+  // A common new password: refused before the current one is checked, so the sweep (as the seeded
+  // admin) neither changes a password nor spends the admin's sign-in attempts.
+  "PUT /api/v1/users/me/password": { mutates: true, body: () => ({ current_password: "not-the-current-one", password: "password123" }) },
   "GET /api/v1/api_tokens": { mutates: false, paginated: true },
   "POST /api/v1/api_tokens": { mutates: true, body: () => ({ api_token: { name: unique("t") } }) },
   "DELETE /api/v1/api_tokens/{}": { mutates: true, ids: ["token"] },

@@ -13,7 +13,8 @@ interface ConsoleSession {
   email: string;
   workspaceId: number | null;
   setWorkspaceId: (id: number | null) => void;
-  signOutNow: () => Promise<void>;
+  /** `sessionEnded`: the API already ended the session (e.g. a password change), so no logout call. */
+  signOutNow: (options?: { sessionEnded?: boolean }) => Promise<void>;
 }
 
 // Set once the console is on its way to the sign-in page, so a burst of 401s signs out once.
@@ -82,9 +83,9 @@ export function ApiProvider(props: {
     [queryClient],
   );
 
-  const signOutNow = useCallback(async () => {
+  const signOutNow = useCallback(async (options?: { sessionEnded?: boolean }) => {
     leaving.current = true;
-    await api.delete("/api/v1/logout").catch(() => undefined);
+    if (!options?.sessionEnded) await api.delete("/api/v1/logout").catch(() => undefined);
     document.cookie = `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
     await signOut({ redirect: false });
     queryClient.clear();

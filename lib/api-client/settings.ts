@@ -2,6 +2,7 @@
 // The signed-in user, workspaces, members, roles and API tokens.
 import { useQuery } from "@tanstack/react-query";
 import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
+import type { ChangePasswordInput } from "@/lib/validation/auth";
 import type { CreateMemberInput } from "@/lib/validation/members";
 import type { CreateRoleInput, UpdateRoleInput } from "@/lib/validation/roles";
 import type { ListResponse, Policies, Resource, Role } from "./types";
@@ -150,5 +151,13 @@ export function useRevokeApiToken() {
   return useApiMutation((t: Resource<ApiTokenAttributes>) => api.delete(`/api/v1/api_tokens/${t.id}`), {
     success: (_r, t) => `Token "${t.attributes.name}" revoked.`,
     invalidate: [["api_tokens"]],
+  });
+}
+
+/** PUT /api/v1/users/me/password: every session, this one included, ends when it succeeds. */
+export function useChangePassword() {
+  const api = useApi();
+  return useApiMutation(async (input: ChangePasswordInput) => api.put("/api/v1/users/me/password", input), {
+    toastErrors: false,
   });
 }

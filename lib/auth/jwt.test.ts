@@ -1,3 +1,4 @@
+import { SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resetSecretsCache } from "@/lib/config/secrets";
 import { signToken, verifyToken } from "./jwt";
@@ -41,5 +42,16 @@ describe("verifyToken", () => {
     process.env.JWT_SECRET = "another-jwt-secret-0123456789abcdef01234567";
     resetSecretsCache();
     expect(await verifyToken(token)).toBeNull();
+  });
+
+  it("refuses a correctly signed session token without exp", async () => {
+    const key = new TextEncoder().encode(process.env.JWT_SECRET);
+    const sign = (withExp: boolean) => {
+      let jwt = new SignJWT({ kind: "session" }).setProtectedHeader({ alg: "HS256" }).setSubject("7").setJti(`j-${withExp}`).setIssuedAt();
+      if (withExp) jwt = jwt.setExpirationTime("1h");
+      return jwt.sign(key);
+    };
+    expect(await verifyToken(await sign(true))).not.toBeNull();
+    expect(await verifyToken(await sign(false))).toBeNull();
   });
 });

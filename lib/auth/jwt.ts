@@ -40,6 +40,8 @@ export async function signToken(input: {
   workspaceId?: number;
   expiresAt?: Date | null;
   jti?: string;
+  /** Sessions only: the user's last password change; iat is never before it (see auth-context.ts). */
+  notBefore?: Date | null;
 }): Promise<{ token: string; jti: string; expiresAt: Date | null }> {
   const jti = input.jti ?? randomUUID();
   const expiresAt =
@@ -47,7 +49,7 @@ export async function signToken(input: {
   let builder = new SignJWT({ kind: input.kind, ...(input.workspaceId ? { wid: input.workspaceId } : {}) })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(String(input.userId))
-    .setIssuedAt()
+    .setIssuedAt(Math.max(Math.floor(Date.now() / 1000), Math.ceil((input.notBefore?.getTime() ?? 0) / 1000)))
     .setJti(jti);
   if (expiresAt) builder = builder.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
   return { token: await builder.sign(await key()), jti, expiresAt };
@@ -85,6 +87,9 @@ export async function verifyToken(token: string): Promise<Readonly<TokenClaims> 
     const { payload } = await jwtVerify(token, await key(), { algorithms: ["HS256"] });
     if (typeof payload.sub !== "string" || typeof payload.jti !== "string") return null;
     if (payload.kind !== "session" && payload.kind !== "api_token") return null;
+    // A session always expires (we sign every one with exp); one without is not ours to honour.
+    // API tokens may be unlimited: their expiry and revocation live in api_tokens.
+    if (payload.kind === "session" && typeof payload.exp !== "number") return null;
     claims = payload as TokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;

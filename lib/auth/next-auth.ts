@@ -10,6 +10,7 @@ import { getServerSession } from "next-auth/next";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { sessionTtlSeconds } from "@/lib/auth/jwt";
 import { secrets } from "@/lib/config/secrets";
+import { clientAddress } from "@/lib/http/forwarded";
 import { loginSchema } from "@/lib/validation/auth";
 
 declare module "next-auth" {
@@ -45,6 +46,11 @@ export function nextAuthSecret(): string {
 // to trust it; the console is reachable under whatever host it is served on.
 if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
 
+/** next-auth passes request headers as a plain record. */
+function headerEntries(headers: Record<string, unknown> | undefined): [string, string][] {
+  return Object.entries(headers ?? {}).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : []));
+}
+
 let cached: NextAuthOptions | undefined;
 
 /** Built on first use, so importing this module (e.g. while Next builds) reads no secrets. */
@@ -58,20 +64,25 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           const parsed = loginSchema.safeParse(credentials ?? {});
           if (!parsed.success) return null;
+          // Imported here so the proxy, which only needs the secret, does not bundle the database.
+          const { login } = await import("@/lib/services/auth");
+          const { RateLimited } = await import("@/lib/errors");
           try {
-            // Imported here so the proxy, which only needs the secret, does not bundle the database.
-            const { login } = await import("@/lib/services/auth");
-            const { token, expiresAt, userId } = await login(parsed.data);
+            // The same throttle as POST /api/v1/login, per account+address and per address.
+            const ip = clientAddress(new Headers(headerEntries(req?.headers)));
+            const { token, expiresAt, userId } = await login(parsed.data, { ip });
             return {
               id: String(userId),
               email: parsed.data.email,
               accessToken: token,
               accessTokenExpires: expiresAt ? expiresAt.getTime() : Date.now() + sessionTtlSeconds() * 1000,
             };
-          } catch {
+          } catch (err) {
+            // next-auth hands a thrown message to the form as its error; a wrong password stays a bare null.
+            if (err instanceof RateLimited) throw new Error(err.message);
             return null;
           }
         },

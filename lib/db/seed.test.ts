@@ -28,6 +28,11 @@ describe("seed", () => {
     expect(await prisma().workspace.count()).toBe(1);
   });
 
+  it("refuses a common ADMIN_PASSWORD and creates nobody", async () => {
+    await expect(seed({ ADMIN_PASSWORD: "Password1" })).rejects.toThrow(/ADMIN_PASSWORD is one of the most common passwords/);
+    expect(await prisma().user.count()).toBe(0);
+  });
+
   it("generates a password when none is given", async () => {
     const result = await seed({});
     expect(result.createdAdmin?.generatedPassword).toMatch(/^[\w-]{16}$/);

@@ -2,6 +2,7 @@
 // and, on an empty database, a first admin in a default workspace.
 import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
+import { isCommonPassword } from "@/lib/auth/password-policy";
 import { SYSTEM_ROLES } from "@/lib/auth/permissions";
 import { prisma } from "./client";
 
@@ -26,6 +27,9 @@ export async function seed(env: Record<string, string | undefined> = process.env
   const email = (env.ADMIN_EMAIL ?? "admin@example.com").trim().toLowerCase();
   const generatedPassword = env.ADMIN_PASSWORD ? undefined : randomBytes(12).toString("base64url");
   const password = env.ADMIN_PASSWORD ?? generatedPassword!;
+  if (isCommonPassword(password)) {
+    throw new Error("ADMIN_PASSWORD is one of the most common passwords; choose one that is harder to guess.");
+  }
   const admin = await db.role.findFirstOrThrow({ where: { workspaceId: null, name: "Admin" } });
   const passwordHash = await hashPassword(password);
   // One transaction and a unique email: two processes seeding at once create one admin.

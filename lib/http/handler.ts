@@ -11,8 +11,11 @@ import { authenticate, type AuthContext } from "@/lib/services/auth-context";
 import { requestToken } from "./credentials";
 import { errorResponse, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
+import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from "./body-limit";
+import { trustProxy } from "./forwarded";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper JSON is refused: no request shape nests past a handful of levels, and recursion over it would overflow. */
+export const MAX_JSON_DEPTH = 64;
 
 /** `[resource, action]` checked against the matrix, `"member"` for any authenticated member, `"public"` for none. */
 export type Permission = readonly [Resource, Action] | "member" | "public";
@@ -39,7 +42,7 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 async function readJson(req: NextRequest): Promise<unknown> {
   const length = Number(req.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY_BYTES) throw new PayloadTooLarge("The request body is larger than 1 MB.");
+  if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
   const type = req.headers.get("content-type") ?? "";
   if (type && !/json|text\/plain/i.test(type)) {
     throw new UnsupportedMediaType("Send the request body as JSON (Content-Type: application/json).");
@@ -54,7 +57,7 @@ async function readJson(req: NextRequest): Promise<unknown> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new PayloadTooLarge("The request body is larger than 1 MB.");
+      throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
     }
     chunks.push(value);
   }
@@ -66,6 +69,9 @@ async function readJson(req: NextRequest): Promise<unknown> {
   } catch {
     throw new BadRequest("The request body is not valid JSON.");
   }
+  if (depthOver(value, MAX_JSON_DEPTH)) {
+    throw new BadRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels; flatten it.`);
+  }
   const at = nulPath(value);
   if (at !== undefined) {
     throw new ValidationFailed(`Validation failed: ${at || "body"}: must not contain the NUL character (\\u0000)`, {
@@ -73,6 +79,18 @@ async function readJson(req: NextRequest): Promise<unknown> {
     });
   }
   return value;
+}
+
+/** Whether JSON nests deeper than `max` levels; iterative, so no depth can overflow the stack. */
+export function depthOver(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
@@ -117,13 +135,15 @@ function parseWith<T>(schema: ZodType<T> | undefined, input: unknown, where: "pa
 
 /**
  * The URL as the client addressed it: links in responses must use the Host the client used, not
- * the address the server was started on (a custom server makes req.url say localhost).
+ * the address the server was started on (a custom server makes req.url say localhost). Forwarded
+ * host and protocol are a proxy's word, believed only with TRUST_PROXY=1.
  */
-export function publicUrl(req: NextRequest): URL {
+export function publicUrl(req: Request): URL {
   const url = new URL(req.url);
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  const trusted = trustProxy();
+  const host = (trusted && req.headers.get("x-forwarded-host")) || req.headers.get("host");
   if (host && /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:]+\](:\d{1,5})?$/i.test(host)) url.host = host;
-  const proto = req.headers.get("x-forwarded-proto");
+  const proto = trusted ? req.headers.get("x-forwarded-proto") : null;
   if (proto === "https" || proto === "http") url.protocol = `${proto}:`;
   return url;
 }
@@ -188,7 +208,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
     try {
       // Every route, with or without a body schema: an oversized declared body is refused unread.
       if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
-        throw new PayloadTooLarge("The request body is larger than 1 MB.");
+        throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
       }
       const auth =
         spec.permission === "public"

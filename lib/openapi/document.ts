@@ -7,7 +7,7 @@ import { z, type ZodType } from "zod";
 import type { Action, Resource } from "@/lib/auth/permissions";
 import { createApiTokenSchema } from "@/lib/validation/api-tokens";
 import { listAuditLogsQuerySchema } from "@/lib/validation/audit";
-import { loginSchema } from "@/lib/validation/auth";
+import { changePasswordSchema, loginSchema } from "@/lib/validation/auth";
 import { createCatalogSchema, updateCatalogSchema } from "@/lib/validation/catalogs";
 import {
   checkConnectionSchema,
@@ -120,6 +120,17 @@ export const OPERATIONS: Operation[] = [
     permission: "member",
     response:
       '{data: {id, type: "users", attributes: {email, name, created_at, updated_at, workspace_id, role: {id, role_name, policies}, workspaces: [{id, name, role_name}]}}}.',
+  },
+  {
+    operationId: "changePassword",
+    method: "put",
+    path: "/api/v1/users/me/password",
+    tag: "Authentication",
+    summary: "Change the signed-in user's password; every other session ends",
+    permission: "member",
+    body: changePasswordSchema,
+    response:
+      '{data: {type: "token", id: <jwt>, attributes: {token: <jwt>}}}: a fresh session token (sessions issued before the change no longer work). 403 with an API token, 422 for a wrong current_password or a common new one, 429 with Retry-After after too many wrong current passwords.',
   },
   {
     operationId: "nextAuthGet",
@@ -766,10 +777,10 @@ function errorStatuses(op: Operation): number[] {
   const out: number[] = [];
   if (op.query || placeholders(op.path).length) out.push(400);
   if (op.permission !== "public") out.push(401);
-  if (Array.isArray(op.permission)) out.push(403);
+  if (Array.isArray(op.permission) || op.operationId === "changePassword") out.push(403);
   if (placeholders(op.path).length) out.push(404);
   if (op.body) out.push(422);
-  if (op.operationId === "login") out.push(429);
+  if (op.operationId === "login" || op.operationId === "changePassword") out.push(429);
   return out;
 }
 

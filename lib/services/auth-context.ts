@@ -64,8 +64,12 @@ const membershipOf = (workspace: Prisma.Sql | null) => Prisma.sql`
   ) m ON true`;
 
 async function sessionLookup(claims: TokenClaims, userId: number, workspaceId: number | undefined) {
+  // A password change ends every session issued before it. iat is in whole seconds, so sessions
+  // issued after a change carry an iat rounded up to it (signToken's notBefore).
   const [row] = await prisma().$queryRaw<(MembershipRow & { revoked: boolean })[]>`
-    SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti}) AS revoked, ${membershipColumns}
+    SELECT (EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti})
+            OR ${claims.iat ?? 0}::bigint < COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)) AS revoked,
+           ${membershipColumns}
       FROM users u ${membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null)}
      WHERE u.id = ${userId}`;
   if (!row || row.revoked) throw new Unauthorized(INVALID);

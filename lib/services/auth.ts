@@ -1,31 +1,70 @@
 // Login, logout and the signed-in user. Login answers the same 401 for an unknown email and a wrong
-// password, spends the same time on both, and is throttled per account and per address
-// (login-throttle.ts) before the password is even checked.
+// password, spends the same time on both, and passes the throttle (login-throttle.ts: per account
+// and address, and per address) before the password is even checked.
 import { signToken } from "@/lib/auth/jwt";
-import { DUMMY_HASH, verifyPassword } from "@/lib/auth/password";
+import { DUMMY_HASH, hashPassword, verifyPassword } from "@/lib/auth/password";
+import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { prisma } from "@/lib/db/client";
-import { NotFound, Unauthorized } from "@/lib/errors";
-import type { LoginInput } from "@/lib/validation/auth";
+import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
+import type { ChangePasswordInput, LoginInput } from "@/lib/validation/auth";
 import type { AuthContext } from "./auth-context";
-import { assertLoginAllowed, recordLoginFailure, recordLoginSuccess } from "./login-throttle";
+import { beginLoginAttempt } from "./login-throttle";
 
 export async function login(
   input: LoginInput,
   client: { ip?: string | null } = {},
 ): Promise<{ token: string; expiresAt: Date | null; userId: number }> {
-  const who = { email: input.email, ip: client.ip };
-  await assertLoginAllowed(who);
+  const attempt = await beginLoginAttempt({ email: input.email, ip: client.ip });
   const user = await prisma().user.findUnique({ where: { email: input.email } });
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) {
-    await recordLoginFailure(who);
-    throw new Unauthorized("The email or password is incorrect.");
-  }
-  await recordLoginSuccess(who);
+  if (!user || !ok) throw new Unauthorized("The email or password is incorrect.");
+  await attempt.succeeded();
   await prisma().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
-  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session" });
+  const { token, expiresAt } = await signToken({
+    userId: user.id,
+    kind: "session",
+    notBefore: user.passwordChangedAt,
+  });
   return { token, expiresAt, userId: user.id };
 }
+
+/**
+ * Changes the signed-in user's password. The current password is checked under the same throttle
+ * as sign-in (a stolen session cannot guess it faster), and every session issued before the change
+ * stops working; the caller gets a fresh session token. API tokens are not sessions: they cannot
+ * change the password and keep working (revoke them separately).
+ */
+export async function changePassword(
+  auth: AuthContext,
+  input: ChangePasswordInput,
+  client: { ip?: string | null } = {},
+): Promise<{ token: string; expiresAt: Date | null }> {
+  if (auth.tokenKind !== "session") {
+    throw new Forbidden("Change the password while signed in (POST /api/v1/login), not with an API token.");
+  }
+  assertUncommonPassword(input.password, "password");
+  if (input.password === input.current_password) {
+    throw fieldError("password", "must differ from the current password");
+  }
+  const attempt = await beginLoginAttempt({ email: auth.user.email, ip: client.ip });
+  const user = await prisma().user.findUnique({ where: { id: auth.user.id } });
+  if (!user) throw new NotFound("The signed-in user no longer exists.");
+  if (!(await verifyPassword(input.current_password, user.passwordHash))) {
+    throw fieldError("current_password", "is not your current password");
+  }
+  await attempt.succeeded();
+  const passwordHash = await hashPassword(input.password);
+  const changedAt = new Date();
+  await prisma().user.update({
+    where: { id: user.id },
+    data: { passwordHash, passwordChangedAt: changedAt },
+  });
+  const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: changedAt });
+  return { token, expiresAt };
+}
+
+const fieldError = (path: string, message: string) =>
+  new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
 
 /** Revokes the session token used for this request until it would have expired anyway. */
 export async function logout(auth: AuthContext): Promise<void> {

@@ -1,16 +1,27 @@
-// Login throttling: failed sign-ins are counted per account (email) and per client address in a
-// fixed window; over the limit, login answers 429 with Retry-After before the password is checked.
-// Counters live in PostgreSQL (table login_throttles), not in process memory, so N web processes
-// share one limit and a restart does not reset it. Only failures count; a success clears the
-// account's counter (not the address's, so one good password does not unlock an address that
-// is guessing at many accounts).
+// Login throttling that a third party cannot turn into a lock-out of someone else.
+//  - Per account AND address: after LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS failures, each further
+//    attempt of that account from that address waits, the wait doubling from
+//    LOGIN_BACKOFF_BASE_SECONDS up to the window. Guessing at an account from one address only
+//    slows that address down; the owner signing in from anywhere else is not affected.
+//  - Per address: after LOGIN_MAX_FAILURES_PER_IP failures in a window, the address may only sign
+//    in to accounts that have signed in from it before, so a guesser behind a shared address does
+//    not lock out the people who use it every day.
+// Every attempt is counted BEFORE its password is checked, by one atomic upsert per counter that
+// also decides whether the attempt may go ahead: concurrent attempts queue on the row, so no more
+// passwords than the limit are ever checked. A success gives its reservation back.
+// Counters live in PostgreSQL (login_throttles), shared by every web process.
 import { prisma } from "@/lib/db/client";
 import { RateLimited } from "@/lib/errors";
 
 export interface ThrottleLimits {
-  perAccount: number;
+  /** Failures of one account from one address before back-off starts. */
+  perAccountAddress: number;
+  /** Failures from one address (at accounts it never signed in to) per window. */
   perIp: number;
+  /** The address window, and the quiet time after which an account+address counter is forgotten. */
   windowSeconds: number;
+  /** The first back-off wait; each further failure doubles it, up to windowSeconds. */
+  backoffBaseSeconds: number;
 }
 
 const envInt = (name: string, fallback: number): number => {
@@ -18,84 +29,129 @@ const envInt = (name: string, fallback: number): number => {
   return Number.isSafeInteger(value) && value > 0 ? value : fallback;
 };
 
-/** LOGIN_MAX_FAILURES_PER_ACCOUNT (10), LOGIN_MAX_FAILURES_PER_IP (50), LOGIN_THROTTLE_WINDOW_SECONDS (900). */
+/** From the environment; see the README's table for names and defaults. */
 export const throttleLimits = (): ThrottleLimits => ({
-  perAccount: envInt("LOGIN_MAX_FAILURES_PER_ACCOUNT", 10),
+  perAccountAddress: envInt("LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS", 10),
   perIp: envInt("LOGIN_MAX_FAILURES_PER_IP", 50),
   windowSeconds: envInt("LOGIN_THROTTLE_WINDOW_SECONDS", 900),
+  backoffBaseSeconds: envInt("LOGIN_BACKOFF_BASE_SECONDS", 15),
 });
 
 export interface LoginClient {
   email: string;
-  /** The client address, when known; without one only the account limit applies. */
+  /** The client address, when known; without one, "unknown" is the address. */
   ip?: string | null;
 }
 
-const keysOf = (client: LoginClient) => ({
-  account: `account:${client.email.trim().toLowerCase()}`,
-  ip: client.ip ? `ip:${client.ip}` : null,
-});
-
-/** Throws 429 (with Retry-After in seconds) when the account or the address is over its limit. */
-export async function assertLoginAllowed(client: LoginClient, limits = throttleLimits()): Promise<void> {
-  const { account, ip } = keysOf(client);
-  const rows = await prisma().$queryRaw<{ key: string; failures: number; retry_after: number }[]>`
-    SELECT key, failures,
-           CEIL(EXTRACT(EPOCH FROM (window_started_at + make_interval(secs => ${limits.windowSeconds}) - now())))::int AS retry_after
-      FROM login_throttles
-     WHERE key IN (${account}, ${ip ?? account})
-       AND window_started_at > now() - make_interval(secs => ${limits.windowSeconds})`;
-  let retryAfter = 0;
-  for (const row of rows) {
-    const limit = row.key === account ? limits.perAccount : limits.perIp;
-    if (row.failures >= limit) retryAfter = Math.max(retryAfter, row.retry_after);
-  }
-  if (retryAfter > 0) {
-    const minutes = Math.ceil(retryAfter / 60);
-    throw new RateLimited(
-      `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-      { headers: { "Retry-After": String(retryAfter) } },
-    );
-  }
+/** One attempt that passed the throttle; its reservation stands as a failure unless it succeeds. */
+export interface LoginAttempt {
+  succeeded(): Promise<void>;
 }
 
-/** Counts one failure for the account and the address (one atomic upsert per key). */
-export async function recordLoginFailure(client: LoginClient, limits = throttleLimits()): Promise<void> {
-  const { account, ip } = keysOf(client);
-  for (const key of ip ? [account, ip] : [account]) {
-    await prisma().$executeRaw`
-      INSERT INTO login_throttles (key, failures, window_started_at, updated_at)
-      VALUES (${key}, 1, now(), now())
-      ON CONFLICT (key) DO UPDATE SET
-        failures = CASE WHEN login_throttles.window_started_at <= now() - make_interval(secs => ${limits.windowSeconds})
-                        THEN 1 ELSE login_throttles.failures + 1 END,
-        window_started_at = CASE WHEN login_throttles.window_started_at <= now() - make_interval(secs => ${limits.windowSeconds})
-                                 THEN now() ELSE login_throttles.window_started_at END,
-        updated_at = now()`;
-  }
-}
+const keysOf = (client: LoginClient) => {
+  const account = client.email.trim().toLowerCase();
+  const ip = client.ip || "unknown";
+  return { pair: `pair:${account}|${ip}`, ip: `ip:${ip}`, known: `known:${account}|${ip}` };
+};
 
-/** A successful sign-in clears the account's counter and sweeps windows that ended long ago. */
-export async function recordLoginSuccess(client: LoginClient): Promise<void> {
-  const { account } = keysOf(client);
-  await prisma().loginThrottle.deleteMany({
-    where: { OR: [{ key: account }, { windowStartedAt: { lt: new Date(Date.now() - 86_400_000) } }] },
+function rateLimited(retryAfter: number): RateLimited {
+  const seconds = Math.max(1, retryAfter);
+  const minutes = Math.ceil(seconds / 60);
+  const wait =
+    seconds < 60
+      ? `${seconds} second${seconds === 1 ? "" : "s"}`
+      : `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return new RateLimited(`Too many failed sign-in attempts. Try again in ${wait}.`, {
+    headers: { "Retry-After": String(seconds) },
   });
 }
 
+/** Reserves one attempt of this account from this address, or null while it must wait (with how long). */
+async function reservePair(key: string, l: ThrottleLimits): Promise<number | null> {
+  const window = l.windowSeconds;
+  const taken = await prisma().$queryRaw<{ failures: number }[]>`
+    INSERT INTO login_throttles AS t (key, failures, window_started_at, updated_at)
+    VALUES (${key}, 1, now(), now())
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN t.updated_at <= now() - make_interval(secs => ${window}) THEN 1 ELSE t.failures + 1 END,
+      window_started_at = CASE WHEN t.updated_at <= now() - make_interval(secs => ${window}) THEN now() ELSE t.window_started_at END,
+      updated_at = now()
+    WHERE t.updated_at <= now() - make_interval(secs => ${window})
+       OR t.failures < ${l.perAccountAddress}::int
+       OR t.updated_at + make_interval(secs => LEAST(${window}::int, ${l.backoffBaseSeconds}::int * power(2, t.failures - ${l.perAccountAddress}::int))) <= now()
+    RETURNING failures`;
+  if (taken.length) return null;
+  const [row] = await prisma().$queryRaw<{ retry_after: number }[]>`
+    SELECT CEIL(EXTRACT(EPOCH FROM (updated_at
+             + make_interval(secs => LEAST(${window}::int, ${l.backoffBaseSeconds}::int * power(2, failures - ${l.perAccountAddress}::int)))
+             - now())))::int AS retry_after
+      FROM login_throttles WHERE key = ${key}`;
+  return row?.retry_after ?? 1;
+}
+
+/** Reserves one attempt from this address in its window, or null while it is over its limit. */
+async function reserveAddress(key: string, l: ThrottleLimits): Promise<number | null> {
+  const window = l.windowSeconds;
+  const taken = await prisma().$queryRaw<{ failures: number }[]>`
+    INSERT INTO login_throttles AS t (key, failures, window_started_at, updated_at)
+    VALUES (${key}, 1, now(), now())
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN 1 ELSE t.failures + 1 END,
+      window_started_at = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN now() ELSE t.window_started_at END,
+      updated_at = now()
+    WHERE t.window_started_at <= now() - make_interval(secs => ${window}) OR t.failures < ${l.perIp}::int
+    RETURNING failures`;
+  if (taken.length) return null;
+  const [row] = await prisma().$queryRaw<{ retry_after: number }[]>`
+    SELECT CEIL(EXTRACT(EPOCH FROM (window_started_at + make_interval(secs => ${window}) - now())))::int AS retry_after
+      FROM login_throttles WHERE key = ${key}`;
+  return row?.retry_after ?? 1;
+}
+
+async function giveBack(key: string): Promise<void> {
+  await prisma()
+    .$executeRaw`UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ${key}`;
+}
+
 /**
- * The client address for per-address limits: the last X-Forwarded-For hop, i.e. the address the
- * nearest proxy (or Next's own server, which fills the header from the socket) saw. Behind a
- * proxy that appends the header this cannot be forged; reached directly, a client could send its
- * own header, so the per-account limit is the one that always holds.
+ * Passes one sign-in attempt through the throttle, counting it as a failure until `succeeded()`;
+ * throws 429 with Retry-After (seconds) while this account+address waits or the address is over
+ * its limit. Call before the password is checked.
  */
-export function clientAddress(headers: Headers): string | null {
-  const forwarded = headers.get("x-forwarded-for");
-  const hops =
-    forwarded
-      ?.split(",")
-      .map((h) => h.trim())
-      .filter(Boolean) ?? [];
-  const last = hops.at(-1) ?? headers.get("x-real-ip")?.trim();
-  return last ? last.slice(0, 64) : null;
+export async function beginLoginAttempt(
+  client: LoginClient,
+  limits = throttleLimits(),
+): Promise<LoginAttempt> {
+  const keys = keysOf(client);
+  const known = await prisma().loginThrottle.findUnique({
+    where: { key: keys.known },
+    select: { key: true },
+  });
+  // An address over its limit still reaches the accounts that signed in from it before.
+  const countAddress = !known;
+  if (countAddress) {
+    const wait = await reserveAddress(keys.ip, limits);
+    if (wait !== null) throw rateLimited(wait);
+  }
+  const wait = await reservePair(keys.pair, limits);
+  if (wait !== null) {
+    if (countAddress) await giveBack(keys.ip);
+    throw rateLimited(wait);
+  }
+  return {
+    async succeeded() {
+      await prisma().$transaction([
+        prisma().loginThrottle.deleteMany({ where: { key: keys.pair } }),
+        prisma().$executeRaw`
+          INSERT INTO login_throttles (key, failures, window_started_at, updated_at) VALUES (${keys.known}, 0, now(), now())
+          ON CONFLICT (key) DO UPDATE SET updated_at = now()`,
+        // Housekeeping: counters quiet for a day, and addresses not used to sign in for 90 days.
+        prisma().$executeRaw`
+          DELETE FROM login_throttles
+           WHERE (key NOT LIKE 'known:%' AND updated_at < now() - interval '1 day')
+              OR updated_at < now() - interval '90 days'`,
+      ]);
+      if (countAddress) await giveBack(keys.ip);
+    },
+  };
 }

@@ -8,6 +8,7 @@
 // Admin: removing or demoting the last one is a 409. Member changes lock the workspace row, so two
 // concurrent demotions cannot both pass the last-Admin check.
 import { hashPassword } from "@/lib/auth/password";
+import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { within, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
@@ -66,6 +67,8 @@ export async function addMember(
   input: CreateMemberInput,
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
+  // The same rule for every email, registered or not, so the answer tells nothing about it.
+  assertUncommonPassword(input.password, "member.password");
   // Hashed whether or not it is used, outside the transaction (scrypt is slow on purpose and must
   // not hold the lock): the answer takes as long for a registered email as for a new one.
   const passwordHash = await hashPassword(input.password);

@@ -2,6 +2,7 @@
 // reach the console may create the first admin, once. Afterwards the endpoint answers 409.
 import type { SetupInput } from "@/lib/validation/setup";
 import { hashPassword } from "@/lib/auth/password";
+import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { prisma } from "@/lib/db/client";
 import { seedSystemRoles } from "@/lib/db/seed";
 import { Conflict } from "@/lib/errors";
@@ -26,6 +27,7 @@ export async function createFirstAdmin(input: SetupInput) {
   await seedSystemRoles();
   const db = prisma();
   const adminRole = await db.role.findFirstOrThrow({ where: { workspaceId: null, name: "Admin", roleType: "system" } });
+  assertUncommonPassword(input.password, "password");
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SETUP_LOCK})`;

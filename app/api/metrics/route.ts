@@ -1,12 +1,19 @@
 // GET /api/metrics - Prometheus metrics (runs by status, rows, durations, queue depth, rate-limit wait).
+// Only for METRICS_TOKEN holders or, without a token configured, a scraper on this machine.
+import { timingSafeEqual } from "node:crypto";
+import { isLocalRequest } from "@/lib/http/forwarded";
 import { metricsRegistry } from "@/lib/services/metrics";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request) {
   const token = process.env.METRICS_TOKEN;
-  if (token && req.headers.get("authorization") !== `Bearer ${token}`) {
-    return Response.json({ message: "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.", status: "unauthorized" }, { status: 401 });
+  const allowed = token ? sameText(req.headers.get("authorization") ?? "", `Bearer ${token}`) : isLocalRequest(req.headers);
+  if (!allowed) {
+    const message = token
+      ? "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>."
+      : "Metrics are served only to this machine; set METRICS_TOKEN to scrape them from elsewhere.";
+    return Response.json({ message, status: "unauthorized" }, { status: 401 });
   }
   const registry = metricsRegistry();
   try {
@@ -14,4 +21,10 @@ export async function GET(req: Request) {
   } catch {
     return Response.json({ message: "Metrics are unavailable while the database is down.", status: "service_unavailable" }, { status: 503 });
   }
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,0 +1,66 @@
+// The one request-body limit, applied by the HTTP server (scripts/start.ts) before Next sees a
+// request, so it holds for every route: the REST API, next-auth's /api/auth/*, pages and server
+// actions alike. A declared Content-Length over the limit is refused unread; a chunked body (no
+// length declared) is counted as it arrives and refused as soon as it passes the limit, and one
+// within it is handed to Next as a request with a known length. The route wrapper
+// (lib/http/handler.ts) checks the same limit again for servers started without scripts/start.ts.
+import { IncomingMessage, type ServerResponse } from "node:http";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const BODY_TOO_LARGE_MESSAGE = "The request body is larger than 1 MB.";
+
+/** Answers 413 in the project's error shape and closes the connection (the rest is never read). */
+function refuse(res: ServerResponse): null {
+  if (!res.headersSent) {
+    res.writeHead(413, { "content-type": "application/json", connection: "close" });
+    res.end(JSON.stringify({ message: BODY_TOO_LARGE_MESSAGE, status: "payload_too_large" }));
+  }
+  return null;
+}
+
+/** The same request with its (already read) body replayed from memory. */
+function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = new IncomingMessage(req.socket);
+  copy.method = req.method;
+  copy.url = req.url;
+  copy.httpVersion = req.httpVersion;
+  copy.httpVersionMajor = req.httpVersionMajor;
+  copy.httpVersionMinor = req.httpVersionMinor;
+  const headers = { ...req.headers, "content-length": String(body.length) };
+  delete headers["transfer-encoding"];
+  copy.headers = headers;
+  copy.rawHeaders = Object.entries(headers).flatMap(([k, v]) =>
+    Array.isArray(v) ? v.flatMap((x) => [k, x]) : [k, String(v)],
+  );
+  if (body.length) copy.push(body);
+  copy.push(null);
+  copy.complete = true;
+  return copy;
+}
+
+/**
+ * The request Next should handle, or null when this answered 413 itself. Requests with a declared
+ * length within the limit pass through untouched (Node's parser never reads past that length).
+ */
+export async function limitBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  max = MAX_BODY_BYTES,
+): Promise<IncomingMessage | null> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined) return Number(declared) > max ? refuse(res) : req;
+  if (req.headers["transfer-encoding"] === undefined) return req;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) return refuse(res);
+      chunks.push(chunk);
+    }
+  } catch {
+    // The client went away mid-body: nothing to answer.
+    return null;
+  }
+  return replay(req, Buffer.concat(chunks));
+}
