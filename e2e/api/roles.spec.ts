@@ -1,5 +1,6 @@
 // Roles over real HTTP: the contract's list, custom role CRUD, system roles read-only, roles in use.
 import { expect, test } from "@playwright/test";
+import { RESOURCES } from "../../lib/auth/permissions";
 import {
   ISO_TIME,
   apiTokenFor,
@@ -167,25 +168,7 @@ test.describe("no privilege escalation through roles", () => {
   const crud = { create: true, read: true, update: true, delete: true };
   // Manages roles and people, may read syncs; nothing else (no connectors, no workspace settings).
   const keeperPolicies = { permissions: { role: crud, user: crud, sync: { read: true } } };
-  const everything = {
-    permissions: Object.fromEntries(
-      [
-        "connector_definition",
-        "connector",
-        "model",
-        "report",
-        "sync",
-        "sync_run",
-        "sync_record",
-        "workspace",
-        "user",
-        "role",
-        "api_token",
-        "audit_log",
-        "alert",
-      ].map((r) => [r, crud]),
-    ),
-  };
+  const everything = { permissions: Object.fromEntries(RESOURCES.map((r) => [r, crud])) };
   let rws: TestWorkspace;
   let keeperRoleId: number;
 
