@@ -135,6 +135,8 @@ export interface SourceConnector {
   discover(config: Row): Promise<Catalog>;
   /** A preview of a model query (SQL sources): at most `limit` rows, read-only, with a statement timeout. */
   query?(config: Row, query: string, limit: number): Promise<QueryResult>;
+  /** SQL sources: throws ConnectorError when `query` is not a model query they will run (one read-only SELECT). */
+  checkQuery?(query: string): void;
   /** Streams the model's rows in batches of at most `batchSize`, never holding more than a batch. */
   read(config: Row, options: ReadOptions): AsyncIterable<Row[]>;
   /**

@@ -3,7 +3,6 @@
 import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { modelSelect } from "@/lib/connectors/shared/sql";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
 import { can } from "@/lib/auth/permissions";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
@@ -288,7 +287,7 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
     throw new ValidationFailed(`Connector ${id} (${connector.connectorName}) does not support query previews.`);
   }
   try {
-    modelSelect(input.query);
+    adapter.checkQuery?.(input.query);
   } catch (err) {
     if (err instanceof ConnectorError) throw new ValidationFailed(err.message, { errors: [{ path: "query", message: err.message }] });
     throw err;

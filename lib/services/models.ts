@@ -1,6 +1,6 @@
 // Models: a query on a source connector of the same workspace, with the column that identifies a row.
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { modelSelect } from "@/lib/connectors/shared/sql";
+import { getSource } from "@/lib/connectors/registry";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
@@ -24,19 +24,23 @@ function invalid(errors: FieldError[]): ValidationFailed {
 }
 
 /** The connector must be a source of this workspace; problems are reported on model.connector_id. */
-async function assertSourceConnector(tx: Tx, workspaceId: number, connectorId: number): Promise<void> {
-  const connector = await tx.connector.findFirst({ where: { id: connectorId, workspaceId }, select: { connectorType: true } });
+async function sourceConnector(tx: Tx, workspaceId: number, connectorId: number): Promise<{ connectorName: string }> {
+  const connector = await tx.connector.findFirst({ where: { id: connectorId, workspaceId }, select: { connectorType: true, connectorName: true } });
   if (!connector) throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} was not found in this workspace` }]);
   if (connector.connectorType !== "source") {
     throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} is a destination; a model reads from a source connector` }]);
   }
+  return connector;
 }
 
-/** SQL models are one SELECT that the service wraps and pages: anything else is refused on its field. */
-function assertQueryAllowed(query: string, queryType: QueryType): void {
+/**
+ * SQL models are one SELECT, in the source's own dialect, that the service wraps and pages:
+ * anything else is refused on its field.
+ */
+function assertQueryAllowed(query: string, queryType: QueryType, connectorName: string): void {
   if (queryType === "ai_ml") return;
   try {
-    modelSelect(query);
+    getSource(connectorName).checkQuery?.(query);
   } catch (err) {
     if (err instanceof ConnectorError) throw invalid([{ path: "model.query", message: err.message }]);
     throw err;
@@ -63,9 +67,9 @@ export async function getModel(workspaceId: number, id: number): Promise<ModelWi
 }
 
 export async function createModel(auth: Auth, input: CreateModelInput): Promise<ModelWithConnector> {
-  assertQueryAllowed(input.query, input.query_type);
   return prisma().$transaction(async (tx) => {
-    await assertSourceConnector(tx, auth.workspaceId, input.connector_id);
+    const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
+    assertQueryAllowed(input.query, input.query_type, connectorName);
     const model = await tx.model.create({
       data: {
         workspaceId: auth.workspaceId,
@@ -98,9 +102,9 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
   return prisma().$transaction(async (tx) => {
     const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
-    assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType);
+    const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id ?? existing.connectorId);
+    assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType, connectorName);
     if (input.connector_id !== undefined && input.connector_id !== existing.connectorId) {
-      await assertSourceConnector(tx, auth.workspaceId, input.connector_id);
       // A sync's model must read from the sync's source; moving the model would break that.
       const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
       if (syncs.length > 0) {

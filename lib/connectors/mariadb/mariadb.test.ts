@@ -1,5 +1,6 @@
 // MariaDB source and destination against a real server, found through MARIADB_URL
 // (e.g. mysql://root@127.0.0.1:3306/test). Without it the whole file is skipped, saying why.
+import { existsSync } from "node:fs";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
@@ -128,6 +129,10 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
         `SELECT 'a\\'; DROP TABLE victim; -- '`,
         `/* comment */ DROP TABLE victim`,
         `SELECT * FROM victim INTO OUTFILE '/tmp/${attacker}'`,
+        // Closing the wrapping subquery early, its tail commented out:
+        `SELECT 'x' AS a) AS s INTO OUTFILE '/tmp/${attacker}-2' #`,
+        `SELECT 1 /*!) AS s INTO OUTFILE '/tmp/${attacker}-3' */`,
+        `SELECT * FROM victim FOR UPDATE`,
       ];
       for (const query of attacks) {
         const read = async () => {
@@ -138,6 +143,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
       }
       const [tables] = await sql(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'victim'`, [database]);
       expect((tables as Row[])[0].n).toBe(1);
+      for (const suffix of ["", "-2", "-3"]) expect(existsSync(`/tmp/${attacker}${suffix}`)).toBe(false);
       const [users] = await sql(`SELECT COUNT(*) AS n FROM mysql.user WHERE user = ?`, [attacker]);
       expect((users as Row[])[0].n).toBe(0);
       // A SELECT with a `;` or a keyword inside a string or comment is still one SELECT.

@@ -4,7 +4,7 @@ import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from
 import { inBatches } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { jsonSafeRow, modelSelect, tableJsonSchema } from "../shared/sql";
+import { jsonSafeRow, modelSelect, subquery, tableJsonSchema } from "../shared/sql";
 import {
   connectStreaming,
   described,
@@ -35,14 +35,14 @@ export async function checkMariadb(config: Row): Promise<CheckResult> {
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
-  const inner = modelSelect(sql);
+  const inner = modelSelect(sql, "mariadb");
   return described(config, () =>
     withConnection(config, async (conn, s) => {
       await conn.query("SET SESSION max_statement_time = ?", [s.queryTimeoutMs / 1000]);
       await conn.query("START TRANSACTION READ ONLY");
       try {
         const [rows, fields] = await conn.query<RowDataPacket[]>({
-          sql: `SELECT * FROM (${inner}) AS q LIMIT ?`,
+          sql: `SELECT * FROM ${subquery(inner)} AS q LIMIT ?`,
           values: [Math.max(0, Math.floor(limit))],
           timeout: s.queryTimeoutMs + 5000,
         });
@@ -70,13 +70,13 @@ function typeName(columnType: number | undefined): string {
 }
 
 export function incrementalQuery(options: ReadOptions): { sql: string; values: unknown[] } {
-  const inner = modelSelect(options.query);
+  const inner = modelSelect(options.query, "mariadb");
   // Wrapped even without a cursor: only a SELECT parses as a derived table.
-  if (!options.cursorField) return { sql: `SELECT * FROM (${inner}) AS subquery`, values: [] };
+  if (!options.cursorField) return { sql: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
   const cursor = quoteIdent(options.cursorField);
   const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
   return {
-    sql: `SELECT * FROM (${inner}) AS subquery${hasValue ? ` WHERE ${cursor} >= ?` : ""} ORDER BY ${cursor}`,
+    sql: `SELECT * FROM ${subquery(inner)} AS subquery${hasValue ? ` WHERE ${cursor} >= ?` : ""} ORDER BY ${cursor}`,
     values: hasValue ? [options.cursorValue] : [],
   };
 }
@@ -130,5 +130,6 @@ export const mariadbSource: SourceConnector = {
   check: checkMariadb,
   discover,
   query,
+  checkQuery: (query) => void modelSelect(query, "mariadb"),
   read,
 };

@@ -5,7 +5,7 @@ import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, 
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { jsonSafeRow, jsonSafeValue, modelSelect, tableJsonSchema } from "../shared/sql";
+import { jsonSafeRow, jsonSafeValue, modelSelect, subquery, tableJsonSchema } from "../shared/sql";
 import {
   connect,
   described,
@@ -54,14 +54,14 @@ async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number,
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
-  const inner = modelSelect(sql);
+  const inner = modelSelect(sql, "postgresql");
   return described(config, () =>
     withClient(config, async (client, s) => {
       await client.query("BEGIN TRANSACTION READ ONLY");
       try {
         // SET LOCAL cannot take a parameter; the value is an integer we computed.
         await client.query(`SET LOCAL statement_timeout = ${Math.floor(s.queryTimeoutMs)}`);
-        const result = await client.query(`SELECT * FROM (${inner}) AS q LIMIT $1`, [Math.max(0, Math.floor(limit))]);
+        const result = await client.query(`SELECT * FROM ${subquery(inner)} AS q LIMIT $1`, [Math.max(0, Math.floor(limit))]);
         const names = await typeNames(client, [...new Set(result.fields.map((f) => f.dataTypeID))]);
         return {
           columns: result.fields.map((f) => ({ name: f.name, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) })),
@@ -80,9 +80,9 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
  * PostgreSQL writes it (`row_to_json`), so the server hashes the rows and we parse only those sent.
  */
 export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string): { text: string; values: unknown[] } {
-  const inner = modelSelect(options.query);
+  const inner = modelSelect(options.query, "postgresql");
   // Wrapped even without a cursor or fingerprint: only a SELECT parses as a subquery.
-  if (!options.cursorField && fingerprintSeed === undefined) return { text: `SELECT * FROM (${inner}) AS subquery`, values: [] };
+  if (!options.cursorField && fingerprintSeed === undefined) return { text: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
   const values: unknown[] = [];
   let where = "";
   let order = "";
@@ -101,7 +101,7 @@ export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string)
     // `subquery.*` is the whole row even when the model has a column named "subquery".
     select = `md5($${values.length}::text || row_to_json(subquery.*)::text) AS fingerprint, subquery.*`;
   }
-  return { text: `SELECT ${select} FROM (${inner}) AS subquery${where}${order}`, values };
+  return { text: `SELECT ${select} FROM ${subquery(inner)} AS subquery${where}${order}`, values };
 }
 
 type Parser = (value: string) => unknown;
@@ -265,6 +265,7 @@ export const postgresqlSource: SourceConnector = {
   check: checkPostgresql,
   discover,
   query,
+  checkQuery: (query) => void modelSelect(query, "postgresql"),
   read,
   readFingerprinted,
 };

@@ -15,12 +15,19 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
+export type SqlDialect = "postgresql" | "mariadb";
+
+const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
+
 /**
- * The model query with every string, quoted name and comment blanked (same length), so keywords and
- * `;` can be looked for in what remains. Handles '…' (with '' and backslash escapes), "…", `…`,
- * PostgreSQL's $tag$…$tag$, and -- , # and block comments.
+ * The model query with every string, quoted name and comment blanked (same length), so keywords,
+ * brackets and `;` can be looked for in what remains, tokenized as the database will: MariaDB
+ * escapes with backslashes and comments with `#` and `-- ` (a space after), PostgreSQL has
+ * $tag$…$tag$ and E'…' strings. MariaDB's executable comments (`/*! … *\/`) run as code, so they
+ * are refused rather than blanked.
  */
-function codeOnly(query: string): string {
+function codeOnly(query: string, dialect: SqlDialect): string {
+  const maria = dialect === "mariadb";
   let out = "";
   let i = 0;
   const blank = (from: number, to: number) => {
@@ -30,23 +37,27 @@ function codeOnly(query: string): string {
   while (i < query.length) {
     const ch = query[i];
     const next = query[i + 1];
-    if (ch === "'" || ch === '"' || ch === "`") {
+    if (ch === "'" || ch === '"' || (maria && ch === "`")) {
+      const escapes = ch !== "`" && (maria || (ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "")));
       let j = i + 1;
       while (j < query.length) {
-        if (query[j] === "\\" && ch === "'") j += 2;
+        if (escapes && query[j] === "\\") j += 2;
         else if (query[j] === ch && query[j + 1] === ch) j += 2;
         else if (query[j] === ch) break;
         else j++;
       }
       blank(i, Math.min(j + 1, query.length));
-    } else if ((ch === "-" && next === "-") || ch === "#") {
+    } else if ((ch === "-" && next === "-" && (!maria || /^\s?$/.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
     } else if (ch === "/" && next === "*") {
+      if (maria && /^\/\*M?!/.test(query.slice(i, i + 4))) {
+        throw new ConnectorError("The query must not contain executable comments (/*! … */).");
+      }
       const end = query.indexOf("*/", i + 2);
       blank(i, end === -1 ? query.length : end + 2);
-    } else if (ch === "$" && /^\$[A-Za-z_]?\w*\$/.test(query.slice(i))) {
-      const tag = /^\$[A-Za-z_]?\w*\$/.exec(query.slice(i))![0];
+    } else if (!maria && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
+      const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
       blank(i, end === -1 ? query.length : end + tag.length);
     } else {
@@ -58,24 +69,47 @@ function codeOnly(query: string): string {
 }
 
 const READING_START = /^[\s(]*(select|with)\b/i;
+/** Clauses that make a SELECT write (INTO a file, variable or new table) or lock rows. */
+const WRITING_CLAUSE = /\b(into|for\s+(update|share|no\s+key\s+update|key\s+share)|lock\s+in\s+share\s+mode|procedure)\b/i;
+
+/** Brackets must close in order, so the query cannot close the subquery it is wrapped in. */
+function balanced(code: string): boolean {
+  let depth = 0;
+  for (const ch of code) {
+    if (ch === "(") depth++;
+    else if (ch === ")" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
 
 /**
  * A model query as the sources run it: one SELECT (or WITH … SELECT) statement that does not page
- * itself, normalized for wrapping as a subquery. The wrapping and the read-only transaction are what
- * stop writes; this gives the clear sentence, at create and update as at every read (a DDL
- * statement commits on its own in MariaDB, whatever the transaction says). Throws ConnectorError.
+ * itself, write or lock, normalized for wrapping as a subquery (wrap it with `subquery()`). The
+ * wrapping and the read-only transaction stop writes; this check keeps the query inside the
+ * wrapping and gives the clear sentence, at create and update as at every read (a DDL statement
+ * commits on its own in MariaDB, whatever the transaction says). Throws ConnectorError.
  */
-export function modelSelect(query: string): string {
+export function modelSelect(query: string, dialect: SqlDialect): string {
   const normalized = normalizeModelQuery(query);
-  const code = codeOnly(normalized);
+  const code = codeOnly(normalized, dialect);
   if (code.includes(";")) {
     throw new ConnectorError("The query must be a single statement: remove the `;` and everything after it.");
   }
   if (!READING_START.test(code)) {
     throw new ConnectorError("The query must be a SELECT (or WITH … SELECT) statement: models only read rows.");
   }
+  if (!balanced(code)) throw new ConnectorError("The query's parentheses do not match: each ( needs its ).");
+  const writing = WRITING_CLAUSE.exec(code);
+  if (writing) {
+    throw new ConnectorError(`The query must not use ${writing[0].replace(/\s+/g, " ").toUpperCase()}: models only read rows, without locking them.`);
+  }
   assertNoTrailingPaging(normalized);
   return normalized;
+}
+
+/** `(query\n)`: the line break keeps a trailing comment in the query from hiding the closing bracket. */
+export function subquery(query: string): string {
+  return `(${query}\n)`;
 }
 
 // The service adds its own LIMIT/OFFSET (previews) and reads with cursors, so a model query that
