@@ -3,7 +3,7 @@
 // This module knows which (address, port, database) that is; net-policy refuses it at connect time,
 // whatever the outbound allow-list says.
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 
 interface AppDatabase {
@@ -28,47 +28,64 @@ function applicationDatabase(): AppDatabase | undefined {
 }
 
 const LOCAL_NAMES = new Set(["localhost", "localhost.localdomain", "ip6-localhost", ""]);
+const RESOLVE_TTL_MS = 60_000;
+
+const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4");
+
+/**
+ * Matches an address however it is written: BlockList also matches IPv4-mapped IPv6 forms
+ * (`::ffff:7f00:1` is 127.0.0.1), which a string comparison would miss.
+ */
+function matcher(addresses: string[], subnets: [string, number][] = []): (address: string) => boolean {
+  const list = new BlockList();
+  for (const a of addresses) if (isIP(a)) list.addAddress(a, family(a));
+  for (const [net, prefix] of subnets) list.addSubnet(net, prefix, family(net));
+  return (address) => {
+    try {
+      return list.check(address, family(address));
+    } catch {
+      return true; // not an address we can judge: treat it as the database's, to be safe
+    }
+  };
+}
 
 /** Addresses by which a client on this machine reaches a server on this machine. */
 function isThisMachine(address: string): boolean {
-  const a = address.replace(/^::ffff:/i, "").toLowerCase();
-  if (a.startsWith("127.") || a === "::1" || a === "0.0.0.0" || a === "::") return true;
-  return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address.toLowerCase() === a));
+  const interfaces = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, "")));
+  return matcher([...interfaces, "0.0.0.0", "::", "::1"], [["127.0.0.0", 8]])(address);
 }
 
-let resolved: { host: string; addresses: Promise<string[]> } | undefined;
+let resolved: { host: string; at: number; addresses: Promise<string[] | undefined> } | undefined;
 
-/** The addresses of the application database's host (cached per host name). */
-function appAddresses(host: string): Promise<string[]> {
-  if (resolved?.host !== host) {
+/** The addresses of the application database's host (cached a minute); undefined when it cannot be resolved. */
+function appAddresses(host: string): Promise<string[] | undefined> {
+  if (resolved?.host !== host || Date.now() - resolved.at > RESOLVE_TTL_MS) {
     const addresses =
       isIP(host) || LOCAL_NAMES.has(host) || host.startsWith("/")
         ? Promise.resolve([isIP(host) ? host : "127.0.0.1"])
         : lookup(host, { all: true }).then(
             (list) => list.map((a) => a.address),
-            () => [],
+            () => undefined,
           );
-    resolved = { host, addresses };
+    resolved = { host, at: Date.now(), addresses };
   }
   return resolved.addresses;
 }
 
-function sameAddress(target: string, app: string): boolean {
-  if (isThisMachine(app)) return isThisMachine(target);
-  return target.replace(/^::ffff:/i, "").toLowerCase() === app.replace(/^::ffff:/i, "").toLowerCase();
-}
-
 /**
- * True when a connection to `address` (already resolved; `undefined` for a local socket) on `port`
- * for `database` would reach the application database. Database names compare case-insensitively:
- * refusing a near-miss costs nothing.
+ * True when a connection to `address` (already resolved; `undefined` for a local socket) for
+ * `database` could reach the application database: the same database name on the same host, on
+ * any port (a pooler or a second listener reaches the same server). Names compare case-insensitively
+ * and an application host that cannot be resolved counts as any host: refusing a near-miss costs
+ * nothing, letting one through costs every tenant's data.
  */
-export async function isApplicationDatabase(target: { address?: string; port?: number; database?: string }): Promise<boolean> {
+export async function isApplicationDatabase(target: { address?: string; database?: string }): Promise<boolean> {
   const app = applicationDatabase();
   if (!app || target.database === undefined) return false;
   if (target.database.toLowerCase() !== app.database.toLowerCase()) return false;
   const appAddressList = await appAddresses(app.host);
+  if (!appAddressList) return true;
   if (target.address === undefined) return appAddressList.some(isThisMachine);
-  if (target.port !== undefined && target.port !== app.port) return false;
-  return appAddressList.some((a) => sameAddress(target.address as string, a));
+  const address = target.address;
+  return appAddressList.some((a) => (isThisMachine(a) ? isThisMachine(address) : matcher([a])(address)));
 }

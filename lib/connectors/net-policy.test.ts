@@ -260,20 +260,24 @@ describe("database drivers connect through the guard", () => {
     process.env.OUTBOUND_ALLOW_PRIVATE = "*";
     process.env.DATABASE_URL = `postgresql://app:secret@localhost:${pgUrl.port || 5432}/${appDatabase}`;
     try {
-      for (const target of [pgConfig("127.0.0.1"), pgConfig("localhost"), pgConfig("127.0.0.2"), pgConfig("0.0.0.0"), pgConfig("127.0.0.1", { database: appDatabase.toUpperCase() })]) {
+      const sameServer = ["127.0.0.1", "localhost", "127.0.0.2", "0.0.0.0", "::ffff:7f00:1", "::ffff:127.0.0.1"].map((host) => pgConfig(host));
+      for (const target of [...sameServer, pgConfig("127.0.0.1", { database: appDatabase.toUpperCase() })]) {
         await expect(new pg.Client(clientConfig(target)).connect(), JSON.stringify(target)).rejects.toThrow(/own application database/);
       }
       await expect(new pg.Client(clientConfig(pgConfig("/var/run/postgresql"))).connect()).rejects.toThrow(/own application database/);
-      await expect(assertHostAllowed("localhost", undefined, { port: Number(pgUrl.port || 5432), database: appDatabase })).rejects.toThrow(
-        /own application database/,
-      );
+      // Any port: a pooler or a second listener reaches the same server.
+      await expect(assertHostAllowed("localhost", undefined, { database: appDatabase })).rejects.toThrow(/own application database/);
+      await expect(new pg.Client(clientConfig(pgConfig("127.0.0.1", { port: 6432 }))).connect()).rejects.toThrow(/own application database/);
       const maria = mariaSettings({ host: "127.0.0.1", port: Number(pgUrl.port || 5432), database: appDatabase, username: "x", password: "y" });
       await expect(mysqlPromise.createConnection(connectionOptions(maria))).rejects.toThrow(/own application database/);
-      // Another database of the same server, or the same name on another port, is not the application's.
+      // Another database of the same server, or the same name on another host, is not the application's.
       const other = new pg.Client(clientConfig(pgConfig("127.0.0.1", { database: appDatabase === "test" ? "postgres" : "test" })));
       await other.connect();
       await other.end();
-      await expect(assertHostAllowed("localhost", undefined, { port: 1, database: appDatabase })).resolves.toBeUndefined();
+      await expect(assertHostAllowed("203.0.113.7", undefined, { database: appDatabase })).resolves.toBeUndefined();
+      // An application host that cannot be resolved: its database name is refused everywhere.
+      process.env.DATABASE_URL = `postgresql://app:secret@db.invalid:5432/${appDatabase}`;
+      await expect(assertHostAllowed("203.0.113.7", undefined, { database: appDatabase })).rejects.toThrow(/own application database/);
     } finally {
       if (previous === undefined) delete process.env.DATABASE_URL;
       else process.env.DATABASE_URL = previous;

@@ -135,7 +135,6 @@ function refusal(address: string, host: string): OutboundBlockedError | undefine
 
 /** A database connection names the database it opens; the application's own is never a target. */
 export interface DatabaseTarget {
-  port?: number;
   database?: string;
 }
 
@@ -144,7 +143,7 @@ const appDatabaseRefusal = () =>
 
 async function assertNotApplicationDatabase(address: string | undefined, target: DatabaseTarget | undefined): Promise<void> {
   if (target?.database === undefined) return;
-  if (await isApplicationDatabase({ address, port: target.port, database: target.database })) throw appDatabaseRefusal();
+  if (await isApplicationDatabase({ address, database: target.database })) throw appDatabaseRefusal();
 }
 
 /** Refusals that need no DNS: metadata names and IP literals. */
@@ -237,7 +236,7 @@ export function connectGuarded(
   target: ({ host: string; port: number } | { path: string }) & { database?: string },
   resolve: Resolver = systemResolver,
 ): Socket {
-  const database: DatabaseTarget = { database: target.database, ...("port" in target ? { port: target.port } : {}) };
+  const database: DatabaseTarget = { database: target.database };
   const check = async (): Promise<void> => {
     if ("path" in target) {
       // A Unix socket is on this machine by definition: allowed only where loopback is.

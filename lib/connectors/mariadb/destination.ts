@@ -35,7 +35,7 @@ async function poolFor(config: Row): Promise<PoolEntry> {
   const key = settingsKey(settings);
   let entry = pools.get(key);
   if (!entry) {
-    await assertHostAllowed(settings.host, undefined, { port: settings.port, database: settings.database });
+    await assertHostAllowed(settings.host, undefined, { database: settings.database });
     const pool = mysqlPromise.createPool({ ...connectionOptions(settings), connectionLimit: 4, idleTimeout: 30_000 });
     // The core (callback) connection is handed over here, before any query of ours runs on it.
     // A failure here resurfaces on the connection's first real query, so the callback only has to

@@ -52,7 +52,7 @@ async function poolFor(config: Row): Promise<PoolEntry> {
   const key = settingsKey(settings);
   let entry = pools.get(key);
   if (!entry) {
-    await assertHostAllowed(settings.host, undefined, { port: settings.port, database: settings.database });
+    await assertHostAllowed(settings.host, undefined, { database: settings.database });
     const pool = new pg.Pool({ ...clientConfig(settings), max: 4, idleTimeoutMillis: 30_000 });
     pool.on("error", () => undefined); // idle client lost: the next checkout reconnects
     entry = { pool, settings, tables: undefined };
