@@ -36,5 +36,7 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!api/|enterprise/|_next/|icons/|favicon|.*\\.(?:svg|png|ico|txt|webmanifest)$).*)"],
+  // Only the real static files are left out: a page path that merely ends in `.txt` (say
+  // /sources/1.txt) is still a page, and gets its nonce policy.
+  matcher: ["/((?!api/|enterprise/|_next/|icons/|favicon\\.svg$).*)"],
 };

@@ -76,6 +76,18 @@ async function consoleCookieClient(): Promise<APIRequestContext> {
   return client;
 }
 
+test("a signed-in page whose path ends like a static file (/sources/1.txt) still gets the nonce policy", async () => {
+  const client = await consoleCookieClient();
+  try {
+    for (const path of ["/sources/1.txt", "/dashboard.svg", "/syncs/2.png"]) {
+      const res = await client.get(path, { maxRedirects: 0 });
+      expect(scriptSrc(res.headers()["content-security-policy"]), `${path}: ${res.status()}`).toMatch(/'nonce-[\w+/=]{16,}'/);
+    }
+  } finally {
+    await client.dispose();
+  }
+});
+
 test("the session cookie authenticates the API, but writes only from our own origin (CSRF)", async () => {
   const client = await consoleCookieClient();
   try {

@@ -4,7 +4,7 @@ import { clientAddress } from "@/lib/http/forwarded";
 import { useTestDatabase } from "@/tests/helpers/db";
 import { login } from "./auth";
 import { FIXTURE_PASSWORD, newMember } from "./auth.fixtures";
-import { beginLoginAttempt, type ThrottleLimits } from "./login-throttle";
+import { beginLoginAttempt, throttleAddress, type ThrottleLimits } from "./login-throttle";
 
 useTestDatabase();
 
@@ -92,6 +92,19 @@ describe("login throttle", () => {
     await expect(fail("window@example.com", "10.4.4.4", l)).rejects.toBeInstanceOf(RateLimited);
     await new Promise((r) => setTimeout(r, 1100));
     await expect(fail("window@example.com", "10.4.4.4", l)).resolves.toBeDefined();
+  });
+
+  it("judges an IPv6 client by its /64, so rotating through the block earns no fresh budget", async () => {
+    expect(throttleAddress("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(throttleAddress("2001:0db8:0001:0002:ffff:1:2:3")).toBe("2001:db8:1:2::/64");
+    expect(throttleAddress("::ffff:10.1.2.3")).toBe("10.1.2.3");
+    expect(throttleAddress("10.1.2.3")).toBe("10.1.2.3");
+    const { user } = await newMember();
+    for (let i = 0; i < 10; i++) {
+      expect(await rejection(login({ email: user.email, password: "wrong" }, { ip: `2001:db8:9:9::${i + 1}` }))).toBeInstanceOf(Unauthorized);
+    }
+    expect(await rejection(login({ email: user.email, password: "wrong" }, { ip: "2001:db8:9:9:abcd::77" }))).toBeInstanceOf(RateLimited);
+    await expect(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "2001:db8:9:a::1" })).resolves.toHaveProperty("token");
   });
 
   it("takes the last X-Forwarded-For hop as the client address", () => {

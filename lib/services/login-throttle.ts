@@ -10,6 +10,7 @@
 // also decides whether the attempt may go ahead: concurrent attempts queue on the row, so no more
 // passwords than the limit are ever checked. A success gives its reservation back.
 // Counters live in PostgreSQL (login_throttles), shared by every web process.
+import { isIP } from "node:net";
 import { prisma } from "@/lib/db/client";
 import { RateLimited } from "@/lib/errors";
 
@@ -48,9 +49,28 @@ export interface LoginAttempt {
   succeeded(): Promise<void>;
 }
 
+/**
+ * The address a client is judged by: an IPv6 client by its /64, since one host usually holds the
+ * whole block and could otherwise rotate through it for fresh budgets; IPv4-mapped IPv6 as IPv4.
+ */
+export function throttleAddress(ip: string): string {
+  const address = ip.split("%")[0];
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (isIP(address) !== 6) return address;
+  const [head, tail] = address.split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill("0"), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
+}
+
 const keysOf = (client: LoginClient) => {
   const account = client.email.trim().toLowerCase();
-  const ip = client.ip || "unknown";
+  const ip = client.ip ? throttleAddress(client.ip) : "unknown";
   return { pair: `pair:${account}|${ip}`, ip: `ip:${ip}`, known: `known:${account}|${ip}` };
 };
 

@@ -138,6 +138,27 @@ describe("Http destination", () => {
     expect(a).toMatchObject({ ok: false, error: expect.stringMatching(/metadata/) });
   });
 
+  it("keeps the configured (secret) headers on a same-origin redirect and drops them on a cross-origin one", async () => {
+    const elsewhere = await startHttpServer();
+    try {
+      const headers = { Authorization: "Bearer stored-secret-41", "X-Api-Key": "key-secret-41" };
+      server.setHandler((req, res) => {
+        if (req.url?.endsWith("/here")) return void res.end("ok");
+        res.writeHead(307, { location: req.url?.endsWith("/moved") ? "/here" : `${elsewhere.url}/taken` });
+        res.end();
+      });
+      const moved = await httpDestination.write(config({ destination_url: `${server.url}/moved`, headers }), records.slice(0, 1), { stream, batch: false });
+      expect(moved[0].ok).toBe(true);
+      expect(server.requests.at(-1)).toMatchObject({ url: "/here", headers: expect.objectContaining({ authorization: "Bearer stored-secret-41", "x-api-key": "key-secret-41" }) });
+      await httpDestination.write(config({ destination_url: `${server.url}/away`, headers }), records.slice(0, 1), { stream, batch: false });
+      expect(elsewhere.requests).toHaveLength(1);
+      expect(elsewhere.requests[0].headers.authorization).toBeUndefined();
+      expect(elsewhere.requests[0].headers["x-api-key"]).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("checks reachability without sending data", async () => {
     expect(await httpDestination.check(config())).toEqual({ ok: true, details: expect.stringMatching(/^Reached 127\.0\.0\.1:\d+ \(HTTP 200/) });
     expect(server.requests[0].method).toBe("OPTIONS");

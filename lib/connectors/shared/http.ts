@@ -115,6 +115,13 @@ function requestSignal(timeoutMs: number, parent?: AbortSignal) {
   };
 }
 
+const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
+
+function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+  const dropped = new Set(names.map((n) => n.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !dropped.has(k.toLowerCase())));
+}
+
 /** Sends one request. Never throws for network trouble: the exchange says what happened. */
 export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
   const headers = { "user-agent": "datasync", ...(call.headers ?? {}) };
@@ -133,16 +140,21 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
   let url = call.url;
   let method: string = call.method;
   let body = call.body;
+  let sent: Record<string, string> = headers;
   try {
     for (let hop = 0; ; hop++) {
       assertUrlAllowed(url);
       sharedDispatcher ??= guardedDispatcher();
       // Redirects are followed by hand so that each target passes the outbound guard.
-      const response = await undiciFetch(url, { method, headers, body, signal, redirect: "manual", dispatcher: sharedDispatcher });
+      const response = await undiciFetch(url, { method, headers: sent, body, signal, redirect: "manual", dispatcher: sharedDispatcher });
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
         await response.body?.cancel().catch(() => undefined);
-        url = new URL(location, url).toString();
+        const next = new URL(location, url);
+        // The configured headers are secrets for the configured origin only: a redirect elsewhere
+        // (an open redirect on the receiver, say) must not carry them on.
+        if (next.origin !== new URL(url).origin) sent = withoutHeaders(sent, [...(call.secretHeaders ?? []), ...CREDENTIAL_HEADERS]);
+        url = next.toString();
         if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
           method = "GET";
           body = undefined;
