@@ -42,7 +42,7 @@ export async function startPasswordPostgres(): Promise<PasswordPostgres> {
     configuration: (user, password) => ({
       host: "127.0.0.1",
       port: db.port,
-      database: "datasync",
+      database: "postgres",
       schema: "public",
       connect_timeout: 5,
       credentials: { auth_type: "username/password", username: user, password },

@@ -9,12 +9,25 @@ import { IncomingMessage, type ServerResponse } from "node:http";
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const BODY_TOO_LARGE_MESSAGE = "The request body is larger than 1 MB.";
 
-/** Answers 413 in the project's error shape and closes the connection (the rest is never read). */
-function refuse(res: ServerResponse): null {
+/** Past this much, a client still sending after its 413 is cut off rather than drained. */
+const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
+
+/**
+ * Answers 413 in the project's error shape and closes the connection. What the client is still
+ * sending is read and dropped (never kept), up to a bound: a socket closed mid-upload would reach
+ * the client as a reset instead of this answer.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse): null {
   if (!res.headersSent) {
     res.writeHead(413, { "content-type": "application/json", connection: "close" });
     res.end(JSON.stringify({ message: BODY_TOO_LARGE_MESSAGE, status: "payload_too_large" }));
   }
+  let drained = 0;
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
   return null;
 }
 
@@ -48,19 +61,27 @@ export async function limitBody(
   max = MAX_BODY_BYTES,
 ): Promise<IncomingMessage | null> {
   const declared = req.headers["content-length"];
-  if (declared !== undefined) return Number(declared) > max ? refuse(res) : req;
+  if (declared !== undefined) return Number(declared) > max ? refuse(req, res) : req;
   if (req.headers["transfer-encoding"] === undefined) return req;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Events rather than for-await: leaving an async iterator early destroys the socket.
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const collect = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) return refuse(res);
-      chunks.push(chunk);
-    }
-  } catch {
+      if (size <= max) return void chunks.push(chunk);
+      req.off("data", collect);
+      chunks.length = 0;
+      resolve(refuse(req, res));
+    };
+    req.on("data", collect);
+    req.on("end", () => {
+      if (size <= max) resolve(replay(req, Buffer.concat(chunks)));
+    });
     // The client went away mid-body: nothing to answer.
-    return null;
-  }
-  return replay(req, Buffer.concat(chunks));
+    req.on("error", () => resolve(null));
+    req.on("close", () => {
+      if (!req.complete) resolve(null);
+    });
+  });
 }
