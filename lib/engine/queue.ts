@@ -90,6 +90,23 @@ export async function enqueueRun(
   await boss.send(RUN_QUEUE, { runId: run.id } satisfies RunJob, startAfter ? { startAfter } : {});
 }
 
+/**
+ * WORKSPACE_MAX_ACTIVE_RUNS (unset: no limit): how many runs of one workspace may execute at once
+ * across all workers, so that a tenant whose sources or destinations are slow cannot hold every
+ * worker slot. A run over the share stays queued and is offered again shortly.
+ */
+async function workspaceAtItsShare(runId: number): Promise<boolean> {
+  const share = Number(process.env.WORKSPACE_MAX_ACTIVE_RUNS ?? 0);
+  if (!Number.isInteger(share) || share <= 0) return false;
+  const { rows } = await pgPool().query<{ busy: boolean }>(
+    `SELECT count(*) >= $2 AS busy FROM sync_runs r
+      WHERE r.workspace_id = (SELECT workspace_id FROM sync_runs WHERE id = $1)
+        AND r.id <> $1 AND r.status::text = ANY($3::text[])`,
+    [runId, share, RUNNING_RUN_STATUSES],
+  );
+  return rows[0]?.busy === true;
+}
+
 /** Jobs of a run still waiting or held by a worker. */
 async function liveJobs(runId: number): Promise<{ id: string; state: string }[]> {
   const { rows } = await pgPool().query<{ id: string; state: string }>(
@@ -260,6 +277,14 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     for (const job of jobs) {
       const runId = Number(job.data?.runId);
       if (!Number.isInteger(runId)) continue;
+      if (await workspaceAtItsShare(runId)) {
+        const { rows } = await pgPool().query<{ sync_id: number; sync_run_type: string }>(
+          "SELECT sync_id, sync_run_type::text FROM sync_runs WHERE id = $1 AND NOT (status::text = ANY($2::text[]))",
+          [runId, TERMINAL_RUN_STATUSES],
+        );
+        if (rows[0]) await enqueueRun({ id: runId, syncId: rows[0].sync_id, syncRunType: rows[0].sync_run_type }, { startAfterSeconds: BUSY_RETRY_SECONDS });
+        continue;
+      }
       // No withLogContext here: its AsyncLocalStorage would put hooks on every promise of the run
       // (a quarter of an HTTP request's CPU in Node 20); engine log lines name their run themselves.
       const result = await executeRun(runId, { signal: shutdown.signal }).catch((err: unknown) => {
