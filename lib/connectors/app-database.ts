@@ -1,18 +1,17 @@
 // The application's own PostgreSQL (DATABASE_URL, embedded or not) must never be a connector's
 // target: a source on it reads every tenant's users and secrets, a destination on it writes them.
-// This module knows which (address, port, database) that is; net-policy refuses it at connect time,
-// whatever the outbound allow-list says.
+// This module knows which (host, database) that is; net-policy refuses it at connect time, whatever
+// the outbound allow-list says.
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 
 interface AppDatabase {
   host: string;
-  port: number;
   database: string;
 }
 
-/** DATABASE_URL as (host, port, database); undefined when unset or unparsable. */
+/** DATABASE_URL as (host, database); undefined when unset or unparsable. */
 function applicationDatabase(): AppDatabase | undefined {
   const raw = process.env.DATABASE_URL;
   if (!raw) return undefined;
@@ -21,7 +20,7 @@ function applicationDatabase(): AppDatabase | undefined {
     // `?host=/var/run/postgresql` (a socket) or no host at all: the database is on this machine.
     const host = decodeURIComponent(url.hostname).replace(/^\[(.*)\]$/, "$1") || url.searchParams.get("host") || "localhost";
     const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || decodeURIComponent(url.username) || "postgres";
-    return { host: host.toLowerCase(), port: Number(url.port || 5432), database };
+    return { host: host.toLowerCase(), database };
   } catch {
     return undefined;
   }
