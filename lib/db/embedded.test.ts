@@ -1,23 +1,14 @@
 // The embedded default: starts a real PostgreSQL under a data folder, keeps data across a restart.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { closedPort } from "@/lib/connectors/testing/helpers";
 import { startEmbeddedPostgres } from "./embedded";
 
 const dir = mkdtempSync(path.join(tmpdir(), "ds-embedded-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A port nobody listens on now (a fixed random range can hit a port a client connection holds). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function query(url: string, sql: string) {
   const client = new Client({ connectionString: url });
@@ -31,7 +22,8 @@ async function query(url: string, sql: string) {
 
 describe("embedded PostgreSQL", () => {
   it("initialises, serves, stops and keeps its data across restarts", async () => {
-    const port = await freePort();
+    // Free now: a fixed random range can hit a port an outgoing connection holds.
+    const port = await closedPort();
     const first = await startEmbeddedPostgres({ dataDir: dir, port });
     expect(first.url).toContain(`:${port}/`);
     expect(port).not.toBe(5432);
