@@ -1,6 +1,6 @@
 // Request shapes of the API token endpoints (shared by the console form and the OpenAPI document).
 import { z } from "zod";
-import { MAX_INT_ID } from "./ids";
+import { intId } from "./ids";
 
 export const createApiTokenSchema = z.object({
   api_token: z.object(
@@ -11,15 +11,10 @@ export const createApiTokenSchema = z.object({
         .min(1, "must not be empty")
         .max(100, "must be at most 100 characters")
         .describe('What the token is for, e.g. "CI deploys".'),
-      role_id: z
-        .number({ error: "must be a role id (integer)" })
-        .int("must be a role id (integer)")
-        .positive("must be a role id (integer)")
-        .max(MAX_INT_ID, "must be a role id (integer)")
-        .nullish()
-        .describe(
-          "A narrower role for the token; it never exceeds your own rights. Absent: your role in the workspace (when an API token creates the token: that token's own role).",
-        ),
+      role_id: intId(
+        "A narrower role for the token; it never exceeds your own rights. Absent: your role in the workspace (when an API token creates the token: that token's own role).",
+        "a role id",
+      ).nullish(),
       expires_at: z.iso
         .datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z" })
         .nullish()

@@ -1,5 +1,6 @@
 // Query shape of the audit log listing (shared by the console filters and the OpenAPI document).
 import { z } from "zod";
+import { queryIntId } from "./ids";
 
 export const listAuditLogsQuerySchema = z.object({
   resource_type: z
@@ -16,10 +17,7 @@ export const listAuditLogsQuerySchema = z.object({
     .regex(/^[\w-]{1,64}$/, "must be an id")
     .optional()
     .describe("Only entries about this resource id (use with resource_type)."),
-  user_id: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a positive integer user id")
-    .transform(Number)
+  user_id: queryIntId("a user id")
     .optional()
     .describe("Only entries made by this user."),
 });

@@ -1,7 +1,7 @@
 // Request shapes of the catalog endpoints: `{connector_id, catalog: {json_schema}}` (one stream is
 // built from it), or the full catalog with its streams and request settings.
 import { z } from "zod";
-import { MAX_INT_ID } from "./ids";
+import { intId } from "./ids";
 import { jsonObjectSchema } from "./connectors";
 
 export const RATE_LIMIT_UNITS = ["second", "minute", "hour", "day"] as const;
@@ -56,7 +56,7 @@ export const catalogBodySchema = z
 export type CatalogBody = z.infer<typeof catalogBodySchema>;
 
 export const createCatalogSchema = z.object({
-  connector_id: z.number({ error: "is required (an integer)" }).int("must be an integer").positive("must be a positive integer").max(MAX_INT_ID, `must be at most ${MAX_INT_ID}`).describe("The connector this catalog describes."),
+  connector_id: intId("The connector this catalog describes."),
   catalog: catalogBodySchema,
 });
 export type CreateCatalogInput = z.infer<typeof createCatalogSchema>;

@@ -1,15 +1,13 @@
 // Request shapes of the workspace member endpoints (shared by the console forms and the OpenAPI document).
 import { z } from "zod";
-import { MAX_INT_ID } from "./ids";
+import { intId } from "./ids";
 
 export const MIN_PASSWORD_LENGTH = 8;
 
-const roleId = z
-  .number({ error: "is required: a role id (integer)" })
-  .int("must be a role id (integer)")
-  .positive("must be a role id (integer)")
-  .max(MAX_INT_ID, "must be a role id (integer)")
-  .describe("The member's role: a system role (Admin, Member, Viewer) or a custom role of this workspace.");
+const roleId = intId(
+  "The member's role: a system role (Admin, Member, Viewer) or a custom role of this workspace.",
+  "a role id",
+);
 
 export const createMemberSchema = z.object({
   member: z.object(

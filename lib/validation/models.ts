@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { sortSchema } from "./sort";
 import { jsonObjectSchema } from "./connectors";
-import { MAX_INT_ID, queryIntId } from "./ids";
+import { intId, queryIntId } from "./ids";
 
 export const QUERY_TYPES = ["raw_sql", "table_selector", "ai_ml"] as const;
 /** Query types of the reference we do not run yet: refused with a sentence that says so. */
@@ -16,9 +16,6 @@ export const queryTypeSchema = z
         : `must be one of: ${QUERY_TYPES.join(", ")}`,
   })
   .describe("raw_sql: a SQL query; table_selector: a query built from a table; ai_ml: inputs for a model endpoint.");
-
-const positiveId = (what: string) =>
-  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").max(MAX_INT_ID, `must be at most ${MAX_INT_ID}`).describe(what);
 
 const modelFields = {
   name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255, "must be at most 255 characters").describe("Shown in the console."),
@@ -37,7 +34,7 @@ const modelFields = {
     .min(1, "must not be empty")
     .max(255)
     .describe("The column whose value identifies a row across runs."),
-  connector_id: positiveId("The source connector the query runs on."),
+  connector_id: intId("The source connector the query runs on."),
 };
 
 export const createModelSchema = z.object({

@@ -1,14 +1,12 @@
 // Query shape of GET /api/v1/reports (the dashboard charts).
 import { z } from "zod";
+import { queryIntId } from "./ids";
 
 export const REPORT_TYPES = ["workspace_activity"] as const;
 export const REPORT_METRICS = ["sync_run_triggered", "total_sync_run_rows", "all"] as const;
 export const REPORT_TIME_PERIODS = ["one_day", "one_week"] as const;
 
-const connectorId = z
-  .string()
-  .regex(/^\d{1,9}$/, "must be connector ids (positive integers)")
-  .transform(Number);
+const connectorId = queryIntId("a connector id");
 
 export const reportQuerySchema = z.object({
   type: z

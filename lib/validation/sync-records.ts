@@ -1,14 +1,17 @@
 // Request shapes of the sync record endpoint.
 import { z } from "zod";
-import { idParam } from "@/lib/http/handler";
-import { queryBigIntId } from "./ids";
+import { idParam, queryBigIntId } from "./ids";
 
 export const SYNC_RECORD_STATUSES = ["pending", "success", "failed"] as const;
 export const SYNC_RECORD_ACTIONS = ["destination_insert", "destination_update", "destination_delete"] as const;
 
-export const syncRecordsParamsSchema = z
-  .object({ id: idParam, run_id: idParam })
-  .transform((p) => ({ sync_id: p.id, sync_run_id: p.run_id }));
+// Folders syncs/[id]/sync_runs/[run_id]; the API names them sync_id and sync_run_id (renamed first,
+// so a problem names the parameter the caller knows).
+type Folders = { id?: string; run_id?: string };
+export const syncRecordsParamsSchema = z.preprocess(
+  (p) => ({ sync_id: (p as Folders).id, sync_run_id: (p as Folders).run_id }),
+  z.object({ sync_id: idParam, sync_run_id: idParam }),
+);
 
 export const listSyncRecordsQuerySchema = z.object({
   status: z

@@ -1,13 +1,18 @@
 // Request shapes of the sync run endpoints.
 import { z } from "zod";
-import { idParam } from "@/lib/http/handler";
+import { idParam } from "./ids";
 
 export const SYNC_RUN_STATUSES = ["pending", "started", "querying", "queued", "in_progress", "success", "paused", "failed", "canceled"] as const;
 export const SYNC_RUN_TYPES = ["general", "test"] as const;
 
-// The folders are syncs/[id]/sync_runs/[run_id] (Next needs one name per level); the API names them sync_id and id.
-export const syncRunsParamsSchema = z.object({ id: idParam }).transform((p) => ({ sync_id: p.id }));
-export const syncRunParamsSchema = z.object({ id: idParam, run_id: idParam }).transform((p) => ({ sync_id: p.id, id: p.run_id }));
+// The folders are syncs/[id]/sync_runs/[run_id] (Next needs one name per level); the API names them
+// sync_id and id. Renamed before checking, so a problem names the parameter the caller knows.
+type Folders = { id?: string; run_id?: string };
+export const syncRunsParamsSchema = z.preprocess((p) => ({ sync_id: (p as Folders).id }), z.object({ sync_id: idParam }));
+export const syncRunParamsSchema = z.preprocess(
+  (p) => ({ sync_id: (p as Folders).id, id: (p as Folders).run_id }),
+  z.object({ sync_id: idParam, id: idParam }),
+);
 
 export const listSyncRunsQuerySchema = z.object({
   status: z.enum(SYNC_RUN_STATUSES, { error: `must be one of: ${SYNC_RUN_STATUSES.join(", ")}` }).optional().describe("Only runs in this status."),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { sortSchema } from "./sort";
 import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
 import type { FieldError } from "@/lib/errors";
-import { MAX_INT_ID, queryIntId } from "./ids";
+import { intId, queryIntId } from "./ids";
 
 export const SCHEDULE_TYPES = ["manual", "interval", "cron_expression", "automated"] as const;
 export const SYNC_MODES = ["full_refresh", "incremental"] as const;
@@ -12,9 +12,6 @@ export const SYNC_INTERVAL_UNITS = ["minutes", "hours", "days", "weeks"] as cons
 export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "aborted"] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => ({ error: `must be one of: ${values.join(", ")}` });
-
-const idField = (what: string) =>
-  z.number({ error: "is required (an integer id)" }).int("must be an integer").positive("must be a positive integer").max(MAX_INT_ID, `must be at most ${MAX_INT_ID}`).describe(what);
 
 /** One field mapping; the older object form {source_column: "dest.path"} is accepted too. */
 export const fieldMappingSchema = z.object({
@@ -49,9 +46,9 @@ const scheduleFields = {
 const syncFields = {
   name: z.string().trim().max(255, "must be at most 255 characters").nullish().describe("Shown in the console."),
   description: z.string().max(2000, "must be at most 2000 characters").nullish().describe("Free text."),
-  source_id: idField("The source connector; it must be the model's connector."),
-  destination_id: idField("The destination connector; it must have a catalog."),
-  model_id: idField("The model whose rows are sent."),
+  source_id: intId("The source connector; it must be the model's connector."),
+  destination_id: intId("The destination connector; it must have a catalog."),
+  model_id: intId("The model whose rows are sent."),
   configuration: syncConfigurationSchema.nullish(),
   sync_mode: z.enum(SYNC_MODES, oneOf(SYNC_MODES)).describe("full_refresh re-sends every row each run; incremental only new and changed rows."),
   stream_name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255).describe("One of the destination catalog's streams."),
@@ -142,6 +139,6 @@ export const listSyncsQuerySchema = z.object({
 export type ListSyncsQuery = z.infer<typeof listSyncsQuerySchema>;
 
 export const scheduleSyncSchema = z.object({
-  schedule_sync: z.object({ sync_id: idField("The sync to run now.") }, { error: "is required: send {schedule_sync: {sync_id}}" }),
+  schedule_sync: z.object({ sync_id: intId("The sync to run now.") }, { error: "is required: send {schedule_sync: {sync_id}}" }),
 });
 export type ScheduleSyncInput = z.infer<typeof scheduleSyncSchema>;
