@@ -1,9 +1,15 @@
-// Typed errors thrown deep (services, engine) and shaped once by the HTTP layer into
-// {message, status[, errors]}. A plain Error that reaches the mapper is a 500 and a bug.
+// Typed errors thrown deep (services, engine) and shaped once by the HTTP layer
+// (lib/http/error-body.ts) into {message, status, errors: [{status, title, detail, source?}]}.
+// A plain Error that reaches the mapper is a 500 and a bug.
 
+/** One problem with one input, as services and schemas report it; the HTTP layer shapes it. */
 export interface FieldError {
+  /** Dotted path into the JSON body (`sync.schedule_type`), or the name of a parameter or header. */
   path: string;
+  /** What is wrong, as a predicate of the field: `is required`, `must be one of: a, b`. */
   message: string;
+  /** Where `path` points; default the request body. */
+  in?: "body" | "query" | "path" | "header";
 }
 
 export abstract class AppError extends Error {

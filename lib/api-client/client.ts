@@ -3,21 +3,20 @@
 // lib/http/credentials.ts), with the Workspace-Id header. Parses JSON, and turns every non-2xx
 // answer into an ApiError carrying the API's own {message, status, errors} so forms and toasts can
 // show exactly what the server said.
+import { pointerPath, type ErrorItem } from "@/lib/http/error-body";
 
 /** Cookie holding the selected workspace id (read by the console layout on the server). */
 export const WORKSPACE_COOKIE = "ds_workspace";
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { ErrorItem };
 
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly httpStatus: number,
     readonly code: string,
-    readonly errors: FieldError[] = [],
+    /** The body's error items (lib/http/error-body.ts); field errors carry source.pointer. */
+    readonly errors: ErrorItem[] = [],
   ) {
     super(message);
     this.name = "ApiError";
@@ -75,7 +74,7 @@ export class ApiClient {
       /* not JSON */
     }
     if (!res.ok) {
-      const err = (json ?? {}) as { message?: string; status?: string; errors?: FieldError[] };
+      const err = (json ?? {}) as { message?: string; status?: string; errors?: ErrorItem[] };
       if (res.status === 401) this.options.onUnauthorized?.();
       throw new ApiError(
         err.message || `The request failed (HTTP ${res.status}).`,
@@ -111,19 +110,25 @@ export function errorMessage(err: unknown): string {
 }
 
 /**
- * Field errors of a 422 keyed by their path with the given prefixes removed, e.g.
- * `connector.configuration.host` → `host` with prefix `connector.configuration`.
+ * Field errors of a 422 keyed by the dotted path of their `source.pointer` with the given prefixes
+ * removed, e.g. `/connector/configuration/host` → `host` with prefix `connector.configuration`.
+ * The message is the item's detail without its leading `<path>: ` (the form field already says
+ * which field it is). Items without a pointer (parameters, whole-request problems) are left out.
  */
 export function fieldErrors(err: unknown, ...prefixes: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!(err instanceof ApiError)) return out;
   for (const e of err.errors) {
-    let path = e.path;
+    const pointer = e.source && "pointer" in e.source ? e.source.pointer : undefined;
+    if (pointer === undefined || typeof e.detail !== "string") continue;
+    const full = pointerPath(pointer);
+    const message = e.detail.startsWith(`${full || "body"}: `) ? e.detail.slice((full || "body").length + 2) : e.detail;
+    let path = full;
     for (const prefix of prefixes) {
       if (path === prefix) path = "";
       else if (path.startsWith(`${prefix}.`)) path = path.slice(prefix.length + 1);
     }
-    out[path] = out[path] ? `${out[path]}; ${e.message}` : e.message;
+    out[path] = out[path] ? `${out[path]}; ${message}` : message;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // within it is handed to Next as a request with a known length. The route wrapper
 // (lib/http/handler.ts) checks the same limit again for servers started without scripts/start.ts.
 import { IncomingMessage, type ServerResponse } from "node:http";
+import { errorBody } from "./error-body";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const BODY_TOO_LARGE_MESSAGE = "The request body is larger than 1 MB.";
@@ -20,7 +21,7 @@ const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 function refuse(req: IncomingMessage, res: ServerResponse): null {
   if (!res.headersSent) {
     res.writeHead(413, { "content-type": "application/json", connection: "close" });
-    res.end(JSON.stringify({ message: BODY_TOO_LARGE_MESSAGE, status: "payload_too_large" }));
+    res.end(JSON.stringify(errorBody(413, "payload_too_large", BODY_TOO_LARGE_MESSAGE)));
   }
   let drained = 0;
   req.on("data", (chunk: Buffer) => {

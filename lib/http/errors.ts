@@ -1,24 +1,25 @@
-// The one mapper from thrown errors to the error body {message, status[, errors]}.
+// The one mapper from thrown errors to the error response; the body is built by ./error-body.ts.
 import { ZodError } from "zod";
 import { AppError, type FieldError } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
+import { issueMessage } from "@/lib/validation/messages";
+import { errorJson } from "./error-body";
 
-export interface ErrorBody {
-  message: string;
-  status: string;
-  errors?: FieldError[];
-}
+export type { ErrorBody, ErrorItem } from "./error-body";
 
-export function zodFieldErrors(err: ZodError, prefix: string[] = []): FieldError[] {
+/** Zod issues as field problems, with messages from the one message rule (lib/validation/messages.ts). */
+export function zodFieldErrors(err: ZodError, where: FieldError["in"] = "body"): FieldError[] {
   return err.issues.map((issue) => ({
-    path: [...prefix, ...issue.path.map(String)].join("."),
-    message: issue.message,
+    path: issue.path.map(String).join("."),
+    message: issueMessage(issue),
+    ...(where === "body" ? {} : { in: where }),
   }));
 }
 
-function json(status: number, body: ErrorBody, headers?: Record<string, string>): Response {
-  return Response.json(body, { status, headers });
+/** `path: message; path: message`, the summary sentence of field problems. */
+export function fieldSummary(errors: readonly FieldError[], whole = "body"): string {
+  return errors.map((e) => `${e.path || whole}: ${e.message}`).join("; ");
 }
 
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "08006", "08001"]);
@@ -35,34 +36,27 @@ function isDatabaseDown(err: unknown): boolean {
 
 export function errorResponse(err: unknown, requestId?: string): Response {
   if (err instanceof AppError) {
-    return json(
-      err.httpStatus,
-      { message: err.message, status: err.code, ...(err.errors ? { errors: err.errors } : {}) },
-      err.headers,
-    );
+    return errorJson(err.httpStatus, err.code, err.message, { fields: err.errors, headers: err.headers });
   }
   if (err instanceof ZodError) {
-    const errors = zodFieldErrors(err);
-    return json(422, {
-      message: `Validation failed: ${errors.map((e) => `${e.path || "body"} ${e.message}`).join("; ")}`,
-      status: "validation_failed",
-      errors,
-    });
+    const fields = zodFieldErrors(err);
+    return errorJson(422, "validation_failed", `Validation failed: ${fieldSummary(fields)}`, { fields });
   }
   if (err instanceof Prisma.PrismaClientKnownRequestError) {
-    if (err.code === "P2002") return json(409, { message: "A record with the same unique values already exists.", status: "conflict" });
-    if (err.code === "P2025") return json(404, { message: "The requested record was not found.", status: "not_found" });
-    if (err.code === "P2003") return json(409, { message: "The record is still referenced by other records.", status: "conflict" });
+    if (err.code === "P2002") return errorJson(409, "conflict", "A record with the same unique values already exists.");
+    if (err.code === "P2025") return errorJson(404, "not_found", "The requested record was not found.");
+    if (err.code === "P2003") return errorJson(409, "conflict", "The record is still referenced by other records.");
   }
   if (isDatabaseDown(err)) {
     logger.warn({ requestId, err: (err as Error)?.message }, "database unavailable");
-    return json(503, { message: "The database is unavailable; try again shortly.", status: "service_unavailable" }, {
-      "Retry-After": "5",
+    return errorJson(503, "service_unavailable", "The database is unavailable; try again shortly.", {
+      headers: { "Retry-After": "5" },
     });
   }
   logger.error({ requestId, err }, "unhandled error");
-  return json(500, {
-    message: `An unexpected error occurred${requestId ? ` (request ${requestId})` : ""}; it has been logged.`,
-    status: "internal_error",
-  });
+  return errorJson(
+    500,
+    "internal_error",
+    `An unexpected error occurred${requestId ? ` (request ${requestId})` : ""}; it has been logged.`,
+  );
 }

@@ -3,13 +3,13 @@
 // declare the permission, the schemas and the service call.
 import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
-import { z, type ZodType } from "zod";
+import type { ZodType } from "zod";
 import { can, type Action, type Resource } from "@/lib/auth/permissions";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext } from "@/lib/services/auth-context";
 import { requestToken } from "./credentials";
-import { errorResponse, zodFieldErrors } from "./errors";
+import { errorResponse, fieldSummary, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
 import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from "./body-limit";
 import { trustProxy } from "./forwarded";
@@ -124,13 +124,17 @@ export function queryObject(params: URLSearchParams): Record<string, string | st
 
 function parseWith<T>(schema: ZodType<T> | undefined, input: unknown, where: "params" | "query" | "body"): T {
   if (!schema) return input as T;
-  const result = schema.safeParse(input);
+  // The input goes into the issues so their messages can say what came (lib/validation/messages.ts).
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const errors = zodFieldErrors(result.error);
-  const summary = errors.map((e) => `${e.path || where}: ${e.message}`).join("; ");
   // Path and query problems are malformed requests (400); a well-formed body that breaks rules is 422.
-  if (where === "body") throw new ValidationFailed(`Validation failed: ${summary}`, { errors });
-  throw new BadRequest(`Invalid ${where === "params" ? "path parameter" : "query parameter"}: ${summary}`, { errors });
+  if (where === "body") {
+    const errors = zodFieldErrors(result.error);
+    throw new ValidationFailed(`Validation failed: ${fieldSummary(errors)}`, { errors });
+  }
+  const errors = zodFieldErrors(result.error, where === "params" ? "path" : "query");
+  const kind = where === "params" ? "path parameter" : "query parameter";
+  throw new BadRequest(`Invalid ${kind}: ${fieldSummary(errors, where)}`, { errors });
 }
 
 /**
@@ -223,7 +227,10 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       const url = publicUrl(req);
       for (const [key, value] of url.searchParams) {
         if (key.includes("\u0000") || value.includes("\u0000")) {
-          throw new BadRequest(`Invalid query parameter: ${key.replace(/\u0000/g, "")} must not contain the NUL character (%00).`);
+          const name = key.replace(/\u0000/g, "");
+          throw new BadRequest(`Invalid query parameter: ${name} must not contain the NUL character (%00).`, {
+            errors: [{ path: name, in: "query", message: "must not contain the NUL character (%00)" }],
+          });
         }
       }
       const params = parseWith(spec.params, (await context?.params) ?? {}, "params");
@@ -253,11 +260,7 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
   }
 }
 
-/** A path id: a positive integer (behaviour.md section 1: a non-integer path id is a 400). */
-export const idParam = z
-  .string()
-  .regex(/^\d{1,12}$/, "must be a positive integer id")
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= 2_147_483_647, "must be a positive integer id");
+/** A path id: the one id schema (lib/validation/ids.ts). */
+export { idParam } from "@/lib/validation/ids";
 
 export const noContent = () => new Response(null, { status: 204 });

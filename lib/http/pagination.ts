@@ -12,19 +12,21 @@ export interface Page {
   take: number;
 }
 
-function positiveInt(name: string, raw: string | null): number | undefined {
+/** The first of `names` present in the query, as a whole number of 1 or more (400 otherwise). */
+function positiveInt(params: URLSearchParams, ...names: string[]): number | undefined {
+  const name = names.find((n) => params.get(n) !== null);
+  const raw = name === undefined ? null : params.get(name)!;
   if (raw === null || raw === "") return undefined;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new BadRequest(`The query parameter ${name} must be a whole number of 1 or more (got "${raw.slice(0, 40)}").`);
+    const message = `must be a whole number of 1 or more (got "${raw.slice(0, 40)}")`;
+    throw new BadRequest(`The query parameter ${name} ${message}.`, { errors: [{ path: name!, in: "query", message }] });
   }
   return Number(raw);
 }
 
 export function parsePage(params: URLSearchParams): Page {
-  const page = positiveInt("page", params.get("page[number]") ?? params.get("page")) ?? 1;
-  const requested =
-    positiveInt("per_page", params.get("page[size]") ?? params.get("per_page") ?? params.get("page_size")) ??
-    DEFAULT_PER_PAGE;
+  const page = positiveInt(params, "page[number]", "page") ?? 1;
+  const requested = positiveInt(params, "page[size]", "per_page", "page_size") ?? DEFAULT_PER_PAGE;
   const perPage = Math.min(requested, MAX_PER_PAGE);
   // Pages past any plausible data set would overflow OFFSET; treat them as empty pages.
   const skip = Math.min((page - 1) * perPage, Number.MAX_SAFE_INTEGER);

@@ -754,12 +754,15 @@ export const OPERATIONS: Operation[] = [
 ];
 
 export const ERROR_CODES: Record<number, string> = {
-  400: "bad_request: malformed JSON or an invalid path/query parameter.",
+  400: "bad_request: malformed JSON or an invalid path/query parameter (errors[].source.parameter names it).",
   401: "unauthorized: missing, invalid, expired or revoked token.",
   403: "forbidden: your role may not do this.",
   404: "not_found: unknown, or in a workspace you cannot see.",
   409: "conflict: the current state does not allow it.",
-  422: "validation_failed: the body breaks a rule; errors[] names each field.",
+  413: "payload_too_large: the body is larger than 1 MB.",
+  415: "unsupported_media_type: send the body as JSON.",
+  422: "validation_failed: the body breaks a rule; each errors[] item points at one field (source.pointer).",
+  424: "failed_dependency: the resource is not in a state that allows it (e.g. the sync is disabled).",
   429: "rate_limited: too many attempts; see Retry-After.",
 };
 
@@ -775,11 +778,13 @@ const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m
 
 function errorStatuses(op: Operation): number[] {
   const out: number[] = [];
-  if (op.query || placeholders(op.path).length) out.push(400);
+  if (op.query || op.body || placeholders(op.path).length) out.push(400);
   if (op.permission !== "public") out.push(401);
   if (Array.isArray(op.permission) || op.operationId === "changePassword") out.push(403);
   if (placeholders(op.path).length) out.push(404);
-  if (op.body) out.push(422);
+  if (op.body) out.push(413, 415, 422);
+  // Operations whose response text names a 424 (sync runs) get the error body documented for it.
+  if (/\b424\b/.test(op.response)) out.push(424);
   if (op.operationId === "login" || op.operationId === "changePassword") out.push(429);
   return out;
 }
@@ -794,14 +799,30 @@ function build() {
       "A session token from POST /api/v1/login or an API token. Workspace-Id header selects the workspace.",
   });
   // `.meta({id})` makes it one components.schemas entry that every error response refers to.
+  const errorItem = z
+    .object({
+      status: z.string().describe('The HTTP status as a string, e.g. "422".'),
+      title: z.string().describe("The error code, the same as the body's status, e.g. validation_failed."),
+      detail: z.string().describe("A sentence about this problem; for a field it begins with the field's dotted path."),
+      source: z
+        .union([
+          z.object({ pointer: z.string().describe("JSON pointer into the request body, e.g. /sync/schedule_type.") }),
+          z.object({ parameter: z.string().describe("The query or path parameter, e.g. page.") }),
+          z.object({ header: z.string().describe("The request header, e.g. Workspace-Id.") }),
+        ])
+        .optional()
+        .describe("Where the problem is; only for a problem with one field, parameter or header."),
+    })
+    .describe("One problem, JSON:API style (what the reference console reads).")
+    .meta({ id: "ErrorItem" });
   const error = z
     .object({
       message: z.string().describe("A sentence a person can act on."),
       status: z.string().describe("The error code, e.g. not_found."),
       errors: z
-        .array(z.object({ path: z.string(), message: z.string() }))
-        .optional()
-        .describe("Per-field problems (400/422)."),
+        .array(errorItem)
+        .min(1)
+        .describe("At least one item: one per field problem, else one repeating the message."),
     })
     .describe("The one error body of every endpoint.")
     .meta({ id: "Error" });
@@ -869,7 +890,7 @@ function build() {
       title: "Datasync API",
       version: "1.0.0",
       description:
-        "Reverse ETL: connectors, models, syncs and their runs. Bearer JWT on every endpoint but login; errors are {message, status[, errors]}; lists are paginated with page/per_page (or page[number]/page[size]), 25 by default, at most 100.",
+        "Reverse ETL: connectors, models, syncs and their runs. Bearer JWT on every endpoint but login; errors are {message, status, errors: [{status, title, detail, source?}]}; lists are paginated with page/per_page (or page[number]/page[size]), 25 by default, at most 100.",
     },
     servers: [{ url: "/" }],
     tags: TAGS,

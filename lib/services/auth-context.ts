@@ -35,7 +35,9 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export function parseWorkspaceHeader(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   if (!/^\d{1,9}$/.test(value.trim()))
-    throw new BadRequest("The Workspace-Id header must be a positive integer.");
+    throw new BadRequest("The Workspace-Id header must be a positive integer.", {
+      errors: [{ path: "Workspace-Id", in: "header", message: "must be a positive integer (a workspace id)" }],
+    });
   return Number(value.trim());
 }
 

@@ -1,6 +1,7 @@
 // GET /api/metrics - Prometheus metrics (runs by status, rows, durations, queue depth, rate-limit wait).
 // Only for METRICS_TOKEN holders or, without a token configured, a scraper on this machine.
 import { timingSafeEqual } from "node:crypto";
+import { errorJson } from "@/lib/http/error-body";
 import { isLocalRequest } from "@/lib/http/forwarded";
 import { metricsRegistry } from "@/lib/services/metrics";
 
@@ -13,13 +14,13 @@ export async function GET(req: Request) {
     const message = token
       ? "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>."
       : "Metrics are served only to this machine; set METRICS_TOKEN to scrape them from elsewhere.";
-    return Response.json({ message, status: "unauthorized" }, { status: 401 });
+    return errorJson(401, "unauthorized", message);
   }
   const registry = metricsRegistry();
   try {
     return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
   } catch {
-    return Response.json({ message: "Metrics are unavailable while the database is down.", status: "service_unavailable" }, { status: 503 });
+    return errorJson(503, "service_unavailable", "Metrics are unavailable while the database is down.");
   }
 }
 

@@ -129,7 +129,7 @@ function OperationCard({ op }: { op: OperationView }) {
         </p>
         {errors.length > 0 && (
           <p className="mt-1 text-xs text-slate-500">
-            Errors: {errors.join(", ")} with {"{message, status[, errors]}"}.
+            Errors: {errors.join(", ")} with {"{message, status, errors: [{status, title, detail, source?}]}"}.
           </p>
         )}
       </section>
