@@ -5,6 +5,7 @@ import {
   ISO_TIME,
   apiTokenFor,
   expectError,
+  fieldErrors,
   memberWithRole,
   newWorkspace,
   type TestWorkspace,
@@ -81,7 +82,7 @@ test("validation: name required, role must exist here and not exceed the creator
     422,
     "validation_failed",
   );
-  expect(body.errors).toEqual(
+  expect(fieldErrors(body)).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ path: "api_token.name" }),
       expect.objectContaining({ path: "api_token.role_id" }),
@@ -95,13 +96,13 @@ test("validation: name required, role must exist here and not exceed the creator
     422,
     "validation_failed",
   );
-  expect(past.errors).toEqual([{ path: "api_token.expires_at", message: "must be in the future" }]);
+  expect(fieldErrors(past)).toEqual([{ path: "api_token.expires_at", message: "must be in the future" }]);
   const unknown = await expectError(
     await ws.admin.post("/api/v1/api_tokens", { api_token: { name: "r", role_id: 99999999 } }),
     422,
     "validation_failed",
   );
-  expect(unknown.errors).toEqual([
+  expect(fieldErrors(unknown)).toEqual([
     { path: "api_token.role_id", message: "role 99999999 does not exist in this workspace" },
   ]);
   const member = await memberWithRole(request, ws, "Member");

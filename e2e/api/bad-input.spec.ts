@@ -1,9 +1,10 @@
 // The bad-input sweep: every endpoint of e2e/support/endpoints.ts gets malformed JSON, wrong types,
 // missing fields, huge and negative numbers, unknown enum values, bad page numbers, non-integer and
 // out-of-range ids, SQL-looking strings, very long strings, a body over 1 MB and unicode. Every
-// answer must be a 4xx with the one error body {message, status[, errors]} (never a 5xx), and a
-// refused request must leave nothing behind: the workspace's audit log (written in the same
-// transaction as every change) and the counts of every collection stay as they were.
+// answer must be a 4xx (never a 5xx) with the one error body
+// {message, status, errors: [{status, title, detail, source?}]}, and a refused request must leave
+// nothing behind: the workspace's audit log (written in the same transaction as every change) and
+// the counts of every collection stay as they were.
 import {
   expect,
   request as playwrightRequest,
@@ -99,12 +100,16 @@ async function expectRefused(
     typeof body.message === "string" &&
     body.message.length > 3 &&
     typeof body.status === "string" &&
-    (body.errors === undefined ||
-      (Array.isArray(body.errors) &&
-        body.errors.every(
-          (e: { path?: unknown; message?: unknown }) =>
-            typeof e.path === "string" && typeof e.message === "string",
-        ))) &&
+    // behaviour.md section 3: at least one JSON:API-style item, each naming this status and code.
+    Array.isArray(body.errors) &&
+    body.errors.length > 0 &&
+    body.errors.every(
+      (e: { status?: unknown; title?: unknown; detail?: unknown; source?: unknown }) =>
+        e.status === String(status) &&
+        e.title === body.status &&
+        typeof e.detail === "string" &&
+        (e.source === undefined || (typeof e.source === "object" && e.source !== null)),
+    ) &&
     !/at .+\.(ts|js):\d+|prisma|invocation|node_modules/i.test(body.message);
   if (!shapeOk) problems.push({ what: `${what} (error body shape)`, status, body: text.slice(0, 300) });
   return shapeOk;

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, ISO, pgConfiguration, unique, type DataWorkspace } from "../support/data";
 
 let ws: DataWorkspace;
@@ -73,7 +73,7 @@ test("PUT /catalogs/{id} replaces the catalog and returns the resource with cata
 
 test("catalog bodies are validated (422) and scoped (404)", async ({ request }) => {
   const noCatalog = await expectError(await ws.admin.post("/api/v1/catalogs", { connector_id: connectorId }), 422, "validation_failed");
-  expect(noCatalog.errors).toEqual([expect.objectContaining({ path: "catalog" })]);
+  expect(fieldErrors(noCatalog)).toEqual([expect.objectContaining({ path: "catalog" })]);
   await expectError(await ws.admin.post("/api/v1/catalogs", { connector_id: "x", catalog: { json_schema: {} } }), 422, "validation_failed");
   await expectError(await ws.admin.post("/api/v1/catalogs", { connector_id: connectorId, catalog: {} }), 422, "validation_failed");
   const unit = await expectError(
@@ -87,7 +87,7 @@ test("catalog bodies are validated (422) and scoped (404)", async ({ request }) 
     422,
     "validation_failed",
   );
-  expect(method.errors).toEqual([expect.objectContaining({ path: "catalog.streams.0.request_method" })]);
+  expect(fieldErrors(method)).toEqual([expect.objectContaining({ path: "catalog.streams.0.request_method" })]);
 
   const missing = await expectError(await ws.admin.post("/api/v1/catalogs", { connector_id: 99999999, catalog: { json_schema: {} } }), 404, "not_found");
   expect(missing.message).toContain("Connector 99999999");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, pgConfiguration, type DataWorkspace } from "../support/data";
 
 let ws: DataWorkspace;
@@ -76,7 +76,7 @@ test("POST /connector_definitions/check_connection reports success and failure",
 
 test("check_connection: bad bodies are 422, unknown connectors 422, Viewers 403", async () => {
   const missing = await expectError(await ws.admin.post("/api/v1/connector_definitions/check_connection", { name: "Postgresql" }), 422, "validation_failed");
-  expect(missing.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "connection_spec" })]));
+  expect(fieldErrors(missing)).toEqual(expect.arrayContaining([expect.objectContaining({ path: "connection_spec" })]));
   const unknown = await expectError(
     await ws.admin.post("/api/v1/connector_definitions/check_connection", { name: "Nope", connection_spec: {} }),
     422,

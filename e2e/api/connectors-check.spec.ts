@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, MASK, pgConfiguration, unique, type DataWorkspace } from "../support/data";
 import { startPasswordPostgres, type PasswordPostgres } from "../support/password-pg";
 
@@ -91,7 +91,7 @@ test("wrong password: a clear failure that never echoes a password; masked secre
     422,
     "validation_failed",
   );
-  expect(retarget.errors).toEqual([{ path: "configuration.credentials.password", message: expect.stringMatching(/enter it again: port changed/) }]);
+  expect(fieldErrors(retarget)).toEqual([{ path: "configuration.credentials.password", message: expect.stringMatching(/enter it again: port changed/) }]);
   const refused = await check({ configuration: { ...shown, port: 1, connect_timeout: 2, credentials: { ...shown.credentials, password: RIGHT } } });
   expect(refused.result).toBe("failed");
   expect(refused.details).toMatch(/127\.0\.0\.1:1.*refused/);
@@ -166,7 +166,7 @@ test("a Viewer (connector.read) re-tests saved connectors, but trying other sett
 test("bad bodies are 4xx with the error body", async ({ request }) => {
   const id = await createConnector(ws, pgConfiguration());
   const notObject = await expectError(await ws.admin.post(`/api/v1/connectors/${id}/check`, { configuration: "host=x" }), 422, "validation_failed");
-  expect(notObject.errors).toEqual([expect.objectContaining({ path: "configuration" })]);
+  expect(fieldErrors(notObject)).toEqual([expect.objectContaining({ path: "configuration" })]);
   // The update's shape is not this endpoint's: refused rather than quietly trying the saved settings.
   const misspelt = await expectError(
     await ws.admin.post(`/api/v1/connectors/${id}/check`, { connector: { configuration: pgConfiguration() } }),

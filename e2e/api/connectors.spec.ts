@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, ensureTestDatabase, expectLinks, ISO, MASK, pgConfiguration, sql, unique, type DataWorkspace } from "../support/data";
 
 let ws: DataWorkspace;
@@ -61,7 +61,7 @@ test("POST /connectors validates the configuration and the name", async () => {
     422,
     "validation_failed",
   );
-  const paths = (bad.errors as { path: string }[]).map((e) => e.path);
+  const paths = fieldErrors(bad).map((e) => e.path);
   expect(paths).toEqual(expect.arrayContaining(["connector.configuration.database", "connector.configuration.credentials", "connector.configuration.host"]));
 
   const unknown = await expectError(
@@ -76,7 +76,7 @@ test("POST /connectors validates the configuration and the name", async () => {
     422,
     "validation_failed",
   );
-  expect(type.errors).toEqual([expect.objectContaining({ path: "connector.connector_type" })]);
+  expect(fieldErrors(type)).toEqual([expect.objectContaining({ path: "connector.connector_type" })]);
   await expectError(await ws.admin.post("/api/v1/connectors", {}), 422, "validation_failed");
 
   const name = unique("dup");
@@ -146,7 +146,7 @@ test("PUT /connectors/{id} keeps masked secrets and validates", async () => {
     422,
     "validation_failed",
   );
-  expect((invalid.errors as { path: string }[]).map((e) => e.path)).toContain("connector.configuration.port");
+  expect(fieldErrors(invalid).map((e) => e.path)).toContain("connector.configuration.port");
   await expectError(
     await ws.admin.put(`/api/v1/connectors/${created.id}`, { connector: { connector_type: "destination" } }),
     422,

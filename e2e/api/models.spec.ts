@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, expectLinks, ISO, pgConfiguration, unique, type DataWorkspace } from "../support/data";
 
 let ws: DataWorkspace;
@@ -72,14 +72,14 @@ test("POST /models refuses bad input with clear 422s", async () => {
   const dbt = await expectError(await ws.admin.post("/api/v1/models", body({ query_type: "dbt" })), 422, "validation_failed");
   expect(dbt.message).toMatch(/dbt models are not supported yet/);
   const limit = await expectError(await ws.admin.post("/api/v1/models", body({ query: "SELECT * FROM users LIMIT 10" })), 422, "validation_failed");
-  expect(limit.errors).toEqual([expect.objectContaining({ path: "model.query" })]);
+  expect(fieldErrors(limit)).toEqual([expect.objectContaining({ path: "model.query" })]);
   await expectError(await ws.admin.post("/api/v1/models", body({ query: "SELECT * FROM users OFFSET 3;" })), 422, "validation_failed");
   const dest = await expectError(await ws.admin.post("/api/v1/models", body({ connector_id: destinationId })), 422, "validation_failed");
   expect(dest.message).toContain("destination");
   const missing = await expectError(await ws.admin.post("/api/v1/models", body({ connector_id: 99999999 })), 422, "validation_failed");
-  expect(missing.errors).toEqual([expect.objectContaining({ path: "model.connector_id" })]);
+  expect(fieldErrors(missing)).toEqual([expect.objectContaining({ path: "model.connector_id" })]);
   const noPk = await expectError(await ws.admin.post("/api/v1/models", { model: { name: "x", query: "SELECT 1", query_type: "raw_sql", connector_id: sourceId } }), 422, "validation_failed");
-  expect(noPk.errors).toEqual([expect.objectContaining({ path: "model.primary_key" })]);
+  expect(fieldErrors(noPk)).toEqual([expect.objectContaining({ path: "model.primary_key" })]);
 });
 
 test("PUT /models/{id} updates; DELETE is 204 then 404", async () => {

@@ -5,6 +5,7 @@ import {
   ISO_TIME,
   apiTokenFor,
   expectError,
+  fieldErrors,
   memberWithRole,
   newWorkspace,
   type TestWorkspace,
@@ -121,7 +122,7 @@ test("validation: unknown resources and actions, missing fields, duplicate names
     422,
     "validation_failed",
   );
-  expect((unknown.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+  expect(fieldErrors(unknown).map((e) => e.path).sort()).toEqual([
     "role.policies.permissions",
     "role.policies.permissions.sync",
   ]);
@@ -130,7 +131,7 @@ test("validation: unknown resources and actions, missing fields, duplicate names
     422,
     "validation_failed",
   );
-  expect((missing.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+  expect(fieldErrors(missing).map((e) => e.path).sort()).toEqual([
     "role.policies",
     "role.role_name",
   ]);

@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { ADMIN, Api, expectError, loginAs } from "../support/api";
+import { ADMIN, Api, expectError, fieldErrors, loginAs } from "../support/api";
 import { appDatabase } from "../support/app-database";
 import { dataWorkspace, MASK, pgConfiguration, sql, unique, type DataWorkspace } from "../support/data";
 
@@ -71,7 +71,7 @@ test("1. ENV['X'] placeholders resolve nothing the operator did not share: no se
       422,
       "validation_failed",
     );
-    expect(created.errors).toEqual([{ path: "connector.configuration.host", message: expect.stringContaining("CONNECTOR_ENV_ALLOWLIST") }]);
+    expect(fieldErrors(created)).toEqual([{ path: "connector.configuration.host", message: expect.stringContaining("CONNECTOR_ENV_ALLOWLIST") }]);
   } finally {
     await hook.close();
   }
@@ -119,7 +119,7 @@ test("7. a model is one SELECT: DDL, DML and a second statement are refused on c
       422,
       "validation_failed",
     );
-    expect(created.errors, query).toEqual([expect.objectContaining({ path: "model.query" })]);
+    expect(fieldErrors(created), query).toEqual([expect.objectContaining({ path: "model.query" })]);
     await expectError(await member.post(`/api/v1/connectors/${sourceId}/query_source`, { query }), 422, "validation_failed");
   }
   const model = await member.post("/api/v1/models", {
@@ -151,9 +151,9 @@ test("8. a stored secret is never sent to a target the Member chose: URL, host o
     expect(shown.headers.Authorization).toBe(MASK);
     const moved = { ...shown, destination_url: attacker.url };
     const tried = await expectError(await member.post(`/api/v1/connectors/${id}/check`, { configuration: moved }), 422, "validation_failed");
-    expect(tried.errors).toEqual([{ path: "configuration.headers", message: expect.stringContaining("destination_url changed") }]);
+    expect(fieldErrors(tried)).toEqual([{ path: "configuration.headers", message: expect.stringContaining("destination_url changed") }]);
     const saved = await expectError(await member.put(`/api/v1/connectors/${id}`, { connector: { configuration: moved } }), 422, "validation_failed");
-    expect(saved.errors).toEqual([{ path: "connector.configuration.headers", message: expect.stringContaining("enter it again") }]);
+    expect(fieldErrors(saved)).toEqual([{ path: "connector.configuration.headers", message: expect.stringContaining("enter it again") }]);
     expect(attacker.seen).toEqual([]);
     // The stored secret still goes where the Admin sent it; a Member's own secret may go anywhere.
     expect((await (await member.post(`/api/v1/connectors/${id}/check`)).json()).result).toBe("success");
@@ -169,7 +169,7 @@ test("8. a stored secret is never sent to a target the Member chose: URL, host o
     const pgShown = (await (await member.get(`/api/v1/connectors/${pgId}`)).json()).data.attributes.configuration;
     for (const change of [{ host: "localhost" }, { port: 6543 }, { database: "postgres" }]) {
       const refused = await expectError(await member.post(`/api/v1/connectors/${pgId}/check`, { configuration: { ...pgShown, ...change } }), 422, "validation_failed");
-      expect(refused.errors, JSON.stringify(change)).toEqual([{ path: "configuration.credentials.password", message: expect.stringContaining("enter it again") }]);
+      expect(fieldErrors(refused), JSON.stringify(change)).toEqual([{ path: "configuration.credentials.password", message: expect.stringContaining("enter it again") }]);
     }
   } finally {
     await legit.close();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectError } from "../support/api";
+import { expectError, fieldErrors } from "../support/api";
 import {
   dataWorkspace,
   expectLinks,
@@ -139,13 +139,13 @@ test("schedule rules: interval, cron, automated, manual; unused fields cleared",
     422,
     "validation_failed",
   );
-  expect(noUnit.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval_unit" })]);
+  expect(fieldErrors(noUnit)).toEqual([expect.objectContaining({ path: "sync.sync_interval_unit" })]);
   const zero = await expectError(
     await ws.admin.post("/api/v1/syncs", syncBody({ sync_interval: 0 })),
     422,
     "validation_failed",
   );
-  expect(zero.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
+  expect(fieldErrors(zero)).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
   const cronBad = await expectError(
     await ws.admin.post(
       "/api/v1/syncs",
@@ -154,7 +154,7 @@ test("schedule rules: interval, cron, automated, manual; unused fields cleared",
     422,
     "validation_failed",
   );
-  expect(cronBad.errors).toEqual([expect.objectContaining({ path: "sync.cron_expression" })]);
+  expect(fieldErrors(cronBad)).toEqual([expect.objectContaining({ path: "sync.cron_expression" })]);
   const cronSix = await expectError(
     await ws.admin.post(
       "/api/v1/syncs",
@@ -172,7 +172,7 @@ test("schedule rules: interval, cron, automated, manual; unused fields cleared",
     422,
     "validation_failed",
   );
-  expect(tz.errors).toEqual([expect.objectContaining({ path: "sync.timezone" })]);
+  expect(fieldErrors(tz)).toEqual([expect.objectContaining({ path: "sync.timezone" })]);
   const type = await expectError(
     await ws.admin.post("/api/v1/syncs", syncBody({ schedule_type: "hourly" })),
     422,
@@ -214,7 +214,7 @@ test("references: workspace, connector types, model of the source, catalog strea
     422,
     "validation_failed",
   );
-  const paths = (swapped.errors as { path: string }[]).map((e) => e.path);
+  const paths = fieldErrors(swapped).map((e) => e.path);
   expect(paths).toEqual(expect.arrayContaining(["sync.source_id", "sync.destination_id"]));
   const stream = await expectError(
     await ws.admin.post("/api/v1/syncs", syncBody({ stream_name: "nope" })),
@@ -227,7 +227,7 @@ test("references: workspace, connector types, model of the source, catalog strea
     422,
     "validation_failed",
   );
-  expect(missing.errors).toEqual([expect.objectContaining({ path: "sync.model_id" })]);
+  expect(fieldErrors(missing)).toEqual([expect.objectContaining({ path: "sync.model_id" })]);
 
   // A destination without a catalog is refused with a pointer to discover.
   const bare = await post("/api/v1/connectors", {
@@ -259,7 +259,7 @@ test("references: workspace, connector types, model of the source, catalog strea
     422,
     "validation_failed",
   );
-  expect(mapping.errors).toEqual([expect.objectContaining({ path: "sync.configuration" })]);
+  expect(fieldErrors(mapping)).toEqual([expect.objectContaining({ path: "sync.configuration" })]);
 });
 
 test("PUT /syncs/{id} returns {success, message, data}; cursor_field is fixed", async () => {
@@ -292,7 +292,7 @@ test("PUT /syncs/{id} returns {success, message, data}; cursor_field is fixed", 
     422,
     "validation_failed",
   );
-  expect(cursor.errors).toEqual([expect.objectContaining({ path: "sync.cursor_field" })]);
+  expect(fieldErrors(cursor)).toEqual([expect.objectContaining({ path: "sync.cursor_field" })]);
   // Sending the same cursor_field back is fine.
   expect(
     (await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { cursor_field: "updated_at" } })).status(),
@@ -313,7 +313,7 @@ test("PUT /syncs/{id} returns {success, message, data}; cursor_field is fixed", 
     422,
     "validation_failed",
   );
-  expect(negative.errors).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
+  expect(fieldErrors(negative)).toEqual([expect.objectContaining({ path: "sync.sync_interval" })]);
   await expectError(
     await ws.viewer.put(`/api/v1/syncs/${created.id}`, { sync: { name: "v" } }),
     403,

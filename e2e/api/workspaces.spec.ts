@@ -5,6 +5,7 @@ import {
   ISO_TIME,
   adminApi,
   expectError,
+  fieldErrors,
   loginAs,
   memberWithRole,
   newWorkspace,
@@ -60,7 +61,7 @@ test.describe("workspaces", () => {
       422,
       "validation_failed",
     );
-    expect(body.errors).toEqual([{ path: "workspace.name", message: "must not be empty" }]);
+    expect(fieldErrors(body)).toEqual([{ path: "workspace.name", message: "must not be empty" }]);
     await expectError(await ws.admin.post("/api/v1/workspaces", { name: "flat" }), 422, "validation_failed");
     await expectError(await ws.admin.get("/api/v1/workspaces/abc"), 400, "bad_request");
     await expectError(await ws.admin.get("/api/v1/workspaces/0"), 400, "bad_request");
@@ -201,7 +202,7 @@ test.describe("members", () => {
       422,
       "validation_failed",
     );
-    expect(noPw.errors).toEqual([
+    expect(fieldErrors(noPw)).toEqual([
       { path: "member.password", message: "is required (at least 8 characters)" },
     ]);
     const short = await expectError(
@@ -211,13 +212,13 @@ test.describe("members", () => {
       422,
       "validation_failed",
     );
-    expect(short.errors).toEqual([{ path: "member.password", message: "must be at least 8 characters" }]);
+    expect(fieldErrors(short)).toEqual([{ path: "member.password", message: "must be at least 8 characters" }]);
     const bad = await expectError(
       await ws.admin.post(path, { member: { email: "not-an-email", role_id: "Admin" } }),
       422,
       "validation_failed",
     );
-    expect((bad.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+    expect(fieldErrors(bad).map((e) => e.path).sort()).toEqual([
       "member.email",
       "member.name",
       "member.password",
@@ -228,7 +229,7 @@ test.describe("members", () => {
       422,
       "validation_failed",
     );
-    expect(role.errors).toEqual([
+    expect(fieldErrors(role)).toEqual([
       { path: "member.role_id", message: "role 99999999 does not exist in this workspace" },
     ]);
   });
@@ -284,7 +285,7 @@ test.describe("members", () => {
         422,
         "validation_failed",
       );
-      expect(body.errors).toEqual([
+      expect(fieldErrors(body)).toEqual([
         { path: "member.name", message: "is required" },
         { path: "member.password", message: "is required (at least 8 characters)" },
       ]);

@@ -63,18 +63,60 @@ export class Api {
   }
 }
 
-/** Expects the one error body of behaviour.md section 3. */
+/** One item of an error body's `errors` (behaviour.md section 3). */
+export interface ErrorItem {
+  status: string;
+  title: string;
+  detail: string;
+  source?: { pointer?: string; parameter?: string; header?: string };
+}
+
+/** Expects the one error body of behaviour.md section 3: {message, status, errors: [items]}. */
 export async function expectError(
   res: APIResponse,
   status: number,
   code: string,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> & { errors: ErrorItem[] }> {
   expect(res.status(), await res.text()).toBe(status);
   const body = await res.json();
   expect(typeof body.message).toBe("string");
   expect(body.message.length).toBeGreaterThan(3);
   expect(body.status).toBe(code);
+  expectErrorItems(body, status, code);
   return body;
+}
+
+/** At least one item, each {status: "<HTTP status>", title: code, detail: sentence, source?}. */
+export function expectErrorItems(body: { message?: unknown; errors?: unknown }, status: number, code: string): void {
+  expect(Array.isArray(body.errors), JSON.stringify(body)).toBe(true);
+  const items = body.errors as ErrorItem[];
+  expect(items.length, JSON.stringify(body)).toBeGreaterThan(0);
+  for (const item of items) {
+    expect(item.status).toBe(String(status));
+    expect(item.title).toBe(code);
+    expect(typeof item.detail).toBe("string");
+    expect(item.detail.length).toBeGreaterThan(3);
+  }
+  if (items.every((i) => i.source === undefined)) expect(items).toHaveLength(1);
+}
+
+/**
+ * The field problems of an error body as {path, message}: the dotted form of each item's
+ * source.pointer, and its detail without the leading "<path>: ". Items without a pointer are left out.
+ */
+export function fieldErrors(body: { errors?: unknown }): { path: string; message: string }[] {
+  const items = (Array.isArray(body.errors) ? body.errors : []) as ErrorItem[];
+  return items
+    .filter((i) => typeof i.source?.pointer === "string")
+    .map((i) => {
+      const path = i
+        .source!.pointer!.split("/")
+        .slice(1)
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .join(".");
+      const prefix = `${path || "body"}: `;
+      return { path, message: i.detail.startsWith(prefix) ? i.detail.slice(prefix.length) : i.detail };
+    });
 }
 
 /** A random suffix for names and emails, so spec files never collide. */
