@@ -2,7 +2,7 @@
 // configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
 // system, and return results. They never import Prisma, the queue or anything under lib/services.
 
-/** A JSON Schema (draft 2020-12 subset understood by ajv and the console form renderer). */
+/** A JSON Schema (draft-07, as the reference console's rjsf + ajv expect; see shared/spec.ts). */
 export type JsonSchema = Record<string, unknown>;
 
 export type ConnectorKind = "source" | "destination";
@@ -21,7 +21,10 @@ export interface ConnectorDefinition {
   /** Public path of the icon, e.g. `/icons/postgresql.svg`. */
   icon: string;
   documentationUrl: string;
-  /** JSON Schema of the configuration; secret fields carry `"secret": true` (any depth). */
+  /**
+   * JSON Schema (draft-07) of the configuration; secret fields carry `"secret": true` (any depth)
+   * and the reference's `"multiwoven_secret": true` (shared/spec.ts).
+   */
   connectionSpecification: JsonSchema;
   /**
    * Fields that say where the secrets are sent (host, port, database, URL). When one changes, a

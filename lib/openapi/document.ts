@@ -385,7 +385,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["connector_definition", "read"],
     query: listConnectorDefinitionsQuerySchema,
     response:
-      "{data: [{name, title, connector_type, category, icon, connector_spec: {connection_specification, …}}]}.",
+      "A bare array, as the reference answers: [{name, title, connector_type, category, sub_category, icon (absolute URL), documentation_url, connector_spec: {connection_specification (JSON Schema draft-07; secrets carry secret and multiwoven_secret), stream_type, …}}].",
   },
   {
     operationId: "getConnectorDefinition",
@@ -396,7 +396,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["connector_definition", "read"],
     query: showConnectorDefinitionQuerySchema,
     stringParams: ["name"],
-    response: "{data: definition}.",
+    response: "The definition as a bare object, as the reference answers: {name, title, connector_type, …, connector_spec}.",
   },
   {
     operationId: "checkConnection",
