@@ -62,6 +62,8 @@ export interface Operation {
   response: string;
   /** Path parameters that are strings (all others are positive integer ids). */
   stringParams?: string[];
+  /** Not an endpoint: the catch-all that answers any path no route declares with a JSON 404. */
+  catchAll?: true;
 }
 
 export const TAGS: { name: string; description: string }[] = [
@@ -88,6 +90,28 @@ export const TAGS: { name: string; description: string }[] = [
 
 const LIST =
   "A page: {data: [resource], links: {self, first, prev, next, last}, meta: {page, per_page, total_count, total_pages}}.";
+
+const CATCH_ALL_METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
+
+/** app/api/[...path] and app/enterprise/api/[...path]: listed because they are route files, marked as no endpoint. */
+const UNKNOWN_PATHS: Operation[] = CATCH_ALL_METHODS.flatMap((method) =>
+  (
+    [
+      ["/api/{path}", "Api"],
+      ["/enterprise/api/{path}", "EnterpriseApi"],
+    ] as const
+  ).map(([path, family]) => ({
+    operationId: `unknown${family}Path${method[0].toUpperCase()}${method.slice(1)}`,
+    method,
+    path,
+    tag: "Service",
+    summary: "Unknown API paths (not an endpoint): a JSON 404",
+    permission: "public" as const,
+    stringParams: ["path"],
+    catchAll: true as const,
+    response: '404 {message, status: "not_found"} for any path under it that no endpoint declares, never an HTML page.',
+  })),
+);
 
 export const OPERATIONS: Operation[] = [
   // Authentication
@@ -752,6 +776,7 @@ export const OPERATIONS: Operation[] = [
     permission: "public",
     response: "OpenAPI 3.1 JSON.",
   },
+  ...UNKNOWN_PATHS,
 ];
 
 export const ERROR_CODES: Record<number, string> = {
@@ -775,6 +800,7 @@ export function permissionText(op: Pick<Operation, "permission" | "inPathWorkspa
 const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 
 function errorStatuses(op: Operation): number[] {
+  if (op.catchAll) return [404];
   const out: number[] = [];
   if (op.query || placeholders(op.path).length) out.push(400);
   if (op.permission !== "public") out.push(401);
@@ -850,16 +876,17 @@ function build() {
           : {}),
       },
       responses: {
-        [status]: { description: op.response },
+        ...(op.catchAll ? {} : { [status]: { description: op.response } }),
         ...Object.fromEntries(
           errorStatuses(op).map((code) => [
             code,
-            { description: ERROR_CODES[code], content: { "application/json": { schema: error } } },
+            { description: op.catchAll ? op.response : ERROR_CODES[code], content: { "application/json": { schema: error } } },
           ]),
         ),
       },
       ...({
         "x-permission": Array.isArray(op.permission) ? op.permission.join(".") : op.permission,
+        ...(op.catchAll ? { "x-not-an-endpoint": true } : {}),
       } as object),
     });
   }
