@@ -491,7 +491,8 @@ export const OPERATIONS: Operation[] = [
     summary: "The connector's streams (stored, or discovered again)",
     permission: ["connector", "read"],
     query: discoverConnectorQuerySchema,
-    response: "{data: catalog}.",
+    response:
+      '{data: {id, type: "catalogs", attributes: {connector_id, workspace_id, catalog: {streams: [{name, url, json_schema, batch_support, batch_size, request_method, supported_sync_modes, source_defined_cursor, source_defined_primary_key?}], request_rate_limit, request_rate_limit_unit, request_rate_concurrency, schema_mode: schema | schemaless, source_defined_cursor}, catalog_hash}}}.',
   },
   {
     operationId: "querySource",
