@@ -36,6 +36,15 @@ const nextConfig: NextConfig = {
     return [
       { source: "/:path*", headers: securityHeaders },
       ...nonPagePaths.map((source) => ({ source, headers: [{ key: "Content-Security-Policy", value: NON_PAGE_POLICY }] })),
+      // Connector icons are public images that other origins show (the reference console links to
+      // them from its own origin): allow them across origins, for <img> and for fetch alike.
+      {
+        source: "/icons/:path*",
+        headers: [
+          { key: "Cross-Origin-Resource-Policy", value: "cross-origin" },
+          { key: "Access-Control-Allow-Origin", value: "*" },
+        ],
+      },
     ];
   },
 };

@@ -32,8 +32,18 @@ test("POST /catalogs builds one stream and returns the bare catalog with an inte
   expect(body.workspace_id).toBe(ws.workspaceId);
   expect(body.created_at).toMatch(ISO);
   expect(body.updated_at).toMatch(ISO);
+  // Plus the reference protocol's stream members (its console offers supported_sync_modes).
   expect(body.catalog.streams).toEqual([
-    { name: connectorName, url: "unknown", json_schema: jsonSchema, batch_support: false, batch_size: 0, request_method: "POST" },
+    {
+      name: connectorName,
+      url: "unknown",
+      json_schema: jsonSchema,
+      batch_support: false,
+      batch_size: 0,
+      request_method: "POST",
+      supported_sync_modes: ["full_refresh", "incremental"],
+      source_defined_cursor: false,
+    },
   ]);
   expect(body.catalog).toMatchObject({ request_rate_limit: expect.any(Number), request_rate_limit_unit: expect.any(String), request_rate_concurrency: expect.any(Number) });
 });
@@ -59,7 +69,16 @@ test("PUT /catalogs/{id} replaces the catalog and returns the resource with cata
   expect(data.attributes.connector_id).toBe(connectorId);
   expect(data.attributes.workspace_id).toBe(ws.workspaceId);
   expect(data.attributes.catalog).toMatchObject({ request_rate_limit: 600, request_rate_limit_unit: "hour", request_rate_concurrency: 4 });
-  expect(data.attributes.catalog.streams[1]).toEqual({ name: "deals", url: "unknown", json_schema: {}, batch_support: false, batch_size: 0, request_method: "POST" });
+  expect(data.attributes.catalog.streams[1]).toEqual({
+    name: "deals",
+    url: "unknown",
+    json_schema: {},
+    batch_support: false,
+    batch_size: 0,
+    request_method: "POST",
+    supported_sync_modes: ["full_refresh", "incremental"],
+    source_defined_cursor: false,
+  });
   const hash = data.attributes.catalog_hash;
   expect(hash).toMatch(/^[0-9a-f]{64}$/);
 

@@ -52,8 +52,10 @@ test("a saved PostgreSQL connector checks without its secrets being sent: 200 {r
     const res = await ws.admin.post(`/api/v1/connectors/${id}/check`, body);
     expect(res.status(), await res.text()).toBe(200);
     const answer = await res.json();
-    expect(Object.keys(answer).sort()).toEqual(["details", "result"]);
+    // interface.md's {result, details} plus the reference protocol's ConnectionStatus.
+    expect(Object.keys(answer).sort()).toEqual(["connection_status", "details", "result", "type"]);
     expect(answer.result).toBe("success");
+    expect(answer.connection_status).toEqual({ status: "succeeded", message: answer.details });
     expect(answer.details).toMatch(/PostgreSQL/);
   }
   // A destination checks the same way.
@@ -77,7 +79,7 @@ test("wrong password: a clear failure that never echoes a password; masked secre
   const shown = (await (await ws.admin.get(`/api/v1/connectors/${id}`)).json()).data.attributes.configuration;
   expect(shown.credentials.password).toBe(MASK);
   const wrong = await check({ configuration: { ...shown, credentials: { ...shown.credentials, password: WRONG } } });
-  expect(wrong).toEqual({
+  expect(wrong).toMatchObject({
     result: "failed",
     details: `Password authentication failed for user "${PG_USER}". Check the username and password.`,
   });
@@ -102,7 +104,7 @@ test("wrong password: a clear failure that never echoes a password; masked secre
 
   // The password changes on the server: re-testing the saved connector says so.
   await pw!.asOwner(`ALTER ROLE ${PG_USER} PASSWORD '${CHANGED}'`);
-  expect(await check()).toEqual({
+  expect(await check()).toMatchObject({
     result: "failed",
     details: `Password authentication failed for user "${PG_USER}". Check the username and password.`,
   });
@@ -127,7 +129,7 @@ test("an HTTP destination re-tests with its stored secret header, through the se
     const id = await createConnector(ws, { destination_url: `http://localhost:${port}/hook`, headers: { Authorization: "Bearer stored-token-3e1" } }, "destination");
     const res = await ws.admin.post(`/api/v1/connectors/${id}/check`);
     expect(res.status(), await res.text()).toBe(200);
-    expect(await res.json()).toEqual({ result: "success", details: `Reached localhost:${port} (HTTP 200 to OPTIONS).` });
+    expect(await res.json()).toMatchObject({ result: "success", details: `Reached localhost:${port} (HTTP 200 to OPTIONS).` });
     expect(seen).toEqual([{ method: "OPTIONS", headers: expect.objectContaining({ authorization: "Bearer stored-token-3e1" }) }]);
   } finally {
     await new Promise((resolve) => server.close(resolve));

@@ -38,6 +38,15 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: "/api/v1/setup", permission: "public", body: {} },
   { method: "GET", path: "/api/auth/{nextauth}", permission: "public", skip: "next-auth internals" },
   { method: "POST", path: "/api/auth/{nextauth}", permission: "public", skip: "next-auth internals" },
+  // The catch-alls of unknown API paths (a JSON 404 for any method): route files, not endpoints.
+  ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).flatMap((method) =>
+    ["/api/{path}", "/enterprise/api/{path}"].map((path) => ({
+      method,
+      path,
+      permission: "public" as const,
+      skip: "not an endpoint: unknown API paths answer a JSON 404",
+    })),
+  ),
 
   // Access
   { method: "POST", path: "/api/v1/login", permission: "public", body: {} },

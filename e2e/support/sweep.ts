@@ -34,6 +34,8 @@ export interface SweepSpec {
   body?: (ids: Ids) => Record<string, unknown>;
   /** Query parameters with a fixed set of values, and a valid value of each. */
   enumQuery?: Record<string, string>;
+  /** Of those, the ones matched in any case (`type=SOURCE` is `source`). */
+  anyCaseQuery?: string[];
   /** Query parameters that take an id. */
   idQuery?: string[];
   /** Query parameters the endpoint needs. */
@@ -97,13 +99,13 @@ const SPECS: Record<string, SweepSpec> = {
   "DELETE /enterprise/api/v1/roles/{}": { mutates: true, ids: ["role"] },
   "GET /api/v1/audit_logs": { mutates: false, paginated: true, idQuery: ["user_id"] },
   "GET /api/v1/reports": { mutates: false, query: { type: "workspace_activity" }, enumQuery: { metric: "all", time_period: "one_day" }, idQuery: ["connector_ids"] },
-  "GET /api/v1/connector_definitions": { mutates: false, enumQuery: { type: "source", category: "data" } },
+  "GET /api/v1/connector_definitions": { mutates: false, enumQuery: { type: "source", category: "data" }, anyCaseQuery: ["type", "category"] },
   "GET /api/v1/connector_definitions/{}": { mutates: false, ids: ["definition"] },
   "POST /api/v1/connector_definitions/check_connection": {
     mutates: false,
     body: () => ({ name: "Postgresql", type: "source", connection_spec: pgConfiguration() }),
   },
-  "GET /api/v1/connectors": { mutates: false, paginated: true, enumQuery: { type: "source", category: "data" } },
+  "GET /api/v1/connectors": { mutates: false, paginated: true, enumQuery: { type: "source", category: "data" }, anyCaseQuery: ["type", "category"] },
   "POST /api/v1/connectors": { mutates: true, body: () => ({ connector: { name: unique("sweep"), connector_type: "source", ...pgSource() } }) },
   "GET /api/v1/connectors/{}": { mutates: false, ids: ["source"] },
   "PUT /api/v1/connectors/{}": { mutates: true, ids: ["source"], body: () => ({ connector: { name: unique("renamed") } }) },

@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CheckConnectionInput } from "@/lib/validation/connector-definitions";
 import type { CheckConnectorInput, CreateConnectorInput, UpdateConnectorInput } from "@/lib/validation/connectors";
-import type { Catalog, CatalogBody, Connector, ConnectorDefinition, ConnectorKind, ListResponse, ConnectorAttributes, Resource } from "./types";
+import type { Catalog, CatalogBody, Connector, ConnectorDefinition, ConnectorKind, ListResponse, ConnectorAttributes } from "./types";
 import { useApi } from "./provider";
 import { unwrap, useApiMutation, useKey } from "./query";
 
@@ -51,21 +51,13 @@ export function useConnector(id: string | number | undefined) {
   });
 }
 
-function normaliseDefinition(raw: unknown): ConnectorDefinition {
-  const r = raw as Resource<ConnectorDefinition> & ConnectorDefinition;
-  return r.attributes ? { ...r.attributes, name: r.attributes.name ?? r.id } : r;
-}
-
 export function useDefinitions(type: ConnectorKind) {
   const api = useApi();
   const key = useKey();
   return useQuery({
     queryKey: key("connector_definitions", type),
-    queryFn: async () => {
-      const body = await api.get<{ data: unknown[] } | unknown[]>("/api/v1/connector_definitions", { type });
-      const list = Array.isArray(body) ? body : body.data;
-      return list.map(normaliseDefinition);
-    },
+    // A bare array, as the reference answers it.
+    queryFn: () => api.get<ConnectorDefinition[]>("/api/v1/connector_definitions", { type }),
     staleTime: 5 * 60_000,
   });
 }

@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
+import { JSON_SCHEMA_DRAFT } from "./shared/spec";
 import {
   getDefinition,
   getDestination,
@@ -43,6 +46,38 @@ describe("definitions", () => {
       visit(d.connectionSpecification, "");
       // Every schema compiles under ajv strict mode (custom keywords declared).
       expect(Array.isArray(validateConfiguration(d, {}))).toBe(true);
+    }
+  });
+
+  // The reference console (ui/src/components/JSONSchemaForm) validates with @rjsf/validator-ajv8:
+  // ajv's default class, i.e. draft-07, with strict off; a 2020-12 `$schema` makes it throw.
+  it("serves draft-07 specifications that an rjsf-style ajv compiles, with no keyword of later drafts", () => {
+    const rjsfLike = new Ajv({ allErrors: true, multipleOfPrecision: 8, strict: false, verbose: true, discriminator: false });
+    addFormats(rjsfLike);
+    const later = /"(\$defs|\$anchor|\$dynamicRef|\$dynamicAnchor|\$recursiveRef|prefixItems|dependentRequired|dependentSchemas|unevaluatedProperties|unevaluatedItems|minContains|maxContains)":/;
+    for (const d of listDefinitions()) {
+      const spec = d.connectionSpecification;
+      expect(spec.$schema, d.name).toBe(JSON_SCHEMA_DRAFT);
+      expect(rjsfLike.validateSchema(spec), `${d.name}: ${JSON.stringify(rjsfLike.errors)}`).toBe(true);
+      expect(() => rjsfLike.compile(spec), d.name).not.toThrow();
+      expect(JSON.stringify(spec), d.name).not.toMatch(later);
+    }
+  });
+
+  it("marks every secret string with the reference's multiwoven_secret too, and nothing else", () => {
+    const marked = (schema: Record<string, unknown>, at: string[] = []): string[] =>
+      Object.entries(schema).flatMap(([key, child]) => {
+        if (key === "multiwoven_secret" && child === true) return [at.join(".")];
+        return child && typeof child === "object" ? marked(child as Record<string, unknown>, [...at, key]) : [];
+      });
+    const paths = (d: ReturnType<typeof listDefinitions>[number]) =>
+      marked(d.connectionSpecification).map((p) => p.replace(/(^|\.)properties\./g, "$1").replace(/^properties\./, ""));
+    expect(paths(pg)).toEqual(["credentials.password"]);
+    // A secret object of strings (headers) carries it on its values, where rjsf reads additionalProperties.
+    expect(paths(http)).toEqual(["headers.additionalProperties", "hmac_secret"]);
+    expect(paths(slack)).toEqual(["bot_token", "webhook_url"]);
+    for (const d of listDefinitions()) {
+      expect(paths(d).map((p) => p.replace(/\.additionalProperties$/, "")), d.name).toEqual(secretPaths(d));
     }
   });
 

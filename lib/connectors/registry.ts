@@ -1,8 +1,9 @@
 // The one place that knows every connector. Definitions are keyed by (type, name): a source and a
 // destination may share a name (Postgresql) and are still two connectors.
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { ConnectorCategoryName, ConnectorDefinition, ConnectorKind, DestinationConnector, Row, SourceConnector } from "./types";
+import { SPEC_KEYWORDS } from "./shared/spec";
 import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK, SecretTargetChangedError } from "./shared/secrets";
 import { postgresqlSource } from "./postgresql/source";
 import { postgresqlDestination } from "./postgresql/destination";
@@ -90,10 +91,7 @@ export interface ConfigurationError {
   message: string;
 }
 
-// UI hints that live in the schemas for the console form; ajv must know them or strict mode fails.
-const UI_KEYWORDS = ["secret", "order", "multiline", "placeholder", "group"];
-
-let ajv: Ajv2020 | undefined;
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function validatorFor(definition: ConnectorDefinition): ValidateFunction {
@@ -101,9 +99,10 @@ function validatorFor(definition: ConnectorDefinition): ValidateFunction {
   if (!validate) {
     if (!ajv) {
       // strictRequired off: conditional `then: {required: [...]}` names fields declared at the top.
-      ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+      // Draft-07 (ajv's default class), the draft the specifications declare (shared/spec.ts).
+      ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
       addFormats(ajv);
-      for (const keyword of UI_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
+      for (const keyword of SPEC_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
     }
     validate = ajv.compile(definition.connectionSpecification);
     compiled.set(definition.connectionSpecification, validate);

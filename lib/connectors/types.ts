@@ -2,7 +2,7 @@
 // configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
 // system, and return results. They never import Prisma, the queue or anything under lib/services.
 
-/** A JSON Schema (draft 2020-12 subset understood by ajv and the console form renderer). */
+/** A JSON Schema (draft-07, as the reference console's rjsf + ajv expect; see shared/spec.ts). */
 export type JsonSchema = Record<string, unknown>;
 
 export type ConnectorKind = "source" | "destination";
@@ -21,7 +21,10 @@ export interface ConnectorDefinition {
   /** Public path of the icon, e.g. `/icons/postgresql.svg`. */
   icon: string;
   documentationUrl: string;
-  /** JSON Schema of the configuration; secret fields carry `"secret": true` (any depth). */
+  /**
+   * JSON Schema (draft-07) of the configuration; secret fields carry `"secret": true` (any depth)
+   * and the reference's `"multiwoven_secret": true` (shared/spec.ts).
+   */
   connectionSpecification: JsonSchema;
   /**
    * Fields that say where the secrets are sent (host, port, database, URL). When one changes, a
@@ -40,7 +43,16 @@ export interface CheckResult {
   details: string;
 }
 
-/** One stream of a catalog, as the interface shows it. */
+export type SyncMode = "full_refresh" | "incremental";
+
+/**
+ * `schema`: records are mapped onto the fields the stream's json_schema declares; `schemaless`: the
+ * destination takes any fields (HTTP, Slack), so the mapping names its own. The reference console
+ * picks its mapping screen by it and waits until the catalog has one.
+ */
+export type SchemaMode = "schema" | "schemaless";
+
+/** One stream of a catalog: the interface's members plus the reference protocol's (protocol.rb Stream). */
 export interface Stream {
   name: string;
   url: string;
@@ -53,6 +65,14 @@ export interface Stream {
   request_rate_concurrency?: number;
   /** Destination tables: the primary key columns, used for upserts. */
   primary_key?: string[];
+  // The reference protocol's members (protocol.rb Stream). Optional here, so fixtures and the engine
+  // need not spell them; buildCatalog sets them and the API always carries them.
+  /** The sync modes a sync may use with this stream (the reference console offers these). */
+  supported_sync_modes?: SyncMode[];
+  /** True when the system picks the incremental cursor itself; ours never do (a sync names cursor_field). */
+  source_defined_cursor?: boolean;
+  /** Tables with a primary key: its columns, each as a one-element path (the reference's shape). */
+  source_defined_primary_key?: string[][];
 }
 
 export type RateLimitUnit = "second" | "minute" | "hour" | "day";
@@ -62,6 +82,10 @@ export interface Catalog {
   request_rate_limit: number;
   request_rate_limit_unit: RateLimitUnit;
   request_rate_concurrency: number;
+  /** Set by buildCatalog (default `schema`); see SchemaMode. */
+  schema_mode?: SchemaMode;
+  /** Catalog-wide: whether the source defines the cursor (the reference console then hides its cursor picker). */
+  source_defined_cursor?: boolean;
 }
 
 export interface QueryResult {

@@ -13,6 +13,7 @@ import { errorResponse, fieldSummary, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
 import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from "./body-limit";
 import { trustProxy } from "./forwarded";
+import { withPublicOrigin } from "./public-origin";
 
 /** Deeper JSON is refused: no request shape nests past a handful of levels, and recursion over it would overflow. */
 export const MAX_JSON_DEPTH = 64;
@@ -146,7 +147,11 @@ export function publicUrl(req: Request): URL {
   const url = new URL(req.url);
   const trusted = trustProxy();
   const host = (trusted && req.headers.get("x-forwarded-host")) || req.headers.get("host");
-  if (host && /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:]+\](:\d{1,5})?$/i.test(host)) url.host = host;
+  if (host && /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:]+\](:\d{1,5})?$/i.test(host)) {
+    // A host without a port means the scheme's default; the host setter alone would keep ours.
+    url.port = "";
+    url.host = host;
+  }
   const proto = trusted ? req.headers.get("x-forwarded-proto") : null;
   if (proto === "https" || proto === "http") url.protocol = `${proto}:`;
   return url;
@@ -203,10 +208,12 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
 ) {
   return async (req: NextRequest, context?: RouteContext): Promise<Response> => {
     const requestId = req.headers.get("x-request-id")?.replace(/[^\w.-]/g, "").slice(0, 64) || randomUUID();
-    return withLogContext({ requestId }, () => handle(req, context, requestId));
+    // The origin as the client addressed it (Host, or a trusted proxy's forwarded headers).
+    const url = publicUrl(req);
+    return withLogContext({ requestId }, () => withPublicOrigin(url.origin, () => handle(req, context, requestId, url)));
   };
 
-  async function handle(req: NextRequest, context: RouteContext | undefined, requestId: string): Promise<Response> {
+  async function handle(req: NextRequest, context: RouteContext | undefined, requestId: string, url: URL): Promise<Response> {
     const started = performance.now();
     let response: Response;
     try {
@@ -224,7 +231,6 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
           throw new Forbidden(`Your role (${auth.roleName}) may not ${action} ${resource.replace(/_/g, " ")}s.`);
         }
       }
-      const url = publicUrl(req);
       for (const [key, value] of url.searchParams) {
         if (key.includes("\u0000") || value.includes("\u0000")) {
           const name = key.replace(/\u0000/g, "");

@@ -83,8 +83,13 @@ describe("OpenAPI document", () => {
           /^(public|member|[a-z_]+\.(create|read|update|delete))$/,
         );
         const success = Object.keys(o.responses).filter((s) => s.startsWith("2"));
-        expect(success, `${method} ${p}`).toHaveLength(1);
-        expect(o.responses[success[0]].description.length).toBeGreaterThan(2);
+        // The catch-all of unknown API paths is a route file but no endpoint: it only ever answers 404.
+        if ((o as { "x-not-an-endpoint"?: boolean })["x-not-an-endpoint"]) {
+          expect(Object.keys(o.responses), `${method} ${p}`).toEqual(["404"]);
+        } else {
+          expect(success, `${method} ${p}`).toHaveLength(1);
+          expect(o.responses[success[0]].description.length).toBeGreaterThan(2);
+        }
         const pathParams = (o.parameters ?? []).filter((x) => x.in === "path").map((x) => x.name);
         expect(pathParams.sort()).toEqual([...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort());
       }

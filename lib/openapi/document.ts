@@ -62,6 +62,8 @@ export interface Operation {
   response: string;
   /** Path parameters that are strings (all others are positive integer ids). */
   stringParams?: string[];
+  /** Not an endpoint: the catch-all that answers any path no route declares with a JSON 404. */
+  catchAll?: true;
 }
 
 export const TAGS: { name: string; description: string }[] = [
@@ -88,6 +90,28 @@ export const TAGS: { name: string; description: string }[] = [
 
 const LIST =
   "A page: {data: [resource], links: {self, first, prev, next, last}, meta: {page, per_page, total_count, total_pages}}.";
+
+const CATCH_ALL_METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
+
+/** app/api/[...path] and app/enterprise/api/[...path]: listed because they are route files, marked as no endpoint. */
+const UNKNOWN_PATHS: Operation[] = CATCH_ALL_METHODS.flatMap((method) =>
+  (
+    [
+      ["/api/{path}", "Api"],
+      ["/enterprise/api/{path}", "EnterpriseApi"],
+    ] as const
+  ).map(([path, family]) => ({
+    operationId: `unknown${family}Path${method[0].toUpperCase()}${method.slice(1)}`,
+    method,
+    path,
+    tag: "Service",
+    summary: "Unknown API paths (not an endpoint): a JSON 404",
+    permission: "public" as const,
+    stringParams: ["path"],
+    catchAll: true as const,
+    response: '404 {message, status: "not_found"} for any path under it that no endpoint declares, never an HTML page.',
+  })),
+);
 
 export const OPERATIONS: Operation[] = [
   // Authentication
@@ -385,7 +409,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["connector_definition", "read"],
     query: listConnectorDefinitionsQuerySchema,
     response:
-      "{data: [{name, title, connector_type, category, icon, connector_spec: {connection_specification, …}}]}.",
+      "A bare array, as the reference answers: [{name, title, connector_type, category, sub_category, icon (absolute URL), documentation_url, connector_spec: {connection_specification (JSON Schema draft-07; secrets carry secret and multiwoven_secret), stream_type, …}}].",
   },
   {
     operationId: "getConnectorDefinition",
@@ -396,7 +420,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["connector_definition", "read"],
     query: showConnectorDefinitionQuerySchema,
     stringParams: ["name"],
-    response: "{data: definition}.",
+    response: "The definition as a bare object, as the reference answers: {name, title, connector_type, …, connector_spec}.",
   },
   {
     operationId: "checkConnection",
@@ -406,7 +430,8 @@ export const OPERATIONS: Operation[] = [
     summary: "Check a connection configuration",
     permission: ["connector_definition", "create"],
     body: checkConnectionSchema,
-    response: "{result: success | failed, details}.",
+    response:
+      '{result: success | failed, details, type: "connection_status", connection_status: {status: succeeded | failed, message}} (HTTP 200 either way; the last two are the reference protocol\'s ConnectionStatus, message = details).',
   },
   {
     operationId: "listConnectors",
@@ -466,7 +491,8 @@ export const OPERATIONS: Operation[] = [
     summary: "The connector's streams (stored, or discovered again)",
     permission: ["connector", "read"],
     query: discoverConnectorQuerySchema,
-    response: "{data: catalog}.",
+    response:
+      '{data: {id, type: "catalogs", attributes: {connector_id, workspace_id, catalog: {streams: [{name, url, json_schema, batch_support, batch_size, request_method, supported_sync_modes, source_defined_cursor, source_defined_primary_key?}], request_rate_limit, request_rate_limit_unit, request_rate_concurrency, schema_mode: schema | schemaless, source_defined_cursor}, catalog_hash}}}.',
   },
   {
     operationId: "querySource",
@@ -488,7 +514,7 @@ export const OPERATIONS: Operation[] = [
     body: checkConnectorSchema,
     bodyOptional: true,
     response:
-      "{result: success | failed, details}, as check_connection answers. With configuration in the body (unsaved settings, masked secrets keep the stored ones) it needs connector.update.",
+      "{result: success | failed, details, type, connection_status: {status, message}}, as check_connection answers. With configuration in the body (unsaved settings, masked secrets keep the stored ones) it needs connector.update.",
   },
   {
     operationId: "createCatalog",
@@ -751,6 +777,7 @@ export const OPERATIONS: Operation[] = [
     permission: "public",
     response: "OpenAPI 3.1 JSON.",
   },
+  ...UNKNOWN_PATHS,
 ];
 
 export const ERROR_CODES: Record<number, string> = {
@@ -777,6 +804,7 @@ export function permissionText(op: Pick<Operation, "permission" | "inPathWorkspa
 const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 
 function errorStatuses(op: Operation): number[] {
+  if (op.catchAll) return [404];
   const out: number[] = [];
   if (op.query || op.body || placeholders(op.path).length) out.push(400);
   if (op.permission !== "public") out.push(401);
@@ -870,16 +898,17 @@ function build() {
           : {}),
       },
       responses: {
-        [status]: { description: op.response },
+        ...(op.catchAll ? {} : { [status]: { description: op.response } }),
         ...Object.fromEntries(
           errorStatuses(op).map((code) => [
             code,
-            { description: ERROR_CODES[code], content: { "application/json": { schema: error } } },
+            { description: op.catchAll ? op.response : ERROR_CODES[code], content: { "application/json": { schema: error } } },
           ]),
         ),
       },
       ...({
         "x-permission": Array.isArray(op.permission) ? op.permission.join(".") : op.permission,
+        ...(op.catchAll ? { "x-not-an-endpoint": true } : {}),
       } as object),
     });
   }

@@ -1,5 +1,6 @@
 // Connector definitions as the reference lists them: plain objects (they have no database id).
 import type { ConnectorDefinition } from "@/lib/connectors/types";
+import { absoluteUrl } from "@/lib/http/public-origin";
 
 export const serializeConnectorDefinition = (d: ConnectorDefinition) => ({
   name: d.name,
@@ -7,7 +8,7 @@ export const serializeConnectorDefinition = (d: ConnectorDefinition) => ({
   connector_type: d.connectorType,
   category: d.category,
   sub_category: d.subCategory ?? null,
-  icon: d.icon,
+  icon: absoluteUrl(d.icon),
   documentation_url: d.documentationUrl,
   connector_spec: {
     documentation_url: d.documentationUrl,

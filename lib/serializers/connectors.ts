@@ -3,6 +3,7 @@
 import { getDefinition, maskSecrets, SECRET_MASK } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
+import { absoluteUrl } from "@/lib/http/public-origin";
 import type { Connector } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
 
@@ -19,8 +20,11 @@ export function maskedConfiguration(connector: Connector): Row {
   return definition ? maskSecrets(config, definition) : (maskEverything(config) as Row);
 }
 
-export const connectorIcon = (c: Pick<Connector, "connectorName" | "connectorType">): string =>
-  getDefinition(c.connectorName, c.connectorType)?.icon ?? "";
+/** The definition's icon as an absolute URL on this server (the reference console loads it from its own origin). */
+export const connectorIcon = (c: Pick<Connector, "connectorName" | "connectorType">): string => {
+  const icon = getDefinition(c.connectorName, c.connectorType)?.icon;
+  return icon ? absoluteUrl(icon) : "";
+};
 
 export const serializeConnector = (c: Connector) =>
   resource(c.id, "connectors", {

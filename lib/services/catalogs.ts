@@ -1,6 +1,7 @@
 // Catalogs: the streams of a connector, one catalog per connector. Written by discovery and by the
 // catalog endpoints; a sync's stream_name must name one of its destination's streams.
 import { createHash } from "node:crypto";
+import { buildCatalog } from "@/lib/connectors/shared/catalog";
 import type { Catalog as CatalogJson, Stream } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
 import { NotFound, ValidationFailed } from "@/lib/errors";
@@ -32,8 +33,9 @@ const DEFAULT_RATE = { request_rate_limit: 0, request_rate_limit_unit: "minute",
 
 /**
  * The stored catalog for a request body. `json_schema` alone builds the reference's single stream
- * (named after the connector, url "unknown", no batching, POST); rate settings not sent keep the
- * values already stored for the connector (from discovery), else the defaults.
+ * (named after the connector, url "unknown", no batching, POST); rate settings and the schema mode
+ * not sent keep the values already stored for the connector (from discovery), else the defaults.
+ * Streams get the protocol members (supported_sync_modes…) the body leaves out.
  */
 export function buildCatalogJson(body: CatalogBody, connectorName: string, previous?: CatalogJson | null): CatalogJson {
   const streams: Stream[] = body.streams
@@ -48,12 +50,13 @@ export function buildCatalogJson(body: CatalogBody, connectorName: string, previ
           request_method: "POST",
         },
       ];
-  return {
-    streams,
+  return buildCatalog(streams, {
     request_rate_limit: body.request_rate_limit ?? previous?.request_rate_limit ?? DEFAULT_RATE.request_rate_limit,
     request_rate_limit_unit: body.request_rate_limit_unit ?? previous?.request_rate_limit_unit ?? DEFAULT_RATE.request_rate_limit_unit,
     request_rate_concurrency: body.request_rate_concurrency ?? previous?.request_rate_concurrency ?? DEFAULT_RATE.request_rate_concurrency,
-  };
+    schema_mode: body.schema_mode ?? previous?.schema_mode,
+    source_defined_cursor: body.source_defined_cursor,
+  });
 }
 
 /** Creates or replaces the catalog of a connector (the connector is already known to be the workspace's). */

@@ -51,7 +51,7 @@ export async function listModels(workspaceId: number, filter: ListModelsQuery, p
   const where: Prisma.ModelWhereInput = {
     workspaceId,
     ...(filter.connector_id !== undefined ? { connectorId: filter.connector_id } : {}),
-    ...(filter.query_type ? { queryType: filter.query_type } : {}),
+    ...(filter.query_type ? { queryType: { in: filter.query_type } } : {}),
   };
   const [rows, total] = await prisma().$transaction([
     prisma().model.findMany({ where, include: withConnector, orderBy: filter.sort ?? DEFAULT_SORT, skip: page.skip, take: page.take }),

@@ -3,12 +3,15 @@
 import { z } from "zod";
 import { intId } from "./ids";
 import { jsonObjectSchema } from "./connectors";
+import { SYNC_MODES } from "./syncs";
 
 export const RATE_LIMIT_UNITS = ["second", "minute", "hour", "day"] as const;
 export const REQUEST_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 const nonNegativeInt = (what: string) =>
   z.number({ error: "must be a whole number" }).int("must be a whole number").min(0, "must be 0 or more").describe(what);
+
+export const SCHEMA_MODES = ["schema", "schemaless"] as const;
 
 export const rateLimitUnitSchema = z
   .enum(RATE_LIMIT_UNITS, { error: `must be one of: ${RATE_LIMIT_UNITS.join(", ")}` })
@@ -28,6 +31,19 @@ export const streamSchema = z.object({
   request_rate_limit_unit: rateLimitUnitSchema.optional(),
   request_rate_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").optional().describe("Requests in flight."),
   primary_key: z.array(z.string()).optional().describe("Destination columns identifying a record, used for upserts."),
+  // The reference protocol's stream members: what its console reads to offer sync modes.
+  supported_sync_modes: z
+    .array(z.enum(SYNC_MODES, { error: `must be one of: ${SYNC_MODES.join(", ")}` }), { error: "must be an array of sync modes" })
+    .min(1, "must name at least one sync mode")
+    .max(SYNC_MODES.length)
+    .optional()
+    .describe("Sync modes offered for this stream; default both."),
+  source_defined_cursor: z.boolean({ error: "must be true or false" }).optional().describe("Whether the system picks the cursor; default false."),
+  source_defined_primary_key: z
+    .array(z.array(z.string().max(255)).max(16), { error: "must be an array of column paths" })
+    .max(64)
+    .optional()
+    .describe("Primary key columns, each as a path, e.g. [[\"id\"]]; default: from primary_key."),
 });
 
 export const catalogBodySchema = z
@@ -43,6 +59,11 @@ export const catalogBodySchema = z
         .min(1, "must be at least 1")
         .optional()
         .describe("Requests in flight at once."),
+      schema_mode: z
+        .enum(SCHEMA_MODES, { error: `must be one of: ${SCHEMA_MODES.join(", ")}` })
+        .optional()
+        .describe("schema: records map onto the streams' json_schema fields; schemaless: any fields. Default: the stored catalog's, else schema."),
+      source_defined_cursor: z.boolean({ error: "must be true or false" }).optional().describe("Whether the source picks the cursor; default false."),
     },
     { error: "is required: send {json_schema: {...}} or {streams: [...]}" },
   )

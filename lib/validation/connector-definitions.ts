@@ -1,10 +1,10 @@
 // Request shapes of the connector definition endpoints.
 import { z } from "zod";
-import { connectorCategorySchema, connectorTypeSchema, jsonObjectSchema } from "./connectors";
+import { connectorCategoryFilterSchema, connectorTypeFilterSchema, jsonObjectSchema } from "./connectors";
 
 export const listConnectorDefinitionsQuerySchema = z.object({
-  type: connectorTypeSchema.optional(),
-  category: connectorCategorySchema.optional(),
+  type: connectorTypeFilterSchema.optional(),
+  category: connectorCategoryFilterSchema.optional(),
 });
 export type ListConnectorDefinitionsQuery = z.infer<typeof listConnectorDefinitionsQuerySchema>;
 
@@ -13,12 +13,13 @@ export const connectorDefinitionParamsSchema = z.object({
 });
 
 export const showConnectorDefinitionQuerySchema = z.object({
-  type: connectorTypeSchema.optional().describe("source or destination, for names that exist as both; default source."),
+  type: connectorTypeFilterSchema.optional().describe("source or destination (any case), for names that exist as both; default source."),
 });
 
 export const checkConnectionSchema = z.object({
   name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(100).describe("The connector definition's name, e.g. Postgresql."),
-  type: connectorTypeSchema.optional().describe("source or destination; default: the source when both exist."),
+  // Any case, as the reference (which camelizes it) takes it.
+  type: connectorTypeFilterSchema.optional().describe("source or destination (any case); default: the source when both exist."),
   connection_spec: jsonObjectSchema.describe("The configuration to try, shaped by the definition's connection_specification."),
 });
 export type CheckConnectionInput = z.infer<typeof checkConnectionSchema>;

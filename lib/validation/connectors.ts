@@ -1,6 +1,7 @@
 // Request shapes of the connector endpoints. The console forms and the OpenAPI document import
 // these same schemas, so every field carries a description.
 import { z } from "zod";
+import { caseInsensitiveEnum } from "./case-insensitive";
 import { sortSchema } from "./sort";
 
 export const CONNECTOR_TYPES = ["source", "destination"] as const;
@@ -14,6 +15,12 @@ export const connectorCategorySchema = z
   .enum(CONNECTOR_CATEGORIES, { error: `must be one of: ${CONNECTOR_CATEGORIES.join(", ")}` })
   .describe("data: databases and APIs; ai_ml: model endpoints.");
 
+/** The list filters: `source`, `Source` and `SOURCE` are one value (the reference console sends `Source`). */
+export const connectorTypeFilterSchema = caseInsensitiveEnum(CONNECTOR_TYPES).describe(
+  "source or destination, in any case (the reference console sends Source).",
+);
+export const connectorCategoryFilterSchema = caseInsensitiveEnum(CONNECTOR_CATEGORIES).describe("data or ai_ml, in any case.");
+
 /** A JSON object (not an array, not null): configurations and JSON Schemas. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });
 
@@ -24,8 +31,8 @@ const boundedConfiguration = jsonObjectSchema.refine((c) => JSON.stringify(c).le
 });
 
 export const listConnectorsQuerySchema = z.object({
-  type: connectorTypeSchema.optional(),
-  category: connectorCategorySchema.optional(),
+  type: connectorTypeFilterSchema.optional(),
+  category: connectorCategoryFilterSchema.optional(),
   search: z.string().trim().max(200, "must be at most 200 characters").optional().describe("Case-insensitive part of the connector's name."),
   sort: sortSchema({ name: "name", connector_name: "connectorName", created_at: "createdAt", updated_at: "updatedAt" }),
 });

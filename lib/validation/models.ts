@@ -6,7 +6,11 @@ import { intId, queryIntId } from "./ids";
 
 export const QUERY_TYPES = ["raw_sql", "table_selector", "ai_ml"] as const;
 /** Query types of the reference we do not run yet: refused with a sentence that says so. */
-const UNSUPPORTED_QUERY_TYPES = ["dbt", "soql", "unstructured", "vector_search", "dynamic_sql"];
+const UNSUPPORTED_QUERY_TYPES = ["dbt", "soql", "unstructured", "vector_search", "dynamic_sql", "semistructured"];
+/** Every query type the reference knows: a list filter may name any of them. */
+const KNOWN_QUERY_TYPES: readonly string[] = [...QUERY_TYPES, ...UNSUPPORTED_QUERY_TYPES];
+type QueryType = (typeof QUERY_TYPES)[number];
+const isSupported = (t: string): t is QueryType => (QUERY_TYPES as readonly string[]).includes(t);
 
 export const queryTypeSchema = z
   .enum(QUERY_TYPES, {
@@ -58,11 +62,44 @@ export const updateModelSchema = z.object({
 });
 export type UpdateModelInput = z.infer<typeof updateModelSchema>["model"];
 
+const MAX_FILTER_QUERY_TYPES = 20;
+
+/**
+ * `?query_type=raw_sql`, a comma-separated list (`raw_sql,dbt,soql,table_selector`, what the
+ * reference console sends) or the repeated form (`query_type=a&query_type=b`, `query_type[]=a`).
+ * Each member must be a query type the reference knows; the ones we do not run match no model, so
+ * the filter comes out as the supported types it names (possibly none).
+ */
+function queryTypeFilterSchema() {
+  return z
+    .union([z.string(), z.array(z.string())], { error: "must be a query type or a comma-separated list of them" })
+    .transform((v, ctx) => {
+      const members = (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(","))
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const unknown = members.filter((m) => !KNOWN_QUERY_TYPES.includes(m));
+      if (unknown.length > 0 || members.length === 0 || members.length > MAX_FILTER_QUERY_TYPES) {
+        const shown = unknown.length
+          ? `"${unknown[0].slice(0, 40)}" is not a query type; `
+          : members.length === 0
+            ? "names no query type; "
+            : `has more than ${MAX_FILTER_QUERY_TYPES} members; `;
+        ctx.addIssue({ code: "custom", message: `${shown}list some of: ${KNOWN_QUERY_TYPES.join(", ")}` });
+        return z.NEVER;
+      }
+      return [...new Set(members.filter(isSupported))];
+    })
+    .describe(
+      `Only models of these query types: one, a comma-separated list (raw_sql,dbt,soql,table_selector) or the parameter repeated. Known: ${KNOWN_QUERY_TYPES.join(", ")}; the ones not supported here match no model.`,
+    );
+}
+
 export const listModelsQuerySchema = z.object({
   connector_id: queryIntId()
     .optional()
     .describe("Only models of this source connector."),
-  query_type: queryTypeSchema.optional(),
+  query_type: queryTypeFilterSchema().optional(),
   sort: sortSchema({ name: "name", query_type: "queryType", created_at: "createdAt", updated_at: "updatedAt" }),
 });
 export type ListModelsQuery = z.infer<typeof listModelsQuerySchema>;

@@ -77,11 +77,10 @@ function Fields({ schema, depth = 0 }: { schema: Schema; depth?: number }) {
 function OperationCard({ op }: { op: OperationView }) {
   const params = op.parameters?.filter((p) => p.in !== "header") ?? [];
   const body = op.requestBody?.content["application/json"]?.schema;
-  const [status, success] = Object.entries(op.responses).find(([code]) => code.startsWith("2")) ?? [
-    "200",
-    { description: "" },
-  ];
-  const errors = Object.keys(op.responses).filter((code) => !code.startsWith("2"));
+  // The catch-all of unknown paths has no success: its 404 is what it answers.
+  const [status, success] = Object.entries(op.responses).find(([code]) => code.startsWith("2")) ??
+    Object.entries(op.responses)[0] ?? ["200", { description: "" }];
+  const errors = Object.keys(op.responses).filter((code) => !code.startsWith("2") && code !== status);
   return (
     <article id={op.operationId} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
       <header className="flex flex-wrap items-center gap-3">

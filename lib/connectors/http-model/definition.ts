@@ -1,3 +1,4 @@
+import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition } from "../types";
 
 const objectSchema = { type: "object", properties: {} };
@@ -14,7 +15,7 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
   supportsQuery: false,
   secretTargetFields: ["url"],
   connectionSpecification: {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $schema: JSON_SCHEMA_DRAFT,
     title: "HTTP model endpoint",
     type: "object",
     required: ["url"],
@@ -39,7 +40,8 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
         type: "object",
         title: "Headers",
         description: "Request headers, e.g. Authorization with an API key. Stored encrypted and masked when shown.",
-        additionalProperties: { type: "string" },
+        // The reference console masks the field that carries multiwoven_secret: here each header's value.
+        additionalProperties: { type: "string", multiwoven_secret: true },
         secret: true,
         order: 2,
       },

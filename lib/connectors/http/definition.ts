@@ -1,3 +1,4 @@
+import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition } from "../types";
 
 export const httpDestinationDefinition: ConnectorDefinition = {
@@ -11,7 +12,7 @@ export const httpDestinationDefinition: ConnectorDefinition = {
   streamType: "dynamic",
   secretTargetFields: ["destination_url"],
   connectionSpecification: {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $schema: JSON_SCHEMA_DRAFT,
     title: "HTTP webhook",
     type: "object",
     required: ["destination_url"],
@@ -36,7 +37,8 @@ export const httpDestinationDefinition: ConnectorDefinition = {
         type: "object",
         title: "Headers",
         description: "Extra request headers, e.g. Authorization. Stored encrypted and masked when shown.",
-        additionalProperties: { type: "string" },
+        // The reference console masks the field that carries multiwoven_secret: here each header's value.
+        additionalProperties: { type: "string", multiwoven_secret: true },
         secret: true,
         order: 2,
       },
@@ -45,6 +47,7 @@ export const httpDestinationDefinition: ConnectorDefinition = {
         title: "Signing secret",
         description: "When set, each request carries X-Signature-256: sha256=<hex HMAC-SHA256 of the body> so the receiver can verify it.",
         secret: true,
+        multiwoven_secret: true,
         order: 3,
       },
       timeout: {

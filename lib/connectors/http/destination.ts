@@ -110,7 +110,8 @@ async function discover(config: Row): Promise<Catalog> {
         request_method: settings(config).method,
       },
     ],
-    { request_rate_limit: 600, request_rate_limit_unit: "minute", request_rate_concurrency: 4 },
+    // Any JSON body goes: the mapping names the fields (the reference's HTTP catalog is schemaless too).
+    { request_rate_limit: 600, request_rate_limit_unit: "minute", request_rate_concurrency: 4, schema_mode: "schemaless" },
   );
 }
 

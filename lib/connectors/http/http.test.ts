@@ -171,7 +171,16 @@ describe("Http destination", () => {
   it("discovers one open stream", async () => {
     const catalog = await httpDestination.discover(config({ stream_name: "orders" }));
     expect(catalog.streams).toEqual([
-      expect.objectContaining({ name: "orders", batch_support: true, batch_size: 100, json_schema: { type: "object", additionalProperties: true } }),
+      expect.objectContaining({
+        name: "orders",
+        batch_support: true,
+        batch_size: 100,
+        json_schema: { type: "object", additionalProperties: true },
+        supported_sync_modes: ["full_refresh", "incremental"],
+        source_defined_cursor: false,
+      }),
     ]);
+    // Any body goes: the reference console then lets the mapping name the fields.
+    expect(catalog).toMatchObject({ schema_mode: "schemaless", source_defined_cursor: false });
   });
 });

@@ -1,8 +1,9 @@
+import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
 
 /** Shared by the source and the destination. */
 export const mariadbConnectionSpecification: JsonSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $schema: JSON_SCHEMA_DRAFT,
   title: "MariaDB",
   type: "object",
   required: ["host", "port", "username", "database"],
@@ -19,7 +20,7 @@ export const mariadbConnectionSpecification: JsonSchema = {
       order: 1,
     },
     username: { type: "string", title: "Username", description: "User to connect as.", minLength: 1, order: 2 },
-    password: { type: "string", title: "Password", description: "Password of the user.", secret: true, order: 3 },
+    password: { type: "string", title: "Password", description: "Password of the user.", secret: true, multiwoven_secret: true, order: 3 },
     database: { type: "string", title: "Database", description: "Database (schema) whose tables are used.", minLength: 1, order: 4 },
     ssl_mode: {
       type: "string",

@@ -1,8 +1,9 @@
+import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
 
 /** Shared by the source and the destination: both connect the same way. */
 export const postgresqlConnectionSpecification: JsonSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $schema: JSON_SCHEMA_DRAFT,
   title: "PostgreSQL",
   type: "object",
   required: ["host", "port", "database", "credentials"],
@@ -54,6 +55,7 @@ export const postgresqlConnectionSpecification: JsonSchema = {
           title: "Password",
           description: "Password of the role. Leave empty for trust authentication.",
           secret: true,
+          multiwoven_secret: true,
           order: 2,
         },
       },

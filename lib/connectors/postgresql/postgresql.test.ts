@@ -136,6 +136,9 @@ describe("source", () => {
     const catalog = await postgresqlSource.discover(config());
     const people = catalog.streams.find((s) => s.name === "people");
     expect(people?.primary_key).toEqual(["id"]);
+    // The reference protocol's members (protocol.rb Stream / Catalog).
+    expect(people).toMatchObject({ supported_sync_modes: ["full_refresh", "incremental"], source_defined_cursor: false, source_defined_primary_key: [["id"]] });
+    expect(catalog).toMatchObject({ schema_mode: "schema", source_defined_cursor: false });
     expect(people?.json_schema).toMatchObject({
       type: "object",
       properties: {

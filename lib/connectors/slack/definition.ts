@@ -1,3 +1,4 @@
+import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition } from "../types";
 
 export const slackDestinationDefinition: ConnectorDefinition = {
@@ -11,7 +12,7 @@ export const slackDestinationDefinition: ConnectorDefinition = {
   streamType: "dynamic",
   secretTargetFields: ["base_url"],
   connectionSpecification: {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $schema: JSON_SCHEMA_DRAFT,
     title: "Slack",
     type: "object",
     required: ["auth_type"],
@@ -29,6 +30,7 @@ export const slackDestinationDefinition: ConnectorDefinition = {
         title: "Bot token",
         description: "The bot user OAuth token (xoxb-…) with the chat:write scope.",
         secret: true,
+        multiwoven_secret: true,
         order: 1,
       },
       channel: {
@@ -43,6 +45,7 @@ export const slackDestinationDefinition: ConnectorDefinition = {
         description: "The https://hooks.slack.com/services/… URL of an incoming webhook.",
         format: "uri",
         secret: true,
+        multiwoven_secret: true,
         order: 3,
       },
       message_template: {

@@ -117,7 +117,8 @@ async function discover(config: Row): Promise<Catalog> {
         request_method: "POST",
       },
     ],
-    { request_rate_limit: 60, request_rate_limit_unit: "minute", request_rate_concurrency: 1 },
+    // The message template reads whatever fields the mapping produces.
+    { request_rate_limit: 60, request_rate_limit_unit: "minute", request_rate_concurrency: 1, schema_mode: "schemaless" },
   );
 }
 

@@ -78,6 +78,12 @@ describe("Slack destination", () => {
     expect(b).toMatchObject({ ok: false, status: 404, retryable: false, error: expect.stringContaining("no_service") });
   });
 
+  it("discovers one schemaless message stream", async () => {
+    const catalog = await slackDestination.discover(bot());
+    expect(catalog).toMatchObject({ schema_mode: "schemaless", source_defined_cursor: false });
+    expect(catalog.streams).toEqual([expect.objectContaining({ name: "chat_message", supported_sync_modes: ["full_refresh", "incremental"] })]);
+  });
+
   it("checks the bot token and never echoes it", async () => {
     slackApi();
     expect(await slackDestination.check(bot())).toEqual({ ok: true, details: 'Connected to Slack workspace "Acme" as syncbot.' });
