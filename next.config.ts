@@ -31,6 +31,7 @@ const nextConfig: NextConfig = {
     "@prisma/schema-engine-wasm",
     "@prisma/client",
     "@prisma/adapter-pg",
+    "nodemailer",
   ],
   async headers() {
     return [
