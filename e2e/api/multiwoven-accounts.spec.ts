@@ -236,6 +236,18 @@ test.describe("13.14 account endpoints on a server with sign-up off (the default
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
+  test("13.14 this server's console answers the links' paths without a session", async ({ request }) => {
+    for (const page of ["/forgot-password", `/reset-password?reset_password_token=${"x".repeat(43)}`, "/verify-user"]) {
+      const res = await request.get(page, { maxRedirects: 0 });
+      expect(res.status(), page).toBe(200);
+      expect(res.headers()["content-type"]).toMatch(/text\/html/);
+    }
+    // The reference console's sign-in path, which the "already registered" mail links to.
+    const signIn = await request.get("/sign-in", { maxRedirects: 0 });
+    expect(signIn.status()).toBe(307);
+    expect(signIn.headers().location).toMatch(/\/login$/);
+  });
+
   test("13.14 reset_password and verify_user refuse unknown tokens with 422", async ({ request }) => {
     const headers = { "X-Forwarded-For": address() };
     const reset = await expectError(
