@@ -31,7 +31,12 @@ const nextConfig: NextConfig = {
     "@prisma/schema-engine-wasm",
     "@prisma/client",
     "@prisma/adapter-pg",
+    "nodemailer",
   ],
+  // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
+  async redirects() {
+    return [{ source: "/sign-in", destination: "/login", permanent: false }];
+  },
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders },

@@ -9,6 +9,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import next from "next";
 import { assertProductionSecrets } from "../lib/config/secrets";
+import { assertMailSettings } from "../lib/config/console-url";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
@@ -56,6 +57,7 @@ async function main() {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
   assertProductionSecrets();
+  assertMailSettings();
   const db = await prepareDatabase((line) => logger.debug({ postgres: line.trim() }, "embedded postgres"), {
     ownSignals: true,
   });

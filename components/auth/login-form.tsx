@@ -1,5 +1,6 @@
 "use client";
 import { zodResolver } from "@hookform/resolvers/zod";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useEffect, useState } from "react";
@@ -68,6 +69,11 @@ export function LoginForm({ callbackUrl, expired }: { callbackUrl?: string; expi
           Sign in
         </Button>
       </form>
+      <p className="mt-4 text-center text-sm">
+        <Link href="/forgot-password" className="text-indigo-600 hover:underline">
+          Forgot password?
+        </Link>
+      </p>
     </AuthCard>
   );
 }

@@ -117,11 +117,10 @@ test("validation: name required, role must exist here and not exceed the creator
 test("a token is confined to its workspace, even for a user who belongs to others", async ({ request }) => {
   const { api } = await apiTokenFor(request, ws.admin);
   const other = await newWorkspace(request);
-  await expectError(
-    await new Api(request, { token: api.session.token, workspaceId: other.id }).get("/api/v1/users/me"),
-    404,
-    "not_found",
-  );
+  const elsewhere = new Api(request, { token: api.session.token, workspaceId: other.id });
+  await expectError(await elsewhere.get("/api/v1/connectors"), 404, "not_found");
+  // users/me is a user-level call (issue 13): the token still answers for its own workspace.
+  expect((await (await elsewhere.get("/api/v1/users/me")).json()).data.attributes.workspace_id).toBe(ws.id);
   await expectError(await api.get(`/api/v1/workspaces/${other.id}`), 404, "not_found");
   const list = await (await api.get("/api/v1/workspaces")).json();
   expect(list.data.map((w: { id: string }) => Number(w.id))).toEqual([ws.id]);

@@ -21,13 +21,21 @@ test.beforeAll(async ({ request }) => {
 function expectWorkspace(w: { id: unknown; type: unknown; attributes: Record<string, unknown> }) {
   expect(typeof w.id).toBe("string");
   expect(w.type).toBe("workspaces");
+  // Ours, plus the reference serializer's (issue 13; server/app/serializers/workspace_serializer.rb).
   expect(Object.keys(w.attributes).sort()).toEqual([
     "created_at",
+    "description",
     "members_count",
     "name",
+    "organization_id",
+    "organization_logo_url",
+    "organization_name",
+    "region",
     "role_name",
     "slug",
+    "status",
     "updated_at",
+    "workspace_logo_url",
   ]);
   expect(typeof w.attributes.name).toBe("string");
   expect(typeof w.attributes.slug).toBe("string");
@@ -62,7 +70,8 @@ test.describe("workspaces", () => {
       "validation_failed",
     );
     expect(fieldErrors(body)).toEqual([{ path: "workspace.name", message: "must not be empty" }]);
-    await expectError(await ws.admin.post("/api/v1/workspaces", { name: "flat" }), 422, "validation_failed");
+    // A flat body is the reference console's way (issue 13): a missing name is still a 422.
+    await expectError(await ws.admin.post("/api/v1/workspaces", { title: "flat" }), 422, "validation_failed");
     await expectError(await ws.admin.get("/api/v1/workspaces/abc"), 400, "bad_request");
     await expectError(await ws.admin.get("/api/v1/workspaces/0"), 400, "bad_request");
     const missing = await expectError(await ws.admin.get("/api/v1/workspaces/99999999"), 404, "not_found");

@@ -7,7 +7,7 @@
 // harmless 404/422 instead of changing data).
 import type { Action, Resource } from "../../lib/auth/permissions";
 
-export type Requirement = readonly [Resource, Action] | "member" | "public";
+export type Requirement = readonly [Resource, Action] | "member" | "user" | "public";
 
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -24,6 +24,11 @@ export interface Endpoint {
   revokesSession?: boolean;
   /** Not part of the REST API (console sign-in internals): listed for completeness, not walked. */
   skip?: string;
+  /**
+   * Switched off unless the operator sets this variable (the test server does not): its 403 is the
+   * switch, the same for everyone, not a permission.
+   */
+  offUnless?: string;
 }
 
 const uniqueEmail = () => `matrix-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -50,14 +55,20 @@ export const ENDPOINTS: Endpoint[] = [
 
   // Access
   { method: "POST", path: "/api/v1/login", permission: "public", body: {} },
-  { method: "DELETE", path: "/api/v1/logout", permission: "member", revokesSession: true },
-  { method: "GET", path: "/api/v1/users/me", permission: "member" },
+  { method: "DELETE", path: "/api/v1/logout", permission: "user", revokesSession: true },
+  { method: "GET", path: "/api/v1/users/me", permission: "user" },
   // An empty body: every role reaches validation (422) and no password changes.
-  { method: "PUT", path: "/api/v1/users/me/password", permission: "member", body: {} },
+  { method: "PUT", path: "/api/v1/users/me/password", permission: "user", body: {} },
+  // Accounts: empty bodies and a missing token end in validation (422/400), sending no mail.
+  { method: "POST", path: "/api/v1/signup", permission: "public", body: {}, offUnless: "SIGNUP_ENABLED" },
+  { method: "POST", path: "/api/v1/forgot_password", permission: "public", body: {} },
+  { method: "POST", path: "/api/v1/reset_password", permission: "public", body: {} },
+  { method: "GET", path: "/api/v1/verify_user", permission: "public" },
+  { method: "POST", path: "/api/v1/resend_verification", permission: "public", body: {} },
   { method: "GET", path: "/api/v1/api_tokens", permission: ["api_token", "read"] },
   { method: "POST", path: "/api/v1/api_tokens", permission: ["api_token", "create"], body: {} },
   { method: "DELETE", path: "/api/v1/api_tokens/{id}", permission: ["api_token", "delete"] },
-  { method: "GET", path: "/api/v1/workspaces", permission: "member" },
+  { method: "GET", path: "/api/v1/workspaces", permission: "user" },
   { method: "POST", path: "/api/v1/workspaces", permission: ["workspace", "create"], body: {} },
   {
     method: "GET",

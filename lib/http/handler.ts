@@ -7,7 +7,7 @@ import type { ZodType } from "zod";
 import { can, type Action, type Resource } from "@/lib/auth/permissions";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
-import { authenticate, type AuthContext } from "@/lib/services/auth-context";
+import { authenticate, type AuthContext, type WorkspaceMode } from "@/lib/services/auth-context";
 import { requestToken } from "./credentials";
 import { errorResponse, fieldSummary, zodFieldErrors } from "./errors";
 import { ValidationFailed } from "@/lib/errors";
@@ -18,8 +18,13 @@ import { withPublicOrigin } from "./public-origin";
 /** Deeper JSON is refused: no request shape nests past a handful of levels, and recursion over it would overflow. */
 export const MAX_JSON_DEPTH = 64;
 
-/** `[resource, action]` checked against the matrix, `"member"` for any authenticated member, `"public"` for none. */
-export type Permission = readonly [Resource, Action] | "member" | "public";
+/**
+ * `[resource, action]` checked against the matrix in the selected workspace, `"member"` for any
+ * member of the selected workspace, `"user"` for any signed-in user whatever the Workspace-Id header
+ * says (user-level calls such as the user's own profile and workspace list: they never 404 on the
+ * header), `"public"` for none.
+ */
+export type Permission = readonly [Resource, Action] | "member" | "user" | "public";
 
 export interface HandlerContext<P, Q, B> {
   req: NextRequest;
@@ -36,7 +41,11 @@ interface RouteSpec<P, Q, B> {
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
-  /** Where the body schema's errors are reported from, e.g. ["sync"]. */
+  /**
+   * Throws when the route is switched off by configuration (e.g. sign-up). Runs first, before
+   * authentication and parsing, so a switched-off route answers the same whatever is sent.
+   */
+  available?: () => void;
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -173,14 +182,18 @@ const authMemory = new Map<string, { until: number; auth: Promise<AuthContext> }
 
 const unexpired = (auth: AuthContext) => auth.exp === undefined || auth.exp > Math.floor(Date.now() / 1000);
 
-async function authenticateRemembered(token: string | null, workspaceHeader: string | null): Promise<AuthContext> {
-  const key = `${workspaceHeader ?? ""} ${token ?? ""}`;
+async function authenticateRemembered(
+  token: string | null,
+  workspaceHeader: string | null,
+  mode: WorkspaceMode,
+): Promise<AuthContext> {
+  const key = `${mode} ${workspaceHeader ?? ""} ${token ?? ""}`;
   const known = authMemory.get(key);
   if (known && known.until > Date.now()) {
     const auth = await known.auth;
     if (unexpired(auth)) return auth;
   }
-  const pending = authenticate(token, workspaceHeader).then((auth) => Object.freeze(auth));
+  const pending = authenticate(token, workspaceHeader, mode).then((auth) => Object.freeze(auth));
   authMemory.delete(key);
   if (authMemory.size >= AUTH_MEMORY_MAX) authMemory.delete(authMemory.keys().next().value!);
   authMemory.set(key, { until: Date.now() + AUTH_MEMORY_MS, auth: pending });
@@ -221,10 +234,15 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
         throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
       }
+      spec.available?.();
       const auth =
         spec.permission === "public"
           ? ANONYMOUS
-          : await authenticateRemembered(await requestToken(req), req.headers.get("workspace-id"));
+          : await authenticateRemembered(
+              await requestToken(req),
+              req.headers.get("workspace-id"),
+              spec.permission === "user" ? "any" : "selected",
+            );
       if (Array.isArray(spec.permission)) {
         const [resource, action] = spec.permission as readonly [Resource, Action];
         if (!can(auth.policies, resource, action)) {

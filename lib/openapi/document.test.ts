@@ -80,7 +80,7 @@ describe("OpenAPI document", () => {
         expect(o.summary.length, `${method} ${p}`).toBeGreaterThan(5);
         expect(o.tags).toHaveLength(1);
         expect(o["x-permission"], `${method} ${p}`).toMatch(
-          /^(public|member|[a-z_]+\.(create|read|update|delete))$/,
+          /^(public|member|user|[a-z_]+\.(create|read|update|delete))$/,
         );
         const success = Object.keys(o.responses).filter((s) => s.startsWith("2"));
         // The catch-all of unknown API paths is a route file but no endpoint: it only ever answers 404.

@@ -7,6 +7,13 @@ import { z, type ZodType } from "zod";
 import type { Action, Resource } from "@/lib/auth/permissions";
 import { createApiTokenSchema } from "@/lib/validation/api-tokens";
 import { listAuditLogsQuerySchema } from "@/lib/validation/audit";
+import {
+  forgotPasswordSchema,
+  resendVerificationSchema,
+  resetPasswordSchema,
+  signupSchema,
+  verifyUserQuerySchema,
+} from "@/lib/validation/accounts";
 import { changePasswordSchema, loginSchema } from "@/lib/validation/auth";
 import { createCatalogSchema, updateCatalogSchema } from "@/lib/validation/catalogs";
 import {
@@ -40,8 +47,11 @@ import { setupSchema } from "@/lib/validation/setup";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
-/** What a caller needs: a permission of its role, any membership, or nothing. */
-export type OperationPermission = readonly [Resource, Action] | "member" | "public";
+/**
+ * What a caller needs: a permission of its role, any membership of the selected workspace, any
+ * signed-in user (whatever the Workspace-Id header), or nothing.
+ */
+export type OperationPermission = readonly [Resource, Action] | "member" | "user" | "public";
 
 export interface Operation {
   operationId: string;
@@ -69,6 +79,10 @@ export interface Operation {
 export const TAGS: { name: string; description: string }[] = [
   { name: "Authentication", description: "Sign in and out; the signed-in user." },
   {
+    name: "Accounts",
+    description: "Self sign-up (when enabled), email verification and password reset; public, throttled, never telling whether an address has an account.",
+  },
+  {
     name: "API tokens",
     description: "Long-lived tokens bound to one workspace, optionally narrowed to a role.",
   },
@@ -87,6 +101,9 @@ export const TAGS: { name: string; description: string }[] = [
   { name: "Sync runs", description: "Runs of a sync and the records they sent." },
   { name: "Service", description: "Health, readiness, metrics, first-run setup and this document." },
 ];
+
+const WORKSPACE_ATTRIBUTES =
+  "name, slug, description, region, status (active), organization_id and organization_name (one implicit organization), role_name (yours), members_count, workspace_logo_url and organization_logo_url (null), created_at, updated_at";
 
 const LIST =
   "A page: {data: [resource], links: {self, first, prev, next, last}, meta: {page, per_page, total_count, total_pages}}.";
@@ -132,8 +149,8 @@ export const OPERATIONS: Operation[] = [
     path: "/api/v1/logout",
     tag: "Authentication",
     summary: "Revoke the session token of this request",
-    permission: "member",
-    response: "{message}.",
+    permission: "user",
+    response: '{data: {type: "message", id, attributes: {message}}, message}.',
   },
   {
     operationId: "getCurrentUser",
@@ -141,9 +158,9 @@ export const OPERATIONS: Operation[] = [
     path: "/api/v1/users/me",
     tag: "Authentication",
     summary: "The signed-in user, its role here and its workspaces",
-    permission: "member",
+    permission: "user",
     response:
-      '{data: {id, type: "users", attributes: {email, name, created_at, updated_at, workspace_id, role: {id, role_name, policies}, workspaces: [{id, name, role_name}]}}}.',
+      '{data: {id, type: "users", attributes: {email, name, created_at, updated_at, workspace_id, role: {id, role_name, policies}, workspaces: [{id, name, role_name}]}}}. "Here" is the Workspace-Id workspace when you are a member of it, else your default one (never a 404).',
   },
   {
     operationId: "changePassword",
@@ -151,10 +168,65 @@ export const OPERATIONS: Operation[] = [
     path: "/api/v1/users/me/password",
     tag: "Authentication",
     summary: "Change the signed-in user's password; every other session ends",
-    permission: "member",
+    permission: "user",
     body: changePasswordSchema,
     response:
       '{data: {type: "token", id: <jwt>, attributes: {token: <jwt>}}}: a fresh session token (sessions issued before the change no longer work). 403 with an API token, 422 for a wrong current_password or a common new one, 429 with Retry-After after too many wrong current passwords.',
+  },
+  {
+    operationId: "signup",
+    method: "post",
+    path: "/api/v1/signup",
+    tag: "Accounts",
+    summary: "Create an account and a workspace of your own (when the server allows sign-up)",
+    permission: "public",
+    body: signupSchema,
+    status: 201,
+    response:
+      '{data: {id: <opaque>, type: "users", attributes: {name, email, created_at, email_verification_enabled, message}}}; a verification link is mailed, and signing in works once the address is verified. The same answer when the address has an account already (that account is not changed; its owner gets a mail). 403 unless the operator set SIGNUP_ENABLED=1; 429 with Retry-After when throttled.',
+  },
+  {
+    operationId: "forgotPassword",
+    method: "post",
+    path: "/api/v1/forgot_password",
+    tag: "Accounts",
+    summary: "Mail a password reset link (valid once, for an hour)",
+    permission: "public",
+    body: forgotPasswordSchema,
+    response:
+      '{data: {type: "message", id, attributes: {message}}}, the same whether or not an account uses the address. 429 with Retry-After when throttled.',
+  },
+  {
+    operationId: "resetPassword",
+    method: "post",
+    path: "/api/v1/reset_password",
+    tag: "Accounts",
+    summary: "Set a new password with the token of a reset link; every session ends",
+    permission: "public",
+    body: resetPasswordSchema,
+    response:
+      '{data: {type: "message", id, attributes: {message}}}. 422 for a used, replaced, expired or unknown token, a confirmation that does not match, or a common password.',
+  },
+  {
+    operationId: "verifyUser",
+    method: "get",
+    path: "/api/v1/verify_user",
+    tag: "Accounts",
+    summary: "Verify an account's email address with the token of its verification link",
+    permission: "public",
+    query: verifyUserQuerySchema,
+    response: '{data: {type: "message", id, attributes: {message}}}. 422 for a used, expired or unknown token.',
+  },
+  {
+    operationId: "resendVerification",
+    method: "post",
+    path: "/api/v1/resend_verification",
+    tag: "Accounts",
+    summary: "Mail a new verification link",
+    permission: "public",
+    body: resendVerificationSchema,
+    response:
+      '{data: {type: "message", id, attributes: {message}}}, the same whether or not the address has an account waiting for verification. 429 with Retry-After when throttled.',
   },
   {
     operationId: "nextAuthGet",
@@ -217,8 +289,8 @@ export const OPERATIONS: Operation[] = [
     path: "/api/v1/workspaces",
     tag: "Workspaces",
     summary: "Workspaces you are a member of",
-    permission: "member",
-    response: `${LIST} Attributes: name, slug, role_name (yours), members_count, created_at, updated_at.`,
+    permission: "user",
+    response: `${LIST} Attributes: ${WORKSPACE_ATTRIBUTES}. The Workspace-Id header plays no part.`,
   },
   {
     operationId: "createWorkspace",
@@ -229,7 +301,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["workspace", "create"],
     body: createWorkspaceSchema,
     status: 201,
-    response: '{data: {id, type: "workspaces", attributes}}.',
+    response: `{data: {id, type: "workspaces", attributes: {${WORKSPACE_ATTRIBUTES}}}}. The body may also come flat: {name, description, region, organization_id}.`,
   },
   {
     operationId: "getWorkspace",
@@ -246,11 +318,11 @@ export const OPERATIONS: Operation[] = [
     method: "put",
     path: "/api/v1/workspaces/{id}",
     tag: "Workspaces",
-    summary: "Rename a workspace",
+    summary: "Rename a workspace or change its description or region",
     permission: ["workspace", "update"],
     inPathWorkspace: true,
     body: updateWorkspaceSchema,
-    response: "{data: workspace}.",
+    response: "{data: workspace}. Only the members sent change; the body may also come flat.",
   },
   {
     operationId: "deleteWorkspace",
@@ -797,6 +869,7 @@ export const ERROR_CODES: Record<number, string> = {
 export function permissionText(op: Pick<Operation, "permission" | "inPathWorkspace">): string {
   if (op.permission === "public") return "Public: no token needed.";
   if (op.permission === "member") return "Any member of the workspace.";
+  if (op.permission === "user") return "Any signed-in user, whatever the Workspace-Id header.";
   const [resource, action] = op.permission;
   return `Requires ${resource}.${action}${op.inPathWorkspace ? " in the workspace of the path" : ""}.`;
 }
@@ -812,8 +885,9 @@ function errorStatuses(op: Operation): number[] {
   if (placeholders(op.path).length) out.push(404);
   if (op.body) out.push(413, 415, 422);
   // Operations whose response text names a 424 (sync runs) get the error body documented for it.
-  if (/\b424\b/.test(op.response)) out.push(424);
-  if (op.operationId === "login" || op.operationId === "changePassword") out.push(429);
+  if (/424/.test(op.response)) out.push(424);
+  if (["login", "changePassword"].includes(op.operationId) || op.tag === "Accounts") out.push(429);
+  if (op.operationId === "signup") out.push(403);
   return out;
 }
 
@@ -859,7 +933,7 @@ function build() {
       .string()
       .regex(/^\d+$/)
       .optional()
-      .describe("The workspace to act in; default: your first workspace."),
+      .describe("The workspace to act in; absent or 0: your default (first) workspace."),
   });
 
   for (const op of OPERATIONS) {

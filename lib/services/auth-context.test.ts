@@ -37,6 +37,27 @@ describe("authenticate: every request sees the current state of the database", (
     );
   });
 
+  it("Workspace-Id 0 is the default workspace; a user-level call ('any') never 404s on the header", async () => {
+    const { user, workspaceId } = await newMember("Viewer");
+    const second = await newWorkspace();
+    await prisma().workspaceUser.create({
+      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Admin") },
+    });
+    const token = await session(user.id);
+    expect(await authenticate(token, "0")).toMatchObject({ workspaceId, roleName: "Viewer" });
+    expect(await authenticate(token, "0", "any")).toMatchObject({ workspaceId, roleName: "Viewer" });
+    // A workspace of the user is used; a foreign or unknown one answers exactly like no header.
+    expect(await authenticate(token, String(second), "any")).toMatchObject({ workspaceId: second, roleName: "Admin" });
+    const foreign = await newWorkspace();
+    expect(await authenticate(token, String(foreign), "any")).toMatchObject({ workspaceId, roleName: "Viewer" });
+    expect(await authenticate(token, "999999999", "any")).toMatchObject({ workspaceId, roleName: "Viewer" });
+    await expect(authenticate(token, "abc", "any")).rejects.toThrow(/positive integer/);
+    // An API token stays in its own workspace whatever the header.
+    const minted = await createApiToken(await authenticate(token, String(second)), { name: "user-level" });
+    expect(await authenticate(minted.token, String(workspaceId), "any")).toMatchObject({ workspaceId: second });
+    await expect(authenticate(minted.token, String(workspaceId))).rejects.toBeInstanceOf(NotFound);
+  });
+
   it("a role change applies to the next request with the same token", async () => {
     const { user, workspaceId } = await newMember("Admin");
     const token = await session(user.id);

@@ -32,14 +32,28 @@ const INVALID =
 /** last_used_at is informative: written at most once a minute per token, not on every request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+/**
+ * The workspace the Workspace-Id header names; undefined when absent, empty or 0. The reference
+ * console sends 0 until it has learnt the user's workspaces (ui/src/stores/index.ts starts with
+ * workspaceId 0), so 0 means "no choice yet": the user's default workspace.
+ */
 export function parseWorkspaceHeader(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   if (!/^\d{1,9}$/.test(value.trim()))
     throw new BadRequest("The Workspace-Id header must be a positive integer.", {
       errors: [{ path: "Workspace-Id", in: "header", message: "must be a positive integer (a workspace id)" }],
     });
-  return Number(value.trim());
+  const id = Number(value.trim());
+  return id === 0 ? undefined : id;
 }
+
+/**
+ * How the Workspace-Id header is used. "selected": it names the workspace to act in (a workspace
+ * the caller is not a member of is a 404). "any": a user-level call that needs no particular
+ * workspace; the header's workspace when the caller is a member of it, else the default one, so
+ * any header works and a foreign id answers exactly like an unknown one or none.
+ */
+export type WorkspaceMode = "selected" | "any";
 
 /** The user's membership (the requested workspace, else the first one), with the user and role. */
 interface MembershipRow {
@@ -56,23 +70,35 @@ interface MembershipRow {
 
 const membershipColumns = Prisma.sql`m.membership_id, m.joined_at, u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
 
-/** LATERAL subquery `m` over the user `u`: the membership in `workspace` (any when null). */
-const membershipOf = (workspace: Prisma.Sql | null) => Prisma.sql`
+/**
+ * LATERAL subquery `m` over the user `u`: the membership in `workspace` (any when null, then the
+ * one in `preferred` if there is one, else the first).
+ */
+const membershipOf = (workspace: Prisma.Sql | null, preferred?: number) => Prisma.sql`
   LEFT JOIN LATERAL (
     SELECT wu.id AS membership_id, wu.joined_at, wu.workspace_id, wu.role_id, r.role_name, r.policies
       FROM workspace_users wu JOIN roles r ON r.id = wu.role_id
      WHERE wu.user_id = u.id ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
-     ORDER BY wu.id LIMIT 1
+     ORDER BY ${preferred !== undefined ? Prisma.sql`(wu.workspace_id = ${preferred}) DESC, ` : Prisma.empty}wu.id LIMIT 1
   ) m ON true`;
 
-async function sessionLookup(claims: TokenClaims, userId: number, workspaceId: number | undefined) {
+async function sessionLookup(
+  claims: TokenClaims,
+  userId: number,
+  workspaceId: number | undefined,
+  mode: WorkspaceMode,
+) {
+  const membership =
+    mode === "any"
+      ? membershipOf(null, workspaceId)
+      : membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null);
   // A password change ends every session issued before it. iat is in whole seconds, so sessions
   // issued after a change carry an iat rounded up to it (signToken's notBefore).
   const [row] = await prisma().$queryRaw<(MembershipRow & { revoked: boolean })[]>`
     SELECT (EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti})
             OR ${claims.iat ?? 0}::bigint < COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)) AS revoked,
            ${membershipColumns}
-      FROM users u ${membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null)}
+      FROM users u ${membership}
      WHERE u.id = ${userId}`;
   if (!row || row.revoked) throw new Unauthorized(INVALID);
   return { membership: row, tokenRole: undefined };
@@ -119,6 +145,7 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
 export async function authenticate(
   token: string | null,
   workspaceHeader: string | null,
+  mode: WorkspaceMode = "selected",
 ): Promise<AuthContext> {
   if (!token) throw new Unauthorized("Authentication required: send `Authorization: Bearer <token>`.");
   const claims = await verifyToken(token);
@@ -127,10 +154,14 @@ export async function authenticate(
   const userId = Number(claims.sub);
   if (!Number.isSafeInteger(userId) || userId < 1 || userId > 2_147_483_647) throw new Unauthorized(INVALID);
 
+  // An API token is bound to its workspace: a user-level call simply uses that one.
   const found =
     claims.kind === "api_token"
-      ? await apiTokenLookup(claims, userId, requested)
-      : { ...(await sessionLookup(claims, userId, requested)), workspaceId: requested };
+      ? await apiTokenLookup(claims, userId, mode === "any" ? undefined : requested)
+      : {
+          ...(await sessionLookup(claims, userId, requested, mode)),
+          workspaceId: mode === "any" ? undefined : requested,
+        };
   const { membership: m, tokenRole, workspaceId } = found;
   const apiToken = "apiToken" in found ? found.apiToken : undefined;
   if (m.workspace_id === null || m.role_id === null || m.role_name === null || m.policies === null) {

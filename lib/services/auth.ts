@@ -19,6 +19,13 @@ export async function login(
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new Unauthorized("The email or password is incorrect.");
   await attempt.succeeded();
+  // A self sign-up that has not verified its address yet (lib/services/accounts.ts). Told only to
+  // someone who knows the password, as the reference does (401).
+  if (!user.confirmedAt) {
+    throw new Unauthorized(
+      "This account's email address is not verified yet: open the link in the verification mail, or ask for a new one (POST /api/v1/resend_verification).",
+    );
+  }
   await prisma().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   const { token, expiresAt } = await signToken({
     userId: user.id,

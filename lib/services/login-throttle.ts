@@ -25,7 +25,7 @@ export interface ThrottleLimits {
   backoffBaseSeconds: number;
 }
 
-const envInt = (name: string, fallback: number): number => {
+export const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
   return Number.isSafeInteger(value) && value > 0 ? value : fallback;
 };
@@ -110,8 +110,14 @@ async function reservePair(key: string, l: ThrottleLimits): Promise<number | nul
 }
 
 /** Reserves one attempt from this address in its window, or null while it is over its limit. */
-async function reserveAddress(key: string, l: ThrottleLimits): Promise<number | null> {
-  const window = l.windowSeconds;
+const reserveAddress = (key: string, l: ThrottleLimits) => reserveInWindow(key, l.perIp, l.windowSeconds);
+
+/**
+ * A fixed-window counter: reserves one use of `key`, or answers how many seconds until its window
+ * ends when `limit` uses are already taken in it. One atomic upsert, so concurrent callers cannot
+ * overrun the limit. Also used by the account endpoints (lib/services/account-throttle.ts).
+ */
+export async function reserveInWindow(key: string, limit: number, window: number): Promise<number | null> {
   const taken = await prisma().$queryRaw<{ failures: number }[]>`
     INSERT INTO login_throttles AS t (key, failures, window_started_at, updated_at)
     VALUES (${key}, 1, now(), now())
@@ -119,7 +125,7 @@ async function reserveAddress(key: string, l: ThrottleLimits): Promise<number | 
       failures = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN 1 ELSE t.failures + 1 END,
       window_started_at = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN now() ELSE t.window_started_at END,
       updated_at = now()
-    WHERE t.window_started_at <= now() - make_interval(secs => ${window}) OR t.failures < ${l.perIp}::int
+    WHERE t.window_started_at <= now() - make_interval(secs => ${window}) OR t.failures < ${limit}::int
     RETURNING failures`;
   if (taken.length) return null;
   const [row] = await prisma().$queryRaw<{ retry_after: number }[]>`

@@ -96,7 +96,7 @@ export async function getWorkspace(auth: AuthContext, id: number): Promise<Works
   return prisma().workspace.findUniqueOrThrow({ where: { id }, include: withCallerRole(auth.user.id) });
 }
 
-function slugFor(name: string): string {
+export function slugFor(name: string): string {
   const base = name
     .toLowerCase()
     .normalize("NFKD")
@@ -112,7 +112,14 @@ export async function createWorkspace(auth: AuthContext, input: CreateWorkspaceI
     const admin = await tx.role.findFirstOrThrow({
       where: { workspaceId: null, roleType: "system", name: "Admin" },
     });
-    const workspace = await tx.workspace.create({ data: { name: input.name, slug: slugFor(input.name) } });
+    const workspace = await tx.workspace.create({
+      data: {
+        name: input.name,
+        slug: slugFor(input.name),
+        description: input.description || null,
+        region: input.region || null,
+      },
+    });
     await tx.workspaceUser.create({
       data: { workspaceId: workspace.id, userId: auth.user.id, roleId: admin.id, joinedAt: new Date() },
     });
@@ -139,19 +146,22 @@ export async function updateWorkspace(
   return prisma().$transaction(async (tx) => {
     const access = await workspaceAccess(auth, id, "workspace", "update", tx);
     const before = await tx.workspace.findUniqueOrThrow({ where: { id } });
+    // Only what the body sends changes; an empty string or null clears the optional fields.
     const updated = await tx.workspace.update({
       where: { id },
-      data: { name: input.name },
+      data: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description || null } : {}),
+        ...(input.region !== undefined ? { region: input.region || null } : {}),
+      },
       include: withCallerRole(auth.user.id),
     });
-    await audit(
-      access.auth,
-      "update",
-      "workspace",
-      id,
-      { name: { from: before.name, to: updated.name } },
-      tx,
+    const changes = Object.fromEntries(
+      (["name", "description", "region"] as const)
+        .filter((field) => before[field] !== updated[field])
+        .map((field) => [field, { from: before[field], to: updated[field] }]),
     );
+    await audit(access.auth, "update", "workspace", id, changes, tx);
     return updated;
   });
 }

@@ -5,7 +5,7 @@ import { serializeWorkspace } from "@/lib/serializers/workspaces";
 import { createWorkspace, listWorkspaces } from "@/lib/services/workspaces";
 import { createWorkspaceSchema } from "@/lib/validation/workspaces";
 
-export const GET = route({ permission: "member" }, async ({ auth, url }) => {
+export const GET = route({ permission: "user" }, async ({ auth, url }) => {
   const page = parsePage(url.searchParams);
   const { rows, total } = await listWorkspaces(auth, page);
   return { data: rows.map(serializeWorkspace), ...pageLinks(url, page, total) };

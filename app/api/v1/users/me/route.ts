@@ -3,6 +3,6 @@ import { route } from "@/lib/http/handler";
 import { serializeCurrentUser } from "@/lib/serializers/auth";
 import { currentUser } from "@/lib/services/auth";
 
-export const GET = route({ permission: "member" }, async ({ auth }) =>
+export const GET = route({ permission: "user" }, async ({ auth }) =>
   serializeCurrentUser(await currentUser(auth)),
 );

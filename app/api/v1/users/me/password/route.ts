@@ -5,7 +5,7 @@ import { changePassword } from "@/lib/services/auth";
 import { changePasswordSchema } from "@/lib/validation/auth";
 
 export const PUT = route(
-  { permission: "member", body: changePasswordSchema },
+  { permission: "user", body: changePasswordSchema },
   async ({ req, auth, body }) => {
     const { token } = await changePassword(auth, body, { ip: clientAddress(req.headers) });
     return { data: { type: "token", id: token, attributes: { token } } };

@@ -1,0 +1,149 @@
+"use client";
+// The console ends of the account mails: ask for a reset link, set a new password from one, and
+// verify an address. Same paths and query members as the reference console (lib/services/account-mails.ts),
+// so a link works whichever console CONSOLE_URL names.
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field, Input } from "@/components/ui/field";
+import { InlineError } from "@/components/ui/states";
+import { AuthCard } from "./auth-card";
+
+interface Outcome {
+  ok: boolean;
+  message: string;
+}
+
+async function call(method: "GET" | "POST", url: string, body?: unknown): Promise<Outcome> {
+  try {
+    const res = await fetch(url, {
+      method,
+      headers: body ? { "Content-Type": "application/json" } : undefined,
+      body: body ? JSON.stringify(body) : undefined,
+      cache: "no-store",
+    });
+    const json = await res.json().catch(() => null);
+    return {
+      ok: res.ok,
+      message: res.ok ? (json?.data?.attributes?.message ?? "Done.") : (json?.message ?? "Something went wrong. Try again."),
+    };
+  } catch {
+    return { ok: false, message: "The server could not be reached. Try again." };
+  }
+}
+
+const backToSignIn = (
+  <p className="mt-4 text-center text-sm">
+    <Link href="/login" className="text-indigo-600 hover:underline">
+      Back to sign in
+    </Link>
+  </p>
+);
+
+export function ForgotPasswordForm() {
+  const [email, setEmail] = useState("");
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <AuthCard title="Forgot your password?" subtitle="We mail you a link to choose a new one.">
+      {outcome?.ok ? (
+        <p role="status" className="text-sm text-slate-700">
+          {outcome.message}
+        </p>
+      ) : (
+        <form
+          className="space-y-4"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setOutcome(await call("POST", "/api/v1/forgot_password", { email }));
+            setBusy(false);
+          }}
+        >
+          <Field label="Email">
+            {(p) => <Input {...p} type="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
+          </Field>
+          <InlineError message={outcome?.message} />
+          <Button type="submit" className="w-full" loading={busy}>
+            Send the link
+          </Button>
+        </form>
+      )}
+      {backToSignIn}
+    </AuthCard>
+  );
+}
+
+export function ResetPasswordForm({ token }: { token: string }) {
+  const [password, setPassword] = useState("");
+  const [confirmation, setConfirmation] = useState("");
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <AuthCard title="Choose a new password" subtitle="Every session of your account ends when it is set.">
+      {outcome?.ok ? (
+        <p role="status" className="text-sm text-slate-700">
+          {outcome.message}
+        </p>
+      ) : (
+        <form
+          className="space-y-4"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setOutcome(
+              await call("POST", "/api/v1/reset_password", {
+                reset_password_token: token,
+                password,
+                password_confirmation: confirmation,
+              }),
+            );
+            setBusy(false);
+          }}
+        >
+          <Field label="New password" hint="At least 8 characters, and not a common one.">
+            {(p) => <Input {...p} type="password" autoComplete="new-password" required autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
+          </Field>
+          <Field label="The new password again">
+            {(p) => <Input {...p} type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />}
+          </Field>
+          <InlineError message={token ? outcome?.message : "This page needs the link from the mail."} />
+          <Button type="submit" className="w-full" loading={busy} disabled={!token}>
+            Set the password
+          </Button>
+        </form>
+      )}
+      {backToSignIn}
+    </AuthCard>
+  );
+}
+
+const NO_TOKEN: Outcome = { ok: false, message: "This page needs the link from the mail." };
+
+export function VerifyUser({ token }: { token: string }) {
+  const [answer, setAnswer] = useState<Outcome | null>(null);
+  const outcome = token ? answer : NO_TOKEN;
+  const started = useRef(false);
+  useEffect(() => {
+    // Once: a token works a single time, and strict mode runs effects twice in development.
+    if (started.current || !token) return;
+    started.current = true;
+    void call("GET", `/api/v1/verify_user?confirmation_token=${encodeURIComponent(token)}`).then(setAnswer);
+  }, [token]);
+  return (
+    <AuthCard title="Verify your email address">
+      {outcome ? (
+        outcome.ok ? (
+          <p role="status" className="text-sm text-slate-700">
+            {outcome.message}
+          </p>
+        ) : (
+          <InlineError message={outcome.message} />
+        )
+      ) : (
+        <p className="text-sm text-slate-500">Checking the link…</p>
+      )}
+      {backToSignIn}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,61 @@
+// The texts of the account mails. Links follow the reference console's routes
+// (ui/src/routes/main.tsx: /verify-user, /reset-password, /sign-in, /forgot-password; the reference
+// server's mail templates put the token in `confirmation_token` / `reset_password_token`), and this
+// server's own console answers the same paths.
+import type { MailMessage } from "@/lib/mail";
+
+const link = (base: string, path: string, params: Record<string, string> = {}) => {
+  const query = new URLSearchParams(params).toString();
+  return `${base}${path}${query ? `?${query}` : ""}`;
+};
+
+export function verificationMail(base: string, to: string, token: string, hours: number): MailMessage {
+  const url = link(base, "/verify-user", { confirmation_token: token, email: to });
+  return {
+    to,
+    subject: "Verify your email address",
+    link: url,
+    text: [
+      "Open this link to verify your email address and finish signing up:",
+      "",
+      url,
+      "",
+      `The link works once, for ${hours} hours. If you did not sign up, ignore this mail: the account stays unusable.`,
+    ].join("\n"),
+  };
+}
+
+export function resetPasswordMail(base: string, to: string, token: string, minutes: number): MailMessage {
+  const url = link(base, "/reset-password", { reset_password_token: token });
+  return {
+    to,
+    subject: "Reset your password",
+    link: url,
+    text: [
+      "Someone, hopefully you, asked to reset the password of the account that uses this address.",
+      "Open this link to choose a new one:",
+      "",
+      url,
+      "",
+      `The link works once, for ${minutes} minutes. If you did not ask, ignore this mail: your password stays as it is.`,
+    ].join("\n"),
+  };
+}
+
+/** Sent instead of a verification when someone signs up with an address that has an account already. */
+export function alreadyRegisteredMail(base: string, to: string): MailMessage {
+  const forgot = link(base, "/forgot-password");
+  return {
+    to,
+    subject: "You already have an account",
+    link: forgot,
+    text: [
+      "Someone, perhaps you, tried to sign up with this address, but an account uses it already. Nothing was changed.",
+      "",
+      `Sign in: ${link(base, "/sign-in")}`,
+      `Forgot the password, or never chose one? Set a new one here: ${forgot}`,
+      "",
+      "If it was not you, you can ignore this mail.",
+    ].join("\n"),
+  };
+}

@@ -1,0 +1,48 @@
+// Throttling of the account endpoints (sign-up, password reset, email verification), which anyone
+// can call and some of which send mail. Two fixed-window counters in login_throttles, shared by
+// every web process (lib/services/login-throttle.ts, reserveInWindow):
+//  - per client address: every request, ACCOUNT_MAX_REQUESTS_PER_IP per window;
+//  - per email address named in the request: ACCOUNT_MAX_MAILS_PER_EMAIL per window, counted whether
+//    or not an account uses that address, so a 429 tells nothing about it, and nobody can flood one
+//    inbox from many addresses.
+// The window is LOGIN_THROTTLE_WINDOW_SECONDS.
+import { RateLimited } from "@/lib/errors";
+import { envInt, reserveInWindow, throttleAddress, throttleLimits } from "./login-throttle";
+
+export interface AccountLimits {
+  perIp: number;
+  perEmail: number;
+  windowSeconds: number;
+}
+
+export const accountLimits = (): AccountLimits => ({
+  perIp: envInt("ACCOUNT_MAX_REQUESTS_PER_IP", 20),
+  perEmail: envInt("ACCOUNT_MAX_MAILS_PER_EMAIL", 5),
+  windowSeconds: throttleLimits().windowSeconds,
+});
+
+function rateLimited(seconds: number): RateLimited {
+  const wait = Math.max(1, seconds);
+  const minutes = Math.ceil(wait / 60);
+  const text = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return new RateLimited(`Too many account requests. Try again in ${text}.`, {
+    headers: { "Retry-After": String(wait) },
+  });
+}
+
+/**
+ * Counts one account request from `ip` (and, when the request names one, for `email`); throws 429
+ * with Retry-After when either is over its limit.
+ */
+export async function throttleAccountRequest(
+  client: { ip?: string | null; email?: string },
+  limits = accountLimits(),
+): Promise<void> {
+  const ip = client.ip ? throttleAddress(client.ip) : "unknown";
+  const waitIp = await reserveInWindow(`account-ip:${ip}`, limits.perIp, limits.windowSeconds);
+  if (waitIp !== null) throw rateLimited(waitIp);
+  if (client.email === undefined) return;
+  const email = client.email.trim().toLowerCase();
+  const waitEmail = await reserveInWindow(`account-email:${email}`, limits.perEmail, limits.windowSeconds);
+  if (waitEmail !== null) throw rateLimited(waitEmail);
+}

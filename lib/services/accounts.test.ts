@@ -1,0 +1,72 @@
+// The account services against a real database, their mail over a real local SMTP server: what
+// must hold under concurrency (one account per address, one use per token) and for users created
+// other ways (they count as verified).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
+import { prisma } from "@/lib/db/client";
+import { Unauthorized, ValidationFailed } from "@/lib/errors";
+import { useTestDatabase } from "@/tests/helpers/db";
+import { forgotPassword, resetPassword, signup } from "./accounts";
+import { login } from "./auth";
+import { FIXTURE_PASSWORD, newMember, systemRoleId } from "./auth.fixtures";
+
+useTestDatabase();
+
+let smtp: SmtpCapture;
+beforeAll(async () => {
+  smtp = await startSmtpCapture();
+  process.env.SMTP_URL = smtp.url; // read by the mailer on its first use in this file
+  await systemRoleId("Admin");
+});
+afterAll(async () => {
+  delete process.env.SMTP_URL;
+  await smtp.close();
+});
+
+const client = () => ({ ip: `192.0.2.${Math.floor(Math.random() * 250) + 1}`, consoleBase: "https://console.test" });
+const input = (email: string) => ({
+  name: "Sam",
+  email,
+  password: "sam-password-1",
+  password_confirmation: "sam-password-1",
+  company_name: "Sam Co",
+});
+
+describe("accounts", () => {
+  it("two sign-ups of one address at once make one account and answer alike", async () => {
+    const email = "race@example.com";
+    const results = await Promise.all([signup(input(email), client()), signup(input(email), client())]);
+    expect(results.map((r) => r.email)).toEqual([email, email]);
+    expect(await prisma().user.count({ where: { email } })).toBe(1);
+    const user = await prisma().user.findUniqueOrThrow({ where: { email }, include: { memberships: true } });
+    expect(user.confirmedAt).toBeNull();
+    expect(user.memberships).toHaveLength(1);
+    await expect(login({ email, password: "sam-password-1" })).rejects.toThrow(/not verified/);
+  });
+
+  it("users made any other way (fixtures, invitations, the first admin) count as verified", async () => {
+    const { user } = await newMember("Viewer");
+    expect(user.confirmedAt).toBeInstanceOf(Date);
+    await expect(login({ email: user.email, password: FIXTURE_PASSWORD })).resolves.toMatchObject({ userId: user.id });
+  });
+
+  it("a reset token works once, even when two requests use it at the same time", async () => {
+    const { user } = await newMember("Member");
+    await forgotPassword({ email: user.email }, client());
+    const mail = await smtp.waitFor(user.email);
+    const token = new URL(mail.link!).searchParams.get("reset_password_token")!;
+    const use = (password: string) =>
+      resetPassword({ reset_password_token: token, password, password_confirmation: password }, client());
+    const outcomes = await Promise.allSettled([use("first-new-password-1"), use("second-new-password-1")]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(ValidationFailed);
+    const logins = await Promise.allSettled([
+      login({ email: user.email, password: "first-new-password-1" }),
+      login({ email: user.email, password: "second-new-password-1" }),
+    ]);
+    expect(logins.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    await expect(login({ email: user.email, password: FIXTURE_PASSWORD })).rejects.toBeInstanceOf(Unauthorized);
+    expect(await prisma().accountToken.count({ where: { userId: user.id } })).toBe(0);
+  });
+});

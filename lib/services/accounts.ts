@@ -1,0 +1,213 @@
+// Self-service accounts: sign-up (off unless SIGNUP_ENABLED), email verification and password reset.
+// Rules that hold throughout:
+//  - No enumeration: sign-up, forgot-password and resend-verification answer the same for an address
+//    with an account and one without; mails go out in the background, so the answer's timing does
+//    not depend on them either.
+//  - No takeover: sign-up never changes an existing account (an invited person's, an unverified
+//    one's): its owner gets a mail saying so, with the way to set a password through their inbox.
+//  - Tokens in links are 32 random bytes; only their SHA-256 is stored (a lookup by hash, so no
+//    comparison leaks timing), each works once, expires, and a reset token dies with any password
+//    change made after it was issued.
+// All requests pass the account throttle (account-throttle.ts) first.
+import { createHash, randomBytes } from "node:crypto";
+import { hashPassword } from "@/lib/auth/password";
+import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { prisma } from "@/lib/db/client";
+import { Forbidden, ValidationFailed } from "@/lib/errors";
+import { Prisma, type AccountTokenPurpose } from "@/lib/generated/prisma/client";
+import { sendInBackground } from "@/lib/mail";
+import { logger } from "@/lib/logger";
+import type {
+  ForgotPasswordInput,
+  ResendVerificationInput,
+  ResetPasswordInput,
+  SignupInput,
+  VerifyUserQuery,
+} from "@/lib/validation/accounts";
+import { alreadyRegisteredMail, resetPasswordMail, verificationMail } from "./account-mails";
+import { throttleAccountRequest } from "./account-throttle";
+import { audit } from "./audit";
+import { slugFor } from "./workspaces";
+
+type Tx = Prisma.TransactionClient;
+
+const RESET_MINUTES = 60;
+const VERIFY_HOURS = 24;
+
+export interface AccountClient {
+  ip?: string | null;
+  /** Where links in mails point (lib/config/console-url.ts). */
+  consoleBase: string;
+}
+
+/** SIGNUP_ENABLED=1 (or true): anyone may create an account and a workspace of their own. */
+export const signupEnabled = (): boolean => /^(1|true|yes|on)$/i.test(process.env.SIGNUP_ENABLED?.trim() ?? "");
+
+export function assertSignupEnabled(): void {
+  if (!signupEnabled()) {
+    throw new Forbidden(
+      "Sign-up is switched off on this server: ask an administrator to add you to a workspace. (Operators: set SIGNUP_ENABLED=1 to allow self sign-up.)",
+    );
+  }
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+
+/** A new single-use token for the user; older ones of the same purpose stop working. */
+async function issueToken(tx: Tx, userId: number, purpose: AccountTokenPurpose, ttlMs: number): Promise<string> {
+  const token = randomBytes(32).toString("base64url");
+  await tx.accountToken.deleteMany({ where: { userId, purpose } });
+  await tx.accountToken.create({
+    data: { userId, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + ttlMs) },
+  });
+  return token;
+}
+
+/** Runs `work` after the answer is decided, so neither its time nor its failure shows in the answer. */
+function inBackground(what: string, work: () => Promise<void>): void {
+  void work().catch((err: unknown) =>
+    logger.error({ err: err instanceof Error ? err.message : String(err) }, `${what} failed`),
+  );
+}
+
+const isUniqueViolation = (err: unknown) =>
+  err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+
+export interface SignupResult {
+  name: string;
+  email: string;
+  createdAt: Date;
+}
+
+/**
+ * Creates an unverified user and a workspace of its own (the user its Admin), and mails a
+ * verification link. An address that has an account already gets a mail saying so instead, and
+ * the caller the same answer. The password is hashed either way, so both take about as long.
+ */
+export async function signup(input: SignupInput, client: AccountClient): Promise<SignupResult> {
+  await throttleAccountRequest({ ip: client.ip, email: input.email });
+  assertUncommonPassword(input.password, "password");
+  const passwordHash = await hashPassword(input.password);
+  const createdAt = new Date();
+  let token: string | null = null;
+  try {
+    token = await prisma().$transaction(async (tx) => {
+      const existing = await tx.user.findUnique({ where: { email: input.email }, select: { id: true } });
+      if (existing) return null;
+      const user = await tx.user.create({
+        data: { email: input.email, name: input.name, passwordHash, confirmedAt: null, createdAt },
+      });
+      const admin = await tx.role.findFirstOrThrow({ where: { workspaceId: null, roleType: "system", name: "Admin" } });
+      // The reference names the workspace "default" under an organization named after the company;
+      // with one implicit organization here (lib/config/organization.ts), the company names the workspace.
+      const name = input.company_name || "Default";
+      const workspace = await tx.workspace.create({ data: { name, slug: slugFor(name) } });
+      await tx.workspaceUser.create({
+        data: { workspaceId: workspace.id, userId: user.id, roleId: admin.id, joinedAt: createdAt },
+      });
+      await audit({ workspaceId: workspace.id, user }, "create", "workspace", workspace.id, { name, via: "signup" }, tx);
+      return issueToken(tx, user.id, "confirm_email", VERIFY_HOURS * 3_600_000);
+    });
+  } catch (err) {
+    // Two sign-ups of one address at once: the second finds the first's account.
+    if (!isUniqueViolation(err)) throw err;
+  }
+  sendInBackground(
+    token
+      ? verificationMail(client.consoleBase, input.email, token, VERIFY_HOURS)
+      : alreadyRegisteredMail(client.consoleBase, input.email),
+  );
+  return { name: input.name, email: input.email, createdAt };
+}
+
+/** Mails a reset link when an account uses the address; the answer is the same either way. */
+export async function forgotPassword(input: ForgotPasswordInput, client: AccountClient): Promise<void> {
+  await throttleAccountRequest({ ip: client.ip, email: input.email });
+  const user = await prisma().user.findUnique({ where: { email: input.email }, select: { id: true } });
+  if (!user) return;
+  inBackground("issuing a password reset", async () => {
+    const token = await issueToken(prisma(), user.id, "reset_password", RESET_MINUTES * 60_000);
+    sendInBackground(resetPasswordMail(client.consoleBase, input.email, token, RESET_MINUTES));
+  });
+}
+
+/** Mails a new verification link when the address belongs to an unverified account; same answer either way. */
+export async function resendVerification(input: ResendVerificationInput, client: AccountClient): Promise<void> {
+  await throttleAccountRequest({ ip: client.ip, email: input.email });
+  const user = await prisma().user.findUnique({
+    where: { email: input.email },
+    select: { id: true, confirmedAt: true },
+  });
+  if (!user || user.confirmedAt) return;
+  inBackground("issuing an email verification", async () => {
+    const token = await issueToken(prisma(), user.id, "confirm_email", VERIFY_HOURS * 3_600_000);
+    sendInBackground(verificationMail(client.consoleBase, input.email, token, VERIFY_HOURS));
+  });
+}
+
+const invalidLink = (field: string, what: string) =>
+  new ValidationFailed(
+    `This ${what} link is not valid: it was used already, replaced by a newer one, or mistyped. Ask for a new one.`,
+    { errors: [{ path: field, message: "is not valid (used, replaced or mistyped)" }] },
+  );
+const expiredLink = (field: string, what: string) =>
+  new ValidationFailed(`This ${what} link has expired. Ask for a new one.`, {
+    errors: [{ path: field, message: "has expired" }],
+  });
+
+/** The live token row for `token`, or a 422 saying why not (an expired one is deleted). */
+async function usableToken(token: string, purpose: AccountTokenPurpose, field: string, what: string) {
+  const row = await prisma().accountToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    include: { user: { select: { id: true, passwordChangedAt: true, confirmedAt: true } } },
+  });
+  if (!row || row.purpose !== purpose) throw invalidLink(field, what);
+  if (row.expiresAt.getTime() <= Date.now()) {
+    await prisma().accountToken.deleteMany({ where: { id: row.id } });
+    throw expiredLink(field, what);
+  }
+  // A password changed after the link was issued (by its owner, or another reset) voids the link.
+  if (purpose === "reset_password" && row.user.passwordChangedAt && row.user.passwordChangedAt > row.createdAt) {
+    throw invalidLink(field, what);
+  }
+  return row;
+}
+
+/** Consumes the token (exactly once, even under concurrent use) inside `tx`, or throws. */
+async function consume(tx: Tx, id: number, field: string, what: string): Promise<void> {
+  const { count } = await tx.accountToken.deleteMany({ where: { id } });
+  if (count !== 1) throw invalidLink(field, what);
+}
+
+/**
+ * Sets a new password with a reset token. Every session issued before ends (password_changed_at),
+ * every other reset link of the user dies, and the address counts as verified: the link proved it.
+ */
+export async function resetPassword(input: ResetPasswordInput, client: { ip?: string | null }): Promise<void> {
+  await throttleAccountRequest({ ip: client.ip });
+  const field = "reset_password_token";
+  const row = await usableToken(input.reset_password_token, "reset_password", field, "password reset");
+  assertUncommonPassword(input.password, "password");
+  const passwordHash = await hashPassword(input.password);
+  const changedAt = new Date();
+  await prisma().$transaction(async (tx) => {
+    await consume(tx, row.id, field, "password reset");
+    await tx.user.update({
+      where: { id: row.userId },
+      data: { passwordHash, passwordChangedAt: changedAt, confirmedAt: row.user.confirmedAt ?? changedAt },
+    });
+    await tx.accountToken.deleteMany({ where: { userId: row.userId, purpose: "reset_password" } });
+  });
+}
+
+/** Marks the user's address verified with a verification token; from then on it can sign in. */
+export async function verifyUser(query: VerifyUserQuery, client: { ip?: string | null }): Promise<void> {
+  await throttleAccountRequest({ ip: client.ip });
+  const field = "confirmation_token";
+  const row = await usableToken(query.confirmation_token, "confirm_email", field, "verification");
+  await prisma().$transaction(async (tx) => {
+    await consume(tx, row.id, field, "verification");
+    await tx.user.update({ where: { id: row.userId }, data: { confirmedAt: row.user.confirmedAt ?? new Date() } });
+    await tx.accountToken.deleteMany({ where: { userId: row.userId, purpose: "confirm_email" } });
+  });
+}
