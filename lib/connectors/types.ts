@@ -116,6 +116,17 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What a record's sync record shows of its delivery (the reference's console prints `request` and
+ * `response` as text): what was sent for the record and what the destination answered. Never a
+ * credential: no auth headers, no secret configuration values (the engine scrubs them too).
+ */
+export interface RecordLog {
+  request: string;
+  response: string;
+  level: "info" | "error";
+}
+
 /** What the destination said about one record; `log` is kept on the sync record. */
 export interface WriteOutcome {
   key: string;
@@ -126,7 +137,11 @@ export interface WriteOutcome {
   retryable?: boolean;
   /** Seconds from a Retry-After header, when the destination sent one. */
   retryAfterSeconds?: number;
-  log?: { request: unknown; response: unknown; level: "info" | "error" };
+  /**
+   * Set when the answer tells more than the record itself (an HTTP response). Without one, the
+   * engine logs a failure itself and derives a success's log from the run (lib/engine/record-logs.ts).
+   */
+  log?: RecordLog;
 }
 
 export interface SourceConnector {

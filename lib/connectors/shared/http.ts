@@ -2,7 +2,7 @@
 // and applied to the addresses each connection actually uses), a timeout covering headers and body,
 // bounded body reads, and one log/outcome shape for records.
 import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from "undici";
-import type { WriteOutcome } from "../types";
+import type { RecordLog, WriteOutcome } from "../types";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
 import { capRetryAfter } from "./retry-after";
@@ -224,18 +224,53 @@ export function describeExchange(exchange: HttpExchange): string {
   return `HTTP ${exchange.status} from ${host}${snippet ? `: ${snippet}` : "."}`;
 }
 
+/** Longest body a record's log keeps, of the request and of the response. */
+const RECORD_LOG_BODY_LIMIT = 2 * 1024;
+
+/** A URL as a log shows it: without user info (`https://user:token@host` carries a credential). */
+export function logUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** What a record's log shows instead of the exchange's own request. */
+export interface SentRecord {
+  /** The record's part of a batch request's body. */
+  body?: string;
+  /** The URL to show, when the URL itself is a secret (an incoming-webhook URL). */
+  url?: string;
+  /** E.g. `(record 3 of 100 in one request)`. */
+  note?: string;
+}
+
+/**
+ * A record's log of `exchange`: method, URL and body sent (never a header: they hold the
+ * credentials), and the status and body received, or why nothing was received.
+ */
+export function exchangeLog(exchange: HttpExchange, ok: boolean, sent?: SentRecord): RecordLog {
+  const body = sent?.body ?? exchange.request.body;
+  const note = sent?.note ? ` ${sent.note}` : "";
+  const request = `${exchange.request.method} ${logUrl(sent?.url ?? exchange.request.url)}${note}${body ? `\n${truncate(body, RECORD_LOG_BODY_LIMIT)}` : ""}`;
+  const response = exchange.response
+    ? `HTTP ${exchange.response.status}${exchange.response.body ? `\n${truncate(exchange.response.body, RECORD_LOG_BODY_LIMIT)}` : ""}`
+    : (exchange.error ?? "No response.");
+  return { request, response, level: ok ? "info" : "error" };
+}
+
 /**
  * The outcome of one record sent in `exchange`. `failed` lets a caller fail a 2xx whose body says
- * otherwise (Slack's `{ok:false}`).
+ * otherwise (Slack's `{ok:false}`); `sent` names the record's part of a batch request.
  */
-export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string): WriteOutcome {
+export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string, sent?: SentRecord): WriteOutcome {
   const ok = isSuccess(exchange) && !failed;
-  const outcome: WriteOutcome = {
-    key,
-    ok,
-    status: exchange.status,
-    log: { request: exchange.request, response: exchange.response ?? { error: exchange.error }, level: ok ? "info" : "error" },
-  };
+  const outcome: WriteOutcome = { key, ok, status: exchange.status, log: exchangeLog(exchange, ok, sent) };
   if (!ok) {
     outcome.error = failed ?? describeExchange(exchange);
     outcome.retryable = isRetryable(exchange);
