@@ -117,13 +117,23 @@ export interface WriteOptions {
 }
 
 /**
+ * One side of a record's log: a line (`POST https://…/hook`, `HTTP 422`, an error) and what was sent
+ * or received, as text or as the JSON value itself (cheaper to store than its text inside a string).
+ * The API shows it as text: the line, then the body on the next line.
+ */
+export interface LogPart {
+  line: string;
+  body?: unknown;
+}
+
+/**
  * What a record's sync record shows of its delivery (the reference's console prints `request` and
  * `response` as text): what was sent for the record and what the destination answered. Never a
  * credential: no auth headers, no secret configuration values (the engine scrubs them too).
  */
 export interface RecordLog {
-  request: string;
-  response: string;
+  request: LogPart;
+  response: LogPart;
   level: "info" | "error";
 }
 

@@ -3,7 +3,7 @@
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
 import type { Pool, PoolClient } from "pg";
-import type { FingerprintedBatch, ReadOptions, RecordLog, Row, WriteRecord } from "@/lib/connectors/types";
+import type { FingerprintedBatch, LogPart, ReadOptions, RecordLog, Row, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
 import { logger } from "@/lib/logger";
@@ -452,13 +452,15 @@ class RunExecution {
     if (records.length > 0) {
       const outcomes = await this.loader.load(records);
       const stream = this.ctx.stream.name;
+      // The records of one request share their response: scrubbed once.
+      const memo = new WeakMap<LogPart, LogPart>();
       for (const record of records) {
         const o = outcomes.get(record.key);
         if (!o) continue; // never sent: the run stopped first
         const error = o.ok ? undefined : this.ctx.scrub(o.error ?? "The destination refused the record.");
         // A success without the destination's own log (SQL) stores none: it is derived on read.
         const log = o.log ?? (error === undefined ? undefined : failureLog(record.action, stream, record.payload, error));
-        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error, log: log && storedLog(log, o.ok, this.ctx.scrub) });
+        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error, log: log && storedLog(log, o.ok, this.ctx.scrub, memo) });
       }
     }
     return results;

@@ -24,21 +24,37 @@ describe("writeAction", () => {
 
 describe("logs written by the engine", () => {
   it("names the write and its payload for a failure, and that nothing was sent for a mapping error", () => {
-    expect(failureLog("upsert", "people", { id: 1, email: null }, 'null value in column "email"')).toEqual({
+    const failure = failureLog("upsert", "people", { id: 1, email: null }, 'null value in column "email"');
+    expect(failure).toEqual({
+      request: { line: "upsert into people", body: { id: 1, email: null } },
+      response: { line: 'null value in column "email"' },
+      level: "error",
+    });
+    expect(recordLogs(record({ status: "failed", logs: failure }), target)).toEqual({
       request: 'upsert into people\n{"id":1,"email":null}',
       response: 'null value in column "email"',
       level: "error",
     });
-    expect(unsentLog("bad template")).toMatchObject({ request: expect.stringMatching(/^Not sent/), response: "bad template", level: "error" });
+    expect(unsentLog("bad template")).toMatchObject({ request: { line: expect.stringMatching(/^Not sent/) }, response: { line: "bad template" } });
   });
 
-  it("are scrubbed and take the outcome's level", () => {
-    const scrub = (t: string) => t.split("hunter2").join("*************");
-    expect(storedLog({ request: "GET /?key=hunter2", response: "echo hunter2", level: "info" }, false, scrub)).toEqual({
-      request: "GET /?key=*************",
-      response: "echo *************",
+  it("are scrubbed, lines and bodies, and take the outcome's level; a shared part once", () => {
+    let calls = 0;
+    const scrub = (t: string) => {
+      calls++;
+      return t.split("hunter2").join("*************");
+    };
+    const response = { line: "HTTP 401", body: { echo: ["hunter2"], n: 1 } };
+    const memo = new WeakMap();
+    const log = { request: { line: "GET /?key=hunter2" }, response, level: "info" as const };
+    expect(storedLog(log, false, scrub, memo)).toEqual({
+      request: { line: "GET /?key=*************" },
+      response: { line: "HTTP 401", body: { echo: ["*************"], n: 1 } },
       level: "error",
     });
+    const before = calls;
+    storedLog({ ...log, request: { line: "GET /" } }, false, scrub, memo);
+    expect(calls - before).toBe(1);
   });
 });
 
@@ -62,8 +78,12 @@ describe("recordLogs", () => {
   });
 
   it("returns stored logs as text, older object logs too (without their headers)", () => {
-    const stored = { request: "POST https://h/x\n{}", response: "HTTP 200\nok", level: "info" };
-    expect(recordLogs(record({ logs: stored }), target)).toEqual(stored);
+    const stored = { request: { line: "POST https://h/x (record 2 of 5 in one request)", body: { id: 1 } }, response: { line: "HTTP 200", body: "ok" }, level: "info" };
+    expect(recordLogs(record({ logs: stored }), target)).toEqual({
+      request: 'POST https://h/x (record 2 of 5 in one request)\n{"id":1}',
+      response: "HTTP 200\nok",
+      level: "info",
+    });
     const legacy = {
       level: "error",
       request: { method: "POST", url: "https://u:p@h/x", headers: { authorization: "*************" }, body: '{"id":1}' },

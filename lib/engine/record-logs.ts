@@ -1,9 +1,11 @@
-// The logs of sync records, {request, response, level} as text (the reference's console prints them).
-// A log is stored only when it tells more than the record: a failure (the payload sent and the
-// error) or a destination's own answer (an HTTP response). A row a SQL destination accepted stores
-// none, so the hot path writes nothing more per row: its log is derived when read, from the record,
-// its action and the run's write target, and says only what those establish.
-import type { RecordLog, Row, WriteAction } from "@/lib/connectors/types";
+// The logs of sync records, {request, response, level}, shown as text (the reference's console
+// prints them). A log is stored only when it tells more than the record: a failure (the payload sent
+// and the error) or a destination's own answer (an HTTP response). A row a SQL destination accepted
+// stores none, so that hot path writes nothing more per row: its log is derived when read, from the
+// record, its action and the run's write target, and says only what those establish.
+// Stored logs keep each side as {line, body} with the body as its JSON value where it is one: the
+// row's JSON inside a string would be escaped twice (JSON, then COPY), several times the cost.
+import type { LogPart, RecordLog, Row, WriteAction } from "@/lib/connectors/types";
 import { logUrl, truncate } from "@/lib/connectors/shared/http";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 
@@ -16,8 +18,12 @@ export interface WriteTarget {
   upsert: boolean;
 }
 
-/** Longest payload a failure's log keeps. */
-const PAYLOAD_LIMIT = 2 * 1024;
+/** A record's logs as the API shows them. */
+export interface RecordLogText {
+  request: string;
+  response: string;
+  level: "info" | "error";
+}
 
 /** The write a record's action becomes: the pipeline sends exactly this (RunExecution.send). */
 export function writeAction(action: SyncRecordAction, upsert: boolean): WriteAction {
@@ -34,17 +40,39 @@ function describeWrite(action: WriteAction, stream: string): string {
 
 /** A failure the destination gave no log for (SQL destinations): the write, its payload, the error. */
 export function failureLog(action: WriteAction, stream: string, payload: Row, error: string): RecordLog {
-  return { request: `${describeWrite(action, stream)}\n${truncate(JSON.stringify(payload), PAYLOAD_LIMIT)}`, response: error, level: "error" };
+  return { request: { line: describeWrite(action, stream), body: payload }, response: { line: error }, level: "error" };
 }
 
 /** A row that could not be mapped was never sent. */
 export function unsentLog(error: string): RecordLog {
-  return { request: "Not sent: the row could not be mapped to the destination's fields.", response: error, level: "error" };
+  return { request: { line: "Not sent: the row could not be mapped to the destination's fields." }, response: { line: error }, level: "error" };
 }
 
-/** The log as stored: scrubbed of secrets, its level the outcome's. */
-export function storedLog(log: RecordLog, ok: boolean, scrub: (text: string) => string): RecordLog {
-  return { request: scrub(log.request), response: scrub(log.response), level: ok ? "info" : "error" };
+/** Every string in a JSON value, scrubbed. */
+function scrubValue(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === "string") return scrub(value);
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key in value) out[key] = scrubValue((value as Record<string, unknown>)[key], scrub);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The log as stored: scrubbed of secrets (lines and bodies: a receiver may echo a header back), its
+ * level the outcome's. `memo` scrubs a part shared by the records of one request only once.
+ */
+export function storedLog(log: RecordLog, ok: boolean, scrub: (text: string) => string, memo?: WeakMap<LogPart, LogPart>): RecordLog {
+  const part = (p: LogPart): LogPart => {
+    const known = memo?.get(p);
+    if (known) return known;
+    const scrubbed: LogPart = p.body === undefined ? { line: scrub(p.line) } : { line: scrub(p.line), body: scrubValue(p.body, scrub) };
+    memo?.set(p, scrubbed);
+    return scrubbed;
+  };
+  return { request: part(log.request), response: part(log.response), level: ok ? "info" : "error" };
 }
 
 /** What the read side knows of a record. */
@@ -58,15 +86,19 @@ export interface LoggedRecord {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+const bodyText = (body: unknown) => (typeof body === "string" ? body : truncate(JSON.stringify(body), 10 * 1024));
+
 /**
- * Text of a stored request or response. Logs stored before they were text hold the HTTP exchange
- * as objects ({method, url, headers, body}, {status, headers, body} or {error}); headers are dropped.
+ * Text of a stored side: {line, body}, a string, or what logs held before they were text (the HTTP
+ * exchange as objects: {method, url, headers, body}, {status, headers, body} or {error}; the headers
+ * are dropped).
  */
 function text(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined || value === null) return "";
   if (isObject(value)) {
-    const body = typeof value.body === "string" && value.body !== "" ? `\n${value.body}` : "";
+    const body = value.body === undefined || value.body === null || value.body === "" ? "" : `\n${bodyText(value.body)}`;
+    if (typeof value.line === "string") return `${value.line}${body}`;
     if (typeof value.method === "string" && typeof value.url === "string") return `${value.method} ${logUrl(value.url)}${body}`;
     if (typeof value.status === "number") return `HTTP ${value.status}${body}`;
     if (typeof value.error === "string") return value.error;
@@ -75,10 +107,10 @@ function text(value: unknown): string {
 }
 
 /**
- * A record's logs as the API shows them: the stored log, or for a record that stored none, the one
- * its status, action, key and the run's write target establish. Every record has one.
+ * A record's logs as the API shows them: the stored log as text, or for a record that stored none,
+ * the one its status, action, key and the run's write target establish. Every record has one.
  */
-export function recordLogs(record: LoggedRecord, target: WriteTarget | null): RecordLog {
+export function recordLogs(record: LoggedRecord, target: WriteTarget | null): RecordLogText {
   const failed = record.status === "failed";
   if (isObject(record.logs)) {
     return { request: text(record.logs.request), response: text(record.logs.response), level: failed ? "error" : "info" };

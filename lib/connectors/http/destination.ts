@@ -7,7 +7,7 @@ import { mapLimit } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { numberField, secondsToMs, stringField, stringMap } from "../shared/config";
 import { safeCheck } from "../shared/errors";
-import { describeExchange, outcomeFromExchange, sendHttp, type HttpMethod } from "../shared/http";
+import { batchOutcomes, describeExchange, outcomeFromExchange, sendHttp, type HttpMethod } from "../shared/http";
 import { httpDestinationDefinition } from "./definition";
 
 interface HttpSettings {
@@ -76,9 +76,7 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
     // the record's own element of the array.
     // A batch of one: the log shows the body as sent (a one-element array).
     if (records.length === 1) return [outcomeFromExchange(records[0].key, exchange)];
-    return records.map((r, i) =>
-      outcomeFromExchange(r.key, exchange, undefined, { body: JSON.stringify(r.payload), note: `(record ${i + 1} of ${records.length} in one request)` }),
-    );
+    return batchOutcomes(exchange, records);
   }
   const concurrency = Math.max(1, options.stream.request_rate_concurrency ?? 1);
   return mapLimit(records, concurrency, async (r) => outcomeFromExchange(r.key, await send(s, r.payload, options.signal)));

@@ -34,11 +34,11 @@ describe("Http destination", () => {
     ]);
     expect(server.requests.map((r) => JSON.parse(r.body))).toEqual(records.map((r) => r.payload));
     expect(server.requests[0].headers).toMatchObject({ authorization: "Bearer s3cret", "content-type": "application/json" });
-    // Text, as the reference's console prints it; never a header (they hold the credentials).
+    // Method, URL and body sent; status and body received; never a header (they hold the credentials).
     expect(outcomes[0].log).toEqual({
       level: "info",
-      request: `POST ${server.url}/hook\n${JSON.stringify(records[0].payload)}`,
-      response: 'HTTP 201\n{"received":true}',
+      request: { line: `POST ${server.url}/hook`, body: JSON.stringify(records[0].payload) },
+      response: { line: "HTTP 201", body: '{"received":true}' },
     });
     expect(JSON.stringify(outcomes)).not.toContain("s3cret");
   });
@@ -46,10 +46,13 @@ describe("Http destination", () => {
   it("logs each record of a batch with its own element of the array", async () => {
     server.setHandler((_req, res) => json(res, 422, { error: "bad batch" }));
     const outcomes = await httpDestination.write(config({ hmac_secret: "topsecret" }), records, { stream, batch: true });
+    // The shared answer is parsed once (JSON), each record's body is its own element of the array.
+    const response = { line: "HTTP 422", body: { error: "bad batch" } };
     expect(outcomes.map((o) => o.log)).toEqual([
-      { level: "error", request: `POST ${server.url}/hook (record 1 of 2 in one request)\n${JSON.stringify(records[0].payload)}`, response: 'HTTP 422\n{"error":"bad batch"}' },
-      { level: "error", request: `POST ${server.url}/hook (record 2 of 2 in one request)\n${JSON.stringify(records[1].payload)}`, response: 'HTTP 422\n{"error":"bad batch"}' },
+      { level: "error", request: { line: `POST ${server.url}/hook (record 1 of 2 in one request)`, body: records[0].payload }, response },
+      { level: "error", request: { line: `POST ${server.url}/hook (record 2 of 2 in one request)`, body: records[1].payload }, response },
     ]);
+    expect(outcomes.map((o) => o.error)).toEqual([expect.stringContaining("HTTP 422"), expect.stringContaining("HTTP 422")]);
     expect(JSON.stringify(outcomes)).not.toMatch(/topsecret|sha256=/);
   });
 
@@ -58,7 +61,7 @@ describe("Http destination", () => {
     url.username = "user";
     url.password = "pa55word";
     const [a] = await httpDestination.write(config({ destination_url: url.toString() }), records.slice(0, 1), { stream, batch: false });
-    expect(a.log?.request).toBe(`POST ${server.url}/hook\n${JSON.stringify(records[0].payload)}`);
+    expect(a.log?.request).toEqual({ line: `POST ${server.url}/hook`, body: JSON.stringify(records[0].payload) });
   });
 
   it("sends a batch as one JSON array", async () => {
@@ -124,7 +127,7 @@ describe("Http destination", () => {
       res.end("x".repeat(50_000));
     });
     const [a] = await httpDestination.write(config(), records.slice(0, 1), { stream, batch: false });
-    const body = a.log?.response ?? "";
+    const body = String(a.log?.response.body);
     expect(body.length).toBeLessThan(2_200);
     expect(body).toMatch(/more characters\)$/);
   });

@@ -80,8 +80,7 @@ async function sendOne(s: SlackSettings, record: WriteRecord, signal?: AbortSign
   }
   if (s.mode === "webhook") {
     // The webhook URL is the credential: the log shows its origin only.
-    const shown = { url: `${safeOrigin(s.webhookUrl)}/${SECRET_MASK}` };
-    return outcomeFromExchange(record.key, await post(s, s.webhookUrl, { text }, signal), undefined, shown);
+    return outcomeFromExchange(record.key, await post(s, s.webhookUrl, { text }, signal), undefined, `${safeOrigin(s.webhookUrl)}/${SECRET_MASK}`);
   }
   const exchange = await post(s, `${s.baseUrl}/chat.postMessage`, { channel: s.channel, text }, signal);
   const failure = apiFailure(exchange);
