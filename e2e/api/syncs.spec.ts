@@ -96,7 +96,8 @@ function expectSync(s: { id: unknown; type: unknown; attributes: Record<string, 
     icon: expect.any(String),
   });
   expect(a.destination).toMatchObject({ id: destinationId, connector_name: "Postgresql" });
-  expect(a.model).toEqual({ id: modelId, name: "users" });
+  // The model summary grew the reference's members (issue 13.7; e2e/api/multiwoven-syncs.spec.ts checks them).
+  expect(a.model).toMatchObject({ id: modelId, name: "users" });
   expect(a).toHaveProperty("last_run");
   expect(a).toHaveProperty("current_cursor_field");
 }
@@ -113,7 +114,8 @@ test.afterAll(async () => {
 
 test("POST /syncs returns the bare resource (200); GET /syncs/{id} too", async () => {
   const created = await createSync();
-  expect(Object.keys(created).sort()).toEqual(["attributes", "id", "type"]);
+  // The bare resource, plus `data` repeating it for the reference's console (issue 13.9).
+  expect(Object.keys(created).sort()).toEqual(["attributes", "data", "id", "type"]);
   expectSync(created);
   expect(created.attributes).toMatchObject({
     status: "pending",
@@ -129,7 +131,7 @@ test("POST /syncs returns the bare resource (200); GET /syncs/{id} too", async (
   const shown = await ws.viewer.get(`/api/v1/syncs/${created.id}`);
   expect(shown.status()).toBe(200);
   const body = await shown.json();
-  expect(Object.keys(body).sort()).toEqual(["attributes", "id", "type"]);
+  expect(Object.keys(body).sort()).toEqual(["attributes", "data", "id", "type"]);
   expectSync(body);
 });
 

@@ -176,7 +176,8 @@ export interface SyncRecordAttributes {
   status: string;
   action: string;
   error: string | null;
-  logs?: { request?: unknown; response?: unknown; level?: string } | null;
+  /** What was sent for the record and what the destination answered, as text; level info or error. */
+  logs?: { request: string; response: string; level: string } | null;
   primary_key?: string | null;
   created_at: string;
   updated_at: string;

@@ -140,6 +140,27 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * One side of a record's log: a line (`POST https://…/hook`, `HTTP 422`, an error) and what was sent
+ * or received, as text or as the JSON value itself (cheaper to store than its text inside a string).
+ * The API shows it as text: the line, then the body on the next line.
+ */
+export interface LogPart {
+  line: string;
+  body?: unknown;
+}
+
+/**
+ * What a record's sync record shows of its delivery (the reference's console prints `request` and
+ * `response` as text): what was sent for the record and what the destination answered. Never a
+ * credential: no auth headers, no secret configuration values (the engine scrubs them too).
+ */
+export interface RecordLog {
+  request: LogPart;
+  response: LogPart;
+  level: "info" | "error";
+}
+
 /** What the destination said about one record; `log` is kept on the sync record. */
 export interface WriteOutcome {
   key: string;
@@ -150,7 +171,11 @@ export interface WriteOutcome {
   retryable?: boolean;
   /** Seconds from a Retry-After header, when the destination sent one. */
   retryAfterSeconds?: number;
-  log?: { request: unknown; response: unknown; level: "info" | "error" };
+  /**
+   * Set when the answer tells more than the record itself (an HTTP response). Without one, the
+   * engine logs a failure itself and derives a success's log from the run (lib/engine/record-logs.ts).
+   */
+  log?: RecordLog;
 }
 
 export interface SourceConnector {

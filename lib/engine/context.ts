@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
 import { envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDestination, getSource } from "@/lib/connectors/registry";
+import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
@@ -33,7 +34,10 @@ export interface RunContext {
   mapping: CompiledMapping;
   /** Seeds row fingerprints: a change of mapping or stream makes every row "changed" once. */
   fingerprintSeed: string;
-  /** Keeps what ENV['X'] placeholders resolved to out of the errors a run stores (they are secrets). */
+  /**
+   * Keeps secrets out of the errors and logs a run stores: the secret fields of both connectors'
+   * configurations, and whatever ENV['X'] placeholders resolved to.
+   */
   scrub: (message: string) => string;
 }
 
@@ -69,6 +73,10 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   }
   const scrubSource = envRedactor(storedSource);
   const scrubDestination = envRedactor(storedDestination);
+  // Longest first, so a secret containing another is masked whole.
+  const secrets = [...secretValues(sourceConfig, source.definition), ...secretValues(destinationConfig, destination.definition)].sort(
+    (a, b) => b.length - a.length,
+  );
 
   const catalog = destinationRow.catalog?.catalog as Partial<Catalog> | undefined;
   if (!catalog || !Array.isArray(catalog.streams)) {
@@ -106,6 +114,6 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
     rate: effectiveRateSettings(catalog, stream),
     mapping,
     fingerprintSeed,
-    scrub: (message) => scrubDestination(scrubSource(message)),
+    scrub: (message) => redact(scrubDestination(scrubSource(message)), secrets),
   };
 }

@@ -191,3 +191,29 @@ describe("fingerprints computed by the PostgreSQL source", () => {
     expect((await run(f)).records).toHaveLength(0);
   });
 });
+
+describe("bigint columns", () => {
+  it("are numbers in records while exact, digits beyond, and a re-run with no change sends nothing", async () => {
+    await sql(source.url, "CREATE TABLE big_items (id bigint PRIMARY KEY, phone bigint, amount numeric)");
+    await sql(source.url, "INSERT INTO big_items VALUES (1, 5550000001, 1.50), (9007199254740993, 9223372036854775807, NULL)");
+    await sql(destination.url, "CREATE TABLE big_items (id bigint PRIMARY KEY, phone bigint, amount numeric)");
+    const f = await createFixture({
+      sourceUrl: source.url,
+      destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream("big_items")) },
+      query: "SELECT id, phone, amount FROM big_items",
+      sync: { configuration: ["id", "phone", "amount"].map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
+    });
+    const first = await run(f);
+    expect(first.result).toBe("success");
+    expect(first.records.map((r) => r.record).sort((a, b) => String((a as Row).id).length - String((b as Row).id).length)).toEqual([
+      { id: 1, phone: 5550000001, amount: "1.50" },
+      { id: "9007199254740993", phone: "9223372036854775807", amount: null },
+    ]);
+    // Written without loss, whatever form the value took.
+    expect(await sql(destination.url, "SELECT id::text, phone::text, amount::text FROM big_items ORDER BY id")).toEqual([
+      { id: "1", phone: "5550000001", amount: "1.50" },
+      { id: "9007199254740993", phone: "9223372036854775807", amount: null },
+    ]);
+    expect((await run(f)).records).toHaveLength(0);
+  });
+});

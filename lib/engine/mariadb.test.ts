@@ -4,9 +4,12 @@ import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { prisma } from "@/lib/db/client";
+import { loadRunContext } from "./context";
+import { fingerprint } from "./diff";
 import { stopEngine, triggerSync } from "./index";
 import { executeRun } from "./pipeline";
-import { catalogOf, createFixture, createPeople, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
+import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
 
 const MARIADB_URL = process.env.MARIADB_URL;
 const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB destination test is skipped";
@@ -85,5 +88,44 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
       ["2999", "destination_update", "success"],
     ]);
     expect(await mariaRows()).toEqual(await pgRows());
+  });
+
+  it("a MariaDB source: BIGINT as numbers in records, fingerprints as before the change, no re-send", async () => {
+    await admin.query(`CREATE TABLE ${database}.big_people (id BIGINT PRIMARY KEY, phone BIGINT, name VARCHAR(50))`);
+    await admin.query(`INSERT INTO ${database}.big_people VALUES (1, 5550000001, 'Ada'), (9007199254740993, NULL, 'Huge')`);
+    await sql(source.url, "CREATE TABLE big_people (id bigint PRIMARY KEY, phone bigint, name text)");
+    const fixture = await createFixture({
+      sourceUrl: source.url,
+      source: {
+        connectorName: "MariaDB",
+        config: { host: url.hostname, port: Number(url.port || 3306), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database },
+      },
+      destination: { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream("big_people")) },
+      query: "SELECT id, phone, name FROM big_people",
+      sync: { configuration: ["id", "phone", "name"].map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
+    });
+    const first = await triggerSync(fixture.workspaceId, fixture.syncId);
+    expect(await executeRun(first.id)).toBe("success");
+    const records = await runRecords(first.id);
+    expect(records.map((r) => r.record).sort((a, b) => String((a as { id: unknown }).id).length - String((b as { id: unknown }).id).length)).toEqual([
+      { id: 1, phone: 5550000001, name: "Ada" },
+      { id: "9007199254740993", phone: null, name: "Huge" },
+    ]);
+    // The states hold md5(seed + JSON) of the rows with BIGINT as strings, as the engine stored them
+    // before BIGINT became numbers: states stored then match, so the change re-sends nothing.
+    const { fingerprintSeed } = await loadRunContext(await reloadRun(first.id));
+    const states = await prisma().syncState.findMany({ where: { syncId: fixture.syncId }, orderBy: { primaryKey: "asc" } });
+    expect(states.map((st) => [st.primaryKey, st.fingerprint])).toEqual([
+      ["1", fingerprint(fingerprintSeed, JSON.stringify({ id: "1", phone: "5550000001", name: "Ada" }))],
+      ["9007199254740993", fingerprint(fingerprintSeed, JSON.stringify({ id: "9007199254740993", phone: null, name: "Huge" }))],
+    ]);
+    expect(await sql(source.url, "SELECT id::text, phone::text, name FROM big_people ORDER BY id")).toEqual([
+      { id: "1", phone: "5550000001", name: "Ada" },
+      { id: "9007199254740993", phone: null, name: "Huge" },
+    ]);
+    const again = await triggerSync(fixture.workspaceId, fixture.syncId);
+    expect(await executeRun(again.id)).toBe("success");
+    expect(await runRecords(again.id)).toHaveLength(0);
+    expect(await reloadRun(again.id)).toMatchObject({ totalQueryRows: 2, skippedRows: 2, totalRows: 0 });
   });
 });

@@ -3,7 +3,7 @@
 // ENGINE_BATCHES_IN_FLIGHT batches are diffed/loaded while the next one is read; records commit in
 // read order so the saved cursor never runs ahead of what was recorded.
 import type { Pool, PoolClient } from "pg";
-import type { FingerprintedBatch, ReadOptions, Row, WriteAction, WriteRecord } from "@/lib/connectors/types";
+import type { FingerprintedBatch, LogPart, ReadOptions, RecordLog, Row, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
 import { logger } from "@/lib/logger";
@@ -17,6 +17,7 @@ import { relieveMemoryPressure, resetMemoryPressure } from "./memory";
 import { runLockKey, tryLock, unlock } from "./locks";
 import { deletePayload, MappingError } from "./mapping";
 import { SharedRateBudget } from "./rate-limit";
+import { failureLog, storedLog, unsentLog, writeAction, type WriteTarget } from "./record-logs";
 import { runStatusesAllowing, syncStatusAfterRun, TERMINAL_RUN_STATUSES } from "./transitions";
 
 export const BATCH_SIZE = Number(process.env.ENGINE_BATCH_SIZE ?? 5000);
@@ -114,7 +115,8 @@ interface Outcome {
   item: Item;
   ok: boolean;
   error?: string;
-  log?: unknown;
+  /** Stored with the record when set (scrubbed); see record-logs.ts for when it is not. */
+  log?: RecordLog;
 }
 
 const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
@@ -239,6 +241,7 @@ class RunExecution {
     resetMemoryPressure();
     if (this.resumed && this.fullRead) await this.resetForRetry();
     await setRunStatus(this.pool, ctx.run.id, "querying");
+    await this.saveWriteTarget();
     try {
       if (this.test) await this.runTest();
       else await this.runGeneral();
@@ -247,6 +250,17 @@ class RunExecution {
     }
     await this.cursorChain.catch((err) => this.fail(err));
     return this.finish();
+  }
+
+  /** What this run writes to: the logs of records that store none are derived from it (record-logs.ts). */
+  private async saveWriteTarget(): Promise<void> {
+    const { ctx } = this;
+    const target: WriteTarget = {
+      destination: ctx.destination.definition.name,
+      stream: ctx.stream.name,
+      upsert: (ctx.stream.primary_key?.length ?? 0) > 0,
+    };
+    await this.pool.query("UPDATE sync_runs SET write_target = $2::jsonb WHERE id = $1", [ctx.run.id, JSON.stringify(target)]);
   }
 
   /** A retried full read re-reads everything, so read counters restart; record counters come from the records. */
@@ -427,22 +441,26 @@ class RunExecution {
           payload = this.ctx.mapping.map(item.row ?? (JSON.parse(item.json) as Row), now);
         } catch (err) {
           if (!(err instanceof MappingError)) throw err;
-          results.push({ item, ok: false, error: err.message });
+          results.push({ item, ok: false, error: err.message, log: storedLog(unsentLog(err.message), false, this.ctx.scrub) });
           continue;
         }
       }
       // Destinations with a primary key get upserts, so a retried or re-sent row never duplicates.
-      const action: WriteAction =
-        item.action === "destination_delete" ? "delete" : upsert ? "upsert" : item.action === "destination_insert" ? "insert" : "update";
-      records.push({ key: item.key, action, payload });
+      records.push({ key: item.key, action: writeAction(item.action, upsert), payload });
       byKey.set(item.key, item);
     }
     if (records.length > 0) {
       const outcomes = await this.loader.load(records);
+      const stream = this.ctx.stream.name;
+      // The records of one request share their response: scrubbed once.
+      const memo = new WeakMap<LogPart, LogPart>();
       for (const record of records) {
         const o = outcomes.get(record.key);
         if (!o) continue; // never sent: the run stopped first
-        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error: o.ok ? undefined : this.ctx.scrub(o.error ?? "The destination refused the record."), log: o.log });
+        const error = o.ok ? undefined : this.ctx.scrub(o.error ?? "The destination refused the record.");
+        // A success without the destination's own log (SQL) stores none: it is derived on read.
+        const log = o.log ?? (error === undefined ? undefined : failureLog(record.action, stream, record.payload, error));
+        results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error, log: log && storedLog(log, o.ok, this.ctx.scrub, memo) });
       }
     }
     return results;
@@ -506,7 +524,7 @@ class RunExecution {
         const input = new CopyInput();
         const ids = `${sync.id}\t${run.id}\t`;
         for (const o of outcomes) {
-          const logs = o.ok || o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
+          const logs = o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
           input.push(
             `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
               o.error === undefined ? COPY_NULL : copyEscape(o.error)

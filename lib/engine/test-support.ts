@@ -86,6 +86,8 @@ let counter = 0;
 
 export async function createFixture(options: {
   sourceUrl: string;
+  /** Another source than the PostgreSQL database at sourceUrl. */
+  source?: { connectorName: string; config: Row };
   destination: { connectorName: string; config: Row; catalog: Catalog };
   query?: string;
   primaryKey?: string;
@@ -101,9 +103,9 @@ export async function createFixture(options: {
     data: {
       workspaceId,
       connectorType: "source",
-      connectorName: "Postgresql",
+      connectorName: options.source?.connectorName ?? "Postgresql",
       name: `source ${n}`,
-      configurationEncrypted: encryptJson(pgConnectorConfig(options.sourceUrl)),
+      configurationEncrypted: encryptJson(options.source?.config ?? pgConnectorConfig(options.sourceUrl)),
     },
   });
   let destinationId = options.destinationId;

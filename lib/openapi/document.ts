@@ -681,7 +681,8 @@ export const OPERATIONS: Operation[] = [
     summary: "Create a sync",
     permission: ["sync", "create"],
     body: createSyncSchema,
-    response: "The sync resource, not wrapped in data.",
+    response:
+      "The sync resource at the top level ({id, type, attributes}, as interface.md has it), with the same resource again under `data` (where the reference server puts it).",
   },
   {
     operationId: "getSyncConfigurations",
@@ -699,7 +700,8 @@ export const OPERATIONS: Operation[] = [
     tag: "Syncs",
     summary: "Show a sync",
     permission: ["sync", "read"],
-    response: "The sync resource, not wrapped in data.",
+    response:
+      "The sync resource at the top level ({id, type, attributes}, as interface.md has it), with the same resource again under `data` (where the reference server puts it).",
   },
   {
     operationId: "updateSync",
@@ -789,7 +791,7 @@ export const OPERATIONS: Operation[] = [
     summary: "Records a run sent, oldest first",
     permission: ["sync_record", "read"],
     query: listSyncRecordsQuerySchema,
-    response: `${LIST} 404 {message, status} when the sync or run does not exist.`,
+    response: `${LIST} Every record carries logs {request, response, level} (strings; level info or error): what was sent and what the destination answered, never a secret. 404 {message, status} when the sync or run does not exist.`,
   },
 
   // Service

@@ -1,8 +1,12 @@
-// Sync record resources; the id is a BigInt column, returned as a string like every id.
+// Sync record resources; the id is a BigInt column, returned as a string like every id. Every record
+// has logs {request, response, level} (text, as the reference's console prints them): the stored
+// log, or for a row a SQL destination accepted, one derived from the record and the run's write
+// target (lib/engine/record-logs.ts), which states only what those establish.
+import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
 import type { SyncRecord } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
 
-export const serializeSyncRecord = (r: SyncRecord) =>
+export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | null = null) =>
   resource(r.id, "sync_records", {
     sync_id: r.syncId,
     sync_run_id: r.syncRunId,
@@ -10,7 +14,7 @@ export const serializeSyncRecord = (r: SyncRecord) =>
     status: r.status,
     action: r.action,
     error: r.error,
-    logs: r.logs,
+    logs: recordLogs(r, writeTarget),
     primary_key: r.primaryKey,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),

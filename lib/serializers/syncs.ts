@@ -1,9 +1,35 @@
-// Sync resources with flat source/destination/model summaries and the latest run.
-import type { SyncView } from "@/lib/services/syncs";
+// Sync resources with flat source/destination/model summaries and the latest run. The summaries have
+// the members of the reference's sync serializer (connectors without their configuration; the model
+// with its source connector), which its console reads: model.connector.icon, model.query, … .
+import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
 import { connectorIcon } from "./connectors";
 import { iso, resource } from "./resource";
 
-const connector = (c: SyncView["source"]) => ({ id: c.id, name: c.name, connector_name: c.connectorName, icon: connectorIcon(c) });
+const connector = (c: ConnectorSummary) => ({
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  connector_type: c.connectorType,
+  workspace_id: c.workspaceId,
+  connector_name: c.connectorName,
+  icon: connectorIcon(c),
+  created_at: iso(c.createdAt),
+  updated_at: iso(c.updatedAt),
+});
+
+const model = (m: ModelSummary) => ({
+  id: m.id,
+  name: m.name,
+  description: m.description,
+  query: m.query,
+  query_type: m.queryType,
+  configuration: m.configuration,
+  primary_key: m.primaryKey,
+  connector_id: m.connectorId,
+  connector: connector(m.connector),
+  created_at: iso(m.createdAt),
+  updated_at: iso(m.updatedAt),
+});
 
 export const serializeSync = (s: SyncView) =>
   resource(s.id, "syncs", {
@@ -27,7 +53,7 @@ export const serializeSync = (s: SyncView) =>
     next_run_at: iso(s.nextRunAt),
     source: connector(s.source),
     destination: connector(s.destination),
-    model: { id: s.model.id, name: s.model.name },
+    model: model(s.model),
     last_run: s.lastRun
       ? {
           id: s.lastRun.id,
@@ -40,3 +66,12 @@ export const serializeSync = (s: SyncView) =>
     created_at: iso(s.createdAt),
     updated_at: iso(s.updatedAt),
   });
+
+/**
+ * One sync as GET /syncs/{id} and POST /syncs return it: the bare resource (interface.md) and the
+ * same resource again under `data`, where the reference server puts it and its console reads it.
+ */
+export function serializeSyncDocument(s: SyncView) {
+  const sync = serializeSync(s);
+  return { ...sync, data: sync };
+}

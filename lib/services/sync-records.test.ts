@@ -72,7 +72,7 @@ async function reference(runId: number, filter: ListSyncRecordsQuery, skip: numb
     skip: filter.after_id !== undefined ? 0 : skip,
     take,
   });
-  return { rows, total: await prisma().syncRecord.count({ where }) };
+  return { rows, total: await prisma().syncRecord.count({ where }), writeTarget: null };
 }
 
 describe("listSyncRecords", () => {

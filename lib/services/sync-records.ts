@@ -4,6 +4,7 @@
 // run's records in id order, and its count reads them all.
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
+import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import {
   Prisma,
@@ -22,6 +23,7 @@ type RunCounters = Pick<SyncRun, "status" | "finishedAt" | "totalRows" | "succes
 /** The run's counters beside each record of the page; the record columns are NULL on an empty page. */
 interface RecordPageRow {
   run_status: SyncRunStatus;
+  run_write_target: Prisma.JsonValue | null;
   run_finished_at: Date | null;
   run_total_rows: number;
   run_successful_rows: number;
@@ -49,7 +51,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   ];
   // One statement: the run, scoped to the workspace and to a sync that is not deleted, and its page.
   const rows = await queryRows<RecordPageRow>(Prisma.sql`
-    SELECT r.status::text AS run_status, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
+    SELECT r.status::text AS run_status, r.write_target AS run_write_target, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
            r.successful_rows AS run_successful_rows, r.failed_rows AS run_failed_rows,
            rec.id, rec.sync_id, rec.sync_run_id, rec.primary_key, rec.record, rec.status::text AS status,
            rec.action::text AS action, rec.error, rec.logs, rec.created_at, rec.updated_at
@@ -80,7 +82,8 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
     (await prisma().syncRecord.count({
       where: { syncRunId, ...(filter.status ? { status: filter.status } : {}), ...(filter.action ? { action: filter.action } : {}) },
     }));
-  return { rows: records, total };
+  // The run's write target, for the logs of records that stored none (record-logs.ts).
+  return { rows: records, total, writeTarget: parseWriteTarget(first.run_write_target) };
 }
 
 function syncRecord(r: RecordPageRow): SyncRecord {

@@ -131,10 +131,27 @@ async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number;
     ...(filter.source_id !== undefined ? { sourceId: filter.source_id } : {}),
     ...(filter.destination_id !== undefined ? { destinationId: filter.destination_id } : {}),
   };
-  const summary = { select: { id: true, name: true, connectorName: true, connectorType: true } } as const;
+  const summary = {
+    select: { id: true, name: true, description: true, connectorName: true, connectorType: true, workspaceId: true, createdAt: true, updatedAt: true },
+  } as const;
+  const model = {
+    select: {
+      id: true,
+      name: true,
+      description: true,
+      query: true,
+      queryType: true,
+      configuration: true,
+      primaryKey: true,
+      connectorId: true,
+      createdAt: true,
+      updatedAt: true,
+      connector: summary,
+    },
+  } as const;
   const rows = await prisma().sync.findMany({
     where,
-    include: { source: summary, destination: summary, model: { select: { id: true, name: true } } },
+    include: { source: summary, destination: summary, model },
     orderBy: (filter.sort ?? DEFAULT_SORT) as Prisma.SyncOrderByWithRelationInput[],
     skip,
     take,

@@ -12,6 +12,7 @@ import {
   type Connector,
   type ConnectorType,
   type Model,
+  type QueryType,
   type ScheduleType,
   type Sync,
   type SyncIntervalUnit,
@@ -42,13 +43,23 @@ export interface LastRun {
   finishedAt: Date | null;
 }
 
-type ConnectorSummary = Pick<Connector, "id" | "name" | "connectorName" | "connectorType">;
+/** A connector without its configuration (the summaries never carry one, not even masked). */
+export type ConnectorSummary = Pick<
+  Connector,
+  "id" | "name" | "description" | "connectorName" | "connectorType" | "workspaceId" | "createdAt" | "updatedAt"
+>;
+
+/** The sync's model, with the source connector it reads from. */
+export type ModelSummary = Pick<
+  Model,
+  "id" | "name" | "description" | "query" | "queryType" | "configuration" | "primaryKey" | "connectorId" | "createdAt" | "updatedAt"
+> & { connector: ConnectorSummary };
 
 /** A sync with the summaries its resource carries. */
 export type SyncView = Sync & {
   source: ConnectorSummary;
   destination: ConnectorSummary;
-  model: Pick<Model, "id" | "name">;
+  model: ModelSummary;
   lastRun: LastRun | null;
 };
 
@@ -56,7 +67,11 @@ function invalid(errors: FieldError[]): ValidationFailed {
   return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
 }
 
-interface SyncViewRow {
+/** A connector summary's columns, as the view selects them under a prefix (src_, dst_, mc_). */
+const CONNECTOR_COLUMNS = ["name", "description", "connector_name", "connector_type", "workspace_id", "created_at", "updated_at"] as const;
+type ConnectorColumns<P extends string> = { [K in (typeof CONNECTOR_COLUMNS)[number] as `${P}${K}`]: unknown };
+
+interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">, ConnectorColumns<"mc_"> {
   id: number;
   workspace_id: number;
   source_id: number;
@@ -80,13 +95,15 @@ interface SyncViewRow {
   deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
-  source_name: string;
-  source_connector_name: string;
-  source_connector_type: ConnectorType;
-  destination_name: string;
-  destination_connector_name: string;
-  destination_connector_type: ConnectorType;
   model_name: string;
+  model_description: string;
+  model_query: string;
+  model_query_type: QueryType;
+  model_configuration: Prisma.JsonValue;
+  model_primary_key: string;
+  model_connector_id: number;
+  model_created_at: Date;
+  model_updated_at: Date;
   run_id: number | null;
   run_status: SyncRunStatus | null;
   run_type: SyncRunType | null;
@@ -94,29 +111,49 @@ interface SyncViewRow {
   run_finished_at: Date | null;
 }
 
+/** A connector summary's columns from the connectors row aliased `alias`, each as `<alias>_<column>`. */
+const connectorColumns = (alias: "src" | "dst" | "mc") =>
+  Prisma.raw(CONNECTOR_COLUMNS.map((c) => `${alias}.${c}${c === "connector_type" ? "::text" : ""} AS ${alias}_${c}`).join(", "));
+
 /**
  * Syncs of `page` (a subquery of syncs rows, plus `ord` when `ordered`) with their source,
- * destination, model and latest run, in one statement: Prisma's include would be a query per
- * relation, plus one for the latest runs.
+ * destination, model (with its own connector) and latest run, in one statement: Prisma's include would
+ * be a query per relation, plus one for the latest runs.
  */
 const syncViewSelect = (page: Prisma.Sql, ordered = false) => Prisma.sql`
   SELECT ${ordered ? Prisma.sql`s.ord, ` : Prisma.empty}s.id, s.workspace_id, s.source_id, s.destination_id, s.model_id, s.name, s.description, s.configuration,
          s.schedule_type::text, s.sync_mode::text, s.sync_interval, s.sync_interval_unit::text, s.cron_expression,
          s.timezone, s.stream_name, s.cursor_field, s.current_cursor_field, s.detect_deletes, s.status::text,
          s.next_run_at, s.deleted_at, s.created_at, s.updated_at,
-         src.name AS source_name, src.connector_name AS source_connector_name, src.connector_type::text AS source_connector_type,
-         dst.name AS destination_name, dst.connector_name AS destination_connector_name,
-         dst.connector_type::text AS destination_connector_type, m.name AS model_name,
+         ${connectorColumns("src")}, ${connectorColumns("dst")}, ${connectorColumns("mc")},
+         m.name AS model_name, m.description AS model_description, m.query AS model_query, m.query_type::text AS model_query_type,
+         m.configuration AS model_configuration, m.primary_key AS model_primary_key, m.connector_id AS model_connector_id,
+         m.created_at AS model_created_at, m.updated_at AS model_updated_at,
          r.id AS run_id, r.status::text AS run_status, r.sync_run_type::text AS run_type,
          r.started_at AS run_started_at, r.finished_at AS run_finished_at
     FROM (${page}) s
     JOIN connectors src ON src.id = s.source_id
     JOIN connectors dst ON dst.id = s.destination_id
     JOIN models m ON m.id = s.model_id
+    JOIN connectors mc ON mc.id = m.connector_id
     LEFT JOIN LATERAL (
       SELECT id, status, sync_run_type, started_at, finished_at FROM sync_runs
        WHERE sync_id = s.id ORDER BY created_at DESC, id DESC LIMIT 1
     ) r ON true`;
+
+function connectorSummary<P extends string>(r: ConnectorColumns<P>, prefix: P, id: number): ConnectorSummary {
+  const c = r as Record<string, unknown>;
+  return {
+    id,
+    name: c[`${prefix}name`] as string,
+    description: c[`${prefix}description`] as string,
+    connectorName: c[`${prefix}connector_name`] as string,
+    connectorType: c[`${prefix}connector_type`] as ConnectorType,
+    workspaceId: c[`${prefix}workspace_id`] as number,
+    createdAt: c[`${prefix}created_at`] as Date,
+    updatedAt: c[`${prefix}updated_at`] as Date,
+  };
+}
 
 function syncView(r: SyncViewRow): SyncView {
   return {
@@ -143,14 +180,21 @@ function syncView(r: SyncViewRow): SyncView {
     deletedAt: r.deleted_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    source: { id: r.source_id, name: r.source_name, connectorName: r.source_connector_name, connectorType: r.source_connector_type },
-    destination: {
-      id: r.destination_id,
-      name: r.destination_name,
-      connectorName: r.destination_connector_name,
-      connectorType: r.destination_connector_type,
+    source: connectorSummary(r, "src_", r.source_id),
+    destination: connectorSummary(r, "dst_", r.destination_id),
+    model: {
+      id: r.model_id,
+      name: r.model_name,
+      description: r.model_description,
+      query: r.model_query,
+      queryType: r.model_query_type,
+      configuration: r.model_configuration,
+      primaryKey: r.model_primary_key,
+      connectorId: r.model_connector_id,
+      createdAt: r.model_created_at,
+      updatedAt: r.model_updated_at,
+      connector: connectorSummary(r, "mc_", r.model_connector_id),
     },
-    model: { id: r.model_id, name: r.model_name },
     lastRun:
       r.run_id === null
         ? null

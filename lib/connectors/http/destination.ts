@@ -1,12 +1,13 @@
 // HTTP webhook destination: one JSON request per record, or one request with a JSON array per
-// batch. Any 2xx is success; the request and response are kept on every record's log.
+// batch. Any 2xx is success; every record's log keeps its request (method, URL, body; never the
+// headers) and the response.
 import { createHmac } from "node:crypto";
 import type { Catalog, CheckResult, DestinationConnector, Row, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { mapLimit } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { numberField, secondsToMs, stringField, stringMap } from "../shared/config";
 import { safeCheck } from "../shared/errors";
-import { describeExchange, outcomeFromExchange, sendHttp, type HttpMethod } from "../shared/http";
+import { batchOutcomes, describeExchange, outcomeFromExchange, sendHttp, type HttpMethod } from "../shared/http";
 import { httpDestinationDefinition } from "./definition";
 
 interface HttpSettings {
@@ -71,8 +72,11 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
       records.map((r) => r.payload),
       options.signal,
     );
-    // The receiver answered for the whole array: every record shares the outcome.
-    return records.map((r) => outcomeFromExchange(r.key, exchange));
+    // The receiver answered for the whole array: every record shares the outcome; each log shows
+    // the record's own element of the array.
+    // A batch of one: the log shows the body as sent (a one-element array).
+    if (records.length === 1) return [outcomeFromExchange(records[0].key, exchange)];
+    return batchOutcomes(exchange, records);
   }
   const concurrency = Math.max(1, options.stream.request_rate_concurrency ?? 1);
   return mapLimit(records, concurrency, async (r) => outcomeFromExchange(r.key, await send(s, r.payload, options.signal)));

@@ -44,7 +44,8 @@ export function trySettings(config: Row): MariaSettings | undefined {
 
 /**
  * TIMESTAMP is stored in UTC and the session runs in UTC, so it gets a Z; DATETIME has no zone.
- * DECIMAL and BIGINT arrive as strings (bigNumberStrings), like the PostgreSQL source.
+ * BIGINT arrives as a number when exact (|n| ≤ 2^53 − 1), else as its digits (supportBigNumbers
+ * without bigNumberStrings); DECIMAL as its exact string; like the PostgreSQL source.
  */
 const typeCast: mysql.TypeCast = (field, next) => {
   if (field.type === "TIMESTAMP" || field.type === "DATETIME") {
@@ -69,7 +70,6 @@ export function connectionOptions(s: MariaSettings): mysql.ConnectionOptions {
     database: s.database,
     connectTimeout: s.connectTimeoutMs,
     supportBigNumbers: true,
-    bigNumberStrings: true,
     typeCast,
     timezone: "Z",
     ...(s.sslMode === "disable" ? {} : { ssl: { rejectUnauthorized: s.sslMode === "verify-full" } }),

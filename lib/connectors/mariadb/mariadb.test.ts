@@ -97,7 +97,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
           id: { type: "integer" },
           name: { type: "string" },
           email: { type: ["string", "null"] },
-          big: { type: ["string", "null"] },
+          big: { type: ["integer", "string", "null"] },
           born: { type: ["string", "null"], format: "date" },
         },
       });
@@ -106,12 +106,44 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
 
     it("previews a query with JSON-safe values", async () => {
       await sql(`INSERT INTO ${database}.people (id, name, big, born, seen_at, score) VALUES
-        (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00', 12.5)`);
-      const result = await mariadbSource.query!(config(), `SELECT id, name, big, born, seen_at, score FROM people WHERE id = 900;`, 5);
-      expect(result.rows).toEqual([{ id: 900, name: "Preview", big: "9007199254740993", born: "2020-02-29", seen_at: "2024-05-01T10:00:00Z", score: "12.50" }]);
+        (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00', 12.5),
+        (899, 'Safe', -9007199254740991, NULL, NULL, NULL)`);
+      const result = await mariadbSource.query!(config(), `SELECT id, name, big, born, seen_at, score FROM people WHERE id IN (899, 900);`, 5);
+      // BIGINT: a number while exact (|n| ≤ 2^53 − 1), else the digits; DECIMAL keeps its exact text.
+      expect(result.rows.sort((a, b) => Number(b.id) - Number(a.id))).toEqual([
+        { id: 900, name: "Preview", big: "9007199254740993", born: "2020-02-29", seen_at: "2024-05-01T10:00:00Z", score: "12.50" },
+        { id: 899, name: "Safe", big: -9007199254740991, born: null, seen_at: null, score: null },
+      ]);
       expect(result.columns.map((c) => c.name)).toEqual(["id", "name", "big", "born", "seen_at", "score"]);
       expect((await mariadbSource.query!(config(), "SELECT * FROM events", 3)).rows).toHaveLength(3);
-      await sql(`DELETE FROM ${database}.people WHERE id = 900`);
+      await sql(`DELETE FROM ${database}.people WHERE id IN (899, 900)`);
+    });
+
+    it("fingerprints rows as their JSON with BIGINT as digits (what the engine hashed before), and yields them as read() does", async () => {
+      await sql(`INSERT INTO ${database}.people (id, name, big, score) VALUES (910, 'Fp', 5550000001, 1.5), (911, 'Huge', 9007199254740993, NULL)`);
+      const options = { query: "SELECT id, name, big, score FROM people WHERE id IN (910, 911)", batchSize: 10 };
+      const batches = [];
+      for await (const batch of mariadbSource.readFingerprinted!(config(), { ...options, fingerprint: { seed: "seed", primaryKey: "big" } })) {
+        batches.push(batch);
+      }
+      const read: Row[] = [];
+      for await (const rows of mariadbSource.read(config(), options)) read.push(...rows);
+      expect(read).toEqual([
+        { id: 910, name: "Fp", big: 5550000001, score: "1.50" },
+        { id: 911, name: "Huge", big: "9007199254740993", score: null },
+      ]);
+      expect(batches).toHaveLength(1);
+      const [batch] = batches;
+      expect([batch.row(0), batch.row(1)]).toEqual(read);
+      expect(batch.keyValues).toEqual([5550000001, "9007199254740993"]);
+      // md5(seed + JSON) of the row as BIGINT-as-string reads gave it: states stored then still match.
+      const { createHash } = await import("node:crypto");
+      const legacy = (row: Row) => createHash("md5").update(`seed${JSON.stringify(row)}`).digest("hex");
+      expect(batch.fingerprints).toEqual([
+        legacy({ id: 910, name: "Fp", big: "5550000001", score: "1.50" }),
+        legacy({ id: 911, name: "Huge", big: "9007199254740993", score: null }),
+      ]);
+      await sql(`DELETE FROM ${database}.people WHERE id IN (910, 911)`);
     });
 
     it("refuses a preview query that ends in LIMIT or OFFSET", async () => {
@@ -180,7 +212,8 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
       })) {
         rows.push(...batch);
       }
-      expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => String(99990 + i)));
+      // events.id is BIGINT: numbers, as they are exact.
+      expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => 99990 + i));
       expect(rows[0].updated_at).toBe("2024-01-02T03:46:30");
     });
 

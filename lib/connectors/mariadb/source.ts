@@ -1,6 +1,8 @@
 // MariaDB source: previews and streaming reads of model queries, read-only.
+import { hash } from "node:crypto";
+import { Types, type FieldPacket } from "mysql2";
 import type { RowDataPacket } from "mysql2/promise";
-import type { CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
+import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { inBatches } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
@@ -81,7 +83,15 @@ export function incrementalQuery(options: ReadOptions): { sql: string; values: u
   };
 }
 
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+/**
+ * Streams the model's rows in batches. `bigintDigits` reads BIGINT columns as their digits and
+ * reports their names to `onBigints` before the first batch.
+ */
+async function* readBatches(
+  config: Row,
+  options: ReadOptions,
+  bigintDigits?: { onBigints: (columns: string[]) => void },
+): AsyncGenerator<Row[]> {
   const s = mariaSettings(config);
   const { sql, values } = incrementalQuery(options);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
@@ -90,8 +100,14 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   });
   try {
     await new Promise<void>((resolve, reject) => conn.query("START TRANSACTION READ ONLY", (err) => (err ? reject(err) : resolve())));
+    const query = conn.query({ sql, values, ...(bigintDigits ? { bigNumberStrings: true } : {}) });
+    if (bigintDigits) {
+      query.on("fields", (fields: FieldPacket[]) =>
+        bigintDigits.onBigints(fields.filter((f) => f.columnType === Types.LONGLONG).map((f) => f.name)),
+      );
+    }
     // The stream pauses the socket when we stop pulling, so at most about one batch is buffered.
-    const rows = conn.query({ sql, values }).stream({ highWaterMark: batchSize }) as AsyncIterable<Row>;
+    const rows = query.stream({ highWaterMark: batchSize }) as AsyncIterable<Row>;
     const batches = inBatches(rows, batchSize, {
       signal: options.signal,
       idleTimeoutMs: s.queryTimeoutMs,
@@ -103,6 +119,41 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   } finally {
     // destroy(), not end(): end() would wait for an abandoned result set to drain.
     conn.destroy();
+  }
+}
+
+function read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+  return readBatches(config, options);
+}
+
+/** A BIGINT's digits as read() gives them: a number when exact, else the digits. */
+function bigintValue(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+}
+
+/**
+ * The rows of read(), each fingerprinted as md5(seed + its JSON with BIGINT values as their digits):
+ * exactly what the engine hashed for MariaDB rows while BIGINT columns were read as strings, so the
+ * change-tracking states stored then still match and BIGINT becoming a number re-sends no row.
+ */
+async function* readFingerprinted(config: Row, options: ReadOptions & { fingerprint: FingerprintOptions }): AsyncGenerator<FingerprintedBatch> {
+  let bigints: string[] = [];
+  const { seed, primaryKey } = options.fingerprint;
+  for await (const rows of readBatches(config, options, { onBigints: (columns) => (bigints = columns) })) {
+    const keyIsBigint = bigints.includes(primaryKey);
+    const columns = bigints;
+    yield {
+      length: rows.length,
+      keyValues: rows.map((r) => (keyIsBigint ? bigintValue(r[primaryKey]) : r[primaryKey])),
+      fingerprints: rows.map((r) => hash("md5", seed + JSON.stringify(r))),
+      row(index: number): Row {
+        const row = { ...rows[index] };
+        for (const c of columns) row[c] = bigintValue(row[c]);
+        return row;
+      },
+    };
   }
 }
 
@@ -132,4 +183,5 @@ export const mariadbSource: SourceConnector = {
   query,
   checkQuery: (query) => void modelSelect(query, "mariadb"),
   read,
+  readFingerprinted,
 };

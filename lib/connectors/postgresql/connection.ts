@@ -72,14 +72,25 @@ export function timestamptzToIso(value: string): string {
 }
 
 /**
+ * int8 text → a JSON number when it is exact as one (|n| ≤ 2^53 − 1), else the text unchanged: a
+ * record's `id` is 1, not "1" (interface.md types it integer), and no digit is ever lost.
+ */
+export function int8Value(value: string): number | string {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+}
+
+/**
  * Per-client parsers (never the global pg.types: the app's Prisma adapter shares the module).
- * int8/numeric stay strings; dates stay as written; timestamps become ISO 8601.
+ * int8 becomes a number when exact (int8Value); numeric stays a string, exact (as the reference's
+ * console shows it); dates stay as written; timestamps become ISO 8601.
  */
 const jsonSafeTypes = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (format === undefined || format === "text") {
       switch (oid) {
         case OID.int8:
+          return int8Value;
         case OID.date:
           return (value: string) => value;
         case OID.bytea:

@@ -145,7 +145,7 @@ describe("source", () => {
         id: { type: "integer" },
         name: { type: "string" },
         email: { type: ["string", "null"] },
-        big: { type: ["string", "null"] },
+        big: { type: ["integer", "string", "null"] },
         seen_at: { type: ["string", "null"], format: "date-time" },
         tags: { type: ["array", "null"] },
       },
@@ -155,12 +155,14 @@ describe("source", () => {
 
   it("previews a query with a limit, JSON-safe values and column types", async () => {
     await sql(`INSERT INTO ${schema}.people (id, name, big, born, seen_at, score) VALUES
-      (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00+00', 12.50)`);
+      (900, 'Preview', 9007199254740993, '2020-02-29', '2024-05-01 10:00:00+00', 12.50),
+      (899, 'Safe', -9007199254740991, NULL, NULL, NULL)`);
     const result = await postgresqlSource.query!(
       config(),
-      `SELECT id, name, big, born, seen_at, score FROM ${schema}.people WHERE id = 900;`,
+      `SELECT id, name, big, born, seen_at, score FROM ${schema}.people WHERE id IN (899, 900) ORDER BY id DESC;`,
       5,
     );
+    // bigint: a number while exact (|n| ≤ 2^53 − 1), else the digits; numeric keeps its exact text.
     expect(result.rows).toEqual([
       {
         id: 900,
@@ -170,11 +172,12 @@ describe("source", () => {
         seen_at: "2024-05-01T10:00:00.000Z",
         score: "12.50",
       },
+      { id: 899, name: "Safe", big: -9007199254740991, born: null, seen_at: null, score: null },
     ]);
     expect(result.columns).toContainEqual({ name: "big", type: "bigint" });
     const limited = await postgresqlSource.query!(config(), `SELECT * FROM ${schema}.events`, 3);
     expect(limited.rows).toHaveLength(3);
-    await sql(`DELETE FROM ${schema}.people WHERE id = 900`);
+    await sql(`DELETE FROM ${schema}.people WHERE id IN (899, 900)`);
   });
 
   it("refuses a preview query that ends in LIMIT or OFFSET", async () => {
@@ -229,7 +232,8 @@ describe("source", () => {
     })) {
       rows.push(...batch);
     }
-    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => String(99990 + i)));
+    // events.id is bigint: numbers, as they are exact.
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 11 }, (_, i) => 99990 + i));
     expect(rows[0].updated_at).toBe("2024-01-02T03:46:30.000Z");
   });
 

@@ -2,7 +2,7 @@
 // and applied to the addresses each connection actually uses), a timeout covering headers and body,
 // bounded body reads, and one log/outcome shape for records.
 import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from "undici";
-import type { WriteOutcome } from "../types";
+import type { LogPart, RecordLog, WriteOutcome } from "../types";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
 import { capRetryAfter } from "./retry-after";
@@ -224,24 +224,86 @@ export function describeExchange(exchange: HttpExchange): string {
   return `HTTP ${exchange.status} from ${host}${snippet ? `: ${snippet}` : "."}`;
 }
 
+/** Longest body a record's log keeps, of the request and of the response. */
+const RECORD_LOG_BODY_LIMIT = 2 * 1024;
+
+/** A URL as a log shows it: without user info (`https://user:token@host` carries a credential). */
+export function logUrl(url: string): string {
+  // Only a URL with an "@" can carry user info; parsing every URL would cost each batched record.
+  if (!url.includes("@")) return url;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** The response side of a record's log: status and (bounded) body, or why nothing was received. */
+function responsePart(exchange: HttpExchange, parseBody = false): LogPart {
+  if (!exchange.response) return { line: exchange.error ?? "No response." };
+  const line = `HTTP ${exchange.response.status}`;
+  const text = exchange.response.body;
+  if (!text) return { line };
+  if (parseBody && text.length <= RECORD_LOG_BODY_LIMIT) {
+    try {
+      return { line, body: JSON.parse(text) as unknown };
+    } catch {
+      // Not JSON: kept as text.
+    }
+  }
+  return { line, body: truncate(text, RECORD_LOG_BODY_LIMIT) };
+}
+
+/**
+ * A record's log of `exchange`: method, URL and body sent (never a header: they hold the
+ * credentials), and the status and body received, or why nothing was received. `shownUrl` replaces
+ * a URL that is itself a secret (an incoming-webhook URL).
+ */
+export function exchangeLog(exchange: HttpExchange, ok: boolean, shownUrl?: string): RecordLog {
+  const body = exchange.request.body;
+  const line = `${exchange.request.method} ${logUrl(shownUrl ?? exchange.request.url)}`;
+  return {
+    request: body ? { line, body: truncate(body, RECORD_LOG_BODY_LIMIT) } : { line },
+    response: responsePart(exchange),
+    level: ok ? "info" : "error",
+  };
+}
+
 /**
  * The outcome of one record sent in `exchange`. `failed` lets a caller fail a 2xx whose body says
- * otherwise (Slack's `{ok:false}`).
+ * otherwise (Slack's `{ok:false}`); `shownUrl` is what the log shows for a secret URL.
  */
-export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string): WriteOutcome {
+export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string, shownUrl?: string): WriteOutcome {
   const ok = isSuccess(exchange) && !failed;
-  const outcome: WriteOutcome = {
-    key,
-    ok,
-    status: exchange.status,
-    log: { request: exchange.request, response: exchange.response ?? { error: exchange.error }, level: ok ? "info" : "error" },
-  };
+  const outcome: WriteOutcome = { key, ok, status: exchange.status, log: exchangeLog(exchange, ok, shownUrl) };
   if (!ok) {
     outcome.error = failed ?? describeExchange(exchange);
     outcome.retryable = isRetryable(exchange);
     if (exchange.retryAfterSeconds !== undefined) outcome.retryAfterSeconds = exchange.retryAfterSeconds;
   }
   return outcome;
+}
+
+/**
+ * The outcomes of records sent together in `exchange` (one JSON array): one answer for all, each
+ * log showing the record's own element of the array. What is common (the answer, parsed once when
+ * it is JSON) is built once per request and shared.
+ */
+export function batchOutcomes(exchange: HttpExchange, records: { key: string; payload: unknown }[]): WriteOutcome[] {
+  const shared = outcomeFromExchange("", exchange);
+  const response = responsePart(exchange, true);
+  const level: RecordLog["level"] = shared.ok ? "info" : "error";
+  const line = `${exchange.request.method} ${logUrl(exchange.request.url)}`;
+  const n = records.length;
+  return records.map((r, i) => ({
+    ...shared,
+    key: r.key,
+    log: { request: { line: `${line} (record ${i + 1} of ${n} in one request)`, body: r.payload }, response, level },
+  }));
 }
 
 /** Parses a JSON body, with a sentence when it is not JSON. */

@@ -143,14 +143,17 @@ export function columnJsonSchema(column: ColumnInfo): JsonSchema {
   if (/\[\]$|^array$|^_/.test(t)) schema = { type: "array" };
   else if (/^(smallint|integer|int|int2|int4|mediumint|tinyint|year|serial|smallserial)\b/.test(t)) {
     schema = t.startsWith("tinyint(1)") ? { type: "boolean" } : { type: "integer" };
-  } else if (/^(bigint|int8|bigserial|numeric|decimal)\b/.test(t)) schema = { type: "string" };
+  } else if (/^(bigint|int8|bigserial)\b/.test(t)) {
+    // A number when exact as one (|n| ≤ 2^53 − 1), else its digits as a string.
+    schema = { type: ["integer", "string"] };
+  } else if (/^(numeric|decimal)\b/.test(t)) schema = { type: "string" };
   else if (/^(real|double|float|float4|float8)\b/.test(t)) schema = { type: "number" };
   else if (/^(boolean|bool|bit\(1\))/.test(t)) schema = { type: "boolean" };
   else if (/^(json|jsonb)\b/.test(t)) schema = {};
   else if (/^(timestamp|datetime)/.test(t)) schema = { type: "string", format: "date-time" };
   else if (/^date\b/.test(t)) schema = { type: "string", format: "date" };
   else schema = { type: "string" };
-  if (column.nullable && typeof schema.type === "string") schema = { ...schema, type: [schema.type, "null"] };
+  if (column.nullable && schema.type !== undefined) schema = { ...schema, type: [...[schema.type].flat(), "null"] };
   return { ...schema, $comment: column.type };
 }
 
@@ -167,9 +170,12 @@ export function requiredForWrite(columns: ColumnInfo[]): string[] {
   return columns.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name);
 }
 
-/** Dates become ISO strings, bytes base64, bigints strings, so rows survive JSON as they are. */
+/** Dates become ISO strings, bytes base64, bigints numbers when exact (else strings), so rows survive JSON as they are. */
 export function jsonSafeValue(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return typeof value === "bigint" ? value.toString() : value;
+  if (value === null || typeof value !== "object") {
+    if (typeof value !== "bigint") return value;
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (Buffer.isBuffer(value)) return value.toString("base64");
   if (Array.isArray(value)) return value.map(jsonSafeValue);

@@ -5,6 +5,7 @@ import { mapLimit } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { secondsToMs, stringField } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
+import { SECRET_MASK } from "../shared/secrets";
 import { describeExchange, isSuccess, outcomeFromExchange, parseJsonBody, sendHttp, type HttpExchange } from "../shared/http";
 import { renderTemplate } from "../shared/liquid";
 import { slackDestinationDefinition } from "./definition";
@@ -51,6 +52,14 @@ function post(s: SlackSettings, url: string, body: unknown, signal?: AbortSignal
   });
 }
 
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "(the webhook URL)";
+  }
+}
+
 /** The Web API's `{ok:false, error}` inside a 200, as a failure sentence (undefined when ok). */
 function apiFailure(exchange: HttpExchange): string | undefined {
   if (!isSuccess(exchange)) return undefined;
@@ -69,7 +78,10 @@ async function sendOne(s: SlackSettings, record: WriteRecord, signal?: AbortSign
   } catch (err) {
     return { key: record.key, ok: false, error: err instanceof ConnectorError ? err.message : String(err), retryable: false };
   }
-  if (s.mode === "webhook") return outcomeFromExchange(record.key, await post(s, s.webhookUrl, { text }, signal));
+  if (s.mode === "webhook") {
+    // The webhook URL is the credential: the log shows its origin only.
+    return outcomeFromExchange(record.key, await post(s, s.webhookUrl, { text }, signal), undefined, `${safeOrigin(s.webhookUrl)}/${SECRET_MASK}`);
+  }
   const exchange = await post(s, `${s.baseUrl}/chat.postMessage`, { channel: s.channel, text }, signal);
   const failure = apiFailure(exchange);
   const outcome = outcomeFromExchange(record.key, exchange, failure);

@@ -74,6 +74,8 @@ describe("Slack destination", () => {
     const [a] = await slackDestination.write(config, records.slice(0, 1), { stream, batch: false });
     expect(a).toMatchObject({ ok: true, status: 200 });
     expect(JSON.parse(server.requests[0].body)).toEqual({ text: "Hi Ada" });
+    // The webhook URL is the credential: its log shows the origin only.
+    expect(a.log).toEqual({ level: "info", request: { line: `POST ${server.url}/*************`, body: '{"text":"Hi Ada"}' }, response: { line: "HTTP 200", body: "ok" } });
     const [b] = await slackDestination.write({ ...config, webhook_url: `${server.url}/services/gone` }, records.slice(0, 1), { stream, batch: false });
     expect(b).toMatchObject({ ok: false, status: 404, retryable: false, error: expect.stringContaining("no_service") });
   });

@@ -1,14 +1,14 @@
-// GET/PUT/DELETE /api/v1/syncs/{id} - show (bare resource), update ({success, message, data}) or soft-delete a sync.
+// GET/PUT/DELETE /api/v1/syncs/{id} - show (bare resource, and in `data`), update ({success, message, data}) or soft-delete a sync.
 import { z } from "zod";
 import { idParam, noContent, route } from "@/lib/http/handler";
-import { serializeSync } from "@/lib/serializers/syncs";
+import { serializeSync, serializeSyncDocument } from "@/lib/serializers/syncs";
 import { deleteSync, getSync, updateSync } from "@/lib/services/syncs";
 import { updateSyncSchema } from "@/lib/validation/syncs";
 
 const params = z.object({ id: idParam });
 
 export const GET = route({ permission: ["sync", "read"], params }, async ({ auth, params }) =>
-  serializeSync(await getSync(auth.workspaceId, params.id)),
+  serializeSyncDocument(await getSync(auth.workspaceId, params.id)),
 );
 
 export const PUT = route({ permission: ["sync", "update"], params, body: updateSyncSchema }, async ({ auth, params, body }) => ({

@@ -9,7 +9,7 @@ export const GET = route(
   { permission: ["sync_record", "read"], params: syncRecordsParamsSchema, query: listSyncRecordsQuerySchema },
   async ({ auth, url, params, query }) => {
     const page = parsePage(url.searchParams);
-    const { rows, total } = await listSyncRecords(auth.workspaceId, params.sync_id, params.sync_run_id, query, page);
-    return { data: rows.map(serializeSyncRecord), ...pageLinks(url, page, total) };
+    const { rows, total, writeTarget } = await listSyncRecords(auth.workspaceId, params.sync_id, params.sync_run_id, query, page);
+    return { data: rows.map((r) => serializeSyncRecord(r, writeTarget)), ...pageLinks(url, page, total) };
   },
 );
