@@ -62,6 +62,17 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/setup": { mutates: true, body: () => ({ email: "first@example.com", name: "First", password: "first-password" }) },
   "POST /api/v1/login": { mutates: false, body: () => ({ email: "nobody@example.com", password: "x" }) },
   "DELETE /api/v1/logout": { mutates: true, skip: "revokes the caller's session; takes no input" },
+  // Account endpoints (the reference's): bodies refused before any mail, token or throttle step.
+  "POST /api/v1/signup": { mutates: true, skip: "switched off on the e2e server (403 whatever is sent); its rules are tested by multiwoven-accounts.spec.ts on a second server with it on" },
+  "POST /api/v1/forgot_password": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
+  // A token that is not one: every body is refused, the valid one with 422 at the token check.
+  "POST /api/v1/reset_password": {
+    mutates: true,
+    body: () => ({ reset_password_token: "sweep-not-a-token", password: "sweep-long-passphrase-9", password_confirmation: "sweep-long-passphrase-9" }),
+  },
+  "GET /api/v1/verify_user": { mutates: true, query: { confirmation_token: "sweep-not-a-token" } },
+  "POST /api/v1/resend_verification": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
+
   "GET /api/v1/users/me": { mutates: false },
   // A common new password: refused before the current one is checked, so the sweep (as the seeded
   // admin) neither changes a password nor spends the admin's sign-in attempts.
