@@ -109,3 +109,39 @@ describe("parseWriteTarget", () => {
     expect(parseWriteTarget(null)).toBeNull();
   });
 });
+
+describe("secrets cut by a log's length limit", () => {
+  // A receiver that echoes the request's headers (httpbin's /anything does) puts the Authorization
+  // value in its answer; when the record log's 2 KB limit falls inside it, the part before the cut
+  // no longer equals the whole secret, and a scrub by whole value would let half of it through.
+  it("masks the part of a secret left before the cut", async () => {
+    const { exchangeLog } = await import("@/lib/connectors/shared/http");
+    const { redact } = await import("@/lib/connectors/shared/secrets");
+    const secret = "Bearer sk_live_0123456789abcdefghijklmnopqrstuvwxyz";
+    // The cut (2048 characters) falls 20 characters into the secret.
+    const before = '{"pad":"","headers":{"Authorization":"'.length;
+    const echoed = JSON.stringify({ pad: "x".repeat(2048 - before - 20), headers: { Authorization: secret } });
+    expect(echoed.indexOf(secret)).toBe(2048 - 20);
+    const log = exchangeLog(
+      {
+        request: { method: "POST", url: "https://hooks.example.com/in", headers: { Authorization: secret }, body: "{}" },
+        response: { status: 200, headers: {}, body: echoed },
+        status: 200,
+        bodyText: echoed,
+      },
+      true,
+    );
+    const stored = JSON.stringify(storedLog(log, true, (t) => redact(t, [secret])));
+    expect(stored).toContain("… (");
+    expect(stored).not.toContain(secret.slice(0, 12));
+  });
+
+  it("leaves a cut alone where no secret was cut, and masks each cut secret", async () => {
+    const { redact } = await import("@/lib/connectors/shared/secrets");
+    const secrets = ["hunter2-long-secret", "other-secret-value"];
+    expect(redact("hello wor… (3 more characters)", secrets)).toBe("hello wor… (3 more characters)");
+    expect(redact("a hunter2-lo… (9 more characters) b other-sec… (8 more characters)", secrets)).toBe(
+      "a *************… (9 more characters) b *************… (8 more characters)",
+    );
+  });
+});

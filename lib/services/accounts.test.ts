@@ -6,9 +6,10 @@ import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { prisma } from "@/lib/db/client";
 import { Unauthorized, ValidationFailed } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { forgotPassword, resetPassword, signup } from "./accounts";
+import { forgotPassword, resendVerification, resetPassword, signup, verifyUser } from "./accounts";
 import { login } from "./auth";
 import { FIXTURE_PASSWORD, newMember, systemRoleId } from "./auth.fixtures";
+import { addMember } from "./members";
 
 useTestDatabase();
 
@@ -68,5 +69,31 @@ describe("accounts", () => {
     expect(logins.filter((o) => o.status === "fulfilled")).toHaveLength(1);
     await expect(login({ email: user.email, password: FIXTURE_PASSWORD })).rejects.toBeInstanceOf(Unauthorized);
     expect(await prisma().accountToken.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  // Pre-account hijacking: a stranger signs up the victim's address (unverified, the stranger's
+  // password); the victim's company then invites that address; the stranger asks for a new
+  // verification link, which lands in the victim's inbox right after the invitation. Had the
+  // invitation left the stranger's password in place, the victim's click would hand the stranger a
+  // verified account inside the company's workspace.
+  it("an invitation to an unverified sign-up sets the inviter's password: the stranger who signed up is out", async () => {
+    const email = "prehijack@example.com";
+    await signup({ ...input(email), password: "stranger-pass-1", password_confirmation: "stranger-pass-1" }, client());
+    const first = await smtp.waitFor(email);
+    const company = await newMember("Admin");
+    await addMember(company.auth, company.workspaceId, {
+      email,
+      name: "Victim",
+      password: "company-given-1",
+      role_id: await systemRoleId("Member"),
+    });
+    await resendVerification({ email }, client());
+    // With the fix the account is verified and no new link goes out; without it, one does.
+    const mail = await smtp.waitFor(email, (m) => m.link !== first.link && (m.link?.includes("confirmation_token") ?? false), 3_000).catch(() => undefined);
+    const token = mail ? new URL(mail.link!).searchParams.get("confirmation_token") : null;
+    if (token) await verifyUser({ confirmation_token: token }, client()).catch(() => undefined);
+    await expect(login({ email, password: "stranger-pass-1" })).rejects.toBeInstanceOf(Unauthorized);
+    const session = await login({ email, password: "company-given-1" });
+    expect(session.userId).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,6 @@
-// Members of a workspace named in the path. Adding an email that has no account creates the user
-// with the name and initial password given; an existing account just gains a membership. Both
+// Members of a workspace named in the path. Adding an email that has no account (or only an
+// unverified sign-up) creates the user with the name and initial password given; an existing
+// account just gains a membership. Both
 // cases answer alike (same required fields, same response, same audit entry), so an invitation
 // never tells the inviter whether, or as whom, an email is registered (lib/serializers/members.ts
 // hides the profile until the person uses the workspace). Nobody hands out or takes away rights
@@ -77,6 +78,7 @@ export async function addMember(
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
     assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
     const user =
+      (await claimUnverified(tx, input, passwordHash)) ??
       (await tx.user.findUnique({ where: { email: input.email }, select: { id: true } })) ??
       (await tx.user.create({
         data: { email: input.email, name: input.name, passwordHash },
@@ -93,6 +95,26 @@ export async function addMember(
     await audit(access.auth, "create", "member", user.id, { email: input.email, role_name: role.name }, tx);
     return member;
   });
+}
+
+/**
+ * An unverified self sign-up (lib/services/accounts.ts) proves nothing about who chose its password:
+ * anyone can sign up someone else's address. An invitation vouches for the address instead, so it
+ * treats such an account as new: the invitation's password and name replace the sign-up's, the
+ * address counts as verified, and the pending links die. Otherwise whoever signed up the address
+ * first would be let into the inviting workspace as soon as its owner clicked a verification link
+ * (pre-account hijacking). Null when the address has no unverified account.
+ */
+async function claimUnverified(tx: Tx, input: CreateMemberInput, passwordHash: string) {
+  const now = new Date();
+  const { count } = await tx.user.updateMany({
+    where: { email: input.email, confirmedAt: null },
+    data: { passwordHash, name: input.name, confirmedAt: now, passwordChangedAt: now },
+  });
+  if (count === 0) return null;
+  const user = await tx.user.findUniqueOrThrow({ where: { email: input.email }, select: { id: true } });
+  await tx.accountToken.deleteMany({ where: { userId: user.id } });
+  return user;
 }
 
 /** A member holding rights the caller lacks is out of its reach (a user manager cannot demote an Admin). */

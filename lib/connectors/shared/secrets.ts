@@ -155,8 +155,33 @@ export function secretValues(config: Row, definition: ConnectorDefinition): stri
   return values;
 }
 
+/** Where text was cut short (shared/http.ts truncate): `… (N more characters)`. */
+const CUT = "… (";
+/** A shorter leftover of a secret at a cut tells too little to mask (and would mask ordinary text). */
+const MIN_CUT_PREFIX = 3;
+
+/**
+ * The start of `secret` left just before a cut in `text` (a log's length limit fell inside it), as
+ * the mask. A scrub by whole value cannot see it: what is left no longer equals the secret.
+ */
+function maskCutPrefix(text: string, secret: string): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(CUT); at !== -1; at = text.indexOf(CUT, at + CUT.length)) {
+    for (let k = Math.min(secret.length - 1, at - from); k >= MIN_CUT_PREFIX; k--) {
+      if (text.startsWith(secret.slice(0, k), at - k)) {
+        out += `${text.slice(from, at - k)}${SECRET_MASK}`;
+        from = at;
+        break;
+      }
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 export function redact(message: string, secrets: string[]): string {
   let out = message;
   for (const secret of secrets) out = out.split(secret).join(SECRET_MASK);
+  if (out.includes(CUT)) for (const secret of secrets) out = maskCutPrefix(out, secret);
   return out;
 }
