@@ -16,7 +16,7 @@ export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from ".
 export { computeNextRunAt, nextRunTimes, cronExpressionError, scheduleSpecFromApi, type ScheduleSpec, type SchedulableSync } from "./schedule";
 export { previewMapping, normalizeConfiguration, type FieldMapping, type PreviewResult } from "./mapping";
 export { syncConfigurationsPayload } from "./configurations";
-export { canTransitionRun, canTransitionSync, RUN_TRANSITIONS, SYNC_TRANSITIONS, ACTIVE_RUN_STATUSES } from "./transitions";
+export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
 
 export interface EngineOptions {

@@ -3,6 +3,7 @@
 // batches, when the heap passes a soft limit, a full collection brings it back down.
 import v8 from "node:v8";
 import vm from "node:vm";
+import { logger } from "@/lib/logger";
 
 const SOFT_LIMIT_BYTES = Number(process.env.ENGINE_HEAP_SOFT_LIMIT_MB ?? 64) * 1024 * 1024;
 
@@ -35,7 +36,7 @@ export function resetMemoryPressure(): void {
 export function relieveMemoryPressure(): void {
   if (process.env.ENGINE_MEMORY_LOG === "1") {
     const m = process.memoryUsage();
-    console.log(`memory rss=${m.rss >> 20} heapTotal=${m.heapTotal >> 20} heapUsed=${m.heapUsed >> 20} external=${m.external >> 20}`);
+    logger.info({ rssMb: m.rss >> 20, heapTotalMb: m.heapTotal >> 20, heapUsedMb: m.heapUsed >> 20, externalMb: m.external >> 20 }, "memory");
   }
   if (v8.getHeapStatistics().used_heap_size < threshold) return;
   const gc = collector();

@@ -78,10 +78,6 @@ export function runStatusesAllowing(to: SyncRunStatus): SyncRunStatus[] {
   return RUN_STATUSES.filter((from) => canTransitionRun(from, to));
 }
 
-export function syncStatusesAllowing(to: SyncStatus): SyncStatus[] {
-  return SYNC_STATUSES.filter((from) => canTransitionSync(from, to));
-}
-
 /** The sync's status after a general run ends; undefined keeps it (a disabled sync stays disabled). */
 export function syncStatusAfterRun(current: SyncStatus, outcome: "success" | "failed" | "canceled"): SyncStatus | undefined {
   const to: SyncStatus = outcome === "success" ? "healthy" : outcome === "failed" ? "failed" : "aborted";

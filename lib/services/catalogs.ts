@@ -77,10 +77,6 @@ export async function saveCatalog(
   return { catalog: created, created: true };
 }
 
-export async function findCatalogOfConnector(workspaceId: number, connectorId: number): Promise<Catalog | null> {
-  return prisma().catalog.findFirst({ where: { workspaceId, connectorId } });
-}
-
 async function connectorOf(tx: Tx, workspaceId: number, connectorId: number) {
   const connector = await tx.connector.findFirst({ where: { id: connectorId, workspaceId }, select: { id: true, name: true } });
   if (!connector) throw new NotFound(`Connector ${connectorId} was not found.`);
