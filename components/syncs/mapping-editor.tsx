@@ -7,7 +7,7 @@ import { cellText } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/field";
 import type { Mapping, MappingType, SyncConfigurations } from "@/lib/api-client/types";
-import { previewMapping } from "@/lib/engine/mapping";
+import { previewMapping } from "@/lib/sync-config/mapping";
 
 export interface DestinationField {
   name: string;

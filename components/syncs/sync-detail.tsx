@@ -11,7 +11,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync, useTestSync } from "@/lib/api-client/syncs";
-import { normalizeConfiguration } from "@/lib/engine/mapping";
+import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
 import { syncName } from "./syncs-list";

@@ -20,8 +20,8 @@ import { useAllConnectors, useDiscover, useQuerySource } from "@/lib/api-client/
 import { useModels } from "@/lib/api-client/models";
 import { useCreateSync, useSyncConfigurations, useUpdateSync } from "@/lib/api-client/syncs";
 import type { JsonSchema, Mapping, Sync } from "@/lib/api-client/types";
-import { normalizeConfiguration } from "@/lib/engine/mapping";
-import { nextRunTimes, scheduleSpecFromApi } from "@/lib/engine/schedule";
+import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { nextRunTimes, scheduleSpecFromApi } from "@/lib/sync-config/schedule";
 import { createSyncSchema, scheduleErrors, SYNC_INTERVAL_UNITS, SYNC_MODES } from "@/lib/validation/syncs";
 import { MappingEditor, mappingProblems, type DestinationField } from "./mapping-editor";
 

@@ -9,7 +9,7 @@ import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
-import { compileMapping, type CompiledMapping } from "./mapping";
+import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping";
 import { effectiveRateSettings, type RateSettings } from "./rate-limit";
 import { canonicalJson } from "./diff";
 

@@ -13,9 +13,9 @@ import { startWorker, stopBoss, type WorkerHandle } from "./queue";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";
-export { computeNextRunAt, nextRunTimes, cronExpressionError, scheduleSpecFromApi, type ScheduleSpec, type SchedulableSync } from "./schedule";
-export { previewMapping, normalizeConfiguration, type FieldMapping, type PreviewResult } from "./mapping";
-export { syncConfigurationsPayload } from "./configurations";
+export { computeNextRunAt, nextRunTimes, cronExpressionError, scheduleSpecFromApi, type ScheduleSpec, type SchedulableSync } from "@/lib/sync-config/schedule";
+export { previewMapping, normalizeConfiguration, type FieldMapping, type PreviewResult } from "@/lib/sync-config/mapping";
+export { syncConfigurationsPayload } from "@/lib/sync-config/configurations";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
 

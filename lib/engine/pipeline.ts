@@ -15,7 +15,7 @@ import { KeySet } from "./key-set";
 import { Loader, type LongWaitCause } from "./load";
 import { relieveMemoryPressure, resetMemoryPressure } from "./memory";
 import { runLockKey, tryLock, unlock } from "./locks";
-import { deletePayload, MappingError } from "./mapping";
+import { deletePayload, MappingError } from "@/lib/sync-config/mapping";
 import { SharedRateBudget } from "./rate-limit";
 import { failureLog, storedLog, unsentLog, writeAction, type WriteTarget } from "./record-logs";
 import { runStatusesAllowing, syncStatusAfterRun, TERMINAL_RUN_STATUSES } from "./transitions";

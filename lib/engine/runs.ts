@@ -7,7 +7,7 @@ import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
 import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, setRunStatus } from "./pipeline";
 import { cancelRunJobs, enqueueRun } from "./queue";
-import { computeNextRunAt } from "./schedule";
+import { computeNextRunAt } from "@/lib/sync-config/schedule";
 import { ACTIVE_RUN_STATUSES, assertSyncTransition } from "./transitions";
 
 /** Serialises triggers of one sync (scheduler, API, several web processes) so the active-run check holds. */

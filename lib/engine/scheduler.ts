@@ -6,7 +6,7 @@ import { logger } from "@/lib/logger";
 import { SCHEDULER_LOCK } from "./locks";
 import { enqueueRun } from "./queue";
 import { createGeneralRun } from "./runs";
-import { advanceNextRunAt, computeNextRunAt } from "./schedule";
+import { advanceNextRunAt, computeNextRunAt } from "@/lib/sync-config/schedule";
 
 const TICK_MS = Number(process.env.ENGINE_SCHEDULER_INTERVAL_MS ?? 5000);
 const PRUNE_EVERY_MS = 3_600_000;

@@ -3,8 +3,8 @@
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
 import { prisma, queryRows } from "@/lib/db/client";
-import { compileMapping, MappingConfigurationError } from "@/lib/engine/mapping";
-import { computeNextRunAt } from "@/lib/engine/schedule";
+import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
+import { computeNextRunAt } from "@/lib/sync-config/schedule";
 import { cancelSync, transitionSyncStatus, triggerSync, triggerTestRun } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import {

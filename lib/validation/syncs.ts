@@ -2,7 +2,7 @@
 // by the create schema, the update service and the console form).
 import { z } from "zod";
 import { sortSchema } from "./sort";
-import { cronExpressionError, isValidTimezone } from "@/lib/engine/schedule";
+import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule";
 import type { FieldError } from "@/lib/errors";
 import { intId, queryIntId } from "./ids";
 
