@@ -1,3 +1,4 @@
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
 import { cn } from "./cn";
 
 type Tone = "slate" | "green" | "red" | "amber" | "indigo" | "blue";
@@ -33,8 +34,6 @@ const STATUS_TONES: Record<string, Tone> = {
   queued: "blue",
   in_progress: "blue",
 };
-
-export const ACTIVE_RUN_STATUSES = new Set(["pending", "started", "querying", "queued", "in_progress", "paused"]);
 
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   const s = status ?? "unknown";

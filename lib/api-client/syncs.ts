@@ -1,6 +1,6 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { ACTIVE_RUN_STATUSES } from "@/components/ui/badge";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
 import type { CreateSyncInput, UpdateSyncInput } from "@/lib/validation/syncs";
 import type { ListResponse, Resource, Sync, SyncAttributes, SyncConfigurations, SyncRecordAttributes, SyncRun, SyncRunAttributes } from "./types";
 import { useApi } from "./provider";

@@ -1,16 +1,12 @@
 // Pagination of behaviour.md section 2: `page`/`per_page` or `page[number]`/`page[size]`;
 // default 25, max 100 (clamped); links are absolute and always carry all five keys.
 import { BadRequest } from "@/lib/errors";
+import type { Page } from "@/lib/page";
+
+export type { Page };
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
-
-export interface Page {
-  page: number;
-  perPage: number;
-  skip: number;
-  take: number;
-}
 
 /** The first of `names` present in the query, as a whole number of 1 or more (400 otherwise). */
 function positiveInt(params: URLSearchParams, ...names: string[]): number | undefined {

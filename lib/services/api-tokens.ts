@@ -11,7 +11,7 @@ import { signToken } from "@/lib/auth/jwt";
 import { can, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";

@@ -2,7 +2,7 @@
 // same transaction as the change, so a change and its audit row land together or not at all.
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { prisma } from "@/lib/db/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { ListAuditLogsQuery } from "@/lib/validation/audit";
 import type { AuthContext } from "./auth-context";
 

@@ -10,7 +10,7 @@ import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, FailedDependency, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Catalog, type Connector } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import {
   QUERY_PREVIEW_DEFAULT_LIMIT,
   type CheckConnectorInput,

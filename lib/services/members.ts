@@ -14,7 +14,7 @@ import { within, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";

@@ -5,7 +5,7 @@ import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";

@@ -14,7 +14,7 @@ import {
   type SyncRun,
   type SyncRunStatus,
 } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
 

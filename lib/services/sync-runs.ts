@@ -2,7 +2,7 @@
 import { prisma } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { ListSyncRunsQuery } from "@/lib/validation/sync-runs";
 import { requireSync } from "./syncs";
 

@@ -21,7 +21,7 @@ import {
   type SyncRunType,
   type SyncStatus,
 } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import {
   scheduleErrors,
   type CreateSyncInput,

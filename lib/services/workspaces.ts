@@ -9,7 +9,7 @@ import { can, type Action, type Policies, type Resource } from "@/lib/auth/permi
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import type { Page } from "@/lib/http/pagination";
+import type { Page } from "@/lib/page";
 import type { CreateWorkspaceInput, UpdateWorkspaceInput } from "@/lib/validation/workspaces";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
