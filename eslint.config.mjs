@@ -1,6 +1,69 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
+// Layer rules; tests/lint/layers.test.ts shows each one failing. Tests, scripts and the benchmark may
+// import anything.
+const UNLAYERED = ["**/*.test.ts", "**/*.test.tsx", "tests/**", "e2e/**", "bench/**", "scripts/**"];
+
+// Prisma (the client, lib/db's pools) is reached only from services, the engine and lib/db itself.
+// Type-only imports of generated model types stay allowed: serializers name the rows they copy.
+// lib/http/errors.ts is the one error mapper and must recognise Prisma's error classes.
+const prismaOutsideItsLayers = {
+  files: ["**/*.ts", "**/*.tsx"],
+  ignores: [...UNLAYERED, "lib/services/**", "lib/engine/**", "lib/db/**", "lib/generated/**", "lib/http/errors.ts"],
+  rules: {
+    "@typescript-eslint/no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            regex: "^(@/lib/|(\\.\\./)+(lib/)?)db(/.*)?$",
+            message: "Only lib/services, lib/engine and lib/db use the database; call a service.",
+          },
+          {
+            regex: "^(@/lib/|(\\.\\./)+(lib/)?)generated/prisma(/(?!enums$).*)?$",
+            allowTypeImports: true,
+            message: "Only lib/services, lib/engine and lib/db use the Prisma client; import types with `import type`.",
+          },
+          { regex: "^@prisma/", message: "Only lib/services, lib/engine and lib/db use Prisma." },
+        ],
+      },
+    ],
+  },
+};
+
+// Zones are resolved to files, so relative and `@/` imports are caught alike.
+const SERVER_ONLY = ["./lib/db", "./lib/services", "./lib/engine", "./lib/crypto"];
+const layerZones = {
+  files: ["**/*.ts", "**/*.tsx"],
+  ignores: UNLAYERED,
+  rules: {
+    "import/no-restricted-paths": [
+      "error",
+      {
+        basePath: import.meta.dirname,
+        zones: [
+          {
+            target: "./lib/connectors",
+            from: ["./lib/db", "./lib/services", "./lib/engine", "./lib/http"],
+            message: "Connectors are pure adapters: configuration and rows in, results out.",
+          },
+          {
+            target: ["./components", "./lib/api-client", "./app/**/page.tsx", "./app/**/layout.tsx"],
+            from: SERVER_ONLY,
+            message: "Console code runs in the browser too; shared domain code lives in lib/sync-config.",
+          },
+          {
+            target: "./lib/api-client",
+            from: "./components",
+            message: "The API client is below the components; move what both need to a shared module.",
+          },
+        ],
+      },
+    ],
+  },
+};
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -32,6 +95,8 @@ const config = [
       ],
     },
   },
+  prismaOutsideItsLayers,
+  layerZones,
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

@@ -1,26 +1,15 @@
 "use client";
-import { createContext, useCallback, useContext, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
+import { ToastContext, type ToastApi } from "@/lib/toast";
 import { cn } from "./cn";
+
+export { useToast } from "@/lib/toast";
 
 type Tone = "success" | "error" | "info";
 interface Toast {
   id: number;
   tone: Tone;
   message: string;
-}
-
-interface ToastApi {
-  success: (message: string) => void;
-  error: (message: string) => void;
-  info: (message: string) => void;
-}
-
-const Context = createContext<ToastApi | null>(null);
-
-export function useToast(): ToastApi {
-  const value = useContext(Context);
-  if (!value) throw new Error("useToast() outside <Toaster>");
-  return value;
 }
 
 let next = 1;
@@ -41,7 +30,7 @@ export function Toaster({ children }: { children: React.ReactNode }) {
     [push],
   );
   return (
-    <Context.Provider value={api}>
+    <ToastContext.Provider value={api}>
       {children}
       <div aria-live="polite" className="pointer-events-none fixed bottom-4 right-4 z-50 flex w-96 max-w-[calc(100%-2rem)] flex-col gap-2">
         {toasts.map((t) => (
@@ -68,6 +57,6 @@ export function Toaster({ children }: { children: React.ReactNode }) {
           </div>
         ))}
       </div>
-    </Context.Provider>
+    </ToastContext.Provider>
   );
 }

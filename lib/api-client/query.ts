@@ -1,7 +1,7 @@
 "use client";
 // Small helpers shared by the per-resource hooks.
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
-import { useToast } from "@/components/ui/toast";
+import { useToast } from "@/lib/toast";
 import { errorMessage } from "./client";
 import { useConsole } from "./provider";
 

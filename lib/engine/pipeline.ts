@@ -5,7 +5,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { FingerprintedBatch, LogPart, ReadOptions, RecordLog, Row, WriteRecord } from "@/lib/connectors/types";
 import { pgPool, prisma } from "@/lib/db/client";
-import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/copy";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/copy";
 import { logger } from "@/lib/logger";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus } from "@/lib/generated/prisma/enums";

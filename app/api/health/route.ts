@@ -1,10 +1,10 @@
 // GET /api/health - liveness, plus whether the application database answers.
 import { NextResponse } from "next/server";
-import { databaseIsUp } from "@/lib/db/health";
+import { health } from "@/lib/services/health";
 
 export const dynamic = "force-dynamic";
 
 export async function GET() {
-  const up = await databaseIsUp();
-  return NextResponse.json({ status: up ? "ok" : "degraded", database: up ? "up" : "down" }, { status: up ? 200 : 503 });
+  const body = await health();
+  return NextResponse.json(body, { status: body.database === "up" ? 200 : 503 });
 }
