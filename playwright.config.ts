@@ -37,7 +37,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: "npx tsx scripts/e2e-server.ts",
+    command: "npx tsx --tsconfig tsconfig.node.json scripts/e2e-server.ts",
     url: `${BASE_URL}/api/health`,
     timeout: 600_000,
     reuseExistingServer: !process.env.CI,

@@ -1,6 +1,7 @@
 // Bearer JWTs (HS256, jose). Two kinds share the format: session tokens from login (short-lived,
 // revocable by logout through revoked_tokens) and API tokens (bound to one workspace, revocable
 // through api_tokens). Both carry sub (user id), iat, exp and jti.
+import "server-only";
 import { randomUUID, webcrypto } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { secrets } from "@/lib/config/secrets";

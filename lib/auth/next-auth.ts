@@ -3,6 +3,7 @@
 // console calls the same-origin REST API with that cookie; the API reads the JWT out of it on the
 // server, so page scripts never hold it. The next-auth session lasts exactly as long as that API
 // token; when it ends, the console sends the person back to sign in.
+import "server-only";
 import { createHmac } from "node:crypto";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";

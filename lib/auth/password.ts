@@ -1,4 +1,5 @@
 // scrypt password hashing (Node crypto; no native addon). Format: scrypt$N$r$p$salt$hash (base64url).
+import "server-only";
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>

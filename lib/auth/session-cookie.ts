@@ -1,5 +1,6 @@
 // Reads the console's next-auth session (an encrypted, httpOnly cookie) on the server. Shared by the
 // page guard (proxy.ts) and the API (lib/http/credentials.ts), so both read the same cookie.
+import "server-only";
 import type { NextRequest } from "next/server";
 import { getToken, type JWT } from "next-auth/jwt";
 import { nextAuthSecret } from "@/lib/auth/next-auth";

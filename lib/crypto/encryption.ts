@@ -1,4 +1,5 @@
 // AES-256-GCM for connector configurations at rest. Format: "v1:<iv>:<tag>:<ciphertext>" (base64).
+import "server-only";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { secrets } from "@/lib/config/secrets";
 

@@ -1,5 +1,6 @@
 // The one Prisma client of a process. Prisma 7 needs no engine binary: the pg driver adapter runs
 // the queries. The pool is shared with raw SQL users (the engine) through `pgPool()`.
+import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool, types, type CustomTypesConfig } from "pg";
 import { PrismaClient, type Prisma } from "@/lib/generated/prisma/client";

@@ -2,6 +2,7 @@
 // (ui/src/routes/main.tsx: /verify-user, /reset-password, /sign-in, /forgot-password; the reference
 // server's mail templates put the token in `confirmation_token` / `reset_password_token`), and this
 // server's own console answers the same paths.
+import "server-only";
 import type { MailMessage } from "@/lib/mail";
 
 const link = (base: string, path: string, params: Record<string, string> = {}) => {

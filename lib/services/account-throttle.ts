@@ -6,6 +6,7 @@
 //    or not an account uses that address, so a 429 tells nothing about it, and nobody can flood one
 //    inbox from many addresses.
 // The window is LOGIN_THROTTLE_WINDOW_SECONDS.
+import "server-only";
 import { RateLimited } from "@/lib/errors";
 import { envInt, reserveInWindow, throttleAddress, throttleLimits } from "./login-throttle";
 

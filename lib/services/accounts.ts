@@ -9,6 +9,7 @@
 //    comparison leaks timing), each works once, expires, and a reset token dies with any password
 //    change made after it was issued.
 // All requests pass the account throttle (account-throttle.ts) first.
+import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";

@@ -7,6 +7,7 @@
 // the same expiry; a later one is refused with 403, never silently shortened).
 // Listing and revoking: your own tokens; a workspace manager (user.read / user.delete) sees and
 // revokes every token of the workspace, e.g. one a departed colleague leaked.
+import "server-only";
 import { signToken } from "@/lib/auth/jwt";
 import { can, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";

@@ -1,5 +1,6 @@
 // The audit log: who created, updated or deleted what, and when. Services call `audit()` inside the
 // same transaction as the change, so a change and its audit row land together or not at all.
+import "server-only";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { prisma } from "@/lib/db/client";
 import type { Page } from "@/lib/page";

@@ -3,6 +3,7 @@
 // One SQL statement, read fresh on every call: a logout, a revoked API token, a role change or a
 // removed membership applies to the next call. (The route wrapper remembers answers for a second;
 // lib/http/handler.ts says how that is bounded.)
+import "server-only";
 import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
 import { intersect, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";

@@ -1,6 +1,7 @@
 // Login, logout and the signed-in user. Login answers the same 401 for an unknown email and a wrong
 // password, spends the same time on both, and passes the throttle (login-throttle.ts: per account
 // and address, and per address) before the password is even checked.
+import "server-only";
 import { signToken } from "@/lib/auth/jwt";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";

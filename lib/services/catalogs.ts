@@ -1,5 +1,6 @@
 // Catalogs: the streams of a connector, one catalog per connector. Written by discovery and by the
 // catalog endpoints; a sync's stream_name must name one of its destination's streams.
+import "server-only";
 import { createHash } from "node:crypto";
 import { buildCatalog } from "@/lib/connectors/shared/catalog";
 import type { Catalog as CatalogJson, Stream } from "@/lib/connectors/types";

@@ -1,5 +1,6 @@
 // Connector definitions come from the registry (code, not the database); this module adds the
 // API's lookups and the connection check of a configuration (stored or not yet stored).
+import "server-only";
 import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, listDefinitions, validateConfiguration } from "@/lib/connectors/registry";
 import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";

@@ -1,5 +1,6 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
+import "server-only";
 import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";

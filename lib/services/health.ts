@@ -1,4 +1,5 @@
 // GET /api/health's answer: the process is up; is the application database?
+import "server-only";
 import { databaseIsUp } from "@/lib/db/health";
 
 export interface Health {

@@ -10,6 +10,7 @@
 // also decides whether the attempt may go ahead: concurrent attempts queue on the row, so no more
 // passwords than the limit are ever checked. A success gives its reservation back.
 // Counters live in PostgreSQL (login_throttles), shared by every web process.
+import "server-only";
 import { isIP } from "node:net";
 import { prisma } from "@/lib/db/client";
 import { RateLimited } from "@/lib/errors";

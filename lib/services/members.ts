@@ -8,6 +8,7 @@
 // the caller's can be neither changed nor removed by it. A workspace always keeps at least one
 // Admin: removing or demoting the last one is a 409. Member changes lock the workspace row, so two
 // concurrent demotions cannot both pass the last-Admin check.
+import "server-only";
 import { hashPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { within, type Policies } from "@/lib/auth/permissions";

@@ -1,5 +1,6 @@
 // Prometheus metrics, computed from the database at scrape time so that every web process reports
 // the same numbers for all workers (runs live in PostgreSQL, not in one process's memory).
+import "server-only";
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { pgPool } from "@/lib/db/client";
 

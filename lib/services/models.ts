@@ -1,4 +1,5 @@
 // Models: a query on a source connector of the same workspace, with the column that identifies a row.
+import "server-only";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { getSource } from "@/lib/connectors/registry";
 import { DEFAULT_SORT } from "@/lib/validation/sort";

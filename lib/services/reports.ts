@@ -3,6 +3,7 @@
 // filled from generate_series so a chart always gets every slot.
 //   sync_run_triggered:  runs created per bucket; success/failed = runs that ended so.
 //   total_sync_run_rows: rows per bucket = sum(total_rows); success/failed = sum of those counters.
+import "server-only";
 import { prisma } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { ReportQuery } from "@/lib/validation/reports";

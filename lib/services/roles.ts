@@ -6,6 +6,7 @@
 // role, and delete one; a role with more (the Admin's custom ones) is out of its reach, as members
 // with more are (members.ts). Nobody changes or deletes the role they act with (their membership's
 // or their token's), or a holder of role.* could widen itself step by step and make itself Admin.
+import "server-only";
 import { ACTIONS, RESOURCES, exceeding, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";

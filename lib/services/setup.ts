@@ -1,5 +1,6 @@
 // First run: while no user exists (SKIP_ADMIN_SEED=1, or the only admin was deleted) anyone who can
 // reach the console may create the first admin, once. Afterwards the endpoint answers 409.
+import "server-only";
 import type { SetupInput } from "@/lib/validation/setup";
 import { hashPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";

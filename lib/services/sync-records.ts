@@ -2,6 +2,7 @@
 // the (sync_run_id, status, id) index, so a page is an index range scan even for runs of millions.
 // The action filter has no index of its own (each would cost every recorded row): it walks the
 // run's records in id order, and its count reads them all.
+import "server-only";
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
 import { parseWriteTarget } from "@/lib/engine/record-logs";

@@ -1,4 +1,5 @@
 // Sync runs of a sync (the sync must be the workspace's and not deleted).
+import "server-only";
 import { prisma } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";

@@ -1,5 +1,6 @@
 // Syncs: a source, a model of that source, a destination stream and a schedule. Soft-deleted syncs
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
+import "server-only";
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
 import { prisma, queryRows } from "@/lib/db/client";

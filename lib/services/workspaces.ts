@@ -4,6 +4,7 @@
 // reaches its own workspace, with its narrowed role. Known gap: the route wrapper parses the body
 // before the service can check the path workspace, so an unauthorised caller sending an invalid
 // body sees its 422 rather than the 403 (a valid body gets the 403).
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { can, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
