@@ -9,7 +9,8 @@
 // Mapping:     previewMapping (console live preview), syncConfigurationsPayload (GET /syncs/configurations)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
 import { closeDatabase } from "@/lib/db/client";
-import { startWorker, stopBoss, type WorkerHandle } from "./queue";
+import { stopBoss } from "./queue";
+import { startWorker, type WorkerHandle } from "./worker";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";

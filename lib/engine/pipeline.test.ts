@@ -6,7 +6,7 @@ import { prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
 import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
 import { cancelSync, pruneSyncRecords, stopEngine, transitionSyncStatus, triggerSync, triggerTestRun } from "./index";
-import { executeRun } from "./pipeline";
+import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, waitFor, type Fixture } from "./test-support";
 
 useTestDatabase();
