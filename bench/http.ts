@@ -75,7 +75,6 @@ function destinationClient(url: string, rows: Row[], batch: number): Promise<Tim
     batchSize: batch,
     concurrency: CONCURRENCY,
     signal: new AbortController().signal,
-    timings: { load: 0, wait: 0 },
   });
   const records: WriteRecord[] = rows.map((row) => ({ key: String(row.id), action: "insert", payload: row }));
   return timed(async () => {

@@ -5,7 +5,7 @@ import { Client } from "pg";
 import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
-import { executeRun } from "@/lib/engine/pipeline";
+import { executeRun } from "@/lib/engine/execute-run";
 import { reloadRun } from "@/lib/engine/test-support";
 import { stopEngine, triggerSync } from "@/lib/engine";
 import { useTestDatabase } from "@/tests/helpers/db";

@@ -96,7 +96,7 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   // The seed covers the mapping, so a mapping change re-sends every row. Sources that fingerprint
   // rows themselves (PostgreSQL: md5(seed || row_to_json(row)), see readFingerprinted) hash other
   // text than the engine's JSON; states still holding the engine's fingerprint of an unchanged row
-  // take the source's without a send (RunExecution.rebaseline).
+  // take the source's without a send (batch-diff.ts, run-store.ts:rebaselineStates).
   const fingerprintSeed = createHash("md5")
     .update(canonicalJson({ configuration: sync.configuration, stream: sync.streamName, destination: sync.destinationId }))
     .digest("hex");

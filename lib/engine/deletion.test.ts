@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
 import { stopEngine, triggerSync } from "./index";
-import { executeRun } from "./pipeline";
+import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, sql, tableStream, waitFor } from "./test-support";
 
 useTestDatabase();

@@ -58,7 +58,7 @@ export interface BatchDiff {
   /**
    * Rows classed "u" only because their fingerprint differs from the one of their last successful
    * delivery: that stored fingerprint. Lets a source that fingerprints rows itself recognise a state
-   * still holding the engine's own fingerprint of the same row (see RunExecution.rebaseline).
+   * still holding the engine's own fingerprint of the same row (see batch-diff.ts and run-store.ts:rebaselineStates).
    */
   storedFingerprints: Map<number, string>;
 }

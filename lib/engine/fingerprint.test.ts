@@ -14,7 +14,7 @@ import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
 import { stopEngine, triggerSync } from "./index";
 import { loadRunContext } from "./context";
 import { fingerprint, rowJson } from "./diff";
-import { executeRun } from "./pipeline";
+import { executeRun } from "./execute-run";
 import {
   catalogOf,
   createFixture,

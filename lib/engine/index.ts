@@ -8,8 +8,14 @@
 //              cronExpressionError (validation message or null)
 // Mapping:     previewMapping (console live preview), syncConfigurationsPayload (GET /syncs/configurations)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
+// Statuses:    ACTIVE_RUN_STATUSES (the console may import it from ./transitions: no server imports)
+//
+// Inside: a run is execute-run.ts (lock, claim, poll, hand back) → run-attempt.ts (begin, extract,
+// report) → run-execution.ts or test-run.ts (the strategies) → batch-diff.ts → send-batch.ts →
+// record-batch.ts; every write of run and sync state is in run-store.ts; settings in settings.ts.
 import { closeDatabase } from "@/lib/db/client";
-import { startWorker, stopBoss, type WorkerHandle } from "./queue";
+import { stopBoss } from "./queue";
+import { startWorker, type WorkerHandle } from "./worker";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";

@@ -22,8 +22,8 @@ function destination(respond: (records: WriteRecord[], call: number) => WriteOut
 const records = (n: number): WriteRecord[] => Array.from({ length: n }, (_, i) => ({ key: String(i + 1), action: "upsert", payload: { id: i + 1 } }));
 
 function loader(connector: DestinationConnector, batch: boolean, batchSize = 4) {
-  const timings = { load: 0, wait: 0 };
-  return { timings, loader: new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch, batchSize, concurrency: 2, timings, baseDelayMs: 5, maxAttempts: 3 }) };
+  const l = new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch, batchSize, concurrency: 2, baseDelayMs: 5, maxAttempts: 3 });
+  return { timings: l.timings, loader: l };
 }
 
 describe("loader", () => {
@@ -88,7 +88,7 @@ describe("loader", () => {
 
   /** One record per request, one at a time; waits over 1 s go to onLongWait. */
   const pausing = (connector: DestinationConnector, options: Partial<LoaderOptions>) =>
-    new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch: false, batchSize: 1, concurrency: 1, timings: { load: 0, wait: 0 }, baseDelayMs: 5, maxAttempts: 3, longWaitMs: 1000, ...options });
+    new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch: false, batchSize: 1, concurrency: 1, baseDelayMs: 5, maxAttempts: 3, longWaitMs: 1000, ...options });
   const tomorrow = (key: string): WriteOutcome => ({ key, ok: false, status: 429, retryAfterSeconds: 86_400, error: "tomorrow" });
 
   it("hands a retry wait longer than longWaitMs to onLongWait instead of sleeping; a record left unsent gets no outcome", async () => {

@@ -7,6 +7,7 @@
 import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
 import { capRetryAfter } from "@/lib/connectors/shared/retry-after";
 import { RateLimitWait, Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
+import { engineSettings } from "./settings";
 
 export interface LoadTimings {
   load: number;
@@ -23,7 +24,6 @@ export interface LoaderOptions {
   concurrency: number;
   budget?: SharedRateBudget;
   signal?: AbortSignal;
-  timings: LoadTimings;
   maxAttempts?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -57,6 +57,8 @@ function errorMessage(err: unknown): string {
 }
 
 export class Loader {
+  /** Milliseconds spent writing and waiting (rate budget, backoff), for the caller to read. */
+  readonly timings: LoadTimings = { load: 0, wait: 0 };
   private readonly inFlight: Semaphore;
   private readonly maxAttempts: number;
   private readonly baseDelayMs: number;
@@ -65,8 +67,8 @@ export class Loader {
 
   constructor(private readonly options: LoaderOptions) {
     this.inFlight = new Semaphore(Math.max(1, options.concurrency));
-    this.maxAttempts = options.maxAttempts ?? Number(process.env.ENGINE_WRITE_ATTEMPTS ?? 5);
-    this.baseDelayMs = options.baseDelayMs ?? Number(process.env.ENGINE_RETRY_BASE_MS ?? 500);
+    this.maxAttempts = options.maxAttempts ?? engineSettings.writeAttempts;
+    this.baseDelayMs = options.baseDelayMs ?? engineSettings.retryBaseMs;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
     this.chunkSize = options.batch ? Math.max(1, options.batchSize > 0 ? options.batchSize : 1000) : 1;
   }
@@ -90,7 +92,8 @@ export class Loader {
    * the run stopped first (or while a write that threw was under way): those records get no outcome.
    */
   private async request(chunk: WriteRecord[]): Promise<WriteOutcome[] | undefined> {
-    const { destination, config, stream, signal, timings, budget } = this.options;
+    const { destination, config, stream, signal, budget } = this.options;
+    const { timings } = this;
     return this.inFlight.run(async () => {
       if (signal?.aborted) return undefined;
       if (budget) {
@@ -155,7 +158,7 @@ export class Loader {
         if (signal?.aborted) break;
         throw err;
       } finally {
-        this.options.timings.wait += performance.now() - started;
+        this.timings.wait += performance.now() - started;
       }
       const keys = new Set(retry.map((o) => o.key));
       pending = pending.filter((r) => keys.has(r.key));

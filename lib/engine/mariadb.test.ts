@@ -8,7 +8,7 @@ import { prisma } from "@/lib/db/client";
 import { loadRunContext } from "./context";
 import { fingerprint } from "./diff";
 import { stopEngine, triggerSync } from "./index";
-import { executeRun } from "./pipeline";
+import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
 
 const MARIADB_URL = process.env.MARIADB_URL;

@@ -4,8 +4,9 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { logger } from "@/lib/logger";
+import { engineSettings } from "./settings";
 
-const SOFT_LIMIT_BYTES = Number(process.env.ENGINE_HEAP_SOFT_LIMIT_MB ?? 64) * 1024 * 1024;
+const SOFT_LIMIT_BYTES = engineSettings.heapSoftLimitBytes;
 
 let collect: (() => void) | null | undefined;
 
@@ -34,7 +35,7 @@ export function resetMemoryPressure(): void {
 
 /** Call between batches: collects when the heap is above the soft limit; cheap otherwise. */
 export function relieveMemoryPressure(): void {
-  if (process.env.ENGINE_MEMORY_LOG === "1") {
+  if (engineSettings.memoryLog) {
     const m = process.memoryUsage();
     logger.info({ rssMb: m.rss >> 20, heapTotalMb: m.heapTotal >> 20, heapUsedMb: m.heapUsed >> 20, externalMb: m.external >> 20 }, "memory");
   }

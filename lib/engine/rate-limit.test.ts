@@ -3,7 +3,7 @@
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/tests/helpers/db";
-import { RateLimitWait, SharedRateBudget } from "./rate-limit";
+import { RateLimitWait, SharedRateBudget, type Clock } from "./rate-limit";
 
 const db = useTestDatabase();
 const pools: Pool[] = [];
@@ -22,17 +22,40 @@ function worker(): { pool: Pool; queries: () => number } {
   return { pool, queries: () => queries };
 }
 
-/** `loops` callers per budget acquiring until `ms` have passed; the times each one may start. */
-async function drive(budgets: SharedRateBudget[], loops: number, ms: number, onEach?: () => void): Promise<number[][]> {
-  const deadline = performance.now() + ms;
+/**
+ * The budget's local time without waiting: real time plus every sleep skipped at once, so its
+ * offset to the database clock stays true while no test waits for a slot. Only a budget's head
+ * sleeps, so one budget per clock. `stall` jumps ahead as a blocked event loop would.
+ */
+function skippingClock(): Clock & { stall(ms: number): void; slept(): number } {
+  let skipped = 0;
+  let slept = 0;
+  return {
+    now: () => performance.now() + skipped,
+    async sleep(ms, signal) {
+      signal?.throwIfAborted();
+      skipped += ms;
+      slept += ms;
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    stall(ms) {
+      skipped += ms;
+    },
+    slept: () => slept,
+  };
+}
+
+/** `loops` callers per budget acquiring until `ms` have passed on `clock`; the times each one may start. */
+async function drive(budgets: SharedRateBudget[], loops: number, ms: number, onEach?: () => void, clock: Pick<Clock, "now"> = performance): Promise<number[][]> {
+  const deadline = clock.now() + ms;
   return Promise.all(
     budgets.map(async (budget) => {
       const starts: number[] = [];
       await Promise.all(
         Array.from({ length: loops }, async () => {
-          while (performance.now() < deadline) {
+          while (clock.now() < deadline) {
             await budget.acquire();
-            starts.push(performance.now());
+            starts.push(clock.now());
             onEach?.();
           }
         }),
@@ -85,15 +108,21 @@ describe("shared rate budget", () => {
   it("a busy event loop does not push the schedule back (late wake-ups lose no slot)", async () => {
     const rate = 100;
     const w = worker();
-    const budget = new SharedRateBudget(w.pool, `test:${++keys}`, { limit: rate, unit: "second" });
-    let last = performance.now();
+    const clock = skippingClock();
+    const budget = new SharedRateBudget(w.pool, `test:${++keys}`, { limit: rate, unit: "second" }, undefined, clock);
+    let last = clock.now();
     // Every 40 ms the loop is blocked for 15 ms, as on an overloaded machine.
-    const [starts] = await drive([budget], 4, 2_500, () => {
-      if (performance.now() - last < 40) return;
-      const until = performance.now() + 15;
-      while (performance.now() < until);
-      last = performance.now();
-    });
+    const [starts] = await drive(
+      [budget],
+      4,
+      2_500,
+      () => {
+        if (clock.now() - last < 40) return;
+        clock.stall(15);
+        last = clock.now();
+      },
+      clock,
+    );
     expect(achievedPerSecond(starts)).toBeGreaterThanOrEqual(rate * 0.9);
     expect(busiestWindow(starts, 1000)).toBeLessThanOrEqual(rate * 1.05);
   });
@@ -101,16 +130,18 @@ describe("shared rate budget", () => {
   it("spaces requests at low rates, and gives unspent slots back when the worker goes idle", async () => {
     const key = `test:${++keys}`;
     const a = worker();
-    const slow = new SharedRateBudget(a.pool, key, { limit: 5, unit: "second" });
-    const t0 = performance.now();
+    await a.pool.query("SELECT 1");
+    const clock = skippingClock();
+    const slow = new SharedRateBudget(a.pool, key, { limit: 5, unit: "second" }, undefined, clock);
     const starts: number[] = [];
     for (let i = 0; i < 4; i++) {
       await slow.acquire();
-      starts.push(performance.now() - t0);
+      starts.push(clock.now());
     }
-    // Slots are 200 ms apart on the database clock, and one is never spent early (a slot that
-    // arrives already due goes a little late). Only this lower bound is asserted: how late a slot
-    // goes depends on the machine's load, which a test cannot bound.
+    // Slots are 200 ms apart on the database clock, and one is never spent early. The sleeps are
+    // skipped, so timers play no part; the 15 ms allow for the budget's estimate of the database
+    // clock, which a later, faster reply corrects by that reply's gain (one warm round trip). How
+    // late a slot goes is real time (the database round trips), which a test cannot bound.
     for (let i = 1; i < 4; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(185);
 
     // A lease of 100 ms of a fast budget, one slot spent: after the idle delay the rest goes back,
@@ -137,7 +168,8 @@ describe("shared rate budget", () => {
   it("refuses a slot further away than the caller waits (1/day), leasing nothing, and leases it once due", async () => {
     const w = worker();
     const key = `test:${++keys}`;
-    const budget = new SharedRateBudget(w.pool, key, { limit: 1, unit: "day" }, 1000);
+    const clock = skippingClock();
+    const budget = new SharedRateBudget(w.pool, key, { limit: 1, unit: "day" }, 1000, clock);
     await budget.acquire();
     const nextAt = async () => (await w.pool.query<{ t: string }>("SELECT next_at::text AS t FROM rate_limit_budgets WHERE key = $1", [key])).rows[0].t;
     const before = await nextAt();
@@ -147,7 +179,9 @@ describe("shared rate budget", () => {
     // Nothing leased: whoever comes when the slot is due gets it.
     expect(await nextAt()).toBe(before);
     await w.pool.query("UPDATE rate_limit_budgets SET next_at = clock_timestamp() WHERE key = $1", [key]);
-    expect(await budget.acquire()).toBeLessThan(1000);
+    await budget.acquire();
+    // The slot was due: no wait for it (a day's wait, were the refused lease's slot taken).
+    expect(clock.slept()).toBe(0);
   });
 
   it("stops waiting when the signal aborts", async () => {

@@ -54,6 +54,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The budget's local time: performance.now() and real timers, or a test's own. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const realClock: Clock = { now: () => performance.now(), sleep };
+
 /** A lease covers about this much of the schedule: ~10 round trips a second at most per worker. */
 const LEASE_MS = 100;
 /** Unspent slots go back to the schedule after this long without a request. */
@@ -81,7 +89,7 @@ const FIRST_FREE_SQL = `SELECT GREATEST(0, EXTRACT(EPOCH FROM next_at - clock_ti
 
 /**
  * The budget's next free slot is further away than the caller will wait: nothing was leased, so a
- * run can give its worker up for `waitMs` (pipeline.ts) instead of sleeping on it.
+ * run can give its worker up for `waitMs` (run-attempt.ts) instead of sleeping on it.
  */
 export class RateLimitWait extends Error {
   constructor(readonly waitMs: number) {
@@ -118,7 +126,7 @@ interface LocalBudget {
 const budgets = new WeakMap<Pool, Map<string, LocalBudget>>();
 
 /**
- * Local time (performance.now()) minus database time, estimated from replies: `arrived - database
+ * Local time (the budget's clock) minus database time, estimated from replies: `arrived - database
  * now` overestimates it by the reply's travel time, so the smallest sample is the closest that is
  * never early. It creeps up 1 ms a second to follow a drifting clock. Slots are kept in database
  * time and mapped with the latest estimate, so a slow first reply does not leave its slots late
@@ -134,10 +142,10 @@ function observeClock(pool: Pool, arrived: number, databaseNowMs: number): void 
 
 const offsetAt = (known: { offset: number; at: number }, now: number) => known.offset + (now - known.at) / 1000;
 
-/** The local time of a database time. */
-function localTime(pool: Pool, databaseMs: number): number {
+/** The local time of a database time, at local time `now`. */
+function localTime(pool: Pool, databaseMs: number, now: number): number {
   const known = clockOffsets.get(pool);
-  return databaseMs + (known ? offsetAt(known, performance.now()) : 0);
+  return databaseMs + (known ? offsetAt(known, now) : 0);
 }
 
 function localBudget(pool: Pool, id: string): LocalBudget {
@@ -175,6 +183,7 @@ export class SharedRateBudget {
     readonly key: string,
     settings: Pick<RateSettings, "limit" | "unit">,
     private readonly maxWaitMs?: number,
+    private readonly clock: Clock = realClock,
   ) {
     this.intervalMs = (UNIT_SECONDS[settings.unit] * 1000) / settings.limit;
     this.graceMs = Math.max(GRACE_MS, this.intervalMs / 2);
@@ -188,7 +197,8 @@ export class SharedRateBudget {
    * a slow event loop (late wake-ups, short stalls) still reaches the configured rate.
    */
   async acquire(signal?: AbortSignal): Promise<number> {
-    const started = performance.now();
+    const { clock, pool } = this;
+    const started = clock.now();
     const b = this.local;
     b.active++;
     const release = await b.head.acquire();
@@ -204,16 +214,16 @@ export class SharedRateBudget {
         if (b.slots.length <= this.leaseSize() / 2 && !b.leasing) this.lease().catch(() => undefined);
         // Timers may fire a little early, or far too late (a stalled event loop): a slot is spent
         // neither before its time nor after its grace, else bursts would follow stalls.
-        while (performance.now() < localTime(this.pool, slot)) await sleep(Math.max(1, localTime(this.pool, slot) - performance.now()), signal);
-        if (performance.now() <= localTime(this.pool, slot) + this.graceMs) break;
+        while (clock.now() < localTime(pool, slot, clock.now())) await clock.sleep(Math.max(1, localTime(pool, slot, clock.now()) - clock.now()), signal);
+        if (clock.now() <= localTime(pool, slot, clock.now()) + this.graceMs) break;
       }
     } finally {
       release();
       b.active--;
-      b.lastUsed = performance.now();
+      b.lastUsed = clock.now();
       this.armIdleReturn();
     }
-    return performance.now() - started;
+    return clock.now() - started;
   }
 
   /** Slots leased per round trip: LEASE_MS of the rate, shared among the workers seen leasing. */
@@ -224,8 +234,8 @@ export class SharedRateBudget {
   /** The earliest unexpired slot, or undefined when a lease is needed. */
   private takeSlot(): number | undefined {
     const b = this.local;
-    const now = performance.now();
-    while (b.slots.length > 0 && localTime(this.pool, b.slots[0]) + this.graceMs < now) b.slots.shift();
+    const now = this.clock.now();
+    while (b.slots.length > 0 && localTime(this.pool, b.slots[0], now) + this.graceMs < now) b.slots.shift();
     const slot = b.slots.shift();
     b.lastLeaseSize = Math.min(b.lastLeaseSize, b.slots.length);
     return slot;
@@ -250,7 +260,7 @@ export class SharedRateBudget {
       throw new RateLimitWait(Math.max(this.maxWaitMs ?? 0, free.rows[0]?.wait_ms ?? 0));
     }
     // Slot arithmetic happens on the database clock, so workers with skewed clocks still agree.
-    observeClock(this.pool, performance.now(), rows[0].now_ms);
+    observeClock(this.pool, this.clock.now(), rows[0].now_ms);
     const start = rows[0].end_ms - span;
     // Leasing ahead, a lease would follow our previous one unless other workers leased in between.
     if (b.slots.length > 0) {
@@ -270,7 +280,7 @@ export class SharedRateBudget {
     if (b.idleTimer || b.slots.length === 0) return;
     b.idleTimer = setTimeout(() => {
       b.idleTimer = undefined;
-      if (b.active > 0 || b.leasing || performance.now() - b.lastUsed < IDLE_RETURN_MS) {
+      if (b.active > 0 || b.leasing || this.clock.now() - b.lastUsed < IDLE_RETURN_MS) {
         this.armIdleReturn();
         return;
       }

@@ -25,7 +25,7 @@ export interface RecordLogText {
   level: "info" | "error";
 }
 
-/** The write a record's action becomes: the pipeline sends exactly this (RunExecution.send). */
+/** The write a record's action becomes: the run sends exactly this (send-batch.ts:sendItems). */
 export function writeAction(action: SyncRecordAction, upsert: boolean): WriteAction {
   if (action === "destination_delete") return "delete";
   if (upsert) return "upsert";

@@ -1,17 +1,22 @@
 // What the REST layer calls to start, cancel and test runs, and to change a sync's status. All take
 // workspace-scoped ids ("not yours" is the same 404 as "does not exist") and throw typed errors.
-import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
-import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, setRunStatus } from "./pipeline";
 import { cancelRunJobs, enqueueRun } from "./queue";
+import {
+  applySyncOutcome,
+  CANCELED_ERROR,
+  createGeneralRun,
+  createTestRun,
+  DISABLED_ERROR,
+  setRunStatus,
+  setSyncStatus,
+} from "./run-store";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
+import { withTransaction } from "./transaction";
 import { ACTIVE_RUN_STATUSES, assertSyncTransition } from "./transitions";
-
-/** Serialises triggers of one sync (scheduler, API, several web processes) so the active-run check holds. */
-const TRIGGER_NAMESPACE = 0x54524947;
 
 async function findSync(workspaceId: number, syncId: number): Promise<Sync> {
   const sync = await prisma().sync.findFirst({ where: { id: syncId, workspaceId, deletedAt: null } });
@@ -19,44 +24,10 @@ async function findSync(workspaceId: number, syncId: number): Promise<Sync> {
   return sync;
 }
 
-async function inTransaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pgPool().connect();
-  try {
-    await client.query("BEGIN");
-    const result = await fn(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
-/**
- * Creates a queued general run unless one is active. Returns null when one is active. The caller
- * holds a transaction on `client`; the trigger lock is released at its end.
- */
-export async function createGeneralRun(client: PoolClient, sync: { id: number; workspaceId: number }): Promise<number | null> {
-  await client.query("SELECT pg_advisory_xact_lock($1, $2)", [TRIGGER_NAMESPACE, sync.id]);
-  const active = await client.query(
-    "SELECT id FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' AND status = ANY($2::sync_run_status[]) LIMIT 1",
-    [sync.id, ACTIVE_RUN_STATUSES],
-  );
-  if ((active.rowCount ?? 0) > 0) return null;
-  const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, timings, created_at, updated_at)
-     VALUES ($1, $2, 'queued', 'general', '{}', now(), now()) RETURNING id`,
-    [sync.workspaceId, sync.id],
-  );
-  return rows[0].id;
-}
-
 /** Sends a freshly created run to the queue; if that fails the run is failed rather than left stranded. */
 async function enqueueOrFail(run: SyncRun): Promise<SyncRun> {
   try {
-    await enqueueRun(run);
+    await enqueueRun(run.id);
   } catch (err) {
     await setRunStatus(pgPool(), run.id, "failed", { error: `The run could not be queued: ${(err as Error).message}`, finished: true });
     throw err;
@@ -68,7 +39,7 @@ async function enqueueOrFail(run: SyncRun): Promise<SyncRun> {
 export async function triggerSync(workspaceId: number, syncId: number): Promise<SyncRun> {
   const sync = await findSync(workspaceId, syncId);
   if (sync.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
-  const runId = await inTransaction(async (client) => {
+  const runId = await withTransaction(pgPool(), async (client) => {
     // Re-read under the trigger lock: a disable racing with this trigger wins.
     const { rows } = await client.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1 FOR SHARE", [syncId]);
     if (rows[0]?.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
@@ -101,10 +72,7 @@ export async function cancelSync(workspaceId: number, syncId: number): Promise<S
 export async function triggerTestRun(workspaceId: number, syncId: number): Promise<SyncRun> {
   const sync = await findSync(workspaceId, syncId);
   if (sync.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before testing it.`);
-  const run = await prisma().syncRun.create({
-    data: { workspaceId, syncId, status: "queued", syncRunType: "test", timings: {} },
-  });
-  return enqueueOrFail(run);
+  return enqueueOrFail(await createTestRun(workspaceId, syncId));
 }
 
 /**
@@ -117,8 +85,7 @@ export async function transitionSyncStatus(workspaceId: number, syncId: number, 
   assertSyncTransition(sync.status, to);
   if (sync.status === to) return sync;
   const nextRunAt = to === "disabled" ? null : computeNextRunAt({ ...sync, status: to });
-  const updated = await prisma().sync.updateMany({ where: { id: syncId, status: sync.status }, data: { status: to, nextRunAt } });
-  if (updated.count === 0) return transitionSyncStatus(workspaceId, syncId, to);
+  if (!(await setSyncStatus(syncId, sync.status, to, nextRunAt))) return transitionSyncStatus(workspaceId, syncId, to);
   if (to === "disabled") {
     const active = await prisma().syncRun.findMany({
       where: { syncId, syncRunType: "general", status: { in: [...ACTIVE_RUN_STATUSES] } },

@@ -3,12 +3,14 @@
 import { pgPool } from "@/lib/db/client";
 import type { ScheduleType, SyncIntervalUnit, SyncStatus } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";
-import { SCHEDULER_LOCK } from "./locks";
+import { every, type Periodic } from "./every";
+import { SCHEDULER_LOCK, tryLockForTransaction } from "./locks";
 import { enqueueRun } from "./queue";
-import { createGeneralRun } from "./runs";
+import { createGeneralRun } from "./run-store";
 import { advanceNextRunAt, computeNextRunAt } from "@/lib/sync-config/schedule";
+import { engineSettings } from "./settings";
+import { withTransaction } from "./transaction";
 
-const TICK_MS = Number(process.env.ENGINE_SCHEDULER_INTERVAL_MS ?? 5000);
 const PRUNE_EVERY_MS = 3_600_000;
 
 interface SyncScheduleRow {
@@ -37,8 +39,7 @@ function toSpec(row: SyncScheduleRow) {
 
 /** Retention of sync records in days (env SYNC_RECORD_RETENTION_DAYS, default 30). */
 export function recordRetentionDays(): number {
-  const days = Number(process.env.SYNC_RECORD_RETENTION_DAYS ?? 30);
-  return Number.isFinite(days) && days > 0 ? days : 30;
+  return engineSettings.recordRetentionDays;
 }
 
 /** Deletes records of runs finished before the retention window, in chunks; returns how many. */
@@ -62,15 +63,8 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
  * Due syncs with an active run are skipped for this slot (their next_run_at still moves on).
  */
 export async function schedulerTick(now: Date = new Date()): Promise<number[] | null> {
-  const client = await pgPool().connect();
-  const created: { id: number; syncId: number }[] = [];
-  try {
-    await client.query("BEGIN");
-    const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1, $2) AS ok", SCHEDULER_LOCK);
-    if (!lock[0].ok) {
-      await client.query("ROLLBACK");
-      return null;
-    }
+  const created = await withTransaction(pgPool(), async (client) => {
+    if (!(await tryLockForTransaction(client, SCHEDULER_LOCK))) return null;
     const columns = "id, workspace_id, status, schedule_type, sync_interval, sync_interval_unit, cron_expression, timezone, next_run_at";
     // Syncs created or enabled without a next_run_at get one.
     const { rows: unscheduled } = await client.query<SyncScheduleRow>(
@@ -86,21 +80,17 @@ export async function schedulerTick(now: Date = new Date()): Promise<number[] | 
        ORDER BY next_run_at FOR UPDATE SKIP LOCKED LIMIT 500`,
       [now],
     );
+    const runIds: number[] = [];
     for (const row of due) {
       await client.query("UPDATE syncs SET next_run_at = $2 WHERE id = $1", [row.id, advanceNextRunAt(toSpec(row), now)]);
       const runId = await createGeneralRun(client, { id: row.id, workspaceId: row.workspace_id });
-      if (runId !== null) created.push({ id: runId, syncId: row.id });
+      if (runId !== null) runIds.push(runId);
     }
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    return runIds;
+  });
   // A send that fails here is retried by the reaper, which re-sends queued runs without a job.
-  for (const run of created) await enqueueRun({ ...run, syncRunType: "general" });
-  return created.map((r) => r.id);
+  for (const runId of created ?? []) await enqueueRun(runId);
+  return created;
 }
 
 export interface SchedulerHandle {
@@ -108,11 +98,10 @@ export interface SchedulerHandle {
 }
 
 export function startScheduler(): SchedulerHandle {
-  let running: Promise<void> | undefined;
   let lastPrune = 0;
-  const tick = () => {
-    if (running) return;
-    running = (async () => {
+  const loop: Periodic = every(
+    engineSettings.schedulerIntervalMs,
+    async () => {
       const queued = await schedulerTick();
       if (queued === null) return;
       if (queued.length > 0) logger.info({ runs: queued }, "scheduled runs queued");
@@ -121,18 +110,8 @@ export function startScheduler(): SchedulerHandle {
         const pruned = await pruneSyncRecords();
         if (pruned > 0) logger.info({ pruned }, "pruned old sync records");
       }
-    })()
-      .catch((err) => logger.warn({ err: (err as Error).message }, "scheduler tick failed"))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, TICK_MS);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
     },
-  };
+    (err) => logger.warn({ err: (err as Error).message }, "scheduler tick failed"),
+  );
+  return loop;
 }

@@ -4,15 +4,19 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
 import type { Catalog, Row, Stream } from "@/lib/connectors/types";
+import { secrets } from "@/lib/config/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 
-export const TEST_ENV = {
-  ENCRYPTION_KEY: "engine-tests-encryption-key-0123456789",
-  JWT_SECRET: "engine-tests-jwt-secret-0123456789abcdef",
-};
-Object.assign(process.env, TEST_ENV);
+/**
+ * The secrets a spawned worker needs to read what this test process encrypted: this process's own
+ * (from the environment, or generated once under DATA_DIR).
+ */
+function secretsEnv(): Record<string, string> {
+  const { encryptionKey, jwtSecret } = secrets();
+  return { ENCRYPTION_KEY: encryptionKey, JWT_SECRET: jwtSecret };
+}
 
 export function pgConnectorConfig(url: string): Row {
   const u = new URL(url);
@@ -187,7 +191,7 @@ export function spawnWorker(databaseUrl: string, env: Record<string, string> = {
     cwd: root,
     env: {
       ...process.env,
-      ...TEST_ENV,
+      ...secretsEnv(),
       DATABASE_URL: databaseUrl,
       WORKER_CONCURRENCY: "1",
       ENGINE_REAPER_INTERVAL_MS: "500",

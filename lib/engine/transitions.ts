@@ -1,37 +1,45 @@
 // The one table of allowed status changes for sync runs and syncs (behaviour.md sections 6 and 7).
-// Every status write in the engine goes through these functions; the SQL helpers turn the table into
-// a conditional UPDATE so a concurrent change (cancel, disable) is never overwritten.
-import type { SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
+// Every status write goes through run-store.ts, which turns the table into a conditional UPDATE so a
+// concurrent change (cancel, disable) is never overwritten. The status lists come from the schema's
+// enums. No server imports: the console may use the lists.
+import { SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { Conflict } from "@/lib/errors";
 
-export const RUN_STATUSES = [
-  "pending",
-  "started",
-  "querying",
-  "queued",
-  "in_progress",
-  "success",
-  "paused",
-  "failed",
-  "canceled",
-] as const satisfies readonly SyncRunStatus[];
-
-export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "aborted"] as const satisfies readonly SyncStatus[];
+export const RUN_STATUSES: readonly SyncRunStatus[] = Object.values(SyncRunStatus);
+export const SYNC_STATUSES: readonly SyncStatus[] = Object.values(SyncStatus);
 
 /**
- * Runs: created pending → queued → started (a worker holds it) → querying/in_progress → terminal.
- * Paused: waiting for its destination (rate limit, Retry-After) with no worker; started again after.
+ * What each run status means, and where it may go. A run is created pending (API) or queued, a
+ * worker claims it (started) under the run's advisory lock, and it ends in one of the terminal ones.
  */
 export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunStatus[]>> = {
+  /** Created, not yet on the queue. */
   pending: ["queued", "started", "canceled", "failed"],
+  /** On the queue, waiting for a worker (also a run a graceful stop or the reaper handed back). */
   queued: ["started", "canceled", "failed"],
-  // Back to queued: the worker holding it died and the run is handed to another worker.
+  /**
+   * Claimed by a worker, which holds the run's lock. Back to queued: the worker stopped gracefully or
+   * died and the run is handed to another worker.
+   */
   started: ["querying", "in_progress", "paused", "queued", "success", "failed", "canceled"],
-  querying: ["in_progress", "paused", "queued", "success", "failed", "canceled"],
-  in_progress: ["querying", "paused", "queued", "success", "failed", "canceled"],
+  /**
+   * Reading the model, nothing recorded yet in this attempt. → started: a worker claims a run whose
+   * previous worker died while it was running (the lock is free).
+   */
+  querying: ["started", "in_progress", "paused", "queued", "success", "failed", "canceled"],
+  /** At least one batch recorded in this attempt. → started: as for querying. */
+  in_progress: ["started", "querying", "paused", "queued", "success", "failed", "canceled"],
+  /**
+   * Waiting for its destination (rate budget, Retry-After, backoff longer than
+   * ENGINE_RELEASE_WAIT_SECONDS) with no worker: its job waits on the queue until `waiting_until`,
+   * then a worker claims it again (started).
+   */
   paused: ["started", "in_progress", "queued", "canceled", "failed"],
+  /** Ended: every row read was handled and not every record failed. */
   success: [],
+  /** Ended: an error, every record refused, canceled or disabled while running, or given up. */
   failed: [],
+  /** Ended before it ran: its sync was disabled or deleted when a worker claimed it. */
   canceled: [],
 };
 
@@ -47,11 +55,12 @@ export const SYNC_TRANSITIONS: Readonly<Record<SyncStatus, readonly SyncStatus[]
   disabled: ["pending"],
 };
 
-export const TERMINAL_RUN_STATUSES: readonly SyncRunStatus[] = ["success", "failed", "canceled"];
+/** Ended: no way out of these. */
+export const TERMINAL_RUN_STATUSES: readonly SyncRunStatus[] = RUN_STATUSES.filter((s) => RUN_TRANSITIONS[s].length === 0);
 /** A run in one of these is held by a worker (or was, if the worker died). */
-export const RUNNING_RUN_STATUSES: readonly SyncRunStatus[] = ["started", "querying", "in_progress"];
+export const RUNNING_RUN_STATUSES: readonly SyncRunStatus[] = [SyncRunStatus.started, SyncRunStatus.querying, SyncRunStatus.in_progress];
 /** Not finished: blocks another general run of the same sync. A paused run waits in the queue, held by no worker. */
-export const ACTIVE_RUN_STATUSES: readonly SyncRunStatus[] = ["pending", "queued", "paused", ...RUNNING_RUN_STATUSES];
+export const ACTIVE_RUN_STATUSES: readonly SyncRunStatus[] = RUN_STATUSES.filter((s) => !TERMINAL_RUN_STATUSES.includes(s));
 
 /** Staying in the same non-terminal status (e.g. querying on every batch) is always allowed. */
 export function canTransitionRun(from: SyncRunStatus, to: SyncRunStatus): boolean {

@@ -1,0 +1,132 @@
+// Diff: a read batch becomes the Items to send. Rows are keyed and fingerprinted (blank and repeated
+// keys are counted and dropped), classified against sync_states in one statement (diff.ts), and an
+// unchanged row whose state still holds the engine's own fingerprint is rebaselined, not sent.
+import type { Pool } from "pg";
+import type { FingerprintedBatch, Row } from "@/lib/connectors/types";
+import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
+import type { ReadBatch, Item } from "./batch";
+import type { RunContext } from "./context";
+import { allInserts, classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { KeySet } from "./key-set";
+import { zeroCounters, type RunCounters } from "./run-store";
+
+const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
+
+/** A batch's trackable rows before the diff; `item` builds the i-th one's Item once it is to be sent. */
+interface Prepared {
+  keys: string[];
+  fingerprints: string[];
+  item: (index: number, action: SyncRecordAction) => Item;
+}
+
+export interface DiffedBatch {
+  /** The batch's read counters (rows read, skipped, duplicates). */
+  delta: RunCounters;
+  toSend: Item[];
+  /** Unchanged rows whose state takes the source's fingerprint (record-batch.ts). */
+  rebaselined: Item[];
+}
+
+type Track = (key: string | null) => key is string;
+
+export class BatchDiffer {
+  /** Keys read in this attempt (duplicates; delete detection). */
+  readonly seen = new KeySet();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly ctx: RunContext,
+    /** The sync tracked no row when this attempt started: batches need no diff query. */
+    private readonly noStates: boolean,
+  ) {}
+
+  async diff(batch: ReadBatch): Promise<DiffedBatch> {
+    const { ctx } = this;
+    const delta = zeroCounters();
+    delta.totalQueryRows = batch.length;
+    delta.processedRows = batch.length;
+    const { keys, fingerprints, item } = this.prepare(batch, delta);
+    const { classes, storedFingerprints } = this.noStates
+      ? allInserts(keys.length)
+      : await classifyBatch(this.pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" });
+    const toSend: Item[] = [];
+    const rebaselined: Item[] = [];
+    // Only a source's own fingerprints can meet a state holding the engine's fingerprint of a row.
+    const sourceFingerprints = !Array.isArray(batch);
+    for (let index = 0; index < keys.length; index++) {
+      const c = classes.get(index);
+      if (c === undefined) delta.skippedRows++;
+      else if (c !== "d") {
+        const next = item(index, ACTION_OF[c]);
+        const stored = sourceFingerprints ? storedFingerprints.get(index) : undefined;
+        if (stored !== undefined && fingerprint(ctx.fingerprintSeed, next.json) === stored) {
+          delta.skippedRows++;
+          rebaselined.push(next);
+        } else toSend.push(next);
+      }
+    }
+    return { delta, toSend, rebaselined };
+  }
+
+  /**
+   * Keys and fingerprints of the batch's trackable rows (blank and repeated keys are counted and
+   * dropped), and how to make the Item of the i-th of them once it is known to be sent.
+   */
+  private prepare(batch: ReadBatch, delta: RunCounters): Prepared {
+    const track: Track = (key): key is string => {
+      if (key === null) delta.skippedRows++;
+      else if (this.seen.has(key)) delta.duplicateRows++;
+      else {
+        this.seen.add(key);
+        return true;
+      }
+      return false;
+    };
+    // Separate functions: a closure over the fingerprinted batch must not keep plain rows alive too.
+    return Array.isArray(batch) ? this.prepareRows(batch, track) : prepareFingerprinted(batch, track);
+  }
+
+  private prepareRows(batch: Row[], track: Track): Prepared {
+    const { primaryKey } = this.ctx.model;
+    const seed = this.ctx.fingerprintSeed;
+    const keys: string[] = [];
+    const fingerprints: string[] = [];
+    const jsons: string[] = [];
+    // The rows themselves are kept only when no diff query comes in between: otherwise a sent row is
+    // parsed back from its JSON, so unchanged rows die young instead of waiting out the diff.
+    const rows: Row[] | undefined = this.noStates ? [] : undefined;
+    for (const row of batch) {
+      const key = primaryKeyOf(row, primaryKey);
+      if (!track(key)) continue;
+      const json = rowJson(row);
+      keys.push(key);
+      jsons.push(json);
+      fingerprints.push(fingerprint(seed, json));
+      rows?.push(row);
+    }
+    return { keys, fingerprints, item: (i, action) => ({ key: keys[i], json: jsons[i], fingerprint: fingerprints[i], row: rows?.[i], action }) };
+  }
+}
+
+/** Fingerprinted by the source: a row is parsed only when it is sent. */
+function prepareFingerprinted(batch: FingerprintedBatch, track: Track): Prepared {
+  const keys: string[] = [];
+  const fingerprints: string[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < batch.length; i++) {
+    const key = keyText(batch.keyValues[i]);
+    if (!track(key)) continue;
+    keys.push(key);
+    fingerprints.push(batch.fingerprints[i]);
+    at.push(i);
+  }
+  return {
+    keys,
+    fingerprints,
+    // Made after the diff, for sent rows only: the parsed row is kept for the mapping.
+    item: (i, action) => {
+      const row = batch.row(at[i]);
+      return { key: keys[i], json: rowJson(row), fingerprint: fingerprints[i], row, action };
+    },
+  };
+}

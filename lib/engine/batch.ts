@@ -1,0 +1,41 @@
+// What flows through one batch of a run: read rows become Items (diff), Items become Outcomes
+// (map + load), Outcomes are recorded.
+import type { FingerprintedBatch, RecordLog, Row } from "@/lib/connectors/types";
+import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
+
+/** A read batch: rows as read (fingerprinted here) or fingerprinted by the source (rows parsed on demand). */
+export type ReadBatch = Row[] | FingerprintedBatch;
+
+/** A row on its way through one batch. */
+export interface Item {
+  key: string;
+  /** JSON of the source row: fingerprinted and stored as the record. */
+  json: string;
+  fingerprint: string;
+  /**
+   * The row itself, kept only when no diff query comes in between: otherwise it is parsed back from
+   * `json` if it is sent, so unchanged rows die young instead of waiting out the diff in the old generation.
+   */
+  row?: Row;
+  action: SyncRecordAction;
+}
+
+/** What became of an Item: sent (ok or refused) or failed before sending (mapping). */
+export interface Outcome {
+  item: Item;
+  ok: boolean;
+  error?: string;
+  /** Stored with the record when set (scrubbed); see record-logs.ts for when it is not. */
+  log?: RecordLog;
+}
+
+export function rowAt(batch: ReadBatch, index: number): Row {
+  return Array.isArray(batch) ? batch[index] : batch.row(index);
+}
+
+/** A cursor column's value as stored in syncs.current_cursor_field. */
+export function cursorText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,98 @@
+// The reaper, run by every worker: runs whose worker died (the lock is free while the run says it is
+// running) go back to the queue, and jobs a dead worker left active, which pg-boss would otherwise
+// keep for 23 h, are failed. Safe in every worker at once: each run is moved by a conditional UPDATE
+// under its (free) advisory lock.
+import { pgPool } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
+import { isFree, runLockKey } from "./locks";
+import { enqueueRun, getBoss, liveJobs, RUN_QUEUE } from "./queue";
+import { applySyncOutcome, returnToQueue, setRunStatus, touchQueuedRun } from "./run-store";
+import { engineSettings } from "./settings";
+import { withTransaction } from "./transaction";
+import { RUNNING_RUN_STATUSES, TERMINAL_RUN_STATUSES } from "./transitions";
+
+/**
+ * Re-sends a run whose worker died: the dead worker's job is failed first, then a new one made unless
+ * one waits (a paused run's starts when its wait is over).
+ */
+async function resend(runId: number, startAt?: Date | null): Promise<void> {
+  const jobs = await liveJobs(runId);
+  const boss = await getBoss();
+  const active = jobs.filter((j) => j.state === "active").map((j) => j.id);
+  for (const id of active) await boss.fail(RUN_QUEUE, id, { message: "worker stopped; run re-queued" });
+  if (jobs.some((j) => j.state === "created" || j.state === "retry")) return;
+  await enqueueRun(runId, { startAt });
+}
+
+/**
+ * Fails jobs a dead worker left active: those whose run has ended (the worker died between the run's
+ * last write and completing its job), those whose run is still queued long after the fetch (it
+ * died before claiming the run, which then gets a new job) and those whose run paused (it died
+ * before queueing the run's next job). Returns how many it failed.
+ */
+export async function reapStrandedJobs(): Promise<number> {
+  const { rows } = await pgPool().query<{ job_id: string; run_id: number; status: string | null; waiting_until: Date | null }>(
+    `SELECT j.id::text AS job_id, r.id AS run_id, r.status::text, r.waiting_until
+     FROM ${engineSettings.bossSchema}.job j
+     LEFT JOIN sync_runs r ON j.data->>'runId' ~ '^[0-9]{1,9}$' AND r.id = (j.data->>'runId')::int
+     WHERE j.name = $1 AND j.state = 'active' AND j.started_on < now() - $2 * interval '1 second'
+       AND (r.id IS NULL OR r.status = 'queued'
+            OR (r.status = ANY($3::sync_run_status[]) AND r.updated_at < now() - $2 * interval '1 second'))`,
+    [RUN_QUEUE, engineSettings.strandedJobSeconds, [...TERMINAL_RUN_STATUSES, "paused"]],
+  );
+  if (rows.length === 0) return 0;
+  const boss = await getBoss();
+  for (const row of rows) {
+    if (row.status === "queued" || row.status === "paused") {
+      logger.warn({ runId: row.run_id }, "re-queueing a run whose worker stopped before claiming it or queueing its wait");
+      await resend(row.run_id, row.waiting_until);
+    } else {
+      logger.warn({ runId: row.run_id, jobId: row.job_id }, "failing a job left active by a stopped worker");
+      await boss.fail(RUN_QUEUE, row.job_id, { message: "worker stopped after its run ended" });
+    }
+  }
+  return rows.length;
+}
+
+/** Finds runs left behind by dead workers and hands them to the queue again. Returns how many. */
+export async function reapOrphanedRuns(): Promise<number> {
+  await reapStrandedJobs();
+  const pool = pgPool();
+  const maxAttempts = engineSettings.maxRunAttempts;
+  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number }>(
+    `SELECT id, sync_id, sync_run_type::text, status::text, attempts FROM sync_runs
+     WHERE status = ANY($1::sync_run_status[])
+        OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')
+        OR (status = 'paused' AND COALESCE(waiting_until, updated_at) < now() - $2 * interval '1 second')`,
+    [RUNNING_RUN_STATUSES, engineSettings.queuedGraceSeconds],
+  );
+  let reaped = 0;
+  for (const r of rows) {
+    const run = { id: r.id, syncId: r.sync_id, syncRunType: r.sync_run_type };
+    const waiting = r.status === "queued" || r.status === "paused";
+    // Still waiting in the queue is normal; only a run without a waiting job is stranded.
+    if (waiting && (await liveJobs(r.id)).some((j) => j.state === "created" || j.state === "retry")) continue;
+    const { moved, exhausted } = await withTransaction(pool, async (client) => {
+      if (!(await isFree(client, runLockKey(run)))) return { moved: false, exhausted: false };
+      if (!waiting && r.attempts >= maxAttempts) {
+        const error = `The worker running this sync stopped ${r.attempts} times; the run was given up.`;
+        return { moved: false, exhausted: await setRunStatus(client, r.id, "failed", { error, finished: true }) };
+      }
+      // A paused run here is one whose wait is long over and whose job is gone.
+      const moved = r.status === "queued" ? await touchQueuedRun(client, r.id) : await returnToQueue(client, r.id);
+      return { moved, exhausted: false };
+    });
+    if (exhausted) {
+      logger.warn({ runId: r.id, syncId: r.sync_id, attempts: r.attempts, status: r.status }, "giving up a run whose workers kept stopping");
+      if (run.syncRunType === "general") await applySyncOutcome(run.syncId, "failed");
+      const jobs = await liveJobs(r.id);
+      for (const job of jobs) await (await getBoss()).fail(RUN_QUEUE, job.id, { message: "run given up" });
+    }
+    if (moved) {
+      logger.warn({ runId: r.id, syncId: r.sync_id }, "re-queueing a run left by a stopped worker");
+      await resend(r.id);
+      reaped++;
+    }
+  }
+  return reaped;
+}

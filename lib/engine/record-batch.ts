@@ -1,0 +1,111 @@
+// Record: one transaction per batch with its records (COPY), the new change-tracking states
+// (accepted rows only) and the run's counters. Later batches may commit first; a crash in between
+// only means re-reading rows already recorded. After the commit: the cursor, memory, and the run's
+// first in_progress.
+import type { PoolClient } from "pg";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/copy";
+import type { Item, Outcome } from "./batch";
+import type { CursorTracker } from "./cursor-tracker";
+import { relieveMemoryPressure } from "./memory";
+import { StopSignal, type RunAttempt } from "./run-attempt";
+import { addBatchCounters, rebaselineStates, setRunStatus, writeStates, type RunCounters, type RunTotals } from "./run-store";
+import { withTransaction } from "./transaction";
+
+export interface RecorderOptions {
+  /**
+   * How the batch's states are written: "none" (test runs touch no change tracking), "copy" (the
+   * sync tracked nothing when the attempt began, so no state can conflict), "upsert".
+   */
+  states: "none" | "copy" | "upsert";
+  /** Advanced after each complete batch (incremental syncs). */
+  cursor?: CursorTracker;
+}
+
+export interface BatchToRecord {
+  seq: number;
+  outcomes: Outcome[];
+  /** The batch's read counters; the record counters are added from the outcomes. */
+  delta: RunCounters;
+  /** The batch's last cursor value, saved once every batch before it is recorded. */
+  cursorValue?: string;
+  /** Unchanged rows whose state takes the source's fingerprint (batch-diff.ts). */
+  rebaselined?: Item[];
+  /** False when a stop left rows of the batch unsent: then the cursor must not pass it. */
+  complete?: boolean;
+}
+
+export class BatchRecorder {
+  private inProgress = false;
+
+  constructor(
+    private readonly attempt: RunAttempt,
+    private readonly options: RecorderOptions,
+  ) {}
+
+  async record(batch: BatchToRecord): Promise<void> {
+    const { attempt } = this;
+    const { outcomes, delta } = batch;
+    const started = performance.now();
+    const { run, sync } = attempt.ctx;
+    if (batch.rebaselined?.length && this.options.states !== "none") {
+      await rebaselineStates(
+        sync.id,
+        batch.rebaselined.map((i) => i.key),
+        batch.rebaselined.map((i) => i.fingerprint),
+      );
+    }
+    for (const o of outcomes) {
+      delta.totalRows++;
+      if (o.ok) delta.successfulRows++;
+      else delta.failedRows++;
+    }
+    let totals: RunTotals;
+    try {
+      // A batch with nothing sent (all unchanged) only moves the counters: one statement, no transaction.
+      totals =
+        outcomes.length === 0
+          ? await addBatchCounters(attempt.pool, run.id, delta, attempt.roundedTimings(performance.now() - started))
+          : await withTransaction(attempt.pool, async (client) => {
+              // Holds off a concurrent delete of the run (its workspace's deletion) until this batch has
+              // committed, so the delete triggers find its records and states: bookkeeping has no foreign
+              // keys. A run already deleted writes nothing and stops.
+              const held = await client.query("SELECT 1 FROM sync_runs WHERE id = $1 FOR KEY SHARE", [run.id]);
+              if (held.rowCount === 0) {
+                attempt.stop("canceled");
+                throw new StopSignal("canceled");
+              }
+              await copyRecords(client, sync.id, run.id, outcomes);
+              if (this.options.states !== "none") await writeStates(client, sync.id, run.id, outcomes, this.options.states === "copy");
+              return addBatchCounters(client, run.id, delta, attempt.roundedTimings(performance.now() - started));
+            });
+    } finally {
+      attempt.timings.record += performance.now() - started;
+    }
+    attempt.noteTotals(totals);
+    attempt.delivered += delta.successfulRows;
+    if (batch.complete !== false) this.options.cursor?.recordedBatch(batch.seq, batch.cursorValue);
+    relieveMemoryPressure();
+    if (!this.inProgress) {
+      this.inProgress = true;
+      await setRunStatus(attempt.pool, run.id, "in_progress");
+    }
+  }
+}
+
+/**
+ * COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
+ * classified "d" and never reach this point again, and only the lock holder records.
+ */
+async function copyRecords(client: PoolClient, syncId: number, runId: number, outcomes: Outcome[]): Promise<void> {
+  const input = new CopyInput();
+  const ids = `${syncId}\t${runId}\t`;
+  for (const o of outcomes) {
+    const logs = o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
+    input.push(
+      `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
+        o.error === undefined ? COPY_NULL : copyEscape(o.error)
+      }\t${logs}\n`,
+    );
+  }
+  await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs) FROM STDIN");
+}

@@ -1,0 +1,39 @@
+// The end of an attempt: the run's final status (behaviour.md 7), the sync's status after it, and the
+// timings. Timings and the sync's status are written before the run's status: whoever sees the run
+// end sees them too.
+import type { RunAttempt, RunResult } from "./run-attempt";
+import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, finishRun, setRunStatus, writeTimings } from "./run-store";
+
+export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
+  const { ctx, strategy } = attempt;
+  const runId = ctx.run.id;
+  const stop = attempt.stopReason();
+  const failure = attempt.failed;
+  if (stop === "shutdown" && !failure) return "requeue";
+  const pause = attempt.pause;
+  if (stop === "waiting" && !failure && pause) {
+    attempt.timings.wait += pause.waitMs;
+    await writeTimings(runId, attempt.roundedTimings());
+    return "waiting";
+  }
+  if (stop === "canceled" || stop === "disabled") {
+    // Usually already failed by whoever stopped it (cancel, disable); then only the timings change.
+    await writeTimings(runId, attempt.roundedTimings());
+    if (strategy.tracksSync && stop === "canceled") await applySyncOutcome(ctx.sync.id, "canceled");
+    await setRunStatus(attempt.pool, runId, "failed", { error: stop === "canceled" ? CANCELED_ERROR : DISABLED_ERROR, finished: true });
+    return "canceled";
+  }
+  const { totalRows, successfulRows } = attempt.totals;
+  let error: string | null = null;
+  if (failure) error = ctx.scrub(describeFailure(failure));
+  else if (totalRows > 0 && successfulRows === 0) error = `All ${totalRows} records failed; see the run's records for each error.`;
+  await writeTimings(runId, attempt.roundedTimings());
+  if (strategy.tracksSync) await applySyncOutcome(ctx.sync.id, error ? "failed" : "success");
+  await finishRun(runId, error);
+  return error ? "failed" : "success";
+}
+
+function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > 2000 ? `${message.slice(0, 2000)}…` : message;
+}

@@ -1,0 +1,302 @@
+// The one owner of run and sync state: every write to sync_runs (status, counters, timings), to
+// syncs.status / current_cursor_field and to the change-tracking rows of sync_states. Status writes
+// are conditional UPDATEs through the transition table (transitions.ts), so a concurrent change
+// (cancel, disable) is never overwritten; `false` means the run or sync moved elsewhere meanwhile.
+import type { Pool, PoolClient } from "pg";
+import { pgPool, prisma } from "@/lib/db/client";
+import { copyEscape, CopyInput } from "@/lib/connectors/shared/copy";
+import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
+import { lockForTransaction, triggerLockKey } from "./locks";
+import type { WriteTarget } from "./record-logs";
+import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./transitions";
+
+type Db = Pool | PoolClient;
+
+/** Why a run that was stopped from outside ended failed (behaviour.md 7). */
+export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
+export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
+
+/** What a batch adds to its run's counters. */
+export interface RunCounters {
+  totalQueryRows: number;
+  processedRows: number;
+  totalRows: number;
+  skippedRows: number;
+  successfulRows: number;
+  failedRows: number;
+  duplicateRows: number;
+}
+
+export const zeroCounters = (): RunCounters => ({
+  totalQueryRows: 0,
+  processedRows: 0,
+  totalRows: 0,
+  skippedRows: 0,
+  successfulRows: 0,
+  failedRows: 0,
+  duplicateRows: 0,
+});
+
+/** The run's record totals, which decide its outcome. */
+export interface RunTotals {
+  totalRows: number;
+  successfulRows: number;
+}
+
+/** Milliseconds per stage, summed over the run's attempts (sync_runs.timings). */
+export interface RunTimings {
+  query: number;
+  diff: number;
+  load: number;
+  wait: number;
+  /** Bookkeeping: the per-batch transaction of records, states, counters and cursor. */
+  record: number;
+}
+
+
+// ---- Run status ---------------------------------------------------------------------------------
+
+/** Conditional status change through the transition table; false when the run moved elsewhere meanwhile. */
+export async function setRunStatus(
+  db: Db,
+  runId: number,
+  to: SyncRunStatus,
+  extra: { error?: string | null; finished?: boolean } = {},
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
+       error = CASE WHEN $4::boolean THEN $5 ELSE error END,
+       finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END
+     WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
+    [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Ends a run with its outcome (an error makes it failed). */
+export async function finishRun(runId: number, error: string | null): Promise<void> {
+  await setRunStatus(pgPool(), runId, error === null ? "success" : "failed", { error, finished: true });
+}
+
+/**
+ * Claims a run for this worker, which holds its lock: from queued or paused, or from a running
+ * status left by a dead worker. Counts an attempt. Returns the run, or null when it ended meanwhile.
+ */
+export async function claimRun(runId: number): Promise<SyncRun | null> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET status = 'started', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
+       waiting_until = NULL, updated_at = now()
+     WHERE id = $1 AND status = ANY($2::sync_run_status[])`,
+    [runId, runStatusesAllowing("started")],
+  );
+  if (!rowCount) return null;
+  return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
+}
+
+/** A graceful stop hands the run back (still under its lock); it does not count as an attempt. */
+export async function requeueRun(runId: number): Promise<void> {
+  await pgPool().query(
+    `UPDATE sync_runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
+     WHERE id = $1 AND status = ANY($2::sync_run_status[])`,
+    [runId, runStatusesAllowing("queued")],
+  );
+}
+
+/**
+ * Marks a run paused until its wait is over (still under its lock); the worker then queues it to
+ * start then. Like a graceful stop, a pause is not an attempt. False when it ended meanwhile.
+ */
+export async function pauseRun(runId: number, until: Date, retryWaits: number): Promise<boolean> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET status = 'paused', attempts = GREATEST(attempts - 1, 0), waiting_until = $2, retry_waits = $3, updated_at = now()
+     WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
+    [runId, until, retryWaits, runStatusesAllowing("paused")],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The reaper, under the run's free lock: a queued run without a job stays queued, its wait restarted. */
+export async function touchQueuedRun(client: PoolClient, runId: number): Promise<boolean> {
+  const { rowCount } = await client.query("UPDATE sync_runs SET updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** The reaper, under the run's free lock: a run its dead worker left running (or paused, its wait long over) goes back to the queue. */
+export async function returnToQueue(client: PoolClient, runId: number): Promise<boolean> {
+  const { rowCount } = await client.query(
+    "UPDATE sync_runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = ANY($2::sync_run_status[])",
+    [runId, runStatusesAllowing("queued").filter((s) => s !== "pending")],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+// ---- Run creation ---------------------------------------------------------------------------------
+
+/**
+ * Creates a queued general run unless one is active. Returns null when one is active. The caller
+ * holds a transaction on `client`; the trigger lock is released at its end.
+ */
+export async function createGeneralRun(client: PoolClient, sync: { id: number; workspaceId: number }): Promise<number | null> {
+  await lockForTransaction(client, triggerLockKey(sync.id));
+  const active = await client.query(
+    "SELECT id FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' AND status = ANY($2::sync_run_status[]) LIMIT 1",
+    [sync.id, ACTIVE_RUN_STATUSES],
+  );
+  if ((active.rowCount ?? 0) > 0) return null;
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, timings, created_at, updated_at)
+     VALUES ($1, $2, 'queued', 'general', '{}', now(), now()) RETURNING id`,
+    [sync.workspaceId, sync.id],
+  );
+  return rows[0].id;
+}
+
+/** A queued test run (any number may run beside the sync's general run). */
+export async function createTestRun(workspaceId: number, syncId: number): Promise<SyncRun> {
+  return prisma().syncRun.create({ data: { workspaceId, syncId, status: "queued", syncRunType: "test", timings: {} } });
+}
+
+// ---- Counters, timings, write target --------------------------------------------------------------
+
+/**
+ * A retried full read re-reads everything, so read counters restart; record counters come from the
+ * records. Returns the totals the run starts from.
+ */
+export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
+  const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number }>(
+    `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = 0, duplicate_rows = 0,
+       total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
+     FROM (SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'success')::int AS ok,
+                  count(*) FILTER (WHERE status = 'failed')::int AS failed
+           FROM sync_records WHERE sync_run_id = $1) c
+     WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows`,
+    [runId],
+  );
+  return { totalRows: rows[0]?.total_rows ?? 0, successfulRows: rows[0]?.successful_rows ?? 0 };
+}
+
+/** Adds a batch's counters (in the batch's transaction when it has one); returns the run's new totals. */
+export async function addBatchCounters(db: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
+  const { rows } = await db.query<{ total_rows: number; successful_rows: number }>(
+    `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
+       total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
+       failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
+     WHERE id = $1 RETURNING total_rows, successful_rows`,
+    [
+      runId,
+      delta.totalQueryRows,
+      delta.processedRows,
+      delta.totalRows,
+      delta.skippedRows,
+      delta.successfulRows,
+      delta.failedRows,
+      delta.duplicateRows,
+      JSON.stringify(timings),
+    ],
+  );
+  return { totalRows: rows[0]?.total_rows ?? 0, successfulRows: rows[0]?.successful_rows ?? 0 };
+}
+
+export async function writeTimings(runId: number, timings: RunTimings): Promise<void> {
+  await pgPool().query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [runId, JSON.stringify(timings)]);
+}
+
+/** What a run writes to: the logs of records that store none are derived from it (record-logs.ts). */
+export async function saveWriteTarget(runId: number, target: WriteTarget): Promise<void> {
+  await pgPool().query("UPDATE sync_runs SET write_target = $2::jsonb WHERE id = $1", [runId, JSON.stringify(target)]);
+}
+
+// ---- Sync status and cursor -----------------------------------------------------------------------
+
+/** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
+export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled"): Promise<void> {
+  const pool = pgPool();
+  const { rows } = await pool.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
+  if (rows.length === 0) return;
+  const to = syncStatusAfterRun(rows[0].status, outcome);
+  if (!to || to === rows[0].status) return;
+  await pool.query("UPDATE syncs SET status = $2::sync_status, updated_at = now() WHERE id = $1 AND status = $3::sync_status", [
+    syncId,
+    to,
+    rows[0].status,
+  ]);
+}
+
+/** Disable/enable (already checked against the table): false when the sync left `from` meanwhile. */
+export async function setSyncStatus(syncId: number, from: SyncStatus, to: SyncStatus, nextRunAt: Sync["nextRunAt"]): Promise<boolean> {
+  const updated = await prisma().sync.updateMany({ where: { id: syncId, status: from }, data: { status: to, nextRunAt } });
+  return updated.count > 0;
+}
+
+/** The incremental cursor: the next run reads rows after this value. */
+export async function saveCursor(syncId: number, value: string): Promise<void> {
+  await pgPool().query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [syncId, value]);
+}
+
+// ---- Change tracking (sync_states) ----------------------------------------------------------------
+
+/** A recorded row as change tracking sees it. */
+export interface StateChange {
+  ok: boolean;
+  item: { key: string; fingerprint: string; action: SyncRecordAction };
+}
+
+/**
+ * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when never
+ * delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
+ * `fresh`: the sync tracked nothing when this attempt began and keys are unique within a run, so no
+ * state can conflict and COPY, several times cheaper than an upsert, is used.
+ */
+export async function writeStates(client: PoolClient, syncId: number, runId: number, changes: readonly StateChange[], fresh: boolean): Promise<void> {
+  const keys: string[] = [];
+  const fps: string[] = [];
+  const statuses: string[] = [];
+  const deleted: string[] = [];
+  for (const c of changes) {
+    if (c.ok && c.item.action === "destination_delete") {
+      deleted.push(c.item.key);
+      continue;
+    }
+    keys.push(c.item.key);
+    fps.push(c.ok ? c.item.fingerprint : "");
+    statuses.push(c.ok ? "success" : "failed");
+  }
+  if (keys.length > 0 && fresh) {
+    const input = new CopyInput();
+    const prefix = `${syncId}\t`;
+    const suffix = `\t${runId}\n`;
+    for (let i = 0; i < keys.length; i++) input.push(`${prefix}${copyEscape(keys[i])}\t${fps[i]}\t${statuses[i]}${suffix}`);
+    await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
+  } else if (keys.length > 0) {
+    await client.query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+       SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+       ON CONFLICT (sync_id, primary_key) DO UPDATE SET
+         fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
+         last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+      [syncId, runId, keys, fps, statuses],
+    );
+  }
+  if (deleted.length > 0) await forgetStates(client, syncId, deleted);
+}
+
+/** Rows no longer tracked: deleted in the destination, or gone from the source before ever being delivered. */
+export async function forgetStates(db: Db, syncId: number, keys: string[]): Promise<void> {
+  await db.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [syncId, keys]);
+}
+
+/**
+ * Unchanged rows whose state still held the engine's own fingerprint (md5 of the seed and the row's
+ * JSON, what every sync stored before its source fingerprinted rows itself) take the source's
+ * fingerprint without being sent, so a sync does not re-send every row once when its source starts
+ * fingerprinting. Idempotent, so it needs no transaction with the counters.
+ */
+export async function rebaselineStates(syncId: number, keys: string[], fingerprints: string[]): Promise<void> {
+  await pgPool().query(
+    `UPDATE sync_states s SET fingerprint = x.f, updated_at = now()
+     FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
+     WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+    [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
+  );
+}

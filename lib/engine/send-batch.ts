@@ -1,0 +1,60 @@
+// Map and load: a batch's Items become mapped records, the Loader writes them, and each sent record
+// becomes an Outcome with its (scrubbed) log. A row that fails to map fails alone without being sent.
+import type { LogPart, Row, WriteRecord } from "@/lib/connectors/types";
+import type { Item, Outcome } from "./batch";
+import { deletePayload, MappingError } from "@/lib/sync-config/mapping";
+import { failureLog, storedLog, unsentLog, writeAction } from "./record-logs";
+import type { RunAttempt } from "./run-attempt";
+
+/** Longest stretch of synchronous mapping before the run gives the event loop a turn. */
+const YIELD_AFTER_MS = 20;
+
+/** Outcomes of the Items sent or refused; Items a stop left unsent have none. */
+export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Outcome[]> {
+  if (items.length === 0) return [];
+  const { ctx } = attempt;
+  const now = new Date();
+  const results: Outcome[] = [];
+  const records: WriteRecord[] = [];
+  const byKey = new Map<string, Item>();
+  const upsert = (ctx.stream.primary_key?.length ?? 0) > 0;
+  let turn = performance.now();
+  for (const item of items) {
+    // Templates render synchronously (up to their time limit each): between rows, let the rest of
+    // the process (the API, when the worker shares the web process) have the event loop.
+    if (performance.now() - turn > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
+    let payload: Row;
+    if (item.action === "destination_delete") {
+      payload = deletePayload(ctx.mapping, ctx.model.primaryKey, item.key);
+    } else {
+      try {
+        // Rows are JSON-safe (connectors guarantee it), so the parsed JSON is the row as read.
+        payload = ctx.mapping.map(item.row ?? (JSON.parse(item.json) as Row), now);
+      } catch (err) {
+        if (!(err instanceof MappingError)) throw err;
+        results.push({ item, ok: false, error: err.message, log: storedLog(unsentLog(err.message), false, ctx.scrub) });
+        continue;
+      }
+    }
+    // Destinations with a primary key get upserts, so a retried or re-sent row never duplicates.
+    records.push({ key: item.key, action: writeAction(item.action, upsert), payload });
+    byKey.set(item.key, item);
+  }
+  if (records.length === 0) return results;
+  const outcomes = await attempt.loader.load(records);
+  const stream = ctx.stream.name;
+  // The records of one request share their response: scrubbed once.
+  const memo = new WeakMap<LogPart, LogPart>();
+  for (const record of records) {
+    const o = outcomes.get(record.key);
+    if (!o) continue; // never sent: the run stopped first
+    const error = o.ok ? undefined : ctx.scrub(o.error ?? "The destination refused the record.");
+    // A success without the destination's own log (SQL) stores none: it is derived on read.
+    const log = o.log ?? (error === undefined ? undefined : failureLog(record.action, stream, record.payload, error));
+    results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error, log: log && storedLog(log, o.ok, ctx.scrub, memo) });
+  }
+  return results;
+}

@@ -1,0 +1,63 @@
+// A test run: one random row of the model, sent on its own (one record per request, exactly what a
+// sync sends), recorded with its counters, never touching change tracking, the cursor or the sync's
+// status.
+import type { Row } from "@/lib/connectors/types";
+import type { Item } from "./batch";
+import { fingerprint, primaryKeyOf, rowJson } from "./diff";
+import { BatchRecorder } from "./record-batch";
+import type { RunAttempt, RunStrategy } from "./run-attempt";
+import { zeroCounters } from "./run-store";
+import { sendItems } from "./send-batch";
+
+/** Test runs pick one random row among at most this many. */
+const TEST_SAMPLE_ROWS = 10_000;
+
+export const testRun: RunStrategy = { batchRequests: false, tracksSync: false, extract: sendOneRow };
+
+async function sendOneRow(attempt: RunAttempt): Promise<void> {
+  const { ctx, pool } = attempt;
+  if (attempt.resumed) {
+    // A test run sends one row and records it with its counters in one transaction: if an
+    // interrupted attempt got that far, the run is done; sampling again could send a second row.
+    const { rowCount } = await pool.query("SELECT 1 FROM sync_records WHERE sync_run_id = $1 LIMIT 1", [ctx.run.id]);
+    if (rowCount) return;
+  }
+  const started = performance.now();
+  const chosen = await sampleRow(attempt);
+  attempt.timings.query += performance.now() - started;
+  if (!chosen) return;
+  const recorder = new BatchRecorder(attempt, { states: "none" });
+  const delta = zeroCounters();
+  delta.totalQueryRows = 1;
+  delta.processedRows = 1;
+  const key = primaryKeyOf(chosen, ctx.model.primaryKey);
+  if (key === null) {
+    delta.skippedRows = 1;
+    await recorder.record({ seq: attempt.nextSeq++, outcomes: [], delta });
+    return;
+  }
+  const json = rowJson(chosen);
+  const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
+  // Delivered before (a state with a fingerprint): the destination has it, so it is an update.
+  const { rows } = await pool.query<{ fingerprint: string }>("SELECT fingerprint FROM sync_states WHERE sync_id = $1 AND primary_key = $2", [
+    ctx.sync.id,
+    key,
+  ]);
+  if (rows.length > 0 && rows[0].fingerprint !== "") item.action = "destination_update";
+  await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, [item]), delta });
+}
+
+/** Reservoir sampling over the first TEST_SAMPLE_ROWS rows: each had the same chance of being chosen. */
+async function sampleRow(attempt: RunAttempt): Promise<Row | undefined> {
+  const { ctx } = attempt;
+  let chosen: Row | undefined;
+  let seenRows = 0;
+  for await (const rows of ctx.source.read(ctx.sourceConfig, { query: ctx.model.query, batchSize: 1000, signal: attempt.signal })) {
+    for (const row of rows) {
+      seenRows++;
+      if (Math.random() * seenRows < 1) chosen = row;
+    }
+    if (seenRows >= TEST_SAMPLE_ROWS) break;
+  }
+  return chosen;
+}
