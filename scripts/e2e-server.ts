@@ -36,7 +36,10 @@ async function freshDatabase(): Promise<ServerEnv> {
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  return { DATABASE_URL: url.toString(), DATA_DIR: process.env.DATA_DIR ?? path.resolve(".data/e2e-secrets") };
+  return {
+    DATABASE_URL: url.toString(),
+    DATA_DIR: process.env.DATA_DIR ?? path.resolve(".data/e2e-secrets"),
+  };
 }
 
 async function main() {
@@ -55,7 +58,8 @@ async function main() {
     stdio: "inherit",
   });
   // Playwright stops this process (or its process group); the server stops with it.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => server.kill(signal));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.on(signal, () => server.kill(signal));
   server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 

@@ -18,14 +18,19 @@ interface VariableMeta {
   sensitive?: boolean;
 }
 
-const blankIsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+const blankIsUnset = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
 
 function variable<T extends z.ZodType>(schema: T, meta: VariableMeta, description: string) {
   return z.preprocess(blankIsUnset, schema).meta({ ...meta, description });
 }
 
 const integer = (min: number, fallback: number, description: string, unset?: string) =>
-  variable(z.coerce.number().int().min(min).default(fallback), { form: `a whole number ≥ ${min}`, unset }, description);
+  variable(
+    z.coerce.number().int().min(min).default(fallback),
+    { form: `a whole number ≥ ${min}`, unset },
+    description,
+  );
 
 const decimal = (min: number, fallback: number, description: string, exclusive = false) =>
   variable(
@@ -237,9 +242,17 @@ export const envSchema = z.object({
     "runs of one workspace that may execute at once across all workers (`0`: no limit); a run over this share stays queued until one ends. Set it on a multi-tenant install (e.g. `1` with two slots) so a tenant with slow sources or destinations cannot hold every worker",
     "none",
   ),
-  ENGINE_STATUS_POLL_MS: integer(1, 1000, "how often a running run checks whether it was canceled or its sync disabled, ms"),
+  ENGINE_STATUS_POLL_MS: integer(
+    1,
+    1000,
+    "how often a running run checks whether it was canceled or its sync disabled, ms",
+  ),
   ENGINE_SCHEDULER_INTERVAL_MS: integer(1, 5000, "how often the scheduler looks for due syncs, ms"),
-  ENGINE_REAPER_INTERVAL_MS: integer(1, 5000, "how often a worker looks for runs that a dead worker left behind, ms"),
+  ENGINE_REAPER_INTERVAL_MS: integer(
+    1,
+    5000,
+    "how often a worker looks for runs that a dead worker left behind, ms",
+  ),
   ENGINE_QUEUED_GRACE_SECONDS: integer(
     1,
     60,
@@ -282,7 +295,8 @@ export class EnvError extends Error {
 }
 
 // In the console's bundle (the template preview reads template limits) there may be no `process`.
-const sourceOf = (): Record<string, string | undefined> => (typeof process === "undefined" ? {} : process.env);
+const sourceOf = (): Record<string, string | undefined> =>
+  typeof process === "undefined" ? {} : process.env;
 
 const parsed = new Map<EnvName, { raw: string | undefined; value: unknown }>();
 
