@@ -60,7 +60,7 @@ export class Api {
   }
 }
 
-/** One item of an error body's `errors` (behaviour.md section 3). */
+/** One item of an error body's `errors` (docs/architecture.md, "Errors"). */
 export interface ErrorItem {
   status: string;
   title: string;
@@ -68,7 +68,7 @@ export interface ErrorItem {
   source?: { pointer?: string; parameter?: string; header?: string };
 }
 
-/** Expects the one error body of behaviour.md section 3: {message, status, errors: [items]}. */
+/** Expects the one error body of docs/architecture.md ("Errors"): {message, status, errors: [items]}. */
 export async function expectError(
   res: APIResponse,
   status: number,
@@ -119,7 +119,7 @@ export function fieldErrors(body: { errors?: unknown }): { path: string; message
 /** A random suffix for names and emails, so spec files never collide. */
 export const uniqueSuffix = () => Math.random().toString(36).slice(2, 10);
 
-/** ISO 8601 UTC with milliseconds (behaviour.md section 1). */
+/** ISO 8601 UTC with milliseconds (docs/architecture.md, "API rules", 1). */
 export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export interface TestWorkspace {

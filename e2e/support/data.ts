@@ -85,7 +85,7 @@ export async function dataWorkspace(label: string, given?: APIRequestContext): P
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const MASK = "*************";
 
-/** Absolute links with all five keys (behaviour.md section 2). */
+/** Absolute links with all five keys (docs/architecture.md, "API rules", 2). */
 export function expectLinks(links: Record<string, unknown>): void {
   expect(Object.keys(links).sort()).toEqual(["first", "last", "next", "prev", "self"]);
   for (const key of ["self", "first", "last"]) expect(String(links[key])).toMatch(/^http/);

@@ -1,4 +1,4 @@
-// Request shapes of the sync endpoints, and the schedule rules of behaviour.md sections 5-6 (shared
+// Request shapes of the sync endpoints, and the schedule rules (docs/architecture.md, "API rules", 5; shared
 // by the create schema, the update service and the console form).
 import { z } from "zod";
 import { sortSchema } from "./sort";
