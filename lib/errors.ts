@@ -54,9 +54,24 @@ export class UnsupportedMediaType extends AppError {
   readonly httpStatus = 415;
   readonly code = "unsupported_media_type";
 }
+/** Field problems as one phrase: `sync.name: is required; sync.model_id: must be an integer`. */
+export function fieldSummary(errors: readonly FieldError[], whole = "body"): string {
+  return errors.map((e) => `${e.path || whole}: ${e.message}`).join("; ");
+}
+
 export class ValidationFailed extends AppError {
   readonly httpStatus = 422;
   readonly code = "validation_failed";
+
+  /** The 422 of one or more field problems, its message in the one wording: "Validation failed: a: …; b: …". */
+  static fromFields(errors: FieldError[]): ValidationFailed {
+    return new ValidationFailed(`Validation failed: ${fieldSummary(errors)}`, { errors });
+  }
+
+  /** The 422 of one problem with the field at `path`. */
+  static field(path: string, message: string): ValidationFailed {
+    return ValidationFailed.fromFields([{ path, message }]);
+  }
 }
 export class FailedDependency extends AppError {
   readonly httpStatus = 424;

@@ -2,6 +2,7 @@
 // (AsyncLocalStorage), and known secret keys are redacted so they never reach a log line.
 import { AsyncLocalStorage } from "node:async_hooks";
 import pino from "pino";
+import { env } from "@/lib/config/env";
 
 interface LogContext {
   requestId?: string;
@@ -15,7 +16,7 @@ export function withLogContext<T>(fields: LogContext, fn: () => T): T {
 }
 
 export const logger = pino({
-  level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "warn" : "info"),
+  level: env.LOG_LEVEL ?? (env.NODE_ENV === "test" ? "warn" : "info"),
   base: { service: "datasync" },
   mixin: () => ({ ...context.getStore() }),
   redact: {

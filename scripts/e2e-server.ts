@@ -1,5 +1,7 @@
-// The server Playwright tests run against: the real product (`npm start`) on a fresh database,
-// with a known admin. TEST_DATABASE_URL: a new database on that server; else a fresh embedded one.
+// The server Playwright tests run against: the real product (`npm start`, as a child process) on a
+// fresh database, with a known admin. TEST_DATABASE_URL: a new database on that server; else a fresh
+// embedded one. Everything the child should differ in is its environment, set here.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -7,15 +9,16 @@ import { Client } from "pg";
 
 export const E2E_ADMIN = { email: "admin@example.com", password: "e2e-admin-password" };
 
-async function freshDatabase(): Promise<void> {
+type ServerEnv = Record<string, string>;
+
+/** The variables that put the child on a fresh application database. */
+async function freshDatabase(): Promise<ServerEnv> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) {
     // E2E_DATA_DIR: a second server of a test (e2e/api/security-auth.spec.ts) keeps its own files.
     const dir = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e");
     rmSync(dir, { recursive: true, force: true });
-    process.env.DATA_DIR = dir;
-    process.env.EMBEDDED_PG_PORT ??= "54349";
-    return;
+    return { DATA_DIR: dir, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT ?? "54349" };
   }
   const client = new Client({ connectionString: admin });
   await client.connect();
@@ -33,20 +36,31 @@ async function freshDatabase(): Promise<void> {
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  process.env.DATABASE_URL = url.toString();
-  process.env.DATA_DIR ??= path.resolve(".data/e2e-secrets");
+  return {
+    DATABASE_URL: url.toString(),
+    DATA_DIR: process.env.DATA_DIR ?? path.resolve(".data/e2e-secrets"),
+  };
 }
 
 async function main() {
-  await freshDatabase();
-  process.env.ADMIN_EMAIL = E2E_ADMIN.email;
-  process.env.ADMIN_PASSWORD = E2E_ADMIN.password;
-  process.env.LOG_LEVEL ??= "warn";
-  // Tests stand in for a reverse proxy: they send X-Forwarded-For to act from several addresses.
-  process.env.TRUST_PROXY ??= "1";
-  // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
-  process.env.OUTBOUND_ALLOW_PRIVATE ??= "127.0.0.1,::1";
-  await import("./start");
+  const env: ServerEnv = {
+    ...(await freshDatabase()),
+    ADMIN_EMAIL: E2E_ADMIN.email,
+    ADMIN_PASSWORD: E2E_ADMIN.password,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    // Tests stand in for a reverse proxy: they send X-Forwarded-For to act from several addresses.
+    TRUST_PROXY: process.env.TRUST_PROXY ?? "1",
+    // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
+    OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? "127.0.0.1,::1",
+  };
+  const server = spawn(process.execPath, ["--import", "tsx", path.resolve("scripts/start.ts")], {
+    env: { ...process.env, ...env },
+    stdio: "inherit",
+  });
+  // Playwright stops this process (or its process group); the server stops with it.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.on(signal, () => server.kill(signal));
+  server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 void main();

@@ -6,7 +6,6 @@ import { seedDemo } from "../lib/db/seed-demo";
 
 async function main() {
   const db = await prepareDatabase();
-  process.env.DATABASE_URL = db.url;
   try {
     await seed();
     await seedDemo();

@@ -5,11 +5,12 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import http from "node:http";
-import { isIP } from "node:net";
 import path from "node:path";
 import next from "next";
-import { assertProductionSecrets } from "../lib/config/secrets";
 import { assertMailSettings } from "../lib/config/console-url";
+import { assertValidEnv, env } from "../lib/config/env";
+import { outboundAllowPrivate } from "../lib/config/outbound";
+import { assertProductionSecrets } from "../lib/config/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
@@ -21,8 +22,6 @@ import { logger } from "../lib/logger";
 import { startEngine, stopEngine } from "../lib/engine";
 
 const dev = process.argv.includes("--dev");
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOST ?? "0.0.0.0";
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "tailwind.config.ts", "postcss.config.mjs", "tsconfig.json"];
 
@@ -40,7 +39,7 @@ function newestMtime(target: string): number {
 
 /** Builds the console when there is no build yet or a source is newer than the last one. */
 function buildIfNeeded(): void {
-  const buildId = path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID");
+  const buildId = path.join(env.NEXT_DIST_DIR, "BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const changed = Math.max(...[...SOURCE_DIRS, ...SOURCE_FILES].map(newestMtime));
   if (built && built >= changed) return;
@@ -53,15 +52,17 @@ function buildIfNeeded(): void {
 }
 
 async function main() {
+  // Before anything reads it: a malformed variable stops the start here, with its name and form.
+  assertValidEnv();
+  const { PORT: port, HOST: hostname } = env;
   surviveDatabaseOutages(logger);
+  // Next, running in this process, reads this from the environment only.
   process.env.NEXT_TELEMETRY_DISABLED = "1";
-  if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
   assertProductionSecrets();
   assertMailSettings();
   const db = await prepareDatabase((line) => logger.debug({ postgres: line.trim() }, "embedded postgres"), {
     ownSignals: true,
   });
-  process.env.DATABASE_URL = db.url;
   logger.info({ embedded: Boolean(db.embedded), dataDir: db.embedded?.dataDir }, "database ready");
 
   const seeded = await seed();
@@ -72,12 +73,11 @@ async function main() {
       : `First admin created: ${email} (password from ADMIN_PASSWORD)`;
     console.log(`\n  ${banner}\n`);
   }
-  if (process.env.DEMO === "1") {
-    // The demo's connectors read and write a database beside the app's: allow just that host.
-    if (process.env.OUTBOUND_ALLOW_PRIVATE === undefined) {
-      const host = new URL(db.url).hostname.replace(/^\[(.*)\]$/, "$1");
-      process.env.OUTBOUND_ALLOW_PRIVATE = isIP(host) ? host : "127.0.0.1,::1";
-      logger.info(`DEMO=1: connectors may reach ${process.env.OUTBOUND_ALLOW_PRIVATE} (OUTBOUND_ALLOW_PRIVATE)`);
+  if (env.DEMO) {
+    // The demo's connectors read and write a database beside the app's: lib/config/outbound.ts
+    // allows just that host unless the operator chose.
+    if (env.OUTBOUND_ALLOW_PRIVATE === undefined) {
+      logger.info(`DEMO=1: connectors may reach ${outboundAllowPrivate()} (OUTBOUND_ALLOW_PRIVATE)`);
     }
     const { seedDemo } = await import("../lib/db/seed-demo");
     await seedDemo({ log: (line) => logger.info(line) });
@@ -97,7 +97,7 @@ async function main() {
     void limitBody(incoming, res).then((req) => req && handle(req, res));
   });
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
-  await startEngine({ worker: process.env.RUN_WORKER !== "0", scheduler: true });
+  await startEngine({ worker: env.RUN_WORKER, scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);
 
   let stopping = false;

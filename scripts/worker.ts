@@ -2,6 +2,7 @@
 // holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
 import { startEngine, stopEngine } from "../lib/engine";
+import { assertValidEnv, env } from "../lib/config/env";
 import { assertProductionSecrets } from "../lib/config/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
@@ -10,14 +11,13 @@ import { logger } from "../lib/logger";
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 async function main() {
+  assertValidEnv();
   surviveDatabaseOutages(logger);
   // A worker decrypts connector secrets and verifies nothing else, but the same rule as the web process
   // applies: production runs with real keys, never generated or default ones.
-  if (!process.env.DATABASE_URL) process.env.DATASYNC_EMBEDDED = "1";
   assertProductionSecrets();
   const db = await prepareDatabase((line) => logger.info(line), { ownSignals: true });
-  process.env.DATABASE_URL = db.url;
-  await startEngine({ worker: true, scheduler: process.env.WORKER_SCHEDULER !== "0" });
+  await startEngine({ worker: true, scheduler: env.WORKER_SCHEDULER });
   logger.info({ pid: process.pid }, "worker started");
 
   let stopping = false;

@@ -16,7 +16,7 @@ test.beforeAll(async ({ request }) => {
   ws = await newWorkspace(request);
 });
 
-test("POST /api/v1/api_tokens shows the token once; the list never does", async ({ request }) => {
+test("POST /api/v1/api_tokens shows the token once; the list never does", async () => {
   const res = await ws.admin.post("/api/v1/api_tokens", {
     api_token: { name: "CI deploys", role_id: ws.roles.Viewer },
   });
@@ -52,7 +52,7 @@ test("POST /api/v1/api_tokens shows the token once; the list never does", async 
   expect(entry.attributes.token).toBeUndefined();
 
   // Using it records last_used_at and acts with the narrowed role.
-  const tokenApi = new Api(request, { token: data.attributes.token });
+  const tokenApi = new Api({ token: data.attributes.token });
   const me = await (await tokenApi.get("/api/v1/users/me")).json();
   expect(me.data.attributes.workspace_id).toBe(ws.id);
   expect(me.data.attributes.role.policies.permissions.connector).toEqual({
@@ -117,7 +117,7 @@ test("validation: name required, role must exist here and not exceed the creator
 test("a token is confined to its workspace, even for a user who belongs to others", async ({ request }) => {
   const { api } = await apiTokenFor(request, ws.admin);
   const other = await newWorkspace(request);
-  const elsewhere = new Api(request, { token: api.session.token, workspaceId: other.id });
+  const elsewhere = new Api({ token: api.session.token, workspaceId: other.id });
   await expectError(await elsewhere.get("/api/v1/connectors"), 404, "not_found");
   // users/me is a user-level call (issue 13): the token still answers for its own workspace.
   expect((await (await elsewhere.get("/api/v1/users/me")).json()).data.attributes.workspace_id).toBe(ws.id);
@@ -200,7 +200,7 @@ test("a token narrowed to api_token.create mints only tokens within its own righ
     role_name: "Token minter",
     expires_at: expiry.toISOString(),
   });
-  const mintedApi = new Api(request, { token: minted.attributes.token });
+  const mintedApi = new Api({ token: minted.attributes.token });
   await expectError(await mintedApi.get("/api/v1/connectors"), 403, "forbidden");
   await expectError(await mintedApi.get(`/api/v1/workspaces/${ws.id}/members`), 403, "forbidden");
   await expectError(

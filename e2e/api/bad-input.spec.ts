@@ -100,7 +100,7 @@ async function expectRefused(
     typeof body.message === "string" &&
     body.message.length > 3 &&
     typeof body.status === "string" &&
-    // behaviour.md section 3: at least one JSON:API-style item, each naming this status and code.
+    // docs/architecture.md ("Errors"): at least one JSON:API-style item, each naming this status and code.
     Array.isArray(body.errors) &&
     body.errors.length > 0 &&
     body.errors.every(

@@ -52,7 +52,7 @@ test("a saved PostgreSQL connector checks without its secrets being sent: 200 {r
     const res = await ws.admin.post(`/api/v1/connectors/${id}/check`, body);
     expect(res.status(), await res.text()).toBe(200);
     const answer = await res.json();
-    // interface.md's {result, details} plus the reference protocol's ConnectionStatus.
+    // the API contract's {result, details} plus the reference protocol's ConnectionStatus.
     expect(Object.keys(answer).sort()).toEqual(["connection_status", "details", "result", "type"]);
     expect(answer.result).toBe("success");
     expect(answer.connection_status).toEqual({ status: "succeeded", message: answer.details });

@@ -10,7 +10,7 @@ test("GET /api/health reports the database", async ({ request }) => {
 test("login returns the token envelope and roles list works with it", async ({ request }) => {
   const token = await loginAs(request, ADMIN.email, ADMIN.password);
   expect(token.split(".")).toHaveLength(3);
-  const api = new Api(request, { token });
+  const api = new Api({ token });
   const roles = await (await api.get("/enterprise/api/v1/roles")).json();
   expect(roles.data.map((r: { attributes: { role_name: string } }) => r.attributes.role_name)).toEqual(
     expect.arrayContaining(["Admin", "Member", "Viewer"]),

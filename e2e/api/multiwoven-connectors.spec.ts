@@ -1,6 +1,6 @@
 // Issue 13: the reference system's own console (Multiwoven ui/, v0.124) works against our connector
 // endpoints unmodified. Each test asserts the shape the reference's controllers, serializers and
-// console code produce or read, citing the file; interface.md's members stay beside them.
+// console code produce or read, citing the file; the API contract's members stay beside them.
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { expect, request as playwrightRequest, test } from "@playwright/test";

@@ -1,6 +1,6 @@
 // Issue 13, points 5 and 10: ids in bodies as strings of digits (the reference console sends
 // `"connector_id": "3"`), messages that tell a missing field from one of the wrong type, and the one
-// error body {message, status, errors: [{status, title, detail, source?}]} of behaviour.md section 3,
+// error body {message, status, errors: [{status, title, detail, source?}]} of docs/architecture.md ("Errors"),
 // whose items are what the reference console reads: ui/src/services/common.ts types them
 // ErrorResponse {status, title, detail}; ui/src/hooks/useAPIMutation.tsx toasts them when
 // `errors.length > 0`; ui/src/hooks/useErrorToast.tsx and SignIn.tsx show `titleCase(error.detail)`.

@@ -1,5 +1,5 @@
 // Issue 13 (the reference's console and SDKs against our API), syncs: the members and envelopes the
-// reference's server sends and its console reads, beside what interface.md fixes. Real runs of the
+// reference's server sends and its console reads, beside what the API contract fixes. Real runs of the
 // engine (PostgreSQL → PostgreSQL, PostgreSQL → a local HTTP receiver, MariaDB when MARIADB_URL is set).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -190,7 +190,7 @@ test("13.7 the model, source and destination summaries carry the reference's mem
 });
 
 test("13.9 show and create carry the bare resource and the same under data; PUT stays {success, message, data}", async () => {
-  // interface.md: bare {id, type, attributes}; syncs_controller.rb renders the serializer in the
+  // the API contract: bare {id, type, attributes}; syncs_controller.rb renders the serializer in the
   // json_api adapter ({data}); FinaliseSync.tsx and EditSync read response.data.attributes.
   const created = await createSync();
   expect(Object.keys(created).sort()).toEqual(["attributes", "data", "id", "type"]);
@@ -204,7 +204,7 @@ test("13.9 show and create carry the bare resource and the same under data; PUT 
   expect(shown.data).toEqual({ id: shown.id, type: shown.type, attributes: shown.attributes });
   expect(shown.id).toBe(created.id);
 
-  // useEditSync.tsx reads editSyncResponse.data.attributes: interface.md's envelope already has it.
+  // useEditSync.tsx reads editSyncResponse.data.attributes: the API contract's envelope already has it.
   const updated = await ws.admin.put(`/api/v1/syncs/${created.id}`, { sync: { sync_mode: "incremental" } });
   expect(updated.status(), await updated.text()).toBe(200);
   const body = await updated.json();
@@ -311,7 +311,7 @@ test("13.11 every record of a run carries truthful logs, without secrets (Postgr
 });
 
 test("13.12 bigint values are JSON numbers within 2^53 and strings beyond, in records and query_source previews", async () => {
-  // interface.md's sync record: record.id and phone_number are integers.
+  // the API contract's sync record: record.id and phone_number are integers.
   const preview = await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, {
     query: `SELECT id, phone_number, amount FROM ${bigSrc} ORDER BY id`,
   });

@@ -148,7 +148,7 @@ for (const role of SYSTEM_ROLES) {
     const member = members[role.name]!;
     const problems = await walk(role.name, async (e) =>
       e.revokesSession
-        ? new Api(request, {
+        ? new Api({
             token: await loginAs(request, member.email, member.password),
             workspaceId: ws.id,
           })
@@ -181,7 +181,7 @@ test("revoked and expired tokens are 401 on every non-public endpoint", async ({
   const expired = await apiTokenFor(request, members.Admin!.api, {
     expires_at: new Date(Date.now() + 2000).toISOString(),
   });
-  const session = new Api(request, {
+  const session = new Api({
     token: await loginAs(request, members.Member!.email, members.Member!.password),
     workspaceId: ws.id,
   });

@@ -252,11 +252,11 @@ test("a correctly signed session token without exp is 401", async ({ request }) 
   // The same forgery with exp works, so the secret is right and only exp makes the difference.
   expect(
     (
-      await new Api(request, { token: await forge(true), workspaceId: ws.id }).get("/api/v1/users/me")
+      await new Api({ token: await forge(true), workspaceId: ws.id }).get("/api/v1/users/me")
     ).status(),
   ).toBe(200);
   await expectError(
-    await new Api(request, { token: await forge(false), workspaceId: ws.id }).get("/api/v1/users/me"),
+    await new Api({ token: await forge(false), workspaceId: ws.id }).get("/api/v1/users/me"),
     401,
     "unauthorized",
   );
@@ -311,7 +311,7 @@ test("a common password is refused wherever an account gets one", async () => {
 test.describe("PUT /api/v1/users/me/password", () => {
   test("changes the password: the old one and every earlier session stop working", async ({ request }) => {
     const member = await memberWithRole(request, ws, "Member");
-    const other = new Api(request, {
+    const other = new Api({
       token: await loginAs(request, member.email, member.password),
       workspaceId: ws.id,
     });
@@ -354,7 +354,7 @@ test.describe("PUT /api/v1/users/me/password", () => {
       password: newPassword,
     });
     expect(res.status(), await res.text()).toBe(200);
-    const fresh = new Api(request, { token: (await res.json()).data.attributes.token, workspaceId: ws.id });
+    const fresh = new Api({ token: (await res.json()).data.attributes.token, workspaceId: ws.id });
     expect((await fresh.get("/api/v1/users/me")).status()).toBe(200);
     await expectError(await member.api.get("/api/v1/users/me"), 401, "unauthorized");
     await expectError(await other.get("/api/v1/users/me"), 401, "unauthorized");

@@ -24,7 +24,7 @@ test.beforeAll(async ({ playwright }) => {
   const res = await ws.admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email, name: "Member", password, role_id: Number(role!.id) } });
   expect(res.status(), await res.text()).toBe(201);
   const request = await playwright.request.newContext({ baseURL: test.info().project.use.baseURL });
-  member = new Api(request, { token: await loginAs(request, email, password), workspaceId: ws.workspaceId });
+  member = new Api({ token: await loginAs(request, email, password), workspaceId: ws.workspaceId });
 });
 test.afterAll(async () => ws?.dispose());
 

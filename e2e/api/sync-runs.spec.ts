@@ -227,7 +227,7 @@ test("trigger while running is 424; cancel stops the run; cancel without a run i
   const cancel = await ws.admin.delete(`/api/v1/schedule_syncs/${syncId}`);
   expect(cancel.status(), await cancel.text()).toBe(200);
   expect(typeof (await cancel.json()).message).toBe("string");
-  // behaviour.md 7: a canceled run could not finish, so it ends failed with the reason in error.
+  // docs/architecture.md ("Run statuses"): a canceled run could not finish, so it ends failed with the reason in error.
   const run = await waitForRun(syncId, runId, ["failed"]);
   expect(run.finished_at).toMatch(ISO);
   expect(run.error).toMatch(/^Canceled before it finished/);

@@ -28,7 +28,7 @@ test.beforeAll(async () => {
   });
   expect(res.status(), await res.text()).toBe(201);
   const ctx = await playwrightRequest.newContext({ baseURL: BASE_URL });
-  stranger = new Api(ctx, { token: await loginAs(ctx, email, "stranger-password"), workspaceId: workspaceB });
+  stranger = new Api({ token: await loginAs(ctx, email, "stranger-password"), workspaceId: workspaceB });
 });
 
 test.afterAll(async () => {

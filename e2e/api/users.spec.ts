@@ -44,10 +44,10 @@ test("without Workspace-Id the user's first workspace is used; a foreign one is 
   request,
 }) => {
   const member = await memberWithRole(request, ws, "Member");
-  const bare = new Api(request, { token: member.api.session.token });
+  const bare = new Api({ token: member.api.session.token });
   expect((await (await bare.get("/api/v1/users/me")).json()).data.attributes.workspace_id).toBe(ws.id);
   const other = await newWorkspace(request);
-  const foreign = new Api(request, { token: member.api.session.token, workspaceId: other.id });
+  const foreign = new Api({ token: member.api.session.token, workspaceId: other.id });
   await expectError(await foreign.get("/api/v1/connectors"), 404, "not_found");
   // users/me is a user-level call (issue 13): a header it cannot use changes nothing.
   const me = await foreign.get("/api/v1/users/me");

@@ -25,7 +25,7 @@ test.afterAll(async () => {
 async function adminApi(request: APIRequestContext): Promise<Api> {
   const res = await request.post(url("/api/v1/login"), { data: ADMIN });
   expect(res.status(), await res.text()).toBe(200);
-  return new Api(request, { token: (await res.json()).data.attributes.token });
+  return new Api({ token: (await res.json()).data.attributes.token });
 }
 
 test("Test connection on a saved source: failure with the reason, fixed in the form without retyping the password", async ({

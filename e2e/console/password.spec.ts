@@ -9,7 +9,7 @@ const next = "second-password-2";
 
 test.beforeAll(async ({ request }) => {
   const login = await request.post(url("/api/v1/login"), { data: ADMIN });
-  const admin = new Api(request, { token: (await login.json()).data.attributes.token });
+  const admin = new Api({ token: (await login.json()).data.attributes.token });
   const me = (await (await admin.get(url("/api/v1/users/me"))).json()).data;
   const roles = (await (await admin.get(url("/enterprise/api/v1/roles"))).json()).data as {
     id: string;

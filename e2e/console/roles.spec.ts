@@ -9,7 +9,7 @@ import { expect, shot, signIn, test, url } from "./fixtures";
 async function apiAs(request: APIRequestContext, email: string, password: string): Promise<Api> {
   const res = await request.post(url("/api/v1/login"), { data: { email, password } });
   expect(res.status(), await res.text()).toBe(200);
-  return new Api(request, { token: (await res.json()).data.attributes.token });
+  return new Api({ token: (await res.json()).data.attributes.token });
 }
 
 const viewer = { email: `viewer-${randomBytes(4).toString("hex")}@example.com`, password: "viewer-password-1" };

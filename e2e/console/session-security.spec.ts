@@ -167,7 +167,7 @@ test("another site cannot write with the session cookie (cross-site form POST)",
   expect(res.status()).toBe(403);
   expect(await res.text()).toMatch(/did not come from the console's own pages/);
 
-  const admin = new Api(request, { token: await loginAs(request, ADMIN.email, ADMIN.password) });
+  const admin = new Api({ token: await loginAs(request, ADMIN.email, ADMIN.password) });
   const tokens = (await (await admin.get("/api/v1/api_tokens?per_page=100")).json()).data as { attributes: { name: string } }[];
   expect(tokens.map((t) => t.attributes.name)).not.toContain(name);
 });

@@ -31,7 +31,7 @@ test.beforeAll(async () => {
   `);
   context = await playwrightRequest.newContext({ baseURL: BASE_URL });
   // No Workspace-Id: the admin's default workspace, the one the console opens.
-  api = new Api(null, { token: await loginAs(context, ADMIN.email, ADMIN.password) });
+  api = new Api({ token: await loginAs(context, ADMIN.email, ADMIN.password) });
   const connector = (type: string, name: string) => ({
     connector: { name, connector_type: type, connector_name: "Postgresql", configuration: pgConfiguration({ schema }) },
   });

@@ -36,11 +36,8 @@ let shared: Promise<APIRequestContext> | undefined;
 const context = () => (shared ??= playwrightRequest.newContext({ baseURL: BASE_URL }));
 
 export class Api {
-  constructor(
-    /** Kept for call-site compatibility; calls go through the worker's shared context. */
-    readonly request: APIRequestContext | null,
-    public session: Session,
-  ) {}
+  /** Calls go through the worker's shared request context. */
+  constructor(public session: Session) {}
 
   async get(path: string): Promise<APIResponse> {
     return (await context()).get(path, { headers: headers(this.session) });
@@ -59,11 +56,11 @@ export class Api {
   }
   /** The same caller in another workspace (Workspace-Id header), or with none when undefined. */
   inWorkspace(workspaceId: number | undefined): Api {
-    return new Api(this.request, { ...this.session, workspaceId });
+    return new Api({ ...this.session, workspaceId });
   }
 }
 
-/** One item of an error body's `errors` (behaviour.md section 3). */
+/** One item of an error body's `errors` (docs/architecture.md, "Errors"). */
 export interface ErrorItem {
   status: string;
   title: string;
@@ -71,7 +68,7 @@ export interface ErrorItem {
   source?: { pointer?: string; parameter?: string; header?: string };
 }
 
-/** Expects the one error body of behaviour.md section 3: {message, status, errors: [items]}. */
+/** Expects the one error body of docs/architecture.md ("Errors"): {message, status, errors: [items]}. */
 export async function expectError(
   res: APIResponse,
   status: number,
@@ -122,7 +119,7 @@ export function fieldErrors(body: { errors?: unknown }): { path: string; message
 /** A random suffix for names and emails, so spec files never collide. */
 export const uniqueSuffix = () => Math.random().toString(36).slice(2, 10);
 
-/** ISO 8601 UTC with milliseconds (behaviour.md section 1). */
+/** ISO 8601 UTC with milliseconds (docs/architecture.md, "API rules", 1). */
 export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export interface TestWorkspace {
@@ -135,7 +132,7 @@ export interface TestWorkspace {
 
 /** The seeded admin, signed in, in its default workspace. */
 export async function adminApi(request: APIRequestContext): Promise<Api> {
-  return new Api(request, { token: await loginAs(request, ADMIN.email, ADMIN.password) });
+  return new Api({ token: await loginAs(request, ADMIN.email, ADMIN.password) });
 }
 
 /** A new workspace created by the seeded admin (who becomes its Admin), isolated from other tests. */
@@ -147,7 +144,7 @@ export async function newWorkspace(
   const res = await root.post("/api/v1/workspaces", { workspace: { name } });
   expect(res.status(), await res.text()).toBe(201);
   const id = Number((await res.json()).data.id);
-  const admin = new Api(request, { token: root.session.token, workspaceId: id });
+  const admin = new Api({ token: root.session.token, workspaceId: id });
   return { id, admin, roles: await roleIds(admin) };
 }
 
@@ -182,7 +179,7 @@ export async function memberWithRole(
   expect(res.status(), await res.text()).toBe(201);
   const userId = Number((await res.json()).data.id);
   const token = await loginAs(request, email, password);
-  return { userId, email, password, api: new Api(request, { token, workspaceId: ws.id }) };
+  return { userId, email, password, api: new Api({ token, workspaceId: ws.id }) };
 }
 
 /** Creates an API token through the API and returns an Api that authenticates with it. */
@@ -199,6 +196,6 @@ export async function apiTokenFor(
   return {
     id: Number(data.id),
     token: data.attributes.token,
-    api: new Api(request, { token: data.attributes.token }),
+    api: new Api({ token: data.attributes.token }),
   };
 }

@@ -64,11 +64,11 @@ export interface DataWorkspace {
 export async function dataWorkspace(label: string, given?: APIRequestContext): Promise<DataWorkspace> {
   const request = given ?? (await playwrightRequest.newContext({ baseURL: test.info().project.use.baseURL }));
   const token = await loginAs(request, ADMIN.email, ADMIN.password);
-  const root = new Api(request, { token });
+  const root = new Api({ token });
   const ws = await root.post("/api/v1/workspaces", { workspace: { name: unique(label) } });
   expect(ws.status(), await ws.text()).toBe(201);
   const workspaceId = Number((await ws.json()).data.id);
-  const admin = new Api(request, { token, workspaceId });
+  const admin = new Api({ token, workspaceId });
   const roles = (await (await admin.get("/enterprise/api/v1/roles")).json()).data as { id: string; attributes: { role_name: string } }[];
   const viewerRole = roles.find((r) => r.attributes.role_name === "Viewer");
   expect(viewerRole).toBeTruthy();
@@ -78,14 +78,14 @@ export async function dataWorkspace(label: string, given?: APIRequestContext): P
     member: { email, name: "Viewer", password, role_id: Number(viewerRole!.id) },
   });
   expect(member.status(), await member.text()).toBe(201);
-  const viewer = new Api(request, { token: await loginAs(request, email, password), workspaceId });
+  const viewer = new Api({ token: await loginAs(request, email, password), workspaceId });
   return { workspaceId, admin, viewer, dispose: async () => (given ? undefined : request.dispose()) };
 }
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const MASK = "*************";
 
-/** Absolute links with all five keys (behaviour.md section 2). */
+/** Absolute links with all five keys (docs/architecture.md, "API rules", 2). */
 export function expectLinks(links: Record<string, unknown>): void {
   expect(Object.keys(links).sort()).toEqual(["first", "last", "next", "prev", "self"]);
   for (const key of ["self", "first", "last"]) expect(String(links[key])).toMatch(/^http/);

@@ -11,7 +11,7 @@ export function useKey() {
   return (...parts: unknown[]): QueryKey => ["ws", workspaceId ?? "default", ...parts];
 }
 
-/** A single resource may come bare or wrapped in `data` (interface.md fixes which per endpoint). */
+/** A single resource may come bare or wrapped in `data` (the API contract fixes which per endpoint). */
 export function unwrap<T>(body: unknown): T {
   const b = body as { data?: unknown; id?: unknown };
   if (b && typeof b === "object" && b.data && typeof b.data === "object" && !Array.isArray(b.data) && b.id === undefined) {

@@ -1,4 +1,4 @@
-// Response shapes of the public REST API as the console reads them (interface.md + behaviour.md).
+// Response shapes of the public REST API as the console reads them (GET /api/v1/openapi.json).
 import type { Links, Meta } from "@/lib/http/pagination";
 
 export type { Links, Meta };

@@ -4,6 +4,7 @@
 import "server-only";
 import { randomUUID, webcrypto } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import { env } from "@/lib/config/env";
 import { secrets } from "@/lib/config/secrets";
 
 export type TokenKind = "session" | "api_token";
@@ -33,7 +34,7 @@ function key(): Promise<CryptoKey> {
 }
 
 /** Session lifetime in seconds: JWT_EXPIRES_IN (default 3600). */
-export const sessionTtlSeconds = (): number => Number(process.env.JWT_EXPIRES_IN ?? 3600);
+export const sessionTtlSeconds = (): number => env.JWT_EXPIRES_IN;
 
 export async function signToken(input: {
   userId: number;

@@ -10,6 +10,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getServerSession } from "next-auth/next";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { sessionTtlSeconds } from "@/lib/auth/jwt";
+import { env } from "@/lib/config/env";
 import { secrets } from "@/lib/config/secrets";
 import { clientAddress } from "@/lib/http/forwarded";
 import { loginSchema } from "@/lib/validation/auth";
@@ -37,15 +38,16 @@ declare module "next-auth/jwt" {
 /** NEXTAUTH_SECRET when set, else a key derived from the API's JWT secret (never the same bytes). */
 export function nextAuthSecret(): string {
   return (
-    process.env.NEXTAUTH_SECRET ||
-    process.env.AUTH_SECRET ||
+    env.NEXTAUTH_SECRET ||
+    env.AUTH_SECRET ||
     createHmac("sha256", secrets().jwtSecret).update("datasync:next-auth").digest("base64url")
   );
 }
 
 // Without NEXTAUTH_URL, next-auth v4 only derives its URL from the request's Host header when told
-// to trust it; the console is reachable under whatever host it is served on.
-if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
+// to trust it; the console is reachable under whatever host it is served on. (This tells the
+// library, which reads only its environment; nothing of ours reads AUTH_TRUST_HOST.)
+if (!env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
 
 /** next-auth passes request headers as a plain record. */
 function headerEntries(headers: Record<string, unknown> | undefined): [string, string][] {

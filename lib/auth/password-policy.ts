@@ -17,7 +17,5 @@ export const COMMON_PASSWORD_MESSAGE =
 /** Throws 422 on the field at `path` (e.g. "member.password") for a common password. */
 export function assertUncommonPassword(password: string, path: string): void {
   if (!isCommonPassword(password)) return;
-  throw new ValidationFailed(`Validation failed: ${path}: ${COMMON_PASSWORD_MESSAGE}`, {
-    errors: [{ path, message: COMMON_PASSWORD_MESSAGE }],
-  });
+  throw ValidationFailed.field(path, COMMON_PASSWORD_MESSAGE);
 }

@@ -1,5 +1,5 @@
-// The permission matrix of behaviour.md section 4, plus the keys we add (role, api_token,
-// audit_log). Every route names one (resource, action); `can()` is the only place that decides.
+// The permission matrix (docs/architecture.md, "API rules", 4; docs/security.md): the reference's
+// system roles, plus the keys we add (role, api_token, audit_log). Every route names one (resource, action); `can()` is the only place that decides.
 
 export const RESOURCES = [
   "connector_definition",

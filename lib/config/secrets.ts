@@ -4,6 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { env } from "./env";
+import { usesEmbeddedDatabase } from "./process-database";
 
 export const KNOWN_DEFAULTS = new Set(["", "changeme", "change-me", "secret", "default", "development"]);
 
@@ -15,7 +17,7 @@ interface StoredSecrets {
 let cached: StoredSecrets | undefined;
 
 function storedSecrets(): StoredSecrets {
-  const dir = path.resolve(process.env.DATA_DIR ?? ".data");
+  const dir = path.resolve(env.DATA_DIR);
   const file = path.join(dir, "secrets.json");
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as StoredSecrets;
   const fresh = {
@@ -36,9 +38,13 @@ function isWeak(value: string | undefined): boolean {
   return value === undefined || KNOWN_DEFAULTS.has(value.trim().toLowerCase()) || value.length < 16;
 }
 
-/** Throws when production runs with missing or default secrets. Called at startup. */
-export function assertProductionSecrets(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.NODE_ENV !== "production" || env.DATASYNC_EMBEDDED === "1") return;
+/**
+ * Throws when production runs with missing or default secrets. Called at startup, before the
+ * database is open: the embedded database (no DATABASE_URL) is a single-machine install whose
+ * generated secrets are fine.
+ */
+export function assertProductionSecrets(): void {
+  if (env.NODE_ENV !== "production" || usesEmbeddedDatabase()) return;
   const bad = (["JWT_SECRET", "ENCRYPTION_KEY"] as const).filter((k) => isWeak(env[k]));
   if (bad.length) {
     throw new Error(
@@ -50,7 +56,7 @@ export function assertProductionSecrets(env: NodeJS.ProcessEnv = process.env): v
 
 export function secrets(): StoredSecrets {
   if (cached) return cached;
-  const fromEnv = { jwtSecret: process.env.JWT_SECRET, encryptionKey: process.env.ENCRYPTION_KEY };
+  const fromEnv = { jwtSecret: env.JWT_SECRET, encryptionKey: env.ENCRYPTION_KEY };
   const stored = fromEnv.jwtSecret && fromEnv.encryptionKey ? undefined : storedSecrets();
   cached = {
     jwtSecret: fromEnv.jwtSecret || stored!.jwtSecret,

@@ -5,15 +5,16 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
+import { databaseUrl } from "@/lib/config/process-database";
 
 interface AppDatabase {
   host: string;
   database: string;
 }
 
-/** DATABASE_URL as (host, database); undefined when unset or unparsable. */
+/** The application database as (host, database); undefined when unknown or unparsable. */
 function applicationDatabase(): AppDatabase | undefined {
-  const raw = process.env.DATABASE_URL;
+  const raw = databaseUrl();
   if (!raw) return undefined;
   try {
     const url = new URL(raw);

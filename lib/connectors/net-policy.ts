@@ -7,6 +7,7 @@
 // for the check and to a forbidden one for the connection (DNS rebinding).
 import { lookup, type LookupAddress } from "node:dns";
 import { isIP, BlockList, Socket, type LookupFunction, type SocketConnectOpts } from "node:net";
+import { outboundAllowPrivate } from "@/lib/config/outbound";
 import { isApplicationDatabase } from "./app-database";
 import { ConnectorError } from "./shared/errors";
 
@@ -104,7 +105,7 @@ function parseAllowList(raw: string): AllowList {
 }
 
 function allowList(): AllowList {
-  const raw = process.env.OUTBOUND_ALLOW_PRIVATE ?? "";
+  const raw = outboundAllowPrivate();
   if (allowCache?.raw !== raw) allowCache = { raw, list: parseAllowList(raw) };
   return allowCache.list;
 }

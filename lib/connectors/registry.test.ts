@@ -22,7 +22,7 @@ const http = getDefinition("http", "destination")!;
 const slack = getDefinition("SLACK")!;
 
 describe("definitions", () => {
-  it("lists the connectors of behaviour.md section 10, keyed by type and name", () => {
+  it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
     expect(names("source")).toEqual(["Postgresql", "MariaDB", "HttpModel"]);
     expect(names("destination")).toEqual(["Postgresql", "MariaDB", "Http", "Slack"]);

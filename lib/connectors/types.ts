@@ -100,7 +100,7 @@ export interface ReadOptions {
   /** Incremental reads: only rows with cursorField >= cursorValue, ordered by cursorField. */
   cursorField?: string;
   cursorValue?: string | null;
-  /** Input rows for ai_ml sources (HttpModel): each produces one output row. */
+  /** Aborts the read: the run was canceled or its worker is stopping. */
   signal?: AbortSignal;
 }
 

@@ -3,6 +3,8 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool, types, type CustomTypesConfig } from "pg";
+import { env } from "@/lib/config/env";
+import { databaseUrl as processDatabaseUrl } from "@/lib/config/process-database";
 import { PrismaClient, type Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 
@@ -13,8 +15,8 @@ interface Globals {
 const globals = globalThis as unknown as Globals;
 
 function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set: start the app with `npm start`, which sets it.");
+  const url = processDatabaseUrl();
+  if (!url) throw new Error("No application database: start the app with `npm start`, or set DATABASE_URL.");
   return url;
 }
 
@@ -22,7 +24,7 @@ export function pgPool(): Pool {
   if (!globals.pool) {
     const pool = new Pool({
       connectionString: databaseUrl(),
-      max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+      max: env.DATABASE_POOL_SIZE,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
     });

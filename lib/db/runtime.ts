@@ -1,10 +1,13 @@
-// Decides which PostgreSQL the app uses (DATABASE_URL, else the embedded one) and brings it to the
-// current schema. Called once per process by the start script, the worker and the test harness.
+// Decides which PostgreSQL the app uses (DATABASE_URL, else the embedded one), records it for the
+// rest of the process (lib/config/process-database.ts) and brings it to the current schema. Called
+// once per process by the start script, the worker and the database scripts.
 import path from "node:path";
+import { env } from "@/lib/config/env";
+import { setProcessDatabase } from "@/lib/config/process-database";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded";
 import { migrateDatabase } from "./migrate";
 
-export const dataDir = (): string => path.resolve(process.env.DATA_DIR ?? ".data");
+export const dataDir = (): string => path.resolve(env.DATA_DIR);
 
 export interface DatabaseHandle {
   url: string;
@@ -12,20 +15,22 @@ export interface DatabaseHandle {
   stop(): Promise<void>;
 }
 
-/** Starts the embedded database when DATABASE_URL is unset; returns the URL to use. */
+/** Starts the embedded database when DATABASE_URL is unset; records and returns the URL to use. */
 export async function openDatabase(
   log: (line: string) => void = () => undefined,
   options: { ownSignals?: boolean } = {},
 ): Promise<DatabaseHandle> {
-  if (process.env.DATABASE_URL) {
-    return { url: process.env.DATABASE_URL, stop: async () => undefined };
+  if (env.DATABASE_URL) {
+    setProcessDatabase({ url: env.DATABASE_URL, embedded: false });
+    return { url: env.DATABASE_URL, stop: async () => undefined };
   }
   const embedded = await startEmbeddedPostgres({
     dataDir: dataDir(),
-    port: process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : undefined,
+    port: env.EMBEDDED_PG_PORT,
     log,
     ownSignals: options.ownSignals,
   });
+  setProcessDatabase({ url: embedded.url, embedded: true });
   return { url: embedded.url, embedded, stop: () => embedded.stop() };
 }
 

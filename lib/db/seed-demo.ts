@@ -4,6 +4,7 @@
 // Idempotent: an existing demo is left as it is.
 import { createHash, randomBytes } from "node:crypto";
 import { Client } from "pg";
+import { databaseUrl } from "@/lib/config/process-database";
 import { getDestination } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "./client";
@@ -67,8 +68,8 @@ async function ensureDemoData(appUrl: string): Promise<{ url: URL; password: str
 
 export async function seedDemo(options: { log?: (line: string) => void } = {}): Promise<{ syncId: number }> {
   const log = options.log ?? console.log;
-  const appUrl = process.env.DATABASE_URL;
-  if (!appUrl) throw new Error("DATABASE_URL is not set");
+  const appUrl = databaseUrl();
+  if (!appUrl) throw new Error("No application database: open it first (lib/db/runtime.ts) or set DATABASE_URL.");
   const db = prisma();
   const workspace = await db.workspace.findFirst({ orderBy: { id: "asc" } });
   if (!workspace) throw new Error("Run the seed first: no workspace exists yet.");

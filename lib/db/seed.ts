@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { isCommonPassword } from "@/lib/auth/password-policy";
 import { SYSTEM_ROLES } from "@/lib/auth/permissions";
+import { env, type Env } from "@/lib/config/env";
 import { prisma } from "./client";
 
 export interface SeedResult {
@@ -20,13 +21,14 @@ export async function seedSystemRoles(): Promise<void> {
   }
 }
 
-export async function seed(env: Record<string, string | undefined> = process.env): Promise<SeedResult> {
+/** `firstAdmin`: the first admin's email and password; ADMIN_EMAIL / ADMIN_PASSWORD unless given. */
+export async function seed(firstAdmin: Partial<Pick<Env, "ADMIN_EMAIL" | "ADMIN_PASSWORD">> = env): Promise<SeedResult> {
   await seedSystemRoles();
   const db = prisma();
   if ((await db.user.count()) > 0) return {};
-  const email = (env.ADMIN_EMAIL ?? "admin@example.com").trim().toLowerCase();
-  const generatedPassword = env.ADMIN_PASSWORD ? undefined : randomBytes(12).toString("base64url");
-  const password = env.ADMIN_PASSWORD ?? generatedPassword!;
+  const email = (firstAdmin.ADMIN_EMAIL ?? env.ADMIN_EMAIL).trim().toLowerCase();
+  const generatedPassword = firstAdmin.ADMIN_PASSWORD ? undefined : randomBytes(12).toString("base64url");
+  const password = firstAdmin.ADMIN_PASSWORD ?? generatedPassword!;
   if (isCommonPassword(password)) {
     throw new Error("ADMIN_PASSWORD is one of the most common passwords; choose one that is harder to guess.");
   }

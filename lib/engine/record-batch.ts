@@ -3,7 +3,7 @@
 // only means re-reading rows already recorded. After the commit: the cursor, memory, and the run's
 // first in_progress.
 import type { PoolClient } from "pg";
-import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/copy";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";
 import type { Item, Outcome } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
 import { relieveMemoryPressure } from "./memory";

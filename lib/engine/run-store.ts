@@ -4,7 +4,7 @@
 // (cancel, disable) is never overwritten; `false` means the run or sync moved elsewhere meanwhile.
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
-import { copyEscape, CopyInput } from "@/lib/connectors/shared/copy";
+import { copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";

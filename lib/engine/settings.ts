@@ -1,25 +1,25 @@
-// Every environment variable the engine reads, with its default, in one place. Each value is read
-// when it is used (the getters), as before: tests and the ops suites set variables after import.
-// When lib/config/env.ts exists, this file is the one to switch over to it.
-const env = (name: string): string | undefined => process.env[name];
-const num = (name: string, fallback: number): number => Number(env(name) ?? fallback);
+// The settings the engine reads, by the names its modules use. Values come from the validated
+// environment (lib/config/env.ts: defaults, forms and README text live there); each getter reads on
+// use, so tests and the ops suites that set variables after import still take effect.
+import { databaseUrl } from "@/lib/config/process-database";
+import { env } from "@/lib/config/env";
 
 export const engineSettings = {
   /** ENGINE_BATCH_SIZE: rows per read batch (and per page of delete detection). */
   get batchSize(): number {
-    return num("ENGINE_BATCH_SIZE", 5000);
+    return env.ENGINE_BATCH_SIZE;
   },
   /** ENGINE_BATCHES_IN_FLIGHT: batches diffed/loaded while the next one is read (at least 1). */
   get batchesInFlight(): number {
-    return Math.max(1, num("ENGINE_BATCHES_IN_FLIGHT", 3));
+    return env.ENGINE_BATCHES_IN_FLIGHT;
   },
   /** ENGINE_MAX_RUN_ATTEMPTS: a crashed run is handed to another worker at most this many times. */
   get maxRunAttempts(): number {
-    return num("ENGINE_MAX_RUN_ATTEMPTS", 3);
+    return env.ENGINE_MAX_RUN_ATTEMPTS;
   },
   /** ENGINE_STATUS_POLL_MS: how often a running run looks for a cancel or disable. */
   get statusPollMs(): number {
-    return num("ENGINE_STATUS_POLL_MS", 1000);
+    return env.ENGINE_STATUS_POLL_MS;
   },
   /**
    * ENGINE_RELEASE_WAIT_SECONDS: a wait for the destination (rate budget, Retry-After, backoff)
@@ -27,55 +27,54 @@ export const engineSettings = {
    * wait, so one tenant's slow destination cannot hold the workers every workspace shares.
    */
   get releaseWaitMs(): number {
-    const seconds = num("ENGINE_RELEASE_WAIT_SECONDS", 10);
-    return (Number.isFinite(seconds) && seconds >= 0 ? seconds : 10) * 1000;
+    return env.ENGINE_RELEASE_WAIT_SECONDS * 1000;
   },
   /** ENGINE_WRITE_ATTEMPTS: attempts per record (and retry pauses in a row) before it fails. */
   get writeAttempts(): number {
-    return num("ENGINE_WRITE_ATTEMPTS", 5);
+    return env.ENGINE_WRITE_ATTEMPTS;
   },
   /** ENGINE_RETRY_BASE_MS: the first backoff step of a retried write. */
   get retryBaseMs(): number {
-    return num("ENGINE_RETRY_BASE_MS", 500);
+    return env.ENGINE_RETRY_BASE_MS;
   },
   /** ENGINE_HEAP_SOFT_LIMIT_MB: above this heap size a full collection runs between batches. */
   get heapSoftLimitBytes(): number {
-    return num("ENGINE_HEAP_SOFT_LIMIT_MB", 64) * 1024 * 1024;
+    return env.ENGINE_HEAP_SOFT_LIMIT_MB * 1024 * 1024;
   },
   /** ENGINE_MEMORY_LOG=1: logs the process's memory after every batch. */
   get memoryLog(): boolean {
-    return env("ENGINE_MEMORY_LOG") === "1";
+    return env.ENGINE_MEMORY_LOG;
   },
   /** DATABASE_URL: the queue lives in the application database. */
   get databaseUrl(): string | undefined {
-    return env("DATABASE_URL");
+    return databaseUrl();
   },
   /** PGBOSS_SCHEMA: pg-boss's schema in the application database. */
   get bossSchema(): string {
-    return env("PGBOSS_SCHEMA") ?? "pgboss";
+    return env.PGBOSS_SCHEMA;
   },
   /** PGBOSS_POOL_SIZE: connections of pg-boss's own pool. */
   get bossPoolSize(): number {
-    return num("PGBOSS_POOL_SIZE", 4);
+    return env.PGBOSS_POOL_SIZE;
   },
   /** WORKER_CONCURRENCY: runs one worker process executes at once. */
   get workerConcurrency(): number {
-    return num("WORKER_CONCURRENCY", 2);
+    return env.WORKER_CONCURRENCY;
   },
   /**
    * WORKSPACE_MAX_ACTIVE_RUNS (0 or unset: no limit): runs of one workspace executing at once across
    * all workers, so a tenant whose sources or destinations are slow cannot hold every worker slot.
    */
   get workspaceMaxActiveRuns(): number {
-    return num("WORKSPACE_MAX_ACTIVE_RUNS", 0);
+    return env.WORKSPACE_MAX_ACTIVE_RUNS;
   },
   /** ENGINE_REAPER_INTERVAL_MS: how often a worker looks for runs and jobs of dead workers. */
   get reaperIntervalMs(): number {
-    return num("ENGINE_REAPER_INTERVAL_MS", 5000);
+    return env.ENGINE_REAPER_INTERVAL_MS;
   },
   /** ENGINE_QUEUED_GRACE_SECONDS: a queued run without a job (or a live worker) is re-sent after this long. */
   get queuedGraceSeconds(): number {
-    return num("ENGINE_QUEUED_GRACE_SECONDS", 60);
+    return env.ENGINE_QUEUED_GRACE_SECONDS;
   },
   /**
    * ENGINE_STRANDED_JOB_SECONDS: a live worker claims a fetched run, or completes its job, within
@@ -83,15 +82,14 @@ export const engineSettings = {
    * dead worker left behind.
    */
   get strandedJobSeconds(): number {
-    return num("ENGINE_STRANDED_JOB_SECONDS", 10);
+    return env.ENGINE_STRANDED_JOB_SECONDS;
   },
   /** ENGINE_SCHEDULER_INTERVAL_MS: how often the scheduler looks for due syncs. */
   get schedulerIntervalMs(): number {
-    return num("ENGINE_SCHEDULER_INTERVAL_MS", 5000);
+    return env.ENGINE_SCHEDULER_INTERVAL_MS;
   },
   /** SYNC_RECORD_RETENTION_DAYS: records of runs finished longer ago are pruned (default 30). */
   get recordRetentionDays(): number {
-    const days = num("SYNC_RECORD_RETENTION_DAYS", 30);
-    return Number.isFinite(days) && days > 0 ? days : 30;
+    return env.SYNC_RECORD_RETENTION_DAYS;
   },
 };

@@ -1,4 +1,4 @@
-// The one error body of every response (behaviour.md section 3): the interface's {message, status}
+// The one error body of every response (docs/architecture.md, "Errors"): the contract's {message, status}
 // plus JSON:API-style `errors` items, which the reference console reads (ui/src/services/common.ts
 // ErrorResponse; it toasts `errors[].detail`). Every error gets at least one item; a field error's
 // item points at the field. Kept free of server-only imports: the HTTP server's body limit

@@ -1,5 +1,5 @@
-// The one error mapper: every thrown error becomes {message, status, errors: [items]} (behaviour.md
-// section 3), with JSON:API-style items the reference console reads (ui/src/services/common.ts
+// The one error mapper: every thrown error becomes {message, status, errors: [items]}
+// (docs/architecture.md, "Errors"), with JSON:API-style items the reference console reads (ui/src/services/common.ts
 // ErrorResponse {status, title, detail}; ui/src/hooks/useErrorToast.tsx toasts each `detail`).
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";

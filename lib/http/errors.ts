@@ -1,6 +1,6 @@
 // The one mapper from thrown errors to the error response; the body is built by ./error-body.ts.
 import { ZodError } from "zod";
-import { AppError, type FieldError } from "@/lib/errors";
+import { AppError, fieldSummary, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { issueMessage } from "@/lib/validation/messages";
@@ -17,10 +17,8 @@ export function zodFieldErrors(err: ZodError, where: FieldError["in"] = "body"):
   }));
 }
 
-/** `path: message; path: message`, the summary sentence of field problems. */
-export function fieldSummary(errors: readonly FieldError[], whole = "body"): string {
-  return errors.map((e) => `${e.path || whole}: ${e.message}`).join("; ");
-}
+// The route wrapper words its parameter problems with the same summary.
+export { fieldSummary };
 
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "08006", "08001"]);
 
@@ -39,8 +37,8 @@ export function errorResponse(err: unknown, requestId?: string): Response {
     return errorJson(err.httpStatus, err.code, err.message, { fields: err.errors, headers: err.headers });
   }
   if (err instanceof ZodError) {
-    const fields = zodFieldErrors(err);
-    return errorJson(422, "validation_failed", `Validation failed: ${fieldSummary(fields)}`, { fields });
+    const failed = ValidationFailed.fromFields(zodFieldErrors(err));
+    return errorJson(failed.httpStatus, failed.code, failed.message, { fields: failed.errors });
   }
   if (err instanceof Prisma.PrismaClientKnownRequestError) {
     if (err.code === "P2002") return errorJson(409, "conflict", "A record with the same unique values already exists.");

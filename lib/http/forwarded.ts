@@ -2,10 +2,11 @@
 // believed with TRUST_PROXY=1, i.e. when the operator says a reverse proxy in front sets them;
 // otherwise the HTTP server (scripts/start.ts) drops them and fills X-Forwarded-For from the socket.
 import type { IncomingHttpHeaders } from "node:http";
+import { env } from "@/lib/config/env";
 import { isLoopback, socketPeer } from "./peer";
 
 /** TRUST_PROXY=1: a reverse proxy in front sets the forwarded headers. */
-export const trustProxy = (): boolean => process.env.TRUST_PROXY === "1";
+export const trustProxy = (): boolean => env.TRUST_PROXY;
 
 const CLAIMS = [
   "x-forwarded-host",

@@ -1,4 +1,4 @@
-// Pagination of behaviour.md section 2: `page`/`per_page` or `page[number]`/`page[size]`;
+// Pagination (docs/architecture.md, "API rules", 2): `page`/`per_page` or `page[number]`/`page[size]`;
 // default 25, max 100 (clamped); links are absolute and always carry all five keys.
 import { BadRequest } from "@/lib/errors";
 import type { Page } from "@/lib/page";

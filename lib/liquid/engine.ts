@@ -14,6 +14,7 @@ import {
   type Template,
   type TopLevelToken,
 } from "liquidjs";
+import { env } from "@/lib/config/env";
 
 export const NO_FILES = "templates cannot include files";
 
@@ -24,17 +25,11 @@ export interface TemplateLimits {
   memory: number;
 }
 
-function envLimit(name: string, fallback: number): number {
-  // Also bundled into the console's live preview, where `process` may not exist.
-  const raw = typeof process === "undefined" ? undefined : process.env?.[name];
-  const value = raw === undefined || raw.trim() === "" ? NaN : Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
+// Also bundled into the console's live preview, which has no server environment: the defaults apply.
 export const TEMPLATE_LIMITS: Readonly<TemplateLimits> = Object.freeze({
   parseLength: 100_000,
-  renderMs: envLimit("TEMPLATE_RENDER_LIMIT_MS", 1_000),
-  memory: envLimit("TEMPLATE_MEMORY_LIMIT", 5_000_000),
+  renderMs: env.TEMPLATE_RENDER_LIMIT_MS,
+  memory: env.TEMPLATE_MEMORY_LIMIT,
 });
 
 function refuseFiles(): never {

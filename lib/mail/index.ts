@@ -4,6 +4,7 @@
 // person their link. Links carry single-use secrets: they are logged only on that path, never when
 // mail goes out.
 import { createTransport, type Transporter } from "nodemailer";
+import { env } from "@/lib/config/env";
 import { logger as defaultLogger, type Logger } from "@/lib/logger";
 
 export interface MailMessage {
@@ -27,8 +28,8 @@ export interface Mailer {
 }
 
 export const mailSettings = (): MailSettings => ({
-  smtpUrl: process.env.SMTP_URL?.trim() || undefined,
-  from: process.env.MAIL_FROM?.trim() || "Datasync <no-reply@localhost>",
+  smtpUrl: env.SMTP_URL,
+  from: env.MAIL_FROM,
 });
 
 export function createMailer(settings: MailSettings): Mailer {

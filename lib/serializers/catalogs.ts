@@ -1,4 +1,4 @@
-// Catalog bodies: the create response is the bare record with an integer id (interface.md);
+// Catalog bodies: the create response is the bare record with an integer id (the API contract);
 // update and discover return the {id: string, type, attributes} resource with catalog_hash (the
 // reference's CatalogSerializer). A catalog stored before the protocol members existed gets them here.
 import { withProtocolMembers } from "@/lib/connectors/shared/catalog";

@@ -1,4 +1,4 @@
-// The answer of a connection check: interface.md's {result, details}, plus the reference protocol's
+// The answer of a connection check: the API contract's {result, details}, plus the reference protocol's
 // ConnectionStatus message ({type: "connection_status", connection_status: {status, message}}),
 // which the reference console reads to tell success from failure.
 import type { CheckConnectionResult } from "@/lib/services/connector-definitions";

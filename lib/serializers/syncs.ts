@@ -68,7 +68,7 @@ export const serializeSync = (s: SyncView) =>
   });
 
 /**
- * One sync as GET /syncs/{id} and POST /syncs return it: the bare resource (interface.md) and the
+ * One sync as GET /syncs/{id} and POST /syncs return it: the bare resource (the API contract) and the
  * same resource again under `data`, where the reference server puts it and its console reads it.
  */
 export function serializeSyncDocument(s: SyncView) {

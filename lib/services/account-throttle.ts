@@ -7,8 +7,9 @@
 //    inbox from many addresses.
 // The window is LOGIN_THROTTLE_WINDOW_SECONDS.
 import "server-only";
+import { env } from "@/lib/config/env";
 import { RateLimited } from "@/lib/errors";
-import { envInt, reserveInWindow, throttleAddress, throttleLimits } from "./login-throttle";
+import { reserveInWindow, throttleAddress, throttleLimits } from "./login-throttle";
 
 export interface AccountLimits {
   perIp: number;
@@ -17,8 +18,8 @@ export interface AccountLimits {
 }
 
 export const accountLimits = (): AccountLimits => ({
-  perIp: envInt("ACCOUNT_MAX_REQUESTS_PER_IP", 20),
-  perEmail: envInt("ACCOUNT_MAX_MAILS_PER_EMAIL", 5),
+  perIp: env.ACCOUNT_MAX_REQUESTS_PER_IP,
+  perEmail: env.ACCOUNT_MAX_MAILS_PER_EMAIL,
   windowSeconds: throttleLimits().windowSeconds,
 });
 

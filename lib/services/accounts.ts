@@ -13,6 +13,7 @@ import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, ValidationFailed } from "@/lib/errors";
 import { Prisma, type AccountTokenPurpose } from "@/lib/generated/prisma/client";
@@ -42,7 +43,7 @@ export interface AccountClient {
 }
 
 /** SIGNUP_ENABLED=1 (or true): anyone may create an account and a workspace of their own. */
-export const signupEnabled = (): boolean => /^(1|true|yes|on)$/i.test(process.env.SIGNUP_ENABLED?.trim() ?? "");
+export const signupEnabled = (): boolean => env.SIGNUP_ENABLED;
 
 export function assertSignupEnabled(): void {
   if (!signupEnabled()) {

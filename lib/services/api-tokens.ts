@@ -24,9 +24,7 @@ const withRelations = { role: true, user: { select: { id: true, email: true, nam
 function expiryFor(auth: AuthContext, requested: string | null | undefined): Date | null {
   const expiresAt = requested ? new Date(requested) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
-    throw new ValidationFailed("Validation failed: api_token.expires_at: must be in the future.", {
-      errors: [{ path: "api_token.expires_at", message: "must be in the future" }],
-    });
+    throw ValidationFailed.field("api_token.expires_at", "must be in the future");
   }
   const limit = auth.apiToken?.expiresAt;
   if (!limit) return expiresAt;

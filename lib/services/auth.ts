@@ -52,13 +52,13 @@ export async function changePassword(
   }
   assertUncommonPassword(input.password, "password");
   if (input.password === input.current_password) {
-    throw fieldError("password", "must differ from the current password");
+    throw ValidationFailed.field("password", "must differ from the current password");
   }
   const attempt = await beginLoginAttempt({ email: auth.user.email, ip: client.ip });
   const user = await prisma().user.findUnique({ where: { id: auth.user.id } });
   if (!user) throw new NotFound("The signed-in user no longer exists.");
   if (!(await verifyPassword(input.current_password, user.passwordHash))) {
-    throw fieldError("current_password", "is not your current password");
+    throw ValidationFailed.field("current_password", "is not your current password");
   }
   await attempt.succeeded();
   const passwordHash = await hashPassword(input.password);
@@ -70,9 +70,6 @@ export async function changePassword(
   const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: changedAt });
   return { token, expiresAt };
 }
-
-const fieldError = (path: string, message: string) =>
-  new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
 
 /** Revokes the session token used for this request until it would have expired anyway. */
 export async function logout(auth: AuthContext): Promise<void> {

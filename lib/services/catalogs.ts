@@ -105,7 +105,7 @@ export async function updateCatalog(auth: Auth, id: number, input: UpdateCatalog
     if (!existing) throw new NotFound(`Catalog ${id} was not found.`);
     if (input.connector_id !== undefined && input.connector_id !== existing.connectorId) {
       const message = `must be ${existing.connectorId}, the connector of catalog ${id}; use POST /api/v1/catalogs for another connector`;
-      throw new ValidationFailed(`Validation failed: connector_id ${message}.`, { errors: [{ path: "connector_id", message }] });
+      throw ValidationFailed.field("connector_id", message);
     }
     const connector = await connectorOf(tx, auth.workspaceId, existing.connectorId);
     const json = buildCatalogJson(input.catalog, connector.name, existing.catalog as unknown as CatalogJson);

@@ -28,7 +28,7 @@ export function requireDefinition(name: string, type: ConnectorKind | undefined,
   const definition = getDefinition(name, type);
   if (!definition) {
     const message = `"${name}" is not a known ${type ?? "connector"}; known: ${knownNames(type)}`;
-    throw new ValidationFailed(`Validation failed: ${path}: ${message}.`, { errors: [{ path, message }] });
+    throw ValidationFailed.field(path, message);
   }
   return definition;
 }

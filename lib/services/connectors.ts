@@ -27,10 +27,6 @@ import { checkConfiguration, configurationErrors, requireDefinition, type CheckC
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
-function invalid(errors: FieldError[]): ValidationFailed {
-  return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
-}
-
 export async function listConnectors(workspaceId: number, filter: ListConnectorsQuery, page: Page) {
   const where: Prisma.ConnectorWhereInput = {
     workspaceId,
@@ -76,7 +72,7 @@ function isUniqueViolation(err: unknown): boolean {
 export async function createConnector(auth: Auth, input: CreateConnectorInput): Promise<Connector> {
   const definition = requireDefinition(input.connector_name, input.connector_type, "connector.connector_name");
   const errors = configurationErrors(definition, input.configuration, "connector.configuration");
-  if (errors.length > 0) throw invalid(errors);
+  if (errors.length > 0) throw ValidationFailed.fromFields(errors);
   try {
     return await prisma().$transaction(async (tx) => {
       const clash = await tx.connector.findFirst({
@@ -118,7 +114,7 @@ function withStoredSecrets(existing: Connector, definition: ConnectorDefinition,
     const message = `enter it again: ${err.changedFields.join(", ")} changed, and a stored secret is only sent where it was entered for`;
     // The other fields' errors too, so one answer says everything to fix (masks are secrets' only errors here).
     const others = configurationErrors(definition, incoming, prefix).filter((e) => !err.secretPaths.some((p) => e.path.startsWith(`${prefix}.${p}`)));
-    throw invalid([...others, ...err.secretPaths.map((path) => ({ path: `${prefix}.${path}`, message }))]);
+    throw ValidationFailed.fromFields([...others, ...err.secretPaths.map((path) => ({ path: `${prefix}.${path}`, message }))]);
   }
 }
 
@@ -132,13 +128,13 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   if (input.connector_name !== undefined && input.connector_name.toLowerCase() !== existing.connectorName.toLowerCase()) {
     errors.push({ path: "connector.connector_name", message: `cannot change after create (it is ${existing.connectorName})` });
   }
-  if (errors.length > 0) throw invalid(errors);
+  if (errors.length > 0) throw ValidationFailed.fromFields(errors);
   const definition = requireDefinition(existing.connectorName, existing.connectorType, "connector.connector_name");
   let encrypted: string | undefined;
   if (input.configuration !== undefined) {
     const merged = withStoredSecrets(existing, definition, input.configuration, "connector.configuration");
     const configErrors = configurationErrors(definition, merged, "connector.configuration");
-    if (configErrors.length > 0) throw invalid(configErrors);
+    if (configErrors.length > 0) throw ValidationFailed.fromFields(configErrors);
     encrypted = encryptJson(merged);
   }
   const name = input.name ?? existing.name;

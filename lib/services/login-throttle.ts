@@ -12,6 +12,7 @@
 // Counters live in PostgreSQL (login_throttles), shared by every web process.
 import "server-only";
 import { isIP } from "node:net";
+import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { RateLimited } from "@/lib/errors";
 
@@ -26,17 +27,12 @@ export interface ThrottleLimits {
   backoffBaseSeconds: number;
 }
 
-export const envInt = (name: string, fallback: number): number => {
-  const value = Number(process.env[name]);
-  return Number.isSafeInteger(value) && value > 0 ? value : fallback;
-};
-
-/** From the environment; see the README's table for names and defaults. */
+/** From the environment (lib/config/env.ts has the names, forms and defaults). */
 export const throttleLimits = (): ThrottleLimits => ({
-  perAccountAddress: envInt("LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS", 10),
-  perIp: envInt("LOGIN_MAX_FAILURES_PER_IP", 50),
-  windowSeconds: envInt("LOGIN_THROTTLE_WINDOW_SECONDS", 900),
-  backoffBaseSeconds: envInt("LOGIN_BACKOFF_BASE_SECONDS", 15),
+  perAccountAddress: env.LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS,
+  perIp: env.LOGIN_MAX_FAILURES_PER_IP,
+  windowSeconds: env.LOGIN_THROTTLE_WINDOW_SECONDS,
+  backoffBaseSeconds: env.LOGIN_BACKOFF_BASE_SECONDS,
 });
 
 export interface LoginClient {

@@ -4,7 +4,7 @@ import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { getSource } from "@/lib/connectors/registry";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
-import { Conflict, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
@@ -20,16 +20,12 @@ const withConnector = {
 } as const satisfies Prisma.ModelInclude;
 export type ModelWithConnector = Prisma.ModelGetPayload<{ include: typeof withConnector }>;
 
-function invalid(errors: FieldError[]): ValidationFailed {
-  return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
-}
-
 /** The connector must be a source of this workspace; problems are reported on model.connector_id. */
 async function sourceConnector(tx: Tx, workspaceId: number, connectorId: number): Promise<{ connectorName: string }> {
   const connector = await tx.connector.findFirst({ where: { id: connectorId, workspaceId }, select: { connectorType: true, connectorName: true } });
-  if (!connector) throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} was not found in this workspace` }]);
+  if (!connector) throw ValidationFailed.fromFields([{ path: "model.connector_id", message: `connector ${connectorId} was not found in this workspace` }]);
   if (connector.connectorType !== "source") {
-    throw invalid([{ path: "model.connector_id", message: `connector ${connectorId} is a destination; a model reads from a source connector` }]);
+    throw ValidationFailed.fromFields([{ path: "model.connector_id", message: `connector ${connectorId} is a destination; a model reads from a source connector` }]);
   }
   return connector;
 }
@@ -43,7 +39,7 @@ function assertQueryAllowed(query: string, queryType: QueryType, connectorName: 
   try {
     getSource(connectorName).checkQuery?.(query);
   } catch (err) {
-    if (err instanceof ConnectorError) throw invalid([{ path: "model.query", message: err.message }]);
+    if (err instanceof ConnectorError) throw ValidationFailed.fromFields([{ path: "model.query", message: err.message }]);
     throw err;
   }
 }

@@ -52,9 +52,7 @@ export async function assignableRole(
 ): Promise<Role> {
   const role = await tx.role.findFirst({ where: { id, OR: [{ workspaceId: null }, { workspaceId }] } });
   if (!role) {
-    throw new ValidationFailed(`Validation failed: ${path}: role ${id} does not exist in this workspace.`, {
-      errors: [{ path, message: `role ${id} does not exist in this workspace` }],
-    });
+    throw ValidationFailed.field(path, `role ${id} does not exist in this workspace`);
   }
   return role;
 }

@@ -25,6 +25,7 @@ import {
 import type { Page } from "@/lib/page";
 import {
   scheduleErrors,
+  scheduleUses,
   type CreateSyncInput,
   type ListSyncsQuery,
   type ScheduleInput,
@@ -63,10 +64,6 @@ export type SyncView = Sync & {
   model: ModelSummary;
   lastRun: LastRun | null;
 };
-
-function invalid(errors: FieldError[]): ValidationFailed {
-  return new ValidationFailed(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, { errors });
-}
 
 /** A connector summary's columns, as the view selects them under a prefix (src_, dst_, mc_). */
 const CONNECTOR_COLUMNS = ["name", "description", "connector_name", "connector_type", "workspace_id", "created_at", "updated_at"] as const;
@@ -330,9 +327,7 @@ function configurationErrors(configuration: unknown): FieldError[] {
 
 /** Only the fields the schedule type uses are kept (manual: none; cron: no interval; interval: no cron). */
 function scheduleColumns(s: ScheduleInput) {
-  const cron = s.cron_expression?.trim() || null;
-  const useCron = s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null);
-  const useInterval = s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null);
+  const { cron, useCron, useInterval } = scheduleUses(s);
   return {
     scheduleType: s.schedule_type,
     syncInterval: useInterval ? (s.sync_interval ?? null) : null,
@@ -346,7 +341,7 @@ export async function createSync(auth: Auth, input: CreateSyncInput): Promise<Sy
   const schedule = scheduleColumns(input);
   return prisma().$transaction(async (tx) => {
     const errors = [...(await referenceErrors(tx, auth.workspaceId, input)), ...configurationErrors(input.configuration)];
-    if (errors.length > 0) throw invalid(errors);
+    if (errors.length > 0) throw ValidationFailed.fromFields(errors);
     const created = await tx.sync.create({
       data: {
         workspaceId: auth.workspaceId,
@@ -401,7 +396,7 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
     const refsChanged = (["source_id", "destination_id", "model_id", "stream_name"] as const).some((k) => input[k] !== undefined);
     if (refsChanged) errors.push(...(await referenceErrors(tx, auth.workspaceId, refs)));
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
-    if (errors.length > 0) throw invalid(errors);
+    if (errors.length > 0) throw ValidationFailed.fromFields(errors);
 
     const columns = scheduleChanged ? scheduleColumns(schedule) : {};
     await tx.sync.update({

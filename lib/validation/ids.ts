@@ -40,7 +40,7 @@ export function intId(description?: string, what = "an integer id") {
   return description ? schema.describe(`${description} An integer; a string of digits is accepted too.`) : schema;
 }
 
-/** A path id (behaviour.md section 1: a non-integer path id is a 400). */
+/** A path id: one that is not an integer is a 400 (an unknown one, later, a 404). */
 export const idParam = intId();
 
 /** A positive integer id in a query parameter (`?model_id=12`). */

@@ -1,4 +1,4 @@
-// Request shapes of the sync endpoints, and the schedule rules of behaviour.md sections 5-6 (shared
+// Request shapes of the sync endpoints, and the schedule rules (docs/architecture.md, "API rules", 5; shared
 // by the create schema, the update service and the console form).
 import { z } from "zod";
 import { sortSchema } from "./sort";
@@ -66,13 +66,24 @@ export interface ScheduleInput {
   timezone?: string | null;
 }
 
+/**
+ * What a schedule runs on: its cron expression (trimmed; null when blank), and whether the cron or
+ * the interval fields apply. `automated` runs on cron when one is given, else on the interval.
+ */
+export function scheduleUses(s: ScheduleInput): { cron: string | null; useCron: boolean; useInterval: boolean } {
+  const cron = s.cron_expression?.trim() || null;
+  return {
+    cron,
+    useCron: s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null),
+    useInterval: s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null),
+  };
+}
+
 /** The schedule rules, as field errors under `prefix` (e.g. "sync"); [] when the schedule is usable. */
 export function scheduleErrors(s: ScheduleInput, prefix = "sync"): FieldError[] {
   const errors: FieldError[] = [];
   const at = (field: string) => `${prefix}.${field}`;
-  const cron = s.cron_expression?.trim() || null;
-  const useCron = s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null);
-  const useInterval = s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null);
+  const { cron, useCron, useInterval } = scheduleUses(s);
   if (s.timezone && !isValidTimezone(s.timezone)) {
     errors.push({ path: at("timezone"), message: `"${s.timezone}" is not a known time zone; use an IANA name such as Europe/Paris` });
   }

@@ -1,6 +1,7 @@
 // GET /api/metrics - Prometheus metrics (runs by status, rows, durations, queue depth, rate-limit wait).
 // Only for METRICS_TOKEN holders or, without a token configured, a scraper on this machine.
 import { timingSafeEqual } from "node:crypto";
+import { env } from "@/lib/config/env";
 import { errorJson } from "@/lib/http/error-body";
 import { isLocalRequest } from "@/lib/http/forwarded";
 import { metricsRegistry } from "@/lib/services/metrics";
@@ -8,7 +9,7 @@ import { metricsRegistry } from "@/lib/services/metrics";
 export const dynamic = "force-dynamic";
 
 export async function GET(req: Request) {
-  const token = process.env.METRICS_TOKEN;
+  const token = env.METRICS_TOKEN;
   const allowed = token ? sameText(req.headers.get("authorization") ?? "", `Bearer ${token}`) : isLocalRequest(req.headers);
   if (!allowed) {
     const message = token

@@ -7,7 +7,7 @@ import type { Row } from "../types";
 import { numberField, optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import type { ColumnInfo } from "../shared/sql";
-import type { TableInfo } from "../shared/sql-write";
+import type { TableInfo } from "../shared/sql-catalog";
 import { connectGuarded } from "../net-policy";
 
 export interface MariaSettings {

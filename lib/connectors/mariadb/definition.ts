@@ -1,4 +1,4 @@
-import { JSON_SCHEMA_DRAFT } from "../shared/spec";
+import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
 
 /** Shared by the source and the destination. */
@@ -9,16 +9,7 @@ export const mariadbConnectionSpecification: JsonSchema = {
   required: ["host", "port", "username", "database"],
   properties: {
     host: { type: "string", title: "Host", description: "Host name or IP address of the MariaDB server.", minLength: 1, order: 0 },
-    port: {
-      type: ["integer", "string"],
-      title: "Port",
-      description: "TCP port of the server, usually 3306.",
-      pattern: "^[0-9]{1,5}$",
-      minimum: 1,
-      maximum: 65535,
-      default: 3306,
-      order: 1,
-    },
+    port: serverPortField(3306, 1),
     username: { type: "string", title: "Username", description: "User to connect as.", minLength: 1, order: 2 },
     password: { type: "string", title: "Password", description: "Password of the user.", secret: true, multiwoven_secret: true, order: 3 },
     database: { type: "string", title: "Database", description: "Database (schema) whose tables are used.", minLength: 1, order: 4 },
@@ -30,24 +21,7 @@ export const mariadbConnectionSpecification: JsonSchema = {
       default: "disable",
       order: 5,
     },
-    connect_timeout: {
-      type: "integer",
-      title: "Connect timeout (seconds)",
-      description: "How long to wait for a connection before giving up.",
-      minimum: 1,
-      maximum: 300,
-      default: 10,
-      order: 6,
-    },
-    query_timeout: {
-      type: "integer",
-      title: "Query timeout (seconds)",
-      description: "Longest a single statement (or one batch of a read) may run.",
-      minimum: 1,
-      maximum: 86400,
-      default: 60,
-      order: 7,
-    },
+    ...SQL_TIMEOUT_FIELDS,
   },
 };
 

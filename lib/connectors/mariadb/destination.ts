@@ -3,7 +3,9 @@
 import type { Pool, PoolConnection, ResultSetHeader } from "mysql2/promise";
 import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
-import { failAll, tablesCatalog, writeWithIsolation, type SqlBatchWriter, type TableInfo } from "../shared/sql-write";
+import { PoolCache } from "../shared/pool-cache";
+import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
+import { failAll, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
 import {
   connectionOptions,
@@ -28,13 +30,11 @@ interface PoolEntry {
   tables: Map<string, TableInfo> | undefined;
 }
 
-const pools = new Map<string, PoolEntry>();
+const pools = new PoolCache<PoolEntry>();
 
-async function poolFor(config: Row): Promise<PoolEntry> {
+function poolFor(config: Row): Promise<PoolEntry> {
   const settings = mariaSettings(config);
-  const key = settingsKey(settings);
-  let entry = pools.get(key);
-  if (!entry) {
+  return pools.get(settingsKey(settings), async () => {
     await assertHostAllowed(settings.host, undefined, { database: settings.database });
     const pool = mysqlPromise.createPool({ ...connectionOptions(settings), connectionLimit: 4, idleTimeout: 30_000 });
     // The core (callback) connection is handed over here, before any query of ours runs on it.
@@ -43,10 +43,8 @@ async function poolFor(config: Row): Promise<PoolEntry> {
     pool.pool.on("connection", (conn) => {
       conn.query(`${SESSION_SETUP}, max_statement_time = ${Number(settings.queryTimeoutMs / 1000)}`, () => undefined);
     });
-    entry = { pool, settings, tables: undefined };
-    pools.set(key, entry);
-  }
-  return entry;
+    return { pool, settings, tables: undefined };
+  });
 }
 
 async function tableInfo(entry: PoolEntry, conn: PoolConnection, name: string): Promise<TableInfo> {
@@ -149,18 +147,14 @@ async function discover(config: Row) {
   return described(config, () =>
     withConnection(config, async (conn, s) => {
       const tables = await listColumns(conn, s.database);
-      return tablesCatalog(tables.values(), s.database);
+      return destinationTablesCatalog(tables.values(), s.database);
     }),
   );
 }
 
 async function close(config: Row): Promise<void> {
   const s = trySettings(config);
-  if (!s) return;
-  const key = settingsKey(s);
-  const entry = pools.get(key);
-  pools.delete(key);
-  await entry?.pool.end();
+  if (s) await pools.close(settingsKey(s));
 }
 
 export const mariadbDestination: DestinationConnector = {

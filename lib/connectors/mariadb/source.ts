@@ -4,9 +4,9 @@ import { Types, type FieldPacket } from "mysql2";
 import type { RowDataPacket } from "mysql2/promise";
 import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { inBatches } from "../shared/batching";
-import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { jsonSafeRow, modelSelect, subquery, tableJsonSchema } from "../shared/sql";
+import { sourceTablesCatalog } from "../shared/sql-catalog";
+import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
 import {
   connectStreaming,
   described,
@@ -161,17 +161,7 @@ async function discover(config: Row) {
   return described(config, () =>
     withConnection(config, async (conn, s) => {
       const tables = await listColumns(conn, s.database);
-      return buildCatalog(
-        [...tables.values()].map((t) => ({
-          name: t.name,
-          url: `${s.database}.${t.name}`,
-          json_schema: tableJsonSchema(t.columns),
-          batch_support: false,
-          batch_size: 0,
-          request_method: "GET" as const,
-          ...(t.primaryKey.length > 0 ? { primary_key: t.primaryKey } : {}),
-        })),
-      );
+      return sourceTablesCatalog(tables.values(), s.database);
     }),
   );
 }

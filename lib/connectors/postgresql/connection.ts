@@ -7,7 +7,7 @@ import type { Row } from "../types";
 import { numberField, objectField, optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import type { ColumnInfo } from "../shared/sql";
-import type { TableInfo } from "../shared/sql-write";
+import type { TableInfo } from "../shared/sql-catalog";
 import { connectGuarded } from "../net-policy";
 
 export interface PgSettings {
@@ -73,7 +73,7 @@ export function timestamptzToIso(value: string): string {
 
 /**
  * int8 text → a JSON number when it is exact as one (|n| ≤ 2^53 − 1), else the text unchanged: a
- * record's `id` is 1, not "1" (interface.md types it integer), and no digit is ever lost.
+ * record's `id` is 1, not "1" (the API contract types it integer), and no digit is ever lost.
  */
 export function int8Value(value: string): number | string {
   const n = Number(value);

@@ -1,4 +1,4 @@
-import { JSON_SCHEMA_DRAFT } from "../shared/spec";
+import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
 
 /** Shared by the source and the destination: both connect the same way. */
@@ -15,16 +15,7 @@ export const postgresqlConnectionSpecification: JsonSchema = {
       minLength: 1,
       order: 0,
     },
-    port: {
-      type: ["integer", "string"],
-      title: "Port",
-      description: "TCP port of the server, usually 5432.",
-      pattern: "^[0-9]{1,5}$",
-      minimum: 1,
-      maximum: 65535,
-      default: 5432,
-      order: 1,
-    },
+    port: serverPortField(5432, 1),
     database: { type: "string", title: "Database", description: "Name of the database to connect to.", minLength: 1, order: 2 },
     schema: {
       type: "string",
@@ -69,24 +60,7 @@ export const postgresqlConnectionSpecification: JsonSchema = {
       default: "disable",
       order: 5,
     },
-    connect_timeout: {
-      type: "integer",
-      title: "Connect timeout (seconds)",
-      description: "How long to wait for a connection before giving up.",
-      minimum: 1,
-      maximum: 300,
-      default: 10,
-      order: 6,
-    },
-    query_timeout: {
-      type: "integer",
-      title: "Query timeout (seconds)",
-      description: "Longest a single statement (or one batch of a read) may run.",
-      minimum: 1,
-      maximum: 86400,
-      default: 60,
-      order: 7,
-    },
+    ...SQL_TIMEOUT_FIELDS,
   },
 };
 

@@ -2,7 +2,7 @@
 // set-based statements, bad rows isolated by the shared bisecting writer.
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { COPY_NULL, copyEscape, CopyInput } from "../shared/copy";
+import { COPY_NULL, copyEscape, CopyInput } from "../shared/pg-copy";
 import type {
   DestinationConnector,
   Row,
@@ -12,14 +12,9 @@ import type {
   WriteRecord,
 } from "../types";
 import { ConnectorError } from "../shared/errors";
-import {
-  failAll,
-  tablesCatalog,
-  keyOf,
-  writeWithIsolation,
-  type SqlBatchWriter,
-  type TableInfo,
-} from "../shared/sql-write";
+import { PoolCache } from "../shared/pool-cache";
+import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
+import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
 import { assertHostAllowed } from "../net-policy";
 import {
   clientConfig,
@@ -45,20 +40,16 @@ interface PoolEntry {
   canStage?: boolean;
 }
 
-const pools = new Map<string, PoolEntry>();
+const pools = new PoolCache<PoolEntry>();
 
-async function poolFor(config: Row): Promise<PoolEntry> {
+function poolFor(config: Row): Promise<PoolEntry> {
   const settings = pgSettings(config);
-  const key = settingsKey(settings);
-  let entry = pools.get(key);
-  if (!entry) {
+  return pools.get(settingsKey(settings), async () => {
     await assertHostAllowed(settings.host, undefined, { database: settings.database });
     const pool = new pg.Pool({ ...clientConfig(settings), max: 4, idleTimeoutMillis: 30_000 });
     pool.on("error", () => undefined); // idle client lost: the next checkout reconnects
-    entry = { pool, settings, tables: undefined };
-    pools.set(key, entry);
-  }
-  return entry;
+    return { pool, settings, tables: undefined };
+  });
 }
 
 async function tableInfo(entry: PoolEntry, client: pg.PoolClient, name: string): Promise<TableInfo> {
@@ -252,18 +243,14 @@ async function discover(config: Row) {
     withClient(config, async (client, s) => {
       const tables = await listColumns(client, s.schema);
       // Rows arrive through COPY, so a batch is bounded by memory, not by a statement's size.
-      return tablesCatalog(tables.values(), s.schema, 5000);
+      return destinationTablesCatalog(tables.values(), s.schema, 5000);
     }),
   );
 }
 
 async function close(config: Row): Promise<void> {
   const s = trySettings(config);
-  if (!s) return;
-  const key = settingsKey(s);
-  const entry = pools.get(key);
-  pools.delete(key);
-  await entry?.pool.end();
+  if (s) await pools.close(settingsKey(s));
 }
 
 export const postgresqlDestination: DestinationConnector = {

@@ -3,9 +3,9 @@ import Cursor from "pg-cursor";
 import type pg from "pg";
 import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
-import { buildCatalog } from "../shared/catalog";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
-import { jsonSafeRow, jsonSafeValue, modelSelect, subquery, tableJsonSchema } from "../shared/sql";
+import { sourceTablesCatalog } from "../shared/sql-catalog";
+import { jsonSafeRow, jsonSafeValue, modelSelect, subquery } from "../shared/sql";
 import {
   connect,
   described,
@@ -245,17 +245,7 @@ async function discover(config: Row) {
   return described(config, () =>
     withClient(config, async (client, s) => {
       const tables = await listColumns(client, s.schema);
-      return buildCatalog(
-        [...tables.values()].map((t) => ({
-          name: t.name,
-          url: `${s.schema}.${t.name}`,
-          json_schema: tableJsonSchema(t.columns),
-          batch_support: false,
-          batch_size: 0,
-          request_method: "GET" as const,
-          ...(t.primaryKey.length > 0 ? { primary_key: t.primaryKey } : {}),
-        })),
-      );
+      return sourceTablesCatalog(tables.values(), s.schema);
     }),
   );
 }

@@ -12,3 +12,39 @@ export const JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#";
  * and, for a secret object of strings (headers), on its values; the rest are hints for our form.
  */
 export const SPEC_KEYWORDS = ["secret", "multiwoven_secret", "order", "multiline", "placeholder", "group"] as const;
+
+/** The port of a database server's connection specification, with the server's usual port. */
+export function serverPortField(usual: number, order: number) {
+  return {
+    type: ["integer", "string"],
+    title: "Port",
+    description: `TCP port of the server, usually ${usual}.`,
+    pattern: "^[0-9]{1,5}$",
+    minimum: 1,
+    maximum: 65535,
+    default: usual,
+    order,
+  };
+}
+
+/** The two timeouts every SQL connector takes, last in its form (orders 6 and 7). */
+export const SQL_TIMEOUT_FIELDS = {
+  connect_timeout: {
+    type: "integer",
+    title: "Connect timeout (seconds)",
+    description: "How long to wait for a connection before giving up.",
+    minimum: 1,
+    maximum: 300,
+    default: 10,
+    order: 6,
+  },
+  query_timeout: {
+    type: "integer",
+    title: "Query timeout (seconds)",
+    description: "Longest a single statement (or one batch of a read) may run.",
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    order: 7,
+  },
+};

@@ -1,36 +1,9 @@
 // The write path shared by SQL destinations: check each record against the live table, write the
 // batch in as few statements as possible, and when a statement fails, bisect inside savepoints so
 // one bad row fails alone while its neighbours are written. One outcome per record, always.
-import type { Catalog, WriteAction, WriteOutcome, WriteRecord } from "../types";
-import { buildCatalog } from "./catalog";
-import { requiredForWrite, tableJsonSchema, type ColumnInfo } from "./sql";
+import type { WriteAction, WriteOutcome, WriteRecord } from "../types";
+import type { TableInfo } from "./sql-catalog";
 import { errorMessage } from "./errors";
-
-export interface TableInfo {
-  name: string;
-  columns: ColumnInfo[];
-  primaryKey: string[];
-}
-
-/**
- * A SQL destination's catalog: one stream per table (`namespace.table`), written in batches of
- * `batchSize` rows per statement group (larger batches amortise round trips; the ceiling is what one
- * statement or COPY may carry comfortably).
- */
-export function tablesCatalog(tables: Iterable<TableInfo>, namespace: string, batchSize = 1000): Catalog {
-  return buildCatalog(
-    [...tables].map((t) => ({
-      name: t.name,
-      url: `${namespace}.${t.name}`,
-      json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
-      batch_support: true,
-      batch_size: batchSize,
-      request_method: "POST" as const,
-      primary_key: t.primaryKey,
-    })),
-    { request_rate_concurrency: 4 },
-  );
-}
 
 /** What a dialect must provide; the session is one connection inside an open transaction. */
 export interface SqlBatchWriter {

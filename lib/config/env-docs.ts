@@ -1,0 +1,140 @@
+// The README's two tables of environment variables, written from lib/config/env.ts (the product's)
+// and from TEST_VARIABLES below (read only by tests, e2e specs and benchmarks, so not in the runtime
+// schema). `npm run docs:env` rewrites them; lib/config/env-docs.test.ts fails when they differ.
+import { ENV_NAMES, envSchema, variableMeta, type EnvName } from "./env";
+
+export interface DocumentedVariable {
+  name: string;
+  /** As the README shows it; "" for none. */
+  default: string;
+  meaning: string;
+}
+
+export const TEST_VARIABLES: DocumentedVariable[] = [
+  {
+    name: "TEST_DATABASE_URL",
+    default: "embedded",
+    meaning:
+      "PostgreSQL server where each vitest file gets its own database, and where the Playwright server creates its own; unset = an embedded PostgreSQL",
+  },
+  {
+    name: "TEST_DATA_DIR",
+    default: "`.data/test`",
+    meaning: "files of vitest's embedded PostgreSQL (without `TEST_DATABASE_URL`)",
+  },
+  { name: "TEST_EMBEDDED_PG_PORT", default: "`54339`", meaning: "port of vitest's embedded PostgreSQL" },
+  {
+    name: "MARIADB_URL",
+    default: "",
+    meaning:
+      "MariaDB server of the MariaDB connector tests, e.g. `mysql://root@127.0.0.1:3306/test`; unset = those tests report themselves skipped",
+  },
+  {
+    name: "PG_TEST_HOST",
+    default: "`127.0.0.1`",
+    meaning: "PostgreSQL server the PostgreSQL connector tests read and write",
+  },
+  { name: "PG_TEST_PORT", default: "`5432`", meaning: "its port" },
+  {
+    name: "E2E_PORT",
+    default: "`3100`",
+    meaning:
+      "port of the server the Playwright tests start (specs that need a second server use this + 100 and + 300)",
+  },
+  {
+    name: "E2E_DATA_DIR",
+    default: "`.data/e2e`",
+    meaning: "files of the Playwright server's embedded PostgreSQL (without `TEST_DATABASE_URL`)",
+  },
+  {
+    name: "E2E_PG_HOST",
+    default: "`127.0.0.1`",
+    meaning: "PostgreSQL with the `test` database the e2e specs' connectors read and write",
+  },
+  { name: "E2E_PG_PORT", default: "`5432`", meaning: "its port" },
+  { name: "E2E_PG_USER", default: "`postgres`", meaning: "its user" },
+  { name: "E2E_PG_PASSWORD", default: "", meaning: "that user's password" },
+  { name: "E2E_PG_DATABASE", default: "`test`", meaning: "the database" },
+  {
+    name: "CONSOLE_BASE_URL",
+    default: "",
+    meaning: "console specs: the console under test, when not the Playwright server",
+  },
+  { name: "CHROMIUM_PATH", default: "`/usr/bin/chromium`", meaning: "the Chromium Playwright drives" },
+  {
+    name: "CI",
+    default: "",
+    meaning: "set: Playwright starts a fresh server instead of reusing one and writes an HTML report",
+  },
+  {
+    name: "OPS_TRIALS",
+    default: "`10`",
+    meaning:
+      "`tests/ops/worker-kill.test.ts`: trials (a sync whose worker is killed mid-run, then finished and re-run)",
+  },
+  { name: "OPS_LANES", default: "`2`", meaning: "`tests/ops/worker-kill.test.ts`: trials run side by side" },
+  {
+    name: "OPS_SEED",
+    default: "the clock",
+    meaning: "`tests/ops/worker-kill.test.ts`: seed of the random kill times, to replay a failure",
+  },
+  {
+    name: "BENCH_DATABASE_URL",
+    default: "`TEST_DATABASE_URL`",
+    meaning: "`npm run bench`: PostgreSQL server of the benchmarks' databases",
+  },
+];
+
+function shown(value: unknown): string {
+  if (value === undefined) return "";
+  if (typeof value === "boolean") return value ? "`1`" : "`0`";
+  return `\`${String(value)}\``;
+}
+
+/** The default of a variable as the README shows it: its words for it, else the value when unset. */
+function defaultOf(name: EnvName): string {
+  const meta = variableMeta(name);
+  if (meta.unset !== undefined) return meta.unset;
+  const unset = envSchema.shape[name].safeParse(undefined);
+  return unset.success ? shown(unset.data) : "";
+}
+
+export const RUNTIME_VARIABLES: DocumentedVariable[] = ENV_NAMES.map((name) => ({
+  name,
+  default: defaultOf(name),
+  meaning: variableMeta(name).description,
+}));
+
+export function renderTable(variables: DocumentedVariable[]): string {
+  const rows = variables.map((v) => `| \`${v.name}\` | ${v.default} | ${v.meaning} |`);
+  return ["| variable | default | meaning |", "|---|---|---|", ...rows].join("\n");
+}
+
+export const MARKERS = {
+  runtime: ["<!-- env:runtime:start (npm run docs:env writes this table) -->", "<!-- env:runtime:end -->"],
+  test: ["<!-- env:test:start (npm run docs:env writes this table) -->", "<!-- env:test:end -->"],
+} as const;
+
+/** The text between a pair of markers, or undefined when they are missing. */
+export function section(text: string, [start, end]: readonly [string, string]): string | undefined {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) return undefined;
+  return text.slice(from + start.length, to).trim();
+}
+
+/** `text` with the tables between their markers replaced by freshly rendered ones. */
+export function withTables(text: string): string {
+  let out = text;
+  for (const [key, variables] of [
+    ["runtime", RUNTIME_VARIABLES],
+    ["test", TEST_VARIABLES],
+  ] as const) {
+    const [start, end] = MARKERS[key];
+    const from = out.indexOf(start);
+    const to = out.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`README.md lacks the markers ${start} … ${end}`);
+    out = `${out.slice(0, from + start.length)}\n${renderTable(variables)}\n${out.slice(to)}`;
+  }
+  return out;
+}
