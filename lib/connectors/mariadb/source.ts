@@ -164,6 +164,7 @@ async function discover(config: Row) {
       return buildCatalog(
         [...tables.values()].map((t) => ({
           name: t.name,
+          action: "fetch" as const,
           url: `${s.database}.${t.name}`,
           json_schema: tableJsonSchema(t.columns),
           batch_support: false,

@@ -21,6 +21,7 @@ export function tablesCatalog(tables: Iterable<TableInfo>, namespace: string, ba
   return buildCatalog(
     [...tables].map((t) => ({
       name: t.name,
+      action: "fetch" as const,
       url: `${namespace}.${t.name}`,
       json_schema: tableJsonSchema(t.columns, requiredForWrite(t.columns)),
       batch_support: true,
