@@ -22,7 +22,7 @@ import { useCreateSync, useSyncConfigurations, useUpdateSync } from "@/lib/api-c
 import type { JsonSchema, Mapping, Sync } from "@/lib/api-client/types";
 import { normalizeConfiguration } from "@/lib/engine/mapping";
 import { nextRunTimes, scheduleSpecFromApi } from "@/lib/engine/schedule";
-import { createSyncSchema, scheduleErrors, SYNC_INTERVAL_UNITS, SYNC_MODES } from "@/lib/validation/syncs";
+import { createSyncSchema, scheduleErrors, scheduleUses, SYNC_INTERVAL_UNITS, SYNC_MODES } from "@/lib/validation/syncs";
 import { MappingEditor, mappingProblems, type DestinationField } from "./mapping-editor";
 
 type Values = z.input<typeof createSyncSchema>;
@@ -144,8 +144,13 @@ export function SyncWizard({ sync }: { sync?: Sync }) {
 
   const submit = form.handleSubmit((values) => {
     const { cursor_field, ...rest } = values.sync;
+    // The form keeps every schedule field; the API refuses values the schedule type does not run on.
+    const uses = scheduleUses(rest);
     const body = {
       ...rest,
+      sync_interval: uses.interval ? rest.sync_interval : null,
+      sync_interval_unit: uses.interval ? rest.sync_interval_unit : null,
+      cron_expression: uses.cron ? rest.cron_expression : null,
       configuration: (rest.configuration as Mapping[]) ?? [],
       cursor_field: rest.sync_mode === "incremental" && cursor_field ? cursor_field : null,
       name: rest.name || null,

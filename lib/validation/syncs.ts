@@ -65,13 +65,21 @@ export interface ScheduleInput {
   timezone?: string | null;
 }
 
+/** What a schedule runs on: its cron expression, its interval, or neither (automated: cron when given, else interval). */
+export function scheduleUses(s: ScheduleInput): { cron: boolean; interval: boolean } {
+  const cron = s.cron_expression?.trim() || null;
+  return {
+    cron: s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null),
+    interval: s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null),
+  };
+}
+
 /** The schedule rules, as field errors under `prefix` (e.g. "sync"); [] when the schedule is usable. */
 export function scheduleErrors(s: ScheduleInput, prefix = "sync"): FieldError[] {
   const errors: FieldError[] = [];
   const at = (field: string) => `${prefix}.${field}`;
   const cron = s.cron_expression?.trim() || null;
-  const useCron = s.schedule_type === "cron_expression" || (s.schedule_type === "automated" && cron !== null);
-  const useInterval = s.schedule_type === "interval" || (s.schedule_type === "automated" && cron === null);
+  const { cron: useCron, interval: useInterval } = scheduleUses(s);
   if (s.timezone && !isValidTimezone(s.timezone)) {
     errors.push({ path: at("timezone"), message: `"${s.timezone}" is not a known time zone; use an IANA name such as Europe/Paris` });
   }
@@ -86,6 +94,39 @@ export function scheduleErrors(s: ScheduleInput, prefix = "sync"): FieldError[] 
     const why = s.schedule_type === "automated" ? "when schedule_type is automated without a cron_expression" : "when schedule_type is interval";
     if (!s.sync_interval || s.sync_interval <= 0) errors.push({ path: at("sync_interval"), message: `must be greater than 0 ${why}` });
     if (!s.sync_interval_unit) errors.push({ path: at("sync_interval_unit"), message: `is required ${why}` });
+  }
+  return errors;
+}
+
+/** Which schedule values a request sets: a sync_interval above 0, a cron_expression that is not blank. */
+export interface ScheduleValuesSet {
+  sync_interval: boolean;
+  cron_expression: boolean;
+}
+
+/**
+ * A value the request sets for a schedule field its schedule type does not run on would be dropped
+ * without a word (an interval beside a cron expression, a cron expression on an interval schedule):
+ * each is an error that names what it conflicts with. sync_interval_unit alone is no conflict.
+ */
+export function scheduleConflictErrors(s: ScheduleInput, set: ScheduleValuesSet, prefix = "sync"): FieldError[] {
+  const uses = scheduleUses(s);
+  const errors: FieldError[] = [];
+  if (set.sync_interval && !uses.interval) {
+    const message =
+      s.schedule_type === "manual"
+        ? "conflicts with schedule_type manual, which runs only when triggered; send sync_interval null, or schedule_type interval"
+        : s.schedule_type === "cron_expression"
+          ? "conflicts with schedule_type cron_expression, which runs on cron_expression alone; send sync_interval null, or schedule_type interval without a cron_expression"
+          : "conflicts with cron_expression: an automated schedule with a cron_expression runs on it alone; send sync_interval or cron_expression, not both";
+    errors.push({ path: `${prefix}.sync_interval`, message });
+  }
+  if (set.cron_expression && !uses.cron) {
+    const message =
+      s.schedule_type === "manual"
+        ? "conflicts with schedule_type manual, which runs only when triggered; send cron_expression null, or schedule_type cron_expression"
+        : "conflicts with schedule_type interval, which runs every sync_interval sync_interval_unit; send cron_expression null, or schedule_type cron_expression";
+    errors.push({ path: `${prefix}.cron_expression`, message });
   }
   return errors;
 }
