@@ -3,10 +3,10 @@ import { can } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
 import { authenticate } from "./auth-context";
-import { newMember, newWorkspace, systemRoleId } from "./auth.fixtures";
+import { newMember, newWorkspace, systemRoleId } from "@/tests/support/auth-fixtures";
 
 useTestDatabase();
 afterEach(() => vi.useRealTimers());

@@ -3,11 +3,11 @@ import { signToken } from "@/lib/auth/jwt";
 import { can } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { NotFound, Unauthorized } from "@/lib/errors";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken, revokeApiToken } from "./api-tokens";
 import { logout } from "./auth";
 import { authenticate } from "./auth-context";
-import { newMember, newWorkspace, systemRoleId } from "./auth.fixtures";
+import { newMember, newWorkspace, systemRoleId } from "@/tests/support/auth-fixtures";
 
 useTestDatabase();
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { RateLimited, Unauthorized } from "@/lib/errors";
 import { prisma } from "@/lib/db/client";
 import { clientAddress } from "@/lib/http/forwarded";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { login } from "./auth";
-import { FIXTURE_PASSWORD, newMember } from "./auth.fixtures";
+import { FIXTURE_PASSWORD, newMember } from "@/tests/support/auth-fixtures";
 import { beginLoginAttempt, throttleAddress, type ThrottleLimits } from "./login-throttle";
 
 useTestDatabase();
