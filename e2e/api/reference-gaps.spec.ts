@@ -114,7 +114,7 @@ test("18.5 a model may have no primary key; a sync on it is refused until it has
   await createSync({ model_id: Number(keyless.id) });
   // While a sync uses it, the key stays.
   const removed = await expectError(await ws.admin.put(`/api/v1/models/${keyless.id}`, { model: { primary_key: null } }), 422, "validation_failed");
-  expect(fieldErrors(removed)).toEqual([{ path: "model.primary_key", message: expect.stringMatching(/^cannot be removed while sync \d+ use this model/) }]);
+  expect(fieldErrors(removed)).toEqual([{ path: "model.primary_key", message: expect.stringMatching(/^cannot be removed while this model has syncs \(sync \d+/) }]);
 });
 
 test("18.6 an interval beside a cron expression is a 422 naming the conflict, on create and update", async () => {

@@ -55,7 +55,7 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   });
   if (!sync) throw new RunSetupError("The sync no longer exists.");
   const { model, source: sourceRow, destination: destinationRow } = sync;
-  // The API refuses syncs on such a model; this covers rows written around it.
+  // The API refuses syncs on a model without a key; one set up another way fails here, not row by row.
   const { primaryKey } = model;
   if (!primaryKey) throw new RunSetupError(`The model "${model.name}" has no primary key; change tracking needs one: set it on the model.`);
 

@@ -114,7 +114,7 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
     if (input.primary_key === null && existing.primaryKey !== null) {
       const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
       if (syncs.length > 0) {
-        throw invalid([{ path: "model.primary_key", message: `cannot be removed while ${describeSyncs(syncs)} use this model: change tracking needs it` }]);
+        throw invalid([{ path: "model.primary_key", message: `cannot be removed while this model has syncs (${describeSyncs(syncs)}): change tracking needs it` }]);
       }
     }
     const model = await tx.model.update({

@@ -34,7 +34,7 @@ const modelFields = {
   configuration: jsonObjectSchema.nullish().describe("Extra settings of the query type (e.g. the table for table_selector)."),
   // Optional, as in the reference ("" and null mean none, as its console sends them); a sync needs it.
   primary_key: z
-    .string({ error: "must be a column name" })
+    .string()
     .trim()
     .max(255)
     .nullish()
