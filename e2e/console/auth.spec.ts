@@ -45,7 +45,7 @@ test("sign-in tells a throttled attempt apart from a wrong password", async ({ p
   await page.getByLabel("Password").fill("not-the-password-1");
   const attempt = async () => {
     await Promise.all([page.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials")), page.getByRole("button", { name: "Sign in" }).click()]);
-    return page.getByRole("alert");
+    return page.locator("form").getByRole("alert");
   };
   // LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS (10) wrong passwords, then the account+address waits.
   for (let i = 0; i < 10; i++) await expect(await attempt()).toHaveText("The email or password is incorrect.");
