@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { useTestDatabase } from "./helpers/db";
+import { useTestDatabase } from "./support/db";
 
 useTestDatabase();
 

@@ -8,6 +8,7 @@ import { pgPool, prisma } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { triggerSync } from "@/lib/engine";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { pgConnectorConfig } from "@/tests/support/pg-connector";
 import { CUSTOMER_COLUMNS } from "./pg";
 
 export async function prepareAppDatabase(url: string): Promise<void> {
@@ -15,17 +16,8 @@ export async function prepareAppDatabase(url: string): Promise<void> {
   await migrateDatabase(url);
 }
 
-export function pgConfig(url: string): Row {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 5432),
-    database: u.pathname.slice(1),
-    schema: "public",
-    ssl_mode: "disable",
-    credentials: { auth_type: "username/password", username: decodeURIComponent(u.username || "postgres"), password: decodeURIComponent(u.password) },
-  };
-}
+/** Local scratch databases take no TLS. */
+export const pgConfig = (url: string): Row => pgConnectorConfig(url, { ssl_mode: "disable" });
 
 export const CUSTOMER_MAPPING = CUSTOMER_COLUMNS.split(", ").map((c) => ({ from: c, to: c, mapping_type: "standard" }));
 

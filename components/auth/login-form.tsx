@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 import { InlineError, LoadingState } from "@/components/ui/states";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
+import { signInErrorMessage } from "@/lib/auth/sign-in-error";
 import { loginSchema } from "@/lib/validation/auth";
 import { AuthCard } from "./auth-card";
 
@@ -39,8 +40,8 @@ export function LoginForm({ callbackUrl, expired }: { callbackUrl?: string; expi
     setError(null);
     const res = await signIn("credentials", { email: values.email, password: values.password, redirect: false });
     if (!res || res.error || !res.ok) {
-      // A throttled attempt says how long to wait; anything else is the one neutral sentence.
-      setError(res?.error?.startsWith("Too many") ? res.error : "The email or password is incorrect.");
+      // Wrong credentials, throttling, an outage and a server error each have their own sentence.
+      setError(signInErrorMessage(res?.error));
       return;
     }
     // Only paths inside the console may be returned to after signing in.

@@ -59,7 +59,7 @@ export function ModelDetail({ id }: { id: string }) {
               title="Query"
               description={
                 <>
-                  <Badge>{m.attributes.query_type.replace("_", " ")}</Badge> · primary key <code>{m.attributes.primary_key}</code>
+                  <Badge>{m.attributes.query_type.replace("_", " ")}</Badge> · {m.attributes.primary_key ? <>primary key <code>{m.attributes.primary_key}</code></> : "no primary key (a sync needs one)"}
                 </>
               }
               actions={
@@ -77,7 +77,7 @@ export function ModelDetail({ id }: { id: string }) {
           {(preview.data || preview.error) && (
             <Card>
               <CardHeader title="Preview" />
-              <CardBody>{preview.error ? <InlineError message={errorMessage(preview.error)} /> : <PreviewTable rows={preview.data ?? []} highlight={m.attributes.primary_key} />}</CardBody>
+              <CardBody>{preview.error ? <InlineError message={errorMessage(preview.error)} /> : <PreviewTable rows={preview.data ?? []} highlight={m.attributes.primary_key ?? undefined} />}</CardBody>
             </Card>
           )}
           <Card>

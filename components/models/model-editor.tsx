@@ -61,7 +61,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
   const source = sources.data?.find((s) => Number(s.id) === Number(connectorId));
   const tables = useDiscover(connectorId ? String(connectorId) : undefined, { enabled: mode === "table" && Boolean(connectorId) });
   const columns = previewRows?.[0] ? Object.keys(previewRows[0]) : [];
-  const pkOptions = [...new Set([...columns, ...(model && !columns.length ? [model.attributes.primary_key] : [])])];
+  const pkOptions = [...new Set([...columns, ...(model?.attributes.primary_key && !columns.length ? [model.attributes.primary_key] : [])])];
 
   async function runPreview() {
     setPreviewError(null);
@@ -228,7 +228,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
               <p className="mb-2 text-sm text-slate-500">
                 {previewRows.length} row{previewRows.length === 1 ? "" : "s"} shown.
               </p>
-              <PreviewTable rows={previewRows} highlight={primaryKey} />
+              <PreviewTable rows={previewRows} highlight={primaryKey ?? undefined} />
             </>
           ) : (
             !previewError && <p className="text-sm text-slate-500">Run a preview to check the rows and choose the primary key.</p>
@@ -239,12 +239,12 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
       <Card>
         <CardHeader title="4. Primary key and name" />
         <CardBody className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-          <Field label="Primary key" required hint="The column whose value identifies a row across runs." error={errors?.primary_key && `Primary key ${errors.primary_key.message}`}>
+          <Field label="Primary key" hint="The column whose value identifies a row across runs; a sync on this model needs it." error={errors?.primary_key && `Primary key ${errors.primary_key.message}`}>
             {(p) => (
               <Select
                 {...p}
                 name="model.primary_key"
-                value={primaryKey}
+                value={primaryKey ?? ""}
                 onChange={(e) => form.setValue("model.primary_key", e.target.value, { shouldValidate: true })}
                 disabled={pkOptions.length === 0}
               >

@@ -356,7 +356,7 @@ test("bad bodies are refused with 4xx and leave nothing behind", async () => {
       // check_connection answers 200 {result, details} for any configuration it was given (by contract).
       if (e.path.endsWith("/check_connection") && res.status() === 200 && what.includes("connection_spec")) {
         const answer = await res.json();
-        if (!["success", "failed"].includes(answer.result) || typeof answer.details !== "string") problems.push({ what: `${label(e)} ${what}`, status: 200, body: JSON.stringify(answer) });
+        if (!["success", "failure"].includes(answer.result) || typeof answer.details !== "string") problems.push({ what: `${label(e)} ${what}`, status: 200, body: JSON.stringify(answer) });
         return;
       }
       if (res.status() < 300) {

@@ -60,7 +60,7 @@ test("POST /connector_definitions/check_connection reports success and failure",
       connection_spec: pgConfiguration({ port: 1, connect_timeout: 2 }),
     })
   ).json();
-  expect(refused.result).toBe("failed");
+  expect(refused.result).toBe("failure");
   expect(refused.details).toMatch(/127\.0\.0\.1|connect/i);
 
   // A configuration that breaks the schema is a failed check naming the fields (the console shows it by the form).
@@ -70,7 +70,7 @@ test("POST /connector_definitions/check_connection reports success and failure",
   });
   expect(invalid.status()).toBe(200);
   const invalidBody = await invalid.json();
-  expect(invalidBody.result).toBe("failed");
+  expect(invalidBody.result).toBe("failure");
   expect(invalidBody.details).toContain("host");
   expect(invalidBody.details).toContain("credentials");
 });

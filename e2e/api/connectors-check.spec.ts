@@ -80,7 +80,7 @@ test("wrong password: a clear failure that never echoes a password; masked secre
   expect(shown.credentials.password).toBe(MASK);
   const wrong = await check({ configuration: { ...shown, credentials: { ...shown.credentials, password: WRONG } } });
   expect(wrong).toMatchObject({
-    result: "failed",
+    result: "failure",
     details: `Password authentication failed for user "${PG_USER}". Check the username and password.`,
   });
   expect(await check()).toMatchObject({ result: "success" });
@@ -95,22 +95,22 @@ test("wrong password: a clear failure that never echoes a password; masked secre
   );
   expect(fieldErrors(retarget)).toEqual([{ path: "configuration.credentials.password", message: expect.stringMatching(/enter it again: port changed/) }]);
   const refused = await check({ configuration: { ...shown, port: 1, connect_timeout: 2, credentials: { ...shown.credentials, password: RIGHT } } });
-  expect(refused.result).toBe("failed");
+  expect(refused.result).toBe("failure");
   expect(refused.details).toMatch(/127\.0\.0\.1:1.*refused/);
   // Settings that break the connector's schema fail the check naming the fields, as check_connection does.
   const invalid = await check({ configuration: { ...shown, host: undefined } });
-  expect(invalid.result).toBe("failed");
+  expect(invalid.result).toBe("failure");
   expect(invalid.details).toMatch(/invalid: .*host/);
 
   // The password changes on the server: re-testing the saved connector says so.
   await pw!.asOwner(`ALTER ROLE ${PG_USER} PASSWORD '${CHANGED}'`);
   expect(await check()).toMatchObject({
-    result: "failed",
+    result: "failure",
     details: `Password authentication failed for user "${PG_USER}". Check the username and password.`,
   });
   // The new password, typed once, is tried without saving (the stored one is still the old).
   expect(await check({ configuration: { ...shown, credentials: { ...shown.credentials, password: CHANGED } } })).toMatchObject({ result: "success" });
-  expect((await check()).result).toBe("failed");
+  expect((await check()).result).toBe("failure");
 
   // Checks change nothing, so they leave no audit entry (check_connection writes none either).
   expect(await auditTotal()).toBe(auditsBefore);

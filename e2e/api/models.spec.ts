@@ -78,8 +78,8 @@ test("POST /models refuses bad input with clear 422s", async () => {
   expect(dest.message).toContain("destination");
   const missing = await expectError(await ws.admin.post("/api/v1/models", body({ connector_id: 99999999 })), 422, "validation_failed");
   expect(fieldErrors(missing)).toEqual([expect.objectContaining({ path: "model.connector_id" })]);
-  const noPk = await expectError(await ws.admin.post("/api/v1/models", { model: { name: "x", query: "SELECT 1", query_type: "raw_sql", connector_id: sourceId } }), 422, "validation_failed");
-  expect(fieldErrors(noPk)).toEqual([expect.objectContaining({ path: "model.primary_key" })]);
+  const pk = await expectError(await ws.admin.post("/api/v1/models", body({ primary_key: 7 })), 422, "validation_failed");
+  expect(fieldErrors(pk)).toEqual([expect.objectContaining({ path: "model.primary_key" })]);
 });
 
 test("PUT /models/{id} updates; DELETE is 204 then 404", async () => {

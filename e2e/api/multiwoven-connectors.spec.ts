@@ -210,7 +210,7 @@ test("13.8 check_connection and connectors/{id}/check add the reference's connec
     expect(res.status(), await res.text()).toBe(200);
     const body = await res.json();
     expect(body).toEqual({
-      result: ok ? "success" : "failed",
+      result: ok ? "success" : "failure",
       details: expect.any(String),
       type: "connection_status",
       connection_status: { status: ok ? "succeeded" : "failed", message: body.details },

@@ -186,7 +186,8 @@ test("revoked and expired tokens are 401 on every non-public endpoint", async ({
     workspaceId: ws.id,
   });
   expect((await session.delete("/api/v1/logout")).status()).toBe(200);
-  await new Promise((r) => setTimeout(r, 2100));
+  // Waits for the expiry on the server's clock, not for a fixed time.
+  await expect.poll(async () => (await expired.api.get("/api/v1/users/me")).status(), { timeout: 30_000 }).toBe(401);
   const problems: string[] = [];
   for (const e of ENDPOINTS.filter((x) => !x.skip && x.permission !== "public")) {
     for (const [kind, api] of [

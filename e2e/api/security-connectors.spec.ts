@@ -55,12 +55,12 @@ test("1. ENV['X'] placeholders resolve nothing the operator did not share: no se
   try {
     for (const name of ["DATABASE_URL", "JWT_SECRET", "ENCRYPTION_KEY", "ADMIN_PASSWORD", "HOME", "PATH"]) {
       const pg = await checkConnection(member, "Postgresql", pgConfiguration({ host: `ENV['${name}']` }));
-      expect(pg.result, name).toBe("failed");
+      expect(pg.result, name).toBe("failure");
       expect(pg.details, name).toContain(`ENV['${name}'], which this server does not share with connectors`);
       expect(pg.raw).not.toContain("postgresql://");
       expect(pg.raw).not.toContain(ADMIN.password);
       const http = await checkConnection(member, "Http", { destination_url: hook.url, headers: { Authorization: `ENV['${name}']` } });
-      expect(http.result, name).toBe("failed");
+      expect(http.result, name).toBe("failure");
     }
     expect(hook.seen).toEqual([]);
     // Stored placeholders are refused on the field, so no run can resolve them later either.
@@ -93,7 +93,7 @@ test("2. the application's own database is no source or destination, even with i
       expect(res.status(), await res.text()).toBe(201);
       const id = (await res.json()).data.id as string;
       const check = await (await member.post(`/api/v1/connectors/${id}/check`)).json();
-      expect(check).toMatchObject({ result: "failed", details: expect.stringContaining("own application database") });
+      expect(check).toMatchObject({ result: "failure", details: expect.stringContaining("own application database") });
       if (type === "source") {
         const preview = await member.post(`/api/v1/connectors/${id}/query_source`, { query: "SELECT email, password_digest FROM users" });
         const text = await preview.text();
@@ -180,7 +180,7 @@ test("8. a stored secret is never sent to a target the Member chose: URL, host o
 test("14. private addresses the operator did not allow are refused (the test server allows 127.0.0.1 and ::1 only)", async () => {
   for (const url of ["http://10.1.2.3/hook", "http://192.168.0.10/hook", "http://127.0.0.2:9/hook", "http://[fe80::1]/hook"]) {
     const answer = await checkConnection(member, "Http", { destination_url: url });
-    expect(answer.result, url).toBe("failed");
+    expect(answer.result, url).toBe("failure");
     expect(answer.details, url).toMatch(/private, loopback or link-local.*OUTBOUND_ALLOW_PRIVATE/);
   }
   const pg = await checkConnection(member, "Postgresql", pgConfiguration({ host: "10.1.2.3", connect_timeout: 2 }));

@@ -41,14 +41,14 @@ test("HTTP connectors may never reach cloud metadata addresses (check_connection
     const res = await ws.admin.post("/api/v1/connector_definitions/check_connection", { name: "Http", connection_spec: { destination_url: url } });
     expect(res.status(), await res.text()).toBe(200);
     const body = await res.json();
-    expect(body.result, url).toBe("failed");
+    expect(body.result, url).toBe("failure");
     expect(body.details, url).toMatch(/metadata|not allowed/i);
   }
   const model = await ws.admin.post("/api/v1/connector_definitions/check_connection", {
     name: "HttpModel",
     connection_spec: { url: "http://169.254.169.254/latest/api/token", method: "POST" },
   });
-  expect((await model.json()).result).toBe("failed");
+  expect((await model.json()).result).toBe("failure");
 });
 
 test("connector answers never carry the stored secret", async () => {

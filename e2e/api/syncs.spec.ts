@@ -182,10 +182,12 @@ test("schedule rules: interval, cron, automated, manual; unused fields cleared",
   );
   expect(type.message).toContain("manual, interval, cron_expression, automated");
 
+  // The unit alone is no conflict (the reference console always sends one): it is cleared.
   const cron = await createSync({
     schedule_type: "cron_expression",
     cron_expression: "30 2 * * 1",
     timezone: "Europe/Paris",
+    sync_interval: null,
   });
   expect(cron.attributes).toMatchObject({
     cron_expression: "30 2 * * 1",
@@ -194,7 +196,7 @@ test("schedule rules: interval, cron, automated, manual; unused fields cleared",
     sync_interval_unit: null,
   });
   expect(cron.attributes.next_run_at).toMatch(ISO);
-  const manual = await createSync({ schedule_type: "manual", cron_expression: "0 * * * *" });
+  const manual = await createSync({ schedule_type: "manual", sync_interval: 0 });
   expect(manual.attributes).toMatchObject({
     sync_interval: null,
     sync_interval_unit: null,

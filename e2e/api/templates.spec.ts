@@ -131,7 +131,7 @@ test("an HttpModel request body that includes a file fails the check and reaches
   received.length = 0;
   for (const include of ["{% include 'package.json' %}", "{% render 'package.json' %}", "{% include '.data/secrets.json' %}"]) {
     const check = await checkModel(JSON.stringify({ text: include }));
-    expect(check.result).toBe("failed");
+    expect(check.result).toBe("failure");
     expect(check.details).toContain(NO_FILES);
   }
   expect(received.filter((body) => body.includes(PACKAGE_NAME))).toEqual([]);
@@ -147,7 +147,7 @@ test("HttpModel checks with a huge loop, nested loops or string doubling fail wi
   for (const [template, limit] of attacks) {
     const [check, health] = await Promise.all([checkModel(JSON.stringify({ text: template })), ws.viewer.get("/api/health")]);
     expect(health.status()).toBe(200);
-    expect(check.result).toBe("failed");
+    expect(check.result).toBe("failure");
     expect(check.details).toMatch(limit);
   }
 });

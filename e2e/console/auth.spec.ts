@@ -32,3 +32,22 @@ test("the first-run page says setup is complete once an admin exists", async ({ 
   const res = await page.request.post(url("/api/v1/setup"), { data: { name: "X", email: "x@example.com", password: "long-enough-1" } });
   expect(res.status()).toBe(409);
 });
+
+test("sign-in tells a throttled attempt apart from a wrong password", async ({ page }) => {
+  test.setTimeout(180_000);
+  // No consoleErrors fixture: the browser logs each refused sign-in (HTTP 401) as a console error.
+  const octet = () => Math.floor(Math.random() * 250) + 1;
+  // Its own client address (the e2e server trusts X-Forwarded-For), so no other test's attempts count.
+  await page.setExtraHTTPHeaders({ "x-forwarded-for": `10.${octet()}.${octet()}.${octet()}` });
+  await page.goto(url("/login"));
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible({ timeout: 60_000 });
+  await page.getByLabel("Email").fill(`nobody-${octet()}-${Date.now()}@example.com`);
+  await page.getByLabel("Password").fill("not-the-password-1");
+  const attempt = async () => {
+    await Promise.all([page.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials")), page.getByRole("button", { name: "Sign in" }).click()]);
+    return page.locator("form").getByRole("alert");
+  };
+  // LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS (10) wrong passwords, then the account+address waits.
+  for (let i = 0; i < 10; i++) await expect(await attempt()).toHaveText("The email or password is incorrect.");
+  await expect(await attempt()).toHaveText(/^Too many failed sign-in attempts\. Try again in \d+ seconds?\.$/);
+});

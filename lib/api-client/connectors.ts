@@ -63,7 +63,7 @@ export function useDefinitions(type: ConnectorKind) {
 }
 
 export interface CheckResult {
-  result: string;
+  result: "success" | "failure";
   details: string;
 }
 

@@ -97,7 +97,7 @@ export interface ModelAttributes {
   query: string;
   query_type: string;
   configuration?: Record<string, unknown> | null;
-  primary_key: string;
+  primary_key: string | null;
   connector_id: number;
   connector?: { id: number | string; name: string; connector_name?: string } | null;
   created_at: string;

@@ -1,5 +1,5 @@
 import { SignJWT } from "jose";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resetSecretsCache } from "@/lib/config/secrets";
 import { signToken, verifyToken } from "./jwt";
 
@@ -12,6 +12,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  vi.useRealTimers();
   process.env = { ...saved };
   resetSecretsCache();
 });
@@ -28,11 +29,14 @@ describe("verifyToken", () => {
   });
 
   it("still expires a token it has verified before", async () => {
-    process.env.JWT_EXPIRES_IN = "1";
+    // Only the clock is faked: WebCrypto's promises still settle.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    process.env.JWT_EXPIRES_IN = "60";
     const { token } = await signToken({ userId: 7, kind: "session" });
     expect(await verifyToken(token)).not.toBeNull();
+    vi.setSystemTime(Date.now() + 59_000);
     expect(await verifyToken(token)).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 2100));
+    vi.setSystemTime(Date.now() + 1_000);
     expect(await verifyToken(token)).toBeNull();
   });
 

@@ -72,7 +72,7 @@ export function authOptions(): NextAuthOptions {
           if (!parsed.success) return null;
           // Imported here so the proxy, which only needs the secret, does not bundle the database.
           const { login } = await import("@/lib/services/auth");
-          const { RateLimited } = await import("@/lib/errors");
+          const { signInFailure } = await import("@/lib/auth/sign-in-failure");
           try {
             // The same throttle as POST /api/v1/login, per account+address and per address.
             const ip = clientAddress(new Headers(headerEntries(req?.headers)));
@@ -85,8 +85,13 @@ export function authOptions(): NextAuthOptions {
             };
           } catch (err) {
             // next-auth hands a thrown message to the form as its error; a wrong password stays a bare null.
-            if (err instanceof RateLimited) throw new Error(err.message);
-            return null;
+            const failure = signInFailure(err);
+            if (failure === null) return null;
+            if (failure.logged) {
+              const { logger } = await import("@/lib/logger");
+              logger.warn({ err: err instanceof Error ? err.message : String(err) }, "console sign-in failed");
+            }
+            throw new Error(failure.message);
           }
         },
       }),

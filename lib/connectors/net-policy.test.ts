@@ -20,7 +20,7 @@ import {
 import { clientConfig, pgSettings } from "./postgresql/connection";
 import { fetch as undiciFetch } from "undici";
 import { guardedDispatcher, sendHttp } from "./shared/http";
-import { startHttpServer } from "./testing/helpers";
+import { startHttpServer } from "@/tests/support/connectors";
 
 afterEach(() => {
   process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";

@@ -52,6 +52,12 @@ export type SyncMode = "full_refresh" | "incremental";
  */
 export type SchemaMode = "schema" | "schemaless";
 
+/**
+ * What a stream is for (the reference protocol's StreamAction): `fetch` for tables, of sources and
+ * SQL destinations alike (as the reference declares them), `create` for APIs records are posted to.
+ */
+export type StreamAction = "fetch" | "create" | "update" | "delete";
+
 /** One stream of a catalog: the interface's members plus the reference protocol's (protocol.rb Stream). */
 export interface Stream {
   name: string;
@@ -65,6 +71,8 @@ export interface Stream {
   request_rate_concurrency?: number;
   /** Destination tables: the primary key columns, used for upserts. */
   primary_key?: string[];
+  /** Set by each connector's discovery; absent on streams built from a request's json_schema. */
+  action?: StreamAction;
   // The reference protocol's members (protocol.rb Stream). Optional here, so fixtures and the engine
   // need not spell them; buildCatalog sets them and the API always carries them.
   /** The sync modes a sync may use with this stream (the reference console offers these). */

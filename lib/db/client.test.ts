@@ -2,7 +2,7 @@
 // to the other and their bodies must not change), and timestamps correctly in any session zone.
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { prisma, queryRows } from "./client";
 
 useTestDatabase();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { closedPort } from "@/lib/connectors/testing/helpers";
+import { closedPort } from "@/tests/support/connectors";
 import { startEmbeddedPostgres } from "./embedded";
 
 const dir = mkdtempSync(path.join(tmpdir(), "ds-embedded-"));

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createScratchDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase } from "@/tests/support/db";
 import { migrateDatabase, readMigrations, SCHEMA_FILE } from "./migrate";
 import { diffSchemas, parsePgUrl } from "./schema-engine";
 

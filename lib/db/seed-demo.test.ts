@@ -8,7 +8,7 @@ import { prisma } from "@/lib/db/client";
 import { executeRun } from "@/lib/engine/execute-run";
 import { reloadRun } from "@/lib/engine/test-support";
 import { stopEngine, triggerSync } from "@/lib/engine";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { seed } from "./seed";
 import { seedDemo } from "./seed-demo";
 

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { verifyPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { seed } from "./seed";
 
 useTestDatabase();

@@ -21,10 +21,13 @@ export class RunSetupError extends Error {
   }
 }
 
+/** A model a run can use: changes are tracked by its primary key, so it has one. */
+export type KeyedModel = Model & { primaryKey: string };
+
 export interface RunContext {
   run: SyncRun;
   sync: Sync;
-  model: Model;
+  model: KeyedModel;
   source: SourceConnector;
   sourceConfig: Row;
   destination: DestinationConnector;
@@ -52,6 +55,9 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   });
   if (!sync) throw new RunSetupError("The sync no longer exists.");
   const { model, source: sourceRow, destination: destinationRow } = sync;
+  // The API refuses syncs on a model without a key; one set up another way fails here, not row by row.
+  const { primaryKey } = model;
+  if (!primaryKey) throw new RunSetupError(`The model "${model.name}" has no primary key; change tracking needs one: set it on the model.`);
 
   let source: SourceConnector;
   let destination: DestinationConnector;
@@ -105,7 +111,7 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   return {
     run,
     sync: plainSync,
-    model,
+    model: { ...model, primaryKey },
     source,
     sourceConfig,
     destination,

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { stopEngine, triggerSync } from "./index";
 import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, sql, tableStream, waitFor } from "./test-support";

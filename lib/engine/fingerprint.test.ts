@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresqlSource } from "@/lib/connectors/postgresql/source";
 import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { stopEngine, triggerSync } from "./index";
 import { loadRunContext } from "./context";
 import { fingerprint, rowJson } from "./diff";

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { prisma } from "@/lib/db/client";
 import { loadRunContext } from "./context";
 import { fingerprint } from "./diff";

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { cancelSync, pruneSyncRecords, stopEngine, transitionSyncStatus, triggerSync, triggerTestRun } from "./index";
 import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, waitFor, type Fixture } from "./test-support";

@@ -5,7 +5,7 @@
 // worker-kill ops test). These tests make those states directly, with pg-boss's own fetch.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/lib/db/client";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { startEngine, stopEngine, triggerSync } from "./index";
 import { executeRun } from "./execute-run";
 import { cancelRunJobs, enqueueRun, getBoss, RUN_QUEUE } from "./queue";

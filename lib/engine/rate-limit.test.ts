@@ -2,7 +2,7 @@
 // from the same rate_limit_budgets row.
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { RateLimitWait, SharedRateBudget, type Clock } from "./rate-limit";
 
 const db = useTestDatabase();

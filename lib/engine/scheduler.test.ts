@@ -2,7 +2,7 @@
 // manual and disabled syncs never run on their own; only one process acts per tick.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgPool, prisma } from "@/lib/db/client";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { stopEngine } from "./index";
 import { SCHEDULER_LOCK } from "./locks";
 import { schedulerTick } from "./scheduler";

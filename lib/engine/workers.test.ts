@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { stopEngine, triggerSync } from "./index";
 import {
   catalogOf,

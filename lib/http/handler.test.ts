@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { DELETE as logoutRoute } from "@/app/api/v1/logout/route";
 import { signToken } from "@/lib/auth/jwt";
 import { prisma } from "@/lib/db/client";
-import { newMember, newWorkspace, systemRoleId } from "@/lib/services/auth.fixtures";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { newMember, newWorkspace, systemRoleId } from "@/tests/support/auth-fixtures";
+import { useTestDatabase } from "@/tests/support/db";
 import { route } from "./handler";
 
 useTestDatabase();

@@ -45,7 +45,7 @@ describe("lib/mail", () => {
     const { logger, lines } = memoryLogger();
     const mailer = createMailer({ from: "x@example.com", logger });
     expect(await mailer.send({ ...message, to: "nobody@example.com" })).toBe("logged");
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => lines.length).toBeGreaterThan(0);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 30, mail: { to: "nobody@example.com", link: message.link } });
     expect(String(lines[0].msg)).toContain(message.link);

@@ -503,7 +503,7 @@ export const OPERATIONS: Operation[] = [
     permission: ["connector_definition", "create"],
     body: checkConnectionSchema,
     response:
-      '{result: success | failed, details, type: "connection_status", connection_status: {status: succeeded | failed, message}} (HTTP 200 either way; the last two are the reference protocol\'s ConnectionStatus, message = details).',
+      '{result: success | failure, details, type: "connection_status", connection_status: {status: succeeded | failed, message}} (HTTP 200 either way; the last two are the reference protocol\'s ConnectionStatus, message = details).',
   },
   {
     operationId: "listConnectors",
@@ -586,7 +586,7 @@ export const OPERATIONS: Operation[] = [
     body: checkConnectorSchema,
     bodyOptional: true,
     response:
-      "{result: success | failed, details, type, connection_status: {status, message}}, as check_connection answers. With configuration in the body (unsaved settings, masked secrets keep the stored ones) it needs connector.update.",
+      "{result: success | failure, details, type, connection_status: {status, message}}, as check_connection answers. With configuration in the body (unsaved settings, masked secrets keep the stored ones) it needs connector.update.",
   },
   {
     operationId: "createCatalog",

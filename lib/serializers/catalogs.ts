@@ -5,11 +5,15 @@ import { withProtocolMembers } from "@/lib/connectors/shared/catalog";
 import type { Catalog } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
 
-export const serializeCatalogRecord = (c: Catalog) => ({
+/**
+ * The create answer's `catalog` also echoes the request's `json_schema`, as the reference's published
+ * description of this endpoint declares (`catalog: {json_schema}`), beside the stored streams.
+ */
+export const serializeCatalogRecord = (c: Catalog, requested?: { json_schema?: Record<string, unknown> }) => ({
   id: c.id,
   connector_id: c.connectorId,
   workspace_id: c.workspaceId,
-  catalog: withProtocolMembers(c.catalog),
+  catalog: requested?.json_schema ? { ...(withProtocolMembers(c.catalog) as object), json_schema: requested.json_schema } : withProtocolMembers(c.catalog),
   created_at: iso(c.createdAt),
   updated_at: iso(c.updatedAt),
 });

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { prisma } from "@/lib/db/client";
 import { Unauthorized, ValidationFailed } from "@/lib/errors";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { forgotPassword, resendVerification, resetPassword, signup, verifyUser } from "./accounts";
 import { login } from "./auth";
-import { FIXTURE_PASSWORD, newMember, systemRoleId } from "./auth.fixtures";
+import { FIXTURE_PASSWORD, newMember, systemRoleId } from "@/tests/support/auth-fixtures";
 import { addMember } from "./members";
 
 useTestDatabase();

@@ -1,14 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { can } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
 import { authenticate } from "./auth-context";
-import { newMember, newWorkspace, systemRoleId } from "./auth.fixtures";
+import { newMember, newWorkspace, systemRoleId } from "@/tests/support/auth-fixtures";
 
 useTestDatabase();
+afterEach(() => vi.useRealTimers());
 
 const page = parsePage(new URLSearchParams());
 
@@ -52,12 +53,16 @@ describe("API tokens", () => {
     await expect(createApiToken(auth, { name: "old", expires_at: "2000-01-01T00:00:00Z" })).rejects.toThrow(
       /in the future/,
     );
+    // Only the clock is faked: the database driver's timers and sockets stay real.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const soon = await createApiToken(auth, {
       name: "soon",
-      expires_at: new Date(Date.now() + 2500).toISOString(),
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
     });
     await expect(authenticate(soon.token, null)).resolves.toBeDefined();
-    await new Promise((r) => setTimeout(r, 2600));
+    vi.setSystemTime(Date.now() + 59_000);
+    await expect(authenticate(soon.token, null)).resolves.toBeDefined();
+    vi.setSystemTime(Date.now() + 1_000);
     await expect(authenticate(soon.token, null)).rejects.toBeInstanceOf(Unauthorized);
   });
 

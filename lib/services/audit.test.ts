@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parsePage } from "@/lib/http/pagination";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { audit, listAuditLogs } from "./audit";
-import { newMember } from "./auth.fixtures";
+import { newMember } from "@/tests/support/auth-fixtures";
 
 useTestDatabase();
 

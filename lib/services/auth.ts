@@ -5,6 +5,7 @@ import "server-only";
 import { signToken } from "@/lib/auth/jwt";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
 import type { ChangePasswordInput, LoginInput } from "@/lib/validation/auth";
@@ -18,7 +19,7 @@ export async function login(
   const attempt = await beginLoginAttempt({ email: input.email, ip: client.ip });
   const user = await prisma().user.findUnique({ where: { email: input.email } });
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) throw new Unauthorized("The email or password is incorrect.");
+  if (!user || !ok) throw new Unauthorized(WRONG_CREDENTIALS);
   await attempt.succeeded();
   // A self sign-up that has not verified its address yet (lib/services/accounts.ts). Told only to
   // someone who knows the password, as the reference does (401).

@@ -45,13 +45,14 @@ export function configurationErrors(definition: ConnectorDefinition, config: unk
 }
 
 export interface CheckConnectionResult {
-  result: "success" | "failed";
+  /** `success` or `failure`: the reference's published enum for this member. */
+  result: "success" | "failure";
   details: string;
 }
 
 /**
  * Tries a configuration. Every outcome a person can fix in the form, including a configuration that
- * breaks the schema, is `result: "failed"` with a sentence naming the fields (HTTP 200), so the
+ * breaks the schema, is `result: "failure"` with a sentence naming the fields (HTTP 200), so the
  * console shows it next to the form; only an unknown connector name is a 422.
  */
 export async function checkConnection(input: CheckConnectionInput): Promise<CheckConnectionResult> {
@@ -63,18 +64,18 @@ export async function checkConfiguration(definition: ConnectorDefinition, config
   const invalid = validateConfiguration(definition, configuration);
   if (invalid.length > 0) {
     const list = invalid.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
-    return { result: "failed", details: `The configuration is invalid: ${list}.` };
+    return { result: "failure", details: `The configuration is invalid: ${list}.` };
   }
   let config: Row;
   try {
     config = resolveEnvPlaceholders(configuration);
   } catch (err) {
-    if (err instanceof EnvironmentPlaceholderError) return { result: "failed", details: err.message };
+    if (err instanceof EnvironmentPlaceholderError) return { result: "failure", details: err.message };
     throw err;
   }
   const connector = definition.connectorType === "source" ? getSource(definition.name) : getDestination(definition.name);
   // check() never throws: connectors turn every failure into {ok: false, details} without secrets;
   // what a placeholder resolved to is a secret too, wherever it was used (a host, a header).
   const outcome = await connector.check(config);
-  return { result: outcome.ok ? "success" : "failed", details: envRedactor(configuration)(outcome.details) };
+  return { result: outcome.ok ? "success" : "failure", details: envRedactor(configuration)(outcome.details) };
 }

@@ -212,7 +212,7 @@ function adapterFor(connector: Connector) {
 /**
  * Tries a saved connector's configuration, or, with `configuration`, settings not saved yet, merged
  * with the stored secrets exactly as an update would store them. The answer is check_connection's:
- * {result: success | failed, details}, HTTP 200 either way. Trying other settings needs
+ * {result: success | failure, details}, HTTP 200 either way. Trying other settings needs
  * connector.update: they could send the stored secrets to another host.
  */
 export async function checkConnector(

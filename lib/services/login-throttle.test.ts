@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { RateLimited, Unauthorized } from "@/lib/errors";
+import { prisma } from "@/lib/db/client";
 import { clientAddress } from "@/lib/http/forwarded";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { login } from "./auth";
-import { FIXTURE_PASSWORD, newMember } from "./auth.fixtures";
+import { FIXTURE_PASSWORD, newMember } from "@/tests/support/auth-fixtures";
 import { beginLoginAttempt, throttleAddress, type ThrottleLimits } from "./login-throttle";
 
 useTestDatabase();
@@ -15,6 +16,18 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
     () => undefined,
     (err: unknown) => err,
   );
+}
+
+/**
+ * Lets `seconds` pass for the counters of one address: the throttle reads the database's clock, so
+ * its timestamps move back instead of the test sleeping.
+ */
+async function elapse(ip: string, seconds: number): Promise<void> {
+  await prisma().$executeRaw`
+    UPDATE login_throttles
+       SET updated_at = updated_at - make_interval(secs => ${seconds}),
+           window_started_at = window_started_at - make_interval(secs => ${seconds})
+     WHERE key LIKE ${`%${ip}`}`;
 }
 
 /** One failed attempt through the throttle (the reservation is never given back). */
@@ -44,12 +57,13 @@ describe("login throttle", () => {
     for (let i = 0; i < 3; i++) await fail(who.email, who.ip);
     const first = (await rejection(fail(who.email, who.ip))) as RateLimited;
     expect(Number(first.headers?.["Retry-After"])).toBe(15);
-    // With a 1 s base (so the test need not wait 15 s): one more failure after the wait doubles it.
-    const quick = { ...limits, backoffBaseSeconds: 1 };
-    await new Promise((r) => setTimeout(r, 1100));
-    await fail(who.email, who.ip, quick);
-    const second = (await rejection(fail(who.email, who.ip, quick))) as RateLimited;
-    expect(Number(second.headers?.["Retry-After"])).toBe(2);
+    // Still waiting a second before the end of the wait; one more failure after it doubles the wait.
+    await elapse(who.ip, 14);
+    expect(await rejection(fail(who.email, who.ip))).toBeInstanceOf(RateLimited);
+    await elapse(who.ip, 1);
+    await fail(who.email, who.ip);
+    const second = (await rejection(fail(who.email, who.ip))) as RateLimited;
+    expect(Number(second.headers?.["Retry-After"])).toBe(30);
   });
 
   it("counts parallel attempts atomically: no more than the limit pass", async () => {
@@ -87,11 +101,10 @@ describe("login throttle", () => {
   });
 
   it("forgets an account+address counter after a quiet window", async () => {
-    const l = { ...limits, windowSeconds: 1 };
-    for (let i = 0; i < 3; i++) await fail("window@example.com", "10.4.4.4", l);
-    await expect(fail("window@example.com", "10.4.4.4", l)).rejects.toBeInstanceOf(RateLimited);
-    await new Promise((r) => setTimeout(r, 1100));
-    await expect(fail("window@example.com", "10.4.4.4", l)).resolves.toBeDefined();
+    for (let i = 0; i < 3; i++) await fail("window@example.com", "10.4.4.4");
+    await expect(fail("window@example.com", "10.4.4.4")).rejects.toBeInstanceOf(RateLimited);
+    await elapse("10.4.4.4", limits.windowSeconds);
+    await expect(fail("window@example.com", "10.4.4.4")).resolves.toBeDefined();
   });
 
   it("judges an IPv6 client by its /64, so rotating through the block earns no fresh budget", async () => {

@@ -76,7 +76,7 @@ export async function createModel(auth: Auth, input: CreateModelInput): Promise<
         query: input.query,
         queryType: input.query_type,
         configuration: (input.configuration ?? {}) as Prisma.InputJsonValue,
-        primaryKey: input.primary_key,
+        primaryKey: input.primary_key ?? null,
       },
       include: withConnector,
     });
@@ -106,6 +106,12 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
       const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
       if (syncs.length > 0) {
         throw new Conflict(`Model ${id} is used by ${describeSyncs(syncs)}; its connector cannot change while syncs use it.`);
+      }
+    }
+    if (input.primary_key === null && existing.primaryKey !== null) {
+      const syncs = await activeSyncsOf(tx, auth.workspaceId, id);
+      if (syncs.length > 0) {
+        throw ValidationFailed.fromFields([{ path: "model.primary_key", message: `cannot be removed while this model has syncs (${describeSyncs(syncs)}): change tracking needs it` }]);
       }
     }
     const model = await tx.model.update({

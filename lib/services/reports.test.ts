@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/client";
-import { useTestDatabase } from "@/tests/helpers/db";
-import { newWorkspace } from "./auth.fixtures";
-import { bareSync } from "./sync.fixtures";
+import { useTestDatabase } from "@/tests/support/db";
+import { newWorkspace } from "@/tests/support/auth-fixtures";
+import { bareSync } from "@/tests/support/sync-fixtures";
 import { workspaceActivity } from "./reports";
 
 useTestDatabase();

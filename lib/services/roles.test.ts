@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { can, SYSTEM_ROLES, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
-import { useTestDatabase } from "@/tests/helpers/db";
-import { newMember, signedIn, systemRoleId } from "./auth.fixtures";
+import { useTestDatabase } from "@/tests/support/db";
+import { newMember, signedIn, systemRoleId } from "@/tests/support/auth-fixtures";
 import {
   assertWithin,
   createRole,

@@ -7,9 +7,9 @@ import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRecordAction, SyncRecordStatus, SyncRun } from "@/lib/generated/prisma/client";
 import { parsePage } from "@/lib/http/pagination";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
-import { useTestDatabase } from "@/tests/helpers/db";
-import { newWorkspace } from "./auth.fixtures";
-import { bareSync } from "./sync.fixtures";
+import { useTestDatabase } from "@/tests/support/db";
+import { newWorkspace } from "@/tests/support/auth-fixtures";
+import { bareSync } from "@/tests/support/sync-fixtures";
 import { listSyncRecords } from "./sync-records";
 import { getSyncRun, listSyncRuns } from "./sync-runs";
 

@@ -7,8 +7,8 @@ import type { Prisma, SyncStatus } from "@/lib/generated/prisma/client";
 import { parsePage } from "@/lib/http/pagination";
 import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
 import { listSyncsQuerySchema, type ListSyncsQuery } from "@/lib/validation/syncs";
-import { useTestDatabase } from "@/tests/helpers/db";
-import { newWorkspace } from "./auth.fixtures";
+import { useTestDatabase } from "@/tests/support/db";
+import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { getSync, listSyncs, type SyncView } from "./syncs";
 
 useTestDatabase();

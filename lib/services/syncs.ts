@@ -24,6 +24,7 @@ import {
 } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import {
+  scheduleConflictErrors,
   scheduleErrors,
   scheduleUses,
   type CreateSyncInput,
@@ -98,7 +99,7 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   model_query: string;
   model_query_type: QueryType;
   model_configuration: Prisma.JsonValue;
-  model_primary_key: string;
+  model_primary_key: string | null;
   model_connector_id: number;
   model_created_at: Date;
   model_updated_at: Date;
@@ -282,7 +283,7 @@ async function referenceErrors(tx: Tx, workspaceId: number, refs: References): P
   const [source, destination, model, catalog] = await Promise.all([
     tx.connector.findFirst({ where: { id: refs.source_id, workspaceId }, select: { connectorType: true } }),
     tx.connector.findFirst({ where: { id: refs.destination_id, workspaceId }, select: { connectorType: true } }),
-    tx.model.findFirst({ where: { id: refs.model_id, workspaceId }, select: { connectorId: true } }),
+    tx.model.findFirst({ where: { id: refs.model_id, workspaceId }, select: { connectorId: true, primaryKey: true } }),
     tx.catalog.findFirst({ where: { connectorId: refs.destination_id, workspaceId }, select: { catalog: true } }),
   ]);
   const errors: FieldError[] = [];
@@ -297,6 +298,12 @@ async function referenceErrors(tx: Tx, workspaceId: number, refs: References): P
   if (!model) errors.push({ path: "sync.model_id", message: `model ${refs.model_id} was not found in this workspace` });
   else if (source && model.connectorId !== refs.source_id) {
     errors.push({ path: "sync.model_id", message: `model ${refs.model_id} reads from connector ${model.connectorId}, not from source ${refs.source_id}` });
+  }
+  if (model && !model.primaryKey) {
+    errors.push({
+      path: "sync.model_id",
+      message: `model ${refs.model_id} has no primary_key, and a sync tracks changes by it; set one (PUT /api/v1/models/${refs.model_id} {model: {primary_key}})`,
+    });
   }
   if (destination?.connectorType === "destination") {
     if (!catalog) {
@@ -340,7 +347,12 @@ function scheduleColumns(s: ScheduleInput) {
 export async function createSync(auth: Auth, input: CreateSyncInput): Promise<SyncView> {
   const schedule = scheduleColumns(input);
   return prisma().$transaction(async (tx) => {
-    const errors = [...(await referenceErrors(tx, auth.workspaceId, input)), ...configurationErrors(input.configuration)];
+    const set = { sync_interval: (input.sync_interval ?? 0) > 0, cron_expression: !!input.cron_expression?.trim() };
+    const errors = [
+      ...scheduleConflictErrors(input, set),
+      ...(await referenceErrors(tx, auth.workspaceId, input)),
+      ...configurationErrors(input.configuration),
+    ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
     const created = await tx.sync.create({
       data: {
@@ -386,7 +398,13 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
       cron_expression: input.cron_expression !== undefined ? input.cron_expression : existing.cronExpression,
       timezone: input.timezone !== undefined ? input.timezone : existing.timezone,
     };
-    if (scheduleChanged) errors.push(...scheduleErrors(schedule));
+    // A value equal to the stored one is what the client read back (the reference console sends every
+    // schedule field on each save, the old interval included when it switches to cron), not a request.
+    const set = {
+      sync_interval: (input.sync_interval ?? 0) > 0 && input.sync_interval !== existing.syncInterval,
+      cron_expression: !!input.cron_expression?.trim() && input.cron_expression?.trim() !== existing.cronExpression,
+    };
+    if (scheduleChanged) errors.push(...scheduleErrors(schedule), ...scheduleConflictErrors(schedule, set));
     const refs: References = {
       source_id: input.source_id ?? existing.sourceId,
       destination_id: input.destination_id ?? existing.destinationId,

@@ -3,10 +3,10 @@ import { verifyPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
-import { useTestDatabase } from "@/tests/helpers/db";
+import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken } from "./api-tokens";
 import { authenticate } from "./auth-context";
-import { newMember, signedIn, systemRoleId } from "./auth.fixtures";
+import { newMember, signedIn, systemRoleId } from "@/tests/support/auth-fixtures";
 import { addMember, listMembers, removeMember, updateMember } from "./members";
 import {
   createWorkspace,

@@ -12,6 +12,7 @@ const nonNegativeInt = (what: string) =>
   z.number({ error: "must be a whole number" }).int("must be a whole number").min(0, "must be 0 or more").describe(what);
 
 export const SCHEMA_MODES = ["schema", "schemaless"] as const;
+export const STREAM_ACTIONS = ["fetch", "create", "update", "delete"] as const;
 
 export const rateLimitUnitSchema = z
   .enum(RATE_LIMIT_UNITS, { error: `must be one of: ${RATE_LIMIT_UNITS.join(", ")}` })
@@ -31,6 +32,10 @@ export const streamSchema = z.object({
   request_rate_limit_unit: rateLimitUnitSchema.optional(),
   request_rate_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").optional().describe("Requests in flight."),
   primary_key: z.array(z.string()).optional().describe("Destination columns identifying a record, used for upserts."),
+  action: z
+    .enum(STREAM_ACTIONS, { error: `must be one of: ${STREAM_ACTIONS.join(", ")}` })
+    .optional()
+    .describe("What the stream is for: fetch (a table), create (an API records are posted to), update, delete."),
   // The reference protocol's stream members: what its console reads to offer sync modes.
   supported_sync_modes: z
     .array(z.enum(SYNC_MODES, { error: `must be one of: ${SYNC_MODES.join(", ")}` }), { error: "must be an array of sync modes" })

@@ -32,17 +32,19 @@ const modelFields = {
     .describe("The query that reads the rows; it must not end with LIMIT or OFFSET (the service pages itself)."),
   query_type: queryTypeSchema,
   configuration: jsonObjectSchema.nullish().describe("Extra settings of the query type (e.g. the table for table_selector)."),
+  // Optional, as in the reference ("" and null mean none, as its console sends them); a sync needs it.
   primary_key: z
-    .string({ error: "is required (the column that identifies a row)" })
+    .string()
     .trim()
-    .min(1, "must not be empty")
     .max(255)
-    .describe("The column whose value identifies a row across runs."),
+    .nullish()
+    .transform((v) => (v === undefined ? undefined : v || null))
+    .describe("The column whose value identifies a row across runs; a sync on the model needs it."),
   connector_id: intId("The source connector the query runs on."),
 };
 
 export const createModelSchema = z.object({
-  model: z.object(modelFields, { error: "is required: send {model: {name, query, query_type, primary_key, connector_id}}" }),
+  model: z.object(modelFields, { error: "is required: send {model: {name, query, query_type, connector_id, primary_key?}}" }),
 });
 export type CreateModelInput = z.infer<typeof createModelSchema>["model"];
 
@@ -54,7 +56,7 @@ export const updateModelSchema = z.object({
       query: modelFields.query.optional(),
       query_type: modelFields.query_type.optional(),
       configuration: modelFields.configuration,
-      primary_key: modelFields.primary_key.optional(),
+      primary_key: modelFields.primary_key,
       connector_id: modelFields.connector_id.optional(),
     },
     { error: "is required: send {model: {...fields to change}}" },

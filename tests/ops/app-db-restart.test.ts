@@ -25,7 +25,7 @@ import {
   tableStream,
   waitFor,
 } from "@/lib/engine/test-support";
-import { createScratchDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase } from "@/tests/support/db";
 import { GET as health } from "@/app/api/health/route";
 import { GET as ready } from "@/app/api/ready/route";
 import { POST as login } from "@/app/api/v1/login/route";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
 import { catalogOf, createFixture, createPeople, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 
 useTestDatabase();
 

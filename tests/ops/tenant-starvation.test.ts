@@ -13,7 +13,7 @@ import { isFree, runLockKey } from "@/lib/engine/locks";
 import { catalogOf, createFixture, createPeople, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 
 useTestDatabase();
 

@@ -18,7 +18,7 @@ import {
   tableStream,
   waitFor,
 } from "@/lib/engine/test-support";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 
 const db = useTestDatabase();
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
 import { catalogOf, createFixture, createPeople, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
-import { createScratchDatabase, useTestDatabase } from "@/tests/helpers/db";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 
 useTestDatabase();
 process.env.WORKSPACE_MAX_ACTIVE_RUNS = "1";

@@ -7,6 +7,7 @@ import {
   fieldMappingSchema,
   refineSchedule,
   SCHEDULE_TYPES,
+  scheduleUses,
   SYNC_INTERVAL_UNITS,
   SYNC_MODES,
   syncFields,
@@ -70,11 +71,19 @@ export function initialValues(sync: Sync | undefined, modelParam: string | null)
   };
 }
 
-/** The create body: a cursor only for incremental syncs, no name rather than an empty one. */
+/**
+ * The create body: a cursor only for incremental syncs, no name rather than an empty one, and only
+ * the schedule values the schedule type runs on (the form keeps every field while the person
+ * switches types; the API refuses a value its schedule would not use).
+ */
 export function createBody(values: SyncFormValues): CreateSyncInput {
   const { cursor_field, ...rest } = values.sync;
+  const { useCron, useInterval } = scheduleUses(rest);
   return {
     ...rest,
+    sync_interval: useInterval ? rest.sync_interval : null,
+    sync_interval_unit: useInterval ? rest.sync_interval_unit : null,
+    cron_expression: useCron ? rest.cron_expression : null,
     cursor_field: rest.sync_mode === "incremental" && cursor_field ? cursor_field : null,
     name: rest.name || null,
   };

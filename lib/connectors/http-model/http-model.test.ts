@@ -1,7 +1,7 @@
 // HttpModel source against a real node:http server playing a prediction endpoint.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
-import { json, startHttpServer } from "../testing/helpers";
+import { json, startHttpServer } from "@/tests/support/connectors";
 import { httpModelSource } from "./source";
 
 let server: Awaited<ReturnType<typeof startHttpServer>>;

@@ -156,6 +156,7 @@ async function discover(config: Row): Promise<Catalog> {
     [
       {
         name: "model",
+        action: "fetch",
         url: stringField(config, "url"),
         // Output rows carry the input fields plus the outputs, so the stream schema is both.
         json_schema: {

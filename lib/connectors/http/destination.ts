@@ -107,6 +107,7 @@ async function discover(config: Row): Promise<Catalog> {
     [
       {
         name: stringField(config, "stream_name", "webhook"),
+        action: "create",
         url: stringField(config, "destination_url"),
         json_schema: { type: "object", additionalProperties: true },
         batch_support: true,

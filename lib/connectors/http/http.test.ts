@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { getEventListeners } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
-import { closedPort, json, startHttpServer, streamFor } from "../testing/helpers";
+import { closedPort, json, startHttpServer, streamFor } from "@/tests/support/connectors";
 import { httpDestination } from "./destination";
 
 let server: Awaited<ReturnType<typeof startHttpServer>>;

@@ -3,8 +3,9 @@
 import { existsSync } from "node:fs";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Row, WriteRecord } from "../types";
-import { closedPort, streamFor, uniqueName } from "../testing/helpers";
+import type { Row } from "../types";
+import { closedPort, uniqueName } from "@/tests/support/connectors";
+import { sqlDestinationContract } from "@/tests/support/sql-destination-contract";
 import { mariadbDestination } from "./destination";
 import { mariadbSource } from "./source";
 
@@ -243,66 +244,12 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
     });
   });
 
-  describe("destination", () => {
-    const people = streamFor("people");
-    const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRecord => ({ key, action, payload });
-
-    it("discovers writable streams with required columns and primary keys", async () => {
-      const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "people");
-      expect(stream).toMatchObject({ batch_support: true, batch_size: 1000, primary_key: ["id"] });
-      expect(stream?.json_schema.required).toEqual(["id", "name"]);
-    });
-
-    it("inserts a batch and isolates the one bad row", async () => {
-      const records = Array.from({ length: 20 }, (_, i) => rec(`k${i}`, "insert", { id: i + 1, name: i === 13 ? null : `Person ${i + 1}`, extra: { n: i } }));
-      const outcomes = await mariadbDestination.write(config(), records, { stream: people, batch: true });
-      expect(outcomes).toHaveLength(20);
-      expect(outcomes.filter((o) => !o.ok)).toEqual([{ key: "k13", ok: false, error: "Column 'name' cannot be null", retryable: false }]);
-      const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n, JSON_EXTRACT(MAX(extra), '$.n') AS n2 FROM ${database}.people`);
-      expect(Number(rows[0].n)).toBe(19);
-    });
-
-    it("updates, upserts and deletes by primary key", async () => {
-      const outcomes = await mariadbDestination.write(
-        config(),
-        [
-          rec("u1", "update", { id: 1, name: "Updated one", email: "one@example.com" }),
-          rec("u2", "update", { id: 777, name: "Missing" }),
-          rec("s1", "upsert", { id: 2, name: "Upserted two" }),
-          rec("s2", "upsert", { id: 50, name: "Upserted fifty" }),
-          rec("d1", "delete", { id: 3 }),
-          rec("x1", "insert", { id: 60, name: "x", nope: 1 }),
-        ],
-        { stream: people, batch: true },
-      );
-      const byKey = Object.fromEntries(outcomes.map((o) => [o.key, o]));
-      expect(byKey.u1.ok && byKey.s1.ok && byKey.s2.ok && byKey.d1.ok).toBe(true);
-      expect(byKey.u2).toMatchObject({ ok: false, error: expect.stringMatching(/No row/) });
-      expect(byKey.x1).toMatchObject({ ok: false, error: 'Unknown column "nope" for table "people".' });
-      const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT id, name, email FROM ${database}.people WHERE id IN (1, 2, 3, 50) ORDER BY id`);
-      expect(rows.map((r) => ({ ...r }))).toEqual([
-        { id: 1, name: "Updated one", email: "one@example.com" },
-        { id: 2, name: "Upserted two", email: null },
-        { id: 50, name: "Upserted fifty", email: null },
-      ]);
-    });
-
-    it("reports a type error on its own row", async () => {
-      const outcomes = await mariadbDestination.write(
-        config(),
-        [rec("a", "upsert", { id: 70, name: "ok" }), rec("b", "upsert", { id: "not-a-number", name: "bad" })],
-        { stream: people, batch: true },
-      );
-      expect(outcomes.find((o) => o.key === "a")?.ok).toBe(true);
-      expect(outcomes.find((o) => o.key === "b")).toMatchObject({ ok: false, error: expect.stringMatching(/Incorrect integer value/) });
-    });
-
-    it("fails every record as retryable when the server cannot be reached", async () => {
-      const outcomes = await mariadbDestination.write(config({ port: await closedPort() }), [rec("z", "insert", { id: 1, name: "z" })], {
-        stream: people,
-        batch: true,
-      });
-      expect(outcomes).toEqual([{ key: "z", ok: false, error: expect.stringMatching(/connection refused/), retryable: true }]);
-    });
-  });
+  sqlDestinationContract(() => ({
+    destination: mariadbDestination,
+    config,
+    peopleTable: `${database}.people`,
+    select: async (text) => (await admin.query<mysql.RowDataPacket[]>(text))[0].map((r) => ({ ...r })),
+    batchSize: 1000,
+    messages: { notNull: /^Column 'name' cannot be null$/, badInteger: /Incorrect integer value/ },
+  }));
 });

@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyText, primaryKeyOf } from "@/lib/engine/diff";
 import type { FingerprintedBatch, ReadOptions, Row } from "../types";
-import { uniqueName } from "../testing/helpers";
+import { uniqueName } from "@/tests/support/connectors";
 import { postgresqlSource } from "./source";
 
 const HOST = process.env.PG_TEST_HOST ?? "127.0.0.1";

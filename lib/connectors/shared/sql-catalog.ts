@@ -11,7 +11,12 @@ export interface TableInfo {
   primaryKey: string[];
 }
 
-const tableStream = (t: TableInfo, namespace: string) => ({ name: t.name, url: `${namespace}.${t.name}` });
+// Tables are read and written in place: the protocol's `fetch` action (APIs that create records say `create`).
+const tableStream = (t: TableInfo, namespace: string) => ({
+  name: t.name,
+  action: "fetch" as const,
+  url: `${namespace}.${t.name}`,
+});
 
 /** A SQL source's catalog: each table a stream to read, keyed by its primary key when it has one. */
 export function sourceTablesCatalog(tables: Iterable<TableInfo>, namespace: string): Catalog {

@@ -122,6 +122,7 @@ async function discover(config: Row): Promise<Catalog> {
     [
       {
         name: "chat_message",
+        action: "create",
         url: s.mode === "webhook" ? "incoming-webhook" : `${s.baseUrl}/chat.postMessage`,
         json_schema: { type: "object", additionalProperties: true },
         batch_support: false,

@@ -1,7 +1,7 @@
 // Slack destination against a real node:http server playing the Slack Web API and a webhook.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
-import { json, startHttpServer, streamFor } from "../testing/helpers";
+import { json, startHttpServer, streamFor } from "@/tests/support/connectors";
 import { slackDestination } from "./destination";
 
 let server: Awaited<ReturnType<typeof startHttpServer>>;

@@ -5,5 +5,5 @@ import { createCatalog } from "@/lib/services/catalogs";
 import { createCatalogSchema } from "@/lib/validation/catalogs";
 
 export const POST = route({ permission: ["connector", "create"], body: createCatalogSchema }, async ({ auth, body }) =>
-  serializeCatalogRecord(await createCatalog(auth, body)),
+  serializeCatalogRecord(await createCatalog(auth, body), body.catalog),
 );

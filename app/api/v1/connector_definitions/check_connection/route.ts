@@ -1,4 +1,4 @@
-// POST /api/v1/connector_definitions/check_connection - try a configuration; 200 {result: success|failed, details, type, connection_status}.
+// POST /api/v1/connector_definitions/check_connection - try a configuration; 200 {result: success|failure, details, type, connection_status}.
 import { route } from "@/lib/http/handler";
 import { serializeConnectionStatus } from "@/lib/serializers/connection-status";
 import { checkConnection } from "@/lib/services/connector-definitions";

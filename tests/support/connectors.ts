@@ -1,8 +1,8 @@
-// Test helpers shared by the connector test files (not used by production code).
+// Helpers for the connector tests: local HTTP servers, streams, free ports (never used by production code).
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Stream } from "../types";
+import type { Stream } from "@/lib/connectors/types";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString("hex")}`;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "models" ALTER COLUMN "primary_key" DROP NOT NULL;
