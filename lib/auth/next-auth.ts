@@ -72,7 +72,7 @@ export function authOptions(): NextAuthOptions {
           if (!parsed.success) return null;
           // Imported here so the proxy, which only needs the secret, does not bundle the database.
           const { login } = await import("@/lib/services/auth");
-          const { signInFailure } = await import("@/lib/auth/sign-in-failure");
+          const { signInFailure } = await import("@/lib/services/sign-in-failure");
           try {
             // The same throttle as POST /api/v1/login, per account+address and per address.
             const ip = clientAddress(new Headers(headerEntries(req?.headers)));

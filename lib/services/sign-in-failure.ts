@@ -1,8 +1,9 @@
 // The server side of lib/auth/sign-in-error.ts: what a failed login means for the console's form.
+import "server-only";
 import { isConnectionError } from "@/lib/db/health";
 import { AppError, RateLimited, Unauthorized } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { signInError, WRONG_CREDENTIALS } from "./sign-in-error";
+import { signInError, WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 
 /**
  * null for wrong credentials (next-auth's own CredentialsSignin); otherwise the message for

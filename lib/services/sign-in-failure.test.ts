@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { RateLimited, Unauthorized } from "@/lib/errors";
-import { signInErrorMessage, WRONG_CREDENTIALS } from "./sign-in-error";
+import { signInErrorMessage, WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 import { signInFailure } from "./sign-in-failure";
 
 /** What the console's form shows when authorize() fails with `err` (next-auth's CredentialsSignin for null). */
