@@ -244,6 +244,7 @@ const OPTIONAL_FIELDS = new Set([
   "catalog.streams.0",
   "connector_id",
   "model.description",
+  "model.primary_key",
   "sync.description",
   "role.policies.permissions.sync",
   "role.policies.permissions.sync.read",

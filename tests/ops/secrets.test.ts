@@ -90,7 +90,7 @@ describe("connector secrets", () => {
     );
     expect(invalid.status).toBe(422);
     const check = await keep(await checkConnection(call("/api/v1/connector_definitions/check_connection", token, { method: "POST", body: { name: "Postgresql", connection_spec: configuration } })));
-    expect(check.body.result).toBe("failed");
+    expect(check.body.result).toBe("failure");
     // A failed sign-in with the secret as the password: not logged either.
     await keep(await login(new NextRequest(new URL("/api/v1/login", "http://127.0.0.1"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: user.email, password: SECRET }) })));
 

@@ -18,7 +18,8 @@ function sentimentModel() {
 const config = (overrides: Row = {}): Row => ({
   url: `${server.url}/predict`,
   headers: { Authorization: "Bearer model-key" },
-  timeout: 1,
+  // Generous, so a loaded machine cannot fail the other cases; the timeout case sets 1 s.
+  timeout: 30,
   request_format: '{"inputs": {"text": "{{ text }}", "id": "{{ id }}"}}',
   response_format: { label: "predictions.0.label", score: "predictions[0].score" },
   input_schema: { type: "object", properties: { id: { type: "integer" }, text: { type: "string", examples: ["a good day"] } } },
@@ -95,7 +96,7 @@ describe("HttpModel source", () => {
     server.setHandler((_req, res) => {
       setTimeout(() => json(res, 200, {}), 2500);
     });
-    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/No response from .* within 1 s/) });
+    expect(await httpModelSource.check(config({ timeout: 1 }))).toEqual({ ok: false, details: expect.stringMatching(/No response from .* within 1 s/) });
   });
 
   it("never puts header secrets in check details", async () => {
