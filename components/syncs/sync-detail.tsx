@@ -119,6 +119,7 @@ export function SyncDetail({ id }: { id: string }) {
           <CardBody>
             <dl className="space-y-3 text-sm">
               <div><dt className="text-slate-500">Mode</dt><dd className="font-medium">{a.sync_mode.replace("_", " ")}{a.cursor_field ? ` (cursor ${a.cursor_field})` : ""}</dd></div>
+              <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : "Off"}</dd></div>
               <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{describeSchedule(a)}</dd></div>
               <div><dt className="text-slate-500">Next run</dt><dd className="font-medium">{a.next_run_at ? relativeTime(a.next_run_at) : "—"}</dd></div>
               <div><dt className="text-slate-500">Last run</dt><dd className="font-medium">{a.last_run ? <><StatusBadge status={a.last_run.status} /> {relativeTime(a.last_run.finished_at ?? a.last_run.started_at)}</> : "Never"}</dd></div>

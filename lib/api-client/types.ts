@@ -134,6 +134,7 @@ export interface SyncAttributes {
   timezone?: string | null;
   cursor_field?: string | null;
   current_cursor_field?: string | null;
+  detect_deletes: boolean;
   stream_name: string;
   status: string;
   next_run_at?: string | null;

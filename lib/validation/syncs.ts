@@ -43,7 +43,8 @@ const scheduleFields = {
   timezone: z.string().trim().max(64).nullish().describe("IANA time zone the cron expression is read in; default UTC."),
 };
 
-const syncFields = {
+/** The fields of a sync in the create body, before the schedule rules (the console form reuses them). */
+export const syncFields = {
   name: z.string().trim().max(255, "must be at most 255 characters").nullish().describe("Shown in the console."),
   description: z.string().max(2000, "must be at most 2000 characters").nullish().describe("Free text."),
   source_id: intId("The source connector; it must be the model's connector."),
@@ -90,12 +91,15 @@ export function scheduleErrors(s: ScheduleInput, prefix = "sync"): FieldError[] 
   return errors;
 }
 
+/** The schedule rules as issues of a sync object (a refinement of the create body and its form). */
+export function refineSchedule(sync: ScheduleInput, ctx: z.RefinementCtx): void {
+  for (const e of scheduleErrors(sync, "")) ctx.addIssue({ code: "custom", path: [e.path.slice(1)], message: e.message });
+}
+
 export const createSyncSchema = z.object({
   sync: z
     .object(syncFields, { error: "is required: send {sync: {source_id, destination_id, model_id, schedule_type, sync_mode, stream_name}}" })
-    .superRefine((sync, ctx) => {
-      for (const e of scheduleErrors(sync, "")) ctx.addIssue({ code: "custom", path: [e.path.slice(1)], message: e.message });
-    }),
+    .superRefine(refineSchedule),
 });
 export type CreateSyncInput = z.infer<typeof createSyncSchema>["sync"];
 

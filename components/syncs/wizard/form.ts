@@ -1,0 +1,87 @@
+// The wizard's form: the create body of POST /api/v1/syncs (createSyncSchema), except that the ids
+// start empty (null) until the person chooses, and mappings are always the list form.
+import { z } from "zod";
+import type { Sync } from "@/lib/api-client/types";
+import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import {
+  fieldMappingSchema,
+  refineSchedule,
+  SCHEDULE_TYPES,
+  SYNC_INTERVAL_UNITS,
+  SYNC_MODES,
+  syncFields,
+  type CreateSyncInput,
+  type UpdateSyncInput,
+} from "@/lib/validation/syncs";
+
+/** An id the form starts without (null) and may not be submitted without. */
+function chosen(id: (typeof syncFields)["model_id"], message: string) {
+  return id.nullable().transform((value, ctx) => {
+    if (value !== null) return value;
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  });
+}
+
+export const syncFormSchema = z.object({
+  sync: z
+    .object({
+      ...syncFields,
+      model_id: chosen(syncFields.model_id, "Choose a model"),
+      source_id: chosen(syncFields.source_id, "Choose a model"),
+      destination_id: chosen(syncFields.destination_id, "Choose a destination"),
+      configuration: z.array(fieldMappingSchema.required({ mapping_type: true })),
+    })
+    .superRefine(refineSchedule),
+});
+
+/** What the fields hold while the person edits. */
+export type SyncFormInput = z.input<typeof syncFormSchema>;
+/** What a valid form submits. */
+export type SyncFormValues = z.output<typeof syncFormSchema>;
+export type SyncFormField = keyof SyncFormInput["sync"];
+
+/** `value` when it is one of `values`, else `fallback` (API strings to the form's enums). */
+function oneOf<T extends string>(values: readonly T[], value: string | null | undefined, fallback: T): T {
+  return values.find((v) => v === value) ?? fallback;
+}
+
+/** The form's start: the sync being edited, or a new sync (of the model in `?model=`, if any). */
+export function initialValues(sync: Sync | undefined, modelParam: string | null): SyncFormInput {
+  const a = sync?.attributes;
+  return {
+    sync: {
+      model_id: a?.model_id ?? (Number(modelParam) || null),
+      source_id: a?.source_id ?? null,
+      destination_id: a?.destination_id ?? null,
+      stream_name: a?.stream_name ?? "",
+      configuration: a ? normalizeConfiguration(a.configuration) : [],
+      sync_mode: oneOf(SYNC_MODES, a?.sync_mode, "incremental"),
+      cursor_field: a?.cursor_field ?? "",
+      detect_deletes: a?.detect_deletes ?? false,
+      schedule_type: oneOf(SCHEDULE_TYPES, a?.schedule_type, "manual"),
+      sync_interval: a?.sync_interval ?? 1,
+      sync_interval_unit: oneOf(SYNC_INTERVAL_UNITS, a?.sync_interval_unit, "hours"),
+      cron_expression: a?.cron_expression ?? "0 * * * *",
+      timezone: a?.timezone ?? "UTC",
+      name: a?.name ?? "",
+      description: a?.description ?? "",
+    },
+  };
+}
+
+/** The create body: a cursor only for incremental syncs, no name rather than an empty one. */
+export function createBody(values: SyncFormValues): CreateSyncInput {
+  const { cursor_field, ...rest } = values.sync;
+  return {
+    ...rest,
+    cursor_field: rest.sync_mode === "incremental" && cursor_field ? cursor_field : null,
+    name: rest.name || null,
+  };
+}
+
+/** The update body: the create body without the cursor, which cannot change after create. */
+export function updateBody(values: SyncFormValues): UpdateSyncInput {
+  const { cursor_field: _cursor, ...rest } = createBody(values);
+  return rest;
+}

@@ -1,0 +1,29 @@
+// A step of the sync wizard: what it shows, which fields it owns (validated on Continue, and where a
+// server error on one of them sends the person back to), and any check beyond the schema.
+import type { UseFormReturn } from "react-hook-form";
+import type { SyncFormField, SyncFormInput, SyncFormValues } from "./form";
+import type { WizardData } from "./use-wizard-data";
+
+export type SyncForm = UseFormReturn<SyncFormInput, unknown, SyncFormValues>;
+
+export interface StepProps {
+  form: SyncForm;
+  data: WizardData;
+  /** Editing an existing sync: model, destination and cursor are fixed. */
+  editing: boolean;
+  /** Problems found by the step's own check, shown by the step. */
+  problems: string[];
+  clearProblems: () => void;
+}
+
+export interface WizardStep {
+  id: "model" | "destination" | "stream" | "mapping" | "mode" | "schedule" | "name";
+  /** The label in the progress bar. */
+  title: string;
+  heading: (data: WizardData) => string;
+  description?: string;
+  fields: SyncFormField[];
+  /** Problems that block Continue beyond the schema (each a sentence); none when it may go on. */
+  validate?: (form: SyncForm) => string[];
+  Component: (props: StepProps) => React.ReactNode;
+}
