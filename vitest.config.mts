@@ -9,7 +9,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "components/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["tests/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -92,12 +92,16 @@ export function SyncWizard({ sync }: { sync?: Sync }) {
             <Button variant="secondary" onClick={() => setIndex(index - 1)} disabled={index === 0}>
               Back
             </Button>
+            {/* Distinct keys: reusing the Continue button's node as the submit button would let the
+                click that reaches the last step submit the form. */}
             {last ? (
-              <Button type="submit" loading={mutation.isPending}>
+              <Button key="submit" type="submit" loading={mutation.isPending}>
                 {editing ? "Save sync" : "Create sync"}
               </Button>
             ) : (
-              <Button onClick={() => void next()}>Continue</Button>
+              <Button key="continue" onClick={() => void next()}>
+                Continue
+              </Button>
             )}
           </div>
         </CardBody>

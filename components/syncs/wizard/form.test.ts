@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import type { Sync } from "@/lib/api-client/types";
+import { createBody, initialValues, syncFormSchema, updateBody } from "./form";
+
+const filled = () => {
+  const values = initialValues(undefined, "7");
+  values.sync = { ...values.sync, source_id: 3, destination_id: 4, stream_name: "contacts", detect_deletes: true, cursor_field: "updated_at" };
+  values.sync.configuration = [{ from: "email", to: "email", mapping_type: "standard" }];
+  return values;
+};
+
+describe("sync wizard form", () => {
+  it("starts a new sync with no ids, or with the model of ?model=", () => {
+    expect(initialValues(undefined, null).sync).toMatchObject({ model_id: null, source_id: null, destination_id: null, detect_deletes: false });
+    expect(initialValues(undefined, "7").sync.model_id).toBe(7);
+  });
+
+  it("refuses to submit without a model or destination, saying which to choose", () => {
+    const result = syncFormSchema.safeParse(initialValues(undefined, null));
+    expect(result.success).toBe(false);
+    const messages = Object.fromEntries((result.error?.issues ?? []).map((i) => [i.path.join("."), i.message]));
+    expect(messages).toMatchObject({ "sync.model_id": "Choose a model", "sync.destination_id": "Choose a destination" });
+  });
+
+  it("submits the create body the API takes, detect_deletes included", () => {
+    const values = syncFormSchema.parse(filled());
+    expect(createBody(values)).toMatchObject({ model_id: 7, source_id: 3, destination_id: 4, detect_deletes: true, cursor_field: "updated_at", name: null });
+    expect(createBody({ sync: { ...values.sync, sync_mode: "full_refresh" } }).cursor_field).toBeNull();
+    expect(updateBody(values)).not.toHaveProperty("cursor_field");
+  });
+
+  it("applies the API's schedule rules", () => {
+    const values = filled();
+    values.sync.schedule_type = "cron_expression";
+    values.sync.cron_expression = "not a cron";
+    const result = syncFormSchema.safeParse(values);
+    expect(result.error?.issues.map((i) => i.path.join("."))).toEqual(["sync.cron_expression"]);
+  });
+
+  it("edits a sync with its saved values, unknown enum strings falling back to the defaults", () => {
+    const sync = {
+      id: "5",
+      type: "syncs",
+      attributes: {
+        model_id: 7, source_id: 3, destination_id: 4, stream_name: "contacts", configuration: { email: "email" }, sync_mode: "full_refresh",
+        schedule_type: "something new", detect_deletes: true, status: "healthy", created_at: "", updated_at: "",
+      },
+    } satisfies Sync;
+    expect(initialValues(sync, null).sync).toMatchObject({
+      sync_mode: "full_refresh",
+      schedule_type: "manual",
+      detect_deletes: true,
+      configuration: [{ from: "email", to: "email", mapping_type: "standard" }],
+    });
+  });
+});
