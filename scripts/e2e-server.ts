@@ -36,6 +36,11 @@ async function freshDatabase(): Promise<ServerEnv> {
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
+  // Connected for as long as this process lives: another e2e server starting meanwhile drops only
+  // databases nobody is connected to, and the child holds no connection while it builds the console.
+  const keeper = new Client({ connectionString: url.toString() });
+  await keeper.connect();
+  keeper.on("error", () => undefined);
   return {
     DATABASE_URL: url.toString(),
     DATA_DIR: process.env.DATA_DIR ?? path.resolve(".data/e2e-secrets"),
