@@ -1,6 +1,7 @@
 // Diff: a read batch becomes the Items to send. Rows are keyed and fingerprinted (blank and repeated
 // keys are counted and dropped), classified against sync_states in one statement (diff.ts), and an
 // unchanged row whose state still holds the engine's own fingerprint is rebaselined, not sent.
+import "server-only";
 import type { Pool } from "pg";
 import type { FingerprintedBatch, Row } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";

@@ -1,6 +1,7 @@
 // Everything a run needs, loaded once: the sync, its model, both connectors with decrypted
 // configurations (ENV placeholders resolved at use time), the destination stream and its rate
 // settings, and the compiled mapping.
+import "server-only";
 import { createHash } from "node:crypto";
 import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
 import { envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";

@@ -1,6 +1,7 @@
 // The incremental cursor of a run. Batches are numbered in read order and commit in parallel, so the
 // saved cursor moves only to the last batch of the gap-free recorded prefix: a failed or unfinished
 // batch holds it back, and a crash never leaves it ahead of what was recorded.
+import "server-only";
 import { saveCursor } from "./run-store";
 
 export class CursorTracker {

@@ -1,5 +1,6 @@
 // Delete detection, after a complete full read: rows tracked in sync_states but absent from the read
 // become destination_delete records; rows never delivered only lose their state.
+import "server-only";
 import { canonicalJson } from "./diff";
 import type { Item } from "./batch";
 import type { KeySet } from "./key-set";

@@ -1,6 +1,7 @@
 // Change detection: a fingerprint per row (md5 of its JSON, seeded with the sync's mapping so a
 // mapping change re-sends rows) and a set-wise classification of a whole batch against sync_states in
 // one query.
+import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
 

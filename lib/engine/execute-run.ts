@@ -2,6 +2,7 @@
 // (extract → diff → map → load → record, then report), and hand it back to the queue when it
 // stopped for a shutdown or to wait for its destination. Cancel and disable arrive through the
 // database: a light poll notices them between batches.
+import "server-only";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import type { SyncRun } from "@/lib/generated/prisma/client";

@@ -4,24 +4,19 @@
 // Runs:        triggerSync, cancelSync, triggerTestRun (workspace-scoped; NotFound 404 /
 //              FailedDependency 424 from lib/errors)
 // Sync status: transitionSyncStatus (Conflict 409 when the transition table refuses it)
-// Schedules:   computeNextRunAt (set next_run_at on create/update), nextRunTimes (console preview),
-//              cronExpressionError (validation message or null)
-// Mapping:     previewMapping (console live preview), syncConfigurationsPayload (GET /syncs/configurations)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
-// Statuses:    ACTIVE_RUN_STATUSES (the console may import it from ./transitions: no server imports)
+// Statuses:    ACTIVE_RUN_STATUSES (the console uses its copy in lib/sync-config/statuses.ts)
 //
 // Inside: a run is execute-run.ts (lock, claim, poll, hand back) → run-attempt.ts (begin, extract,
 // report) → run-execution.ts or test-run.ts (the strategies) → batch-diff.ts → send-batch.ts →
 // record-batch.ts; every write of run and sync state is in run-store.ts; settings in settings.ts.
+import "server-only";
 import { closeDatabase } from "@/lib/db/client";
 import { stopBoss } from "./queue";
 import { startWorker, type WorkerHandle } from "./worker";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";
-export { computeNextRunAt, nextRunTimes, cronExpressionError, scheduleSpecFromApi, type ScheduleSpec, type SchedulableSync } from "@/lib/sync-config/schedule";
-export { previewMapping, normalizeConfiguration, type FieldMapping, type PreviewResult } from "@/lib/sync-config/mapping";
-export { syncConfigurationsPayload } from "@/lib/sync-config/configurations";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
 

@@ -1,6 +1,7 @@
 // Every advisory-lock key of the engine. A worker holds its run's lock on a dedicated connection for
 // the whole run; PostgreSQL drops it the moment that connection dies, which is how a crashed worker
 // is detected. The transaction-scoped ones are released at the end of the caller's transaction.
+import "server-only";
 import type { PoolClient } from "pg";
 
 type LockKey = [number, number];

@@ -4,6 +4,7 @@
 // the run still waits. A run that waits for its destination (paused) holds no worker: its job waits
 // in the queue with a start-after. The workers taking jobs: worker.ts; runs and jobs of dead
 // workers: reaper.ts.
+import "server-only";
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";

@@ -4,6 +4,7 @@
 // spends them locally, one request per slot, so N workers together never exceed the configured rate
 // and a request costs a database round trip only once per lease. Also a small in-process semaphore
 // for in-flight requests.
+import "server-only";
 import type { Pool } from "pg";
 import type { Catalog, RateLimitUnit, Stream } from "@/lib/connectors/types";
 

@@ -2,6 +2,7 @@
 // running) go back to the queue, and jobs a dead worker left active, which pg-boss would otherwise
 // keep for 23 h, are failed. Safe in every worker at once: each run is moved by a conditional UPDATE
 // under its (free) advisory lock.
+import "server-only";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { isFree, runLockKey } from "./locks";

@@ -2,6 +2,7 @@
 // (accepted rows only) and the run's counters. Later batches may commit first; a crash in between
 // only means re-reading rows already recorded. After the commit: the cursor, memory, and the run's
 // first in_progress.
+import "server-only";
 import type { PoolClient } from "pg";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";
 import type { Item, Outcome } from "./batch";

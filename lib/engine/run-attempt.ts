@@ -1,6 +1,7 @@
 // One attempt at a claimed run, in this worker: what every stage shares (the run's context, the
 // loader, the stop signal, the timings and totals) and the attempt's workflow: begin, extract (which
 // diffs, maps, loads and records batch by batch), report.
+import "server-only";
 import { pgPool } from "@/lib/db/client";
 import type { RunContext } from "./context";
 import { Loader, type LongWaitCause } from "./load";

@@ -2,6 +2,7 @@
 // ENGINE_BATCHES_IN_FLIGHT of them being diffed, sent and recorded while the next one is read.
 // Records commit in any order; the cursor only moves over a gap-free prefix (cursor-tracker.ts).
 // After a complete full read, rows tracked but no longer read are deleted (delete-detection.ts).
+import "server-only";
 import type { ReadOptions } from "@/lib/connectors/types";
 import { cursorText, rowAt, type ReadBatch } from "./batch";
 import { BatchDiffer } from "./batch-diff";

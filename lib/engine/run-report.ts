@@ -1,6 +1,7 @@
 // The end of an attempt: the run's final status (behaviour.md 7), the sync's status after it, and the
 // timings. Timings and the sync's status are written before the run's status: whoever sees the run
 // end sees them too.
+import "server-only";
 import type { RunAttempt, RunResult } from "./run-attempt";
 import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, finishRun, setRunStatus, writeTimings } from "./run-store";
 

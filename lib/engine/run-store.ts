@@ -2,6 +2,7 @@
 // syncs.status / current_cursor_field and to the change-tracking rows of sync_states. Status writes
 // are conditional UPDATEs through the transition table (transitions.ts), so a concurrent change
 // (cancel, disable) is never overwritten; `false` means the run or sync moved elsewhere meanwhile.
+import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";

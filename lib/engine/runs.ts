@@ -1,5 +1,6 @@
 // What the REST layer calls to start, cancel and test runs, and to change a sync's status. All take
 // workspace-scoped ids ("not yours" is the same 404 as "does not exist") and throw typed errors.
+import "server-only";
 import { pgPool, prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";

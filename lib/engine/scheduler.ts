@@ -1,5 +1,6 @@
 // The scheduler loop: every tick, the one process holding the scheduler lock enqueues due syncs and
 // moves their next_run_at forward; once an hour it prunes sync records past the retention period.
+import "server-only";
 import { pgPool } from "@/lib/db/client";
 import type { ScheduleType, SyncIntervalUnit, SyncStatus } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";

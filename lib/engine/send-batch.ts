@@ -1,5 +1,6 @@
 // Map and load: a batch's Items become mapped records, the Loader writes them, and each sent record
 // becomes an Outcome with its (scrubbed) log. A row that fails to map fails alone without being sent.
+import "server-only";
 import type { LogPart, Row, WriteRecord } from "@/lib/connectors/types";
 import type { Item, Outcome } from "./batch";
 import { deletePayload, MappingError } from "@/lib/sync-config/mapping";

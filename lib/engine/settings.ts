@@ -1,6 +1,7 @@
 // The settings the engine reads, by the names its modules use. Values come from the validated
 // environment (lib/config/env.ts: defaults, forms and README text live there); each getter reads on
 // use, so tests and the ops suites that set variables after import still take effect.
+import "server-only";
 import { databaseUrl } from "@/lib/config/process-database";
 import { env } from "@/lib/config/env";
 

@@ -1,6 +1,7 @@
 // A test run: one random row of the model, sent on its own (one record per request, exactly what a
 // sync sends), recorded with its counters, never touching change tracking, the cursor or the sync's
 // status.
+import "server-only";
 import type { Row } from "@/lib/connectors/types";
 import type { Item } from "./batch";
 import { fingerprint, primaryKeyOf, rowJson } from "./diff";

@@ -8,6 +8,7 @@ import { secrets } from "@/lib/config/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
+import { pgConnectorConfig } from "@/tests/support/pg-connector";
 
 /**
  * The secrets a spawned worker needs to read what this test process encrypted: this process's own
@@ -18,16 +19,7 @@ function secretsEnv(): Record<string, string> {
   return { ENCRYPTION_KEY: encryptionKey, JWT_SECRET: jwtSecret };
 }
 
-export function pgConnectorConfig(url: string): Row {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 5432),
-    database: u.pathname.slice(1),
-    schema: "public",
-    credentials: { auth_type: "username/password", username: decodeURIComponent(u.username || "postgres"), password: decodeURIComponent(u.password) },
-  };
-}
+export { pgConnectorConfig };
 
 export async function sql<T extends Record<string, unknown> = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: url });

@@ -1,5 +1,6 @@
 // withTransaction: BEGIN, the work, COMMIT; ROLLBACK when the work throws; the connection goes back
 // to the pool either way.
+import "server-only";
 import type { Pool, PoolClient } from "pg";
 
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 // The worker: `concurrency` loops taking jobs from the run queue and executing their runs, plus the
 // reaper. After an attempt, a run that stopped for a shutdown, waits for its destination or found its
 // lock busy goes back on the queue.
+import "server-only";
 import type PgBoss from "pg-boss";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { pgPool } from "@/lib/db/client";
