@@ -30,8 +30,8 @@ describe("scheduleConflictErrors", () => {
 
 describe("scheduleUses", () => {
   it("runs an automated schedule on its cron expression when it has one, else on its interval", () => {
-    expect(scheduleUses({ schedule_type: "automated", cron_expression: " " })).toEqual({ cron: false, interval: true });
-    expect(scheduleUses({ schedule_type: "automated", cron_expression: "0 * * * *" })).toEqual({ cron: true, interval: false });
-    expect(scheduleUses({ schedule_type: "manual" })).toEqual({ cron: false, interval: false });
+    expect(scheduleUses({ schedule_type: "automated", cron_expression: " " })).toEqual({ cron: null, useCron: false, useInterval: true });
+    expect(scheduleUses({ schedule_type: "automated", cron_expression: "0 * * * *" })).toEqual({ cron: "0 * * * *", useCron: true, useInterval: false });
+    expect(scheduleUses({ schedule_type: "manual" })).toEqual({ cron: null, useCron: false, useInterval: false });
   });
 });
