@@ -52,11 +52,12 @@ async function withRunLock(run: SyncRun, fn: (lock: RunLock) => Promise<RunResul
   // Without a listener the dropped connection's error would crash the whole worker process.
   let lost = false;
   let onLost = () => undefined as void;
-  client.on("error", (err) => {
+  const onError = (err: Error) => {
     lost = true;
     logger.warn({ runId: run.id, err: err.message }, "lost the connection holding the run's lock; stopping the run");
     onLost();
-  });
+  };
+  client.on("error", onError);
   let locked = false;
   try {
     locked = await tryLock(client, key);
@@ -69,6 +70,8 @@ async function withRunLock(run: SyncRun, fn: (lock: RunLock) => Promise<RunResul
     });
   } finally {
     if (locked && !lost) await unlock(client, key).catch(() => undefined);
+    // The pool reuses the connection: the next run adds its own listener.
+    client.off("error", onError);
     client.release(lost || undefined);
   }
 }
