@@ -282,7 +282,9 @@ export function variableMeta(name: EnvName): VariableMeta & { description: strin
 
 function problem(name: EnvName): string {
   const meta = variableMeta(name);
-  const value = meta.sensitive ? "its value is not" : `it is ${JSON.stringify(sourceOf()[name])}`;
+  const value = meta.sensitive
+    ? "the value set is not one (not shown: it may hold a password)"
+    : `it is ${JSON.stringify(sourceOf()[name])}`;
   return `Environment variable ${name} must be ${meta.form}; ${value}.`;
 }
 
