@@ -3,13 +3,14 @@
 // reference's CatalogSerializer). A catalog stored before the protocol members existed gets them here.
 import { withProtocolMembers } from "@/lib/connectors/shared/catalog";
 import type { Catalog } from "@/lib/generated/prisma/client";
+import type { CatalogAttributes, CatalogRecord, CatalogResource } from "./catalogs.schema";
 import { iso, resource } from "./resource";
 
 /**
  * The create answer's `catalog` also echoes the request's `json_schema`, as the reference's published
  * description of this endpoint declares (`catalog: {json_schema}`), beside the stored streams.
  */
-export const serializeCatalogRecord = (c: Catalog, requested?: { json_schema?: Record<string, unknown> }) => ({
+export const serializeCatalogRecord = (c: Catalog, requested?: { json_schema?: Record<string, unknown> }): CatalogRecord => ({
   id: c.id,
   connector_id: c.connectorId,
   workspace_id: c.workspaceId,
@@ -18,10 +19,10 @@ export const serializeCatalogRecord = (c: Catalog, requested?: { json_schema?: R
   updated_at: iso(c.updatedAt),
 });
 
-export const serializeCatalog = (c: Catalog) =>
+export const serializeCatalog = (c: Catalog): CatalogResource =>
   resource(c.id, "catalogs", {
     connector_id: c.connectorId,
     workspace_id: c.workspaceId,
     catalog: withProtocolMembers(c.catalog),
     catalog_hash: c.catalogHash,
-  });
+  } satisfies CatalogAttributes);
