@@ -275,7 +275,7 @@ test.describe("13.14 account flows on a server with sign-up on and mail over SMT
   test.beforeAll(async () => {
     test.setTimeout(300_000);
     smtp = await startSmtpCapture();
-    server = spawn("npx", ["tsx", "scripts/e2e-server.ts"], {
+    server = spawn("npx", ["tsx", "--tsconfig", "tsconfig.node.json", "scripts/e2e-server.ts"], {
       env: {
         ...process.env,
         PORT: String(port),

@@ -389,7 +389,7 @@ test.describe("a server without TRUST_PROXY", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(240_000);
-    server = spawn("npx", ["tsx", "scripts/e2e-server.ts"], {
+    server = spawn("npx", ["tsx", "--tsconfig", "tsconfig.node.json", "scripts/e2e-server.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
