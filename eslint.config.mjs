@@ -11,6 +11,7 @@ const config = [
       ".next-*/**",
       ".data/**",
       "lib/generated/**",
+      "lib/api-client/generated/**",
       "next-env.d.ts",
       "test-results/**",
       "playwright-report/**",
