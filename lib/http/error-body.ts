@@ -3,26 +3,40 @@
 // ErrorResponse; it toasts `errors[].detail`). Every error gets at least one item; a field error's
 // item points at the field. Kept free of server-only imports: the HTTP server's body limit
 // (scripts/start.ts) and the route mapper (./errors.ts) both build their bodies here.
+import { z } from "zod";
 import type { FieldError } from "@/lib/errors";
 
 /** Where an item's problem is: a JSON pointer into the body, or a query/path parameter or header. */
-export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
+const errorSourceSchema = z
+  .union([
+    z.object({ pointer: z.string().describe("JSON pointer into the request body, e.g. /sync/schedule_type.") }),
+    z.object({ parameter: z.string().describe("The query or path parameter, e.g. page.") }),
+    z.object({ header: z.string().describe("The request header, e.g. Workspace-Id.") }),
+  ])
+  .describe("Where the problem is; only for a problem with one field, parameter or header.");
+export type ErrorSource = z.infer<typeof errorSourceSchema>;
 
-export interface ErrorItem {
-  /** The HTTP status, as a string (JSON:API). */
-  status: string;
-  /** The error code, e.g. validation_failed (the same as the body's `status`). */
-  title: string;
-  /** A sentence about this occurrence; for a field error it names the field. */
-  detail: string;
-  source?: ErrorSource;
-}
+const errorItemSchema = z
+  .object({
+    status: z.string().describe('The HTTP status as a string, e.g. "422".'),
+    title: z.string().describe("The error code, the same as the body's status, e.g. validation_failed."),
+    detail: z.string().describe("A sentence about this problem; for a field it begins with the field's dotted path."),
+    source: errorSourceSchema.optional(),
+  })
+  .describe("One problem, JSON:API style (what the reference console reads).")
+  .meta({ id: "ErrorItem" });
+export type ErrorItem = z.infer<typeof errorItemSchema>;
 
-export interface ErrorBody {
-  message: string;
-  status: string;
-  errors: ErrorItem[];
-}
+/** The body of every error response; `.meta({id})` makes it one entry of the OpenAPI components. */
+export const errorBodySchema = z
+  .object({
+    message: z.string().describe("A sentence a person can act on."),
+    status: z.string().describe("The error code, e.g. not_found."),
+    errors: z.array(errorItemSchema).min(1).describe("At least one item: one per field problem, else one repeating the message."),
+  })
+  .describe("The one error body of every endpoint.")
+  .meta({ id: "Error" });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** A dotted body path as a JSON pointer (RFC 6901): `sync.configuration.0.to` → `/sync/configuration/0/to`. */
 export function jsonPointer(path: string): string {

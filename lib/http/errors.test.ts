@@ -7,6 +7,7 @@ import { z } from "zod";
 import { BadRequest, Conflict, FailedDependency, NotFound, RateLimited, ValidationFailed } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { intId } from "@/lib/validation/ids";
+import { testOperation } from "@/tests/helpers/operation";
 import { errorBody, jsonPointer, pointerPath } from "./error-body";
 import { errorResponse } from "./errors";
 import { route } from "./handler";
@@ -96,7 +97,7 @@ describe("errorResponse", () => {
 
 describe("the route wrapper's validation errors", () => {
   const handler = route(
-    {
+    testOperation({
       permission: "public",
       query: z.object({ page: intId().optional() }),
       body: z.object({
@@ -105,7 +106,7 @@ describe("the route wrapper's validation errors", () => {
           { error: "is required: send {sync: {...}}" },
         ),
       }),
-    },
+    }),
     async ({ body }) => body,
   );
   const post = (body: unknown, query = "") =>
@@ -188,7 +189,7 @@ describe("the route wrapper's validation errors", () => {
 
   it("never repeats a value sent for a secret-looking field", async () => {
     const secret = route(
-      { permission: "public", body: z.object({ password: z.number({ error: "must be a number" }) }) },
+      testOperation({ permission: "public", body: z.object({ password: z.number({ error: "must be a number" }) }) }),
       async () => ({}),
     );
     const res = await secret(
@@ -198,7 +199,7 @@ describe("the route wrapper's validation errors", () => {
     expect(text).toContain("password: must be a number (got a string)");
     expect(text).not.toContain("hunter2");
     const spec = route(
-      { permission: "public", body: z.object({ api_token: z.object({ role_id: intId() }), connection_spec: z.object({}) }) },
+      testOperation({ permission: "public", body: z.object({ api_token: z.object({ role_id: intId() }), connection_spec: z.object({}) }) }),
       async () => ({}),
     );
     const both = await (

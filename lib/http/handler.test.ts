@@ -6,15 +6,16 @@ import { signToken } from "@/lib/auth/jwt";
 import { prisma } from "@/lib/db/client";
 import { newMember, newWorkspace, systemRoleId } from "@/lib/services/auth.fixtures";
 import { useTestDatabase } from "@/tests/helpers/db";
+import { testOperation } from "@/tests/helpers/operation";
 import { route } from "./handler";
 
 useTestDatabase();
 
-const whoAmI = route({ permission: ["sync", "read"] }, async ({ auth }) => ({
+const whoAmI = route(testOperation({ permission: ["sync", "read"] }), async ({ auth }) => ({
   role: auth.roleName,
   workspace: auth.workspaceId,
 }));
-const anyWrite = route({ permission: "public" }, async () => ({ ok: true }));
+const anyWrite = route(testOperation({ permission: "public" }), async () => ({ ok: true }));
 
 const request = (token: string, workspaceId: number, method = "GET") =>
   new NextRequest("http://127.0.0.1/api/v1/test", {

@@ -1,10 +1,11 @@
 // The one wrapper every route handler goes through: request id, authentication, workspace,
-// permission check, body/query/params parsing with zod, and error mapping. Route files only
-// declare the permission, the schemas and the service call.
+// permission check, body/query/params parsing with zod, the success status, and error mapping.
+// Route files name their operation's declaration (lib/contract) and make the service call.
 import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ZodType } from "zod";
-import { can, type Action, type Resource } from "@/lib/auth/permissions";
+import { can } from "@/lib/auth/permissions";
+import type { Operation, Reply } from "@/lib/contract/operation";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext, type WorkspaceMode } from "@/lib/services/auth-context";
@@ -17,14 +18,6 @@ import { withPublicOrigin } from "./public-origin";
 /** Deeper JSON is refused: no request shape nests past a handful of levels, and recursion over it would overflow. */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * `[resource, action]` checked against the matrix in the selected workspace, `"member"` for any
- * member of the selected workspace, `"user"` for any signed-in user whatever the Workspace-Id header
- * says (user-level calls such as the user's own profile and workspace list: they never 404 on the
- * header), `"public"` for none.
- */
-export type Permission = readonly [Resource, Action] | "member" | "user" | "public";
-
 export interface HandlerContext<P, Q, B> {
   req: NextRequest;
   url: URL;
@@ -35,11 +28,7 @@ export interface HandlerContext<P, Q, B> {
   requestId: string;
 }
 
-interface RouteSpec<P, Q, B> {
-  permission: Permission;
-  params?: ZodType<P>;
-  query?: ZodType<Q>;
-  body?: ZodType<B>;
+interface RouteOptions {
   /**
    * Throws when the route is switched off by configuration (e.g. sign-up). Runs first, before
    * authentication and parsing, so a switched-off route answers the same whatever is sent.
@@ -214,9 +203,14 @@ const ANONYMOUS: AuthContext = {
   jti: "",
 };
 
-export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
-  spec: RouteSpec<P, Q, B>,
-  handler: (ctx: HandlerContext<P, Q, B>) => Promise<Response | unknown>,
+/**
+ * The route handler of `op`: `handler` gets the parsed request and returns the success body (the
+ * input of the operation's response schema), which goes out with the declared status.
+ */
+export function route<P, Q, B, R extends ZodType | undefined>(
+  op: Operation<P, Q, B, R>,
+  handler: (ctx: HandlerContext<P, Q, B>) => Promise<Reply<R>>,
+  options: RouteOptions = {},
 ) {
   return async (req: NextRequest, context?: RouteContext): Promise<Response> => {
     const requestId = req.headers.get("x-request-id")?.replace(/[^\w.-]/g, "").slice(0, 64) || randomUUID();
@@ -233,17 +227,18 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
       if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
         throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
       }
-      spec.available?.();
+      options.available?.();
       const auth =
-        spec.permission === "public"
+        op.permission === "public"
           ? ANONYMOUS
           : await authenticateRemembered(
               await requestToken(req),
               req.headers.get("workspace-id"),
-              spec.permission === "user" ? "any" : "selected",
+              op.permission === "user" ? "any" : "selected",
             );
-      if (Array.isArray(spec.permission)) {
-        const [resource, action] = spec.permission as readonly [Resource, Action];
+      // In-path-workspace operations are checked by their service against the workspace of the path.
+      if (typeof op.permission === "object" && !op.inPathWorkspace) {
+        const [resource, action] = op.permission;
         if (!can(auth.policies, resource, action)) {
           throw new Forbidden(`Your role (${auth.roleName}) may not ${action} ${resource.replace(/_/g, " ")}s.`);
         }
@@ -256,11 +251,11 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
           });
         }
       }
-      const params = parseWith(spec.params, (await context?.params) ?? {}, "params");
-      const query = parseWith(spec.query, queryObject(url.searchParams), "query");
-      const body = spec.body ? parseWith(spec.body, await readJson(req), "body") : (undefined as B);
+      const params = parseWith(op.params, (await context?.params) ?? {}, "params");
+      const query = parseWith(op.query, queryObject(url.searchParams), "query");
+      const body = op.body ? parseWith(op.body, await readJson(req), "body") : (undefined as B);
       const result = await handler({ req, url, params, query, body, auth, requestId });
-      response = result instanceof Response ? result : Response.json(result);
+      response = op.status === 204 ? new Response(null, { status: 204 }) : Response.json(result, { status: op.status });
     } catch (err) {
       response = errorResponse(err, requestId);
     }
@@ -282,8 +277,3 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
     return response;
   }
 }
-
-/** A path id: the one id schema (lib/validation/ids.ts). */
-export { idParam } from "@/lib/validation/ids";
-
-export const noContent = () => new Response(null, { status: 204 });

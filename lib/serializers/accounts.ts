@@ -3,16 +3,17 @@
 // data.attributes.message), and for sign-up a users resource (it checks data.attributes).
 import { randomUUID } from "node:crypto";
 import type { SignupResult } from "@/lib/services/accounts";
+import type { MessageResource, SignupBody } from "./accounts.schema";
 import { iso, resource } from "./resource";
 
 /** `id` is a fresh UUID: the reference puts the user's id here, which would tell who has an account. */
-export const messageResource = (message: string) => ({ data: resource(randomUUID(), "message", { message }) });
+export const messageResource = (message: string): MessageResource => ({ data: resource(randomUUID(), "message", { message }) });
 
 /**
  * The sign-up answer is the same whether the address was new or taken, so its `id` cannot be the
  * user's: it is an opaque reference for this sign-up.
  */
-export const serializeSignup = (s: SignupResult, message: string) => ({
+export const serializeSignup = (s: SignupResult, message: string): SignupBody => ({
   data: resource(randomUUID(), "users", {
     name: s.name,
     email: s.email,

@@ -1,7 +1,8 @@
 import type { AuditLogRow } from "@/lib/services/audit";
+import type { AuditLogAttributes, AuditLogResource } from "./audit.schema";
 import { iso, resource } from "./resource";
 
-export const serializeAuditLog = (log: AuditLogRow) =>
+export const serializeAuditLog = (log: AuditLogRow): AuditLogResource =>
   resource(log.id, "audit_logs", {
     action: log.action,
     resource_type: log.resourceType,
@@ -12,4 +13,4 @@ export const serializeAuditLog = (log: AuditLogRow) =>
     workspace_id: log.workspaceId,
     metadata: log.metadata,
     created_at: iso(log.createdAt),
-  });
+  } satisfies AuditLogAttributes);

@@ -1,8 +1,9 @@
 import type { CurrentUser } from "@/lib/services/auth";
+import type { CurrentUserAttributes, CurrentUserBody, TokenDocument } from "./auth.schema";
 import { iso, resource } from "./resource";
 
 /** GET /api/v1/users/me: the user, the role it acts with here (effective policies), its workspaces. */
-export const serializeCurrentUser = ({ user, auth }: CurrentUser) => ({
+export const serializeCurrentUser = ({ user, auth }: CurrentUser): CurrentUserBody => ({
   data: resource(user.id, "users", {
     email: user.email,
     name: user.name,
@@ -16,5 +17,8 @@ export const serializeCurrentUser = ({ user, auth }: CurrentUser) => ({
       name: m.workspace.name,
       role_name: m.role.name,
     })),
-  }),
+  } satisfies CurrentUserAttributes),
 });
+
+/** A session token (sign-in, password change): {data: {type: "token", id: <jwt>, attributes: {token}}}. */
+export const serializeToken = (token: string): TokenDocument => ({ data: resource(token, "token", { token }) });

@@ -2,8 +2,9 @@
 // ConnectionStatus message ({type: "connection_status", connection_status: {status, message}}),
 // which the reference console reads to tell success from failure.
 import type { CheckConnectionResult } from "@/lib/services/connector-definitions";
+import type { ConnectionStatus } from "./connection-status.schema";
 
-export const serializeConnectionStatus = (check: CheckConnectionResult) => ({
+export const serializeConnectionStatus = (check: CheckConnectionResult): ConnectionStatus => ({
   result: check.result,
   details: check.details,
   type: "connection_status" as const,

@@ -1,8 +1,9 @@
 // Connector definitions as the reference lists them: plain objects (they have no database id).
 import type { ConnectorDefinition } from "@/lib/connectors/types";
 import { absoluteUrl } from "@/lib/http/public-origin";
+import type { ConnectorDefinitionBody } from "./connector-definitions.schema";
 
-export const serializeConnectorDefinition = (d: ConnectorDefinition) => ({
+export const serializeConnectorDefinition = (d: ConnectorDefinition): ConnectorDefinitionBody => ({
   name: d.name,
   title: d.title,
   connector_type: d.connectorType,

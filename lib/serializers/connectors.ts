@@ -5,6 +5,7 @@ import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { absoluteUrl } from "@/lib/http/public-origin";
 import type { Connector } from "@/lib/generated/prisma/client";
+import type { ConnectorAttributes, ConnectorResource } from "./connectors.schema";
 import { iso, resource } from "./resource";
 
 /** Without a definition we cannot tell secrets apart, so every value is masked. */
@@ -26,7 +27,7 @@ export const connectorIcon = (c: Pick<Connector, "connectorName" | "connectorTyp
   return icon ? absoluteUrl(icon) : "";
 };
 
-export const serializeConnector = (c: Connector) =>
+export const serializeConnector = (c: Connector): ConnectorResource =>
   resource(c.id, "connectors", {
     name: c.name,
     connector_type: c.connectorType,
@@ -38,4 +39,4 @@ export const serializeConnector = (c: Connector) =>
     icon: connectorIcon(c),
     created_at: iso(c.createdAt),
     updated_at: iso(c.updatedAt),
-  });
+  } satisfies ConnectorAttributes);

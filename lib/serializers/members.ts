@@ -1,4 +1,5 @@
 import type { MemberRow } from "@/lib/services/members";
+import type { MemberAttributes, MemberResource } from "./members.schema";
 import { iso, resource } from "./resource";
 
 /**
@@ -7,7 +8,7 @@ import { iso, resource } from "./resource";
  * workspace (joined_at): inviting an email must not reveal anything about an account that exists
  * elsewhere, nor whether one exists. Until then a member is its email and role, as typed.
  */
-export const serializeMember = (m: MemberRow) => {
+export const serializeMember = (m: MemberRow): MemberResource => {
   const joined = m.joinedAt !== null;
   return resource(m.userId, "members", {
     user_id: m.userId,
@@ -20,5 +21,5 @@ export const serializeMember = (m: MemberRow) => {
     last_login_at: joined ? iso(m.user.lastLoginAt) : null,
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
-  });
+  } satisfies MemberAttributes);
 };

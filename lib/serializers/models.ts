@@ -2,8 +2,9 @@
 import { iso, resource } from "./resource";
 import { connectorIcon } from "./connectors";
 import type { ModelWithConnector } from "@/lib/services/models";
+import type { ModelAttributes, ModelResource } from "./models.schema";
 
-export const serializeModel = (m: ModelWithConnector) =>
+export const serializeModel = (m: ModelWithConnector): ModelResource =>
   resource(m.id, "models", {
     name: m.name,
     description: m.description,
@@ -21,4 +22,4 @@ export const serializeModel = (m: ModelWithConnector) =>
     },
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
-  });
+  } satisfies ModelAttributes);

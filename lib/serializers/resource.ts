@@ -1,17 +1,35 @@
 // JSON:API-like resource objects: {id: string, type, attributes}. Serializers list their fields
-// explicitly so a new column never leaks into the API by accident.
+// explicitly so a new column never leaks into the API by accident. Each serializer's answer has a
+// zod schema in the `*.schema.ts` file next to it (free of server imports, so the API contract and
+// the OpenAPI document can load it); the serializer's return type is that schema's type, so the two
+// cannot drift apart without the type check failing.
+import { z } from "zod";
 
-export interface Resource<A> {
+export interface Resource<A, T extends string = string> {
   id: string;
-  type: string;
+  type: T;
   attributes: A;
 }
 
-export const resource = <A>(id: number | bigint | string, type: string, attributes: A): Resource<A> => ({
+export const resource = <A, T extends string>(id: number | bigint | string, type: T, attributes: A): Resource<A, T> => ({
   id: String(id),
   type,
   attributes,
 });
 
 /** ISO 8601 UTC with milliseconds, or null. */
-export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+export function iso(d: Date): string;
+export function iso(d: Date | null | undefined): string | null;
+export function iso(d: Date | null | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
+/** The schema of `iso(date)`. */
+export const dateTime = () => z.iso.datetime();
+
+/** The schema of `resource(id, type, attributes)`. */
+export const resourceSchema = <T extends string, A extends z.ZodType>(type: T, attributes: A) =>
+  z.object({ id: z.string().describe("The id, as a string of digits."), type: z.literal(type), attributes });
+
+/** A JSON column (configuration, metadata, timings, ...): any JSON value, as stored. */
+export const json = (description: string) => z.unknown().describe(description);

@@ -1,7 +1,8 @@
 import type { Role } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
+import type { RoleAttributes, RoleResource } from "./role.schema";
 
-export const serializeRole = (role: Role) =>
+export const serializeRole = (role: Role): RoleResource =>
   resource(role.id, "roles", {
     role_name: role.name,
     role_desc: role.description,
@@ -10,4 +11,4 @@ export const serializeRole = (role: Role) =>
     policies: role.policies,
     created_at: iso(role.createdAt),
     updated_at: iso(role.updatedAt),
-  });
+  } satisfies RoleAttributes);

@@ -5,8 +5,9 @@
 import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
 import type { SyncRecord } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
+import type { SyncRecordAttributes, SyncRecordResource } from "./sync-records.schema";
 
-export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | null = null) =>
+export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | null = null): SyncRecordResource =>
   resource(r.id, "sync_records", {
     sync_id: r.syncId,
     sync_run_id: r.syncRunId,
@@ -18,4 +19,4 @@ export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | nu
     primary_key: r.primaryKey,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-  });
+  } satisfies SyncRecordAttributes);

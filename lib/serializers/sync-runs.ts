@@ -1,11 +1,12 @@
 // Sync run resources; duration is seconds (float) between start and finish.
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
+import type { SyncRunAttributes, SyncRunResource } from "./sync-runs.schema";
 
 const duration = (r: SyncRun): number | null =>
   r.startedAt && r.finishedAt ? Math.max(0, r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
 
-export const serializeSyncRun = (r: SyncRun) =>
+export const serializeSyncRun = (r: SyncRun): SyncRunResource =>
   resource(r.id, "sync_runs", {
     sync_id: r.syncId,
     status: r.status,
@@ -26,4 +27,4 @@ export const serializeSyncRun = (r: SyncRun) =>
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-  });
+  } satisfies SyncRunAttributes);

@@ -4,8 +4,9 @@
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
 import { connectorIcon } from "./connectors";
 import { iso, resource } from "./resource";
+import type { SyncAttributes, SyncConnector, SyncDocument, SyncModel, SyncResource } from "./syncs.schema";
 
-const connector = (c: ConnectorSummary) => ({
+const connector = (c: ConnectorSummary): SyncConnector => ({
   id: c.id,
   name: c.name,
   description: c.description,
@@ -17,7 +18,7 @@ const connector = (c: ConnectorSummary) => ({
   updated_at: iso(c.updatedAt),
 });
 
-const model = (m: ModelSummary) => ({
+const model = (m: ModelSummary): SyncModel => ({
   id: m.id,
   name: m.name,
   description: m.description,
@@ -31,7 +32,7 @@ const model = (m: ModelSummary) => ({
   updated_at: iso(m.updatedAt),
 });
 
-export const serializeSync = (s: SyncView) =>
+export const serializeSync = (s: SyncView): SyncResource =>
   resource(s.id, "syncs", {
     name: s.name,
     description: s.description,
@@ -65,13 +66,13 @@ export const serializeSync = (s: SyncView) =>
       : null,
     created_at: iso(s.createdAt),
     updated_at: iso(s.updatedAt),
-  });
+  } satisfies SyncAttributes);
 
 /**
  * One sync as GET /syncs/{id} and POST /syncs return it: the bare resource (interface.md) and the
  * same resource again under `data`, where the reference server puts it and its console reads it.
  */
-export function serializeSyncDocument(s: SyncView) {
+export function serializeSyncDocument(s: SyncView): SyncDocument {
   const sync = serializeSync(s);
   return { ...sync, data: sync };
 }

@@ -1,6 +1,7 @@
 import { ORGANIZATION_ID, organizationName } from "@/lib/config/organization";
 import type { WorkspaceRow } from "@/lib/services/workspaces";
 import { iso, resource } from "./resource";
+import type { WorkspaceAttributes, WorkspaceResource } from "./workspaces.schema";
 
 /**
  * A workspace with the caller's role in it (role_name) and its member count, plus the members the
@@ -10,13 +11,13 @@ import { iso, resource } from "./resource";
  * lifecycle, so every one that exists is "active". The reference's per-workspace api_key is not
  * carried: this server has no such key, and a secret would not belong in a listing anyway.
  */
-export const serializeWorkspace = (w: WorkspaceRow) =>
+export const serializeWorkspace = (w: WorkspaceRow): WorkspaceResource =>
   resource(w.id, "workspaces", {
     name: w.name,
     slug: w.slug,
     description: w.description,
     region: w.region,
-    status: "active",
+    status: "active" as const,
     organization_id: ORGANIZATION_ID,
     organization_name: organizationName(),
     role_name: w.members[0]?.role.name ?? null,
@@ -25,4 +26,4 @@ export const serializeWorkspace = (w: WorkspaceRow) =>
     organization_logo_url: null,
     created_at: iso(w.createdAt),
     updated_at: iso(w.updatedAt),
-  });
+  } satisfies WorkspaceAttributes);

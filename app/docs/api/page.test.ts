@@ -1,7 +1,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { OPERATIONS } from "@/lib/openapi/document";
+import { OPERATIONS } from "@/lib/contract";
 import ApiReferencePage from "./page";
 
 describe("/docs/api", () => {

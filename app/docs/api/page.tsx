@@ -2,7 +2,8 @@
 // GET /api/v1/openapi.json serves (no client code, no external assets).
 import type { Metadata } from "next";
 import Link from "next/link";
-import { openApiDocument, TAGS } from "@/lib/openapi/document";
+import { TAGS } from "@/lib/contract";
+import { openApiDocument } from "@/lib/openapi/document";
 
 export const metadata: Metadata = { title: "API reference" };
 

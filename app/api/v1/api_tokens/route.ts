@@ -1,21 +1,15 @@
 // GET/POST /api/v1/api_tokens - list API tokens (never the token itself) and create one (shown once).
+import { apiTokens } from "@/lib/contract/access";
 import { route } from "@/lib/http/handler";
-import { pageLinks, parsePage } from "@/lib/http/pagination";
+import { pageLinks } from "@/lib/http/pagination";
 import { serializeApiToken, serializeCreatedApiToken } from "@/lib/serializers/api-tokens";
 import { createApiToken, listApiTokens } from "@/lib/services/api-tokens";
-import { createApiTokenSchema } from "@/lib/validation/api-tokens";
 
-export const GET = route({ permission: ["api_token", "read"] }, async ({ auth, url }) => {
-  const page = parsePage(url.searchParams);
+export const GET = route(apiTokens.listApiTokens, async ({ auth, url, query: { page } }) => {
   const { rows, total } = await listApiTokens(auth, page);
   return { data: rows.map(serializeApiToken), ...pageLinks(url, page, total) };
 });
 
-export const POST = route(
-  { permission: ["api_token", "create"], body: createApiTokenSchema },
-  async ({ auth, body }) =>
-    Response.json(
-      { data: serializeCreatedApiToken(await createApiToken(auth, body.api_token)) },
-      { status: 201 },
-    ),
-);
+export const POST = route(apiTokens.createApiToken, async ({ auth, body }) => ({
+  data: serializeCreatedApiToken(await createApiToken(auth, body.api_token)),
+}));

@@ -1,9 +1,7 @@
 // POST /api/v1/catalogs - set a connector's catalog; returns the bare catalog record (integer id).
+import { catalogs } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeCatalogRecord } from "@/lib/serializers/catalogs";
 import { createCatalog } from "@/lib/services/catalogs";
-import { createCatalogSchema } from "@/lib/validation/catalogs";
 
-export const POST = route({ permission: ["connector", "create"], body: createCatalogSchema }, async ({ auth, body }) =>
-  serializeCatalogRecord(await createCatalog(auth, body)),
-);
+export const POST = route(catalogs.createCatalog, async ({ auth, body }) => serializeCatalogRecord(await createCatalog(auth, body)));

@@ -1,10 +1,10 @@
 // GET /api/v1/connector_definitions - the connectors this server provides, filtered by type and category.
 // A bare array, as the reference answers it (its console reads the body itself as the list).
+import { connectorDefinitions } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnectorDefinition } from "@/lib/serializers/connector-definitions";
 import { listConnectorDefinitions } from "@/lib/services/connector-definitions";
-import { listConnectorDefinitionsQuerySchema } from "@/lib/validation/connector-definitions";
 
-export const GET = route({ permission: ["connector_definition", "read"], query: listConnectorDefinitionsQuerySchema }, async ({ query }) =>
+export const GET = route(connectorDefinitions.listConnectorDefinitions, async ({ query }) =>
   listConnectorDefinitions(query).map(serializeConnectorDefinition),
 );

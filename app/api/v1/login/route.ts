@@ -1,10 +1,11 @@
 // POST /api/v1/login - exchange email and password for a bearer JWT (throttled per account and address).
-import { route } from "@/lib/http/handler";
-import { login } from "@/lib/services/auth";
+import { authentication } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
-import { loginSchema } from "@/lib/validation/auth";
+import { route } from "@/lib/http/handler";
+import { serializeToken } from "@/lib/serializers/auth";
+import { login } from "@/lib/services/auth";
 
-export const POST = route({ permission: "public", body: loginSchema }, async ({ req, body }) => {
+export const POST = route(authentication.login, async ({ req, body }) => {
   const { token } = await login(body, { ip: clientAddress(req.headers) });
-  return { data: { type: "token", id: token, attributes: { token } } };
+  return serializeToken(token);
 });

@@ -1,11 +1,11 @@
 // POST /api/v1/reset_password - set a new password with the token of a reset link; every session ends.
+import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
 import { resetPassword } from "@/lib/services/accounts";
-import { resetPasswordSchema } from "@/lib/validation/accounts";
 
-export const POST = route({ permission: "public", body: resetPasswordSchema }, async ({ req, body }) => {
+export const POST = route(accounts.resetPassword, async ({ req, body }) => {
   await resetPassword(body, { ip: clientAddress(req.headers) });
   return messageResource("Your password is changed. Sign in with the new one.");
 });

@@ -1,19 +1,17 @@
 // POST /api/v1/signup - create an account and a workspace of its own; the address must be verified
 // before signing in. Off unless SIGNUP_ENABLED (403 then, whatever the body).
 import { consoleBase } from "@/lib/config/console-url";
+import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { serializeSignup } from "@/lib/serializers/accounts";
 import { assertSignupEnabled, signup } from "@/lib/services/accounts";
-import { signupSchema } from "@/lib/validation/accounts";
 
 export const POST = route(
-  { permission: "public", available: assertSignupEnabled, body: signupSchema },
+  accounts.signup,
   async ({ req, url, body }) => {
     const result = await signup(body, { ip: clientAddress(req.headers), consoleBase: consoleBase(url) });
-    return Response.json(
-      serializeSignup(result, "Check your inbox: a link to verify your email address is on its way."),
-      { status: 201 },
-    );
+    return serializeSignup(result, "Check your inbox: a link to verify your email address is on its way.");
   },
+  { available: assertSignupEnabled },
 );

@@ -1,17 +1,14 @@
 // GET /api/v1/syncs - list syncs of the workspace (newest first); POST - create one (bare resource, and in `data`).
+import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
-import { pageLinks, parsePage } from "@/lib/http/pagination";
+import { pageLinks } from "@/lib/http/pagination";
 import { serializeSync, serializeSyncDocument } from "@/lib/serializers/syncs";
 import { createSync, listSyncs } from "@/lib/services/syncs";
-import { createSyncSchema, listSyncsQuerySchema } from "@/lib/validation/syncs";
 
-export const GET = route({ permission: ["sync", "read"], query: listSyncsQuerySchema }, async ({ auth, url, query }) => {
-  const page = parsePage(url.searchParams);
-  const { rows, total } = await listSyncs(auth.workspaceId, query, page);
+export const GET = route(syncs.listSyncs, async ({ auth, url, query: { page, ...filters } }) => {
+  const { rows, total } = await listSyncs(auth.workspaceId, filters, page);
   return { data: rows.map(serializeSync), ...pageLinks(url, page, total) };
 });
 
 // interface.md: the created sync is returned directly with 200; `data` repeats it for the reference's console.
-export const POST = route({ permission: ["sync", "create"], body: createSyncSchema }, async ({ auth, body }) =>
-  serializeSyncDocument(await createSync(auth, body.sync)),
-);
+export const POST = route(syncs.createSync, async ({ auth, body }) => serializeSyncDocument(await createSync(auth, body.sync)));

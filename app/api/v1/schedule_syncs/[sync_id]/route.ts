@@ -1,10 +1,10 @@
 // DELETE /api/v1/schedule_syncs/{sync_id} - cancel the sync's active run (424 when there is none).
-import { z } from "zod";
-import { idParam, route } from "@/lib/http/handler";
+import { syncs } from "@/lib/contract/syncs";
+import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
 import { cancelSyncRun } from "@/lib/services/syncs";
 
-export const DELETE = route({ permission: ["sync", "create"], params: z.object({ sync_id: idParam }) }, async ({ auth, params }) => ({
+export const DELETE = route(syncs.cancelSync, async ({ auth, params }) => ({
   message: "Sync cancelled successfully",
   data: serializeSyncRun(await cancelSyncRun(auth, params.sync_id)),
 }));

@@ -1,8 +1,7 @@
 // GET /api/v1/users/me - the signed-in user, its role in the current workspace and its workspaces.
+import { authentication } from "@/lib/contract/access";
 import { route } from "@/lib/http/handler";
 import { serializeCurrentUser } from "@/lib/serializers/auth";
 import { currentUser } from "@/lib/services/auth";
 
-export const GET = route({ permission: "user" }, async ({ auth }) =>
-  serializeCurrentUser(await currentUser(auth)),
-);
+export const GET = route(authentication.getCurrentUser, async ({ auth }) => serializeCurrentUser(await currentUser(auth)));

@@ -1,13 +1,11 @@
 // PUT /api/v1/users/me/password - change the signed-in user's password (ends its other sessions).
-import { route } from "@/lib/http/handler";
+import { authentication } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
+import { route } from "@/lib/http/handler";
+import { serializeToken } from "@/lib/serializers/auth";
 import { changePassword } from "@/lib/services/auth";
-import { changePasswordSchema } from "@/lib/validation/auth";
 
-export const PUT = route(
-  { permission: "user", body: changePasswordSchema },
-  async ({ req, auth, body }) => {
-    const { token } = await changePassword(auth, body, { ip: clientAddress(req.headers) });
-    return { data: { type: "token", id: token, attributes: { token } } };
-  },
-);
+export const PUT = route(authentication.changePassword, async ({ req, auth, body }) => {
+  const { token } = await changePassword(auth, body, { ip: clientAddress(req.headers) });
+  return serializeToken(token);
+});

@@ -1,0 +1,191 @@
+// Connector definitions (the kinds this server supports), connectors and their catalogs.
+import { z } from "zod";
+import { listSchema, paginated } from "@/lib/http/pagination";
+import { catalogRecordSchema, catalogSchema } from "@/lib/serializers/catalogs.schema";
+import { connectionStatusSchema } from "@/lib/serializers/connection-status.schema";
+import { connectorDefinitionSchema } from "@/lib/serializers/connector-definitions.schema";
+import { connectorSchema } from "@/lib/serializers/connectors.schema";
+import { createCatalogSchema, updateCatalogSchema } from "@/lib/validation/catalogs";
+import {
+  checkConnectionSchema,
+  connectorDefinitionParamsSchema,
+  listConnectorDefinitionsQuerySchema,
+  showConnectorDefinitionQuerySchema,
+} from "@/lib/validation/connector-definitions";
+import {
+  checkConnectorSchema,
+  createConnectorSchema,
+  discoverConnectorQuerySchema,
+  listConnectorsQuerySchema,
+  querySourceSchema,
+  updateConnectorSchema,
+} from "@/lib/validation/connectors";
+import { idParam } from "@/lib/validation/ids";
+import { operation } from "./operation";
+
+const byId = z.object({ id: idParam });
+
+export const connectorDefinitions = {
+  listConnectorDefinitions: operation({
+    operationId: "listConnectorDefinitions",
+    method: "get",
+    path: "/api/v1/connector_definitions",
+    tag: "Connector definitions",
+    summary: "List connector definitions",
+    permission: ["connector_definition", "read"],
+    query: listConnectorDefinitionsQuerySchema,
+    status: 200,
+    response: z.array(connectorDefinitionSchema),
+    notes: "A bare array, as the reference answers.",
+  }),
+  getConnectorDefinition: operation({
+    operationId: "getConnectorDefinition",
+    method: "get",
+    path: "/api/v1/connector_definitions/{name}",
+    tag: "Connector definitions",
+    summary: "Show a connector definition",
+    permission: ["connector_definition", "read"],
+    params: connectorDefinitionParamsSchema,
+    query: showConnectorDefinitionQuerySchema,
+    status: 200,
+    response: connectorDefinitionSchema,
+    notes: "The definition as a bare object, as the reference answers.",
+  }),
+  checkConnection: operation({
+    operationId: "checkConnection",
+    method: "post",
+    path: "/api/v1/connector_definitions/check_connection",
+    tag: "Connector definitions",
+    summary: "Check a connection configuration",
+    permission: ["connector_definition", "create"],
+    body: checkConnectionSchema,
+    status: 200,
+    response: connectionStatusSchema,
+  }),
+};
+
+export const connectors = {
+  listConnectors: operation({
+    operationId: "listConnectors",
+    method: "get",
+    path: "/api/v1/connectors",
+    tag: "Connectors",
+    summary: "List connectors",
+    permission: ["connector", "read"],
+    query: paginated(listConnectorsQuerySchema),
+    status: 200,
+    response: listSchema(connectorSchema),
+  }),
+  createConnector: operation({
+    operationId: "createConnector",
+    method: "post",
+    path: "/api/v1/connectors",
+    tag: "Connectors",
+    summary: "Create a connector",
+    permission: ["connector", "create"],
+    body: createConnectorSchema,
+    status: 201,
+    response: z.object({ data: connectorSchema }),
+  }),
+  getConnector: operation({
+    operationId: "getConnector",
+    method: "get",
+    path: "/api/v1/connectors/{id}",
+    tag: "Connectors",
+    summary: "Show a connector",
+    permission: ["connector", "read"],
+    params: byId,
+    status: 200,
+    response: z.object({ data: connectorSchema }),
+  }),
+  updateConnector: operation({
+    operationId: "updateConnector",
+    method: "put",
+    path: "/api/v1/connectors/{id}",
+    tag: "Connectors",
+    summary: "Update a connector",
+    permission: ["connector", "update"],
+    params: byId,
+    body: updateConnectorSchema,
+    status: 200,
+    response: z.object({ data: connectorSchema }),
+    notes: "Masked secrets sent back keep the stored ones.",
+  }),
+  deleteConnector: operation({
+    operationId: "deleteConnector",
+    method: "delete",
+    path: "/api/v1/connectors/{id}",
+    tag: "Connectors",
+    summary: "Delete a connector",
+    permission: ["connector", "delete"],
+    params: byId,
+    status: 204,
+    errors: [409],
+    notes: "409 while a model or sync uses it.",
+  }),
+  discoverConnector: operation({
+    operationId: "discoverConnector",
+    method: "get",
+    path: "/api/v1/connectors/{id}/discover",
+    tag: "Connectors",
+    summary: "The connector's streams (stored, or discovered again)",
+    permission: ["connector", "read"],
+    params: byId,
+    query: discoverConnectorQuerySchema,
+    status: 200,
+    response: z.object({ data: catalogSchema }),
+  }),
+  querySource: operation({
+    operationId: "querySource",
+    method: "post",
+    path: "/api/v1/connectors/{id}/query_source",
+    tag: "Connectors",
+    summary: "Preview a query on a source",
+    permission: ["connector", "read"],
+    params: byId,
+    body: querySourceSchema,
+    status: 200,
+    response: z.object({ data: z.array(z.record(z.string(), z.unknown())).describe("The first rows, column → value.") }),
+  }),
+  checkConnector: operation({
+    operationId: "checkConnector",
+    method: "post",
+    path: "/api/v1/connectors/{id}/check",
+    tag: "Connectors",
+    summary: "Check a saved connector's connection",
+    permission: ["connector", "read"],
+    params: byId,
+    body: checkConnectorSchema,
+    bodyOptional: true,
+    status: 200,
+    response: connectionStatusSchema,
+    notes: "With configuration in the body (unsaved settings; masked secrets keep the stored ones) it needs connector.update.",
+  }),
+};
+
+export const catalogs = {
+  createCatalog: operation({
+    operationId: "createCatalog",
+    method: "post",
+    path: "/api/v1/catalogs",
+    tag: "Catalogs",
+    summary: "Create a connector's catalog",
+    permission: ["connector", "create"],
+    body: createCatalogSchema,
+    status: 200,
+    response: catalogRecordSchema,
+    notes: "The bare catalog record, with an integer id.",
+  }),
+  updateCatalog: operation({
+    operationId: "updateCatalog",
+    method: "put",
+    path: "/api/v1/catalogs/{id}",
+    tag: "Catalogs",
+    summary: "Replace a connector's catalog",
+    permission: ["connector", "update"],
+    params: byId,
+    body: updateCatalogSchema,
+    status: 200,
+    response: z.object({ data: catalogSchema }),
+  }),
+};

@@ -1,0 +1,18 @@
+// The audit log entry, as serializeAuditLog (./audit.ts) builds it.
+import { z } from "zod";
+import { dateTime, json, resourceSchema } from "./resource";
+
+export const auditLogAttributesSchema = z.object({
+  action: z.string(),
+  resource_type: z.string(),
+  resource_id: z.string().nullable(),
+  user_id: z.number().int().nullable(),
+  user_email: z.string().nullable(),
+  user_name: z.string().nullable(),
+  workspace_id: z.number().int(),
+  metadata: json("What changed."),
+  created_at: dateTime(),
+});
+export type AuditLogAttributes = z.infer<typeof auditLogAttributesSchema>;
+export const auditLogSchema = resourceSchema("audit_logs", auditLogAttributesSchema).meta({ id: "AuditLog" });
+export type AuditLogResource = z.infer<typeof auditLogSchema>;

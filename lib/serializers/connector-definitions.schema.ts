@@ -1,0 +1,24 @@
+// A connector definition, as serializeConnectorDefinition (./connector-definitions.ts) builds it.
+import { z } from "zod";
+
+export const connectorDefinitionSchema = z
+  .object({
+    name: z.string(),
+    title: z.string(),
+    connector_type: z.enum(["source", "destination"]),
+    category: z.enum(["data", "ai_ml"]),
+    sub_category: z.string().nullable(),
+    icon: z.string().describe("Absolute URL."),
+    documentation_url: z.string(),
+    connector_spec: z.object({
+      documentation_url: z.string(),
+      connection_specification: z
+        .record(z.string(), z.unknown())
+        .describe("JSON Schema (draft-07) of the configuration; secrets carry secret and multiwoven_secret."),
+      stream_type: z.enum(["dynamic", "user_defined"]),
+      supports_query: z.boolean(),
+      secret_target_fields: z.array(z.string()).readonly().describe("Fields whose change needs the secrets entered again."),
+    }),
+  })
+  .meta({ id: "ConnectorDefinition" });
+export type ConnectorDefinitionBody = z.infer<typeof connectorDefinitionSchema>;

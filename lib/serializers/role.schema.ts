@@ -1,0 +1,17 @@
+// The role resource, as serializeRole (./role.ts) builds it.
+import { z } from "zod";
+import { RoleType } from "@/lib/generated/prisma/enums";
+import { dateTime, json, resourceSchema } from "./resource";
+
+export const roleAttributesSchema = z.object({
+  role_name: z.string(),
+  role_desc: z.string(),
+  role_type: z.enum(RoleType),
+  workspace_id: z.number().int().nullable().describe("null for system roles."),
+  policies: json("{permissions: {resource: {create, read, update, delete}}}."),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+});
+export type RoleAttributes = z.infer<typeof roleAttributesSchema>;
+export const roleSchema = resourceSchema("roles", roleAttributesSchema).meta({ id: "Role" });
+export type RoleResource = z.infer<typeof roleSchema>;

@@ -1,0 +1,106 @@
+// The sync resource, as serializeSync (./syncs.ts) builds it, and the envelopes its endpoints use.
+import { z } from "zod";
+import {
+  ConnectorType,
+  QueryType,
+  ScheduleType,
+  SyncIntervalUnit,
+  SyncMode,
+  SyncRunStatus,
+  SyncRunType,
+  SyncStatus,
+} from "@/lib/generated/prisma/enums";
+import { dateTime, json, resourceSchema } from "./resource";
+
+/** A connector in a sync, without its configuration. */
+export const syncConnectorSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    connector_type: z.enum(ConnectorType),
+    workspace_id: z.number().int(),
+    connector_name: z.string(),
+    icon: z.string().describe("Absolute URL of the connector's icon; empty when unknown."),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: "SyncConnector" });
+export type SyncConnector = z.infer<typeof syncConnectorSchema>;
+
+export const syncModelSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    query: z.string(),
+    query_type: z.enum(QueryType),
+    configuration: json("The model's settings."),
+    primary_key: z.string(),
+    connector_id: z.number().int(),
+    connector: syncConnectorSchema,
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: "SyncModel" });
+export type SyncModel = z.infer<typeof syncModelSchema>;
+
+export const syncAttributesSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  source_id: z.number().int(),
+  destination_id: z.number().int(),
+  model_id: z.number().int(),
+  configuration: json("Field mappings: [{from, to, mapping_type}] (or the older {source_column: destination_field})."),
+  schedule_type: z.enum(ScheduleType),
+  sync_mode: z.enum(SyncMode),
+  sync_interval: z.number().int().nullable(),
+  sync_interval_unit: z.enum(SyncIntervalUnit).nullable(),
+  cron_expression: z.string().nullable(),
+  timezone: z.string(),
+  cursor_field: z.string().nullable(),
+  current_cursor_field: z.string().nullable().describe("Incremental: the saved position."),
+  stream_name: z.string(),
+  status: z.enum(SyncStatus),
+  detect_deletes: z.boolean(),
+  next_run_at: dateTime().nullable(),
+  source: syncConnectorSchema,
+  destination: syncConnectorSchema,
+  model: syncModelSchema,
+  last_run: z
+    .object({
+      id: z.number().int(),
+      status: z.enum(SyncRunStatus),
+      sync_run_type: z.enum(SyncRunType),
+      started_at: dateTime().nullable(),
+      finished_at: dateTime().nullable(),
+    })
+    .nullable(),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+});
+export type SyncAttributes = z.infer<typeof syncAttributesSchema>;
+
+export const syncSchema = resourceSchema("syncs", syncAttributesSchema).meta({ id: "Sync" });
+export type SyncResource = z.infer<typeof syncSchema>;
+
+/**
+ * GET /syncs/{id} and POST /syncs: the resource at the top level (interface.md) and the same
+ * resource again under `data` (where the reference server puts it).
+ */
+export const syncDocumentSchema = syncSchema.extend({ data: syncSchema });
+export type SyncDocument = z.infer<typeof syncDocumentSchema>;
+
+/** PUT /syncs/{id}. */
+export const syncUpdatedSchema = z.object({ success: z.literal(true), message: z.string(), data: syncSchema });
+
+/** GET /syncs/configurations: the mapping types a sync configuration may use (a fixed payload). */
+export const syncConfigurationsSchema = z.object({
+  data: z.object({
+    configurations: z.object({
+      catalog_mapping_types: z
+        .record(z.string(), z.unknown())
+        .describe("standard, static (string, number, boolean, null) and template (variables and filters), each with a description."),
+    }),
+  }),
+});
