@@ -31,7 +31,7 @@ const PENDING_RESPONSE_SCHEMAS: ReadonlySet<string> = new Set<OperationId>([]);
  * It may only shrink: the test below fails once the document declares a listed status.
  */
 const UNDECLARED_STATUSES: Partial<Record<OperationId, number[]>> = {
-  login: [401],
+  // next-auth's own routes (not the API) answer a POST without its CSRF token with a redirect.
   nextAuthPost: [302],
 };
 
