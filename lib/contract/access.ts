@@ -179,7 +179,7 @@ export const apiTokens = {
     permission: ["api_token", "create"],
     body: createApiTokenSchema,
     status: 201,
-    response: z.object({ data: createdApiTokenSchema }),
+    response: z.strictObject({ data: createdApiTokenSchema }),
     notes:
       "The token is never shown again. 403 when role_id grants more than your rights, or, when an API token calls, when expires_at is later than its own.",
   }),

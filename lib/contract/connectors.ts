@@ -85,7 +85,7 @@ export const connectors = {
     permission: ["connector", "create"],
     body: createConnectorSchema,
     status: 201,
-    response: z.object({ data: connectorSchema }),
+    response: z.strictObject({ data: connectorSchema }),
   }),
   getConnector: operation({
     operationId: "getConnector",
@@ -96,7 +96,7 @@ export const connectors = {
     permission: ["connector", "read"],
     params: byId,
     status: 200,
-    response: z.object({ data: connectorSchema }),
+    response: z.strictObject({ data: connectorSchema }),
   }),
   updateConnector: operation({
     operationId: "updateConnector",
@@ -108,7 +108,7 @@ export const connectors = {
     params: byId,
     body: updateConnectorSchema,
     status: 200,
-    response: z.object({ data: connectorSchema }),
+    response: z.strictObject({ data: connectorSchema }),
     notes: "Masked secrets sent back keep the stored ones.",
   }),
   deleteConnector: operation({
@@ -133,7 +133,7 @@ export const connectors = {
     params: byId,
     query: discoverConnectorQuerySchema,
     status: 200,
-    response: z.object({ data: catalogSchema }),
+    response: z.strictObject({ data: catalogSchema }),
   }),
   querySource: operation({
     operationId: "querySource",
@@ -145,7 +145,7 @@ export const connectors = {
     params: byId,
     body: querySourceSchema,
     status: 200,
-    response: z.object({ data: z.array(z.record(z.string(), z.unknown())).describe("The first rows, column → value.") }),
+    response: z.strictObject({ data: z.array(z.record(z.string(), z.unknown())).describe("The first rows, column → value.") }),
   }),
   checkConnector: operation({
     operationId: "checkConnector",
@@ -186,6 +186,6 @@ export const catalogs = {
     params: byId,
     body: updateCatalogSchema,
     status: 200,
-    response: z.object({ data: catalogSchema }),
+    response: z.strictObject({ data: catalogSchema }),
   }),
 };

@@ -29,7 +29,7 @@ export const models = {
     permission: ["model", "create"],
     body: createModelSchema,
     status: 201,
-    response: z.object({ data: modelSchema }),
+    response: z.strictObject({ data: modelSchema }),
   }),
   getModel: operation({
     operationId: "getModel",
@@ -40,7 +40,7 @@ export const models = {
     permission: ["model", "read"],
     params: byId,
     status: 200,
-    response: z.object({ data: modelSchema }),
+    response: z.strictObject({ data: modelSchema }),
   }),
   updateModel: operation({
     operationId: "updateModel",
@@ -52,7 +52,7 @@ export const models = {
     params: byId,
     body: updateModelSchema,
     status: 200,
-    response: z.object({ data: modelSchema }),
+    response: z.strictObject({ data: modelSchema }),
   }),
   deleteModel: operation({
     operationId: "deleteModel",

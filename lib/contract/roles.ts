@@ -11,7 +11,7 @@ import { createRoleSchema, updateRoleSchema } from "@/lib/validation/roles";
 import { operation } from "./operation";
 
 const byId = z.object({ id: idParam });
-const role = z.object({ data: roleSchema });
+const role = z.strictObject({ data: roleSchema });
 
 export const roles = {
   listRoles: operation({
@@ -22,7 +22,7 @@ export const roles = {
     summary: "System roles and the workspace's custom roles",
     permission: "member",
     status: 200,
-    response: z.object({ data: z.array(roleSchema) }),
+    response: z.strictObject({ data: z.array(roleSchema) }),
     notes: "Not paginated (no links).",
   }),
   createRole: operation({

@@ -13,7 +13,7 @@ export const service = {
     summary: "Liveness and database reachability",
     permission: "public",
     status: 200,
-    response: z.object({ status: z.enum(["ok", "degraded"]), database: z.enum(["up", "down"]) }),
+    response: z.strictObject({ status: z.enum(["ok", "degraded"]), database: z.enum(["up", "down"]) }),
     notes: "503 with the same body ({status: degraded, database: down}) while the database does not answer.",
   }),
   getReadiness: operation({
@@ -24,7 +24,7 @@ export const service = {
     summary: "Readiness: database and job queue usable",
     permission: "public",
     status: 200,
-    response: z.object({ status: z.enum(["ready", "not_ready"]), database: z.enum(["up", "down"]), queue: z.enum(["up", "down"]) }),
+    response: z.strictObject({ status: z.enum(["ready", "not_ready"]), database: z.enum(["up", "down"]), queue: z.enum(["up", "down"]) }),
     notes: "503 with the same body (status not_ready) when not ready.",
   }),
   getMetrics: operation({
@@ -47,7 +47,7 @@ export const service = {
     summary: "Whether the first admin still has to be created",
     permission: "public",
     status: 200,
-    response: z.object({ data: z.object({ needs_setup: z.boolean() }) }),
+    response: z.strictObject({ data: z.strictObject({ needs_setup: z.boolean() }) }),
   }),
   createSetup: operation({
     operationId: "createSetup",
@@ -58,7 +58,7 @@ export const service = {
     permission: "public",
     body: setupSchema,
     status: 201,
-    response: z.object({ data: resourceSchema("users", z.object({ email: z.string(), name: z.string(), created_at: dateTime() })) }),
+    response: z.strictObject({ data: resourceSchema("users", z.strictObject({ email: z.string(), name: z.string(), created_at: dateTime() })) }),
     errors: [409],
     notes: "409 once a user exists.",
   }),

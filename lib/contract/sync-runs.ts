@@ -29,7 +29,7 @@ export const syncRuns = {
     permission: ["sync_run", "read"],
     params: syncRunParamsSchema,
     status: 200,
-    response: z.object({ data: syncRunSchema }),
+    response: z.strictObject({ data: syncRunSchema }),
   }),
   listSyncRecords: operation({
     operationId: "listSyncRecords",

@@ -99,7 +99,7 @@ export const syncs = {
     params: byId,
     body: enableSyncSchema,
     status: 200,
-    response: z.object({ data: syncSchema }),
+    response: z.strictObject({ data: syncSchema }),
   }),
   scheduleSync: operation({
     operationId: "scheduleSync",
@@ -136,7 +136,7 @@ export const syncs = {
     permission: ["sync", "create"],
     params: bySyncId,
     status: 200,
-    response: z.object({ message: z.string() }),
+    response: z.strictObject({ message: z.string() }),
     errors: [424],
     notes: "424 when the sync is disabled.",
   }),

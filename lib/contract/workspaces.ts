@@ -10,8 +10,8 @@ import { operation } from "./operation";
 
 const byId = z.object({ id: idParam });
 const byMember = z.object({ id: idParam, user_id: idParam });
-const workspace = z.object({ data: workspaceSchema });
-const member = z.object({ data: memberSchema });
+const workspace = z.strictObject({ data: workspaceSchema });
+const member = z.strictObject({ data: memberSchema });
 
 export const workspaces = {
   listWorkspaces: operation({

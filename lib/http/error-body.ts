@@ -9,15 +9,15 @@ import type { FieldError } from "@/lib/errors";
 /** Where an item's problem is: a JSON pointer into the body, or a query/path parameter or header. */
 const errorSourceSchema = z
   .union([
-    z.object({ pointer: z.string().describe("JSON pointer into the request body, e.g. /sync/schedule_type.") }),
-    z.object({ parameter: z.string().describe("The query or path parameter, e.g. page.") }),
-    z.object({ header: z.string().describe("The request header, e.g. Workspace-Id.") }),
+    z.strictObject({ pointer: z.string().describe("JSON pointer into the request body, e.g. /sync/schedule_type.") }),
+    z.strictObject({ parameter: z.string().describe("The query or path parameter, e.g. page.") }),
+    z.strictObject({ header: z.string().describe("The request header, e.g. Workspace-Id.") }),
   ])
   .describe("Where the problem is; only for a problem with one field, parameter or header.");
 export type ErrorSource = z.infer<typeof errorSourceSchema>;
 
 const errorItemSchema = z
-  .object({
+  .strictObject({
     status: z.string().describe('The HTTP status as a string, e.g. "422".'),
     title: z.string().describe("The error code, the same as the body's status, e.g. validation_failed."),
     detail: z.string().describe("A sentence about this problem; for a field it begins with the field's dotted path."),
@@ -29,7 +29,7 @@ export type ErrorItem = z.infer<typeof errorItemSchema>;
 
 /** The body of every error response; `.meta({id})` makes it one entry of the OpenAPI components. */
 export const errorBodySchema = z
-  .object({
+  .strictObject({
     message: z.string().describe("A sentence a person can act on."),
     status: z.string().describe("The error code, e.g. not_found."),
     errors: z.array(errorItemSchema).min(1).describe("At least one item: one per field problem, else one repeating the message."),

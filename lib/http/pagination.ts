@@ -90,7 +90,7 @@ export function paginated<S extends z.ZodObject>(filters: S) {
 export const pageQuery = paginated(z.object({}));
 
 export const linksSchema = z
-  .object({
+  .strictObject({
     self: z.string(),
     first: z.string(),
     prev: z.string().nullable(),
@@ -102,7 +102,7 @@ export const linksSchema = z
 export type Links = z.infer<typeof linksSchema>;
 
 export const metaSchema = z
-  .object({
+  .strictObject({
     page: z.number().int(),
     per_page: z.number().int(),
     total_count: z.number().int(),
@@ -112,7 +112,7 @@ export const metaSchema = z
 export type Meta = z.infer<typeof metaSchema>;
 
 /** A page of `item`: {data, links, meta}. */
-export const listSchema = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), links: linksSchema, meta: metaSchema });
+export const listSchema = <T extends z.ZodType>(item: T) => z.strictObject({ data: z.array(item), links: linksSchema, meta: metaSchema });
 
 export function pageLinks(url: URL, page: Page, total: number): { links: Links; meta: Meta } {
   const totalPages = Math.max(1, Math.ceil(total / page.perPage));

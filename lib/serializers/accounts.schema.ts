@@ -4,14 +4,14 @@ import { dateTime, resourceSchema } from "./resource";
 
 /** {data: {type: "message", id: <fresh UUID>, attributes: {message}}}: the reference's message resource. */
 export const messageResourceSchema = z
-  .object({ data: resourceSchema("message", z.object({ message: z.string() })) })
+  .strictObject({ data: resourceSchema("message", z.strictObject({ message: z.string() })) })
   .meta({ id: "MessageResource" });
 export type MessageResource = z.infer<typeof messageResourceSchema>;
 
-export const signupResponseSchema = z.object({
+export const signupResponseSchema = z.strictObject({
   data: resourceSchema(
     "users",
-    z.object({
+    z.strictObject({
       name: z.string(),
       email: z.string(),
       created_at: dateTime(),

@@ -7,7 +7,7 @@ const roleFields = {
   role_name: z.string().nullable(),
 };
 
-export const apiTokenAttributesSchema = z.object({
+export const apiTokenAttributesSchema = z.strictObject({
   name: z.string(),
   ...roleFields,
   user_id: z.number().int(),
@@ -21,7 +21,7 @@ export type ApiTokenAttributes = z.infer<typeof apiTokenAttributesSchema>;
 export const apiTokenSchema = resourceSchema("api_tokens", apiTokenAttributesSchema).meta({ id: "ApiToken" });
 export type ApiTokenResource = z.infer<typeof apiTokenSchema>;
 
-export const createdApiTokenAttributesSchema = z.object({
+export const createdApiTokenAttributesSchema = z.strictObject({
   name: z.string(),
   token: z.string().describe("The token; never shown again."),
   ...roleFields,

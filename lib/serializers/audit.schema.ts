@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { dateTime, json, resourceSchema } from "./resource";
 
-export const auditLogAttributesSchema = z.object({
+export const auditLogAttributesSchema = z.strictObject({
   action: z.string(),
   resource_type: z.string(),
   resource_id: z.string().nullable(),

@@ -5,27 +5,27 @@ import { dateTime, resourceSchema } from "./resource";
 
 /** {data: {type: "token", id: <jwt>, attributes: {token: <jwt>}}}: a session token. */
 export const tokenDocumentSchema = z
-  .object({ data: resourceSchema("token", z.object({ token: z.string().describe("A bearer JWT.") })) })
+  .strictObject({ data: resourceSchema("token", z.strictObject({ token: z.string().describe("A bearer JWT.") })) })
   .meta({ id: "TokenDocument" });
 export type TokenDocument = z.infer<typeof tokenDocumentSchema>;
 
-const crud = z.object({ create: z.boolean(), read: z.boolean(), update: z.boolean(), delete: z.boolean() });
+const crud = z.strictObject({ create: z.boolean(), read: z.boolean(), update: z.boolean(), delete: z.boolean() });
 export const effectivePoliciesSchema = z
-  .object({ permissions: z.partialRecord(z.enum(RESOURCES), crud) })
+  .strictObject({ permissions: z.partialRecord(z.enum(RESOURCES), crud) })
   .describe("For each resource, which of create, read, update, delete the role may do.")
   .meta({ id: "Policies" });
 
-export const currentUserAttributesSchema = z.object({
+export const currentUserAttributesSchema = z.strictObject({
   email: z.string(),
   name: z.string(),
   created_at: dateTime(),
   updated_at: dateTime(),
   workspace_id: z.number().int().describe("The Workspace-Id workspace when you are a member of it, else your default one."),
   token_kind: z.enum(["session", "api_token"]),
-  role: z.object({ id: z.number().int(), role_name: z.string(), policies: effectivePoliciesSchema }),
-  workspaces: z.array(z.object({ id: z.number().int(), name: z.string(), role_name: z.string() })),
+  role: z.strictObject({ id: z.number().int(), role_name: z.string(), policies: effectivePoliciesSchema }),
+  workspaces: z.array(z.strictObject({ id: z.number().int(), name: z.string(), role_name: z.string() })),
 });
 export type CurrentUserAttributes = z.infer<typeof currentUserAttributesSchema>;
 
-export const currentUserSchema = z.object({ data: resourceSchema("users", currentUserAttributesSchema) });
+export const currentUserSchema = z.strictObject({ data: resourceSchema("users", currentUserAttributesSchema) });
 export type CurrentUserBody = z.infer<typeof currentUserSchema>;

@@ -8,7 +8,7 @@ const catalogJson = () =>
   );
 
 export const catalogRecordSchema = z
-  .object({
+  .strictObject({
     id: z.number().int(),
     connector_id: z.number().int(),
     workspace_id: z.number().int(),
@@ -19,7 +19,7 @@ export const catalogRecordSchema = z
   .meta({ id: "CatalogRecord" });
 export type CatalogRecord = z.infer<typeof catalogRecordSchema>;
 
-export const catalogAttributesSchema = z.object({
+export const catalogAttributesSchema = z.strictObject({
   connector_id: z.number().int(),
   workspace_id: z.number().int(),
   catalog: catalogJson(),

@@ -2,12 +2,12 @@
 import { z } from "zod";
 
 export const connectionStatusSchema = z
-  .object({
+  .strictObject({
     result: z.enum(["success", "failed"]),
     details: z.string().describe("A sentence about the outcome."),
     type: z.literal("connection_status"),
     connection_status: z
-      .object({ status: z.enum(["succeeded", "failed"]), message: z.string().describe("The same as details.") })
+      .strictObject({ status: z.enum(["succeeded", "failed"]), message: z.string().describe("The same as details.") })
       .describe("The reference protocol's ConnectionStatus."),
   })
   .describe("HTTP 200 whether or not the connection works.")

@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 export const connectorDefinitionSchema = z
-  .object({
+  .strictObject({
     name: z.string(),
     title: z.string(),
     connector_type: z.enum(["source", "destination"]),
@@ -10,7 +10,7 @@ export const connectorDefinitionSchema = z
     sub_category: z.string().nullable(),
     icon: z.string().describe("Absolute URL."),
     documentation_url: z.string(),
-    connector_spec: z.object({
+    connector_spec: z.strictObject({
       documentation_url: z.string(),
       connection_specification: z
         .record(z.string(), z.unknown())

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ConnectorCategory, ConnectorType } from "@/lib/generated/prisma/enums";
 import { dateTime, resourceSchema } from "./resource";
 
-export const connectorAttributesSchema = z.object({
+export const connectorAttributesSchema = z.strictObject({
   name: z.string(),
   connector_type: z.enum(ConnectorType),
   connector_name: z.string().describe("The connector definition's name, e.g. Postgresql."),

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { dateTime, resourceSchema } from "./resource";
 
-export const memberAttributesSchema = z.object({
+export const memberAttributesSchema = z.strictObject({
   user_id: z.number().int(),
   email: z.string(),
   name: z.string().nullable().describe("null until the person has used the workspace (joined_at)."),

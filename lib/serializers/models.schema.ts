@@ -3,7 +3,7 @@ import { z } from "zod";
 import { QueryType } from "@/lib/generated/prisma/enums";
 import { dateTime, json, resourceSchema } from "./resource";
 
-export const modelAttributesSchema = z.object({
+export const modelAttributesSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
   query: z.string(),
@@ -12,7 +12,7 @@ export const modelAttributesSchema = z.object({
   primary_key: z.string(),
   connector_id: z.number().int(),
   workspace_id: z.number().int(),
-  connector: z.object({
+  connector: z.strictObject({
     id: z.number().int(),
     name: z.string(),
     connector_name: z.string(),

@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 const series = z.array(
-  z.object({
+  z.strictObject({
     time_slice: z.string().describe("Start of the UTC hour (one_day) or day (one_week)."),
     total_count: z.number(),
     success_count: z.number(),
@@ -10,8 +10,8 @@ const series = z.array(
   }),
 );
 
-export const reportSchema = z.object({
+export const reportSchema = z.strictObject({
   data: z
-    .object({ sync_run_triggered: series.optional(), total_sync_run_rows: series.optional() })
+    .strictObject({ sync_run_triggered: series.optional(), total_sync_run_rows: series.optional() })
     .describe("One point per bucket, empty buckets included; the series asked for by metric."),
 });

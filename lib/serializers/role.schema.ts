@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RoleType } from "@/lib/generated/prisma/enums";
 import { dateTime, json, resourceSchema } from "./resource";
 
-export const roleAttributesSchema = z.object({
+export const roleAttributesSchema = z.strictObject({
   role_name: z.string(),
   role_desc: z.string(),
   role_type: z.enum(RoleType),

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 import { dateTime, resourceSchema } from "./resource";
 
-export const syncRecordAttributesSchema = z.object({
+export const syncRecordAttributesSchema = z.strictObject({
   sync_id: z.number().int(),
   sync_run_id: z.number().int(),
   record: z.unknown().describe("The row as mapped for the destination."),
@@ -11,7 +11,7 @@ export const syncRecordAttributesSchema = z.object({
   action: z.enum(SyncRecordAction),
   error: z.string().nullable(),
   logs: z
-    .object({ request: z.string(), response: z.string(), level: z.enum(["info", "error"]) })
+    .strictObject({ request: z.string(), response: z.string(), level: z.enum(["info", "error"]) })
     .describe("What was sent and what the destination answered, as text; never a secret."),
   primary_key: z.string(),
   created_at: dateTime(),

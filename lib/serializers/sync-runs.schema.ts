@@ -3,7 +3,7 @@ import { z } from "zod";
 import { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
 import { dateTime, json, resourceSchema } from "./resource";
 
-export const syncRunAttributesSchema = z.object({
+export const syncRunAttributesSchema = z.strictObject({
   sync_id: z.number().int(),
   status: z.enum(SyncRunStatus),
   sync_run_type: z.enum(SyncRunType),
@@ -32,4 +32,4 @@ export const syncRunSchema = resourceSchema("sync_runs", syncRunAttributesSchema
 export type SyncRunResource = z.infer<typeof syncRunSchema>;
 
 /** POST /schedule_syncs and DELETE /schedule_syncs/{sync_id}: a message and the run. */
-export const syncRunMessageSchema = z.object({ message: z.string(), data: syncRunSchema });
+export const syncRunMessageSchema = z.strictObject({ message: z.string(), data: syncRunSchema });

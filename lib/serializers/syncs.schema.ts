@@ -14,7 +14,7 @@ import { dateTime, json, resourceSchema } from "./resource";
 
 /** A connector in a sync, without its configuration. */
 export const syncConnectorSchema = z
-  .object({
+  .strictObject({
     id: z.number().int(),
     name: z.string(),
     description: z.string(),
@@ -29,7 +29,7 @@ export const syncConnectorSchema = z
 export type SyncConnector = z.infer<typeof syncConnectorSchema>;
 
 export const syncModelSchema = z
-  .object({
+  .strictObject({
     id: z.number().int(),
     name: z.string(),
     description: z.string(),
@@ -45,7 +45,7 @@ export const syncModelSchema = z
   .meta({ id: "SyncModel" });
 export type SyncModel = z.infer<typeof syncModelSchema>;
 
-export const syncAttributesSchema = z.object({
+export const syncAttributesSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
   source_id: z.number().int(),
@@ -68,7 +68,7 @@ export const syncAttributesSchema = z.object({
   destination: syncConnectorSchema,
   model: syncModelSchema,
   last_run: z
-    .object({
+    .strictObject({
       id: z.number().int(),
       status: z.enum(SyncRunStatus),
       sync_run_type: z.enum(SyncRunType),
@@ -92,12 +92,12 @@ export const syncDocumentSchema = syncSchema.extend({ data: syncSchema });
 export type SyncDocument = z.infer<typeof syncDocumentSchema>;
 
 /** PUT /syncs/{id}. */
-export const syncUpdatedSchema = z.object({ success: z.literal(true), message: z.string(), data: syncSchema });
+export const syncUpdatedSchema = z.strictObject({ success: z.literal(true), message: z.string(), data: syncSchema });
 
 /** GET /syncs/configurations: the mapping types a sync configuration may use (a fixed payload). */
-export const syncConfigurationsSchema = z.object({
-  data: z.object({
-    configurations: z.object({
+export const syncConfigurationsSchema = z.strictObject({
+  data: z.strictObject({
+    configurations: z.strictObject({
       catalog_mapping_types: z
         .record(z.string(), z.unknown())
         .describe("standard, static (string, number, boolean, null) and template (variables and filters), each with a description."),

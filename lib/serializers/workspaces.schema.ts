@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { dateTime, resourceSchema } from "./resource";
 
-export const workspaceAttributesSchema = z.object({
+export const workspaceAttributesSchema = z.strictObject({
   name: z.string(),
   slug: z.string(),
   description: z.string().nullable(),

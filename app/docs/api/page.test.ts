@@ -5,12 +5,16 @@ import { OPERATIONS } from "@/lib/contract";
 import ApiReferencePage from "./page";
 
 describe("/docs/api", () => {
-  it("renders every operation of the document, grouped by tag, with its permission and body fields", () => {
+  it("renders every operation of the document, grouped by tag, with its permission, notes, body and response fields", () => {
     const html = renderToStaticMarkup(createElement(ApiReferencePage));
     for (const op of OPERATIONS) expect(html, op.operationId).toContain(`id="${op.operationId}"`);
     expect(html).toContain('id="api-tokens"');
     expect(html).toContain("api_token.create");
     expect(html).toContain("What the token is for");
+    // Response fields, through the named schemas they refer to, and the operation's notes.
+    expect(html).toContain("catalog_hash");
+    expect(html).toContain("cron_expression");
+    expect(html).toContain("409 while a sync uses it.");
     expect(html).toContain("/api/v1/openapi.json");
     expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)\./);
   });

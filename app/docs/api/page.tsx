@@ -34,7 +34,7 @@ interface OperationView {
   tags: string[];
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
-  responses: Record<string, { description: string }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
   "x-permission"?: string;
 }
 
@@ -55,8 +55,17 @@ function typeOf(s: Schema): string {
   return s.type ?? "any";
 }
 
-function Fields({ schema, depth = 0 }: { schema: Schema; depth?: number }) {
-  const props = Object.entries(schema.properties ?? {});
+/** Named schemas of the document (components.schemas), which response schemas refer to. */
+type Defs = Record<string, Schema>;
+
+/** The schema a $ref names (or the schema itself); array items stand for the array. */
+function expand(schema: Schema, defs: Defs): Schema {
+  const named = schema.$ref ? (defs[schema.$ref.split("/").at(-1) ?? ""] ?? schema) : schema;
+  return named.type === "array" && named.items ? expand(named.items, defs) : named;
+}
+
+function Fields({ schema, defs = {}, depth = 0 }: { schema: Schema; defs?: Defs; depth?: number }) {
+  const props = Object.entries(expand(schema, defs).properties ?? {});
   if (props.length === 0 || depth > 3) return null;
   return (
     <ul className={depth ? "ml-4 border-l border-slate-200 pl-3" : ""}>
@@ -68,18 +77,18 @@ function Fields({ schema, depth = 0 }: { schema: Schema; depth?: number }) {
             <span className="ml-1 text-xs font-medium text-red-700">required</span>
           )}
           {field.description && <p className="text-sm text-slate-600">{field.description}</p>}
-          <Fields schema={field} depth={depth + 1} />
+          <Fields schema={field} defs={defs} depth={depth + 1} />
         </li>
       ))}
     </ul>
   );
 }
 
-function OperationCard({ op }: { op: OperationView }) {
+function OperationCard({ op, defs }: { op: OperationView; defs: Defs }) {
   const params = op.parameters?.filter((p) => p.in !== "header") ?? [];
   const body = op.requestBody?.content["application/json"]?.schema;
   // The catch-all of unknown paths has no success: its 404 is what it answers.
-  const [status, success] = Object.entries(op.responses).find(([code]) => code.startsWith("2")) ??
+  const [status, success]: [string, OperationView["responses"][string]] = Object.entries(op.responses).find(([code]) => code.startsWith("2")) ??
     Object.entries(op.responses)[0] ?? ["200", { description: "" }];
   const errors = Object.keys(op.responses).filter((code) => !code.startsWith("2") && code !== status);
   return (
@@ -97,6 +106,7 @@ function OperationCard({ op }: { op: OperationView }) {
         Permission: <code className="font-mono">{op["x-permission"]}</code> · operationId{" "}
         <code className="font-mono">{op.operationId}</code>
       </p>
+      {op.description && <p className="mt-1 text-sm text-slate-600">{op.description}</p>}
       {params.length > 0 && (
         <section className="mt-3">
           <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Parameters</h4>
@@ -127,6 +137,7 @@ function OperationCard({ op }: { op: OperationView }) {
         <p className="text-slate-700">
           <span className="font-mono font-semibold">{status}</span> {success.description}
         </p>
+        {success.content?.["application/json"] && <Fields schema={success.content["application/json"].schema} defs={defs} />}
         {errors.length > 0 && (
           <p className="mt-1 text-xs text-slate-500">
             Errors: {errors.join(", ")} with {"{message, status, errors: [{status, title, detail, source?}]}"}.
@@ -141,7 +152,9 @@ export default function ApiReferencePage() {
   const doc = openApiDocument() as unknown as {
     info: { title: string; version: string; description?: string };
     paths: Record<string, Record<string, OperationView>>;
+    components?: { schemas?: Defs };
   };
+  const defs = doc.components?.schemas ?? {};
   const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ ...op, method, path })),
   );
@@ -187,7 +200,7 @@ export default function ApiReferencePage() {
               <p className="mb-3 text-sm text-slate-500">{g.description}</p>
               <div className="space-y-3">
                 {g.operations.map((op) => (
-                  <OperationCard key={`${op.method} ${op.path}`} op={op} />
+                  <OperationCard key={`${op.method} ${op.path}`} op={op} defs={defs} />
                 ))}
               </div>
             </section>

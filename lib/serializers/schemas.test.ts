@@ -1,0 +1,197 @@
+// Each serializer's output against its response schema (*.schema.ts), for the values types cannot
+// pin: dates as ISO strings, nulls where a column is unset, enum values, masked configurations,
+// every connector definition. The types keep fields and schemas in step; this keeps the values.
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { listDefinitions } from "@/lib/connectors/registry";
+import { encryptJson } from "@/lib/crypto/encryption";
+import type { Catalog, Connector, Role, SyncRecord, SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncView } from "@/lib/services/syncs";
+import { catalogRecordSchema, catalogSchema } from "./catalogs.schema";
+import { serializeCatalog, serializeCatalogRecord } from "./catalogs";
+import { connectionStatusSchema } from "./connection-status.schema";
+import { serializeConnectionStatus } from "./connection-status";
+import { connectorDefinitionSchema } from "./connector-definitions.schema";
+import { serializeConnectorDefinition } from "./connector-definitions";
+import { connectorSchema } from "./connectors.schema";
+import { serializeConnector } from "./connectors";
+import { roleSchema } from "./role.schema";
+import { serializeRole } from "./role";
+import { syncRecordSchema } from "./sync-records.schema";
+import { serializeSyncRecord } from "./sync-records";
+import { syncRunSchema } from "./sync-runs.schema";
+import { serializeSyncRun } from "./sync-runs";
+import { syncSchema } from "./syncs.schema";
+import { serializeSync } from "./syncs";
+
+const at = new Date("2026-11-23T10:00:00.000Z");
+
+/** Parses strictly: the schemas are strict objects, so an extra or missing member fails too. */
+function expectValid(schema: z.ZodType, value: unknown) {
+  const result = schema.safeParse(JSON.parse(JSON.stringify(value)));
+  expect(result.success ? [] : result.error.issues).toEqual([]);
+}
+
+const connector: Connector = {
+  id: 3,
+  workspaceId: 1,
+  connectorType: "source",
+  connectorName: "Postgresql",
+  category: "data",
+  name: "Warehouse",
+  description: "",
+  configurationEncrypted: encryptJson({ host: "db", port: 5432, credentials: { username: "sync", password: "hunter2" } }),
+  createdAt: at,
+  updatedAt: at,
+};
+
+const run = (over: Partial<SyncRun>): SyncRun => ({
+  id: 7,
+  workspaceId: 1,
+  syncId: 5,
+  status: "pending",
+  syncRunType: "general",
+  startedAt: null,
+  finishedAt: null,
+  totalQueryRows: 0,
+  totalRows: 0,
+  skippedRows: 0,
+  successfulRows: 0,
+  failedRows: 0,
+  duplicateRows: 0,
+  processedRows: 0,
+  timings: {},
+  error: null,
+  attempts: 0,
+  waitingUntil: null,
+  retryWaits: 0,
+  writeTarget: null,
+  createdAt: at,
+  updatedAt: at,
+  ...over,
+});
+
+describe("serializers answer what their schemas say", () => {
+  it("sync runs: pending, finished, paused", () => {
+    expectValid(syncRunSchema, serializeSyncRun(run({})));
+    expectValid(syncRunSchema, serializeSyncRun(run({ status: "success", startedAt: at, finishedAt: at, timings: { extract_ms: 3 } })));
+    const paused = serializeSyncRun(run({ status: "paused", waitingUntil: at, error: "Retry-After: 60" }));
+    expectValid(syncRunSchema, paused);
+    expect(paused.attributes.waiting_until).toBe(at.toISOString());
+  });
+
+  it("sync records, with a stored log and without one", () => {
+    const record: SyncRecord = {
+      id: BigInt(9),
+      syncId: 5,
+      syncRunId: 7,
+      primaryKey: "42",
+      record: { email: "a@example.com" },
+      status: "failed",
+      action: "destination_insert",
+      error: "refused",
+      logs: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    expectValid(syncRecordSchema, serializeSyncRecord(record));
+    expectValid(syncRecordSchema, serializeSyncRecord({ ...record, status: "success", error: null }, { destination: "Postgresql", stream: "users", upsert: true }));
+  });
+
+  it("a sync whose schedule leaves interval, unit, cron and cursor unset, with and without a last run", () => {
+    const summary = { ...connector, connectorType: "source" as const };
+    const sync: SyncView = {
+      id: 5,
+      workspaceId: 1,
+      sourceId: 3,
+      destinationId: 4,
+      modelId: 6,
+      name: "",
+      description: "",
+      configuration: [],
+      scheduleType: "manual",
+      syncMode: "full_refresh",
+      syncInterval: null,
+      syncIntervalUnit: null,
+      cronExpression: null,
+      timezone: "UTC",
+      streamName: "users",
+      cursorField: null,
+      currentCursorField: null,
+      detectDeletes: false,
+      status: "pending",
+      nextRunAt: null,
+      deletedAt: null,
+      createdAt: at,
+      updatedAt: at,
+      source: summary,
+      destination: { ...summary, id: 4, connectorType: "destination", connectorName: "Nowhere" },
+      model: {
+        id: 6,
+        name: "Users",
+        description: "",
+        query: "SELECT 1",
+        queryType: "raw_sql",
+        configuration: {},
+        primaryKey: "id",
+        connectorId: 3,
+        createdAt: at,
+        updatedAt: at,
+        connector: summary,
+      },
+      lastRun: null,
+    };
+    const serialized = serializeSync(sync);
+    expectValid(syncSchema, serialized);
+    expect(serialized.attributes.cron_expression).toBeNull();
+    expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: at, finishedAt: null } }));
+  });
+
+  it("connectors, with secrets masked", () => {
+    const serialized = serializeConnector(connector);
+    expectValid(connectorSchema, serialized);
+    expect(JSON.stringify(serialized)).not.toContain("hunter2");
+    // A connector whose definition is gone is masked whole.
+    expectValid(connectorSchema, serializeConnector({ ...connector, connectorName: "Retired" }));
+  });
+
+  it("catalogs, as the bare record and as the resource", () => {
+    const catalog: Catalog = {
+      id: 2,
+      workspaceId: 1,
+      connectorId: 4,
+      catalog: { streams: [{ name: "users", json_schema: {} }] },
+      catalogHash: "abc",
+      createdAt: at,
+      updatedAt: at,
+    };
+    expectValid(catalogRecordSchema, serializeCatalogRecord(catalog));
+    expectValid(catalogSchema, serializeCatalog(catalog));
+  });
+
+  it("roles, system and custom", () => {
+    const role: Role = {
+      id: 1,
+      workspaceId: null,
+      name: "Admin",
+      description: "",
+      roleType: "system",
+      policies: { permissions: {} },
+      createdAt: at,
+      updatedAt: at,
+    };
+    expectValid(roleSchema, serializeRole(role));
+    expectValid(roleSchema, serializeRole({ ...role, workspaceId: 1, roleType: "custom" }));
+  });
+
+  it("connection checks, either outcome", () => {
+    expectValid(connectionStatusSchema, serializeConnectionStatus({ result: "success", details: "Connected." }));
+    expectValid(connectionStatusSchema, serializeConnectionStatus({ result: "failed", details: "Refused." }));
+  });
+
+  it("every connector definition", () => {
+    const definitions = listDefinitions();
+    expect(definitions.length).toBeGreaterThan(3);
+    for (const d of definitions) expectValid(connectorDefinitionSchema, serializeConnectorDefinition(d));
+  });
+});
