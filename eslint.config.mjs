@@ -74,6 +74,7 @@ const config = [
       ".next-*/**",
       ".data/**",
       "lib/generated/**",
+      "lib/api-client/generated/**",
       "next-env.d.ts",
       "test-results/**",
       "playwright-report/**",

@@ -90,7 +90,7 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
           </Field>
           <Field label="Rate limit unit">
             {(p) => (
-              <Select {...p} disabled={!editing} value={current.request_rate_limit_unit ?? "minute"} onChange={(e) => setDraft({ ...current, request_rate_limit_unit: e.target.value })}>
+              <Select {...p} disabled={!editing} value={current.request_rate_limit_unit ?? "minute"} onChange={(e) => setDraft({ ...current, request_rate_limit_unit: RATE_LIMIT_UNITS.find((u) => u === e.target.value) })}>
                 {RATE_LIMIT_UNITS.map((u) => (
                   <option key={u}>{u}</option>
                 ))}
@@ -125,7 +125,7 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
                     <div className="grid grid-cols-1 gap-4 sm:grid-cols-4">
                       <Field label="Request method">
                         {(p) => (
-                          <Select {...p} disabled={!editing} value={s.request_method ?? "POST"} onChange={(e) => setStream(i, { request_method: e.target.value })}>
+                          <Select {...p} disabled={!editing} value={s.request_method ?? "POST"} onChange={(e) => setStream(i, { request_method: REQUEST_METHODS.find((m) => m === e.target.value) })}>
                             {REQUEST_METHODS.map((m) => (
                               <option key={m}>{m}</option>
                             ))}

@@ -2,7 +2,7 @@
 // (lib/http/error-body.ts), not a path of its own.
 import { describe, expect, it } from "vitest";
 import { errorBody } from "@/lib/http/error-body";
-import { ApiError, fieldErrors } from "./client";
+import { ApiClient, ApiError, fieldErrors } from "./client";
 
 const apiError = (fields: Parameters<typeof errorBody>[3]) => {
   const body = errorBody(422, "validation_failed", "Validation failed.", fields);
@@ -32,5 +32,66 @@ describe("fieldErrors", () => {
     ]);
     expect(fieldErrors(plain)).toEqual({});
     expect(fieldErrors(new Error("x"))).toEqual({});
+  });
+});
+
+describe("ApiClient", () => {
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+
+  function client(answer: Response | Error, options: { workspaceId?: number | null; onUnauthorized?: () => void } = {}) {
+    const sent: Request[] = [];
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init));
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
+    return { api: new ApiClient({ ...options, baseUrl: "http://console.test", fetch }), sent };
+  }
+
+  it("sends the session cookie of the same origin, JSON and the Workspace-Id header", async () => {
+    const { api, sent } = client(json(200, { data: [] }), { workspaceId: 7 });
+    await api.ok(api.POST("/api/v1/connectors/{id}/query_source", { params: { path: { id: 3 } }, body: { query: "SELECT 1" } }));
+    expect(sent).toHaveLength(1);
+    expect(sent[0].url).toBe("http://console.test/api/v1/connectors/3/query_source");
+    expect(sent[0].method).toBe("POST");
+    expect(sent[0].credentials).toBe("same-origin");
+    expect(sent[0].headers.get("workspace-id")).toBe("7");
+    expect(sent[0].headers.get("content-type")).toBe("application/json");
+    expect(await sent[0].json()).toEqual({ query: "SELECT 1" });
+  });
+
+  it("leaves empty query values out and sends no Workspace-Id without a workspace", async () => {
+    const { api, sent } = client(json(200, { data: [] }));
+    await api.ok(api.GET("/api/v1/connector_definitions", { params: { query: { type: "source", category: undefined } } }));
+    expect(sent[0].url).toBe("http://console.test/api/v1/connector_definitions?type=source");
+    expect(sent[0].headers.has("workspace-id")).toBe(false);
+  });
+
+  it("turns an error answer into an ApiError with the API's message, code and items", async () => {
+    const body = errorBody(422, "validation_failed", "Validation failed.", [{ path: "model.name", message: "is required" }]);
+    const { api } = client(json(422, body));
+    const err = await api.ok(api.DELETE("/api/v1/models/{id}", { params: { path: { id: 1 } } })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ message: "Validation failed.", httpStatus: 422, code: "validation_failed" });
+    expect(fieldErrors(err, "model")).toEqual({ name: "is required" });
+  });
+
+  it("tells the console once the session is gone (401), and names an unreachable server", async () => {
+    let expired = 0;
+    const { api } = client(json(401, { message: "Sign in again.", status: "unauthorized", errors: [] }), {
+      onUnauthorized: () => expired++,
+    });
+    await expect(api.ok(api.GET("/api/v1/users/me"))).rejects.toMatchObject({ httpStatus: 401, code: "unauthorized" });
+    expect(expired).toBe(1);
+    const offline = client(new TypeError("fetch failed"));
+    await expect(offline.api.ok(offline.api.GET("/api/v1/users/me"))).rejects.toMatchObject({ httpStatus: 0, code: "network_error" });
+  });
+
+  it("answers undefined for 204 and the parsed body otherwise", async () => {
+    const gone = client(new Response(null, { status: 204 }));
+    expect(await gone.api.ok(gone.api.DELETE("/api/v1/models/{id}", { params: { path: { id: 1 } } }))).toBeUndefined();
+    const health = client(json(200, { status: "ok", database: "up" }));
+    expect(await health.api.ok(health.api.GET("/api/health"))).toEqual({ status: "ok", database: "up" });
   });
 });

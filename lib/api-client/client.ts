@@ -1,9 +1,12 @@
-// The console's one way to the REST API: same-origin requests authenticated by the httpOnly
-// next-auth session cookie (page scripts never hold the API token; the API reads it from the cookie,
-// lib/http/credentials.ts), with the Workspace-Id header. Parses JSON, and turns every non-2xx
-// answer into an ApiError carrying the API's own {message, status, errors} so forms and toasts can
-// show exactly what the server said.
+// The console's one way to the REST API: the client generated from the OpenAPI document, sending
+// same-origin requests authenticated by the httpOnly next-auth session cookie (page scripts never
+// hold the API token; the API reads it from the cookie, lib/http/credentials.ts, and the browser's
+// Sec-Fetch-Site/Origin headers prove the request comes from our pages), with the Workspace-Id
+// header. Every non-2xx answer becomes an ApiError carrying the API's own {message, status, errors}
+// so forms and toasts can show exactly what the server said.
+import createClient, { type Client } from "openapi-fetch";
 import { pointerPath, type ErrorItem } from "@/lib/http/error-body";
+import type { paths } from "./generated/openapi";
 
 /** Cookie holding the selected workspace id (read by the console layout on the server). */
 export const WORKSPACE_COOKIE = "ds_workspace";
@@ -27,79 +30,94 @@ export interface ApiClientOptions {
   workspaceId?: number | null;
   /** Called once when the API says the token is no longer valid (401). */
   onUnauthorized?: () => void;
+  /** Where the API is; the console's pages call their own origin (""). */
+  baseUrl?: string;
+  /** For tests: the fetch to send requests with. */
+  fetch?: typeof fetch;
 }
 
-type Query = Record<string, string | number | boolean | null | undefined>;
+/** What an operation's client call resolves to (openapi-fetch): the body of a success or of an error. */
+export interface Answer<D> {
+  data?: D;
+  error?: unknown;
+  response: Response;
+}
 
-export function withQuery(path: string, query?: Query): string {
-  if (!query) return path;
+/**
+ * The query string as the API reads it: empty values (a form's "any") are left out, arrays repeat
+ * their key. openapi-fetch's own serializer would send `search=` for an empty search box.
+ */
+export function queryString(query: Record<string, unknown> | undefined): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === "") continue;
-    params.set(key, String(value));
+  for (const [key, value] of Object.entries(query ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null || item === "") continue;
+      params.append(key, String(item));
+    }
   }
-  const qs = params.toString();
-  return qs ? `${path}${path.includes("?") ? "&" : "?"}${qs}` : path;
+  return params.toString();
 }
 
+function errorOf(status: number, body: unknown): ApiError {
+  const err = body !== null && typeof body === "object" ? (body as { message?: unknown; status?: unknown; errors?: unknown }) : {};
+  return new ApiError(
+    typeof err.message === "string" && err.message ? err.message : `The request failed (HTTP ${status}).`,
+    status,
+    typeof err.status === "string" && err.status ? err.status : "error",
+    Array.isArray(err.errors) ? (err.errors as ErrorItem[]) : [],
+  );
+}
+
+/**
+ * openapi-fetch over the document the server serves (lib/api-client/generated, written by
+ * `npm run openapi:generate`): paths, parameters, bodies and, where the document has a schema,
+ * answers are typed. Calls go out with the session cookie (same origin) and the Workspace-Id header;
+ * `ok()` turns any answer but a success into an ApiError.
+ */
 export class ApiClient {
-  constructor(private readonly options: ApiClientOptions) {}
+  readonly GET: Client<paths>["GET"];
+  readonly POST: Client<paths>["POST"];
+  readonly PUT: Client<paths>["PUT"];
+  readonly PATCH: Client<paths>["PATCH"];
+  readonly DELETE: Client<paths>["DELETE"];
+
+  constructor(private readonly options: ApiClientOptions) {
+    const client = createClient<paths>({
+      baseUrl: options.baseUrl ?? "",
+      fetch: options.fetch,
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+      cache: "no-store",
+      querySerializer: queryString,
+    });
+    const workspaceId = options.workspaceId;
+    if (workspaceId) {
+      client.use({
+        onRequest: ({ request }) => {
+          request.headers.set("Workspace-Id", String(workspaceId));
+          return request;
+        },
+      });
+    }
+    // openapi-fetch's methods are closures over their client, so they can be handed out as they are.
+    ({ GET: this.GET, POST: this.POST, PUT: this.PUT, PATCH: this.PATCH, DELETE: this.DELETE } = client);
+  }
 
   get workspaceId(): number | null | undefined {
     return this.options.workspaceId;
   }
 
-  async request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.options.workspaceId) headers["Workspace-Id"] = String(this.options.workspaceId);
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    let res: Response;
+  /** The body of a successful answer (undefined for 204); any other answer throws an ApiError with the API's own words. */
+  async ok<D>(pending: Promise<Answer<D>>): Promise<D> {
+    let answer: Answer<D>;
     try {
-      res = await fetch(withQuery(path, query), {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        cache: "no-store",
-        credentials: "same-origin",
-      });
+      answer = await pending;
     } catch {
       throw new ApiError("The server could not be reached. Check your connection and try again.", 0, "network_error");
     }
-    if (res.status === 204) return undefined as T;
-    const text = await res.text();
-    let json: unknown = undefined;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    if (!res.ok) {
-      const err = (json ?? {}) as { message?: string; status?: string; errors?: ErrorItem[] };
-      if (res.status === 401) this.options.onUnauthorized?.();
-      throw new ApiError(
-        err.message || `The request failed (HTTP ${res.status}).`,
-        res.status,
-        err.status || "error",
-        Array.isArray(err.errors) ? err.errors : [],
-      );
-    }
-    return json as T;
-  }
-
-  get<T>(path: string, query?: Query) {
-    return this.request<T>("GET", path, undefined, query);
-  }
-  post<T>(path: string, body?: unknown) {
-    return this.request<T>("POST", path, body ?? {});
-  }
-  put<T>(path: string, body?: unknown) {
-    return this.request<T>("PUT", path, body ?? {});
-  }
-  patch<T>(path: string, body?: unknown) {
-    return this.request<T>("PATCH", path, body ?? {});
-  }
-  delete<T>(path: string) {
-    return this.request<T>("DELETE", path);
+    if (answer.response.ok) return answer.data as D;
+    if (answer.response.status === 401) this.options.onUnauthorized?.();
+    throw errorOf(answer.response.status, answer.error);
   }
 }
 

@@ -2,9 +2,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CheckConnectionInput } from "@/lib/validation/connector-definitions";
 import type { CheckConnectorInput, CreateConnectorInput, UpdateConnectorInput } from "@/lib/validation/connectors";
-import type { Catalog, CatalogBody, Connector, ConnectorDefinition, ConnectorKind, ListResponse, ConnectorAttributes } from "./types";
+import type { CatalogBody, CatalogJson, ConnectionStatus, Connector, ConnectorKind } from "./types";
 import { useApi } from "./provider";
-import { unwrap, useApiMutation, useKey } from "./query";
+import { useApiMutation, useKey, withJson } from "./query";
 
 export interface ListParams {
   page: number;
@@ -20,13 +20,11 @@ export function useConnectors(type: ConnectorKind, params: ListParams) {
   return useQuery({
     queryKey: key("connectors", type, params),
     queryFn: () =>
-      api.get<ListResponse<ConnectorAttributes>>("/api/v1/connectors", {
-        type,
-        search: params.search,
-        page: params.page,
-        per_page: params.perPage,
-        sort: params.sort,
-      }),
+      api.ok(
+        api.GET("/api/v1/connectors", {
+          params: { query: { type, search: params.search, page: params.page, per_page: params.perPage, sort: params.sort } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
 }
@@ -37,7 +35,8 @@ export function useAllConnectors(type: ConnectorKind) {
   const key = useKey();
   return useQuery({
     queryKey: key("connectors", type, "all"),
-    queryFn: async () => (await api.get<ListResponse<ConnectorAttributes>>("/api/v1/connectors", { type, per_page: 100 })).data,
+    queryFn: async () =>
+      (await api.ok(api.GET("/api/v1/connectors", { params: { query: { type, per_page: 100 } } }))).data,
   });
 }
 
@@ -46,7 +45,7 @@ export function useConnector(id: string | number | undefined) {
   const key = useKey();
   return useQuery({
     queryKey: key("connectors", "one", String(id)),
-    queryFn: async () => unwrap<Connector>(await api.get(`/api/v1/connectors/${id}`)),
+    queryFn: async () => (await api.ok(api.GET("/api/v1/connectors/{id}", { params: { path: { id: Number(id) } } }))).data,
     enabled: id !== undefined && id !== "",
   });
 }
@@ -57,35 +56,35 @@ export function useDefinitions(type: ConnectorKind) {
   return useQuery({
     queryKey: key("connector_definitions", type),
     // A bare array, as the reference answers it.
-    queryFn: () => api.get<ConnectorDefinition[]>("/api/v1/connector_definitions", { type }),
+    queryFn: () => api.ok(api.GET("/api/v1/connector_definitions", { params: { query: { type } } })),
     staleTime: 5 * 60_000,
   });
 }
 
-export interface CheckResult {
-  result: "success" | "failure";
-  details: string;
-}
+export type CheckResult = ConnectionStatus;
 
 export function useCheckConnection() {
   const api = useApi();
-  return useApiMutation((input: CheckConnectionInput) => api.post<CheckResult>("/api/v1/connector_definitions/check_connection", input), {
-    toastErrors: false,
-  });
+  return useApiMutation(
+    (input: CheckConnectionInput) => api.ok(api.POST("/api/v1/connector_definitions/check_connection", { body: input })),
+    { toastErrors: false },
+  );
 }
 
 /** Tries a saved connector (POST /connectors/{id}/check), optionally with unsaved settings whose masked secrets keep the stored ones. */
 export function useCheckConnector(id: string) {
   const api = useApi();
-  return useApiMutation((input: CheckConnectorInput) => api.post<CheckResult>(`/api/v1/connectors/${id}/check`, input), {
-    toastErrors: false,
-  });
+  return useApiMutation(
+    (input: CheckConnectorInput) =>
+      api.ok(api.POST("/api/v1/connectors/{id}/check", { params: { path: { id: Number(id) } }, body: input })),
+    { toastErrors: false },
+  );
 }
 
 export function useCreateConnector() {
   const api = useApi();
   return useApiMutation(
-    async (connector: CreateConnectorInput) => unwrap<Connector>(await api.post("/api/v1/connectors", { connector })),
+    async (connector: CreateConnectorInput) => (await api.ok(api.POST("/api/v1/connectors", { body: { connector } }))).data,
     { success: (c) => `${c.attributes.connector_type === "source" ? "Source" : "Destination"} "${c.attributes.name}" created.`, invalidate: [["connectors"]], toastErrors: false },
   );
 }
@@ -93,39 +92,38 @@ export function useCreateConnector() {
 export function useUpdateConnector(id: string) {
   const api = useApi();
   return useApiMutation(
-    async (connector: UpdateConnectorInput) => unwrap<Connector>(await api.put(`/api/v1/connectors/${id}`, { connector })),
+    async (connector: UpdateConnectorInput) =>
+      (await api.ok(api.PUT("/api/v1/connectors/{id}", { params: { path: { id: Number(id) } }, body: { connector } }))).data,
     { success: (c) => `"${c.attributes.name}" saved.`, invalidate: [["connectors"]], toastErrors: false },
   );
 }
 
 export function useDeleteConnector() {
   const api = useApi();
-  return useApiMutation((c: Connector) => api.delete(`/api/v1/connectors/${c.id}`), {
+  return useApiMutation((c: Connector) => api.ok(api.DELETE("/api/v1/connectors/{id}", { params: { path: { id: Number(c.id) } } })), {
     success: (_r, c) => `"${c.attributes.name}" deleted.`,
     invalidate: [["connectors"]],
   });
 }
 
-function normaliseCatalog(body: unknown): Catalog | null {
-  const c = unwrap<Catalog | { id: number; connector_id: number; workspace_id: number; catalog: CatalogBody }>(body);
-  if (!c) return null;
-  if ("attributes" in c) return c;
-  return { id: String(c.id), type: "catalogs", attributes: { connector_id: c.connector_id, workspace_id: c.workspace_id, catalog: c.catalog } };
-}
+const catalogOf = withJson<CatalogJson>();
 
 export function useDiscover(connectorId: string | number | undefined, options: { enabled?: boolean } = {}) {
   const api = useApi();
   const key = useKey();
   return useQuery({
     queryKey: key("connectors", "discover", String(connectorId)),
-    queryFn: async () => normaliseCatalog(await api.get(`/api/v1/connectors/${connectorId}/discover`)),
+    queryFn: async () =>
+      catalogOf((await api.ok(api.GET("/api/v1/connectors/{id}/discover", { params: { path: { id: Number(connectorId) } } }))).data),
     enabled: connectorId !== undefined && connectorId !== "" && options.enabled !== false,
   });
 }
 
 export function useRefreshDiscover(connectorId: string) {
   const api = useApi();
-  return useApiMutation(async () => normaliseCatalog(await api.get(`/api/v1/connectors/${connectorId}/discover`, { refresh: true })), {
+  const discover = () =>
+    api.ok(api.GET("/api/v1/connectors/{id}/discover", { params: { path: { id: Number(connectorId) }, query: { refresh: "true" } } }));
+  return useApiMutation(async () => catalogOf((await discover()).data), {
     success: "Streams discovered again.",
     invalidate: [["connectors", "discover", connectorId]],
   });
@@ -136,7 +134,9 @@ export function useSaveCatalog(connectorId: string) {
   return useApiMutation(
     async ({ catalogId, catalog }: { catalogId?: string; catalog: CatalogBody }) => {
       const body = { connector_id: Number(connectorId), catalog };
-      return catalogId ? api.put(`/api/v1/catalogs/${catalogId}`, body) : api.post("/api/v1/catalogs", body);
+      return catalogId
+        ? api.ok(api.PUT("/api/v1/catalogs/{id}", { params: { path: { id: Number(catalogId) } }, body }))
+        : api.ok(api.POST("/api/v1/catalogs", { body }));
     },
     { success: "Catalog saved.", invalidate: [["connectors", "discover", connectorId]] },
   );
@@ -147,7 +147,7 @@ export function useQuerySource() {
   const api = useApi();
   return useApiMutation(
     async ({ connectorId, ...input }: { connectorId: string | number; query: string; limit?: number }) => {
-      const body = await api.post<{ data: Record<string, unknown>[] }>(`/api/v1/connectors/${connectorId}/query_source`, input);
+      const body = await api.ok(api.POST("/api/v1/connectors/{id}/query_source", { params: { path: { id: Number(connectorId) } }, body: input }));
       return body.data ?? [];
     },
     { toastErrors: false },

@@ -1,21 +1,31 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CreateModelInput, UpdateModelInput } from "@/lib/validation/models";
-import type { ListResponse, Model, ModelAttributes } from "./types";
+import type { Model, ModelJson } from "./types";
 import { useApi } from "./provider";
-import { unwrap, useApiMutation, useKey } from "./query";
+import { useApiMutation, useKey, withJson } from "./query";
+
+const modelOf = withJson<ModelJson>();
 
 export function useModels(params: { page: number; perPage: number; connectorId?: string | number }) {
   const api = useApi();
   const key = useKey();
   return useQuery({
     queryKey: key("models", params),
-    queryFn: () =>
-      api.get<ListResponse<ModelAttributes>>("/api/v1/models", {
-        page: params.page,
-        per_page: params.perPage,
-        connector_id: params.connectorId,
-      }),
+    queryFn: async () => {
+      const list = await api.ok(
+        api.GET("/api/v1/models", {
+          params: {
+            query: {
+              page: params.page,
+              per_page: params.perPage,
+              connector_id: params.connectorId === undefined || params.connectorId === "" ? undefined : Number(params.connectorId),
+            },
+          },
+        }),
+      );
+      return { ...list, data: list.data.map(modelOf) };
+    },
     placeholderData: keepPreviousData,
   });
 }
@@ -25,14 +35,14 @@ export function useModel(id: string | number | undefined) {
   const key = useKey();
   return useQuery({
     queryKey: key("models", "one", String(id)),
-    queryFn: async () => unwrap<Model>(await api.get(`/api/v1/models/${id}`)),
+    queryFn: async () => modelOf((await api.ok(api.GET("/api/v1/models/{id}", { params: { path: { id: Number(id) } } }))).data),
     enabled: id !== undefined && id !== "",
   });
 }
 
 export function useCreateModel() {
   const api = useApi();
-  return useApiMutation(async (model: CreateModelInput) => unwrap<Model>(await api.post("/api/v1/models", { model })), {
+  return useApiMutation(async (model: CreateModelInput) => modelOf((await api.ok(api.POST("/api/v1/models", { body: { model } }))).data), {
     success: (m) => `Model "${m.attributes.name}" created.`,
     invalidate: [["models"]],
     toastErrors: false,
@@ -41,7 +51,9 @@ export function useCreateModel() {
 
 export function useUpdateModel(id: string) {
   const api = useApi();
-  return useApiMutation(async (model: UpdateModelInput) => unwrap<Model>(await api.put(`/api/v1/models/${id}`, { model })), {
+  const update = (model: UpdateModelInput) =>
+    api.ok(api.PUT("/api/v1/models/{id}", { params: { path: { id: Number(id) } }, body: { model } }));
+  return useApiMutation(async (model: UpdateModelInput) => modelOf((await update(model)).data), {
     success: (m) => `Model "${m.attributes.name}" saved.`,
     invalidate: [["models"]],
     toastErrors: false,
@@ -50,7 +62,7 @@ export function useUpdateModel(id: string) {
 
 export function useDeleteModel() {
   const api = useApi();
-  return useApiMutation((m: Model) => api.delete(`/api/v1/models/${m.id}`), {
+  return useApiMutation((m: Model) => api.ok(api.DELETE("/api/v1/models/{id}", { params: { path: { id: Number(m.id) } } })), {
     success: (_r, m) => `Model "${m.attributes.name}" deleted.`,
     invalidate: [["models"]],
   });

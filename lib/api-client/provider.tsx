@@ -85,7 +85,7 @@ export function ApiProvider(props: {
 
   const signOutNow = useCallback(async (options?: { sessionEnded?: boolean }) => {
     leaving.current = true;
-    if (!options?.sessionEnded) await api.delete("/api/v1/logout").catch(() => undefined);
+    if (!options?.sessionEnded) await api.ok(api.DELETE("/api/v1/logout")).catch(() => undefined);
     document.cookie = `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
     await signOut({ redirect: false });
     queryClient.clear();

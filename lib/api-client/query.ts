@@ -4,6 +4,7 @@ import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-quer
 import { useToast } from "@/lib/toast";
 import { errorMessage } from "./client";
 import { useConsole } from "./provider";
+import type { WithJson } from "./types";
 
 /** Query keys start with the workspace, so switching workspace never shows stale data. */
 export function useKey() {
@@ -11,14 +12,11 @@ export function useKey() {
   return (...parts: unknown[]): QueryKey => ["ws", workspaceId ?? "default", ...parts];
 }
 
-/** A single resource may come bare or wrapped in `data` (the API contract fixes which per endpoint). */
-export function unwrap<T>(body: unknown): T {
-  const b = body as { data?: unknown; id?: unknown };
-  if (b && typeof b === "object" && b.data && typeof b.data === "object" && !Array.isArray(b.data) && b.id === undefined) {
-    return b.data as T;
-  }
-  return body as T;
-}
+/** Reads a resource's stored-JSON members as `J` (types.ts WithJson): the one place the console trusts stored JSON. */
+export const withJson =
+  <J>() =>
+  <R extends { attributes: object }>(resource: R): WithJson<R, J> =>
+    resource as R & WithJson<R, J>;
 
 /**
  * A mutation that reports its outcome as a toast (the API's own message on failure) and

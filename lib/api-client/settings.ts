@@ -5,32 +5,30 @@ import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
 import type { ChangePasswordInput } from "@/lib/validation/auth";
 import type { CreateMemberInput } from "@/lib/validation/members";
 import type { CreateRoleInput, UpdateRoleInput } from "@/lib/validation/roles";
-import type { ListResponse, Policies, Resource, Role } from "./types";
+import type { operations } from "./generated/openapi";
+import type { ApiToken, ApiTokenAttributes, Crud, MemberAttributes, Policies, Role, RoleJson } from "./types";
 import { useApi } from "./provider";
-import { unwrap, useApiMutation, useKey } from "./query";
+import { useApiMutation, useKey, withJson } from "./query";
 
-export interface MeAttributes {
-  email: string;
-  name: string;
-  workspace_id: number;
-  token_kind?: string;
-  role: { id: number; role_name: string; policies: Policies };
-  workspaces: { id: number; name: string; role_name: string }[];
-}
-export type Me = Resource<MeAttributes>;
+export type { ApiTokenAttributes, MemberAttributes };
+
+const roleOf = withJson<RoleJson>();
+
+export type Me = NonNullable<operations["getCurrentUser"]["responses"][200]["content"]["application/json"]>["data"];
+export type MeAttributes = Me["attributes"];
 
 export function useMe() {
   const api = useApi();
   const key = useKey();
   return useQuery({
     queryKey: key("me"),
-    queryFn: async () => unwrap<Me>(await api.get("/api/v1/users/me")),
+    queryFn: async () => (await api.ok(api.GET("/api/v1/users/me"))).data,
     staleTime: 60_000,
   });
 }
 
 /** Whether the signed-in user's role allows an action here; false until known. */
-export function useCan(resource: string, action: "create" | "read" | "update" | "delete"): boolean {
+export function useCan(resource: keyof Policies["permissions"], action: keyof Crud): boolean {
   const me = useMe();
   return me.data?.attributes.role?.policies?.permissions?.[resource]?.[action] === true;
 }
@@ -40,13 +38,13 @@ export function useRoles() {
   const key = useKey();
   return useQuery({
     queryKey: key("roles"),
-    queryFn: async () => (await api.get<{ data: Role[] }>("/enterprise/api/v1/roles")).data,
+    queryFn: async () => (await api.ok(api.GET("/enterprise/api/v1/roles"))).data.map(roleOf),
   });
 }
 
 export function useCreateRole() {
   const api = useApi();
-  return useApiMutation(async (role: CreateRoleInput) => unwrap<Role>(await api.post("/enterprise/api/v1/roles", { role })), {
+  return useApiMutation(async (role: CreateRoleInput) => roleOf((await api.ok(api.POST("/enterprise/api/v1/roles", { body: { role } }))).data), {
     success: (r) => `Role "${r.attributes.role_name}" created.`,
     invalidate: [["roles"]],
   });
@@ -55,30 +53,18 @@ export function useCreateRole() {
 export function useUpdateRole() {
   const api = useApi();
   return useApiMutation(
-    async ({ id, role }: { id: string; role: UpdateRoleInput }) => unwrap<Role>(await api.put(`/enterprise/api/v1/roles/${id}`, { role })),
+    async ({ id, role }: { id: string; role: UpdateRoleInput }) =>
+      roleOf((await api.ok(api.PUT("/enterprise/api/v1/roles/{id}", { params: { path: { id: Number(id) } }, body: { role } }))).data),
     { success: (r) => `Role "${r.attributes.role_name}" saved.`, invalidate: [["roles"], ["me"]] },
   );
 }
 
 export function useDeleteRole() {
   const api = useApi();
-  return useApiMutation((r: Role) => api.delete(`/enterprise/api/v1/roles/${r.id}`), {
+  return useApiMutation((r: Role) => api.ok(api.DELETE("/enterprise/api/v1/roles/{id}", { params: { path: { id: Number(r.id) } } })), {
     success: (_x, r) => `Role "${r.attributes.role_name}" deleted.`,
     invalidate: [["roles"]],
   });
-}
-
-export interface MemberAttributes {
-  user_id: number;
-  email: string;
-  /** Null until the person has used this workspace (joined_at). */
-  name: string | null;
-  workspace_id: number;
-  role_id: number;
-  role_name: string;
-  joined_at: string | null;
-  last_login_at: string | null;
-  created_at: string;
 }
 
 export function useMembers(workspaceId: number | undefined, page: number) {
@@ -86,14 +72,19 @@ export function useMembers(workspaceId: number | undefined, page: number) {
   const key = useKey();
   return useQuery({
     queryKey: key("members", workspaceId, page),
-    queryFn: () => api.get<ListResponse<MemberAttributes>>(`/api/v1/workspaces/${workspaceId}/members`, { page, per_page: 25 }),
+    queryFn: () =>
+      api.ok(
+        api.GET("/api/v1/workspaces/{id}/members", { params: { path: { id: Number(workspaceId) }, query: { page, per_page: 25 } } }),
+      ),
     enabled: Boolean(workspaceId),
   });
 }
 
 export function useAddMember(workspaceId: number | undefined) {
   const api = useApi();
-  return useApiMutation((member: CreateMemberInput) => api.post(`/api/v1/workspaces/${workspaceId}/members`, { member }), {
+  const add = (member: CreateMemberInput) =>
+    api.ok(api.POST("/api/v1/workspaces/{id}/members", { params: { path: { id: Number(workspaceId) } }, body: { member } }));
+  return useApiMutation(add, {
     success: (_r, m) => `${m.email} added to the workspace.`,
     invalidate: [["members"]],
     toastErrors: false,
@@ -104,29 +95,24 @@ export function useChangeMemberRole(workspaceId: number | undefined) {
   const api = useApi();
   return useApiMutation(
     ({ userId, roleId }: { userId: number; roleId: number; email: string }) =>
-      api.put(`/api/v1/workspaces/${workspaceId}/members/${userId}`, { member: { role_id: roleId } }),
+      api.ok(
+        api.PUT("/api/v1/workspaces/{id}/members/{user_id}", {
+          params: { path: { id: Number(workspaceId), user_id: userId } },
+          body: { member: { role_id: roleId } },
+        }),
+      ),
     { success: (_r, v) => `Role of ${v.email} changed.`, invalidate: [["members"], ["me"]] },
   );
 }
 
 export function useRemoveMember(workspaceId: number | undefined) {
   const api = useApi();
-  return useApiMutation(({ userId }: { userId: number; email: string }) => api.delete(`/api/v1/workspaces/${workspaceId}/members/${userId}`), {
+  const remove = ({ userId }: { userId: number; email: string }) =>
+    api.ok(api.DELETE("/api/v1/workspaces/{id}/members/{user_id}", { params: { path: { id: Number(workspaceId), user_id: userId } } }));
+  return useApiMutation(remove, {
     success: (_r, v) => `${v.email} removed from the workspace.`,
     invalidate: [["members"]],
   });
-}
-
-export interface ApiTokenAttributes {
-  name: string;
-  role_id: number | null;
-  role_name: string | null;
-  user_id: number;
-  user_email: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  token?: string;
 }
 
 export function useApiTokens(page: number) {
@@ -134,21 +120,23 @@ export function useApiTokens(page: number) {
   const key = useKey();
   return useQuery({
     queryKey: key("api_tokens", page),
-    queryFn: () => api.get<ListResponse<ApiTokenAttributes>>("/api/v1/api_tokens", { page, per_page: 25 }),
+    queryFn: () => api.ok(api.GET("/api/v1/api_tokens", { params: { query: { page, per_page: 25 } } })),
   });
 }
 
 export function useCreateApiToken() {
   const api = useApi();
   return useApiMutation(
-    async (api_token: CreateApiTokenInput) => unwrap<Resource<ApiTokenAttributes>>(await api.post("/api/v1/api_tokens", { api_token })),
+    async (api_token: CreateApiTokenInput) =>
+      (await api.ok(api.POST("/api/v1/api_tokens", { body: { api_token } }))).data,
     { success: "API token created. Copy it now: it is not shown again.", invalidate: [["api_tokens"]], toastErrors: false },
   );
 }
 
 export function useRevokeApiToken() {
   const api = useApi();
-  return useApiMutation((t: Resource<ApiTokenAttributes>) => api.delete(`/api/v1/api_tokens/${t.id}`), {
+  const revoke = (t: Pick<ApiToken, "id" | "attributes">) => api.ok(api.DELETE("/api/v1/api_tokens/{id}", { params: { path: { id: Number(t.id) } } }));
+  return useApiMutation(revoke, {
     success: (_r, t) => `Token "${t.attributes.name}" revoked.`,
     invalidate: [["api_tokens"]],
   });
@@ -157,7 +145,7 @@ export function useRevokeApiToken() {
 /** PUT /api/v1/users/me/password: every session, this one included, ends when it succeeds. */
 export function useChangePassword() {
   const api = useApi();
-  return useApiMutation(async (input: ChangePasswordInput) => api.put("/api/v1/users/me/password", input), {
+  return useApiMutation((input: ChangePasswordInput) => api.ok(api.PUT("/api/v1/users/me/password", { body: input })), {
     toastErrors: false,
   });
 }

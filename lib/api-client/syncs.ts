@@ -1,10 +1,22 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { SYNC_RECORD_ACTIONS, SYNC_RECORD_STATUSES } from "@/lib/validation/sync-records";
 import type { CreateSyncInput, UpdateSyncInput } from "@/lib/validation/syncs";
-import type { ListResponse, Resource, Sync, SyncAttributes, SyncConfigurations, SyncRecordAttributes, SyncRun, SyncRunAttributes } from "./types";
+import type { Resource, Sync, SyncConfigurations, SyncJson, SyncRecordJson, SyncRunJson } from "./types";
 import { useApi } from "./provider";
-import { unwrap, useApiMutation, useKey } from "./query";
+import { useApiMutation, useKey, withJson } from "./query";
+
+const syncOf = withJson<SyncJson>();
+const runOf = withJson<SyncRunJson>();
+const recordOf = withJson<SyncRecordJson>();
+
+
+/** A filter the API knows (the console's selects offer nothing else); empty means any. */
+const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined => values.find((v) => v === value);
+
+/** A picker's id filter: empty means any. */
+const optionalId = (id: string | undefined) => (id ? Number(id) : undefined);
 
 export function useSyncs(params: {
   page: number;
@@ -19,14 +31,22 @@ export function useSyncs(params: {
   const { refetch: _refetch, ...filters } = params;
   return useQuery({
     queryKey: key("syncs", filters),
-    queryFn: () =>
-      api.get<ListResponse<SyncAttributes>>("/api/v1/syncs", {
-        page: params.page,
-        per_page: params.perPage,
-        source_id: params.sourceId,
-        destination_id: params.destinationId,
-        model_id: params.modelId,
-      }),
+    queryFn: async () => {
+      const list = await api.ok(
+        api.GET("/api/v1/syncs", {
+          params: {
+            query: {
+              page: params.page,
+              per_page: params.perPage,
+              source_id: optionalId(params.sourceId),
+              destination_id: optionalId(params.destinationId),
+              model_id: optionalId(params.modelId),
+            },
+          },
+        }),
+      );
+      return { ...list, data: list.data.map(syncOf) };
+    },
     placeholderData: keepPreviousData,
     refetchInterval: params.refetch ? 10_000 : false,
   });
@@ -37,7 +57,7 @@ export function useSync(id: string | number | undefined) {
   const key = useKey();
   return useQuery({
     queryKey: key("syncs", "one", String(id)),
-    queryFn: async () => unwrap<Sync>(await api.get(`/api/v1/syncs/${id}`)),
+    queryFn: async () => syncOf(await api.ok(api.GET("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } } }))),
     enabled: id !== undefined && id !== "",
     refetchInterval: (q) => (q.state.data?.attributes.last_run?.status && ACTIVE_RUN_STATUSES.has(q.state.data.attributes.last_run.status) ? 3_000 : false),
   });
@@ -48,14 +68,19 @@ export function useSyncConfigurations() {
   const key = useKey();
   return useQuery({
     queryKey: key("syncs", "configurations"),
-    queryFn: () => api.get<SyncConfigurations>("/api/v1/syncs/configurations"),
+    queryFn: async () => {
+      const body = await api.ok(api.GET("/api/v1/syncs/configurations"));
+      // The document leaves this fixed payload's members as free JSON; the console reads the ones it knows.
+      return body as typeof body & SyncConfigurations;
+    },
     staleTime: 10 * 60_000,
   });
 }
 
 export function useCreateSync() {
   const api = useApi();
-  return useApiMutation(async (sync: CreateSyncInput) => unwrap<Sync>(await api.post("/api/v1/syncs", { sync })), {
+  // The sync comes at the top level (interface.md), and again under `data`.
+  return useApiMutation(async (sync: CreateSyncInput) => syncOf(await api.ok(api.POST("/api/v1/syncs", { body: { sync } }))), {
     success: (s) => `Sync "${s.attributes.name ?? s.id}" created.`,
     invalidate: [["syncs"]],
     toastErrors: false,
@@ -65,14 +90,15 @@ export function useCreateSync() {
 export function useUpdateSync(id: string) {
   const api = useApi();
   return useApiMutation(
-    async (sync: UpdateSyncInput) => unwrap<Sync>((await api.put<{ data: Sync }>(`/api/v1/syncs/${id}`, { sync })).data),
+    async (sync: UpdateSyncInput) =>
+      syncOf((await api.ok(api.PUT("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } }, body: { sync } }))).data),
     { success: "Sync saved.", invalidate: [["syncs"]], toastErrors: false },
   );
 }
 
 export function useDeleteSync() {
   const api = useApi();
-  return useApiMutation((s: Sync) => api.delete(`/api/v1/syncs/${s.id}`), {
+  return useApiMutation((s: Sync) => api.ok(api.DELETE("/api/v1/syncs/{id}", { params: { path: { id: Number(s.id) } } })), {
     success: (_r, s) => `Sync "${s.attributes.name ?? s.id}" deleted.`,
     invalidate: [["syncs"]],
   });
@@ -80,7 +106,9 @@ export function useDeleteSync() {
 
 export function useEnableSync(id: string) {
   const api = useApi();
-  return useApiMutation((enable: boolean) => api.patch(`/api/v1/syncs/${id}/enable`, { enable }), {
+  const enableSync = (enable: boolean) =>
+    api.ok(api.PATCH("/api/v1/syncs/{id}/enable", { params: { path: { id: Number(id) } }, body: { enable } }));
+  return useApiMutation(enableSync, {
     success: (_r, enable) => (enable ? "Sync enabled." : "Sync disabled."),
     invalidate: [["syncs"]],
   });
@@ -88,7 +116,8 @@ export function useEnableSync(id: string) {
 
 export function useRunSync(id: string) {
   const api = useApi();
-  return useApiMutation(() => api.post<{ message?: string }>("/api/v1/schedule_syncs", { schedule_sync: { sync_id: Number(id) } }), {
+  const run = () => api.ok(api.POST("/api/v1/schedule_syncs", { body: { schedule_sync: { sync_id: Number(id) } } }));
+  return useApiMutation(run, {
     success: (r) => r?.message ?? "Run started.",
     invalidate: [["syncs"], ["runs", id]],
   });
@@ -96,7 +125,8 @@ export function useRunSync(id: string) {
 
 export function useCancelSync(id: string) {
   const api = useApi();
-  return useApiMutation(() => api.delete<{ message?: string }>(`/api/v1/schedule_syncs/${id}`), {
+  const cancel = () => api.ok(api.DELETE("/api/v1/schedule_syncs/{sync_id}", { params: { path: { sync_id: Number(id) } } }));
+  return useApiMutation(cancel, {
     success: (r) => r?.message ?? "Run canceled.",
     invalidate: [["syncs"], ["runs", id]],
   });
@@ -104,7 +134,9 @@ export function useCancelSync(id: string) {
 
 export function useTestSync(id: string) {
   const api = useApi();
-  return useApiMutation(() => api.post<{ message?: string }>(`/enterprise/api/v1/syncs/${id}/test`), {
+  const test = () =>
+    api.ok(api.POST("/enterprise/api/v1/syncs/{sync_id}/test", { params: { path: { sync_id: Number(id) } } }));
+  return useApiMutation(test, {
     success: (r) => r?.message ?? "Test run started.",
     invalidate: [["syncs"], ["runs", id]],
   });
@@ -117,7 +149,12 @@ export function useSyncRuns(syncId: string, page: number) {
   const key = useKey();
   return useQuery({
     queryKey: key("runs", syncId, "list", page),
-    queryFn: () => api.get<ListResponse<SyncRunAttributes>>(`/api/v1/syncs/${syncId}/sync_runs`, { page, per_page: 20 }),
+    queryFn: async () => {
+      const list = await api.ok(
+        api.GET("/api/v1/syncs/{sync_id}/sync_runs", { params: { path: { sync_id: Number(syncId) }, query: { page, per_page: 20 } } }),
+      );
+      return { ...list, data: list.data.map(runOf) };
+    },
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.data.some(isActive) ? 2_000 : false),
   });
@@ -128,7 +165,11 @@ export function useSyncRun(syncId: string, runId: string) {
   const key = useKey();
   return useQuery({
     queryKey: key("runs", syncId, "one", runId),
-    queryFn: async () => unwrap<SyncRun>(await api.get(`/api/v1/syncs/${syncId}/sync_runs/${runId}`)),
+    queryFn: async () =>
+      runOf(
+        (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path: { sync_id: Number(syncId), id: Number(runId) } } })))
+          .data,
+      ),
     refetchInterval: (q) => (isActive(q.state.data) ? 1_500 : false),
   });
 }
@@ -138,13 +179,22 @@ export function useSyncRecords(syncId: string, runId: string, params: { page: nu
   const key = useKey();
   return useQuery({
     queryKey: key("runs", syncId, "records", runId, params.page, params.status, params.action),
-    queryFn: () =>
-      api.get<ListResponse<SyncRecordAttributes>>(`/api/v1/syncs/${syncId}/sync_runs/${runId}/sync_records`, {
-        page: params.page,
-        per_page: 25,
-        status: params.status,
-        action: params.action,
-      }),
+    queryFn: async () => {
+      const list = await api.ok(
+        api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
+          params: {
+            path: { sync_id: Number(syncId), sync_run_id: Number(runId) },
+            query: {
+              page: params.page,
+              per_page: 25,
+              status: oneOf(SYNC_RECORD_STATUSES, params.status),
+              action: oneOf(SYNC_RECORD_ACTIONS, params.action),
+            },
+          },
+        }),
+      );
+      return { ...list, data: list.data.map(recordOf) };
+    },
     placeholderData: keepPreviousData,
     refetchInterval: params.live ? 3_000 : false,
   });
@@ -164,11 +214,9 @@ export function useWorkspaceActivity(timePeriod: "one_day" | "one_week") {
     queryKey: key("reports", timePeriod),
     queryFn: async () =>
       (
-        await api.get<{ data: { sync_run_triggered?: ReportPoint[]; total_sync_run_rows?: ReportPoint[] } }>("/api/v1/reports", {
-          type: "workspace_activity",
-          time_period: timePeriod,
-          metric: "all",
-        })
+        await api.ok<{ data: { sync_run_triggered?: ReportPoint[]; total_sync_run_rows?: ReportPoint[] } }>(
+          api.GET("/api/v1/reports", { params: { query: { type: "workspace_activity", time_period: timePeriod, metric: "all" } } }),
+        )
       ).data,
     refetchInterval: 30_000,
   });

@@ -1,7 +1,15 @@
-// Response shapes of the public REST API as the console reads them (GET /api/v1/openapi.json).
+// Response shapes of the public REST API as the console reads them: the schemas of the OpenAPI
+// document (lib/api-client/generated, from the serializers' zod schemas), never a second copy.
+import type { components } from "./generated/openapi";
 import type { Links, Meta } from "@/lib/http/pagination";
+import type { RATE_LIMIT_UNITS, REQUEST_METHODS } from "@/lib/validation/catalogs";
+
+type Schemas = components["schemas"];
 
 export type { Links, Meta };
+
+export type RequestMethod = (typeof REQUEST_METHODS)[number];
+export type RateLimitUnit = (typeof RATE_LIMIT_UNITS)[number];
 
 export interface Resource<A, T extends string = string> {
   id: string;
@@ -14,8 +22,6 @@ export interface ListResponse<A> {
   links?: Links;
   meta?: Meta;
 }
-
-export type ConnectorKind = "source" | "destination";
 
 export type JsonSchema = {
   type?: string | string[];
@@ -38,72 +44,53 @@ export type JsonSchema = {
   [key: string]: unknown;
 };
 
-export interface ConnectorAttributes {
-  name: string;
-  description?: string | null;
-  connector_type: ConnectorKind;
-  connector_name: string;
-  workspace_id: number;
-  configuration: Record<string, unknown>;
-  icon?: string;
-  category?: string;
-  created_at: string;
-  updated_at: string;
-}
-export type Connector = Resource<ConnectorAttributes>;
+/**
+ * A resource whose stored-JSON members (settings, mappings, catalogs, policies, records, timings)
+ * the document types as any JSON, read as the shapes the console writes there. Every other member
+ * is the document's own type.
+ */
+export type WithJson<R extends { attributes: object }, J> = Omit<R, "attributes"> & {
+  attributes: Omit<R["attributes"], keyof J> & J;
+};
 
-export interface ConnectorDefinition {
-  name: string;
-  title: string;
-  connector_type: ConnectorKind;
-  category: string;
-  sub_category?: string;
-  icon?: string;
-  documentation_url?: string;
-  connector_spec: { connection_specification: JsonSchema; stream_type?: string; secret_target_fields?: string[]; [key: string]: unknown };
-}
+export type Connector = Schemas["Connector"];
+export type ConnectorAttributes = Connector["attributes"];
+export type ConnectorKind = ConnectorAttributes["connector_type"];
+export type ConnectorDefinition = Schemas["ConnectorDefinition"];
+export type ConnectionStatus = Schemas["ConnectionStatus"];
 
-export interface Stream {
-  name: string;
-  url?: string;
-  json_schema: JsonSchema;
-  batch_support: boolean;
-  batch_size: number;
-  request_method?: string;
-  request_rate_limit?: number;
-  request_rate_limit_unit?: string;
-  request_rate_concurrency?: number;
-  primary_key?: string[];
-}
+export type CatalogJson = { catalog: CatalogBody };
+export type Catalog = WithJson<Schemas["Catalog"], CatalogJson>;
+export type CatalogAttributes = Catalog["attributes"];
 
-export interface CatalogBody {
-  streams: Stream[];
-  request_rate_limit?: number;
-  request_rate_limit_unit?: string;
-  request_rate_concurrency?: number;
-}
+export type ModelJson = { configuration?: Record<string, unknown> | null };
+export type Model = WithJson<Schemas["Model"], ModelJson>;
+export type ModelAttributes = Model["attributes"];
 
-export interface CatalogAttributes {
-  connector_id: number;
-  workspace_id: number;
-  catalog: CatalogBody;
-  catalog_hash?: string;
-}
-export type Catalog = Resource<CatalogAttributes>;
+export type SyncJson = { configuration: Mapping[] | Record<string, unknown> };
+export type Sync = WithJson<Schemas["Sync"], SyncJson>;
+export type SyncAttributes = Sync["attributes"];
 
-export interface ModelAttributes {
-  name: string;
-  description?: string | null;
-  query: string;
-  query_type: string;
-  configuration?: Record<string, unknown> | null;
-  primary_key: string | null;
-  connector_id: number;
-  connector?: { id: number | string; name: string; connector_name?: string } | null;
-  created_at: string;
-  updated_at: string;
-}
-export type Model = Resource<ModelAttributes>;
+/** Milliseconds spent per phase. */
+export type SyncRunJson = { timings?: { query?: number; diff?: number; load?: number; wait?: number; record?: number } | null };
+export type SyncRun = WithJson<Schemas["SyncRun"], SyncRunJson>;
+export type SyncRunAttributes = SyncRun["attributes"];
+
+export type SyncRecordJson = { record: Record<string, unknown> };
+export type SyncRecord = WithJson<Schemas["SyncRecord"], SyncRecordJson>;
+export type SyncRecordAttributes = SyncRecord["attributes"];
+
+export type Policies = Schemas["Policies"];
+export type Crud = NonNullable<Policies["permissions"][keyof Policies["permissions"]]>;
+export type RoleJson = { policies: Policies };
+export type Role = WithJson<Schemas["Role"], RoleJson>;
+export type RoleAttributes = Role["attributes"];
+
+export type Member = Schemas["Member"];
+export type MemberAttributes = Member["attributes"];
+export type ApiToken = Schemas["ApiToken"];
+export type ApiTokenAttributes = ApiToken["attributes"];
+export type CreatedApiToken = Schemas["CreatedApiToken"];
 
 export type MappingType = "standard" | "static" | "template";
 export interface Mapping {
@@ -112,106 +99,32 @@ export interface Mapping {
   mapping_type: MappingType;
 }
 
-export interface LastRunSummary {
-  id?: number | string;
-  status?: string;
-  started_at?: string | null;
-  finished_at?: string | null;
+export interface Stream {
+  name: string;
+  url?: string;
+  json_schema: JsonSchema;
+  batch_support: boolean;
+  batch_size: number;
+  request_method?: RequestMethod;
+  request_rate_limit?: number;
+  request_rate_limit_unit?: RateLimitUnit;
+  request_rate_concurrency?: number;
+  primary_key?: string[];
 }
 
-export interface SyncAttributes {
-  name?: string | null;
-  description?: string | null;
-  source_id: number;
-  destination_id: number;
-  model_id: number;
-  configuration: Mapping[] | Record<string, unknown>;
-  schedule_type: string;
-  sync_mode: string;
-  sync_interval?: number | null;
-  sync_interval_unit?: string | null;
-  cron_expression?: string | null;
-  timezone?: string | null;
-  cursor_field?: string | null;
-  current_cursor_field?: string | null;
-  detect_deletes: boolean;
-  stream_name: string;
-  status: string;
-  next_run_at?: string | null;
-  last_run?: LastRunSummary | null;
-  source?: { id?: number | string; name?: string; connector_name?: string } | null;
-  destination?: { id?: number | string; name?: string; connector_name?: string } | null;
-  model?: { id?: number | string; name?: string } | null;
-  created_at: string;
-  updated_at: string;
-}
-export type Sync = Resource<SyncAttributes>;
-
-export interface SyncRunAttributes {
-  sync_id: number;
-  status: string;
-  sync_run_type: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  total_query_rows: number | null;
-  total_rows?: number | null;
-  processed_rows?: number | null;
-  skipped_rows: number | null;
-  successful_rows: number | null;
-  failed_rows: number | null;
-  error: string | null;
-  /** Set while the run is paused: it waits for its destination until then. */
-  waiting_until?: string | null;
-  /** Milliseconds spent per phase. */
-  timings?: { query?: number; diff?: number; load?: number; wait?: number; record?: number } | null;
-  created_at: string;
-  updated_at: string;
-}
-export type SyncRun = Resource<SyncRunAttributes>;
-
-export interface SyncRecordAttributes {
-  sync_id: number;
-  sync_run_id: number;
-  record: Record<string, unknown>;
-  status: string;
-  action: string;
-  error: string | null;
-  /** What was sent for the record and what the destination answered, as text; level info or error. */
-  logs?: { request: string; response: string; level: string } | null;
-  primary_key?: string | null;
-  created_at: string;
-  updated_at: string;
-}
-export type SyncRecord = Resource<SyncRecordAttributes>;
-
-export type Crud = { create: boolean; read: boolean; update: boolean; delete: boolean };
-export interface Policies {
-  permissions: Record<string, Crud>;
+export interface CatalogBody {
+  streams: Stream[];
+  request_rate_limit?: number;
+  request_rate_limit_unit?: RateLimitUnit;
+  request_rate_concurrency?: number;
 }
 
-export interface RoleAttributes {
-  role_name: string;
-  role_desc: string;
-  role_type?: string;
-  workspace_id?: number | null;
-  policies: Policies;
-  created_at: string;
-  updated_at: string;
-}
-export type Role = Resource<RoleAttributes>;
-
-export interface SyncConfigurations {
-  data: {
-    configurations: {
-      catalog_mapping_types: {
-        standard: string;
-        static: Record<string, { type: string; description: string }>;
-        template: {
-          variable: Record<string, { type: string; description: string; value: string }>;
-          filter: Record<string, { description: string; value: string }>;
-        };
-      };
-    };
+export type SyncConfigurations = { data: { configurations: { catalog_mapping_types: CatalogMappingTypes } } };
+export interface CatalogMappingTypes {
+  standard: string;
+  static: Record<string, { type: string; description: string }>;
+  template: {
+    variable: Record<string, { type: string; description: string; value: string }>;
+    filter: Record<string, { description: string; value: string }>;
   };
 }

@@ -27,7 +27,7 @@ export const authentication = {
     body: loginSchema,
     status: 200,
     response: tokenDocumentSchema,
-    errors: [429],
+    errors: [401, 429],
     notes: "401 for wrong credentials, 429 with Retry-After after too many failures.",
   }),
   logout: operation({

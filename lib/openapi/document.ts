@@ -69,7 +69,11 @@ function asObject(schema: ZodType): ZodObject {
 function successResponse(op: Operation): ResponseConfig {
   const description = op.produces?.description ?? (op.status === 204 ? "No content." : "Success.");
   if (op.response) return { description, content: { "application/json": { schema: op.response } } };
-  if (op.produces) return { description, content: { [op.produces.mediaType]: { schema: z.string() } } };
+  if (op.produces) {
+    // JSON of a shape this API does not define (next-auth's answers) is any JSON, not a string.
+    const schema = op.produces.mediaType === "application/json" ? z.unknown() : z.string();
+    return { description, content: { [op.produces.mediaType]: { schema } } };
+  }
   return { description };
 }
 

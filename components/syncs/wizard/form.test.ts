@@ -37,18 +37,30 @@ describe("sync wizard form", () => {
     expect(result.error?.issues.map((i) => i.path.join("."))).toEqual(["sync.cron_expression"]);
   });
 
-  it("edits a sync with its saved values, unknown enum strings falling back to the defaults", () => {
-    const sync = {
+  it("edits a sync with its saved values", () => {
+    const at = "2026-01-01T00:00:00.000Z";
+    const connector = (id: number, connector_type: "source" | "destination") => ({
+      id, name: `c${id}`, description: "", connector_type, workspace_id: 1, connector_name: "Postgresql", icon: "", created_at: at, updated_at: at,
+    });
+    const sync: Sync = {
       id: "5",
       type: "syncs",
       attributes: {
-        model_id: 7, source_id: 3, destination_id: 4, stream_name: "contacts", configuration: { email: "email" }, sync_mode: "full_refresh",
-        schedule_type: "something new", detect_deletes: true, status: "healthy", created_at: "", updated_at: "",
+        name: "", description: "", model_id: 7, source_id: 3, destination_id: 4, stream_name: "contacts", configuration: { email: "email" },
+        sync_mode: "full_refresh", schedule_type: "manual", sync_interval: null, sync_interval_unit: null, cron_expression: null, timezone: "UTC",
+        cursor_field: null, current_cursor_field: null, detect_deletes: true, status: "healthy", next_run_at: null, last_run: null,
+        source: connector(3, "source"), destination: connector(4, "destination"),
+        model: {
+          id: 7, name: "m", description: "", query: "SELECT 1", query_type: "raw_sql", configuration: {}, primary_key: "id", connector_id: 3,
+          connector: connector(3, "source"), created_at: at, updated_at: at,
+        },
+        created_at: at, updated_at: at,
       },
-    } satisfies Sync;
+    };
     expect(initialValues(sync, null).sync).toMatchObject({
       sync_mode: "full_refresh",
       schedule_type: "manual",
+      sync_interval_unit: "hours",
       detect_deletes: true,
       configuration: [{ from: "email", to: "email", mapping_type: "standard" }],
     });

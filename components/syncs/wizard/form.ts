@@ -6,10 +6,7 @@ import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import {
   fieldMappingSchema,
   refineSchedule,
-  SCHEDULE_TYPES,
   scheduleUses,
-  SYNC_INTERVAL_UNITS,
-  SYNC_MODES,
   syncFields,
   type CreateSyncInput,
   type UpdateSyncInput,
@@ -42,11 +39,6 @@ export type SyncFormInput = z.input<typeof syncFormSchema>;
 export type SyncFormValues = z.output<typeof syncFormSchema>;
 export type SyncFormField = keyof SyncFormInput["sync"];
 
-/** `value` when it is one of `values`, else `fallback` (API strings to the form's enums). */
-function oneOf<T extends string>(values: readonly T[], value: string | null | undefined, fallback: T): T {
-  return values.find((v) => v === value) ?? fallback;
-}
-
 /** The form's start: the sync being edited, or a new sync (of the model in `?model=`, if any). */
 export function initialValues(sync: Sync | undefined, modelParam: string | null): SyncFormInput {
   const a = sync?.attributes;
@@ -57,12 +49,12 @@ export function initialValues(sync: Sync | undefined, modelParam: string | null)
       destination_id: a?.destination_id ?? null,
       stream_name: a?.stream_name ?? "",
       configuration: a ? normalizeConfiguration(a.configuration) : [],
-      sync_mode: oneOf(SYNC_MODES, a?.sync_mode, "incremental"),
+      sync_mode: a?.sync_mode ?? "incremental",
       cursor_field: a?.cursor_field ?? "",
       detect_deletes: a?.detect_deletes ?? false,
-      schedule_type: oneOf(SCHEDULE_TYPES, a?.schedule_type, "manual"),
+      schedule_type: a?.schedule_type ?? "manual",
       sync_interval: a?.sync_interval ?? 1,
-      sync_interval_unit: oneOf(SYNC_INTERVAL_UNITS, a?.sync_interval_unit, "hours"),
+      sync_interval_unit: a?.sync_interval_unit ?? "hours",
       cron_expression: a?.cron_expression ?? "0 * * * *",
       timezone: a?.timezone ?? "UTC",
       name: a?.name ?? "",

@@ -1,0 +1,303 @@
+// What the OpenAPI contract walk needs before it can call an operation: a workspace of its own,
+// members, connectors on the local PostgreSQL test database, a model, a sync and a finished run.
+// Every call goes through the generated client, so setting up is checked against the document too.
+// Each fixture is made once per worker, on first use (a failed test restarts the worker).
+import { createHash, randomBytes } from "node:crypto";
+import { expect } from "@playwright/test";
+import { Client } from "pg";
+import { ADMIN } from "./api";
+import { appDatabase } from "./app-database";
+import { contractClient, type ApiClient, type ContractChecker } from "./openapi-contract";
+import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
+
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+/** The answer's status must be `status`; returns its body as parsed JSON. */
+export async function expectStatus(pending: Promise<Answer>, status: number): Promise<unknown> {
+  const { data, error, response } = await pending;
+  expect(response.status, `${response.url}: ${JSON.stringify(error ?? data)?.slice(0, 500)}`).toBe(status);
+  return data;
+}
+
+const record = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+/** The id of a resource answer: `data.id`, or `id` when the resource comes bare. */
+export function idOf(body: unknown): number {
+  const b = record(body);
+  const id = Number(record(b.data).id ?? b.id);
+  expect(Number.isInteger(id) && id > 0, `an id in ${JSON.stringify(body)?.slice(0, 300)}`).toBe(true);
+  return id;
+}
+
+/** data.attributes.<key> of a resource answer. */
+export const attribute = (body: unknown, key: string): unknown =>
+  record(record(record(body).data).attributes)[key];
+
+/** A random client address (the test server trusts X-Forwarded-For), so account throttles never meet. */
+const address = () => `198.18.${1 + Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+
+export const strongPassword = () => `Contract-${randomBytes(6).toString("hex")}-walk`;
+
+export interface Member {
+  userId: number;
+  email: string;
+  password: string;
+  client: ApiClient;
+}
+
+export class Fixtures {
+  private readonly made = new Map<string, Promise<unknown>>();
+  readonly workspaceName = unique("contract");
+  readonly srcTable = unique("contract_src");
+  readonly dstTable = unique("contract_dst");
+
+  constructor(readonly checker: ContractChecker) {}
+
+  private once<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let value = this.made.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = make();
+      this.made.set(key, value);
+    }
+    return value;
+  }
+
+  /** No token; a client address of its own. */
+  anonymous(): ApiClient {
+    return contractClient(this.checker, { forwardedFor: address() });
+  }
+
+  /** No token, calling from this machine itself. */
+  local(): ApiClient {
+    return contractClient(this.checker);
+  }
+
+  client(token: string, workspaceId?: number): ApiClient {
+    return contractClient(this.checker, { token, workspaceId, forwardedFor: address() });
+  }
+
+  async login(email: string, password: string): Promise<string> {
+    const body = await expectStatus(
+      this.anonymous().POST("/api/v1/login", { body: { email, password } }),
+      200,
+    );
+    const token = attribute(body, "token");
+    expect(typeof token).toBe("string");
+    return String(token);
+  }
+
+  adminToken(): Promise<string> {
+    return this.once("adminToken", () => this.login(ADMIN.email, ADMIN.password));
+  }
+
+  /** The walk's own workspace, the seeded admin being its Admin. */
+  workspaceId(): Promise<number> {
+    return this.once("workspace", async () => {
+      const root = this.client(await this.adminToken());
+      return idOf(
+        await expectStatus(
+          root.POST("/api/v1/workspaces", { body: { workspace: { name: this.workspaceName } } }),
+          201,
+        ),
+      );
+    });
+  }
+
+  /** The seeded admin in the walk's workspace. */
+  async admin(): Promise<ApiClient> {
+    return this.client(await this.adminToken(), await this.workspaceId());
+  }
+
+  roleIds(): Promise<Record<string, number>> {
+    return this.once("roles", async () => {
+      const body = record(await expectStatus((await this.admin()).GET("/enterprise/api/v1/roles"), 200));
+      const roles = (Array.isArray(body.data) ? body.data : []).map(record);
+      return Object.fromEntries(roles.map((r) => [String(record(r.attributes).role_name), Number(r.id)]));
+    });
+  }
+
+  /** A new account added to the workspace with the role, signed in there. */
+  async newMember(roleName = "Viewer"): Promise<Member> {
+    const workspaceId = await this.workspaceId();
+    const email = `${unique("contract")}@example.com`;
+    const password = strongPassword();
+    const body = await expectStatus(
+      (await this.admin()).POST("/api/v1/workspaces/{id}/members", {
+        params: { path: { id: workspaceId } },
+        body: {
+          member: { email, name: "Contract member", password, role_id: (await this.roleIds())[roleName] },
+        },
+      }),
+      201,
+    );
+    const userId = idOf(body);
+    return { userId, email, password, client: this.client(await this.login(email, password), workspaceId) };
+  }
+
+  /** A single-use account token (password reset or email confirmation) written the way the server keeps it. */
+  async accountToken(userId: number, purpose: "reset_password" | "confirm_email"): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    const db = new Client({ ...(await appDatabase(this.workspaceName)) });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO account_tokens (user_id, purpose, token_hash, expires_at)
+         VALUES ($1, $2::account_token_purpose, $3, now() + interval '1 hour')`,
+        [userId, purpose, createHash("sha256").update(token, "utf8").digest("hex")],
+      );
+    } finally {
+      await db.end();
+    }
+    return token;
+  }
+
+  /** Source and destination tables in the local PostgreSQL test database. */
+  tables(): Promise<void> {
+    return this.once("tables", async () => {
+      await ensureTestDatabase();
+      await sql(
+        `CREATE TABLE ${this.srcTable} (id integer PRIMARY KEY, email text, updated_at timestamptz DEFAULT now())`,
+      );
+      await sql(
+        `INSERT INTO ${this.srcTable} (id, email) SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 20) g`,
+      );
+      await sql(`CREATE TABLE ${this.dstTable} (id integer PRIMARY KEY, email text NOT NULL)`);
+    });
+  }
+
+  async dropTables(): Promise<void> {
+    if (!this.made.has("tables")) return;
+    await sql(`DROP TABLE IF EXISTS ${this.srcTable}`);
+    await sql(`DROP TABLE IF EXISTS ${this.dstTable}`);
+  }
+
+  async newConnector(type: "source" | "destination"): Promise<number> {
+    await this.tables();
+    const body = await expectStatus(
+      (await this.admin()).POST("/api/v1/connectors", {
+        body: {
+          connector: {
+            name: unique(type),
+            connector_type: type,
+            connector_name: "Postgresql",
+            configuration: pgConfiguration(),
+          },
+        },
+      }),
+      201,
+    );
+    return idOf(body);
+  }
+
+  sourceId(): Promise<number> {
+    return this.once("source", () => this.newConnector("source"));
+  }
+
+  /** A destination whose catalog has been discovered (its tables are its streams). */
+  destinationId(): Promise<number> {
+    return this.once("destination", async () => {
+      const id = await this.newConnector("destination");
+      await expectStatus(
+        (await this.admin()).GET("/api/v1/connectors/{id}/discover", {
+          params: { path: { id }, query: { refresh: "true" } },
+        }),
+        200,
+      );
+      return id;
+    });
+  }
+
+  async newModel(query = `SELECT id, email FROM ${this.srcTable}`): Promise<number> {
+    const body = await expectStatus(
+      (await this.admin()).POST("/api/v1/models", {
+        body: {
+          model: {
+            name: unique("model"),
+            query,
+            query_type: "raw_sql",
+            primary_key: "id",
+            connector_id: await this.sourceId(),
+          },
+        },
+      }),
+      201,
+    );
+    return idOf(body);
+  }
+
+  modelId(): Promise<number> {
+    return this.once("model", () => this.newModel());
+  }
+
+  /** A model slow enough (a sleep per row) for a run to be still active when it is canceled. */
+  slowModelId(): Promise<number> {
+    return this.once("slowModel", () =>
+      this.newModel(`SELECT id, email FROM ${this.srcTable} CROSS JOIN LATERAL (SELECT pg_sleep(0.3)) AS s`),
+    );
+  }
+
+  async newSync(modelId?: number): Promise<number> {
+    const body = await expectStatus(
+      (await this.admin()).POST("/api/v1/syncs", {
+        body: {
+          sync: {
+            name: unique("sync"),
+            source_id: await this.sourceId(),
+            destination_id: await this.destinationId(),
+            model_id: modelId ?? (await this.modelId()),
+            schedule_type: "manual",
+            sync_mode: "full_refresh",
+            stream_name: this.dstTable,
+            configuration: [
+              { from: "id", to: "id", mapping_type: "standard" },
+              { from: "email", to: "email", mapping_type: "standard" },
+            ],
+          },
+        },
+      }),
+      200,
+    );
+    return idOf(body);
+  }
+
+  syncId(): Promise<number> {
+    return this.once("sync", () => this.newSync());
+  }
+
+  /** Starts a run of the sync; returns the run's id. */
+  async trigger(syncId: number): Promise<number> {
+    const body = await expectStatus(
+      (await this.admin()).POST("/api/v1/schedule_syncs", { body: { schedule_sync: { sync_id: syncId } } }),
+      200,
+    );
+    return idOf(body);
+  }
+
+  /** A run of the walk's sync that has finished successfully. */
+  finishedRun(): Promise<{ syncId: number; runId: number }> {
+    return this.once("run", async () => {
+      const syncId = await this.syncId();
+      const runId = await this.trigger(syncId);
+      const admin = await this.admin();
+      await expect
+        .poll(
+          async () =>
+            attribute(
+              await expectStatus(
+                admin.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", {
+                  params: { path: { sync_id: syncId, id: runId } },
+                }),
+                200,
+              ),
+              "status",
+            ),
+          { timeout: 45_000, intervals: [250, 500, 1000] },
+        )
+        .toBe("success");
+      return { syncId, runId };
+    });
+  }
+}

@@ -1,0 +1,346 @@
+// The walk's steps for data: connector definitions, connectors, catalogs, models, syncs, runs,
+// records, the service endpoints and the unknown-path catch-alls (see contract-walk.ts).
+import { expect } from "@playwright/test";
+import { expectStatus, idOf, strongPassword } from "./contract-fixtures";
+import type { Steps } from "./contract-walk";
+import { pgConfiguration, unique } from "./data";
+
+const UNKNOWN_PATH = "no-such-endpoint";
+
+export const DATA_STEPS = {
+  // Connector definitions
+  listConnectorDefinitions: async (fx) => {
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connector_definitions", { params: { query: { type: "source" } } }),
+      200,
+    );
+  },
+  getConnectorDefinition: async (fx) => {
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connector_definitions/{name}", {
+        params: { path: { name: "Postgresql" } },
+      }),
+      200,
+    );
+  },
+  checkConnection: async (fx) => {
+    await fx.tables();
+    const body = await expectStatus(
+      (await fx.admin()).POST("/api/v1/connector_definitions/check_connection", {
+        body: { name: "Postgresql", type: "source", connection_spec: pgConfiguration() },
+      }),
+      200,
+    );
+    expect(JSON.stringify(body)).toContain("success");
+  },
+
+  // Connectors and catalogs
+  listConnectors: async (fx) => {
+    await fx.sourceId();
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connectors", { params: { query: { type: "source" } } }),
+      200,
+    );
+  },
+  createConnector: async (fx) => {
+    await fx.newConnector("source");
+  },
+  getConnector: async (fx) => {
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connectors/{id}", { params: { path: { id: await fx.sourceId() } } }),
+      200,
+    );
+  },
+  updateConnector: async (fx) => {
+    const id = await fx.newConnector("source");
+    await expectStatus(
+      (await fx.admin()).PUT("/api/v1/connectors/{id}", {
+        params: { path: { id } },
+        body: { connector: { name: unique("renamed") } },
+      }),
+      200,
+    );
+  },
+  deleteConnector: async (fx) => {
+    const id = await fx.newConnector("source");
+    await expectStatus(
+      (await fx.admin()).DELETE("/api/v1/connectors/{id}", { params: { path: { id } } }),
+      204,
+    );
+  },
+  discoverConnector: async (fx) => {
+    const id = await fx.destinationId(); // discovered with refresh=true
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connectors/{id}/discover", { params: { path: { id } } }),
+      200,
+    );
+  },
+  querySource: async (fx) => {
+    const id = await fx.sourceId();
+    await expectStatus(
+      (await fx.admin()).POST("/api/v1/connectors/{id}/query_source", {
+        params: { path: { id } },
+        body: { query: `SELECT id, email FROM ${fx.srcTable}`, limit: 5 },
+      }),
+      200,
+    );
+  },
+  checkConnector: async (fx) => {
+    const id = await fx.sourceId();
+    await expectStatus(
+      (await fx.admin()).POST("/api/v1/connectors/{id}/check", { params: { path: { id } } }),
+      200,
+    );
+    await expectStatus(
+      (await fx.admin()).POST("/api/v1/connectors/{id}/check", {
+        params: { path: { id } },
+        body: { configuration: pgConfiguration({ port: 1 }) },
+      }),
+      200,
+    );
+  },
+  createCatalog: async (fx) => {
+    const admin = await fx.admin();
+    const connectorId = await fx.newConnector("destination");
+    const streams = [
+      { name: "contacts", json_schema: { type: "object", properties: { email: { type: "string" } } } },
+    ];
+    await expectStatus(
+      admin.POST("/api/v1/catalogs", { body: { connector_id: connectorId, catalog: { streams } } }),
+      200,
+    );
+  },
+  updateCatalog: async (fx) => {
+    const admin = await fx.admin();
+    const connectorId = await fx.newConnector("destination");
+    const streams = [
+      { name: "contacts", json_schema: { type: "object", properties: { email: { type: "string" } } } },
+    ];
+    const id = idOf(
+      await expectStatus(
+        admin.POST("/api/v1/catalogs", { body: { connector_id: connectorId, catalog: { streams } } }),
+        200,
+      ),
+    );
+    await expectStatus(
+      admin.PUT("/api/v1/catalogs/{id}", {
+        params: { path: { id } },
+        body: { connector_id: connectorId, catalog: { streams, request_rate_limit: 60 } },
+      }),
+      200,
+    );
+  },
+
+  // Models
+  listModels: async (fx) => {
+    await fx.modelId();
+    await expectStatus((await fx.admin()).GET("/api/v1/models"), 200);
+  },
+  createModel: async (fx) => {
+    await fx.newModel();
+  },
+  getModel: async (fx) => {
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/models/{id}", { params: { path: { id: await fx.modelId() } } }),
+      200,
+    );
+  },
+  updateModel: async (fx) => {
+    const id = await fx.newModel();
+    await expectStatus(
+      (await fx.admin()).PUT("/api/v1/models/{id}", {
+        params: { path: { id } },
+        body: { model: { description: "Renamed by the walk" } },
+      }),
+      200,
+    );
+  },
+  deleteModel: async (fx) => {
+    const id = await fx.newModel();
+    await expectStatus((await fx.admin()).DELETE("/api/v1/models/{id}", { params: { path: { id } } }), 204);
+  },
+
+  // Syncs
+  listSyncs: async (fx) => {
+    await fx.syncId();
+    await expectStatus((await fx.admin()).GET("/api/v1/syncs"), 200);
+  },
+  createSync: async (fx) => {
+    await fx.newSync();
+  },
+  getSyncConfigurations: async (fx) => {
+    await expectStatus((await fx.admin()).GET("/api/v1/syncs/configurations"), 200);
+  },
+  getSync: async (fx) => {
+    await fx.finishedRun(); // so last_run is filled in
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{id}", { params: { path: { id: await fx.syncId() } } }),
+      200,
+    );
+  },
+  updateSync: async (fx) => {
+    const id = await fx.newSync();
+    await expectStatus(
+      (await fx.admin()).PUT("/api/v1/syncs/{id}", {
+        params: { path: { id } },
+        body: { sync: { description: "Updated by the walk" } },
+      }),
+      200,
+    );
+    await expectStatus(
+      (await fx.admin()).PUT("/api/v1/syncs/{id}", {
+        params: { path: { id } },
+        body: { sync: { stream_name: "" } },
+      }),
+      422,
+    );
+  },
+  deleteSync: async (fx) => {
+    const id = await fx.newSync();
+    await expectStatus((await fx.admin()).DELETE("/api/v1/syncs/{id}", { params: { path: { id } } }), 204);
+  },
+  enableSync: async (fx) => {
+    const id = await fx.newSync();
+    await expectStatus(
+      (await fx.admin()).PATCH("/api/v1/syncs/{id}/enable", {
+        params: { path: { id } },
+        body: { enable: false },
+      }),
+      200,
+    );
+    // A disabled sync cannot run: the documented 424.
+    await expectStatus(
+      (await fx.admin()).POST("/api/v1/schedule_syncs", { body: { schedule_sync: { sync_id: id } } }),
+      424,
+    );
+  },
+  scheduleSync: async (fx) => {
+    await fx.trigger(await fx.newSync());
+  },
+  cancelSync: async (fx) => {
+    const id = await fx.newSync(await fx.slowModelId());
+    await fx.trigger(id);
+    await expectStatus(
+      (await fx.admin()).DELETE("/api/v1/schedule_syncs/{sync_id}", { params: { path: { sync_id: id } } }),
+      200,
+    );
+  },
+  testSync: async (fx) => {
+    const id = await fx.newSync();
+    await expectStatus(
+      (await fx.admin()).POST("/enterprise/api/v1/syncs/{sync_id}/test", {
+        params: { path: { sync_id: id } },
+      }),
+      200,
+    );
+  },
+
+  // Runs and records
+  listSyncRuns: async (fx) => {
+    const { syncId } = await fx.finishedRun();
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs", { params: { path: { sync_id: syncId } } }),
+      200,
+    );
+  },
+  getSyncRun: async (fx) => {
+    const { syncId, runId } = await fx.finishedRun();
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", {
+        params: { path: { sync_id: syncId, id: runId } },
+      }),
+      200,
+    );
+  },
+  listSyncRecords: async (fx) => {
+    const { syncId, runId } = await fx.finishedRun();
+    const body = await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
+        params: { path: { sync_id: syncId, sync_run_id: runId } },
+      }),
+      200,
+    );
+    expect(JSON.stringify(body)).toContain("sync_records");
+  },
+
+  // Service
+  getHealth: async (fx) => {
+    await expectStatus(fx.anonymous().GET("/api/health"), 200);
+  },
+  getReadiness: async (fx) => {
+    await expectStatus(fx.anonymous().GET("/api/ready"), 200);
+  },
+  getMetrics: async (fx) => {
+    // Metrics are served to this machine only: no X-Forwarded-For from elsewhere.
+    await expectStatus(fx.local().GET("/api/metrics", { parseAs: "text" }), 200);
+  },
+  getSetup: async (fx) => {
+    await expectStatus(fx.anonymous().GET("/api/v1/setup"), 200);
+  },
+  createSetup: async (fx) => {
+    const password = strongPassword();
+    // The test server has its admin: the documented 409.
+    await expectStatus(
+      fx.anonymous().POST("/api/v1/setup", {
+        body: { email: `${unique("setup")}@example.com`, password, name: "Setup" },
+      }),
+      409,
+    );
+  },
+  getOpenApiDocument: async (fx) => {
+    await expectStatus(fx.anonymous().GET("/api/v1/openapi.json"), 200);
+  },
+
+  // Unknown paths answer a JSON 404 whatever the method.
+  unknownApiPathGet: async (fx) => {
+    await expectStatus(fx.anonymous().GET("/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }), 404);
+  },
+  unknownApiPathPost: async (fx) => {
+    await expectStatus(fx.anonymous().POST("/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }), 404);
+  },
+  unknownApiPathPut: async (fx) => {
+    await expectStatus(fx.anonymous().PUT("/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }), 404);
+  },
+  unknownApiPathPatch: async (fx) => {
+    await expectStatus(
+      fx.anonymous().PATCH("/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownApiPathDelete: async (fx) => {
+    await expectStatus(
+      fx.anonymous().DELETE("/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownEnterpriseApiPathGet: async (fx) => {
+    await expectStatus(
+      fx.anonymous().GET("/enterprise/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownEnterpriseApiPathPost: async (fx) => {
+    await expectStatus(
+      fx.anonymous().POST("/enterprise/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownEnterpriseApiPathPut: async (fx) => {
+    await expectStatus(
+      fx.anonymous().PUT("/enterprise/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownEnterpriseApiPathPatch: async (fx) => {
+    await expectStatus(
+      fx.anonymous().PATCH("/enterprise/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+  unknownEnterpriseApiPathDelete: async (fx) => {
+    await expectStatus(
+      fx.anonymous().DELETE("/enterprise/api/{path}", { params: { path: { path: UNKNOWN_PATH } } }),
+      404,
+    );
+  },
+} satisfies Steps;

@@ -1,0 +1,12 @@
+// One step per operation of the OpenAPI document, each calling its operation through the generated
+// client with a realistic request (and, where cheap, an error case it documents). The record type
+// makes a missing operation a type error; the spec also compares the keys with the served document.
+import type { Fixtures } from "./contract-fixtures";
+import { ACCESS_STEPS } from "./contract-walk-access";
+import { DATA_STEPS } from "./contract-walk-data";
+import type { OperationId } from "./openapi-contract";
+
+export type Step = (fx: Fixtures) => Promise<void>;
+export type Steps = Partial<Record<OperationId, Step>>;
+
+export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS };
