@@ -15,7 +15,7 @@ type ServerEnv = Record<string, string>;
 async function freshDatabase(): Promise<ServerEnv> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) {
-    // E2E_DATA_DIR: a second server of a test (e2e/api/security-auth.spec.ts) keeps its own files.
+    // E2E_DATA_DIR: a second server of a test (e2e/support/second-server.ts) keeps its own files.
     const dir = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e");
     rmSync(dir, { recursive: true, force: true });
     return { DATA_DIR: dir, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT ?? "54349" };

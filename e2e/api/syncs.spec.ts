@@ -1,3 +1,5 @@
+// The syncs resource over real HTTP: create and get, schedule rules, references, update, list, enable
+// and soft delete. Over 400 lines: one resource's rules on one source/destination/model fixture.
 import { expect, test } from "@playwright/test";
 import { expectError, fieldErrors } from "../support/api";
 import {

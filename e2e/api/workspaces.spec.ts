@@ -1,4 +1,5 @@
 // Workspaces and their members over real HTTP, plus the pagination links contract (on members).
+// Over 400 lines: members live under /workspaces/{id}, and both blocks share one fixture workspace.
 import { expect, test } from "@playwright/test";
 import {
   Api,

@@ -27,6 +27,18 @@ export function headers(session: Session): Record<string, string> {
   };
 }
 
+/** Authorization, and Workspace-Id exactly as given (the specs also send malformed ones). */
+export const bearer = (token: string, workspaceId?: string) => ({
+  Authorization: `Bearer ${token}`,
+  ...(workspaceId !== undefined ? { "Workspace-Id": workspaceId } : {}),
+});
+
+/** A client address of its own per test (the test servers trust X-Forwarded-For), so throttles do not meet. */
+export const clientAddress = () => `198.18.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`;
+
+/** A resource body with its id blanked, to compare bodies whose ids differ. */
+export const withoutId = (body: { data: { id: string } }) => ({ ...body, data: { ...body.data, id: "" } });
+
 /** The server the tests talk to (the same port rule as playwright.config.ts). */
 export const BASE_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100)}`;
 

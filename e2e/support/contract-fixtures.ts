@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "@playwright/test";
 import { Client } from "pg";
-import { ADMIN } from "./api";
+import { ADMIN, clientAddress as address } from "./api";
 import { appDatabase } from "./app-database";
 import { contractClient, type ApiClient, type ContractChecker } from "./openapi-contract";
 import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
@@ -32,12 +32,13 @@ export function idOf(body: unknown): number {
   return id;
 }
 
+/** The id of a resource the step creates for itself (the create must answer 201). */
+export const createdId = async (pending: Promise<Answer>): Promise<number> =>
+  idOf(await expectStatus(pending, 201));
+
 /** data.attributes.<key> of a resource answer. */
 export const attribute = (body: unknown, key: string): unknown =>
   record(record(record(body).data).attributes)[key];
-
-/** A random client address (the test server trusts X-Forwarded-For), so account throttles never meet. */
-const address = () => `198.18.${1 + Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 export const strongPassword = () => `Contract-${randomBytes(6).toString("hex")}-walk`;
 

@@ -2,7 +2,7 @@
 // log and reports. Each calls its operation through the generated client (see contract-walk.ts).
 import { expect } from "@playwright/test";
 import { ADMIN } from "./api";
-import { expectStatus, idOf, strongPassword } from "./contract-fixtures";
+import { createdId, expectStatus, strongPassword } from "./contract-fixtures";
 import type { Steps } from "./contract-walk";
 import { unique } from "./data";
 
@@ -130,11 +130,8 @@ export const ACCESS_STEPS = {
   },
   revokeApiToken: async (fx) => {
     const admin = await fx.admin();
-    const id = idOf(
-      await expectStatus(
-        admin.POST("/api/v1/api_tokens", { body: { api_token: { name: unique("token") } } }),
-        201,
-      ),
+    const id = await createdId(
+      admin.POST("/api/v1/api_tokens", { body: { api_token: { name: unique("token") } } }),
     );
     await expectStatus(admin.DELETE("/api/v1/api_tokens/{id}", { params: { path: { id } } }), 204);
   },
@@ -169,11 +166,8 @@ export const ACCESS_STEPS = {
   },
   deleteWorkspace: async (fx) => {
     const admin = await fx.admin();
-    const id = idOf(
-      await expectStatus(
-        admin.POST("/api/v1/workspaces", { body: { workspace: { name: unique("doomed") } } }),
-        201,
-      ),
+    const id = await createdId(
+      admin.POST("/api/v1/workspaces", { body: { workspace: { name: unique("doomed") } } }),
     );
     await expectStatus(admin.DELETE("/api/v1/workspaces/{id}", { params: { path: { id } } }), 204);
   },
@@ -245,13 +239,10 @@ export const ACCESS_STEPS = {
   },
   updateRole: async (fx) => {
     const admin = await fx.admin();
-    const id = idOf(
-      await expectStatus(
-        admin.POST("/enterprise/api/v1/roles", {
-          body: { role: { role_name: unique("Role"), policies: { permissions: { model: CRUD } } } },
-        }),
-        201,
-      ),
+    const id = await createdId(
+      admin.POST("/enterprise/api/v1/roles", {
+        body: { role: { role_name: unique("Role"), policies: { permissions: { model: CRUD } } } },
+      }),
     );
     await expectStatus(
       admin.PUT("/enterprise/api/v1/roles/{id}", {
@@ -271,13 +262,10 @@ export const ACCESS_STEPS = {
   },
   deleteRole: async (fx) => {
     const admin = await fx.admin();
-    const id = idOf(
-      await expectStatus(
-        admin.POST("/enterprise/api/v1/roles", {
-          body: { role: { role_name: unique("Role"), policies: { permissions: { model: CRUD } } } },
-        }),
-        201,
-      ),
+    const id = await createdId(
+      admin.POST("/enterprise/api/v1/roles", {
+        body: { role: { role_name: unique("Role"), policies: { permissions: { model: CRUD } } } },
+      }),
     );
     await expectStatus(admin.DELETE("/enterprise/api/v1/roles/{id}", { params: { path: { id } } }), 204);
   },

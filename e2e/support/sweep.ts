@@ -63,7 +63,7 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/login": { mutates: false, body: () => ({ email: "nobody@example.com", password: "x" }) },
   "DELETE /api/v1/logout": { mutates: true, skip: "revokes the caller's session; takes no input" },
   // Account endpoints (the reference's): bodies refused before any mail, token or throttle step.
-  "POST /api/v1/signup": { mutates: true, skip: "switched off on the e2e server (403 whatever is sent); its rules are tested by multiwoven-accounts.spec.ts on a second server with it on" },
+  "POST /api/v1/signup": { mutates: true, skip: "switched off on the e2e server (403 whatever is sent); its rules are tested by multiwoven-account-flows.spec.ts on a second server with it on" },
   "POST /api/v1/forgot_password": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
   // A token that is not one: every body is refused, the valid one with 422 at the token check.
   "POST /api/v1/reset_password": {

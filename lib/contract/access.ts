@@ -16,6 +16,20 @@ import { changePasswordSchema, loginSchema } from "@/lib/validation/auth";
 import { idParam } from "@/lib/validation/ids";
 import { operation } from "./operation";
 
+/** next-auth's catch-all route, which answers GET and POST alike (the console's, not the API's). */
+const nextAuth = (method: "get" | "post") =>
+  operation({
+    operationId: method === "get" ? "nextAuthGet" : "nextAuthPost",
+    method,
+    path: "/api/auth/{nextauth}",
+    tag: "Authentication",
+    summary: "Console sign-in internals (next-auth); not for API clients",
+    permission: "public",
+    status: 200,
+    produces: { mediaType: "application/json", description: "next-auth responses." },
+    external: true,
+  });
+
 export const authentication = {
   login: operation({
     operationId: "login",
@@ -65,28 +79,8 @@ export const authentication = {
     notes:
       "Answers a fresh session token (sessions issued before the change no longer work). 403 with an API token, 422 for a wrong current_password or a common new one, 429 with Retry-After after too many wrong current passwords.",
   }),
-  nextAuthGet: operation({
-    operationId: "nextAuthGet",
-    method: "get",
-    path: "/api/auth/{nextauth}",
-    tag: "Authentication",
-    summary: "Console sign-in internals (next-auth); not for API clients",
-    permission: "public",
-    status: 200,
-    produces: { mediaType: "application/json", description: "next-auth responses." },
-    external: true,
-  }),
-  nextAuthPost: operation({
-    operationId: "nextAuthPost",
-    method: "post",
-    path: "/api/auth/{nextauth}",
-    tag: "Authentication",
-    summary: "Console sign-in internals (next-auth); not for API clients",
-    permission: "public",
-    status: 200,
-    produces: { mediaType: "application/json", description: "next-auth responses." },
-    external: true,
-  }),
+  nextAuthGet: nextAuth("get"),
+  nextAuthPost: nextAuth("post"),
 };
 
 export const accounts = {

@@ -1,0 +1,56 @@
+// A second product server beside the main test server, for specs that need other settings (sign-up on,
+// no TRUST_PROXY). It runs the same e2e-server script on E2E_PORT + portOffset; without
+// TEST_DATABASE_URL it starts its own embedded PostgreSQL (in dataDir, on 54349 + portOffset), so it
+// never meets the main server's files or port.
+import { spawn } from "node:child_process";
+
+export interface SecondServer {
+  port: number;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** The port of its embedded PostgreSQL (used only without TEST_DATABASE_URL). */
+  embeddedPgPort: number;
+  stop(): void;
+}
+
+export interface SecondServerOptions {
+  portOffset: number;
+  /** Settings on top of the inherited environment (PORT, HOST, RUN_WORKER=0 and the data dir are set here). */
+  env: Record<string, string>;
+  dataDir: string;
+  /** How long to wait for /api/health, in seconds. */
+  waitSeconds: number;
+}
+
+export async function startSecondServer({ portOffset, env, dataDir, waitSeconds }: SecondServerOptions): Promise<SecondServer> {
+  const port = Number(process.env.E2E_PORT ?? 3100) + portOffset;
+  const embeddedPgPort = 54349 + portOffset;
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn("npx", ["tsx", "--tsconfig", "tsconfig.node.json", "scripts/e2e-server.ts"], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      RUN_WORKER: "0",
+      ...env,
+      E2E_DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(embeddedPgPort),
+    },
+    stdio: "ignore",
+    // Its own process group, so stop() ends tsx and the server it starts together.
+    detached: true,
+  });
+  const stop = () => {
+    if (child.pid) process.kill(-child.pid, "SIGTERM");
+  };
+  for (let i = 0; i < waitSeconds; i++) {
+    const up = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { port, base, embeddedPgPort, stop };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  stop();
+  throw new Error(`the second server on ${port} did not come up`);
+}
