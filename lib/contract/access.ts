@@ -28,6 +28,7 @@ const nextAuth = (method: "get" | "post") =>
     status: 200,
     produces: { mediaType: "application/json", description: "next-auth responses." },
     external: true,
+    ...(method === "post" ? { redirects: "next-auth sends a form post without its own CSRF token (or a sign-out) back to a console page." } : {}),
   });
 
 export const authentication = {

@@ -50,6 +50,8 @@ export interface Operation<P = unknown, Q = unknown, B = unknown, R extends ZodT
   /** A success body that is not JSON: its media type and what it holds. */
   produces?: { mediaType: string; description: string };
   errors?: readonly ExtraErrorStatus[];
+  /** When the operation answers 302 with a Location instead (next-auth's form posts). */
+  redirects?: string;
   /** Not an endpoint: a catch-all route that answers any undeclared path with a JSON 404. */
   catchAll?: true;
   /** Served outside the API wrapper by another library (next-auth); documented, not walked by tests. */

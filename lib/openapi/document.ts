@@ -115,7 +115,11 @@ function build() {
         ...(op.permission !== "public" ? { headers: workspaceHeader } : {}),
         ...(op.body ? { body: { required: !op.bodyOptional, content: { "application/json": { schema: op.body } } } } : {}),
       },
-      responses: { ...(op.catchAll ? {} : { [op.status]: successResponse(op) }), ...errors },
+      responses: {
+        ...(op.catchAll ? {} : { [op.status]: successResponse(op) }),
+        ...(op.redirects ? { 302: { description: op.redirects, headers: { Location: { schema: { type: "string" } } } } } : {}),
+        ...errors,
+      },
       "x-permission": Array.isArray(op.permission) ? op.permission.join(".") : op.permission,
       ...(op.catchAll ? { "x-not-an-endpoint": true } : {}),
     });
