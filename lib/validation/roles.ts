@@ -1,7 +1,7 @@
 // Request shapes of the role endpoints. Policies are checked against the resources and actions of
 // lib/auth/permissions.ts: an unknown resource or action is a 422, a missing one means "not allowed".
 import { z } from "zod";
-import { ACTIONS, RESOURCES, type Action, type Resource } from "@/lib/auth/permissions";
+import { ACTIONS, RESOURCES, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
 
 const crudSchema = z.strictObject(
   Object.fromEntries(
@@ -27,6 +27,38 @@ export const policiesSchema = z
     `{"permissions": {"<resource>": {"create": bool, "read": bool, "update": bool, "delete": bool}}}; resources: ${RESOURCES.join(", ")}. Anything left out is not allowed.`,
   );
 export type PoliciesInput = z.infer<typeof policiesSchema>;
+
+/** Fills every resource and action, so stored policies are complete and `false` is explicit. */
+export function normalizePolicies(input: PoliciesInput): Policies {
+  const permissions: Policies["permissions"] = {};
+  for (const r of RESOURCES) {
+    const crud = input.permissions[r];
+    permissions[r] = {
+      create: crud?.create === true,
+      read: crud?.read === true,
+      update: crud?.update === true,
+      delete: crud?.delete === true,
+    };
+  }
+  return { permissions };
+}
+
+/**
+ * A role's stored `policies` column, checked with the request schema instead of cast: a row that
+ * does not match (edited by hand, written by an older version) is an internal error naming the role,
+ * never silently read as some other set of rights.
+ */
+export function parsePolicies(json: unknown, owner: string): Policies {
+  const parsed = policiesSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new Error(`The stored policies of ${owner} are malformed (${issues}).`);
+  }
+  return normalizePolicies(parsed.data);
+}
+
+/** parsePolicies of a role row. */
+export const rolePolicies = (role: { id: number; policies: unknown }): Policies => parsePolicies(role.policies, `role ${role.id}`);
 
 const roleName = z
   .string({ error: "is required" })
