@@ -25,7 +25,7 @@ describe("parsePolicies", () => {
     ["an unknown action", { permissions: { sync: { execute: true } } }, /permissions\.sync/],
     ["a non-boolean action", { permissions: { sync: { read: "yes" } } }, /permissions\.sync\.read/],
   ])("refuses malformed JSON (%s) with an error naming the role and the place", (_, json, where) => {
-    expect(() => rolePolicies({ id: 42, policies: json })).toThrow(/stored policies of role 42 are malformed/);
+    expect(() => rolePolicies({ id: 42, policies: json })).toThrow(/^Malformed stored policies of role 42: /);
     expect(() => rolePolicies({ id: 42, policies: json })).toThrow(where);
   });
 });

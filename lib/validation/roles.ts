@@ -1,6 +1,7 @@
 // Request shapes of the role endpoints. Policies are checked against the resources and actions of
 // lib/auth/permissions.ts: an unknown resource or action is a 422, a missing one means "not allowed".
 import { z } from "zod";
+import { parseStored } from "./stored";
 import { ACTIONS, RESOURCES, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
 
 const crudSchema = z.strictObject(
@@ -43,19 +44,9 @@ export function normalizePolicies(input: PoliciesInput): Policies {
   return { permissions };
 }
 
-/**
- * A role's stored `policies` column, checked with the request schema instead of cast: a row that
- * does not match (edited by hand, written by an older version) is an internal error naming the role,
- * never silently read as some other set of rights.
- */
-export function parsePolicies(json: unknown, owner: string): Policies {
-  const parsed = policiesSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    throw new Error(`The stored policies of ${owner} are malformed (${issues}).`);
-  }
-  return normalizePolicies(parsed.data);
-}
+/** A stored `policies` column, checked with the request schema instead of cast, completed like a request's. */
+export const parsePolicies = (json: unknown, owner: string): Policies =>
+  normalizePolicies(parseStored(policiesSchema, json, `policies of ${owner}`));
 
 /** parsePolicies of a role row. */
 export const rolePolicies = (role: { id: number; policies: unknown }): Policies => parsePolicies(role.policies, `role ${role.id}`);
