@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Controller, useForm, useWatch } from "react-hook-form";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
@@ -15,6 +16,7 @@ import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useAllConnectors, useDiscover, useQuerySource } from "@/lib/api-client/connectors";
 import { useCreateModel, useUpdateModel } from "@/lib/api-client/models";
 import type { Model } from "@/lib/api-client/types";
+import { chosenId } from "@/lib/validation/ids";
 import { createModelSchema } from "@/lib/validation/models";
 import { PreviewTable } from "./preview-table";
 import { SqlEditor } from "./sql-editor";
@@ -26,6 +28,13 @@ function quoteTable(name: string, connectorName: string): string {
     .map((part) => `${q}${part.replaceAll(q, q + q)}${q}`)
     .join(".");
 }
+
+/** The create body, with the source unset (null) until the person chooses one. */
+const modelFormSchema = z.object({
+  model: createModelSchema.shape.model.extend({
+    connector_id: chosenId(createModelSchema.shape.model.shape.connector_id, "Choose a source"),
+  }),
+});
 
 export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => void }) {
   const router = useRouter();
@@ -40,10 +49,10 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
   const [previewing, setPreviewing] = useState(false);
 
   const form = useForm({
-    resolver: zodResolver(createModelSchema),
+    resolver: zodResolver(modelFormSchema),
     defaultValues: {
       model: {
-        connector_id: model?.attributes.connector_id ?? (undefined as unknown as number),
+        connector_id: model?.attributes.connector_id ?? null,
         query: model?.attributes.query ?? "",
         query_type: (model?.attributes.query_type as "raw_sql" | "table_selector") ?? "raw_sql",
         primary_key: model?.attributes.primary_key ?? "",

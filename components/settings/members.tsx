@@ -3,6 +3,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { createColumnHelper } from "@tanstack/react-table";
 import { useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
+import { z } from "zod";
 import { relativeTime } from "@/components/common/format";
 import { Button } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
@@ -13,6 +14,7 @@ import { EmptyState, InlineError } from "@/components/ui/states";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useAddMember, useCan, useChangeMemberRole, useMe, useMembers, useRemoveMember, useRoles, type MemberAttributes } from "@/lib/api-client/settings";
 import type { Resource } from "@/lib/api-client/types";
+import { chosenId } from "@/lib/validation/ids";
 import { createMemberSchema } from "@/lib/validation/members";
 
 type Member = Resource<MemberAttributes>;
@@ -104,12 +106,19 @@ export function MembersPage() {
   );
 }
 
+/** The create body, with the role unset (null) until the person chooses one. */
+const addMemberFormSchema = z.object({
+  member: createMemberSchema.shape.member.extend({
+    role_id: chosenId(createMemberSchema.shape.member.shape.role_id, "Choose a role"),
+  }),
+});
+
 function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClose: () => void }) {
   const roles = useRoles();
   const add = useAddMember(workspaceId);
   const form = useForm({
-    resolver: zodResolver(createMemberSchema),
-    defaultValues: { member: { email: "", name: "", password: "", role_id: undefined as unknown as number } },
+    resolver: zodResolver(addMemberFormSchema),
+    defaultValues: { member: { email: "", name: "", password: "", role_id: null } },
   });
   const errors = form.formState.errors.member;
   const submit = form.handleSubmit((values) => {

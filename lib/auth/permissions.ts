@@ -22,9 +22,10 @@ export const ACTIONS = ["create", "read", "update", "delete"] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export type Crud = Record<Action, boolean>;
-export interface Policies {
+/** A type, not an interface: plain JSON, assignable to a Prisma Json column as it is. */
+export type Policies = {
   permissions: Partial<Record<Resource, Crud>>;
-}
+};
 
 const all: Crud = { create: true, read: true, update: true, delete: true };
 const readOnly: Crud = { create: false, read: true, update: false, delete: false };

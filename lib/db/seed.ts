@@ -15,7 +15,7 @@ export async function seedSystemRoles(): Promise<void> {
   const db = prisma();
   for (const role of SYSTEM_ROLES) {
     const existing = await db.role.findFirst({ where: { workspaceId: null, name: role.name, roleType: "system" } });
-    const data = { description: role.description, policies: role.policies as object };
+    const data = { description: role.description, policies: role.policies };
     if (existing) await db.role.update({ where: { id: existing.id }, data });
     else await db.role.create({ data: { ...data, name: role.name, roleType: "system" } });
   }

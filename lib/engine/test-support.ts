@@ -7,6 +7,7 @@ import type { Catalog, Row, Stream } from "@/lib/connectors/types";
 import { secrets } from "@/lib/config/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
+import { toJsonColumn } from "@/lib/db/json";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import { pgConnectorConfig } from "@/tests/support/pg-connector";
 
@@ -119,7 +120,7 @@ export async function createFixture(options: {
       data: {
         workspaceId,
         connectorId: destination.id,
-        catalog: options.destination.catalog as unknown as Prisma.InputJsonValue,
+        catalog: toJsonColumn(options.destination.catalog),
         catalogHash: `hash-${n}`,
       },
     });

@@ -9,11 +9,12 @@
 // revokes every token of the workspace, e.g. one a departed colleague leaked.
 import "server-only";
 import { signToken } from "@/lib/auth/jwt";
-import { can, type Policies } from "@/lib/auth/permissions";
+import { can } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
+import { rolePolicies } from "@/lib/validation/roles";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { assertWithin, assignableRole } from "./roles";
@@ -44,7 +45,7 @@ export async function createApiToken(auth: AuthContext, input: CreateApiTokenInp
   return prisma().$transaction(async (tx) => {
     if (input.role_id) {
       const role = await assignableRole(auth.workspaceId, input.role_id, "api_token.role_id", tx);
-      assertWithin(auth.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+      assertWithin(auth.policies, rolePolicies(role), `The role ${role.name}`);
     }
     const { token, jti } = await signToken({
       userId: auth.user.id,

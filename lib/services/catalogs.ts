@@ -5,9 +5,10 @@ import { createHash } from "node:crypto";
 import { buildCatalog } from "@/lib/connectors/shared/catalog";
 import type { Catalog as CatalogJson, Stream } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
+import { toJsonColumn } from "@/lib/db/json";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { Catalog, Prisma } from "@/lib/generated/prisma/client";
-import type { CatalogBody, CreateCatalogInput, UpdateCatalogInput } from "@/lib/validation/catalogs";
+import { parseCatalogJson, type CatalogBody, type CreateCatalogInput, type UpdateCatalogInput } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 
@@ -67,7 +68,7 @@ export async function saveCatalog(
   catalog: CatalogJson,
   tx: Tx = prisma(),
 ): Promise<{ catalog: Catalog; created: boolean }> {
-  const json = catalog as unknown as Prisma.InputJsonValue;
+  const json = toJsonColumn(catalog);
   const catalogHashValue = catalogHash(catalog);
   const existing = await tx.catalog.findFirst({ where: { connectorId, workspaceId }, select: { id: true } });
   if (existing) {
@@ -92,7 +93,7 @@ export async function createCatalog(auth: Auth, input: CreateCatalogInput): Prom
   return prisma().$transaction(async (tx) => {
     const connector = await connectorOf(tx, auth.workspaceId, input.connector_id);
     const previous = await tx.catalog.findFirst({ where: { connectorId: connector.id, workspaceId: auth.workspaceId } });
-    const json = buildCatalogJson(input.catalog, connector.name, previous?.catalog as CatalogJson | undefined);
+    const json = buildCatalogJson(input.catalog, connector.name, previous ? parseCatalogJson(previous.catalog, `connector ${connector.id}`) : undefined);
     const { catalog, created } = await saveCatalog(auth.workspaceId, connector.id, json, tx);
     await audit(auth, created ? "create" : "update", "catalog", catalog.id, { connector_id: connector.id }, tx);
     return catalog;
@@ -108,7 +109,7 @@ export async function updateCatalog(auth: Auth, id: number, input: UpdateCatalog
       throw ValidationFailed.field("connector_id", message);
     }
     const connector = await connectorOf(tx, auth.workspaceId, existing.connectorId);
-    const json = buildCatalogJson(input.catalog, connector.name, existing.catalog as unknown as CatalogJson);
+    const json = buildCatalogJson(input.catalog, connector.name, parseCatalogJson(existing.catalog, `connector ${connector.id}`));
     const { catalog } = await saveCatalog(auth.workspaceId, connector.id, json, tx);
     await audit(auth, "update", "catalog", catalog.id, { connector_id: connector.id }, tx);
     return catalog;

@@ -17,6 +17,7 @@ import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
+import { rolePolicies } from "@/lib/validation/roles";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { assertWithin, assignableRole } from "./roles";
@@ -77,7 +78,7 @@ export async function addMember(
   return prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
-    assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+    assertWithin(access.policies, rolePolicies(role), `The role ${role.name}`);
     const user =
       (await claimUnverified(tx, input, passwordHash)) ??
       (await tx.user.findUnique({ where: { email: input.email }, select: { id: true } })) ??
@@ -120,7 +121,7 @@ async function claimUnverified(tx: Tx, input: CreateMemberInput, passwordHash: s
 
 /** A member holding rights the caller lacks is out of its reach (a user manager cannot demote an Admin). */
 function assertManageable(callerPolicies: Policies, member: MemberRow, verb: string): void {
-  if (!within(callerPolicies, member.role.policies as unknown as Policies)) {
+  if (!within(callerPolicies, rolePolicies(member.role))) {
     throw new Forbidden(
       `You may not ${verb} ${member.user.email}: their role (${member.role.name}) has permissions yours does not.`,
     );
@@ -163,7 +164,7 @@ export async function updateMember(
     const member = await findMember(tx, workspaceId, userId);
     assertManageable(access.policies, member, "change the role of");
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
-    assertWithin(access.policies, role.policies as unknown as Policies, `The role ${role.name}`);
+    assertWithin(access.policies, rolePolicies(role), `The role ${role.name}`);
     if (role.id === member.roleId) return member;
     await assertNotLastAdmin(tx, workspaceId, member, "given another role");
     const updated = await tx.workspaceUser.update({

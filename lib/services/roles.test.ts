@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { can, SYSTEM_ROLES, type Policies } from "@/lib/auth/permissions";
+import { can, SYSTEM_ROLES } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/support/db";
@@ -10,9 +10,9 @@ import {
   deleteRole,
   getRole,
   listRoles,
-  normalizePolicies,
   updateRole,
 } from "./roles";
+import { normalizePolicies, rolePolicies } from "@/lib/validation/roles";
 import { createApiToken } from "./api-tokens";
 
 useTestDatabase();
@@ -29,7 +29,7 @@ describe("roles", () => {
     });
     expect(role.roleType).toBe("custom");
     expect(role.workspaceId).toBe(auth.workspaceId);
-    const policies = role.policies as unknown as Policies;
+    const policies = rolePolicies(role);
     expect(can(policies, "sync", "read")).toBe(true);
     expect(policies.permissions.sync).toEqual({ create: false, read: true, update: false, delete: false });
     expect(policies.permissions.connector).toEqual({
@@ -83,7 +83,7 @@ describe("roles", () => {
       policies: { permissions: { sync: { read: true, update: true } } },
     });
     expect(updated).toMatchObject({ name: "R2", description: "now writes" });
-    expect(can(updated.policies as unknown as Policies, "sync", "update")).toBe(true);
+    expect(can(rolePolicies(updated), "sync", "update")).toBe(true);
   });
 
   it("refuses to delete a role held by a member or a live API token, allows it afterwards", async () => {

@@ -7,11 +7,11 @@
 // with more are (members.ts). Nobody changes or deletes the role they act with (their membership's
 // or their token's), or a holder of role.* could widen itself step by step and make itself Admin.
 import "server-only";
-import { ACTIONS, RESOURCES, exceeding, type Policies } from "@/lib/auth/permissions";
+import { exceeding, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, Role } from "@/lib/generated/prisma/client";
-import type { CreateRoleInput, PoliciesInput, UpdateRoleInput } from "@/lib/validation/roles";
+import { normalizePolicies, rolePolicies, type CreateRoleInput, type UpdateRoleInput } from "@/lib/validation/roles";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 
@@ -67,18 +67,6 @@ export function assertWithin(holder: Policies, granted: Policies, what: string):
   }
 }
 
-/** Fills every resource and action, so stored policies are complete and `false` is explicit. */
-export function normalizePolicies(input: PoliciesInput): Policies {
-  return {
-    permissions: Object.fromEntries(
-      RESOURCES.map((r) => [
-        r,
-        Object.fromEntries(ACTIONS.map((a) => [a, input.permissions[r]?.[a] === true])),
-      ]),
-    ) as Policies["permissions"],
-  };
-}
-
 async function assertNameFree(tx: Tx, workspaceId: number, name: string, exceptId?: number): Promise<void> {
   const clash = await tx.role.findFirst({
     where: {
@@ -111,7 +99,7 @@ function assertNotHeld(auth: AuthContext, role: Role, verb: string): void {
 
 /** A role holding permissions the caller lacks is out of its reach: it may not be changed or deleted by it. */
 function assertReachable(auth: AuthContext, role: Role, verb: string): void {
-  const excess = exceeding(auth.policies, role.policies as unknown as Policies);
+  const excess = exceeding(auth.policies, rolePolicies(role));
   if (excess.length > 0) {
     throw new Forbidden(
       `You may not ${verb} the role ${role.name}: it has permissions yours does not (${excess.slice(0, 5).join(", ")}${excess.length > 5 ? ", …" : ""}).`,
@@ -130,7 +118,7 @@ export async function createRole(auth: AuthContext, input: CreateRoleInput): Pro
         name: input.role_name,
         description: input.role_desc ?? "",
         roleType: "custom",
-        policies: policies as unknown as Prisma.InputJsonValue,
+        policies,
       },
     });
     await audit(auth, "create", "role", role.id, { role_name: role.name }, tx);
@@ -152,7 +140,7 @@ export async function updateRole(auth: AuthContext, id: number, input: UpdateRol
       data: {
         ...(input.role_name !== undefined ? { name: input.role_name } : {}),
         ...(input.role_desc !== undefined ? { description: input.role_desc } : {}),
-        ...(policies ? { policies: policies as unknown as Prisma.InputJsonValue } : {}),
+        ...(policies ? { policies } : {}),
       },
     });
     await audit(auth, "update", "role", id, { changed: Object.keys(input) }, tx);

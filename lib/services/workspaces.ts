@@ -12,6 +12,7 @@ import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateWorkspaceInput, UpdateWorkspaceInput } from "@/lib/validation/workspaces";
+import { rolePolicies } from "@/lib/validation/roles";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 
@@ -45,17 +46,12 @@ export async function workspaceAccess(
       include: { role: true },
     });
     if (!membership) throw notFound(workspaceId);
+    const policies = rolePolicies(membership.role);
     access = {
-      auth: {
-        ...auth,
-        workspaceId,
-        roleId: membership.roleId,
-        roleName: membership.role.name,
-        policies: membership.role.policies as unknown as Policies,
-      },
+      auth: { ...auth, workspaceId, roleId: membership.roleId, roleName: membership.role.name, policies },
       workspaceId,
       roleName: membership.role.name,
-      policies: membership.role.policies as unknown as Policies,
+      policies,
     };
   }
   if (!can(access.policies, resource, action)) {

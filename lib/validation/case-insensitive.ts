@@ -2,7 +2,7 @@
 // API documents `source`; the value comes out lower-cased, so nothing downstream sees the variant.
 import { z } from "zod";
 
-export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T) {
+export function caseInsensitiveEnum<const T extends readonly string[]>(values: T) {
   return z.preprocess(
     (v) => (typeof v === "string" ? v.toLowerCase() : v),
     z.enum(values, { error: `must be one of: ${values.join(", ")} (any case)` }),

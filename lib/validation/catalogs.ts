@@ -1,7 +1,9 @@
 // Request shapes of the catalog endpoints: `{connector_id, catalog: {json_schema}}` (one stream is
 // built from it), or the full catalog with its streams and request settings.
 import { z } from "zod";
+import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { intId } from "./ids";
+import { parseStored } from "./stored";
 import { jsonObjectSchema } from "./connectors";
 import { SYNC_MODES } from "./syncs";
 
@@ -92,3 +94,20 @@ export const updateCatalogSchema = z.object({
   catalog: catalogBodySchema,
 });
 export type UpdateCatalogInput = z.infer<typeof updateCatalogSchema>;
+
+/**
+ * A catalog as stored in catalogs.catalog (buildCatalog's shape). Streams use the request's stream
+ * schema, except that the name is taken as stored (not trimmed, any length): it is the identity a
+ * sync's stream_name refers to.
+ */
+const storedCatalogSchema = z.object({
+  streams: z.array(streamSchema.extend({ name: z.string().min(1) })),
+  request_rate_limit: z.number(),
+  request_rate_limit_unit: rateLimitUnitSchema,
+  request_rate_concurrency: z.number(),
+  schema_mode: z.enum(SCHEMA_MODES).optional(),
+  source_defined_cursor: z.boolean().optional(),
+});
+
+/** A stored catalog column, checked with storedCatalogSchema instead of cast (`owner`, e.g. "connector 3", is named in the error). */
+export const parseCatalogJson = (json: unknown, owner: string): CatalogJson => parseStored(storedCatalogSchema, json, `catalog of ${owner}`);

@@ -3,9 +3,10 @@
 import { z } from "zod";
 import { caseInsensitiveEnum } from "./case-insensitive";
 import { sortSchema } from "./sort";
+import { ConnectorCategory, ConnectorType } from "@/lib/generated/prisma/enums";
 
-export const CONNECTOR_TYPES = ["source", "destination"] as const;
-export const CONNECTOR_CATEGORIES = ["data", "ai_ml"] as const;
+export const CONNECTOR_TYPES: readonly ConnectorType[] = Object.values(ConnectorType);
+export const CONNECTOR_CATEGORIES: readonly ConnectorCategory[] = Object.values(ConnectorCategory);
 
 export const connectorTypeSchema = z
   .enum(CONNECTOR_TYPES, { error: `must be one of: ${CONNECTOR_TYPES.join(", ")}` })

@@ -40,6 +40,18 @@ export function intId(description?: string, what = "an integer id") {
   return description ? schema.describe(`${description} An integer; a string of digits is accepted too.`) : schema;
 }
 
+/**
+ * A console form's id field: it starts without a value (null) until the person chooses one, and a
+ * form submitted without one fails with `message` ("Choose a role").
+ */
+export function chosenId(id: ReturnType<typeof intId>, message: string) {
+  return id.nullable().transform((value, ctx) => {
+    if (value !== null) return value;
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  });
+}
+
 /** A path id: one that is not an integer is a 400 (an unknown one, later, a 404). */
 export const idParam = intId();
 

@@ -3,13 +3,13 @@ import { z } from "zod";
 import { sortSchema } from "./sort";
 import { jsonObjectSchema } from "./connectors";
 import { intId, queryIntId } from "./ids";
+import { QueryType } from "@/lib/generated/prisma/enums";
 
-export const QUERY_TYPES = ["raw_sql", "table_selector", "ai_ml"] as const;
+export const QUERY_TYPES: readonly QueryType[] = Object.values(QueryType);
 /** Query types of the reference we do not run yet: refused with a sentence that says so. */
 const UNSUPPORTED_QUERY_TYPES = ["dbt", "soql", "unstructured", "vector_search", "dynamic_sql", "semistructured"];
 /** Every query type the reference knows: a list filter may name any of them. */
 const KNOWN_QUERY_TYPES: readonly string[] = [...QUERY_TYPES, ...UNSUPPORTED_QUERY_TYPES];
-type QueryType = (typeof QUERY_TYPES)[number];
 const isSupported = (t: string): t is QueryType => (QUERY_TYPES as readonly string[]).includes(t);
 
 export const queryTypeSchema = z

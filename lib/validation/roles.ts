@@ -1,7 +1,8 @@
 // Request shapes of the role endpoints. Policies are checked against the resources and actions of
 // lib/auth/permissions.ts: an unknown resource or action is a 422, a missing one means "not allowed".
 import { z } from "zod";
-import { ACTIONS, RESOURCES, type Action, type Resource } from "@/lib/auth/permissions";
+import { parseStored } from "./stored";
+import { ACTIONS, RESOURCES, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
 
 const crudSchema = z.strictObject(
   Object.fromEntries(
@@ -27,6 +28,28 @@ export const policiesSchema = z
     `{"permissions": {"<resource>": {"create": bool, "read": bool, "update": bool, "delete": bool}}}; resources: ${RESOURCES.join(", ")}. Anything left out is not allowed.`,
   );
 export type PoliciesInput = z.infer<typeof policiesSchema>;
+
+/** Fills every resource and action, so stored policies are complete and `false` is explicit. */
+export function normalizePolicies(input: PoliciesInput): Policies {
+  const permissions: Policies["permissions"] = {};
+  for (const r of RESOURCES) {
+    const crud = input.permissions[r];
+    permissions[r] = {
+      create: crud?.create === true,
+      read: crud?.read === true,
+      update: crud?.update === true,
+      delete: crud?.delete === true,
+    };
+  }
+  return { permissions };
+}
+
+/** A stored `policies` column, checked with the request schema instead of cast, completed like a request's. */
+export const parsePolicies = (json: unknown, owner: string): Policies =>
+  normalizePolicies(parseStored(policiesSchema, json, `policies of ${owner}`));
+
+/** parsePolicies of a role row. */
+export const rolePolicies = (role: { id: number; policies: unknown }): Policies => parsePolicies(role.policies, `role ${role.id}`);
 
 const roleName = z
   .string({ error: "is required" })

@@ -1,9 +1,10 @@
 // Request shapes of the sync record endpoint.
 import { z } from "zod";
 import { idParam, queryBigIntId } from "./ids";
+import { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 
-export const SYNC_RECORD_STATUSES = ["pending", "success", "failed"] as const;
-export const SYNC_RECORD_ACTIONS = ["destination_insert", "destination_update", "destination_delete"] as const;
+export const SYNC_RECORD_STATUSES: readonly SyncRecordStatus[] = Object.values(SyncRecordStatus);
+export const SYNC_RECORD_ACTIONS: readonly SyncRecordAction[] = Object.values(SyncRecordAction);
 
 // Folders syncs/[id]/sync_runs/[run_id]; the API names them sync_id and sync_run_id (renamed first,
 // so a problem names the parameter the caller knows).

@@ -1,9 +1,10 @@
 // Request shapes of the sync run endpoints.
 import { z } from "zod";
 import { idParam } from "./ids";
+import { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
 
-export const SYNC_RUN_STATUSES = ["pending", "started", "querying", "queued", "in_progress", "success", "paused", "failed", "canceled"] as const;
-export const SYNC_RUN_TYPES = ["general", "test"] as const;
+export const SYNC_RUN_STATUSES: readonly SyncRunStatus[] = Object.values(SyncRunStatus);
+export const SYNC_RUN_TYPES: readonly SyncRunType[] = Object.values(SyncRunType);
 
 // The folders are syncs/[id]/sync_runs/[run_id] (Next needs one name per level); the API names them
 // sync_id and id. Renamed before checking, so a problem names the parameter the caller knows.

@@ -5,13 +5,14 @@ import { sortSchema } from "./sort";
 import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule";
 import type { FieldError } from "@/lib/errors";
 import { intId, queryIntId } from "./ids";
+import { ScheduleType, SyncIntervalUnit, SyncMode, SyncStatus } from "@/lib/generated/prisma/enums";
 
-export const SCHEDULE_TYPES = ["manual", "interval", "cron_expression", "automated"] as const;
-export const SYNC_MODES = ["full_refresh", "incremental"] as const;
-export const SYNC_INTERVAL_UNITS = ["minutes", "hours", "days", "weeks"] as const;
-export const SYNC_STATUSES = ["pending", "healthy", "failed", "disabled", "aborted"] as const;
+export const SCHEDULE_TYPES: readonly ScheduleType[] = Object.values(ScheduleType);
+export const SYNC_MODES: readonly SyncMode[] = Object.values(SyncMode);
+export const SYNC_INTERVAL_UNITS: readonly SyncIntervalUnit[] = Object.values(SyncIntervalUnit);
+export const SYNC_STATUSES: readonly SyncStatus[] = Object.values(SyncStatus);
 
-const oneOf = <T extends readonly [string, ...string[]]>(values: T) => ({ error: `must be one of: ${values.join(", ")}` });
+const oneOf = (values: readonly string[]) => ({ error: `must be one of: ${values.join(", ")}` });
 
 /** One field mapping; the older object form {source_column: "dest.path"} is accepted too. */
 export const fieldMappingSchema = z.object({

@@ -11,23 +11,15 @@ import {
   type CreateSyncInput,
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
-
-/** An id the form starts without (null) and may not be submitted without. */
-function chosen(id: (typeof syncFields)["model_id"], message: string) {
-  return id.nullable().transform((value, ctx) => {
-    if (value !== null) return value;
-    ctx.addIssue({ code: "custom", message });
-    return z.NEVER;
-  });
-}
+import { chosenId } from "@/lib/validation/ids";
 
 export const syncFormSchema = z.object({
   sync: z
     .object({
       ...syncFields,
-      model_id: chosen(syncFields.model_id, "Choose a model"),
-      source_id: chosen(syncFields.source_id, "Choose a model"),
-      destination_id: chosen(syncFields.destination_id, "Choose a destination"),
+      model_id: chosenId(syncFields.model_id, "Choose a model"),
+      source_id: chosenId(syncFields.source_id, "Choose a model"),
+      destination_id: chosenId(syncFields.destination_id, "Choose a destination"),
       configuration: z.array(fieldMappingSchema.required({ mapping_type: true })),
     })
     .superRefine(refineSchedule),

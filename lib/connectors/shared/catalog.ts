@@ -1,7 +1,8 @@
 import type { Catalog, SchemaMode, Stream, SyncMode } from "../types";
+import { SyncMode as SyncModes } from "@/lib/generated/prisma/enums";
 
 /** Every stream of ours can be synced either way: the engine diffs rows itself, whatever the system. */
-export const SYNC_MODES: readonly SyncMode[] = ["full_refresh", "incremental"];
+export const SYNC_MODES: readonly SyncMode[] = Object.values(SyncModes);
 
 /** A stream with the reference protocol's members filled in where the connector left them out. */
 export function buildStream(stream: Stream): Stream {
