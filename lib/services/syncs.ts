@@ -1,7 +1,6 @@
 // Syncs: a source, a model of that source, a destination stream and a schedule. Soft-deleted syncs
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import "server-only";
-import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
@@ -16,6 +15,7 @@ import {
   type ScheduleInput,
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
+import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { getSync, type SyncView } from "./sync-view";
@@ -74,7 +74,7 @@ async function referenceErrors(tx: Tx, workspaceId: number, refs: References): P
         message: `destination ${refs.destination_id} has no catalog yet; discover it (GET /api/v1/connectors/${refs.destination_id}/discover) or create one (POST /api/v1/catalogs)`,
       });
     } else {
-      const names = ((catalog.catalog as unknown as CatalogJson).streams ?? []).map((s) => s.name);
+      const names = parseCatalogJson(catalog.catalog, `connector ${refs.destination_id}`).streams.map((s) => s.name);
       if (!names.includes(refs.stream_name)) {
         const shown = names.slice(0, 20).join(", ") + (names.length > 20 ? `, … (${names.length} streams)` : "");
         errors.push({ path: "sync.stream_name", message: `"${refs.stream_name}" is not a stream of destination ${refs.destination_id}; use one of: ${shown || "(none)"}` });
