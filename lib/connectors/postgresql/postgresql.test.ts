@@ -256,12 +256,17 @@ describe("source", () => {
       expect(batch).toHaveLength(10);
       break;
     }
-    const { rows } = await sql(
-      // This file's table only: test files run in parallel on one server, and others read tables named events too.
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'datasync' AND state <> 'idle' AND query LIKE $1",
-      [`%${schema}.events%`],
-    );
-    expect(rows[0].n).toBe(0);
+    // The connection is closed when the loop exits; the server drops its backend a moment later
+    // (sooner or later under load), so wait for that rather than sample once.
+    const busy = async () => {
+      const { rows } = await sql(
+        // This file's table only: test files run in parallel on one server, and others read tables named events too.
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'datasync' AND state <> 'idle' AND query LIKE $1",
+        [`%${schema}.events%`],
+      );
+      return rows[0].n;
+    };
+    await expect.poll(busy, { timeout: 10_000 }).toBe(0);
   });
 });
 
