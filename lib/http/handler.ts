@@ -72,9 +72,7 @@ async function readJson(req: NextRequest): Promise<unknown> {
   }
   const at = nulPath(value);
   if (at !== undefined) {
-    throw new ValidationFailed(`Validation failed: ${at || "body"}: must not contain the NUL character (\\u0000)`, {
-      errors: [{ path: at, message: "must not contain the NUL character (\\u0000)" }],
-    });
+    throw ValidationFailed.field(at, "must not contain the NUL character (\\u0000)");
   }
   return value;
 }
@@ -127,8 +125,7 @@ function parseWith<T>(schema: ZodType<T> | undefined, input: unknown, where: "pa
   if (result.success) return result.data;
   // Path and query problems are malformed requests (400); a well-formed body that breaks rules is 422.
   if (where === "body") {
-    const errors = zodFieldErrors(result.error);
-    throw new ValidationFailed(`Validation failed: ${fieldSummary(errors)}`, { errors });
+    throw ValidationFailed.fromFields(zodFieldErrors(result.error));
   }
   const errors = zodFieldErrors(result.error, where === "params" ? "path" : "query");
   const kind = where === "params" ? "path parameter" : "query parameter";
