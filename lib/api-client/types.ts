@@ -1,12 +1,9 @@
 // Response shapes of the public REST API as the console reads them: the schemas of the OpenAPI
 // document (lib/api-client/generated, from the serializers' zod schemas), never a second copy.
 import type { components } from "./generated/openapi";
-import type { Links, Meta } from "@/lib/http/pagination";
 import type { RATE_LIMIT_UNITS, REQUEST_METHODS } from "@/lib/validation/catalogs";
 
 type Schemas = components["schemas"];
-
-export type { Links, Meta };
 
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
 export type RateLimitUnit = (typeof RATE_LIMIT_UNITS)[number];
@@ -15,12 +12,6 @@ export interface Resource<A, T extends string = string> {
   id: string;
   type: T;
   attributes: A;
-}
-
-export interface ListResponse<A> {
-  data: Resource<A>[];
-  links?: Links;
-  meta?: Meta;
 }
 
 export type JsonSchema = {
