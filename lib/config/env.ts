@@ -214,6 +214,10 @@ export const envSchema = z.object({
     64,
     "heap size above which a worker collects garbage between batches, keeping its RSS under ~300 MB at any run size; `128` spends about a quarter less worker CPU per row for ~60 MB more RSS",
   ),
+  ENGINE_PASS_THROUGH: flag(
+    true,
+    "`0` = never pass rows through as COPY text (PostgreSQL → PostgreSQL with standard mappings); every row then goes through the JSON path",
+  ),
   ENGINE_MEMORY_LOG: flag(false, "`1` = log the worker's memory between batches (for measurements)"),
   ENGINE_WRITE_ATTEMPTS: integer(1, 5, "attempts per destination write with retryable failures"),
   ENGINE_RETRY_BASE_MS: integer(

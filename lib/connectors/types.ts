@@ -186,6 +186,45 @@ export interface WriteOutcome {
   log?: RecordLog;
 }
 
+/** A column of rows passed as text: its name, its PostgreSQL type oid and type name (no modifiers). */
+export interface TextColumn {
+  name: string;
+  oid: number;
+  type: string;
+}
+
+/**
+ * Rows as PostgreSQL COPY text lines (fields split by tabs, `\N` for null, backslash escapes), so a
+ * source and a destination that both speak it pass rows along without parsing them (the engine's
+ * pass-through path, lib/engine/pass-through). Lines carry no newline.
+ */
+export interface TextRowsSource {
+  /** The model query's columns, from planning it (no row is read). */
+  columns(config: Row, options: ReadOptions): Promise<TextColumn[]>;
+  /** The rows `read()` yields, in the same order, as lines of `columns` fields, in batches of at most batchSize. */
+  read(config: Row, options: ReadOptions): AsyncIterable<string[]>;
+  /** A line back into the row `read()` would have yielded for it. */
+  decode(line: string, columns: readonly TextColumn[]): Row;
+}
+
+/** A destination table's columns and key, and whether lines can be upserted into it. */
+export interface TextTarget {
+  columns: TextColumn[];
+  primaryKey: string[];
+  /** False when the destination cannot take COPY text (e.g. no privilege for the staging table). */
+  writable: boolean;
+}
+
+export interface TextRowsDestination {
+  target(config: Row, stream: Stream): Promise<TextTarget>;
+  /**
+   * Upserts the lines (COPY text of `columns`, in that order; keys unique) in one transaction: all
+   * rows or none. A failure returns the destination's error; the engine then sends the rows again
+   * through `write()`, which pins the error on the rows that cause it.
+   */
+  upsert(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[]): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
 export interface SourceConnector {
   definition: ConnectorDefinition;
   check(config: Row): Promise<CheckResult>;
@@ -205,6 +244,8 @@ export interface SourceConnector {
     config: Row,
     options: ReadOptions & { fingerprint: FingerprintOptions },
   ): AsyncIterable<FingerprintedBatch>;
+  /** Optional: the rows as COPY text (see TextRowsSource). */
+  textRows?: TextRowsSource;
   /** ai_ml sources: run the model for each input row. */
   infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
 }
@@ -215,6 +256,8 @@ export interface DestinationConnector {
   discover(config: Row): Promise<Catalog>;
   /** Writes a batch; returns exactly one outcome per input record, in any order. */
   write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]>;
+  /** Optional: upserts of rows as COPY text (see TextRowsDestination). */
+  textRows?: TextRowsDestination;
   /** Releases pooled connections for this configuration (called at the end of a run). */
   close?(config: Row): Promise<void>;
 }

@@ -31,14 +31,13 @@ export interface DiffedBatch {
 type Track = (key: string | null) => key is string;
 
 export class BatchDiffer {
-  /** Keys read in this attempt (duplicates; delete detection). */
-  readonly seen = new KeySet();
-
   constructor(
     private readonly pool: Pool,
     private readonly ctx: RunContext,
     /** The sync tracked no row when this attempt started: batches need no diff query. */
     private readonly noStates: boolean,
+    /** Keys read in this attempt (duplicates; delete detection). */
+    readonly seen = new KeySet(),
   ) {}
 
   async diff(batch: ReadBatch): Promise<DiffedBatch> {
@@ -60,7 +59,7 @@ export class BatchDiffer {
       else if (c !== "d") {
         const next = item(index, ACTION_OF[c]);
         const stored = sourceFingerprints ? storedFingerprints.get(index) : undefined;
-        if (stored !== undefined && fingerprint(ctx.fingerprintSeed, next.json) === stored) {
+        if (stored !== undefined && next.json !== undefined && fingerprint(ctx.fingerprintSeed, next.json) === stored) {
           delta.skippedRows++;
           rebaselined.push(next);
         } else toSend.push(next);

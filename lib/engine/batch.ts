@@ -9,8 +9,10 @@ export type ReadBatch = Row[] | FingerprintedBatch;
 /** A row on its way through one batch. */
 export interface Item {
   key: string;
-  /** JSON of the source row: fingerprinted and stored as the record. */
-  json: string;
+  /** JSON of the source row: fingerprinted and stored as the record (sync_records.record)... */
+  json?: string;
+  /** ...or the row as its source's COPY text line (pass-through), stored as sync_records.row_text. */
+  line?: string;
   fingerprint: string;
   /**
    * The row itself, kept only when no diff query comes in between: otherwise it is parsed back from

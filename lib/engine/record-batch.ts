@@ -101,12 +101,15 @@ async function copyRecords(client: PoolClient, syncId: number, runId: number, ou
   const input = new CopyInput();
   const ids = `${syncId}\t${runId}\t`;
   for (const o of outcomes) {
+    const { key, json, line } = o.item;
     const logs = o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
+    const record = json === undefined ? COPY_NULL : copyEscape(json);
+    const rowText = line === undefined ? COPY_NULL : copyEscape(line);
     input.push(
-      `${ids}${copyEscape(o.item.key)}\t${copyEscape(o.item.json)}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
+      `${ids}${copyEscape(key)}\t${record}\t${rowText}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
         o.error === undefined ? COPY_NULL : copyEscape(o.error)
       }\t${logs}\n`,
     );
   }
-  await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, status, action, error, logs) FROM STDIN");
+  await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, row_text, status, action, error, logs) FROM STDIN");
 }

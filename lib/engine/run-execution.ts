@@ -13,6 +13,11 @@ import { BatchRecorder } from "./record-batch";
 import type { RunAttempt, RunStrategy } from "./run-attempt";
 import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
+import { forEachBatch } from "./batch-window";
+import { KeySet } from "./key-set";
+import { extractPassThrough } from "./pass-through/extract";
+import { planPassThrough } from "./pass-through/plan";
+import { claimRecordColumns } from "./run-store";
 
 export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractAndLoad };
 
@@ -21,19 +26,9 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
-  const differ = new BatchDiffer(pool, ctx, noStates);
+  const seen = new KeySet();
   const cursor = new CursorTracker(ctx.sync.id);
   const recorder = new BatchRecorder(attempt, { states: noStates ? "copy" : "upsert", cursor });
-
-  /** Diff → map and load → record, for one batch. */
-  const processBatch = async (seq: number, batch: ReadBatch, cursorValue: string | undefined) => {
-    const started = performance.now();
-    const { delta, toSend, rebaselined } = await differ.diff(batch);
-    attempt.timings.diff += performance.now() - started;
-    const outcomes = await sendItems(attempt, toSend);
-    await recorder.record({ seq, outcomes, delta, cursorValue, rebaselined, complete: outcomes.length === toSend.length });
-  };
-
   const options: ReadOptions = {
     query: ctx.model.query,
     batchSize: engineSettings.batchSize,
@@ -41,38 +36,37 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
     cursorValue: cursorField ? ctx.sync.currentCursorField : undefined,
     signal: attempt.signal,
   };
+  try {
+    const plan = await planPassThrough(ctx, options);
+    // Every attempt of a run stores its records alike: a run whose earlier attempt read other columns stays on the JSON path.
+    if (plan && (await claimRecordColumns(ctx.run.id, plan.recordColumns))) {
+      await extractPassThrough(attempt, plan, { options, noStates, seen, recorder });
+    } else await extractRows(attempt, options, { noStates, seen, recorder });
+    const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
+    if (!attempt.halted && fullRead && ctx.sync.detectDeletes) await detectDeletes(attempt, seen, recorder);
+  } finally {
+    await cursor.settled().catch((err) => attempt.fail(err));
+  }
+}
+
+/** The JSON path: rows (or source-fingerprinted rows) diffed, mapped and loaded record by record. */
+async function extractRows(attempt: RunAttempt, options: ReadOptions, run: { noStates: boolean; seen: KeySet; recorder: BatchRecorder }) {
+  const { ctx, pool } = attempt;
+  const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen);
+  const { cursorField } = options;
+
+  /** Diff → map and load → record, for one batch. */
+  const processBatch = async (seq: number, batch: ReadBatch) => {
+    const cursorValue = cursorField && batch.length > 0 ? cursorText(rowAt(batch, batch.length - 1)[cursorField]) : undefined;
+    const started = performance.now();
+    const { delta, toSend, rebaselined } = await differ.diff(batch);
+    attempt.timings.diff += performance.now() - started;
+    const outcomes = await sendItems(attempt, toSend);
+    await run.recorder.record({ seq, outcomes, delta, cursorValue, rebaselined, complete: outcomes.length === toSend.length });
+  };
   // Sources that fingerprint rows themselves spare us parsing the rows that turn out unchanged.
   const iterable: AsyncIterable<ReadBatch> = ctx.source.readFingerprinted
     ? ctx.source.readFingerprinted(ctx.sourceConfig, { ...options, fingerprint: { seed: ctx.fingerprintSeed, primaryKey: ctx.model.primaryKey } })
     : ctx.source.read(ctx.sourceConfig, options);
-  const iterator = iterable[Symbol.asyncIterator]();
-  const inflight = new Set<Promise<void>>();
-  const window = engineSettings.batchesInFlight;
-  try {
-    for (;;) {
-      if (attempt.halted) break;
-      const started = performance.now();
-      const next = await iterator.next();
-      attempt.timings.query += performance.now() - started;
-      if (next.done) break;
-      const batch = next.value;
-      const cursorValue = cursorField && batch.length > 0 ? cursorText(rowAt(batch, batch.length - 1)[cursorField]) : undefined;
-      const task = processBatch(attempt.nextSeq++, batch, cursorValue).catch((err) => attempt.fail(err));
-      inflight.add(task);
-      void task.finally(() => inflight.delete(task));
-      while (inflight.size >= window) await Promise.race(inflight);
-    }
-  } catch (err) {
-    attempt.fail(err);
-  } finally {
-    await Promise.all(inflight);
-    // Stops the source's cursor when we leave early; harmless when it already finished.
-    await iterator.return?.().catch(() => undefined);
-  }
-  const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
-  try {
-    if (!attempt.halted && fullRead && ctx.sync.detectDeletes) await detectDeletes(attempt, differ.seen, recorder);
-  } finally {
-    await cursor.settled().catch((err) => attempt.fail(err));
-  }
+  await forEachBatch(attempt, iterable, processBatch);
 }

@@ -203,6 +203,18 @@ export async function writeTimings(runId: number, timings: RunTimings): Promise<
   await pgPool().query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [runId, JSON.stringify(timings)]);
 }
 
+/**
+ * Stores the columns the run's text records are read back with (pass-through), unless an earlier
+ * attempt stored others: false then, and this attempt takes the JSON path.
+ */
+export async function claimRecordColumns(runId: number, columns: object): Promise<boolean> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET record_columns = $2::jsonb WHERE id = $1 AND (record_columns IS NULL OR record_columns = $2::jsonb)`,
+    [runId, JSON.stringify(columns)],
+  );
+  return rowCount === 1;
+}
+
 /** What a run writes to: the logs of records that store none are derived from it (record-logs.ts). */
 export async function saveWriteTarget(runId: number, target: WriteTarget): Promise<void> {
   await pgPool().query("UPDATE sync_runs SET write_target = $2::jsonb WHERE id = $1", [runId, JSON.stringify(target)]);

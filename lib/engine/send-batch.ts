@@ -32,8 +32,9 @@ export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Out
       payload = deletePayload(ctx.mapping, ctx.model.primaryKey, item.key);
     } else {
       try {
-        // Rows are JSON-safe (connectors guarantee it), so the parsed JSON is the row as read.
-        payload = ctx.mapping.map(item.row ?? (JSON.parse(item.json) as Row), now);
+        // Rows are JSON-safe (connectors guarantee it), so the parsed JSON is the row as read. Items
+        // without JSON (pass-through) always carry their row.
+        payload = ctx.mapping.map(item.row ?? (JSON.parse(item.json ?? "{}") as Row), now);
       } catch (err) {
         if (!(err instanceof MappingError)) throw err;
         results.push({ item, ok: false, error: err.message, log: storedLog(unsentLog(err.message), false, ctx.scrub) });

@@ -10,6 +10,7 @@ import { prisma } from "@/lib/db/client";
 import { toJsonColumn } from "@/lib/db/json";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import { pgConnectorConfig } from "@/tests/support/pg-connector";
+import { decodeRecordText } from "./pass-through/record-columns";
 
 /**
  * The secrets a spawned worker needs to read what this test process encrypted: this process's own
@@ -156,8 +157,13 @@ export function catalogOf(stream: Stream, rate: Partial<Omit<Catalog, "streams">
   return { streams: [stream], request_rate_limit: 0, request_rate_limit_unit: "minute", request_rate_concurrency: 4, ...rate };
 }
 
+/** A run's records as the API reads them: a record kept as COPY text (pass-through) is decoded. */
 export async function runRecords(runId: number) {
-  return prisma().syncRecord.findMany({ where: { syncRunId: runId }, orderBy: { id: "asc" } });
+  const [run, records] = await Promise.all([
+    prisma().syncRun.findUniqueOrThrow({ where: { id: runId }, select: { recordColumns: true } }),
+    prisma().syncRecord.findMany({ where: { syncRunId: runId }, orderBy: { id: "asc" } }),
+  ]);
+  return records.map((r) => ({ ...r, record: r.record ?? (r.rowText === null ? null : (decodeRecordText(r.rowText, run.recordColumns) as Prisma.JsonValue)) }));
 }
 
 export async function reloadRun(runId: number): Promise<SyncRun> {

@@ -5,6 +5,7 @@
 import "server-only";
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
+import { decodeRecordText } from "@/lib/engine/pass-through/record-columns";
 import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import {
@@ -25,6 +26,7 @@ type RunCounters = Pick<SyncRun, "status" | "finishedAt" | "totalRows" | "succes
 interface RecordPageRow {
   run_status: SyncRunStatus;
   run_write_target: Prisma.JsonValue | null;
+  run_record_columns: Prisma.JsonValue | null;
   run_finished_at: Date | null;
   run_total_rows: number;
   run_successful_rows: number;
@@ -33,7 +35,8 @@ interface RecordPageRow {
   sync_id: number;
   sync_run_id: number;
   primary_key: string;
-  record: Prisma.JsonValue;
+  record: Prisma.JsonValue | null;
+  row_text: string | null;
   status: SyncRecordStatus;
   action: SyncRecordAction;
   error: string | null;
@@ -52,9 +55,9 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   ];
   // One statement: the run, scoped to the workspace and to a sync that is not deleted, and its page.
   const rows = await queryRows<RecordPageRow>(Prisma.sql`
-    SELECT r.status::text AS run_status, r.write_target AS run_write_target, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
+    SELECT r.status::text AS run_status, r.write_target AS run_write_target, r.record_columns AS run_record_columns, r.finished_at AS run_finished_at, r.total_rows AS run_total_rows,
            r.successful_rows AS run_successful_rows, r.failed_rows AS run_failed_rows,
-           rec.id, rec.sync_id, rec.sync_run_id, rec.primary_key, rec.record, rec.status::text AS status,
+           rec.id, rec.sync_id, rec.sync_run_id, rec.primary_key, rec.record, rec.row_text, rec.status::text AS status,
            rec.action::text AS action, rec.error, rec.logs, rec.created_at, rec.updated_at
       FROM sync_runs r
       JOIN syncs s ON s.id = r.sync_id AND s.workspace_id = ${workspaceId} AND s.deleted_at IS NULL
@@ -77,7 +80,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
     successfulRows: first.run_successful_rows,
     failedRows: first.run_failed_rows,
   };
-  const records = rows.filter((r) => r.id !== null).map(syncRecord);
+  const records = rows.filter((r) => r.id !== null).map((r) => syncRecord(r, first.run_record_columns));
   const total =
     totalFromCounters(run, filter) ??
     (await prisma().syncRecord.count({
@@ -87,13 +90,15 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   return { rows: records, total, writeTarget: parseWriteTarget(first.run_write_target) };
 }
 
-function syncRecord(r: RecordPageRow): SyncRecord {
+/** A record kept as its source's COPY line (the pass-through path) is decoded with the run's columns. */
+function syncRecord(r: RecordPageRow, recordColumns: Prisma.JsonValue | null): SyncRecord {
   return {
     id: r.id!,
     syncId: r.sync_id,
     syncRunId: r.sync_run_id,
     primaryKey: r.primary_key,
-    record: r.record,
+    record: r.record ?? (r.row_text === null ? null : (decodeRecordText(r.row_text, recordColumns) as Prisma.JsonValue | null)),
+    rowText: null,
     status: r.status,
     action: r.action,
     error: r.error,

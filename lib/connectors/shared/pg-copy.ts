@@ -42,3 +42,19 @@ export class CopyInput {
     await pipeline(Readable.from(this.pieces), client.query(copyFrom(sql)));
   }
 }
+
+const ESCAPED: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\" };
+
+/**
+ * One field of a COPY text line as its text; null for `\N`. COPY TO writes only the escapes above;
+ * octal and hex escapes, which COPY FROM also accepts, are read too.
+ */
+export function copyUnescape(field: string): string | null {
+  if (field === COPY_NULL) return null;
+  if (!field.includes("\\")) return field;
+  return field.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, e: string) => {
+    if (e[0] === "x" && e.length > 1) return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return ESCAPED[e] ?? e;
+  });
+}

@@ -1,0 +1,119 @@
+// PostgreSQL source rows as COPY text (TextRowsSource): the model query is run as
+// `COPY (…) TO STDOUT` inside a read-only transaction and its lines are handed on unparsed. Session
+// settings that shape the text (time zone, date and interval styles, float digits, bytea) are fixed,
+// so the same row always gives the same line, whatever the server's defaults.
+import { StringDecoder } from "node:string_decoder";
+import type pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
+import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
+import { throwIfAborted, withTimeout } from "../shared/batching";
+import { asConnectorError, ConnectorError } from "../shared/errors";
+import { copyUnescape } from "../shared/pg-copy";
+import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
+import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, withClient } from "./connection";
+
+const SESSION =
+  "SET LOCAL statement_timeout = 0; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, MDY'; " +
+  "SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 1; SET LOCAL bytea_output = 'hex'";
+
+function modelQuery(options: ReadOptions, client: pg.Client): string {
+  const inner = modelSelect(options.query, "postgresql");
+  let sql = `SELECT * FROM ${subquery(inner)} AS subquery`;
+  if (options.cursorField) {
+    const cursor = `subquery.${quoteIdent(options.cursorField)}`;
+    // COPY takes no parameters: the saved cursor value goes in as a quoted literal.
+    if (options.cursorValue !== undefined && options.cursorValue !== null) sql += ` WHERE ${cursor} >= ${client.escapeLiteral(options.cursorValue)}`;
+    sql += ` ORDER BY ${cursor}`;
+  }
+  return sql;
+}
+
+async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]> {
+  return described(config, () =>
+    withClient(config, async (client) => {
+      await client.query("BEGIN TRANSACTION READ ONLY");
+      try {
+        const { fields } = await client.query(`${modelQuery(options, client)} LIMIT 0`);
+        const oids = [...new Set(fields.map((f) => f.dataTypeID))];
+        const { rows } = await client.query<{ oid: number; name: string }>(
+          "SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid = ANY($1::oid[])",
+          [oids],
+        );
+        const names = new Map(rows.map((r) => [r.oid, r.name]));
+        return fields.map((f) => ({ name: f.name, oid: f.dataTypeID, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) }));
+      } finally {
+        await client.query("ROLLBACK").catch(() => undefined);
+      }
+    }),
+  );
+}
+
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]> {
+  const s = pgSettings(config);
+  const batchSize = Math.max(1, Math.floor(options.batchSize));
+  let client: pg.Client;
+  try {
+    client = await connect(s, { clientSideTimeout: false });
+  } catch (err) {
+    throw asConnectorError(err, (e) => describePgError(e, s));
+  }
+  try {
+    await client.query("BEGIN TRANSACTION READ ONLY");
+    await client.query(SESSION);
+    const stream = client.query(copyTo(`COPY (${modelQuery(options, client)}) TO STDOUT`));
+    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const decoder = new StringDecoder("utf8");
+    let rest = "";
+    let batch: string[] = [];
+    for (;;) {
+      throwIfAborted(options.signal);
+      // Bounded per chunk on our side: the server's statement timer would span the whole COPY.
+      const next = await withTimeout(chunks.next(), s.queryTimeoutMs, () => {
+        void client.end().catch(() => undefined);
+        return new ConnectorError(`The query did not return more rows within ${s.queryTimeoutMs / 1000} s.`);
+      });
+      if (next.done) break;
+      const text = rest + decoder.write(next.value);
+      let start = 0;
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+        batch.push(text.slice(start, end));
+        start = end + 1;
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      rest = text.slice(start);
+    }
+    if (rest !== "") throw new ConnectorError("The query's output ended in the middle of a row.");
+    if (batch.length > 0) yield batch;
+    await client.query("COMMIT");
+  } catch (err) {
+    throw asConnectorError(err, (e) => describePgError(e, s));
+  } finally {
+    // Also reached when the consumer stops early: ending the connection ends the COPY with it.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Parsers per oid, as read() parses the same columns (jsonSafeTypes), built once per column list. */
+const parsersOf = new WeakMap<readonly TextColumn[], ((text: string) => unknown)[]>();
+
+function decode(line: string, cols: readonly TextColumn[]): Row {
+  let parsers = parsersOf.get(cols);
+  if (!parsers) {
+    parsers = cols.map((c) => jsonSafeTypes.getTypeParser(c.oid, "text") as (text: string) => unknown);
+    parsersOf.set(cols, parsers);
+  }
+  const fields = line.split("\t");
+  if (fields.length !== cols.length) throw new ConnectorError(`A stored row has ${fields.length} fields where ${cols.length} columns were read.`);
+  // Keys in column order, a repeated name keeping its first place and its last value, as pg builds rows.
+  const row: Row = {};
+  for (let i = 0; i < cols.length; i++) {
+    const text = copyUnescape(fields[i]);
+    row[cols[i].name] = text === null ? null : parsers[i](text);
+  }
+  return jsonSafeRow(row);
+}
+
+export const postgresqlTextRows: TextRowsSource = { columns, read, decode };

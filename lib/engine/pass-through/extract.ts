@@ -1,0 +1,109 @@
+// The pass-through read loop (plan.ts says when): per batch of COPY lines, key and fingerprint each
+// line, classify the batch against sync_states like any batch, upsert the changed lines into the
+// destination in one statement, and record them (the line is the record). A batch the destination
+// refuses is sent again through the JSON path, which isolates the rows at fault and records each
+// row's own outcome, so the guarantees (per-record outcomes, exact counters, nothing lost or sent
+// twice across a killed worker) are the JSON path's.
+import "server-only";
+import { copyUnescape } from "@/lib/connectors/shared/pg-copy";
+import type { ReadOptions } from "@/lib/connectors/types";
+import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
+import { cursorText, type Item, type Outcome } from "../batch";
+import { forEachBatch } from "../batch-window";
+import { allInserts, classifyBatch, fingerprint, keyText } from "../diff";
+import type { KeySet } from "../key-set";
+import type { BatchRecorder } from "../record-batch";
+import type { RunAttempt } from "../run-attempt";
+import { zeroCounters, type RunCounters } from "../run-store";
+import { sendItems } from "../send-batch";
+import type { PassThroughPlan } from "./plan";
+
+export interface PassThroughRun {
+  options: ReadOptions;
+  /** The sync tracked no row when the attempt began: every row is an insert, no diff query. */
+  noStates: boolean;
+  /** Keys read in this attempt (repeats; delete detection). */
+  seen: KeySet;
+  recorder: BatchRecorder;
+}
+
+const ACTION: Record<"i" | "u", SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
+
+/** The fields of `line` at `pick`, still COPY text. */
+function picked(line: string, pick: number[]): string {
+  const fields = line.split("\t");
+  let out = fields[pick[0]];
+  for (let i = 1; i < pick.length; i++) out += `\t${fields[pick[i]]}`;
+  return out;
+}
+
+/** The `index`-th field of a line without splitting the rest. */
+function field(line: string, index: number): string {
+  let start = 0;
+  for (let i = 0; i < index; i++) start = line.indexOf("\t", start) + 1;
+  const end = line.indexOf("\t", start);
+  return end < 0 ? line.slice(start) : line.slice(start, end);
+}
+
+export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughPlan, run: PassThroughRun): Promise<void> {
+  const { ctx, pool } = attempt;
+  const { recordColumns, keyIndex, cursorIndex, seed } = plan;
+  const cursorColumn = cursorIndex < 0 ? undefined : [recordColumns.columns[cursorIndex]];
+  /** The cursor column's value as the JSON path would save it (run-execution.ts). */
+  const cursorOf = (line: string) => cursorColumn && cursorText(Object.values(plan.source.decode(field(line, cursorIndex), cursorColumn))[0]);
+
+  /** Keys and fingerprints of the batch's trackable lines (blank and repeated keys counted and dropped). */
+  const prepare = (lines: string[], delta: RunCounters) => {
+    const keys: string[] = [];
+    const fingerprints: string[] = [];
+    const kept: string[] = [];
+    for (const line of lines) {
+      const raw = copyUnescape(field(line, keyIndex));
+      const key = raw === null ? null : keyText(raw);
+      if (key === null) delta.skippedRows++;
+      else if (run.seen.has(key)) delta.duplicateRows++;
+      else {
+        run.seen.add(key);
+        keys.push(key);
+        fingerprints.push(fingerprint(seed, line));
+        kept.push(line);
+      }
+    }
+    return { keys, fingerprints, kept };
+  };
+
+  /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
+  const send = async (items: Item[]): Promise<Outcome[]> => {
+    if (items.length === 0 || attempt.halted) return [];
+    const lines = items.map((i) => (plan.pick ? picked(i.line as string, plan.pick) : (i.line as string)));
+    const started = performance.now();
+    const result = await plan.destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines);
+    attempt.timings.load += performance.now() - started;
+    if (result.ok) return items.map((item) => ({ item, ok: true }));
+    for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
+    return sendItems(attempt, items);
+  };
+
+  const processBatch = async (seq: number, lines: string[]) => {
+    const started = performance.now();
+    const delta = zeroCounters();
+    delta.totalQueryRows = lines.length;
+    delta.processedRows = lines.length;
+    const { keys, fingerprints, kept } = prepare(lines, delta);
+    const { classes } = run.noStates
+      ? allInserts(keys.length)
+      : await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" });
+    const items: Item[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const c = classes.get(i);
+      if (c === undefined) delta.skippedRows++;
+      else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: ACTION[c] });
+    }
+    attempt.timings.diff += performance.now() - started;
+    const outcomes = await send(items);
+    const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
+    await run.recorder.record({ seq, outcomes, delta, cursorValue, complete: outcomes.length === items.length });
+  };
+
+  await forEachBatch(attempt, plan.source.read(ctx.sourceConfig, run.options), processBatch);
+}

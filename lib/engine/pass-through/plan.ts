@@ -1,0 +1,88 @@
+// Whether a run can pass rows through as COPY text, and how: the source reads its rows as COPY lines,
+// the destination upserts them as COPY lines, and the engine only splits out the key, hashes the
+// line, picks the mapped fields and keeps the line as the record — no row object, no JSON per row.
+// Only where that gives exactly what the JSON path would write: standard mappings of plain columns,
+// type pairs whose text form converts to the same value, an upsert by the destination's key, no rate
+// limit. Anything else takes the JSON path (run-execution.ts).
+import "server-only";
+import type { ReadOptions, TextColumn, TextRowsDestination, TextRowsSource } from "@/lib/connectors/types";
+import type { RunContext } from "../context";
+import { engineSettings } from "../settings";
+import type { RecordColumns } from "./record-columns";
+
+export interface PassThroughPlan {
+  source: TextRowsSource;
+  destination: TextRowsDestination;
+  /** The source's columns: the fields of every line, and how a stored line is read back. */
+  recordColumns: RecordColumns;
+  /** Destination columns, in the order of the fields of the lines sent. */
+  destinationColumns: string[];
+  /** Per destination column, the source field it takes; undefined when the line goes as it is. */
+  pick?: number[];
+  keyIndex: number;
+  /** The cursor column's field (incremental reads), -1 without one. */
+  cursorIndex: number;
+  /** Seeds the fingerprint of a line (another text than the JSON path's, so another seed). */
+  seed: string;
+}
+
+const INTEGERS = ["smallint", "integer", "bigint"];
+const TEXTS = ["text", "character varying", "character"];
+/** Types whose COPY text, read back by the same type, is the value the JSON path would write. */
+const EXACT = ["boolean", "numeric", "real", "double precision", "date", "timestamp without time zone", "timestamp with time zone", "uuid"];
+/** Key types whose text is the key the JSON path derives (diff.ts:keyText of the parsed value). */
+const KEY_TYPES = [...INTEGERS, ...TEXTS, "numeric", "uuid"];
+
+/** A source column's text goes into a destination column of this type as the JSON path's value would. */
+export function sameText(source: string, destination: string): boolean {
+  if (INTEGERS.includes(source)) return [...INTEGERS, "numeric", "text", "character varying"].includes(destination);
+  if (TEXTS.includes(source)) return destination === "text" || destination === "character varying";
+  return source === destination && EXACT.includes(source);
+}
+
+/** Destination column → source column, or undefined when a mapping is not a plain column copy. */
+function columnPairs(ctx: RunContext, sourceNames: string[]): [string, string][] | undefined {
+  const { mapping } = ctx;
+  if (mapping.identity) return sourceNames.map((n) => [n, n]);
+  const pairs: [string, string][] = [];
+  for (const m of mapping.mappings) {
+    if (m.mapping_type !== "standard" || typeof m.from !== "string" || !sourceNames.includes(m.from)) return undefined;
+    if (/[.[\]]/.test(m.to)) return undefined; // a nested path builds an object: JSON path
+    pairs.push([m.to, m.from]);
+  }
+  return new Set(pairs.map(([to]) => to)).size === pairs.length ? pairs : undefined;
+}
+
+export async function planPassThrough(ctx: RunContext, options: ReadOptions): Promise<PassThroughPlan | undefined> {
+  const source = ctx.source.textRows;
+  const destination = ctx.destination.textRows;
+  if (!engineSettings.passThrough || !source || !destination) return undefined;
+  if ((ctx.stream.primary_key?.length ?? 0) === 0 || ctx.rate.limit > 0) return undefined;
+  const [columns, target] = await Promise.all([source.columns(ctx.sourceConfig, options), destination.target(ctx.destinationConfig, ctx.stream)]);
+  const names = columns.map((c) => c.name);
+  if (!target.writable || new Set(names).size !== names.length) return undefined;
+  const pairs = columnPairs(ctx, names);
+  if (!pairs) return undefined;
+  const typeOf = (list: TextColumn[], name: string) => list.find((c) => c.name === name)?.type;
+  for (const [to, from] of pairs) {
+    const destinationType = typeOf(target.columns, to);
+    if (destinationType === undefined || !sameText(typeOf(columns, from) as string, destinationType)) return undefined;
+  }
+  if (!target.primaryKey.every((k) => pairs.some(([to]) => to === k))) return undefined;
+  const keyIndex = names.indexOf(ctx.model.primaryKey);
+  if (keyIndex < 0 || !KEY_TYPES.includes(columns[keyIndex].type)) return undefined;
+  const cursorIndex = options.cursorField ? names.indexOf(options.cursorField) : -1;
+  if (options.cursorField && cursorIndex < 0) return undefined;
+  const pick = pairs.map(([, from]) => names.indexOf(from));
+  const whole = pick.length === names.length && pick.every((p, i) => p === i);
+  return {
+    source,
+    destination,
+    recordColumns: { connector: ctx.source.definition.name, columns },
+    destinationColumns: pairs.map(([to]) => to),
+    pick: whole ? undefined : pick,
+    keyIndex,
+    cursorIndex,
+    seed: `${ctx.fingerprintSeed}:copy-text`,
+  };
+}
