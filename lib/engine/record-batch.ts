@@ -104,7 +104,8 @@ async function copyRecords(client: PoolClient, syncId: number, runId: number, ou
     const { key, json, line } = o.item;
     const logs = o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
     const record = json === undefined ? COPY_NULL : copyEscape(json);
-    const rowText = line === undefined ? COPY_NULL : copyEscape(line);
+    // A COPY line holds no raw newline: only its tabs and backslashes need escaping, natively.
+    const rowText = line === undefined ? COPY_NULL : line.replaceAll("\\", "\\\\").replaceAll("\t", "\\t");
     input.push(
       `${ids}${copyEscape(key)}\t${record}\t${rowText}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
         o.error === undefined ? COPY_NULL : copyEscape(o.error)

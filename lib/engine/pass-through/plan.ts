@@ -36,7 +36,7 @@ const KEY_TYPES = [...INTEGERS, ...TEXTS, "numeric", "uuid"];
 /** A source column's text goes into a destination column of this type as the JSON path's value would. */
 export function sameText(source: string, destination: string): boolean {
   if (INTEGERS.includes(source)) return [...INTEGERS, "numeric", "text", "character varying"].includes(destination);
-  if (TEXTS.includes(source)) return destination === "text" || destination === "character varying";
+  if (TEXTS.includes(source)) return TEXTS.includes(destination);
   return source === destination && EXACT.includes(source);
 }
 

@@ -29,7 +29,10 @@ export function decodeRecordText(rowText: string, stored: unknown): Row | null {
   const source = getSource(columns.connector).textRows;
   if (!source) return null;
   try {
-    return source.decode(rowText, columns.columns);
+    const row = source.decode(rowText, columns.columns);
+    // As the JSON path stored it: JSON has no NaN or infinities.
+    for (const key in row) if (typeof row[key] === "number" && !Number.isFinite(row[key])) row[key] = null;
+    return row;
   } catch {
     return null;
   }

@@ -1,0 +1,167 @@
+// The pass-through path (COPY text from a PostgreSQL source straight into a PostgreSQL destination)
+// against the JSON path on the same rows: the same destination rows, the same records, the same
+// counters; when it is taken and when not; and a refused batch falling back to per-row outcomes.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { copyEscape, copyUnescape } from "@/lib/connectors/shared/pg-copy";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { executeRun } from "../execute-run";
+import { stopEngine, triggerSync } from "../index";
+import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "../test-support";
+
+useTestDatabase();
+
+let source: { url: string; drop(): Promise<void> };
+let destination: { url: string; drop(): Promise<void> };
+
+const COLUMNS = `id bigint PRIMARY KEY, small smallint, n integer, big bigint, amount numeric, ratio double precision, r real,
+  flag boolean, day date, at timestamp, at_tz timestamptz, uid uuid, label text, code varchar(40), ch char(3)`;
+const NAMES = ["id", "small", "n", "big", "amount", "ratio", "r", "flag", "day", "at", "at_tz", "uid", "label", "code", "ch"];
+const STANDARD = NAMES.map((c) => ({ from: c, to: c, mapping_type: "standard" }));
+
+beforeAll(async () => {
+  source = await createScratchDatabase("ds_pt_src");
+  destination = await createScratchDatabase("ds_pt_dst");
+  await sql(source.url, `CREATE TABLE kinds (${COLUMNS})`);
+  // Text that COPY escapes (tab, newline, backslash, CR), non-ASCII, empty strings, nulls, integers
+  // past 2^53, non-finite floats, timestamps to the millisecond (the JSON path keeps milliseconds).
+  await sql(
+    source.url,
+    `INSERT INTO kinds VALUES
+      (1, 1, 10, 9007199254740993, 12.50, 0.1, 1.1, true, '2026-01-02', '2026-01-02 03:04:05.678', '2026-01-02 03:04:05.678+02',
+       'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', E'tab\\there\\nnew line\\\\ back\\rslash', 'ünïcødé ✓', 'ab'),
+      (2, -5, -10, -1, -0.001, 'NaN', '-Infinity', false, '1999-12-31', '1999-12-31 23:59:59', '1999-12-31 23:59:59+00', NULL, '', '', ''),
+      (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+      (4, 32767, 2147483647, 9223372036854775807, 1e20, 1e300, 3.4e38, true, '2026-06-30', '2026-06-30 12:00:00', '2026-06-30 12:00:00-07', NULL, E'\\\\N', 'x', 'xyz')`,
+  );
+  await sql(source.url, "INSERT INTO kinds (id, label) SELECT g, 'row ' || g FROM generate_series(5, 2500) g");
+  for (const table of ["kinds_text", "kinds_json"]) await sql(destination.url, `CREATE TABLE ${table} (${COLUMNS})`);
+});
+
+afterEach(() => {
+  delete process.env.ENGINE_PASS_THROUGH;
+});
+
+afterAll(async () => {
+  await stopEngine();
+  await source?.drop();
+  await destination?.drop();
+});
+
+async function run(f: Fixture) {
+  const created = await triggerSync(f.workspaceId, f.syncId);
+  const result = await executeRun(created.id);
+  const r = await reloadRun(created.id);
+  return { result, run: r, passedThrough: r.recordColumns !== null, records: await runRecords(created.id) };
+}
+
+function fixture(table: string, options: { configuration?: unknown; query?: string; rate?: number } = {}) {
+  return createFixture({
+    sourceUrl: source.url,
+    destination: {
+      connectorName: "Postgresql",
+      config: pgConnectorConfig(destination.url),
+      catalog: catalogOf(tableStream(table), options.rate ? { request_rate_limit: options.rate } : {}),
+    },
+    query: options.query ?? `SELECT ${NAMES.join(", ")} FROM kinds`,
+    sync: { configuration: options.configuration ?? STANDARD },
+  });
+}
+
+const counters = (r: Awaited<ReturnType<typeof run>>["run"]) => ({
+  totalQueryRows: r.totalQueryRows,
+  totalRows: r.totalRows,
+  successfulRows: r.successfulRows,
+  failedRows: r.failedRows,
+  skippedRows: r.skippedRows,
+});
+
+const byKey = (records: { primaryKey: string; record: unknown; action: string; status: string }[]) =>
+  new Map(records.map((r) => [r.primaryKey, { record: r.record, action: r.action, status: r.status }]));
+
+describe("COPY text fields", () => {
+  it("unescape what COPY escapes, and \\N is null", () => {
+    for (const text of ["plain", "tab\there", "new\nline", "cr\rhere", "back\\slash", "\\N", "", "ünï ✓"]) {
+      expect(copyUnescape(copyEscape(text))).toBe(text);
+    }
+    expect(copyUnescape("\\N")).toBeNull();
+    expect(copyUnescape("a\\bb\\fc\\vd\\101\\x42")).toBe("a\bb\fc\vdAB");
+  });
+});
+
+describe("pass-through against the JSON path", () => {
+  it("writes the same destination rows, records and counters, first run and re-runs", async () => {
+    const text = await fixture("kinds_text");
+    const json = await fixture("kinds_json");
+    const a = await run(text);
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const b = await run(json);
+    expect([a.passedThrough, b.passedThrough]).toEqual([true, false]);
+    expect([a.result, b.result]).toEqual(["success", "success"]);
+    expect(counters(a.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
+    expect(counters(a.run)).toEqual(counters(b.run));
+    const rows = (table: string) => sql(destination.url, `SELECT ${NAMES.map((c) => `${c}::text`).join(", ")} FROM ${table} ORDER BY ${table}.id`);
+    const [passed, parsed] = [await rows("kinds_text"), await rows("kinds_json")];
+    // The one difference, and on purpose: JSON has no NaN or infinities, so the JSON path writes
+    // null for them where the text path writes the value itself.
+    expect([passed[1].ratio, passed[1].r, parsed[1].ratio, parsed[1].r]).toEqual(["NaN", "-Infinity", null, null]);
+    Object.assign(passed[1], { ratio: null, r: null });
+    expect(passed).toEqual(parsed);
+    // Records read back from the line equal the JSON path's records, value for value.
+    expect(byKey(a.records)).toEqual(byKey(b.records));
+    expect(a.records.find((r) => r.primaryKey === "1")?.record).toMatchObject({
+      big: "9007199254740993",
+      amount: "12.50",
+      at_tz: "2026-01-02T01:04:05.678Z",
+      label: "tab\there\nnew line\\ back\rslash",
+    });
+
+    // No change: nothing sent on either path.
+    delete process.env.ENGINE_PASS_THROUGH;
+    const again = await run(text);
+    expect(again.passedThrough).toBe(true);
+    expect(counters(again.run)).toMatchObject({ totalQueryRows: 2500, totalRows: 0, skippedRows: 2500 });
+
+    // A change of a value and of escaped text: exactly those rows, as updates.
+    await sql(source.url, "UPDATE kinds SET label = E'changed\\tagain' WHERE id IN (1, 7, 2500)");
+    await sql(source.url, "INSERT INTO kinds (id, label) VALUES (2501, 'new')");
+    const changed = await run(text);
+    expect(counters(changed.run)).toMatchObject({ totalRows: 4, successfulRows: 4, skippedRows: 2497 });
+    expect(changed.records.map((r) => [r.primaryKey, r.action]).sort()).toEqual([
+      ["1", "destination_update"],
+      ["2500", "destination_update"],
+      ["2501", "destination_insert"],
+      ["7", "destination_update"],
+    ]);
+    expect(await sql(destination.url, "SELECT label FROM kinds_text WHERE id = 7")).toEqual([{ label: "changed\tagain" }]);
+    await sql(source.url, "UPDATE kinds SET label = 'row ' || id WHERE id IN (7, 2500); DELETE FROM kinds WHERE id = 2501");
+  });
+
+  it("is not taken for templates, static values, nested paths, rate limits or types whose text differs", async () => {
+    const cases = [
+      { configuration: [...STANDARD.slice(1), { from: "{{ row.id }}", to: "id", mapping_type: "template" }] },
+      { configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "fixed", to: "label", mapping_type: "static" }] },
+      { configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "label", to: "label.inner", mapping_type: "standard" }] },
+      { rate: 1000 },
+      // numeric into text: the JSON path writes the parsed value's text, not the database's.
+      { configuration: [{ from: "id", to: "id", mapping_type: "standard" }, { from: "amount", to: "label", mapping_type: "standard" }] },
+    ];
+    for (const options of cases) {
+      await sql(destination.url, "TRUNCATE kinds_json");
+      const f = await fixture("kinds_json", options);
+      const r = await run(f);
+      expect(r.passedThrough, JSON.stringify(options)).toBe(false);
+    }
+  });
+
+  it("a batch the destination refuses falls back to per-row outcomes: only the bad row fails", async () => {
+    await sql(destination.url, `CREATE TABLE kinds_checked (${COLUMNS}, CHECK (n IS NULL OR n > 0))`);
+    const f = await fixture("kinds_checked");
+    const r = await run(f);
+    expect(r.passedThrough).toBe(true);
+    expect(counters(r.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2499, failedRows: 1, skippedRows: 0 });
+    const failed = r.records.filter((x) => x.status === "failed");
+    expect(failed.map((x) => x.primaryKey)).toEqual(["2"]);
+    expect(failed[0].error).toMatch(/check constraint/i);
+    expect(await sql(destination.url, "SELECT count(*)::int AS n FROM kinds_checked")).toEqual([{ n: 2499 }]);
+  });
+});
