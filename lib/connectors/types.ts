@@ -220,9 +220,16 @@ export interface TextRowsDestination {
   /**
    * Upserts the lines (COPY text of `columns`, in that order; keys unique) in one transaction: all
    * rows or none. A failure returns the destination's error; the engine then sends the rows again
-   * through `write()`, which pins the error on the rows that cause it.
+   * through `write()`, which pins the error on the rows that cause it. `likelyNew` (a first sync):
+   * try a plain insert first, and upsert only when a key turns out to exist (`keysExisted`).
    */
-  upsert(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[]): Promise<{ ok: true } | { ok: false; error: string }>;
+  upsert(
+    config: Row,
+    stream: Stream,
+    columns: readonly string[],
+    lines: readonly string[],
+    options?: { likelyNew?: boolean },
+  ): Promise<{ ok: true; keysExisted?: boolean } | { ok: false; error: string }>;
 }
 
 export interface SourceConnector {

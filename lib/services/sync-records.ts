@@ -1,7 +1,8 @@
-// Records of one sync run, oldest first. Pages follow the (sync_run_id, id) key, and the status filter
-// the (sync_run_id, status, id) index, so a page is an index range scan even for runs of millions.
-// The action filter has no index of its own (each would cost every recorded row): it walks the
-// run's records in id order, and its count reads them all.
+// Records of one sync run, oldest first. Pages follow the (sync_run_id, id) key; status=failed has
+// the partial index sync_records_failed, so a page is an index range scan even for runs of millions.
+// Successes are most records: they walk the key with a filter. The action filter has no index of its
+// own (each would cost every recorded row): it walks the run's records in id order, and its count
+// reads them all.
 import "server-only";
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";

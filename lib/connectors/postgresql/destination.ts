@@ -286,7 +286,7 @@ async function textTarget(config: Row, stream: Stream): Promise<TextTarget> {
 }
 
 /** Lines of COPY text upserted in one transaction through the staging table (all or nothing). */
-async function upsertText(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[]) {
+async function upsertText(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[], options: { likelyNew?: boolean } = {}) {
   let entry: PoolEntry;
   let client: pg.PoolClient;
   try {
@@ -301,9 +301,24 @@ async function upsertText(config: Row, stream: Stream, columns: readonly string[
     const input = new CopyInput();
     for (const line of lines) input.push(`${line}\n`);
     await client.query("BEGIN");
-    await stagedInsert(client, entry.settings.schema, table, columns, upsertClause(table, columns), input);
+    let keysExisted: boolean | undefined;
+    if (options.likelyNew) {
+      // New keys: one COPY straight into the table, half the work of staging and merging. A key
+      // that exists after all (a unique violation) undoes it, and the batch is merged instead.
+      await client.query("SAVEPOINT ds_direct");
+      const target = `${quoteIdent(entry.settings.schema)}.${quoteIdent(table.name)}`;
+      try {
+        await input.copy(client, `COPY ${target} (${columns.map(quoteIdent).join(", ")}) FROM STDIN`);
+        keysExisted = false;
+      } catch (err) {
+        if ((err as { code?: string }).code !== "23505") throw err;
+        await client.query("ROLLBACK TO SAVEPOINT ds_direct");
+        keysExisted = true;
+      }
+    }
+    if (keysExisted !== false) await stagedInsert(client, entry.settings.schema, table, columns, upsertClause(table, columns), input);
     await client.query("COMMIT");
-    return { ok: true as const };
+    return { ok: true as const, keysExisted };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {
       broken = true;

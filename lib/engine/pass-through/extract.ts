@@ -72,14 +72,20 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     return { keys, fingerprints, kept };
   };
 
+  // A first sync's rows are most likely new in the destination too, until one batch finds otherwise.
+  let likelyNew = run.noStates;
+
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
   const send = async (items: Item[]): Promise<Outcome[]> => {
     if (items.length === 0 || attempt.halted) return [];
     const lines = items.map((i) => (plan.pick ? picked(i.line as string, plan.pick) : (i.line as string)));
     const started = performance.now();
-    const result = await plan.destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines);
+    const result = await plan.destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew });
     attempt.timings.load += performance.now() - started;
-    if (result.ok) return items.map((item) => ({ item, ok: true }));
+    if (result.ok) {
+      if (result.keysExisted) likelyNew = false;
+      return items.map((item) => ({ item, ok: true }));
+    }
     for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
     return sendItems(attempt, items);
   };

@@ -153,6 +153,19 @@ describe("pass-through against the JSON path", () => {
     }
   });
 
+  it("a first sync into a table that already holds some keys updates them (plain insert first, merge on a conflict)", async () => {
+    await sql(destination.url, `CREATE TABLE kinds_existing (${COLUMNS})`);
+    await sql(destination.url, "INSERT INTO kinds_existing (id, label) VALUES (2000, 'stale'), (2400, 'stale')");
+    const f = await fixture("kinds_existing");
+    const r = await run(f);
+    expect(r.passedThrough).toBe(true);
+    expect(counters(r.run)).toMatchObject({ totalRows: 2500, successfulRows: 2500, failedRows: 0 });
+    expect(await sql(destination.url, "SELECT count(*)::int AS n, count(*) FILTER (WHERE label = 'stale')::int AS stale FROM kinds_existing")).toEqual([
+      { n: 2500, stale: 0 },
+    ]);
+    expect(await sql(destination.url, "SELECT label FROM kinds_existing WHERE id = 2400")).toEqual([{ label: "row 2400" }]);
+  });
+
   it("a batch the destination refuses falls back to per-row outcomes: only the bad row fails", async () => {
     await sql(destination.url, `CREATE TABLE kinds_checked (${COLUMNS}, CHECK (n IS NULL OR n > 0))`);
     const f = await fixture("kinds_checked");
