@@ -39,6 +39,8 @@ export async function createSync(options: {
   sourceUrl: string;
   query: string;
   destination: { connectorName: string; config: Row; catalog: Catalog };
+  /** The sync's mapping; the customers' columns one to one by default. */
+  configuration?: unknown;
 }): Promise<SyncFixture> {
   const db = prisma();
   const n = ++counter;
@@ -74,7 +76,7 @@ export async function createSync(options: {
       destinationId: destination.id,
       modelId: model.id,
       name: `bench sync ${n}`,
-      configuration: CUSTOMER_MAPPING,
+      configuration: (options.configuration ?? CUSTOMER_MAPPING) as Prisma.InputJsonValue,
       scheduleType: "manual",
       syncMode: "incremental",
       streamName: options.destination.catalog.streams[0].name,
