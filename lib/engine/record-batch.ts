@@ -4,7 +4,7 @@
 // first in_progress.
 import "server-only";
 import type { PoolClient } from "pg";
-import { COPY_NULL, copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";
+import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
 import type { Item, Outcome } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
 import { relieveMemoryPressure } from "./memory";
@@ -98,19 +98,21 @@ export class BatchRecorder {
  * classified "d" and never reach this point again, and only the lock holder records.
  */
 async function copyRecords(client: PoolClient, syncId: number, runId: number, outcomes: Outcome[]): Promise<void> {
-  const input = new CopyInput();
-  const ids = `${syncId}\t${runId}\t`;
+  // Binary COPY: a record's row goes in as its bytes, with no escaping on either side.
+  const input = new BinaryCopyInput();
   for (const o of outcomes) {
-    const { key, json, line } = o.item;
-    const logs = o.log === undefined ? COPY_NULL : copyEscape(JSON.stringify(o.log));
-    const record = json === undefined ? COPY_NULL : copyEscape(json);
-    // A COPY line holds no raw newline: only its tabs and backslashes need escaping, natively.
-    const rowText = line === undefined ? COPY_NULL : line.replaceAll("\\", "\\\\").replaceAll("\t", "\\t");
-    input.push(
-      `${ids}${copyEscape(key)}\t${record}\t${rowText}\t${o.ok ? "success" : "failed"}\t${o.item.action}\t${
-        o.error === undefined ? COPY_NULL : copyEscape(o.error)
-      }\t${logs}\n`,
-    );
+    const { key, json, line, action } = o.item;
+    input
+      .row(9)
+      .int4(syncId)
+      .int4(runId)
+      .text(key)
+      .text(json)
+      .text(line)
+      .text(o.ok ? "success" : "failed")
+      .text(action)
+      .text(o.error)
+      .jsonb(o.log === undefined ? undefined : JSON.stringify(o.log));
   }
   await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, row_text, status, action, error, logs) FROM STDIN");
 }

@@ -5,7 +5,7 @@
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
-import { copyEscape, CopyInput } from "@/lib/connectors/shared/pg-copy";
+import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
@@ -276,10 +276,8 @@ export async function writeStates(client: PoolClient, syncId: number, runId: num
     statuses.push(c.ok ? "success" : "failed");
   }
   if (keys.length > 0 && fresh) {
-    const input = new CopyInput();
-    const prefix = `${syncId}\t`;
-    const suffix = `\t${runId}\n`;
-    for (let i = 0; i < keys.length; i++) input.push(`${prefix}${copyEscape(keys[i])}\t${fps[i]}\t${statuses[i]}${suffix}`);
+    const input = new BinaryCopyInput();
+    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
     await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
   } else if (keys.length > 0) {
     await client.query(

@@ -171,6 +171,7 @@ describe("pass-through against the JSON path", () => {
     const f = await fixture("kinds_checked");
     const r = await run(f);
     expect(r.passedThrough).toBe(true);
+    expect(r.run.error).toBeNull();
     expect(counters(r.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2499, failedRows: 1, skippedRows: 0 });
     const failed = r.records.filter((x) => x.status === "failed");
     expect(failed.map((x) => x.primaryKey)).toEqual(["2"]);

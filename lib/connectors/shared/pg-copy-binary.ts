@@ -1,0 +1,87 @@
+// COPY … FROM STDIN (FORMAT binary) input built field by field: every field is its length and its
+// bytes, so nothing is escaped on our side or unescaped on the server's. Used for the engine's
+// bookkeeping rows (records, states), whose text fields are whole rows of data.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ClientBase } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+
+const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
+const CHUNK = 64 * 1024;
+
+export class BinaryCopyInput {
+  private readonly chunks: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(CHUNK);
+  private at = 0;
+
+  constructor() {
+    this.room(SIGNATURE.length + 8);
+    SIGNATURE.copy(this.buf, 0);
+    this.buf.writeInt32BE(0, 11); // flags
+    this.buf.writeInt32BE(0, 15); // header extension length
+    this.at = 19;
+  }
+
+  /** Starts a row of `fields` fields. */
+  row(fields: number): this {
+    this.room(2);
+    this.buf.writeInt16BE(fields, this.at);
+    this.at += 2;
+    return this;
+  }
+
+  int4(value: number): this {
+    this.room(8);
+    this.buf.writeInt32BE(4, this.at);
+    this.buf.writeInt32BE(value, this.at + 4);
+    this.at += 8;
+    return this;
+  }
+
+  /** Text (also enums and json, whose binary form is their text; not jsonb); null and undefined are NULL. */
+  text(value: string | null | undefined): this {
+    if (value === null || value === undefined) {
+      this.room(4);
+      this.buf.writeInt32BE(-1, this.at);
+      this.at += 4;
+      return this;
+    }
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    this.room(4 + value.length * 3);
+    const written = this.buf.write(value, this.at + 4, "utf8");
+    this.buf.writeInt32BE(written, this.at);
+    this.at += 4 + written;
+    return this;
+  }
+
+  /** jsonb: its binary form is a version byte (1) and the JSON text. */
+  jsonb(value: string | undefined): this {
+    if (value === undefined) return this.text(undefined);
+    this.room(5 + value.length * 3);
+    this.buf[this.at + 4] = 1;
+    const written = this.buf.write(value, this.at + 5, "utf8");
+    this.buf.writeInt32BE(written + 1, this.at);
+    this.at += 5 + written;
+    return this;
+  }
+
+  /** Runs `COPY … FROM STDIN (FORMAT binary)` with the rows so far as its whole input. */
+  async copy(client: ClientBase, sql: string): Promise<void> {
+    this.room(2);
+    this.buf.writeInt16BE(-1, this.at); // trailer
+    this.at += 2;
+    this.flush();
+    await pipeline(Readable.from(this.chunks), client.query(copyFrom(`${sql} (FORMAT binary)`)));
+  }
+
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.buf.length) return;
+    this.flush();
+    this.buf = Buffer.allocUnsafe(Math.max(CHUNK, bytes));
+  }
+
+  private flush(): void {
+    if (this.at > 0) this.chunks.push(this.buf.subarray(0, this.at));
+    this.at = 0;
+  }
+}
