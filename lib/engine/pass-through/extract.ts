@@ -10,7 +10,7 @@ import type { ReadOptions } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
-import { allInserts, classifyBatch, fingerprint, keyText } from "../diff";
+import { classifyBatch, fingerprint, keyText } from "../diff";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
 import type { RunAttempt } from "../run-attempt";
@@ -96,12 +96,14 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
     const { keys, fingerprints, kept } = prepare(lines, delta);
-    const { classes } = run.noStates
-      ? allInserts(keys.length)
-      : await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" });
+    // Nothing tracked yet (a first sync): every row is an insert, no query.
+    const classes = run.noStates
+      ? undefined
+      : (await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" }))
+          .classes;
     const items: Item[] = [];
     for (let i = 0; i < keys.length; i++) {
-      const c = classes.get(i);
+      const c = classes ? classes.get(i) : "i";
       if (c === undefined) delta.skippedRows++;
       else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: ACTION[c] });
     }
