@@ -26,9 +26,9 @@ export function decodeRecordText(rowText: string, stored: unknown): Row | null {
     cache.set(stored as object, columns);
   }
   if (!columns) return null;
-  const source = getSource(columns.connector).textRows;
-  if (!source) return null;
   try {
+    const source = getSource(columns.connector).textRows;
+    if (!source) return null;
     const row = source.decode(rowText, columns.columns);
     // As the JSON path stored it: JSON has no NaN or infinities.
     for (const key in row) if (typeof row[key] === "number" && !Number.isFinite(row[key])) row[key] = null;
