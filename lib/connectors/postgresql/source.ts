@@ -20,6 +20,7 @@ import {
   type PgSettings,
 } from "./connection";
 import { postgresqlSourceDefinition } from "./definition";
+import { estimateRows } from "./estimate";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
 export async function checkPostgresql(config: Row): Promise<CheckResult> {
@@ -258,4 +259,5 @@ export const postgresqlSource: SourceConnector = {
   checkQuery: (query) => void modelSelect(query, "postgresql"),
   read,
   readFingerprinted,
+  estimateRows,
 };
