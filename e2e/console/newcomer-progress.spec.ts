@@ -55,9 +55,12 @@ test.afterAll(async () => {
   for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
 
+/** A full-page screenshot, kept in the test's output folder and attached to its results. */
 async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
-  await testInfo.attach(`${name}-${width}x${height}`, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await testInfo.attach(`${name}-${width}x${height}`, { path, contentType: "image/png" });
 }
 
 for (const viewport of VIEWPORTS) {
