@@ -1,6 +1,10 @@
 import { defineConfig } from "@playwright/test";
+import { freePortSync } from "./tests/support/free-port";
 
-const PORT = Number(process.env.E2E_PORT ?? 3100);
+// Never a fixed default: another test run on this machine may hold it (and with reuseExistingServer
+// these tests would then talk to that run's server). Set here, so the workers inherit the same one.
+process.env.E2E_PORT ||= String(freePortSync());
+const PORT = Number(process.env.E2E_PORT);
 export const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
+import { freePort } from "../tests/support/free-port";
 
 export const E2E_ADMIN = { email: "admin@example.com", password: "e2e-admin-password" };
 
@@ -18,7 +19,8 @@ async function freshDatabase(): Promise<ServerEnv> {
     // E2E_DATA_DIR: a second server of a test (e2e/support/second-server.ts) keeps its own files.
     const dir = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e");
     rmSync(dir, { recursive: true, force: true });
-    return { DATA_DIR: dir, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT ?? "54349" };
+    // A port of the system's choosing unless one is given: another test run may hold any fixed one.
+    return { DATA_DIR: dir, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT ?? String(await freePort()) };
   }
   const client = new Client({ connectionString: admin });
   await client.connect();

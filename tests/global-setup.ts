@@ -6,6 +6,7 @@ import { Client } from "pg";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { freePort } from "./support/free-port";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,7 +31,8 @@ export async function setup(project: TestProject): Promise<void> {
   } else {
     embedded = await startEmbeddedPostgres({
       dataDir: path.resolve(process.env.TEST_DATA_DIR ?? ".data/test"),
-      port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54339),
+      // A port of the system's choosing unless one is given: another test run may hold any fixed one.
+      port: process.env.TEST_EMBEDDED_PG_PORT ? Number(process.env.TEST_EMBEDDED_PG_PORT) : await freePort(),
     });
     adminUrl = embedded.url;
   }

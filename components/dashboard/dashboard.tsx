@@ -10,7 +10,9 @@ import { cn } from "@/components/ui/cn";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs, useWorkspaceActivity, type ReportPoint } from "@/lib/api-client/syncs";
+import { RunOutcomeBadge } from "@/components/syncs/run-outcome";
 import { syncName } from "@/components/syncs/syncs-list";
+import { needsAttention } from "@/lib/sync-config/run-outcome";
 
 type Period = "one_day" | "one_week";
 
@@ -53,7 +55,9 @@ export function Dashboard() {
   const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
   const canCreate = useCan("sync", "create");
   const all = syncs.data?.data ?? [];
-  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || s.attributes.last_run?.status === "failed");
+  // Failing syncs, and syncs whose latest ended run failed or had rows refused by the destination
+  // (their status may still read healthy: a success with rejected rows is still a success).
+  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || needsAttention(s.attributes.last_outcome?.outcome));
   const recent = all
     .filter((s) => s.attributes.last_run)
     .sort((a, b) => String(b.attributes.last_run?.started_at ?? "").localeCompare(String(a.attributes.last_run?.started_at ?? "")))
@@ -114,9 +118,12 @@ export function Dashboard() {
             ) : (
               <ul className="divide-y divide-slate-100">
                 {attention.map((s) => (
-                  <li key={s.id} className="flex items-center justify-between py-2 text-sm">
-                    <Link href={`/syncs/${s.id}`} className="font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
-                    <StatusBadge status={s.attributes.status} />
+                  <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
+                    <Link href={`/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
+                    <span className="flex shrink-0 items-center gap-2">
+                      <StatusBadge status={s.attributes.status} />
+                      {s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />}
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -142,7 +149,7 @@ export function Dashboard() {
                       {syncName(s)}
                     </Link>
                     <span className="flex shrink-0 items-center gap-2 text-slate-500">
-                      <StatusBadge status={s.attributes.last_run?.status} />
+                      {s.attributes.last_run && <RunOutcomeBadge run={s.attributes.last_run} />}
                       {relativeTime(s.attributes.last_run?.started_at)}
                     </span>
                   </li>

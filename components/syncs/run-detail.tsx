@@ -13,6 +13,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useRunSync, useSyncRecords, useSyncRun } from "@/lib/api-client/syncs";
 import type { SyncRecord } from "@/lib/api-client/types";
+import { RunOutcomeBadge } from "./run-outcome";
 import { RunProgress } from "./run-progress";
 
 const col = createColumnHelper<SyncRecord>();
@@ -86,7 +87,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
         }
         title={
           <span className="flex items-center gap-3">
-            Run #{runId} <StatusBadge status={r.status} /> {r.sync_run_type === "test" && <Badge tone="amber">test</Badge>}
+            Run #{runId} <RunOutcomeBadge run={r} /> {r.sync_run_type === "test" && <Badge tone="amber">test</Badge>}
           </span>
         }
         description={`Started ${dateTime(r.started_at)} · finished ${dateTime(r.finished_at)} · ${seconds(r.duration)}`}
@@ -108,12 +109,17 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
           </CardBody>
         </Card>
       )}
-      {r.error && (
+      {r.error && r.outcome === "canceled" ? (
+        <div role="note" className="mb-4 rounded-lg border border-slate-200 bg-slate-50 px-4 py-3 text-sm text-slate-700">
+          <p className="font-semibold">{r.canceled_by ? `Canceled by ${r.canceled_by}` : "Canceled"}</p>
+          <p className="mt-1">{r.error}</p>
+        </div>
+      ) : r.error ? (
         <div role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
           <p className="font-semibold">The run failed</p>
           <p className="mt-1">{r.error}</p>
         </div>
-      )}
+      ) : null}
       <dl className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-5">
         <Stat label="Queried" value={count(r.total_query_rows)} />
         <Stat label="Skipped" value={count(r.skipped_rows)} />

@@ -9,6 +9,7 @@ import { DataTable } from "@/components/ui/data-table";
 import { EmptyState } from "@/components/ui/states";
 import { useSyncRuns } from "@/lib/api-client/syncs";
 import type { SyncRun } from "@/lib/api-client/types";
+import { RunOutcomeBadge } from "./run-outcome";
 import { RunProgress } from "./run-progress";
 
 const col = createColumnHelper<SyncRun>();
@@ -38,7 +39,7 @@ export function RunsTable({ syncId }: { syncId: string }) {
               <RunProgress run={r} />
             </div>
           ) : (
-            <StatusBadge status={r.status} />
+            <RunOutcomeBadge run={r} />
           );
         },
       }),

@@ -13,6 +13,7 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync, useTestSync } from "@/lib/api-client/syncs";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { RunOutcomeBadge } from "./run-outcome";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
 import { syncName } from "./syncs-list";
@@ -45,6 +46,11 @@ export function SyncDetail({ id }: { id: string }) {
         title={
           <span className="flex items-center gap-3">
             {syncName(s)} <StatusBadge status={a.status} />
+            {a.last_outcome && (
+              <span className="flex items-center gap-1.5 text-sm font-normal text-slate-500" data-testid="sync-last-outcome">
+                last run <RunOutcomeBadge run={a.last_outcome} />
+              </span>
+            )}
           </span>
         }
         description={a.description || undefined}
@@ -122,7 +128,7 @@ export function SyncDetail({ id }: { id: string }) {
               <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : "Off"}</dd></div>
               <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{describeSchedule(a)}</dd></div>
               <div><dt className="text-slate-500">Next run</dt><dd className="font-medium">{a.next_run_at ? relativeTime(a.next_run_at) : "—"}</dd></div>
-              <div><dt className="text-slate-500">Last run</dt><dd className="font-medium">{a.last_run ? <><StatusBadge status={a.last_run.status} /> {relativeTime(a.last_run.finished_at ?? a.last_run.started_at)}</> : "Never"}</dd></div>
+              <div><dt className="text-slate-500">Last run</dt><dd className="font-medium">{a.last_run ? <><RunOutcomeBadge run={a.last_run} /> {relativeTime(a.last_run.finished_at ?? a.last_run.started_at)}</> : "Never"}</dd></div>
             </dl>
           </CardBody>
         </Card>

@@ -12,6 +12,7 @@ import { EmptyState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs } from "@/lib/api-client/syncs";
 import type { Sync } from "@/lib/api-client/types";
+import { RunOutcomeBadge } from "./run-outcome";
 import { describeSchedule } from "./schedule";
 
 const col = createColumnHelper<Sync>();
@@ -55,7 +56,7 @@ export function SyncsList() {
           const run = row.original.attributes.last_run;
           return run ? (
             <span className="inline-flex items-center gap-2">
-              <StatusBadge status={run.status} />
+              <RunOutcomeBadge run={run} />
               <span className="text-slate-500">{relativeTime(run.finished_at ?? run.started_at)}</span>
             </span>
           ) : (

@@ -31,7 +31,6 @@ test.describe("13.14 account flows on a server with sign-up on and mail over SMT
     test.setTimeout(300_000);
     smtp = await startSmtpCapture();
     server = await startSecondServer({
-      portOffset: 300,
       env: { SIGNUP_ENABLED: "1", SMTP_URL: smtp.url, CONSOLE_URL: CONSOLE, MAIL_FROM: "Datasync <sync@example.test>" },
       dataDir: ".data/e2e-accounts",
       waitSeconds: 280,

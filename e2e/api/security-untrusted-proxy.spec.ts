@@ -10,7 +10,7 @@ test.describe("a server without TRUST_PROXY", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(240_000);
-    server = await startSecondServer({ portOffset: 100, env: { TRUST_PROXY: "0" }, dataDir: ".data/e2e-untrusted", waitSeconds: 220 });
+    server = await startSecondServer({ env: { TRUST_PROXY: "0" }, dataDir: ".data/e2e-untrusted", waitSeconds: 220 });
   });
   test.afterAll(() => {
     server?.stop();

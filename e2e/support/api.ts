@@ -39,8 +39,8 @@ export const clientAddress = () => `198.18.${Math.floor(Math.random() * 250) + 1
 /** A resource body with its id blanked, to compare bodies whose ids differ. */
 export const withoutId = (body: { data: { id: string } }) => ({ ...body, data: { ...body.data, id: "" } });
 
-/** The server the tests talk to (the same port rule as playwright.config.ts). */
-export const BASE_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100)}`;
+/** The server the tests talk to: playwright.config.ts sets E2E_PORT (a free port unless given). */
+export const BASE_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT)}`;
 
 // One request context per worker for Api calls: an Api made in beforeAll keeps working in the tests
 // (Playwright disposes the `request` fixture of a beforeAll when the hook ends).

@@ -22,7 +22,7 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     default: "`.data/test`",
     meaning: "files of vitest's embedded PostgreSQL (without `TEST_DATABASE_URL`)",
   },
-  { name: "TEST_EMBEDDED_PG_PORT", default: "`54339`", meaning: "port of vitest's embedded PostgreSQL" },
+  { name: "TEST_EMBEDDED_PG_PORT", default: "a free port", meaning: "port of vitest's embedded PostgreSQL (the system picks a free one when unset)" },
   {
     name: "MARIADB_URL",
     default: "",
@@ -37,9 +37,9 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
   { name: "PG_TEST_PORT", default: "`5432`", meaning: "its port" },
   {
     name: "E2E_PORT",
-    default: "`3100`",
+    default: "a free port",
     meaning:
-      "port of the server the Playwright tests start (specs that need a second server use this + 100 and + 300)",
+      "port of the server the Playwright tests start; unset, the system picks a free one for each run (set it to reuse a running test server between runs). Second servers always get free ports",
   },
   {
     name: "E2E_DATA_DIR",

@@ -253,6 +253,11 @@ export interface SourceConnector {
   ): AsyncIterable<FingerprintedBatch>;
   /** Optional: the rows as COPY text (see TextRowsSource). */
   textRows?: TextRowsSource;
+  /**
+   * Optional: how many rows `read()` with these options would return, as the system guesses it
+   * cheaply (a planner estimate, not a count); null when it cannot say. Measures a run's progress.
+   */
+  estimateRows?(config: Row, options: ReadOptions): Promise<number | null>;
   /** ai_ml sources: run the model for each input row. */
   infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
 }

@@ -277,19 +277,21 @@ describe("test runs, cancel, status and retention", () => {
     const execution = executeRun(created.id);
     const delivered = async () => (await sql<{ n: number }>(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n;
     await waitFor(async () => ((await delivered()) > 100 ? true : undefined), 20_000, "the first rows to arrive");
-    const canceled = await cancelSync(f.workspaceId, f.syncId);
+    const canceled = await cancelSync(f.workspaceId, f.syncId, "Ada Lovelace");
     // behaviour.md 7: a run that could not finish ends failed, with the reason in error.
     expect(canceled.status).toBe("failed");
     expect(await execution).toBe("canceled");
     const r = await reloadRun(created.id);
     expect(r.status).toBe("failed");
     expect(r.error).toMatch(/^Canceled before it finished/);
+    expect(r.canceledBy).toBe("Ada Lovelace");
     expect(r.successfulRows).toBeLessThan(2000);
     expect(await prisma().syncRecord.count({ where: { syncRunId: created.id } })).toBe(r.totalRows);
     // Every row that reached the destination has its record and state.
     expect(r.successfulRows).toBeGreaterThanOrEqual(await delivered());
     expect(await prisma().syncState.count({ where: { syncId: f.syncId } })).toBe(r.successfulRows);
-    expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("aborted");
+    // A cancel says nothing about the sync's health: it keeps the status it had (pending: it never ran to the end).
+    expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("pending");
     await expect(cancelSync(f.workspaceId, f.syncId)).rejects.toBeInstanceOf(FailedDependency);
   });
 

@@ -6,6 +6,7 @@ import { pgPool } from "@/lib/db/client";
 import type { RunContext } from "./context";
 import { Loader, type LongWaitCause } from "./load";
 import { resetMemoryPressure } from "./memory";
+import { estimateRun } from "./run-estimate";
 import { SharedRateBudget } from "./rate-limit";
 import { reportRun } from "./run-report";
 import { resetCountersForRetry, saveWriteTarget, setRunStatus, type RunTimings, type RunTotals } from "./run-store";
@@ -100,6 +101,8 @@ export class RunAttempt {
     const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
     if (this.resumed && fullRead) this.totals = await resetCountersForRetry(ctx.run.id);
     await setRunStatus(this.pool, ctx.run.id, "querying");
+    // Beside the read, never in its way: progress is indeterminate until (unless) it lands.
+    if (this.strategy.tracksSync) void estimateRun(ctx, this.signal);
     await saveWriteTarget(ctx.run.id, {
       destination: ctx.destination.definition.name,
       stream: ctx.stream.name,

@@ -19,8 +19,8 @@ export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
   }
   if (stop === "canceled" || stop === "disabled") {
     // Usually already failed by whoever stopped it (cancel, disable); then only the timings change.
+    // The sync keeps its status: a stop says nothing about its health.
     await writeTimings(runId, attempt.roundedTimings());
-    if (strategy.tracksSync && stop === "canceled") await applySyncOutcome(ctx.sync.id, "canceled");
     await setRunStatus(attempt.pool, runId, "failed", { error: stop === "canceled" ? CANCELED_ERROR : DISABLED_ERROR, finished: true });
     return "canceled";
   }

@@ -14,9 +14,7 @@ import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./
 
 type Db = Pool | PoolClient;
 
-/** Why a run that was stopped from outside ended failed (behaviour.md 7). */
-export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
-export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
+export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
 
 /** What a batch adds to its run's counters. */
 export interface RunCounters {
@@ -63,14 +61,15 @@ export async function setRunStatus(
   db: Db,
   runId: number,
   to: SyncRunStatus,
-  extra: { error?: string | null; finished?: boolean } = {},
+  extra: { error?: string | null; finished?: boolean; canceledBy?: string } = {},
 ): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
        error = CASE WHEN $4::boolean THEN $5 ELSE error END,
-       finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END
+       finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END,
+       canceled_by = COALESCE($7::text, canceled_by)
      WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
-    [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false],
+    [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -213,6 +212,29 @@ export async function claimRecordColumns(runId: number, columns: object): Promis
     [runId, JSON.stringify(columns)],
   );
   return rowCount === 1;
+}
+
+/** What the run's progress is measured against (run-estimate.ts); a resumed attempt keeps the first one. */
+export async function saveEstimate(runId: number, rows: number, source: "previous_run" | "source"): Promise<void> {
+  await pgPool().query("UPDATE sync_runs SET estimated_rows = $2, estimate_source = $3 WHERE id = $1 AND estimated_rows IS NULL", [
+    runId,
+    rows,
+    source,
+  ]);
+}
+
+/**
+ * Rows the sync's latest successful general run read, when it read the model as it is now (the model
+ * unchanged since that run started); null when there is none.
+ */
+export async function previousReadCount(syncId: number, runId: number, modelChangedAt: Date): Promise<number | null> {
+  const { rows } = await pgPool().query<{ total_query_rows: number }>(
+    `SELECT total_query_rows FROM sync_runs
+      WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status = 'success' AND started_at >= $3
+      ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [syncId, runId, modelChangedAt],
+  );
+  return rows[0]?.total_query_rows ?? null;
 }
 
 /** What a run writes to: the logs of records that store none are derived from it (record-logs.ts). */

@@ -7,7 +7,6 @@ import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
 import { cancelRunJobs, enqueueRun } from "./queue";
 import {
-  applySyncOutcome,
   CANCELED_ERROR,
   createGeneralRun,
   createTestRun,
@@ -52,20 +51,20 @@ export async function triggerSync(workspaceId: number, syncId: number): Promise<
 
 /**
  * Cancels the sync's active general run: it ends failed with the reason in `error` (behaviour.md 7: a
- * run that could not finish is failed) and the sync becomes aborted. 424 when there is none.
+ * run that could not finish is failed) and `canceledBy` (who did it) in canceled_by. The sync keeps
+ * its status: a cancel says nothing about its health. 424 when there is none.
  */
-export async function cancelSync(workspaceId: number, syncId: number): Promise<SyncRun> {
+export async function cancelSync(workspaceId: number, syncId: number, canceledBy?: string): Promise<SyncRun> {
   await findSync(workspaceId, syncId);
   const active = await prisma().syncRun.findFirst({
     where: { syncId, syncRunType: "general", status: { in: [...ACTIVE_RUN_STATUSES] } },
     orderBy: { id: "desc" },
   });
-  if (!active || !(await setRunStatus(pgPool(), active.id, "failed", { error: CANCELED_ERROR, finished: true }))) {
+  if (!active || !(await setRunStatus(pgPool(), active.id, "failed", { error: CANCELED_ERROR, finished: true, canceledBy }))) {
     throw new FailedDependency(`Sync ${syncId} has no active run to cancel.`);
   }
   // A worker running it notices within a second and stops; a run still waiting never starts.
   await cancelRunJobs(active.id).catch(() => undefined);
-  await applySyncOutcome(syncId, "canceled");
   return prisma().syncRun.findUniqueOrThrow({ where: { id: active.id } });
 }
 
@@ -81,19 +80,19 @@ export async function triggerTestRun(workspaceId: number, syncId: number): Promi
  * cancels its waiting or running general run and clears next_run_at; enabling makes it pending and
  * schedules the next run.
  */
-export async function transitionSyncStatus(workspaceId: number, syncId: number, to: SyncStatus): Promise<Sync> {
+export async function transitionSyncStatus(workspaceId: number, syncId: number, to: SyncStatus, actor?: string): Promise<Sync> {
   const sync = await findSync(workspaceId, syncId);
   assertSyncTransition(sync.status, to);
   if (sync.status === to) return sync;
   const nextRunAt = to === "disabled" ? null : computeNextRunAt({ ...sync, status: to });
-  if (!(await setSyncStatus(syncId, sync.status, to, nextRunAt))) return transitionSyncStatus(workspaceId, syncId, to);
+  if (!(await setSyncStatus(syncId, sync.status, to, nextRunAt))) return transitionSyncStatus(workspaceId, syncId, to, actor);
   if (to === "disabled") {
     const active = await prisma().syncRun.findMany({
       where: { syncId, syncRunType: "general", status: { in: [...ACTIVE_RUN_STATUSES] } },
       select: { id: true },
     });
     for (const run of active) {
-      await setRunStatus(pgPool(), run.id, "failed", { error: DISABLED_ERROR, finished: true });
+      await setRunStatus(pgPool(), run.id, "failed", { error: DISABLED_ERROR, finished: true, canceledBy: actor });
       await cancelRunJobs(run.id).catch(() => undefined);
     }
   }

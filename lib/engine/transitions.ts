@@ -45,7 +45,9 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
 
 /**
  * Syncs: created pending; a successful run makes it healthy (also from failed: the reference keeps it
- * failed, we do not); a failed run makes it failed; a canceled run aborted; disable/enable.
+ * failed, we do not); a failed run makes it failed; disable/enable. A canceled run leaves the sync's
+ * status as it was: someone stopped it on purpose, which says nothing about the sync's health.
+ * `aborted` stays a valid value (syncs set so earlier keep it until their next run ends).
  */
 export const SYNC_TRANSITIONS: Readonly<Record<SyncStatus, readonly SyncStatus[]>> = {
   pending: ["healthy", "failed", "aborted", "disabled"],
@@ -87,8 +89,12 @@ export function runStatusesAllowing(to: SyncRunStatus): SyncRunStatus[] {
   return RUN_STATUSES.filter((from) => canTransitionRun(from, to));
 }
 
-/** The sync's status after a general run ends; undefined keeps it (a disabled sync stays disabled). */
+/**
+ * The sync's status after a general run ends; undefined keeps it (a disabled sync stays disabled; a
+ * canceled run changes nothing).
+ */
 export function syncStatusAfterRun(current: SyncStatus, outcome: "success" | "failed" | "canceled"): SyncStatus | undefined {
-  const to: SyncStatus = outcome === "success" ? "healthy" : outcome === "failed" ? "failed" : "aborted";
+  if (outcome === "canceled") return undefined;
+  const to: SyncStatus = outcome === "success" ? "healthy" : "failed";
   return canTransitionSync(current, to) ? to : undefined;
 }

@@ -1,7 +1,34 @@
 // The sync run resource, as serializeSyncRun (./sync-runs.ts) builds it.
 import { z } from "zod";
 import { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
+import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
 import { dateTime, json, resourceSchema } from "./resource";
+
+export const runProgressSchema = z
+  .strictObject({
+    rows_read: z.number().int().describe("Rows read from the model so far (total_query_rows)."),
+    estimated_rows: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Rows the run is expected to read, fixed when it starts; null when unknown (progress is then indeterminate)."),
+    estimate_source: z
+      .enum(["previous_run", "source"])
+      .nullable()
+      .describe("previous_run: what the last successful full read of the same model read; source: the source's own estimate (e.g. PostgreSQL's planner)."),
+    percent: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .nullable()
+      .describe("rows_read of estimated_rows, floored: below 100 until the run succeeds; null when there is no estimate or the run read past it."),
+    rows_per_second: z.number().nullable().describe("Rows read per second since the run started; null before the first rows."),
+    eta_seconds: z.number().int().nullable().describe("While running: seconds left at that rate to read estimated_rows; null when unknown."),
+    rate_limit_wait_seconds: z.number().describe("Time the run spent waiting for the destination's rate limit or Retry-After (timings.wait)."),
+  })
+  .meta({ id: "SyncRunProgress" });
+export type RunProgressAttributes = z.infer<typeof runProgressSchema>;
 
 export const syncRunAttributesSchema = z.strictObject({
   sync_id: z.number().int(),
@@ -19,6 +46,13 @@ export const syncRunAttributesSchema = z.strictObject({
   processed_rows: z.number().int(),
   timings: json("Milliseconds spent per phase of the run."),
   error: z.string().nullable(),
+  outcome: z
+    .enum(RUN_OUTCOMES)
+    .describe(
+      "Derived, beside status: running; succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
+    ),
+  canceled_by: z.string().nullable().describe("Who canceled the run (or disabled or deleted its sync while it ran); null when nobody did."),
+  progress: runProgressSchema,
   waiting_until: dateTime()
     .nullable()
     .describe("Set while status is paused: the run waits for its destination's rate limit or Retry-After, holding no worker, and resumes then."),

@@ -1,6 +1,8 @@
 // Sync run resources; duration is seconds (float) between start and finish.
 import type { SyncRun } from "@/lib/generated/prisma/client";
+import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { iso, resource } from "./resource";
+import { runProgress } from "./run-progress";
 import type { SyncRunAttributes, SyncRunResource } from "./sync-runs.schema";
 
 const duration = (r: SyncRun): number | null =>
@@ -23,6 +25,9 @@ export const serializeSyncRun = (r: SyncRun): SyncRunResource =>
     processed_rows: r.processedRows,
     timings: r.timings,
     error: r.error,
+    outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
+    canceled_by: r.canceledBy,
+    progress: runProgress(r, new Date()),
     // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,
     created_at: iso(r.createdAt),

@@ -10,6 +10,7 @@ import {
   SyncRunType,
   SyncStatus,
 } from "@/lib/generated/prisma/enums";
+import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
 import { dateTime, json, resourceSchema } from "./resource";
 
 /** A connector in a sync, without its configuration. */
@@ -45,6 +46,13 @@ export const syncModelSchema = z
   .meta({ id: "SyncModel" });
 export type SyncModel = z.infer<typeof syncModelSchema>;
 
+/** A run's derived outcome (as on the sync run resource) and what its words need. */
+const runOutcomeFields = {
+  outcome: z.enum(RUN_OUTCOMES).describe("Derived, beside status: as the sync run resource's outcome."),
+  failed_rows: z.number().int().describe("Rows the run could not deliver (rejected by the destination or not mappable)."),
+  canceled_by: z.string().nullable().describe("Who canceled the run; null when nobody did."),
+};
+
 export const syncAttributesSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
@@ -74,8 +82,20 @@ export const syncAttributesSchema = z.strictObject({
       sync_run_type: z.enum(SyncRunType),
       started_at: dateTime().nullable(),
       finished_at: dateTime().nullable(),
+      ...runOutcomeFields,
     })
     .nullable(),
+  last_outcome: z
+    .strictObject({
+      sync_run_id: z.number().int(),
+      status: z.enum(SyncRunStatus),
+      finished_at: dateTime().nullable(),
+      ...runOutcomeFields,
+    })
+    .nullable()
+    .describe(
+      "The latest general run that ended, beside status: its derived outcome (a success with rejected rows, a cancel and by whom) stays visible while a new run runs. Null before any ended.",
+    ),
   created_at: dateTime(),
   updated_at: dateTime(),
 });

@@ -2,6 +2,7 @@
 // the members of the reference's sync serializer (connectors without their configuration; the model
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
+import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon } from "./connectors";
 import { iso, resource } from "./resource";
 import type { SyncAttributes, SyncConnector, SyncDocument, SyncModel, SyncResource } from "./syncs.schema";
@@ -30,6 +31,13 @@ const model = (m: ModelSummary): SyncModel => ({
   connector: connector(m.connector),
   created_at: iso(m.createdAt),
   updated_at: iso(m.updatedAt),
+});
+
+/** A run's derived outcome and the facts its words need (lib/sync-config/run-outcome.ts). */
+const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null }) => ({
+  outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
+  failed_rows: r.failedRows,
+  canceled_by: r.canceledBy,
 });
 
 export const serializeSync = (s: SyncView): SyncResource =>
@@ -62,7 +70,11 @@ export const serializeSync = (s: SyncView): SyncResource =>
           sync_run_type: s.lastRun.syncRunType,
           started_at: iso(s.lastRun.startedAt),
           finished_at: iso(s.lastRun.finishedAt),
+          ...outcomeOf({ ...s.lastRun, failedRows: s.lastRun.failedRows ?? 0, error: s.lastRun.error ?? null, canceledBy: s.lastRun.canceledBy ?? null }),
         }
+      : null,
+    last_outcome: s.lastEnded
+      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: iso(s.lastEnded.finishedAt), ...outcomeOf(s.lastEnded) }
       : null,
     created_at: iso(s.createdAt),
     updated_at: iso(s.updatedAt),

@@ -29,6 +29,20 @@ export interface LastRun {
   syncRunType: SyncRunType;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** What its outcome is derived from (lib/sync-config/run-outcome.ts). */
+  failedRows?: number;
+  error?: string | null;
+  canceledBy?: string | null;
+}
+
+/** The latest general run that ended: what the sync's derived outcome shows while a new one runs. */
+export interface LastEndedRun {
+  id: number;
+  status: SyncRunStatus;
+  failedRows: number;
+  error: string | null;
+  canceledBy: string | null;
+  finishedAt: Date | null;
 }
 
 /** A connector without its configuration (the summaries never carry one, not even masked). */
@@ -49,6 +63,7 @@ export type SyncView = Sync & {
   destination: ConnectorSummary;
   model: ModelSummary;
   lastRun: LastRun | null;
+  lastEnded?: LastEndedRun | null;
 };
 
 /** A connector summary's columns, as the view selects them under a prefix (src_, dst_, mc_). */
@@ -93,6 +108,15 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   run_type: SyncRunType | null;
   run_started_at: Date | null;
   run_finished_at: Date | null;
+  run_failed_rows: number | null;
+  run_error: string | null;
+  run_canceled_by: string | null;
+  ended_id: number | null;
+  ended_status: SyncRunStatus | null;
+  ended_failed_rows: number | null;
+  ended_error: string | null;
+  ended_canceled_by: string | null;
+  ended_finished_at: Date | null;
 }
 
 /** A connector summary's columns from the connectors row aliased `alias`, each as `<alias>_<column>`. */
@@ -114,16 +138,24 @@ const syncViewSelect = (page: Prisma.Sql, ordered = false) => Prisma.sql`
          m.configuration AS model_configuration, m.primary_key AS model_primary_key, m.connector_id AS model_connector_id,
          m.created_at AS model_created_at, m.updated_at AS model_updated_at,
          r.id AS run_id, r.status::text AS run_status, r.sync_run_type::text AS run_type,
-         r.started_at AS run_started_at, r.finished_at AS run_finished_at
+         r.started_at AS run_started_at, r.finished_at AS run_finished_at,
+         r.failed_rows AS run_failed_rows, r.error AS run_error, r.canceled_by AS run_canceled_by,
+         e.id AS ended_id, e.status::text AS ended_status, e.failed_rows AS ended_failed_rows, e.error AS ended_error,
+         e.canceled_by AS ended_canceled_by, e.finished_at AS ended_finished_at
     FROM (${page}) s
     JOIN connectors src ON src.id = s.source_id
     JOIN connectors dst ON dst.id = s.destination_id
     JOIN models m ON m.id = s.model_id
     JOIN connectors mc ON mc.id = m.connector_id
     LEFT JOIN LATERAL (
-      SELECT id, status, sync_run_type, started_at, finished_at FROM sync_runs
+      SELECT id, status, sync_run_type, started_at, finished_at, failed_rows, error, canceled_by FROM sync_runs
        WHERE sync_id = s.id ORDER BY created_at DESC, id DESC LIMIT 1
-    ) r ON true`;
+    ) r ON true
+    LEFT JOIN LATERAL (
+      SELECT id, status, failed_rows, error, canceled_by, finished_at FROM sync_runs
+       WHERE sync_id = s.id AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled')
+       ORDER BY created_at DESC, id DESC LIMIT 1
+    ) e ON true`;
 
 function connectorSummary<P extends string>(r: ConnectorColumns<P>, prefix: P, id: number): ConnectorSummary {
   const c = r as Record<string, unknown>;
@@ -182,7 +214,27 @@ function syncView(r: SyncViewRow): SyncView {
     lastRun:
       r.run_id === null
         ? null
-        : { id: r.run_id, status: r.run_status!, syncRunType: r.run_type!, startedAt: r.run_started_at, finishedAt: r.run_finished_at },
+        : {
+            id: r.run_id,
+            status: r.run_status!,
+            syncRunType: r.run_type!,
+            startedAt: r.run_started_at,
+            finishedAt: r.run_finished_at,
+            failedRows: r.run_failed_rows ?? 0,
+            error: r.run_error,
+            canceledBy: r.run_canceled_by,
+          },
+    lastEnded:
+      r.ended_id === null
+        ? null
+        : {
+            id: r.ended_id,
+            status: r.ended_status!,
+            failedRows: r.ended_failed_rows ?? 0,
+            error: r.ended_error,
+            canceledBy: r.ended_canceled_by,
+            finishedAt: r.ended_finished_at,
+          },
   };
 }
 

@@ -92,6 +92,9 @@ beforeAll(async () => {
           syncRunType: r === 1 ? "test" : "general",
           startedAt: new Date(T0 + r * 10_000),
           finishedAt: r === 0 ? new Date(T0 + r * 10_000 + 5_000) : null,
+          // What the derived outcome reads: rejected rows on some successes, who canceled a failed one.
+          failedRows: r === 0 ? i % 2 : 0,
+          canceledBy: r === 1 ? "Ada" : null,
           createdAt: new Date(T0 + (r === 2 ? 1 : r) * 10_000),
         },
       });
@@ -161,9 +164,14 @@ async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number;
     const run = await prisma().syncRun.findFirst({
       where: { syncId: row.id },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      select: { id: true, status: true, syncRunType: true, startedAt: true, finishedAt: true },
+      select: { id: true, status: true, syncRunType: true, startedAt: true, finishedAt: true, failedRows: true, error: true, canceledBy: true },
     });
-    views.push({ ...row, lastRun: run });
+    const lastEnded = await prisma().syncRun.findFirst({
+      where: { syncId: row.id, syncRunType: "general", status: { in: ["success", "failed", "canceled"] } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      select: { id: true, status: true, failedRows: true, error: true, canceledBy: true, finishedAt: true },
+    });
+    views.push({ ...row, lastRun: run, lastEnded });
   }
   return { rows: views, total: await prisma().sync.count({ where }) };
 }

@@ -201,10 +201,13 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
   });
 }
 
+/** How a run someone stopped names them (sync_runs.canceled_by): their name, else their email. */
+const actorName = (auth: Auth): string => auth.user.name.trim() || auth.user.email;
+
 export async function deleteSync(auth: Auth, id: number): Promise<void> {
   await requireSync(auth.workspaceId, id);
   // Stop a waiting or running run first; the engine only sees syncs that are not deleted.
-  await cancelSync(auth.workspaceId, id).catch((err: unknown) => {
+  await cancelSync(auth.workspaceId, id, actorName(auth)).catch((err: unknown) => {
     if (!(err instanceof FailedDependency)) throw err;
   });
   await prisma().$transaction(async (tx) => {
@@ -221,7 +224,7 @@ export async function deleteSync(auth: Auth, id: number): Promise<void> {
 export async function setSyncEnabled(auth: Auth, id: number, enable: boolean): Promise<SyncView> {
   const sync = await requireSync(auth.workspaceId, id);
   if (enable === (sync.status === "disabled")) {
-    await transitionSyncStatus(auth.workspaceId, id, enable ? "pending" : "disabled");
+    await transitionSyncStatus(auth.workspaceId, id, enable ? "pending" : "disabled", actorName(auth));
     await audit(auth, enable ? "enable" : "disable", "sync", id, { from: sync.status });
   }
   return getSync(auth.workspaceId, id);
@@ -236,7 +239,7 @@ export async function triggerSyncRun(auth: Auth, syncId: number) {
 
 /** Cancels the active run (DELETE /schedule_syncs/{sync_id}): 424 when there is none. */
 export async function cancelSyncRun(auth: Auth, syncId: number) {
-  const run = await cancelSync(auth.workspaceId, syncId);
+  const run = await cancelSync(auth.workspaceId, syncId, actorName(auth));
   await audit(auth, "cancel", "sync", syncId, { sync_run_id: run.id });
   return run;
 }

@@ -21,6 +21,7 @@ import {
 } from "./connection";
 import { postgresqlSourceDefinition } from "./definition";
 import { postgresqlTextRows } from "./text-rows";
+import { estimateRows } from "./estimate";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
 export async function checkPostgresql(config: Row): Promise<CheckResult> {
@@ -260,4 +261,5 @@ export const postgresqlSource: SourceConnector = {
   read,
   readFingerprinted,
   textRows: postgresqlTextRows,
+  estimateRows,
 };

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import type { SyncRun } from "@/lib/generated/prisma/client";
+import { runProgress } from "./run-progress";
+
+const start = new Date("2026-11-23T10:00:00.000Z");
+const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+const run = (over: Partial<SyncRun>) =>
+  ({ status: "in_progress", totalQueryRows: 0, estimatedRows: null, estimateSource: null, startedAt: start, finishedAt: null, timings: {}, ...over }) as SyncRun;
+
+describe("a run's progress", () => {
+  it("measures rows read against the estimate: below 100% while running, with rate, time left and rate-limit waiting", () => {
+    const p = runProgress(run({ totalQueryRows: 50_000, estimatedRows: 200_000, estimateSource: "previous_run", timings: { wait: 2_500 } }), at(5));
+    expect(p).toEqual({
+      rows_read: 50_000,
+      estimated_rows: 200_000,
+      estimate_source: "previous_run",
+      percent: 25,
+      rows_per_second: 10_000,
+      eta_seconds: 15,
+      rate_limit_wait_seconds: 2.5,
+    });
+  });
+
+  it("never reads 100% before the run succeeds: floored, and indeterminate past the estimate or without one", () => {
+    expect(runProgress(run({ totalQueryRows: 199_999, estimatedRows: 200_000, estimateSource: "source" }), at(1)).percent).toBe(99);
+    const past = runProgress(run({ totalQueryRows: 250_000, estimatedRows: 200_000, estimateSource: "source" }), at(1));
+    expect(past.percent).toBeNull();
+    expect(past.eta_seconds).toBeNull();
+    const unknown = runProgress(run({ totalQueryRows: 10 }), at(1));
+    expect(unknown).toMatchObject({ estimated_rows: null, estimate_source: null, percent: null, eta_seconds: null, rows_per_second: 10 });
+    expect(runProgress(run({ startedAt: null }), at(1))).toMatchObject({ rows_read: 0, percent: null, rows_per_second: null });
+  });
+
+  it("an ended run: 100% when it succeeded, where it stopped otherwise, its rate over its own duration, no time left", () => {
+    const done = runProgress(run({ status: "success", totalQueryRows: 1000, estimatedRows: 900, finishedAt: at(4) }), at(60));
+    expect(done).toMatchObject({ percent: 100, rows_per_second: 250, eta_seconds: null });
+    const stopped = runProgress(run({ status: "failed", totalQueryRows: 300, estimatedRows: 1000, finishedAt: at(3) }), at(60));
+    expect(stopped).toMatchObject({ percent: 30, rows_per_second: 100, eta_seconds: null });
+  });
+});
