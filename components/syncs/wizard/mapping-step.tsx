@@ -58,6 +58,7 @@ export function MappingStep({ form, data, editing, clearProblems }: StepProps) {
             }}
             fields={destinationFields}
             columns={preview.columns}
+            columnTypes={preview.columnTypes}
             sampleRow={sample.row}
             configurations={data.configurations}
           />
