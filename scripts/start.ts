@@ -20,6 +20,7 @@ import { stampPeer } from "../lib/http/peer";
 import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
 import { startEngine, stopEngine } from "../lib/engine";
+import { firstAdminBanner } from "./admin/box";
 
 const dev = process.argv.includes("--dev");
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
@@ -66,13 +67,6 @@ async function main() {
   logger.info({ embedded: Boolean(db.embedded), dataDir: db.embedded?.dataDir }, "database ready");
 
   const seeded = await seed();
-  if (seeded.createdAdmin) {
-    const { email, generatedPassword } = seeded.createdAdmin;
-    const banner = generatedPassword
-      ? `First admin created: ${email} / ${generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
-      : `First admin created: ${email} (password from ADMIN_PASSWORD)`;
-    console.log(`\n  ${banner}\n`);
-  }
   if (env.DEMO) {
     // The demo's connectors read and write a database beside the app's: lib/config/outbound.ts
     // allows just that host unless the operator chose.
@@ -99,6 +93,8 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
   await startEngine({ worker: env.RUN_WORKER, scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);
+  // Last, after the build's output, so a first start ends with how to sign in.
+  if (seeded.createdAdmin) console.log(firstAdminBanner(seeded.createdAdmin, port));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
