@@ -27,7 +27,7 @@ export function SyncsList() {
       col.accessor((s) => syncName(s), {
         id: "name",
         header: "Sync",
-        meta: { className: "w-[20%]" },
+        meta: { className: "w-[21%]" },
         cell: (info) => (
           <Link href={`/syncs/${info.row.original.id}`} className="font-medium text-indigo-700 hover:underline">
             {info.getValue()}
@@ -37,7 +37,7 @@ export function SyncsList() {
       col.display({
         id: "route",
         header: "Model → destination",
-        meta: { className: "w-[25%]" },
+        meta: { className: "w-[23%]" },
         cell: ({ row }) => (
           <span className="inline-flex items-center gap-2 text-slate-600">
             {row.original.attributes.model?.name}
@@ -49,11 +49,11 @@ export function SyncsList() {
         ),
       }),
       col.accessor((s) => s.attributes.status, { id: "status", header: "Status", meta: { className: "w-[11%]" }, cell: (info) => <StatusBadge status={info.getValue()} /> }),
-      col.display({ id: "schedule", header: "Schedule", meta: { className: "w-[14%]" }, cell: ({ row }) => describeSchedule(row.original.attributes) }),
+      col.display({ id: "schedule", header: "Schedule", meta: { className: "w-[17%]" }, cell: ({ row }) => describeSchedule(row.original.attributes) }),
       col.display({
         id: "last_run",
         header: "Last run",
-        meta: { className: "w-[17%]" },
+        meta: { className: "w-[14%]" },
         cell: ({ row }) => {
           const run = row.original.attributes.last_run;
           return run ? (
@@ -66,7 +66,7 @@ export function SyncsList() {
           );
         },
       }),
-      col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", meta: { className: "w-[13%]" }, cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
+      col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", meta: { className: "w-[14%]" }, cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
     ],
     [],
   );

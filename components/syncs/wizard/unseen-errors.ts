@@ -39,7 +39,7 @@ function firstMessage(node: unknown, path: string): { path: string; message: str
  * Sentences for the errors among `fields` that no control inside `root` shows: a control shows
  * field f when it is named `sync.f` or lists `sync.f` in its data-field attribute, and is rendered.
  */
-export function unseenErrors(errors: FieldErrors<SyncFormInput>, fields: readonly SyncFormField[], root: HTMLElement | null): string[] {
+export function unseenErrors(errors: FieldErrors<SyncFormInput>, fields: readonly SyncFormField[], root: Pick<ParentNode, "querySelector"> | null): string[] {
   const out: string[] = [];
   for (const field of fields) {
     const found = firstMessage(errors.sync?.[field], field);
