@@ -90,6 +90,11 @@ async function main() {
     // The body limit of every route (next-auth's included), before Next reads a byte of it.
     void limitBody(incoming, res).then((req) => req && handle(req, res));
   });
+  // Idle keep-alive connections stay open longer than a proxy's or a client's idle timeout (often
+  // 60 s): with Node's 5 s, a client reusing a connection the server is closing gets ECONNRESET
+  // (seen by the API tests' shared request context, and as 502s behind load balancers).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
   await startEngine({ worker: env.RUN_WORKER, scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);

@@ -236,7 +236,7 @@ function MappingRow({
             </Select>
           )}
           {m.mapping_type === "standard" && typeof m.from === "string" && columnTypes[m.from] && (
-            <p className="mt-1 text-xs text-slate-500" data-testid={`mapping-${index}-column-type`}>
+            <p className="mt-1 text-xs text-slate-500" data-testid={`column-type-${index}`}>
               {columnTypes[m.from]}
             </p>
           )}
@@ -308,13 +308,13 @@ function MappingRow({
             placeholder="destination field"
           />
           {field && (
-            <p className="mt-1 text-xs text-slate-500" data-testid={`mapping-${index}-field-type`}>
+            <p className="mt-1 text-xs text-slate-500" data-testid={`field-type-${index}`}>
               {field.type ?? "any"}
               {field.required && " · required"}
             </p>
           )}
           {unknown && (
-            <p role="status" className="mt-1 text-xs font-medium text-amber-800" data-testid={`mapping-${index}-unknown`}>
+            <p role="status" className="mt-1 text-xs font-medium text-amber-800" data-testid={`unknown-field-${index}`}>
               “{m.to}” is not a field of this stream in the destination&rsquo;s catalog; the destination may reject it or
               ignore it. Pick a listed field, or refresh the destination&rsquo;s catalog if the field is new.
             </p>

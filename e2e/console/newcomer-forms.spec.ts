@@ -102,7 +102,7 @@ for (const viewport of VIEWPORTS) {
 
       // The required fields come pre-filled; the button maps the rest that share a column's name.
       await expect(page.getByLabel("Mapping 1 destination field", { exact: true })).not.toHaveValue("", { timeout: 60_000 });
-      await expect(page.locator('[data-testid^="mapping-"][data-testid$="-field-type"]').first()).toBeVisible();
+      await expect(page.getByTestId("field-type-0")).toBeVisible();
       const rows = page.getByRole("button", { name: /^Remove mapping \d+$/ });
       const before = await rows.count();
       await page.getByRole("button", { name: "Map fields with the same name" }).click();
@@ -116,19 +116,19 @@ for (const viewport of VIEWPORTS) {
 
       // Type hints are the columns' real types: bigint on both sides, never "string".
       const ltv = targets.indexOf("lifetime_value");
-      await expect(page.getByTestId(`mapping-${ltv}-field-type`)).toHaveText("bigint");
-      await expect(page.getByTestId(`mapping-${ltv}-column-type`)).toHaveText("bigint");
+      await expect(page.getByTestId(`field-type-${ltv}`)).toHaveText("bigint");
+      await expect(page.getByTestId(`column-type-${ltv}`)).toHaveText("bigint");
       await expect(page.getByLabel(`Mapping ${ltv + 1} model column`, { exact: true }).locator("option", { hasText: "lifetime_value (bigint)" })).toHaveCount(1);
 
       // A destination field the catalog does not have is warned about, beside it.
       await page.getByRole("button", { name: "+ Add mapping" }).click();
       await page.getByLabel("Mapping 5 model column", { exact: true }).selectOption("email");
       await page.getByLabel("Mapping 5 destination field", { exact: true }).fill("emial_adress");
-      await expect(page.getByTestId("mapping-4-unknown")).toContainText("“emial_adress” is not a field of this stream");
-      await expect(page.getByTestId("mapping-0-unknown")).toHaveCount(0);
+      await expect(page.getByTestId("unknown-field-4")).toContainText("“emial_adress” is not a field of this stream");
+      await expect(page.getByTestId("unknown-field-0")).toHaveCount(0);
       await attachShot(page, testInfo, "wizard-mapping");
       await page.getByRole("button", { name: "Remove mapping 5" }).click();
-      await expect(page.getByTestId("mapping-4-unknown")).toHaveCount(0);
+      await expect(page.getByTestId("unknown-field-4")).toHaveCount(0);
       await page.getByRole("button", { name: "Continue" }).click();
 
       // Steps already done are buttons; a step reached before can be opened again from there.
