@@ -20,6 +20,7 @@ import { stampPeer } from "../lib/http/peer";
 import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
 import { startEngine, stopEngine } from "../lib/engine";
+import { firstAdminBanner } from "./admin/box";
 
 const dev = process.argv.includes("--dev");
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
@@ -66,13 +67,6 @@ async function main() {
   logger.info({ embedded: Boolean(db.embedded), dataDir: db.embedded?.dataDir }, "database ready");
 
   const seeded = await seed();
-  if (seeded.createdAdmin) {
-    const { email, generatedPassword } = seeded.createdAdmin;
-    const banner = generatedPassword
-      ? `First admin created: ${email} / ${generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
-      : `First admin created: ${email} (password from ADMIN_PASSWORD)`;
-    console.log(`\n  ${banner}\n`);
-  }
   if (env.DEMO) {
     // The demo's connectors read and write a database beside the app's: lib/config/outbound.ts
     // allows just that host unless the operator chose.
@@ -96,9 +90,16 @@ async function main() {
     // The body limit of every route (next-auth's included), before Next reads a byte of it.
     void limitBody(incoming, res).then((req) => req && handle(req, res));
   });
+  // Idle keep-alive connections stay open longer than a proxy's or a client's idle timeout (often
+  // 60 s): with Node's 5 s, a client reusing a connection the server is closing gets ECONNRESET
+  // (seen by the API tests' shared request context, and as 502s behind load balancers).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
   await startEngine({ worker: env.RUN_WORKER, scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);
+  // Last, after the build's output, so a first start ends with how to sign in.
+  if (seeded.createdAdmin) console.log(firstAdminBanner(seeded.createdAdmin, port));
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -184,7 +184,7 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
       <CardBody>
         <form onSubmit={save} noValidate className="space-y-5">
           <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-            <Field label="Name" required error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`}>
+            <Field label="Name" required hint="No two sources, or two destinations, of the workspace share a name (ignoring case)." error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`}>
               {(p) => <Input {...p} {...form.register("connector.name")} />}
             </Field>
             <Field label="Description">{(p) => <Textarea {...p} rows={1} {...form.register("connector.description")} />}</Field>

@@ -155,7 +155,7 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
         <Card>
           <CardBody>
             <form onSubmit={save} noValidate className="max-w-lg space-y-4">
-              <Field label="Name" hint={`Shown wherever this ${label} is used.`} error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`} required>
+              <Field label="Name" hint={`Shown wherever this ${label} is used. No two ${label}s of the workspace share a name (ignoring case).`} error={form.formState.errors.connector?.name && `Name ${form.formState.errors.connector.name.message}`} required>
                 {(p) => <Input {...p} autoFocus placeholder={`My ${definition.title} ${label}`} {...form.register("connector.name")} />}
               </Field>
               <Field label="Description" error={form.formState.errors.connector?.description?.message}>

@@ -266,7 +266,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
               </Select>
             )}
           </Field>
-          <Field label="Name" required error={errors?.name && `Name ${errors.name.message}`}>
+          <Field label="Name" required hint="No two models of the workspace share a name (ignoring case)." error={errors?.name && `Name ${errors.name.message}`}>
             {(p) => <Input {...p} placeholder="e.g. Active customers" {...form.register("model.name")} />}
           </Field>
           <Field label="Description" className="sm:col-span-2">

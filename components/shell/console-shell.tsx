@@ -8,22 +8,9 @@ import { ApiError } from "@/lib/api-client/client";
 import { ApiProvider, useConsole } from "@/lib/api-client/provider";
 import { useMe } from "@/lib/api-client/settings";
 import { Icon, type IconName } from "./icons";
+import { allowed, NAV, SETTINGS } from "./nav";
 import { UserMenu } from "./user-menu";
 import { WorkspaceSwitcher } from "./workspace-switcher";
-
-const NAV: { href: string; label: string; icon: IconName }[] = [
-  { href: "/dashboard", label: "Dashboard", icon: "dashboard" },
-  { href: "/sources", label: "Sources", icon: "source" },
-  { href: "/destinations", label: "Destinations", icon: "destination" },
-  { href: "/models", label: "Models", icon: "model" },
-  { href: "/syncs", label: "Syncs", icon: "sync" },
-];
-const SETTINGS: { href: string; label: string; icon: IconName }[] = [
-  { href: "/settings/members", label: "Members", icon: "members" },
-  { href: "/settings/roles", label: "Roles", icon: "roles" },
-  { href: "/settings/api-tokens", label: "API tokens", icon: "key" },
-  { href: "/settings/password", label: "Password", icon: "key" },
-];
 
 export function ConsoleShell(props: { email: string; workspaceId: number | null; children: React.ReactNode }) {
   return (
@@ -81,9 +68,18 @@ function Frame({ children }: { children: React.ReactNode }) {
             <NavLink key={item.href} {...item} />
           ))}
           <p className="px-3 pb-1 pt-5 text-xs font-semibold uppercase tracking-wider text-slate-500">Settings</p>
-          {SETTINGS.map((item) => (
+          {SETTINGS.filter((item) => allowed(item, me.data?.attributes.role?.policies?.permissions)).map((item) => (
             <NavLink key={item.href} {...item} />
           ))}
+          <a
+            href="/docs/api"
+            target="_blank"
+            rel="noopener"
+            className="mt-5 flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium text-slate-300 hover:bg-slate-800 hover:text-white focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400"
+          >
+            <Icon name="docs" className="h-4 w-4 shrink-0" />
+            API reference <span aria-hidden className="text-xs text-slate-500">↗</span>
+          </a>
         </nav>
         <div className="border-t border-slate-800 p-3">
           <UserMenu />

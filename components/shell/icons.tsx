@@ -10,6 +10,7 @@ const PATHS = {
   key: "M12.7 10A6 6 0 101 12a6 6 0 0011.7 2H17v4h4v-4h2v-4H12.7zM7 14a2 2 0 110-4 2 2 0 010 4z",
   logout: "M10 17l1.4-1.4L8.8 13H20v-2H8.8l2.6-2.6L10 7l-5 5 5 5zM4 5h8V3H4a2 2 0 00-2 2v14a2 2 0 002 2h8v-2H4V5z",
   chevron: "M7 10l5 5 5-5H7z",
+  docs: "M6 2h9l5 5v13a2 2 0 01-2 2H6a2 2 0 01-2-2V4a2 2 0 012-2zm8 1.5V8h4.5L14 3.5zM8 12h8v2H8v-2zm0 4h8v2H8v-2z",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -2,12 +2,13 @@
 // Field mappings: each destination field gets a model column (standard), a literal of a chosen type
 // (static) or a Liquid template (template) whose value is rendered live on a sample row with the
 // engine's own mapping code, so the preview is what the run will send.
-import { useId, useMemo } from "react";
+import { useId, useMemo, useState } from "react";
 import { cellText } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/field";
 import type { Mapping, MappingType, SyncConfigurations } from "@/lib/api-client/types";
 import { previewMapping } from "@/lib/sync-config/mapping";
+import { isUnknownField, mapSameNames } from "./mapping-auto";
 
 export interface DestinationField {
   name: string;
@@ -55,6 +56,7 @@ export function MappingEditor({
   onChange,
   fields,
   columns,
+  columnTypes = {},
   sampleRow,
   configurations,
 }: {
@@ -62,10 +64,18 @@ export function MappingEditor({
   onChange: (value: Mapping[]) => void;
   fields: DestinationField[];
   columns: string[];
+  /** Column → its type as the database names it (e.g. bigint), when known. */
+  columnTypes?: Record<string, string>;
   sampleRow: Record<string, unknown> | null;
   configurations?: SyncConfigurations["data"]["configurations"]["catalog_mapping_types"];
 }) {
   const listId = useId();
+  const [autoMapped, setAutoMapped] = useState<number | null>(null);
+  const autoMap = () => {
+    const result = mapSameNames(value, fields, columns);
+    setAutoMapped(result.added);
+    if (result.added) onChange(result.mappings);
+  };
   const set = (i: number, patch: Partial<Mapping>) =>
     onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
   const staticTypes = Object.keys(
@@ -100,8 +110,10 @@ export function MappingEditor({
           set={(patch) => set(i, patch)}
           remove={() => onChange(value.filter((_, j) => j !== i))}
           columns={columns}
+          columnTypes={columnTypes}
           listId={listId}
           field={fields.find((f) => f.name === m.to)}
+          unknown={isUnknownField(m.to, fields)}
           staticTypes={staticTypes}
           sampleRow={sampleRow}
         />
@@ -119,6 +131,20 @@ export function MappingEditor({
         >
           + Add mapping
         </Button>
+        <Button
+          variant="secondary"
+          size="sm"
+          onClick={autoMap}
+          disabled={fields.length === 0 || columns.length === 0}
+          title={fields.length === 0 ? "The stream declares no fields to match" : columns.length === 0 ? "The model's columns are not loaded yet" : undefined}
+        >
+          Map fields with the same name
+        </Button>
+        {autoMapped !== null && (
+          <span role="status" className="self-center text-sm text-slate-600">
+            {autoMapped === 0 ? "No more fields with the same name as a model column." : `Mapped ${autoMapped} field${autoMapped === 1 ? "" : "s"} with the same name.`}
+          </span>
+        )}
       </div>
       {configurations && (
         <details className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-xs text-slate-600">
@@ -151,8 +177,10 @@ function MappingRow({
   set,
   remove,
   columns,
+  columnTypes,
   listId,
   field,
+  unknown,
   staticTypes,
   sampleRow,
 }: {
@@ -161,8 +189,11 @@ function MappingRow({
   set: (patch: Partial<Mapping>) => void;
   remove: () => void;
   columns: string[];
+  columnTypes: Record<string, string>;
   listId: string;
   field?: DestinationField;
+  /** The destination field is not in the stream's catalog. */
+  unknown: boolean;
   staticTypes: StaticType[];
   sampleRow: Record<string, unknown> | null;
 }) {
@@ -199,10 +230,15 @@ function MappingRow({
               <option value="">Choose a column…</option>
               {columns.map((c) => (
                 <option key={c} value={c}>
-                  {c}
+                  {columnTypes[c] ? `${c} (${columnTypes[c]})` : c}
                 </option>
               ))}
             </Select>
+          )}
+          {m.mapping_type === "standard" && typeof m.from === "string" && columnTypes[m.from] && (
+            <p className="mt-1 text-xs text-slate-500" data-testid={`column-type-${index}`}>
+              {columnTypes[m.from]}
+            </p>
           )}
           {m.mapping_type === "static" && (
             <div className="flex gap-2">
@@ -272,9 +308,15 @@ function MappingRow({
             placeholder="destination field"
           />
           {field && (
-            <p className="mt-1 text-xs text-slate-500">
+            <p className="mt-1 text-xs text-slate-500" data-testid={`field-type-${index}`}>
               {field.type ?? "any"}
               {field.required && " · required"}
+            </p>
+          )}
+          {unknown && (
+            <p role="status" className="mt-1 text-xs font-medium text-amber-800" data-testid={`unknown-field-${index}`}>
+              “{m.to}” is not a field of this stream in the destination&rsquo;s catalog; the destination may reject it or
+              ignore it. Pick a listed field, or refresh the destination&rsquo;s catalog if the field is new.
             </p>
           )}
         </div>

@@ -43,6 +43,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
       col.display({
         id: "expand",
         header: () => <span className="sr-only">Details</span>,
+        meta: { className: "w-12" },
         cell: ({ row }) => (
           <button
             type="button"
@@ -61,6 +62,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
       col.accessor((r) => r.attributes.error, {
         id: "error",
         header: "Error",
+        meta: { className: "w-[45%]" },
         cell: (i) => <span className="block max-w-md truncate text-red-700" title={i.getValue() ?? ""}>{i.getValue() ?? ""}</span>,
       }),
     ],

@@ -22,6 +22,7 @@ export function RunsTable({ syncId }: { syncId: string }) {
       col.accessor((r) => r.id, {
         id: "id",
         header: "Run",
+        meta: { className: "w-[8%]" },
         cell: (info) => (
           <Link href={`/syncs/${syncId}/runs/${info.getValue()}`} className="font-medium text-indigo-700 hover:underline">
             #{info.getValue()}
@@ -31,6 +32,7 @@ export function RunsTable({ syncId }: { syncId: string }) {
       col.display({
         id: "status",
         header: "Status",
+        meta: { className: "w-[20%]" },
         cell: ({ row }) => {
           const r = row.original.attributes;
           return ACTIVE_RUN_STATUSES.has(r.status) ? (
@@ -44,7 +46,7 @@ export function RunsTable({ syncId }: { syncId: string }) {
         },
       }),
       col.accessor((r) => r.attributes.sync_run_type, { id: "type", header: "Type", cell: (i) => <Badge tone={i.getValue() === "test" ? "amber" : "slate"}>{i.getValue()}</Badge> }),
-      col.accessor((r) => r.attributes.started_at, { id: "started", header: "Started", cell: (i) => dateTime(i.getValue()) }),
+      col.accessor((r) => r.attributes.started_at, { id: "started", header: "Started", meta: { className: "w-[17%]" }, cell: (i) => dateTime(i.getValue()) }),
       col.accessor((r) => r.attributes.duration, { id: "duration", header: "Duration", cell: (i) => seconds(i.getValue()) }),
       col.accessor((r) => r.attributes.total_query_rows, { id: "queried", header: "Queried", cell: (i) => count(i.getValue()) }),
       col.accessor((r) => r.attributes.skipped_rows, { id: "skipped", header: "Skipped", cell: (i) => count(i.getValue()) }),

@@ -76,7 +76,7 @@ export function SyncDetail({ id }: { id: string }) {
                 {disabled ? "Enable" : "Disable"}
               </Button>
             )}
-            {canUpdate && <LinkButton variant="secondary" href={`/syncs/${id}/edit`}>Edit</LinkButton>}
+            {canUpdate && <LinkButton variant="secondary" href={`/syncs/${id}/settings`}>Settings</LinkButton>}
             {canDelete && (
               <Button variant="secondary" className="text-red-700" onClick={() => setConfirm("delete")}>
                 Delete

@@ -28,6 +28,7 @@ export function SyncsList() {
       col.accessor((s) => syncName(s), {
         id: "name",
         header: "Sync",
+        meta: { className: "w-[21%]" },
         cell: (info) => (
           <Link href={`/syncs/${info.row.original.id}`} className="font-medium text-indigo-700 hover:underline">
             {info.getValue()}
@@ -37,6 +38,7 @@ export function SyncsList() {
       col.display({
         id: "route",
         header: "Model → destination",
+        meta: { className: "w-[23%]" },
         cell: ({ row }) => (
           <span className="inline-flex items-center gap-2 text-slate-600">
             {row.original.attributes.model?.name}
@@ -47,24 +49,25 @@ export function SyncsList() {
           </span>
         ),
       }),
-      col.accessor((s) => s.attributes.status, { id: "status", header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
-      col.display({ id: "schedule", header: "Schedule", cell: ({ row }) => describeSchedule(row.original.attributes) }),
+      col.accessor((s) => s.attributes.status, { id: "status", header: "Status", meta: { className: "w-[11%]" }, cell: (info) => <StatusBadge status={info.getValue()} /> }),
+      col.display({ id: "schedule", header: "Schedule", meta: { className: "w-[17%]" }, cell: ({ row }) => describeSchedule(row.original.attributes) }),
       col.display({
         id: "last_run",
         header: "Last run",
+        meta: { className: "w-[14%]" },
         cell: ({ row }) => {
           const run = row.original.attributes.last_run;
           return run ? (
-            <span className="inline-flex items-center gap-2">
+            <span className="flex flex-col items-start gap-0.5">
               <RunOutcomeBadge run={run} />
-              <span className="text-slate-500">{relativeTime(run.finished_at ?? run.started_at)}</span>
+              <span className="text-xs text-slate-500">{relativeTime(run.finished_at ?? run.started_at)}</span>
             </span>
           ) : (
             <span className="text-slate-400">Never</span>
           );
         },
       }),
-      col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
+      col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", meta: { className: "w-[14%]" }, cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
     ],
     [],
   );

@@ -8,11 +8,31 @@ import {
   useReactTable,
   type ColumnDef,
   type Row,
+  type RowData,
   type SortingState,
 } from "@tanstack/react-table";
 import { Fragment } from "react";
 import { cn } from "./cn";
 import { ErrorState, LoadingState } from "./states";
+
+declare module "@tanstack/react-table" {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the generics must match react-table's own declaration
+  interface ColumnMeta<TData extends RowData, TValue> {
+    /**
+     * Classes of the column's header and cells: its share of the width (`w-[18%]`), or when it
+     * shows (`hidden xl:table-cell`). Columns without a width share what is left equally.
+     */
+    className?: string;
+  }
+}
+
+/**
+ * Puts a cell's full text in its title: cells are cut to their column's width with an ellipsis
+ * (the table never scrolls sideways), and the title is how the rest stays readable.
+ */
+const titleFromText = (el: HTMLElement | null) => {
+  if (el) el.title = el.textContent?.trim() ?? "";
+};
 
 export interface PageState {
   page: number;
@@ -75,9 +95,11 @@ export function DataTable<T>({
   if (data && data.length === 0 && (pagination?.page ?? 1) <= 1) return <>{empty}</>;
 
   return (
-    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-      <div className="overflow-x-auto">
-        <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label={label} aria-busy={isLoading || undefined}>
+    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="table-container">
+      {/* Fixed layout: the table is as wide as its container at every viewport, columns take their
+          declared share, and what does not fit is cut with an ellipsis (full text in the title). */}
+      <div>
+        <table className="w-full table-fixed divide-y divide-slate-200 text-sm" aria-label={label} aria-busy={isLoading || undefined}>
           <thead className="bg-slate-50">
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
@@ -89,7 +111,11 @@ export function DataTable<T>({
                       key={header.id}
                       scope="col"
                       aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : undefined}
-                      className="px-4 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-500"
+                      ref={(el) => titleFromText(el)}
+                      className={cn(
+                        "truncate px-4 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-500",
+                        header.column.columnDef.meta?.className,
+                      )}
                     >
                       {header.isPlaceholder ? null : canSort ? (
                         <button
@@ -123,7 +149,11 @@ export function DataTable<T>({
               <Fragment key={row.id}>
                 <tr className="hover:bg-slate-50">
                   {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id} className="whitespace-nowrap px-4 py-2.5 align-middle text-slate-700">
+                    <td
+                      key={cell.id}
+                      ref={(el) => titleFromText(el)}
+                      className={cn("truncate px-4 py-2.5 align-middle text-slate-700", cell.column.columnDef.meta?.className)}
+                    >
                       {flexRender(cell.column.columnDef.cell, cell.getContext())}
                     </td>
                   ))}

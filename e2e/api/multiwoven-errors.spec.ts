@@ -269,7 +269,8 @@ test("13.10 409 conflict", async () => {
   const name = unique("dup");
   await ok(await ws.admin.post("/api/v1/connectors", connectorBody("source", name)), 201);
   const dup = await expectError(await ws.admin.post("/api/v1/connectors", connectorBody("source", name)), 409, "conflict");
-  expect(dup.errors).toEqual([{ status: "409", title: "conflict", detail: dup.message }]);
+  // One item the console can toast, pointing at the name it is about (the naming rule, README "Names").
+  expect(dup.errors).toEqual([{ status: "409", title: "conflict", detail: `connector.name: is taken: ${dup.message}`, source: { pointer: "/connector/name" } }]);
 });
 
 test("13.10 413 from the HTTP server and from the route wrapper have the same body", async () => {

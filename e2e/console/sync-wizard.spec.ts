@@ -1,5 +1,5 @@
 // The sync wizard end to end: a sync created with "Detect deletes" on reaches the API with
-// detect_deletes true, the detail page says so, and editing the sync turns it off again.
+// detect_deletes true, the detail page says so, and its settings view turns it off again.
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { ADMIN, Api, BASE_URL, loginAs } from "../support/api";
 import { pgConfiguration, sql, unique } from "../support/data";
@@ -85,16 +85,15 @@ test("a sync created with Detect deletes on detects deletes, until edited off", 
   const schedule = page.locator("dl").filter({ hasText: "Detect deletes" });
   await expect(schedule.locator("div").filter({ hasText: "Detect deletes" })).toContainText("On");
 
-  // Editing starts at the mappings; the mode step shows the saved choice.
-  await page.getByRole("link", { name: "Edit" }).click();
-  await page.waitForURL(/\/edit$/);
-  await page.getByRole("button", { name: "Continue" }).click();
+  // Editing is the settings view: the Mode section alone shows the saved choice and saves it.
+  await page.getByRole("link", { name: "Settings" }).click();
+  await page.waitForURL(/\/settings$/);
+  await page.getByRole("button", { name: "Edit mode" }).click();
   await expect(detectDeletes).toBeChecked();
   await detectDeletes.uncheck();
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByRole("button", { name: "Save sync" }).click();
-  await page.waitForURL(new RegExp(`/syncs/${syncId}$`));
+  await page.getByRole("button", { name: "Save mode" }).click();
+  await expect(page.getByRole("region", { name: "Mode" })).toContainText("detect deletes off");
   expect(await detectDeletesOf(syncId)).toBe(false);
+  await page.goto(url(`/syncs/${syncId}`));
   await expect(schedule.locator("div").filter({ hasText: "Detect deletes" })).toContainText("Off");
 });

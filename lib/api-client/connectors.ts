@@ -153,3 +153,15 @@ export function useQuerySource() {
     { toastErrors: false },
   );
 }
+
+/** The model's sample rows with its columns' real types (as the database names them, e.g. bigint). */
+export function useSampleRows() {
+  const api = useApi();
+  return useApiMutation(
+    async ({ connectorId, ...input }: { connectorId: string | number; query: string; limit?: number }) => {
+      const body = await api.ok(api.POST("/api/v1/connectors/{id}/query_source", { params: { path: { id: Number(connectorId) } }, body: input }));
+      return { rows: body.data ?? [], columns: body.columns ?? [] };
+    },
+    { toastErrors: false },
+  );
+}

@@ -145,7 +145,12 @@ export const connectors = {
     params: byId,
     body: querySourceSchema,
     status: 200,
-    response: z.strictObject({ data: z.array(z.record(z.string(), z.unknown())).describe("The first rows, column → value.") }),
+    response: z.strictObject({
+      data: z.array(z.record(z.string(), z.unknown())).describe("The first rows, column → value."),
+      columns: z
+        .array(z.strictObject({ name: z.string(), type: z.string() }))
+        .describe("The result's columns in order, each with its type as the database names it (e.g. bigint), for type hints."),
+    }),
   }),
   checkConnector: operation({
     operationId: "checkConnector",

@@ -21,6 +21,7 @@ import {
   type UpdateConnectorInput,
 } from "@/lib/validation/connectors";
 import { audit } from "./audit";
+import { assertNameFree, nameTaken as sharedNameTaken } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { saveCatalog } from "./catalogs";
 import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
@@ -61,9 +62,7 @@ function connectorConfiguration(connector: Connector): { config: Row; scrub: (me
   }
 }
 
-function nameTaken(input: { name: string; connector_type: string }): Conflict {
-  return new Conflict(`A ${input.connector_type} connector named "${input.name}" already exists in this workspace; choose another name.`);
-}
+const nameTaken = (input: { name: string; connector_type: "source" | "destination" }) => sharedNameTaken(input.connector_type, input.name, "connector.name");
 
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
@@ -75,11 +74,7 @@ export async function createConnector(auth: Auth, input: CreateConnectorInput): 
   if (errors.length > 0) throw ValidationFailed.fromFields(errors);
   try {
     return await prisma().$transaction(async (tx) => {
-      const clash = await tx.connector.findFirst({
-        where: { workspaceId: auth.workspaceId, connectorType: input.connector_type, name: input.name },
-        select: { id: true },
-      });
-      if (clash) throw nameTaken(input);
+      await assertNameFree(tx, auth.workspaceId, input.connector_type, input.name, "connector.name");
       const connector = await tx.connector.create({
         data: {
           workspaceId: auth.workspaceId,
@@ -140,13 +135,7 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   const name = input.name ?? existing.name;
   try {
     return await prisma().$transaction(async (tx) => {
-      if (name !== existing.name) {
-        const clash = await tx.connector.findFirst({
-          where: { workspaceId: auth.workspaceId, connectorType: existing.connectorType, name, NOT: { id } },
-          select: { id: true },
-        });
-        if (clash) throw nameTaken({ name, connector_type: existing.connectorType });
-      }
+      if (name !== existing.name) await assertNameFree(tx, auth.workspaceId, existing.connectorType, name, "connector.name", id);
       const connector = await tx.connector.update({
         where: { id: existing.id, workspaceId: auth.workspaceId },
         data: {

@@ -9,6 +9,7 @@ import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
 import { audit } from "./audit";
+import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 
 type Tx = Prisma.TransactionClient;
@@ -67,6 +68,7 @@ export async function createModel(auth: Auth, input: CreateModelInput): Promise<
   return prisma().$transaction(async (tx) => {
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
     assertQueryAllowed(input.query, input.query_type, connectorName);
+    await assertNameFree(tx, auth.workspaceId, "model", input.name, "model.name");
     const model = await tx.model.create({
       data: {
         workspaceId: auth.workspaceId,
@@ -101,6 +103,7 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id ?? existing.connectorId);
     assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType, connectorName);
+    if (input.name !== undefined && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "model", input.name, "model.name", id);
     if (input.connector_id !== undefined && input.connector_id !== existing.connectorId) {
       // A sync's model must read from the sync's source; moving the model would break that.
       const syncs = await activeSyncsOf(tx, auth.workspaceId, id);

@@ -17,6 +17,7 @@ import {
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
+import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { getSync, type SyncView } from "./sync-view";
 
@@ -116,6 +117,7 @@ export async function createSync(auth: Auth, input: CreateSyncInput): Promise<Sy
       ...configurationErrors(input.configuration),
     ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    await assertNameFree(tx, auth.workspaceId, "sync", input.name ?? "", "sync.name");
     const created = await tx.sync.create({
       data: {
         workspaceId: auth.workspaceId,
@@ -177,6 +179,7 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
     if (refsChanged) errors.push(...(await referenceErrors(tx, auth.workspaceId, refs)));
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    if (input.name && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "sync", input.name, "sync.name", id);
 
     const columns = scheduleChanged ? scheduleColumns(schedule) : {};
     await tx.sync.update({

@@ -1,5 +1,5 @@
-import { redirect } from "next/navigation";
+import { SettingsIndex } from "@/components/shell/settings-index";
 
 export default function Page() {
-  redirect("/settings/members");
+  return <SettingsIndex />;
 }

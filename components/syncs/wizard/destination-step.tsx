@@ -15,7 +15,7 @@ export function DestinationStep({ form, data, editing }: StepProps) {
   }
   return (
     <>
-      <div role="radiogroup" aria-label="Destination" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
+      <div role="radiogroup" aria-label="Destination" data-field="sync.destination_id" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
         {destinations.data?.map((d) => {
           const selected = values.destination_id === Number(d.id);
           return (

@@ -37,6 +37,32 @@ describe("sync wizard form", () => {
     expect(result.error?.issues.map((i) => i.path.join("."))).toEqual(["sync.cron_expression"]);
   });
 
+  it("does not let a field the schedule type hides block the form: a bad interval, then cron", () => {
+    const values = filled();
+    values.sync.schedule_type = "interval";
+    values.sync.sync_interval = Number.NaN; // an emptied "Every" box
+    const interval = syncFormSchema.safeParse(values);
+    expect(interval.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["sync.sync_interval", "must be greater than 0 when schedule_type is interval"],
+    ]);
+    values.sync.schedule_type = "cron_expression";
+    values.sync.cron_expression = "*/5 * * * *";
+    const cron = syncFormSchema.safeParse(values);
+    expect(cron.success).toBe(true);
+    expect(createBody(cron.data!)).toMatchObject({ schedule_type: "cron_expression", sync_interval: null, sync_interval_unit: null, cron_expression: "*/5 * * * *" });
+  });
+
+  it("checks the values the schedule type runs on with the API's rules", () => {
+    const values = filled();
+    values.sync.schedule_type = "interval";
+    values.sync.sync_interval = 1.5;
+    expect(syncFormSchema.safeParse(values).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["sync.sync_interval", "must be a whole number"]]);
+    values.sync.schedule_type = "manual";
+    values.sync.cron_expression = "x".repeat(300);
+    values.sync.timezone = "Nowhere/Land";
+    expect(syncFormSchema.safeParse(values).success).toBe(true);
+  });
+
   it("edits a sync with its saved values", () => {
     const at = "2026-01-01T00:00:00.000Z";
     const connector = (id: number, connector_type: "source" | "destination") => ({

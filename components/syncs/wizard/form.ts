@@ -7,22 +7,61 @@ import {
   fieldMappingSchema,
   refineSchedule,
   scheduleUses,
+  SYNC_INTERVAL_UNITS,
   syncFields,
   type CreateSyncInput,
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
 import { chosenId } from "@/lib/validation/ids";
 
+/** The schedule fields a schedule type may leave unused: checked only while the type runs on them. */
+const SCHEDULE_VALUE_FIELDS = ["sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
+
+/**
+ * The schedule values as typed, unchecked: an empty "Every" box is NaN, a value the chosen schedule
+ * type hides must not block the form (issue: an invalid interval, then cron, left a hidden error
+ * that blocked Continue). `refineUsedSchedule` checks the fields the type runs on, and nothing else.
+ */
+const looseScheduleFields = {
+  sync_interval: z.number().nullish().catch(null),
+  sync_interval_unit: z.enum(SYNC_INTERVAL_UNITS).nullish().catch(null),
+  cron_expression: z.string().nullish().catch(null),
+  timezone: z.string().nullish().catch(null),
+};
+
+/** Which schedule fields the chosen type runs on (the time zone goes with the cron expression). */
+export function usedScheduleFields(s: Pick<CreateSyncInput, "schedule_type" | "cron_expression">): Set<(typeof SCHEDULE_VALUE_FIELDS)[number]> {
+  const { useCron, useInterval } = scheduleUses(s);
+  return new Set([...(useInterval ? (["sync_interval", "sync_interval_unit"] as const) : []), ...(useCron ? (["cron_expression", "timezone"] as const) : [])]);
+}
+
+function refineUsedSchedule(sync: Pick<CreateSyncInput, "schedule_type" | (typeof SCHEDULE_VALUE_FIELDS)[number]>, ctx: z.RefinementCtx): void {
+  const used = usedScheduleFields(sync);
+  let typed = true;
+  for (const field of SCHEDULE_VALUE_FIELDS) {
+    if (!used.has(field) || sync[field] === null || sync[field] === undefined) continue;
+    const result = syncFields[field].safeParse(sync[field]);
+    if (!result.success) {
+      typed = false;
+      ctx.addIssue({ code: "custom", path: [field], message: result.error.issues[0]?.message ?? "is not valid" });
+    }
+  }
+  // The API's schedule rules, on the used values only (it checks a time zone even beside an interval).
+  const only = Object.fromEntries(SCHEDULE_VALUE_FIELDS.map((f) => [f, used.has(f) ? sync[f] : null]));
+  if (typed) refineSchedule({ ...sync, ...only }, ctx);
+}
+
 export const syncFormSchema = z.object({
   sync: z
     .object({
       ...syncFields,
+      ...looseScheduleFields,
       model_id: chosenId(syncFields.model_id, "Choose a model"),
       source_id: chosenId(syncFields.source_id, "Choose a model"),
       destination_id: chosenId(syncFields.destination_id, "Choose a destination"),
       configuration: z.array(fieldMappingSchema.required({ mapping_type: true })),
     })
-    .superRefine(refineSchedule),
+    .superRefine(refineUsedSchedule),
 });
 
 /** What the fields hold while the person edits. */

@@ -8,7 +8,7 @@ import { errorMessage } from "@/lib/api-client/client";
 import { MappingEditor, mappingProblems } from "../mapping-editor";
 import type { StepProps, SyncForm } from "./step";
 
-export function MappingStep({ form, data, editing, problems, clearProblems }: StepProps) {
+export function MappingStep({ form, data, editing, clearProblems }: StepProps) {
   const { preview, sample, destinationFields } = data;
   const rows = preview.rows;
   const { load } = preview;
@@ -58,16 +58,12 @@ export function MappingStep({ form, data, editing, problems, clearProblems }: St
             }}
             fields={destinationFields}
             columns={preview.columns}
+            columnTypes={preview.columnTypes}
             sampleRow={sample.row}
             configurations={data.configurations}
           />
         )}
       />
-      {problems.length > 0 && (
-        <ul role="alert" className="list-disc rounded-md border border-red-200 bg-red-50 py-2 pl-8 pr-3 text-sm text-red-800">
-          {problems.map((e) => <li key={e}>{e}</li>)}
-        </ul>
-      )}
     </>
   );
 }

@@ -26,6 +26,7 @@ export function ModelStep({ form, data, editing }: StepProps) {
           <Select
             {...p}
             disabled={editing}
+            data-field="sync.model_id sync.source_id"
             {...form.register("sync.model_id", {
               setValueAs: (v: string | number | null) => (v === "" || v === null ? null : Number(v)),
               onChange: (e: React.ChangeEvent<HTMLSelectElement>) => {

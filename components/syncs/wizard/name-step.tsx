@@ -6,7 +6,7 @@ export function NameStep({ form, data }: StepProps) {
   const placeholder = `${data.model?.attributes.name ?? "Model"} → ${data.destination?.attributes.name ?? "destination"}`;
   return (
     <>
-      <Field label="Name" hint="Optional; shown in lists." error={form.formState.errors.sync?.name?.message} className="max-w-md">
+      <Field label="Name" hint="Optional; shown in lists. No two syncs of the workspace share a name (ignoring case)." error={form.formState.errors.sync?.name?.message} className="max-w-md">
         {(p) => <Input {...p} placeholder={placeholder} {...form.register("sync.name")} />}
       </Field>
       <Field label="Description" className="max-w-md">

@@ -3,7 +3,7 @@ import { useMemo } from "react";
 import { Field, Input, Select } from "@/components/ui/field";
 import { nextRunTimes, scheduleSpecFromApi } from "@/lib/sync-config/schedule";
 import { scheduleErrors, SYNC_INTERVAL_UNITS } from "@/lib/validation/syncs";
-import type { StepProps, SyncForm } from "./step";
+import type { StepProps } from "./step";
 
 const TIMEZONES: string[] = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : ["UTC"];
 
@@ -24,7 +24,13 @@ export function ScheduleStep({ form, data }: StepProps) {
     <>
       <Field label="Schedule" className="max-w-md">
         {(p) => (
-          <Select {...p} {...form.register("sync.schedule_type")}>
+          <Select
+            {...p}
+            {...form.register("sync.schedule_type", {
+              // The fields the new type hides take their errors with them (they are not checked any more).
+              onChange: () => form.clearErrors(["sync.sync_interval", "sync.sync_interval_unit", "sync.cron_expression", "sync.timezone"]),
+            })}
+          >
             <option value="manual">Manually (Run now only)</option>
             <option value="interval">Every N minutes, hours, days or weeks</option>
             <option value="cron_expression">Cron expression</option>
@@ -83,12 +89,3 @@ export function ScheduleStep({ form, data }: StepProps) {
 
 export const SCHEDULE_FIELDS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
-/** The schedule rules the API applies, shown on their fields before the person goes on. */
-export function validateSchedule(form: SyncForm): string[] {
-  const problems = scheduleErrors(form.getValues("sync"), "sync");
-  for (const p of problems) {
-    const field = SCHEDULE_FIELDS.find((f) => p.path === `sync.${f}`);
-    if (field) form.setError(`sync.${field}`, { message: p.message });
-  }
-  return problems.map((p) => `${p.path}: ${p.message}`);
-}

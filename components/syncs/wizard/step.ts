@@ -11,8 +11,7 @@ export interface StepProps {
   data: WizardData;
   /** Editing an existing sync: model, destination and cursor are fixed. */
   editing: boolean;
-  /** Problems found by the step's own check, shown by the step. */
-  problems: string[];
+  /** Clears the problems shown under the step once the person changes what caused them. */
   clearProblems: () => void;
 }
 

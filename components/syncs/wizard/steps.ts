@@ -5,7 +5,7 @@ import { MappingStep, validateMappings } from "./mapping-step";
 import { ModeStep } from "./mode-step";
 import { ModelStep } from "./model-step";
 import { NameStep } from "./name-step";
-import { SCHEDULE_FIELDS, ScheduleStep, validateSchedule } from "./schedule-step";
+import { SCHEDULE_FIELDS, ScheduleStep } from "./schedule-step";
 import type { WizardStep } from "./step";
 import { StreamStep } from "./stream-step";
 
@@ -30,12 +30,9 @@ export const STEPS: readonly WizardStep[] = [
     Component: MappingStep,
   },
   { id: "mode", title: "Mode", heading: () => "How should changes be sent?", fields: ["sync_mode", "cursor_field", "detect_deletes"], Component: ModeStep },
-  { id: "schedule", title: "Schedule", heading: () => "When should it run?", fields: [...SCHEDULE_FIELDS], validate: validateSchedule, Component: ScheduleStep },
+  { id: "schedule", title: "Schedule", heading: () => "When should it run?", fields: [...SCHEDULE_FIELDS], Component: ScheduleStep },
   { id: "name", title: "Name", heading: () => "Name the sync", fields: ["name", "description"], Component: NameStep },
 ];
-
-/** Where editing starts: model and destination of a sync are fixed, so at its mappings. */
-export const EDIT_START = STEPS.findIndex((s) => s.id === "mapping");
 
 /** The step that owns a field (of an API error's path such as "configuration.0.to"), or -1. */
 export function stepOfField(path: string): number {

@@ -3,19 +3,29 @@
 // fields, the model's sample rows and the mapping types. One query each, shared by every step.
 import { useCallback, useMemo, useState } from "react";
 import { useWatch, type UseFormReturn } from "react-hook-form";
-import { useAllConnectors, useDiscover, useQuerySource } from "@/lib/api-client/connectors";
+import { useAllConnectors, useDiscover, useSampleRows } from "@/lib/api-client/connectors";
 import { useModels } from "@/lib/api-client/models";
 import { useSyncConfigurations } from "@/lib/api-client/syncs";
 import type { JsonSchema } from "@/lib/api-client/types";
 import type { DestinationField } from "../mapping-editor";
 import type { SyncFormInput, SyncFormValues } from "./form";
 
-function fieldsOf(schema: JsonSchema | undefined): DestinationField[] {
+/**
+ * The stream's fields. A SQL destination's schema keeps each column's own type in `$comment`
+ * (lib/connectors/shared/sql.ts): that is the hint shown (a bigint column is "bigint", not the JSON
+ * "integer | string" it is read as); other streams show their JSON type.
+ */
+export function fieldsOf(schema: JsonSchema | undefined): DestinationField[] {
   const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
   return Object.entries(props).map(([name, p]) => ({
     name,
     required: Boolean(schema?.required?.includes(name)),
-    type: Array.isArray(p.type) ? p.type.filter((t) => t !== "null").join(" | ") : p.type,
+    type:
+      typeof p.$comment === "string" && p.$comment
+        ? p.$comment
+        : Array.isArray(p.type)
+          ? p.type.filter((t) => t !== "null").join(" | ")
+          : p.type,
   }));
 }
 
@@ -23,7 +33,7 @@ export function useWizardData(form: UseFormReturn<SyncFormInput, unknown, SyncFo
   const models = useModels({ page: 1, perPage: 100 });
   const destinations = useAllConnectors("destination");
   const configurations = useSyncConfigurations();
-  const preview = useQuerySource();
+  const preview = useSampleRows();
   const values = useWatch({ control: form.control, name: "sync" });
   const model = models.data?.data.find((m) => Number(m.id) === values.model_id);
   const destination = destinations.data?.find((d) => Number(d.id) === values.destination_id);
@@ -31,14 +41,16 @@ export function useWizardData(form: UseFormReturn<SyncFormInput, unknown, SyncFo
   const streams = useMemo(() => catalog.data?.attributes.catalog.streams ?? [], [catalog.data]);
   const stream = streams.find((s) => s.name === values.stream_name);
   const destinationFields = useMemo(() => fieldsOf(stream?.json_schema), [stream]);
-  const sampleRows = preview.data;
-  const columns = useMemo(() => (sampleRows?.[0] ? Object.keys(sampleRows[0]) : []), [sampleRows]);
+  const sampleRows = preview.data?.rows;
+  // The result's own columns (also when it has no rows), each with its type as the database names it.
+  const columns = useMemo(() => preview.data?.columns.map((c) => c.name) ?? (sampleRows?.[0] ? Object.keys(sampleRows[0]) : []), [preview.data, sampleRows]);
+  const columnTypes = useMemo(() => Object.fromEntries(preview.data?.columns.map((c) => [c.name, c.type]) ?? []), [preview.data]);
   const [sampleIndex, setSampleIndex] = useState(0);
   const sampleRow = sampleRows?.[sampleIndex] ?? sampleRows?.[0] ?? null;
 
   // The model's rows feed the column pickers and the template preview; read once per model.
   const { mutate, isPending, error, reset } = preview;
-  const loaded = Boolean(sampleRows) || isPending || Boolean(error);
+  const loaded = Boolean(preview.data) || isPending || Boolean(error);
   const loadSampleRows = useCallback(() => {
     if (model && !loaded) mutate({ connectorId: model.attributes.connector_id, query: model.attributes.query, limit: 50 });
   }, [model, loaded, mutate]);
@@ -54,7 +66,7 @@ export function useWizardData(form: UseFormReturn<SyncFormInput, unknown, SyncFo
     stream,
     destinationFields,
     configurations: configurations.data?.data.configurations.catalog_mapping_types,
-    preview: { rows: sampleRows, columns, isPending, error, reset, load: loadSampleRows },
+    preview: { rows: sampleRows, columns, columnTypes, isPending, error, reset, load: loadSampleRows },
     sample: { index: sampleIndex, setIndex: setSampleIndex, row: sampleRow },
   };
 }

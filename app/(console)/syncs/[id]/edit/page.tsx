@@ -1,9 +1,7 @@
-import type { Metadata } from "next";
-import { SyncEdit } from "@/components/syncs/sync-edit";
+import { redirect } from "next/navigation";
 
-export const metadata: Metadata = { title: "Edit sync" };
-
+// The former "Edit" (the whole wizard again) is now the settings view, edited section by section.
 export default async function Page({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return <SyncEdit id={id} />;
+  redirect(`/syncs/${id}/settings`);
 }

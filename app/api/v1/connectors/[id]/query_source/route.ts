@@ -3,6 +3,7 @@ import { connectors } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { querySource } from "@/lib/services/connectors";
 
-export const POST = route(connectors.querySource, async ({ auth, params, body }) => ({
-  data: (await querySource(auth.workspaceId, params.id, body)).rows,
-}));
+export const POST = route(connectors.querySource, async ({ auth, params, body }) => {
+  const result = await querySource(auth.workspaceId, params.id, body);
+  return { data: result.rows, columns: result.columns };
+});
