@@ -1,7 +1,8 @@
 // A run's progress, derived outcome and canceled_by over real runs (issue 20, points 1, 2 and 9):
 // progress against an estimate fixed at the start (the source's, then the previous run's count),
 // "succeeded with N rejected rows" beside status success, and a cancel that names who did it and
-// leaves the sync's health as it was. Status values stay the interface's.
+// leaves the sync's health as it was (named only to callers who may read members or the audit log).
+// Status values stay the interface's.
 import { expect, test } from "@playwright/test";
 import { dataWorkspace, sql, type DataWorkspace } from "../support/data";
 import { holdingDestination, type HoldingDestination } from "../support/holding-destination";
@@ -53,11 +54,16 @@ test("progress: the first run measures against the source's estimate, the next a
   // Status stays the interface's (a run stopped mid-way ends failed); the outcome and who sit beside it.
   expect((await canceled.json()).data.attributes).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: who });
   destination.release();
-  const ended = await waitForRun(ws.viewer, syncId, runId);
+  const ended = await waitForRun(ws.admin, syncId, runId);
   expect(ended).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: who });
   expect(Number(ended.progress.percent)).toBeLessThan(100);
+  // A Viewer may not read the member list or the audit log: it sees that the run was canceled, not by whom.
+  expect(await waitForRun(ws.viewer, syncId, runId)).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: null });
+  const seenByViewer = await syncAttributes(ws.viewer, syncId);
+  expect(seenByViewer.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: null });
+  expect(JSON.stringify(seenByViewer)).not.toContain(who);
 
-  const sync = await syncAttributes(ws.viewer, syncId);
+  const sync = await syncAttributes(ws.admin, syncId);
   expect(sync.status).toBe("healthy");
   expect(sync.last_run).toMatchObject({ id: Number(runId), status: "failed", outcome: "canceled", canceled_by: who });
   expect(sync.last_outcome).toMatchObject({ sync_run_id: Number(runId), status: "failed", outcome: "canceled", canceled_by: who });
@@ -92,7 +98,7 @@ test("disabling a sync while its run runs names who stopped the run", async () =
   const disabled = await ws.admin.patch(`/api/v1/syncs/${syncId}/enable`, { enable: false });
   expect(disabled.status(), await disabled.text()).toBe(200);
   destination.release();
-  const ended = await waitForRun(ws.viewer, syncId, runId);
+  const ended = await waitForRun(ws.admin, syncId, runId);
   expect(ended).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: await actorName(ws.admin) });
   expect(Number(ended.total_query_rows)).toBeLessThan(rows);
 });

@@ -21,6 +21,8 @@ import { syncRecordSchema } from "./sync-records.schema";
 import { serializeSyncRecord } from "./sync-records";
 import { syncRunSchema } from "./sync-runs.schema";
 import { serializeSyncRun } from "./sync-runs";
+import { actorAccess } from "@/lib/auth/actors";
+import { SYSTEM_ROLES } from "@/lib/auth/permissions";
 import { syncSchema } from "./syncs.schema";
 import { serializeSync } from "./syncs";
 
@@ -77,9 +79,9 @@ const run = (over: Partial<SyncRun>): SyncRun => ({
 
 describe("serializers answer what their schemas say", () => {
   it("sync runs: pending, finished, paused", () => {
-    expectValid(syncRunSchema, serializeSyncRun(run({})));
-    expectValid(syncRunSchema, serializeSyncRun(run({ status: "success", startedAt: at, finishedAt: at, timings: { extract_ms: 3 } })));
-    const paused = serializeSyncRun(run({ status: "paused", waitingUntil: at, error: "Retry-After: 60" }));
+    expectValid(syncRunSchema, serializeSyncRun(run({}), { actors: true }));
+    expectValid(syncRunSchema, serializeSyncRun(run({ status: "success", startedAt: at, finishedAt: at, timings: { extract_ms: 3 } }), { actors: true }));
+    const paused = serializeSyncRun(run({ status: "paused", waitingUntil: at, error: "Retry-After: 60" }), { actors: true });
     expectValid(syncRunSchema, paused);
     expect(paused.attributes.waiting_until).toBe(at.toISOString());
   });
@@ -146,10 +148,27 @@ describe("serializers answer what their schemas say", () => {
       },
       lastRun: null,
     };
-    const serialized = serializeSync(sync);
+    const serialized = serializeSync(sync, { actors: true });
     expectValid(syncSchema, serialized);
     expect(serialized.attributes.cron_expression).toBeNull();
-    expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: at, finishedAt: null } }));
+    expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: at, finishedAt: null } }, { actors: true }));
+    // Who canceled the latest run: named to callers who may read members or the audit log only.
+    const canceled = { id: 8, status: "failed" as const, failedRows: 0, error: null, canceledBy: "Ada Lovelace", finishedAt: at };
+    const withCancel = { ...sync, lastRun: { ...canceled, syncRunType: "general" as const, startedAt: at }, lastEnded: canceled };
+    expect(serializeSync(withCancel, { actors: true }).attributes.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: "Ada Lovelace" });
+    const hidden = serializeSync(withCancel, { actors: false });
+    expectValid(syncSchema, hidden);
+    expect(hidden.attributes.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: null });
+    expect(hidden.attributes.last_run).toMatchObject({ outcome: "canceled", canceled_by: null });
+    expect(JSON.stringify(hidden)).not.toContain("Ada");
+  });
+
+  it("a run's canceled_by shows only to callers who may read members or the audit log; its outcome to all", () => {
+    const canceled = run({ status: "failed", startedAt: at, finishedAt: at, canceledBy: "Ada Lovelace" });
+    expect(serializeSyncRun(canceled, { actors: true }).attributes).toMatchObject({ outcome: "canceled", canceled_by: "Ada Lovelace" });
+    expect(serializeSyncRun(canceled, { actors: false }).attributes).toMatchObject({ outcome: "canceled", canceled_by: null });
+    const roles = Object.fromEntries(SYSTEM_ROLES.map((r) => [r.name, actorAccess(r).actors]));
+    expect(roles).toEqual({ Admin: true, Member: true, Viewer: false });
   });
 
   it("connectors, with secrets masked", () => {

@@ -51,7 +51,12 @@ export const syncRunAttributesSchema = z.strictObject({
     .describe(
       "Derived, beside status: running; succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
     ),
-  canceled_by: z.string().nullable().describe("Who canceled the run (or disabled or deleted its sync while it ran); null when nobody did."),
+  canceled_by: z
+    .string()
+    .nullable()
+    .describe(
+      "Who canceled the run (or disabled or deleted its sync while it ran); null when nobody did, and for callers who may read neither the members nor the audit log.",
+    ),
   progress: runProgressSchema,
   waiting_until: dateTime()
     .nullable()

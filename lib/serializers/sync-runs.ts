@@ -1,4 +1,5 @@
 // Sync run resources; duration is seconds (float) between start and finish.
+import type { ActorAccess } from "@/lib/auth/actors";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { iso, resource } from "./resource";
@@ -8,7 +9,8 @@ import type { SyncRunAttributes, SyncRunResource } from "./sync-runs.schema";
 const duration = (r: SyncRun): number | null =>
   r.startedAt && r.finishedAt ? Math.max(0, r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
 
-export const serializeSyncRun = (r: SyncRun): SyncRunResource =>
+/** `access`: whether the caller may read who canceled the run (lib/auth/actors.ts). */
+export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResource =>
   resource(r.id, "sync_runs", {
     sync_id: r.syncId,
     status: r.status,
@@ -26,7 +28,7 @@ export const serializeSyncRun = (r: SyncRun): SyncRunResource =>
     timings: r.timings,
     error: r.error,
     outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
-    canceled_by: r.canceledBy,
+    canceled_by: access.actors ? r.canceledBy : null,
     progress: runProgress(r, new Date()),
     // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,

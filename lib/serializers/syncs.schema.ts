@@ -50,7 +50,7 @@ export type SyncModel = z.infer<typeof syncModelSchema>;
 const runOutcomeFields = {
   outcome: z.enum(RUN_OUTCOMES).describe("Derived, beside status: as the sync run resource's outcome."),
   failed_rows: z.number().int().describe("Rows the run could not deliver (rejected by the destination or not mappable)."),
-  canceled_by: z.string().nullable().describe("Who canceled the run; null when nobody did."),
+  canceled_by: z.string().nullable().describe("Who canceled the run; null when nobody did, and for callers who may read neither the members nor the audit log."),
 };
 
 export const syncAttributesSchema = z.strictObject({

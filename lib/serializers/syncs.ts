@@ -2,6 +2,7 @@
 // the members of the reference's sync serializer (connectors without their configuration; the model
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
+import type { ActorAccess } from "@/lib/auth/actors";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon } from "./connectors";
 import { iso, resource } from "./resource";
@@ -34,13 +35,14 @@ const model = (m: ModelSummary): SyncModel => ({
 });
 
 /** A run's derived outcome and the facts its words need (lib/sync-config/run-outcome.ts). */
-const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null }) => ({
+const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null }, access: ActorAccess) => ({
   outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
   failed_rows: r.failedRows,
-  canceled_by: r.canceledBy,
+  canceled_by: access.actors ? r.canceledBy : null,
 });
 
-export const serializeSync = (s: SyncView): SyncResource =>
+/** `access`: whether the caller may read who canceled a run (lib/auth/actors.ts). */
+export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
   resource(s.id, "syncs", {
     name: s.name,
     description: s.description,
@@ -70,11 +72,11 @@ export const serializeSync = (s: SyncView): SyncResource =>
           sync_run_type: s.lastRun.syncRunType,
           started_at: iso(s.lastRun.startedAt),
           finished_at: iso(s.lastRun.finishedAt),
-          ...outcomeOf({ ...s.lastRun, failedRows: s.lastRun.failedRows ?? 0, error: s.lastRun.error ?? null, canceledBy: s.lastRun.canceledBy ?? null }),
+          ...outcomeOf({ ...s.lastRun, failedRows: s.lastRun.failedRows ?? 0, error: s.lastRun.error ?? null, canceledBy: s.lastRun.canceledBy ?? null }, access),
         }
       : null,
     last_outcome: s.lastEnded
-      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: iso(s.lastEnded.finishedAt), ...outcomeOf(s.lastEnded) }
+      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: iso(s.lastEnded.finishedAt), ...outcomeOf(s.lastEnded, access) }
       : null,
     created_at: iso(s.createdAt),
     updated_at: iso(s.updatedAt),
@@ -84,7 +86,7 @@ export const serializeSync = (s: SyncView): SyncResource =>
  * One sync as GET /syncs/{id} and POST /syncs return it: the bare resource (the API contract) and the
  * same resource again under `data`, where the reference server puts it and its console reads it.
  */
-export function serializeSyncDocument(s: SyncView): SyncDocument {
-  const sync = serializeSync(s);
+export function serializeSyncDocument(s: SyncView, access: ActorAccess): SyncDocument {
+  const sync = serializeSync(s, access);
   return { ...sync, data: sync };
 }

@@ -132,7 +132,7 @@ describe("a tenant's destination answering 429 with Retry-After: 86400", () => {
     // The rows delivered before the 429 are recorded; the run says until when it waits.
     expect(waiting.successfulRows).toBe(4);
     expect(a.state.refused).toBeGreaterThan(0);
-    const shown = serializeSyncRun(waiting).attributes;
+    const shown = serializeSyncRun(waiting, { actors: true }).attributes;
     expect(shown.status).toBe("paused");
     expect(shown.waiting_until).toEqual(expect.any(String));
     expect(new Date(shown.waiting_until as string).getTime()).toBeGreaterThan(waiting.updatedAt.getTime());
@@ -150,7 +150,7 @@ describe("a tenant's destination answering 429 with Retry-After: 86400", () => {
     a.state.acceptFirst = Infinity;
     const doneA = await finished(runA.id);
     await expectEachRowOnce(doneA, a, ROWS);
-    expect(serializeSyncRun(doneA).attributes.waiting_until).toBeNull();
+    expect(serializeSyncRun(doneA, { actors: true }).attributes.waiting_until).toBeNull();
     expect((doneA.timings as { wait: number }).wait).toBeGreaterThan(0);
     await expectEachRowOnce(doneB, b, ROWS);
   });

@@ -1,4 +1,5 @@
 // POST /api/v1/schedule_syncs - run a sync now (424 when it is disabled or already running).
+import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
@@ -6,5 +7,5 @@ import { triggerSyncRun } from "@/lib/services/syncs";
 
 export const POST = route(syncs.scheduleSync, async ({ auth, body }) => ({
   message: "Sync scheduled successfully",
-  data: serializeSyncRun(await triggerSyncRun(auth, body.schedule_sync.sync_id)),
+  data: serializeSyncRun(await triggerSyncRun(auth, body.schedule_sync.sync_id), actorAccess(auth)),
 }));

@@ -1,4 +1,5 @@
 // GET /api/v1/syncs - list syncs of the workspace (newest first); POST - create one (bare resource, and in `data`).
+import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
@@ -7,8 +8,9 @@ import { createSync, listSyncs } from "@/lib/services/syncs";
 
 export const GET = route(syncs.listSyncs, async ({ auth, url, query: { page, ...filters } }) => {
   const { rows, total } = await listSyncs(auth.workspaceId, filters, page);
-  return { data: rows.map(serializeSync), ...pageLinks(url, page, total) };
+  const access = actorAccess(auth);
+  return { data: rows.map((s) => serializeSync(s, access)), ...pageLinks(url, page, total) };
 });
 
 // interface.md: the created sync is returned directly with 200; `data` repeats it for the reference's console.
-export const POST = route(syncs.createSync, async ({ auth, body }) => serializeSyncDocument(await createSync(auth, body.sync)));
+export const POST = route(syncs.createSync, async ({ auth, body }) => serializeSyncDocument(await createSync(auth, body.sync), actorAccess(auth)));

@@ -1,4 +1,5 @@
 // GET /api/v1/syncs/{sync_id}/sync_runs - runs of a sync, newest first (filter status, sync_run_type).
+import { actorAccess } from "@/lib/auth/actors";
 import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
@@ -7,5 +8,6 @@ import { listSyncRuns } from "@/lib/services/sync-runs";
 
 export const GET = route(syncRuns.listSyncRuns, async ({ auth, url, params, query: { page, ...filters } }) => {
   const { rows, total } = await listSyncRuns(auth.workspaceId, params.sync_id, filters, page);
-  return { data: rows.map(serializeSyncRun), ...pageLinks(url, page, total) };
+  const access = actorAccess(auth);
+  return { data: rows.map((r) => serializeSyncRun(r, access)), ...pageLinks(url, page, total) };
 });
