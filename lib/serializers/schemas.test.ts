@@ -66,6 +66,7 @@ const run = (over: Partial<SyncRun>): SyncRun => ({
   waitingUntil: null,
   retryWaits: 0,
   writeTarget: null,
+  testPrimaryKey: null,
   createdAt: at,
   updatedAt: at,
   ...over,
