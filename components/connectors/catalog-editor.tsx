@@ -120,7 +120,7 @@ export function CatalogEditor({ connectorId, canEdit, kind }: { connectorId: str
       <CardBody className="space-y-5">
         {kind === "destination" && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-          <Field label="Request rate limit" hint="Calls per unit; 0 = no limit.">
+          <Field label={current.streams.every(isTable) ? "Write rate limit" : "Request rate limit"} hint={current.streams.every(isTable) ? "Writes per unit; 0 = no limit." : "Calls per unit; 0 = no limit."}>
             {(p) => <Input {...p} type="number" min={0} disabled={!editing} value={current.request_rate_limit ?? 0} onChange={(e) => setDraft({ ...current, request_rate_limit: num(e.target.value) })} />}
           </Field>
           <Field label="Rate limit unit">
@@ -132,7 +132,7 @@ export function CatalogEditor({ connectorId, canEdit, kind }: { connectorId: str
               </Select>
             )}
           </Field>
-          <Field label="Concurrency" hint="Requests in flight at once.">
+          <Field label="Concurrency" hint={current.streams.every(isTable) ? "Writes in flight at once." : "Requests in flight at once."}>
             {(p) => <Input {...p} type="number" min={1} disabled={!editing} value={current.request_rate_concurrency ?? 1} onChange={(e) => setDraft({ ...current, request_rate_concurrency: Math.max(1, num(e.target.value)) })} />}
           </Field>
         </div>

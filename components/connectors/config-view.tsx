@@ -15,6 +15,8 @@ export const humanize = (key: string) => {
 };
 
 function shown(value: unknown, prop?: JsonSchema): string {
+  // Unset: the default applies, so say which.
+  if ((value === undefined || value === null || value === "") && prop?.default !== undefined && prop.default !== "") return `${shown(prop.default)} (default)`;
   if (value === undefined || value === null || value === "") return "—";
   if (value === SECRET_MASK || (prop?.secret && typeof value === "string")) return "Hidden";
   if (typeof value === "boolean") return value ? "Yes" : "No";
