@@ -268,6 +268,8 @@ test("a test run sends the row picked by primary key; an unknown key fails the r
   expect(failed.status).toBe("failed");
   expect(failed.error).toContain('has code = "nope"; nothing was sent');
   await expectError(await ws.admin.post(`/enterprise/api/v1/syncs/${pgSync}/test`, { primary_key: "" }), 422, "validation_failed");
+  // A misspelt member is refused rather than sending a random row.
+  await expectError(await ws.admin.post(`/enterprise/api/v1/syncs/${pgSync}/test`, { primarykey: "k5" }), 422, "validation_failed");
   await expectError(await ws.viewer.post(`/enterprise/api/v1/syncs/${pgSync}/test`, { primary_key: "k5" }), 403, "forbidden");
 });
 

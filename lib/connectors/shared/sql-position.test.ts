@@ -26,6 +26,12 @@ describe("pgQueryError", () => {
     expect((mapped as ConnectorError).code).toBe("42601");
   });
 
+  it("keeps the SQLSTATE at the end", () => {
+    const err = Object.assign(new Error('column "nme" does not exist'), { position: "23", code: "42703" });
+    const mapped = pgQueryError(err, "SELECT nme FROM t", "SELECT nme FROM t", 15, (e) => `${(e as Error).message} (SQLSTATE 42703)`);
+    expect((mapped as Error).message).toBe('column "nme" does not exist at line 1, column 8 of your query, near "nme FROM t" (SQLSTATE 42703)');
+  });
+
   it("leaves errors without a position alone", () => {
     const err = new Error("connection refused");
     expect(pgQueryError(err, "SELECT 1", "SELECT 1", 15, describeMessage)).toBe(err);

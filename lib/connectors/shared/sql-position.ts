@@ -44,7 +44,11 @@ export function pgQueryError(err: unknown, userQuery: string, inner: string, inn
   const sent = typeof e.position === "string" || typeof e.position === "number" ? Number(e.position) : NaN;
   if (!Number.isInteger(sent) || sent < 1) return err;
   const pos = positionAt(userQuery, userOffset(userQuery, inner, sent - 1, innerAt));
-  return new ConnectorError(`${describe(err)}${describePosition(userQuery, pos)}`, typeof e.code === "string" ? e.code : undefined);
+  // The position goes with the database's sentence, before the "(SQLSTATE …)" describe adds.
+  const sentence = describe(err);
+  const state = / \(SQLSTATE \w+\)$/.exec(sentence);
+  const text = state ? `${sentence.slice(0, state.index)}${describePosition(userQuery, pos)}${state[0]}` : `${sentence}${describePosition(userQuery, pos)}`;
+  return new ConnectorError(text, typeof e.code === "string" ? e.code : undefined);
 }
 
 const MARIA_NEAR = /\s+near '([\s\S]*)' at line (\d+)\s*$/;
