@@ -4,19 +4,11 @@
 import "server-only";
 import { envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition } from "@/lib/connectors/registry";
-import { redact, SECRET_MASK, secretValues } from "@/lib/connectors/shared/secrets";
+import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
-
-/** `Authorization: Bearer x`, `api-key: x`, `"token": "x"`…: the value after a credential-like name. */
-const CREDENTIAL =
-  /((?:authorization|proxy-authorization|x-api-key|api[-_]?key|access[-_]?token|auth[-_]?token|token|password|secret|cookie|set-cookie)["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?[^\s"',;}]+/gi;
-const SCHEME_TOKEN = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-
-export function maskCredentials(text: string): string {
-  return text.replace(CREDENTIAL, (_m, name: string, scheme: string | undefined) => `${name}${scheme ?? ""}${SECRET_MASK}`).replace(SCHEME_TOKEN, (_m, scheme: string) => `${scheme} ${SECRET_MASK}`);
-}
+import { maskCredentials } from "./credential-mask";
 
 /** A redactor for the texts of one sync's records: the secrets of its connectors, then credential shapes. */
 export async function recordRedactor(connectorIds: number[]): Promise<(text: string) => string> {
