@@ -2,8 +2,9 @@
 // "Test with one row": the dialog says what will happen (one real write to the destination) and
 // lets the user pick the row by primary key; the result (the run, its record's payload and the
 // destination's answer) shows on the page, not in a toast.
+import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
@@ -11,6 +12,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/field";
 import { ErrorState, InlineError, Spinner } from "@/components/ui/states";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
+import { useKey } from "@/lib/api-client/query";
 import { useTestRunResult, useTestSync } from "@/lib/api-client/records";
 import type { Sync } from "@/lib/api-client/types";
 import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
@@ -71,6 +73,15 @@ export function TestRunResult({ syncId, runId, onDismiss }: { syncId: string; ru
   const result = useTestRunResult(syncId, runId);
   const run = result.data?.run;
   const done = run !== undefined && !ACTIVE_RUN_STATUSES.has(run.attributes.status);
+  const queryClient = useQueryClient();
+  const key = useKey();
+  // The sync's header (last run, Cancel run) and its runs list follow the finished test run at once.
+  useEffect(() => {
+    if (!done) return;
+    void queryClient.invalidateQueries({ queryKey: key("syncs") });
+    void queryClient.invalidateQueries({ queryKey: key("runs", syncId, "list") });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- key() is a new function each render; the keys it makes are not
+  }, [done, queryClient, syncId]);
   return (
     <Card className="mb-6">
       <CardHeader

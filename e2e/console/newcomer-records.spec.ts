@@ -161,6 +161,9 @@ for (const viewport of [
     await expect(panels.getByLabel("Source row")).toContainText('"id": 4');
     await expect(panels.getByLabel("Mapped payload")).toContainText('"email": "edsger@example.com"');
     await expect(panels.getByLabel("Response")).toContainText("Accepted");
+    // The header follows the finished test run: nothing is running, the button is back.
+    await expect(page.getByRole("button", { name: "Test with one row" })).toBeEnabled();
+    await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
     // No toast stands in for the result.
     await expect(page.getByText("Sync test triggered successful")).toHaveCount(0);
     await attach(page, testInfo, `test-row-result-${size}`);
