@@ -1,6 +1,9 @@
 "use client";
 // The connector's catalog: catalog-level rate settings and, per stream, its JSON Schema, batching
-// and rate settings, all editable and saved with PUT /api/v1/catalogs/{id}.
+// and rate settings, editable and saved with PUT /api/v1/catalogs/{id}. Only what applies shows:
+// a source's tables list their columns (nothing there limits or batches a read); a database
+// destination's tables show their columns and rows per write, never HTTP options (request method,
+// batch support) or raw JSON Schema; API streams (HTTP, Slack) show it all.
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -8,10 +11,41 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Checkbox, Field, Input, Select, Textarea } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useDiscover, useRefreshDiscover, useSaveCatalog } from "@/lib/api-client/connectors";
-import type { CatalogBody, Stream } from "@/lib/api-client/types";
+import type { CatalogBody, ConnectorKind, JsonSchema, Stream } from "@/lib/api-client/types";
 import { RATE_LIMIT_UNITS, REQUEST_METHODS } from "@/lib/validation/catalogs";
 
-export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; canEdit: boolean }) {
+/** A table of a database (SQL sources and destinations): its columns come from the database. */
+const isTable = (s: Stream) => s.action === "fetch";
+
+/** The columns of a table stream, from its JSON Schema: name, type as the database names it, required, key. */
+function ColumnsTable({ stream }: { stream: Stream }) {
+  const props = Object.entries((stream.json_schema?.properties as Record<string, JsonSchema>) ?? {});
+  const required = new Set((stream.json_schema?.required as string[] | undefined) ?? []);
+  const key = new Set(stream.primary_key ?? []);
+  const typeOf = (p: JsonSchema) => (typeof p.$comment === "string" ? p.$comment : [p.type ?? "any"].flat().filter((t) => t !== "null").join(" or "));
+  return (
+    <table className="w-full text-left text-sm" aria-label={`Columns of ${stream.name}`}>
+      <thead className="text-xs uppercase tracking-wide text-slate-500">
+        <tr>
+          <th className="py-1 pr-4 font-medium">Column</th>
+          <th className="py-1 pr-4 font-medium">Type</th>
+          <th className="py-1 font-medium">Notes</th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {props.map(([name, p]) => (
+          <tr key={name}>
+            <td className="py-1 pr-4 font-mono">{name}</td>
+            <td className="py-1 pr-4 text-slate-600">{typeOf(p)}</td>
+            <td className="py-1 text-slate-600">{[key.has(name) ? "primary key" : null, required.has(name) ? "required" : null].filter(Boolean).join(", ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function CatalogEditor({ connectorId, canEdit, kind }: { connectorId: string; canEdit: boolean; kind: ConnectorKind }) {
   const discover = useDiscover(connectorId);
   const refresh = useRefreshDiscover(connectorId);
   const [draft, setDraft] = useState<CatalogBody | null>(null);
@@ -58,7 +92,7 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
     <Card>
       <CardHeader
         title={`${current.streams.length} stream${current.streams.length === 1 ? "" : "s"}`}
-        description="What this connector reads or receives, and how fast it may be called."
+        description={kind === "source" ? "The tables this source can read, with their columns." : "What this destination receives, and how fast it may be called."}
         actions={
           editing ? (
             <>
@@ -74,7 +108,7 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
               <Button variant="secondary" size="sm" onClick={() => refresh.mutate(undefined)} loading={refresh.isPending}>
                 Discover again
               </Button>
-              {canEdit && (
+              {canEdit && !(kind === "source" && current.streams.every(isTable)) && (
                 <Button size="sm" onClick={startEditing}>
                   Edit settings
                 </Button>
@@ -84,8 +118,9 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
         }
       />
       <CardBody className="space-y-5">
+        {kind === "destination" && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-          <Field label="Request rate limit" hint="Calls per unit; 0 = no limit.">
+          <Field label={current.streams.every(isTable) ? "Write rate limit" : "Request rate limit"} hint={current.streams.every(isTable) ? "Writes per unit; 0 = no limit." : "Calls per unit; 0 = no limit."}>
             {(p) => <Input {...p} type="number" min={0} disabled={!editing} value={current.request_rate_limit ?? 0} onChange={(e) => setDraft({ ...current, request_rate_limit: num(e.target.value) })} />}
           </Field>
           <Field label="Rate limit unit">
@@ -97,10 +132,11 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
               </Select>
             )}
           </Field>
-          <Field label="Concurrency" hint="Requests in flight at once.">
+          <Field label="Concurrency" hint={current.streams.every(isTable) ? "Writes in flight at once." : "Requests in flight at once."}>
             {(p) => <Input {...p} type="number" min={1} disabled={!editing} value={current.request_rate_concurrency ?? 1} onChange={(e) => setDraft({ ...current, request_rate_concurrency: Math.max(1, num(e.target.value)) })} />}
           </Field>
         </div>
+        )}
         <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200">
           {current.streams.map((s, i) => {
             const expanded = open === s.name;
@@ -115,13 +151,30 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
                 >
                   <span className="font-mono text-sm font-medium text-slate-900">{s.name}</span>
                   <span className="flex items-center gap-2 text-xs text-slate-500">
-                    {props.length} fields
-                    {s.batch_support && <Badge tone="indigo">batch {s.batch_size}</Badge>}
+                    {props.length} {isTable(s) ? "columns" : "fields"}
+                    {s.batch_support && kind === "destination" && <Badge tone="indigo">{isTable(s) ? `${s.batch_size} rows per write` : `batch ${s.batch_size}`}</Badge>}
                     <span aria-hidden>{expanded ? "▾" : "▸"}</span>
                   </span>
                 </button>
                 {expanded && (
                   <div className="space-y-4 bg-slate-50/60 px-4 py-4">
+                    {isTable(s) ? (
+                      <>
+                        {kind === "destination" && (
+                          <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+                            <Field label="Rows per write" hint="Rows sent to the table in one statement.">
+                              {(p) => <Input {...p} type="number" min={1} disabled={!editing} value={s.batch_size} onChange={(e) => setStream(i, { batch_size: num(e.target.value) })} />}
+                            </Field>
+                            <Field label="Stream rate limit" hint="Writes per unit; overrides the catalog's when non-zero.">
+                              {(p) => <Input {...p} type="number" min={0} disabled={!editing} value={s.request_rate_limit ?? 0} onChange={(e) => setStream(i, { request_rate_limit: num(e.target.value) })} />}
+                            </Field>
+                          </div>
+                        )}
+                        <ColumnsTable stream={s} />
+                        <p className="text-xs text-slate-500">Columns come from the database; use “Discover again” after changing the table.</p>
+                      </>
+                    ) : (
+                      <>
                     <div className="grid grid-cols-1 gap-4 sm:grid-cols-4">
                       <Field label="Request method">
                         {(p) => (
@@ -153,6 +206,8 @@ export function CatalogEditor({ connectorId, canEdit }: { connectorId: string; c
                         )
                       }
                     </Field>
+                    </>
+                    )}
                   </div>
                 )}
               </li>

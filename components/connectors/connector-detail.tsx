@@ -21,6 +21,7 @@ import type { Connector, ConnectorKind } from "@/lib/api-client/types";
 import { updateConnectorSchema } from "@/lib/validation/connectors";
 import { CatalogEditor } from "./catalog-editor";
 import { CheckResultPanel } from "./check-result";
+import { ConfigView } from "./config-view";
 import { ConnectorIcon } from "./connector-icon";
 import { kindLabel, kindPath } from "./connectors-list";
 import { clearMasks, coerceValue, containsMask, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
@@ -77,7 +78,7 @@ export function ConnectorDetail({ type, id }: { type: ConnectorKind; id: string 
         ))}
       </div>
       <div role="tabpanel">
-        {tab === "configuration" ? <ConfigurationPanel connector={c} type={type} canUpdate={canUpdate} /> : <CatalogEditor connectorId={c.id} canEdit={canUpdate} />}
+        {tab === "configuration" ? <ConfigurationPanel connector={c} type={type} canUpdate={canUpdate} /> : <CatalogEditor connectorId={c.id} canEdit={canUpdate} kind={type} />}
       </div>
       <DeleteConnectorDialog connector={c} type={type} open={deleting} onClose={() => setDeleting(false)} />
     </>
@@ -173,7 +174,7 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
           <div className="mb-4 empty:hidden">
             <CheckResultPanel pending={check.isPending} result={check.data} error={check.error ? errorMessage(check.error) : null} />
           </div>
-          <ConfigList value={connector.attributes.configuration} />
+          {schema ? <ConfigView schema={schema} value={connector.attributes.configuration} /> : definitions.isLoading ? <Spinner className="h-4 w-4" /> : null}
         </CardBody>
       </Card>
     );
@@ -211,27 +212,6 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
         </form>
       </CardBody>
     </Card>
-  );
-}
-
-function ConfigList({ value, prefix = "" }: { value: Record<string, unknown>; prefix?: string }) {
-  const entries = Object.entries(value ?? {});
-  if (!entries.length) return <p className="text-sm text-slate-500">No settings.</p>;
-  return (
-    <dl className="grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-3">
-      {entries.flatMap(([k, v]) =>
-        v && typeof v === "object" && !Array.isArray(v) ? (
-          <div key={k} className="col-span-full">
-            <ConfigList value={v as Record<string, unknown>} prefix={`${prefix}${k}.`} />
-          </div>
-        ) : (
-          <div key={k}>
-            <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{prefix + k}</dt>
-            <dd className="mt-0.5 break-all font-mono text-sm text-slate-800">{v === null || v === undefined || v === "" ? "—" : String(v)}</dd>
-          </div>
-        ),
-      )}
-    </dl>
   );
 }
 

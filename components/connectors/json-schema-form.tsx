@@ -12,7 +12,8 @@ type Obj = Record<string, unknown>;
 const typesOf = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : ["string"]);
 const isNumeric = (s: JsonSchema) => typesOf(s).some((t) => t === "integer" || t === "number");
 const isObject = (s: JsonSchema) => typesOf(s).includes("object") && Boolean(s.properties);
-const ordered = (s: JsonSchema) =>
+/** The schema's properties in the definition's order (`order`, then as written). */
+export const ordered = (s: JsonSchema) =>
   Object.entries(s.properties ?? {}).sort(([, a], [, b]) => (a.order ?? 1000) - (b.order ?? 1000));
 
 /** The schema's defaults filled into a (partial) value; nested objects included. */

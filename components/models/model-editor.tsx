@@ -19,7 +19,7 @@ import type { Model } from "@/lib/api-client/types";
 import { chosenId } from "@/lib/validation/ids";
 import { createModelSchema } from "@/lib/validation/models";
 import { PreviewTable } from "./preview-table";
-import { SqlEditor } from "./sql-editor";
+import { errorOffset, SqlEditor } from "./sql-editor";
 
 function quoteTable(name: string, connectorName: string): string {
   const q = connectorName.toLowerCase() === "mariadb" ? "`" : '"';
@@ -46,6 +46,8 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
   const preview = useQuerySource();
   const [previewRows, setPreviewRows] = useState<Record<string, unknown>[] | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
+  // Where the last preview error points in the query: the editor puts the caret there.
+  const [errorAt, setErrorAt] = useState<number | null>(null);
   const [previewing, setPreviewing] = useState(false);
 
   const form = useForm({
@@ -74,6 +76,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
 
   async function runPreview() {
     setPreviewError(null);
+    setErrorAt(null);
     if (!connectorId || !query.trim()) {
       setPreviewError("Choose a source and write a query first.");
       return;
@@ -89,6 +92,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
     } catch (err) {
       setPreviewRows(null);
       setPreviewError(errorMessage(err));
+      setErrorAt(errorOffset(query, errorMessage(err)));
     } finally {
       setPreviewing(false);
     }
@@ -204,6 +208,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
                     id={p.id}
                     describedBy={p["aria-describedby"]}
                     invalid={Boolean(errors?.query)}
+                    focusAt={errorAt}
                     value={field.value}
                     onChange={(v) => {
                       field.onChange(v);

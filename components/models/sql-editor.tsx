@@ -1,7 +1,7 @@
 "use client";
 // A textarea with a syntax-highlighted copy drawn underneath: the person types in a real textarea
 // (selection, undo, screen readers and keyboard all native) and sees the coloured text through it.
-import { useRef } from "react";
+import { useEffect, useRef } from "react";
 import { cn } from "@/components/ui/cn";
 
 const KEYWORDS = new Set(
@@ -52,6 +52,21 @@ export function HighlightedSql({ sql, className }: { sql: string; className?: st
 
 const shared = "m-0 whitespace-pre-wrap break-words p-3 font-mono text-sm leading-6";
 
+/**
+ * Where in `query` a preview error points: the API says "at line L, column C of your query" of the
+ * query as sent (trimmed), so the blanks before it are added back. Null when it says no place.
+ */
+export function errorOffset(query: string, message: string): number | null {
+  const m = /at line (\d+), column (\d+) of your query/.exec(message);
+  if (!m) return null;
+  const lead = query.length - query.trimStart().length;
+  const lines = query.trimStart().split("\n");
+  const line = Number(m[1]);
+  if (line < 1 || line > lines.length) return null;
+  const before = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  return Math.min(query.length, lead + before + Number(m[2]) - 1);
+}
+
 export function SqlEditor({
   id,
   value,
@@ -60,6 +75,7 @@ export function SqlEditor({
   describedBy,
   readOnly,
   rows = 8,
+  focusAt,
 }: {
   id?: string;
   value: string;
@@ -68,8 +84,16 @@ export function SqlEditor({
   describedBy?: string;
   readOnly?: boolean;
   rows?: number;
+  /** Puts the caret there (and selects one character): where the database found the error. */
+  focusAt?: number | null;
 }) {
   const pre = useRef<HTMLPreElement>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (focusAt === null || focusAt === undefined || !area.current) return;
+    area.current.focus();
+    area.current.setSelectionRange(focusAt, Math.min(focusAt + 1, area.current.value.length));
+  }, [focusAt]);
   return (
     <div
       className={cn(
@@ -82,6 +106,7 @@ export function SqlEditor({
         {"\n"}
       </pre>
       <textarea
+        ref={area}
         id={id}
         value={value}
         readOnly={readOnly}

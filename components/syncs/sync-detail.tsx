@@ -11,12 +11,13 @@ import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
-import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync, useTestSync } from "@/lib/api-client/syncs";
+import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from "@/lib/api-client/syncs";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import { RunOutcomeBadge } from "./run-outcome";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
 import { syncName } from "./syncs-list";
+import { TestRowDialog, TestRunResult } from "./test-row";
 
 export function SyncDetail({ id }: { id: string }) {
   const router = useRouter();
@@ -24,7 +25,8 @@ export function SyncDetail({ id }: { id: string }) {
   const enable = useEnableSync(id);
   const run = useRunSync(id);
   const cancel = useCancelSync(id);
-  const test = useTestSync(id);
+  const [testing, setTesting] = useState(false);
+  const [testRunId, setTestRunId] = useState<string | null>(null);
   const remove = useDeleteSync();
   const [confirm, setConfirm] = useState<"delete" | "cancel" | null>(null);
   const canUpdate = useCan("sync", "update");
@@ -67,7 +69,7 @@ export function SyncDetail({ id }: { id: string }) {
               </Button>
             )}
             {canCreate && (
-              <Button variant="secondary" onClick={() => test.mutate(undefined)} loading={test.isPending} disabled={disabled || active}>
+              <Button variant="secondary" onClick={() => setTesting(true)} disabled={disabled || active}>
                 Test with one row
               </Button>
             )}
@@ -85,6 +87,7 @@ export function SyncDetail({ id }: { id: string }) {
           </>
         }
       />
+      {testRunId && <TestRunResult syncId={id} runId={testRunId} onDismiss={() => setTestRunId(null)} />}
       <div className="mb-6 grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="lg:col-span-2">
           <CardHeader title="Route" />
@@ -135,6 +138,7 @@ export function SyncDetail({ id }: { id: string }) {
       </div>
       <h2 className="mb-3 text-lg font-semibold">Runs</h2>
       <RunsTable syncId={id} />
+      {testing && <TestRowDialog sync={s} open={testing} onClose={() => setTesting(false)} onStarted={setTestRunId} />}
       <ConfirmDialog
         open={confirm === "delete"}
         onClose={() => setConfirm(null)}

@@ -273,7 +273,9 @@ test("POST /enterprise/api/v1/syncs/{id}/test starts a test run", async () => {
   const syncId = await createSync(fastModelId);
   const res = await ws.admin.post(`/enterprise/api/v1/syncs/${syncId}/test`);
   expect(res.status(), await res.text()).toBe(200);
-  expect(await res.json()).toEqual({ message: "Sync test triggered successful" });
+  const started = await res.json();
+  expect(started.message).toMatch(/^Test run \d+ queued: it sends one random row to the destination\.$/);
+  expect(started.data).toMatchObject({ type: "sync_runs", attributes: { sync_run_type: "test" } });
   let runs: { id: string; attributes: Record<string, unknown> }[] = [];
   await expect
     .poll(

@@ -262,6 +262,33 @@ export const DATA_STEPS = {
     );
     expect(JSON.stringify(body)).toContain("sync_records");
   },
+  getSyncRecord: async (fx) => {
+    const { syncId, runId } = await fx.finishedRun();
+    const admin = await fx.admin();
+    const list = await expectStatus(
+      admin.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
+        params: { path: { sync_id: syncId, sync_run_id: runId } },
+      }),
+      200,
+    );
+    const id = (list as { data: { id: string }[] }).data[0].id;
+    await expectStatus(
+      admin.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}", {
+        params: { path: { sync_id: syncId, sync_run_id: runId, id } },
+      }),
+      200,
+    );
+  },
+  exportSyncRecords: async (fx) => {
+    const { syncId, runId } = await fx.finishedRun();
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/export", {
+        params: { path: { sync_id: syncId, sync_run_id: runId } },
+        parseAs: "text",
+      }),
+      200,
+    );
+  },
 
   // Service
   getHealth: async (fx) => {

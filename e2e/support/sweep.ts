@@ -174,6 +174,14 @@ const SPECS: Record<string, SweepSpec> = {
     enumQuery: { status: "success", action: "destination_insert" },
     idQuery: ["after_id"],
   },
+  // The fixture's run records nothing: a record id that is a real id of the workspace (the run's)
+  // still takes the lookup path; records-debug.spec.ts tries real records across workspaces.
+  "GET /api/v1/syncs/{}/sync_runs/{}/sync_records/{}": { mutates: false, ids: ["sync", "run", "run"] },
+  "GET /api/v1/syncs/{}/sync_runs/{}/sync_records/export": {
+    mutates: false,
+    ids: ["sync", "run"],
+    enumQuery: { status: "success", action: "destination_insert" },
+  },
 };
 
 export interface SweepEndpoint extends SweepSpec {

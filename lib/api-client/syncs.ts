@@ -132,16 +132,6 @@ export function useCancelSync(id: string) {
   });
 }
 
-export function useTestSync(id: string) {
-  const api = useApi();
-  const test = () =>
-    api.ok(api.POST("/enterprise/api/v1/syncs/{sync_id}/test", { params: { path: { sync_id: Number(id) } } }));
-  return useApiMutation(test, {
-    success: (r) => r?.message ?? "Test run started.",
-    invalidate: [["syncs"], ["runs", id]],
-  });
-}
-
 const isActive = (run?: { attributes: { status: string } }) => Boolean(run && ACTIVE_RUN_STATUSES.has(run.attributes.status));
 
 export function useSyncRuns(syncId: string, page: number) {
@@ -174,11 +164,15 @@ export function useSyncRun(syncId: string, runId: string) {
   });
 }
 
-export function useSyncRecords(syncId: string, runId: string, params: { page: number; status?: string; action?: string; live?: boolean }) {
+export function useSyncRecords(
+  syncId: string,
+  runId: string,
+  params: { page: number; status?: string; action?: string; primaryKey?: string; live?: boolean },
+) {
   const api = useApi();
   const key = useKey();
   return useQuery({
-    queryKey: key("runs", syncId, "records", runId, params.page, params.status, params.action),
+    queryKey: key("runs", syncId, "records", runId, params.page, params.status, params.action, params.primaryKey),
     queryFn: async () => {
       const list = await api.ok(
         api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
@@ -189,6 +183,7 @@ export function useSyncRecords(syncId: string, runId: string, params: { page: nu
               per_page: 25,
               status: oneOf(SYNC_RECORD_STATUSES, params.status),
               action: oneOf(SYNC_RECORD_ACTIONS, params.action),
+              primary_key: params.primaryKey || undefined,
             },
           },
         }),

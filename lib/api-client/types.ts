@@ -101,6 +101,8 @@ export interface Stream {
   request_rate_limit_unit?: RateLimitUnit;
   request_rate_concurrency?: number;
   primary_key?: string[];
+  /** `fetch` for tables (SQL sources and destinations), `create` for APIs records are posted to. */
+  action?: "fetch" | "create" | "update" | "delete";
 }
 
 export interface CatalogBody {
@@ -119,3 +121,6 @@ export interface CatalogMappingTypes {
     filter: Record<string, { description: string; value: string }>;
   };
 }
+
+export type SyncRecordDetailJson = { record: Record<string, unknown>; payload: unknown };
+export type SyncRecordDetail = WithJson<Schemas["SyncRecordDetail"], SyncRecordDetailJson>;

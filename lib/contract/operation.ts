@@ -58,8 +58,11 @@ export interface Operation<P = unknown, Q = unknown, B = unknown, R extends ZodT
   external?: true;
 }
 
-/** What a handler returns for an operation: the input of its response schema, or nothing for 204. */
-export type Reply<R> = R extends ZodType ? z.input<R> : void;
+/**
+ * What a handler returns for an operation: the input of its response schema, or nothing for 204,
+ * or (operations that `produces` another media type) the Response itself.
+ */
+export type Reply<R> = R extends ZodType ? z.input<R> : void | Response;
 
 /** Declares one operation, keeping the zod types of its schemas for the route wrapper. */
 export function operation<

@@ -1,9 +1,14 @@
 // Runs of a sync and the records they sent.
 import { z } from "zod";
 import { listSchema, paginated } from "@/lib/http/pagination";
-import { syncRecordSchema } from "@/lib/serializers/sync-records.schema";
+import { syncRecordDetailSchema, syncRecordSchema } from "@/lib/serializers/sync-records.schema";
 import { syncRunSchema } from "@/lib/serializers/sync-runs.schema";
-import { listSyncRecordsQuerySchema, syncRecordsParamsSchema } from "@/lib/validation/sync-records";
+import {
+  exportSyncRecordsQuerySchema,
+  listSyncRecordsQuerySchema,
+  syncRecordParamsSchema,
+  syncRecordsParamsSchema,
+} from "@/lib/validation/sync-records";
 import { listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
 import { operation } from "./operation";
 
@@ -42,5 +47,34 @@ export const syncRuns = {
     query: paginated(listSyncRecordsQuerySchema),
     status: 200,
     response: listSchema(syncRecordSchema),
+  }),
+  getSyncRecord: operation({
+    operationId: "getSyncRecord",
+    method: "get",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}",
+    tag: "Sync runs",
+    summary: "One record: source row, mapped payload, request and response",
+    permission: ["sync_record", "read"],
+    params: syncRecordParamsSchema,
+    status: 200,
+    response: z.strictObject({ data: syncRecordDetailSchema }),
+    notes:
+      "payload is what was sent for a failed record, else the source row mapped again with the sync's current mapping (payload_source says which). Request and response never carry the connectors' secrets or credential headers.",
+  }),
+  exportSyncRecords: operation({
+    operationId: "exportSyncRecords",
+    method: "get",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/export",
+    tag: "Sync runs",
+    summary: "Download a run's records as CSV, with the list's filters",
+    permission: ["sync_record", "read"],
+    params: syncRecordsParamsSchema,
+    query: exportSyncRecordsQuerySchema,
+    status: 200,
+    produces: {
+      mediaType: "text/csv",
+      description:
+        "Columns record_id, primary_key, status, action, error, created_at, source_row (JSON); streamed. Cells starting with = + - @ are prefixed with ' so spreadsheets show them as text.",
+    },
   }),
 };

@@ -1,7 +1,7 @@
 // Syncs: source + model → destination on a schedule; running and cancelling them.
 import { z } from "zod";
 import { listSchema, paginated } from "@/lib/http/pagination";
-import { syncRunMessageSchema } from "@/lib/serializers/sync-runs.schema";
+import { syncRunMessageSchema, syncRunSchema } from "@/lib/serializers/sync-runs.schema";
 import {
   syncConfigurationsSchema,
   syncDocumentSchema,
@@ -14,6 +14,7 @@ import {
   enableSyncSchema,
   listSyncsQuerySchema,
   scheduleSyncSchema,
+  testSyncSchema,
   updateSyncSchema,
 } from "@/lib/validation/syncs";
 import { operation } from "./operation";
@@ -132,12 +133,15 @@ export const syncs = {
     method: "post",
     path: "/enterprise/api/v1/syncs/{sync_id}/test",
     tag: "Syncs",
-    summary: "Send one random row through the sync",
+    summary: "Send one row (picked by primary key, or random) through the sync, for real",
     permission: ["sync", "create"],
     params: bySyncId,
+    body: testSyncSchema,
+    bodyOptional: true,
     status: 200,
-    response: z.strictObject({ message: z.string() }),
+    response: z.strictObject({ message: z.string(), data: syncRunSchema }),
     errors: [424],
-    notes: "424 when the sync is disabled.",
+    notes:
+      "The row is written to the destination. The run (sync_run_type test) is in data: its one record shows the payload and the destination's answer; a primary_key no row has fails the run with that sentence. 424 when the sync is disabled.",
   }),
 };

@@ -267,6 +267,23 @@ describe("test runs, cancel, status and retention", () => {
     expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(1);
   });
 
+  it("a test run sends the row picked by primary key; a key no row has fails the run and sends nothing", async () => {
+    const f = await peopleSync(2000);
+    const picked = await triggerTestRun(f.workspaceId, f.syncId, "1500");
+    expect(picked.testPrimaryKey).toBe("1500");
+    expect(await executeRun(picked.id)).toBe("success");
+    const records = await runRecords(picked.id);
+    expect(records.map((r) => r.primaryKey)).toEqual(["1500"]);
+
+    const missing = await triggerTestRun(f.workspaceId, f.syncId, "no-such-key");
+    await executeRun(missing.id);
+    const r = await reloadRun(missing.id);
+    expect(r.status).toBe("failed");
+    expect(r.error).toContain('= "no-such-key"; nothing was sent');
+    expect(await runRecords(missing.id)).toHaveLength(0);
+    expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(1);
+  });
+
   it("cancel stops an active run; the records sent so far are kept", async () => {
     // 10 rows per request and 20 requests per second: 2000 rows take about 10 s, time enough to cancel.
     const f = await peopleSync(2000, {

@@ -153,8 +153,8 @@ export async function createGeneralRun(client: PoolClient, sync: { id: number; w
 }
 
 /** A queued test run (any number may run beside the sync's general run). */
-export async function createTestRun(workspaceId: number, syncId: number): Promise<SyncRun> {
-  return prisma().syncRun.create({ data: { workspaceId, syncId, status: "queued", syncRunType: "test", timings: {} } });
+export async function createTestRun(workspaceId: number, syncId: number, testPrimaryKey?: string): Promise<SyncRun> {
+  return prisma().syncRun.create({ data: { workspaceId, syncId, status: "queued", syncRunType: "test", timings: {}, testPrimaryKey: testPrimaryKey ?? null } });
 }
 
 // ---- Counters, timings, write target --------------------------------------------------------------

@@ -68,11 +68,11 @@ export async function cancelSync(workspaceId: number, syncId: number, canceledBy
   return prisma().syncRun.findUniqueOrThrow({ where: { id: active.id } });
 }
 
-/** A test run: one random row of the model, sent on its own, change-tracking untouched. 424 when disabled. */
-export async function triggerTestRun(workspaceId: number, syncId: number): Promise<SyncRun> {
+/** A test run: one row of the model (by primary key, else random), sent on its own, change-tracking untouched. 424 when disabled. */
+export async function triggerTestRun(workspaceId: number, syncId: number, primaryKey?: string): Promise<SyncRun> {
   const sync = await findSync(workspaceId, syncId);
   if (sync.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before testing it.`);
-  return enqueueOrFail(await createTestRun(workspaceId, syncId));
+  return enqueueOrFail(await createTestRun(workspaceId, syncId, primaryKey));
 }
 
 /**

@@ -1,9 +1,10 @@
-// A test run: one random row of the model, sent on its own (one record per request, exactly what a
+// A test run: one row of the model (the one the user picked by primary key, else a random one), sent on its own (one record per request, exactly what a
 // sync sends), recorded with its counters, never touching change tracking, the cursor or the sync's
 // status.
 import "server-only";
 import type { Row } from "@/lib/connectors/types";
 import type { Item } from "./batch";
+import { RunSetupError } from "./context";
 import { fingerprint, primaryKeyOf, rowJson } from "./diff";
 import { BatchRecorder } from "./record-batch";
 import type { RunAttempt, RunStrategy } from "./run-attempt";
@@ -24,7 +25,8 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
     if (rowCount) return;
   }
   const started = performance.now();
-  const chosen = await sampleRow(attempt);
+  const picked = ctx.run.testPrimaryKey;
+  const chosen = picked === null ? await sampleRow(attempt) : await findRow(attempt, picked);
   attempt.timings.query += performance.now() - started;
   if (!chosen) return;
   const recorder = new BatchRecorder(attempt, { states: "none" });
@@ -46,6 +48,20 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
   ]);
   if (rows.length > 0 && rows[0].fingerprint !== "") item.action = "destination_update";
   await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, [item]), delta });
+}
+
+/**
+ * The row whose primary key is `key` (compared as the record's key text). Models are arbitrary
+ * queries, so the read streams them until the row comes (the whole query at worst), a batch in
+ * memory at a time.
+ */
+async function findRow(attempt: RunAttempt, key: string): Promise<Row> {
+  const { ctx } = attempt;
+  for await (const rows of ctx.source.read(ctx.sourceConfig, { query: ctx.model.query, batchSize: 1000, signal: attempt.signal })) {
+    const found = rows.find((row) => primaryKeyOf(row, ctx.model.primaryKey) === key);
+    if (found) return found;
+  }
+  throw new RunSetupError(`No row of the model "${ctx.model.name}" has ${ctx.model.primaryKey} = ${JSON.stringify(key)}; nothing was sent.`);
 }
 
 /** Reservoir sampling over the first TEST_SAMPLE_ROWS rows: each had the same chance of being chosen. */

@@ -252,7 +252,9 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       const query = parseWith(op.query, queryObject(url.searchParams), "query");
       const body = op.body ? parseWith(op.body, await readJson(req), "body") : (undefined as B);
       const result = await handler({ req, url, params, query, body, auth, requestId });
-      response = op.status === 204 ? new Response(null, { status: 204 }) : Response.json(result, { status: op.status });
+      // A non-JSON answer (`produces`: a CSV download) is built by its handler.
+      response =
+        result instanceof Response ? result : op.status === 204 ? new Response(null, { status: 204 }) : Response.json(result, { status: op.status });
     } catch (err) {
       response = errorResponse(err, requestId);
     }

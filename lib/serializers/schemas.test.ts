@@ -72,6 +72,7 @@ const run = (over: Partial<SyncRun>): SyncRun => ({
   estimatedRows: null,
   estimateSource: null,
   canceledBy: null,
+  testPrimaryKey: null,
   createdAt: at,
   updatedAt: at,
   ...over,

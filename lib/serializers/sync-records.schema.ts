@@ -6,7 +6,7 @@ import { dateTime, resourceSchema } from "./resource";
 export const syncRecordAttributesSchema = z.strictObject({
   sync_id: z.number().int(),
   sync_run_id: z.number().int(),
-  record: z.unknown().describe("The row as mapped for the destination."),
+  record: z.unknown().describe("The source row as the model read it."),
   status: z.enum(SyncRecordStatus),
   action: z.enum(SyncRecordAction),
   error: z.string().nullable(),
@@ -22,3 +22,15 @@ export type SyncRecordAttributes = z.infer<typeof syncRecordAttributesSchema>;
 
 export const syncRecordSchema = resourceSchema("sync_records", syncRecordAttributesSchema).meta({ id: "SyncRecord" });
 export type SyncRecordResource = z.infer<typeof syncRecordSchema>;
+
+/** One record opened on its own: the list's attributes plus the payload mapped for the destination. */
+export const syncRecordDetailAttributesSchema = syncRecordAttributesSchema.extend({
+  payload: z.unknown().describe("The payload for the destination: as sent (failed records keep it), or the source row mapped now with the sync's mapping."),
+  payload_source: z
+    .enum(["sent", "mapped_now"])
+    .describe("sent: the payload the run sent; mapped_now: mapped again when opened (a mapping changed since the run shows its new result)."),
+  payload_error: z.string().nullable().describe("Why the row could not be mapped now; payload is then null."),
+});
+export type SyncRecordDetailAttributes = z.infer<typeof syncRecordDetailAttributesSchema>;
+export const syncRecordDetailSchema = resourceSchema("sync_records", syncRecordDetailAttributesSchema).meta({ id: "SyncRecordDetail" });
+export type SyncRecordDetailResource = z.infer<typeof syncRecordDetailSchema>;

@@ -5,7 +5,8 @@
 import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
 import type { SyncRecord } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
-import type { SyncRecordAttributes, SyncRecordResource } from "./sync-records.schema";
+import type { SyncRecordDetail } from "@/lib/services/sync-record-detail";
+import type { SyncRecordAttributes, SyncRecordDetailAttributes, SyncRecordDetailResource, SyncRecordResource } from "./sync-records.schema";
 
 export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | null = null): SyncRecordResource =>
   resource(r.id, "sync_records", {
@@ -20,3 +21,13 @@ export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | nu
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
   } satisfies SyncRecordAttributes);
+
+/** One record opened on its own (lib/services/sync-record-detail.ts). */
+export const serializeSyncRecordDetail = (d: SyncRecordDetail): SyncRecordDetailResource =>
+  resource(d.record.id, "sync_records", {
+    ...serializeSyncRecord(d.record).attributes,
+    logs: d.logs,
+    payload: d.payload,
+    payload_source: d.payloadSource,
+    payload_error: d.payloadError,
+  } satisfies SyncRecordDetailAttributes);

@@ -266,11 +266,11 @@ export async function discoverConnector(auth: Auth, id: number, refresh: boolean
 export async function querySource(workspaceId: number, id: number, input: QuerySourceInput): Promise<QueryResult> {
   const connector = await getConnector(workspaceId, id);
   if (connector.connectorType !== "source") {
-    throw new ValidationFailed(`Connector ${id} is a destination; queries can only be previewed on source connectors.`);
+    throw new ValidationFailed(`"${connector.name}" is a destination; queries can only be previewed on sources.`);
   }
   const adapter = adapterFor(connector);
   if (!("query" in adapter) || !adapter.query) {
-    throw new ValidationFailed(`Connector ${id} (${connector.connectorName}) does not support query previews.`);
+    throw new ValidationFailed(`"${connector.name}" (${connector.connectorName}) does not support query previews.`);
   }
   try {
     adapter.checkQuery?.(input.query);
@@ -282,7 +282,8 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
   try {
     return await adapter.query(config, input.query, input.limit ?? QUERY_PREVIEW_DEFAULT_LIMIT);
   } catch (err) {
-    throw connectorFailure(err, `The query failed on connector ${id} "${connector.name}"`, scrub, true);
+    // Named as the user knows it, never by internal id: the sentence is about their query.
+    throw connectorFailure(err, `The query failed on "${connector.name}"`, scrub, true);
   }
 }
 

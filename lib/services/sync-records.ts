@@ -6,7 +6,7 @@
 import "server-only";
 import { prisma, queryRows } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, recordRetentionDays } from "@/lib/engine";
-import { decodeRecordText } from "@/lib/engine/pass-through/record-columns";
+import { storedRecord } from "@/lib/engine/pass-through/record-columns";
 import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import {
@@ -51,6 +51,9 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
     Prisma.sql`sync_run_id = r.id`,
     ...(filter.status ? [Prisma.sql`status = ${filter.status}::sync_record_status`] : []),
     ...(filter.action ? [Prisma.sql`action = ${filter.action}::sync_record_action`] : []),
+    // No index of its own either (it would cost every row the engine records): a search walks one
+    // run's records, through the run's part of the primary key.
+    ...(filter.primary_key !== undefined ? [Prisma.sql`primary_key = ${filter.primary_key}`] : []),
     // With after_id the cursor replaces OFFSET; page numbers still work for the links.
     ...(filter.after_id !== undefined ? [Prisma.sql`id > ${filter.after_id}`] : []),
   ];
@@ -85,7 +88,12 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   const total =
     totalFromCounters(run, filter) ??
     (await prisma().syncRecord.count({
-      where: { syncRunId, ...(filter.status ? { status: filter.status } : {}), ...(filter.action ? { action: filter.action } : {}) },
+      where: {
+        syncRunId,
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.action ? { action: filter.action } : {}),
+        ...(filter.primary_key !== undefined ? { primaryKey: filter.primary_key } : {}),
+      },
     }));
   // The run's write target, for the logs of records that stored none (record-logs.ts).
   return { rows: records, total, writeTarget: parseWriteTarget(first.run_write_target) };
@@ -98,7 +106,7 @@ function syncRecord(r: RecordPageRow, recordColumns: Prisma.JsonValue | null): S
     syncId: r.sync_id,
     syncRunId: r.sync_run_id,
     primaryKey: r.primary_key,
-    record: r.record ?? (r.row_text === null ? null : (decodeRecordText(r.row_text, recordColumns) as Prisma.JsonValue | null)),
+    record: storedRecord(r.record, r.row_text, recordColumns) as Prisma.JsonValue,
     rowText: null,
     status: r.status,
     action: r.action,
@@ -114,10 +122,10 @@ function syncRecord(r: RecordPageRow, recordColumns: Prisma.JsonValue | null): S
  * them, and the engine commits each batch's records and the run's counters in one transaction, so
  * total_rows / successful_rows / failed_rows are exact. count(*) over a run of a million records
  * cost ~200 ms a page and, at 50 concurrent requests, exhausted the pool (500s; see bench/api.ts).
- * Undefined (count instead) for running runs, action filters, and runs retention may have pruned.
+ * Undefined (count instead) for running runs, action and primary key filters, and runs retention may have pruned.
  */
 function totalFromCounters(run: RunCounters, filter: ListSyncRecordsQuery): number | undefined {
-  if (filter.action || !run.finishedAt || ACTIVE_RUN_STATUSES.includes(run.status)) return undefined;
+  if (filter.action || filter.primary_key !== undefined || !run.finishedAt || ACTIVE_RUN_STATUSES.includes(run.status)) return undefined;
   // Pruning deletes the records of runs finished before now − retention; a day of margin.
   if (run.finishedAt.getTime() < Date.now() - (recordRetentionDays() - 1) * 86_400_000) return undefined;
   if (!filter.status) return run.totalRows;

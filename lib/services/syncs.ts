@@ -13,6 +13,7 @@ import {
   scheduleUses,
   type CreateSyncInput,
   type ScheduleInput,
+  type TestSyncInput,
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
@@ -247,9 +248,9 @@ export async function cancelSyncRun(auth: Auth, syncId: number) {
   return run;
 }
 
-/** A test run with one random row: 424 when disabled, 404 when unknown. */
-export async function testSync(auth: Auth, syncId: number) {
-  const run = await triggerTestRun(auth.workspaceId, syncId);
-  await audit(auth, "test", "sync", syncId, { sync_run_id: run.id });
+/** A test run with the row of `primary_key`, or a random one: 424 when disabled, 404 when unknown. */
+export async function testSync(auth: Auth, syncId: number, input: TestSyncInput = {}) {
+  const run = await triggerTestRun(auth.workspaceId, syncId, input.primary_key);
+  await audit(auth, "test", "sync", syncId, { sync_run_id: run.id, ...(input.primary_key !== undefined ? { primary_key: input.primary_key } : {}) });
   return run;
 }

@@ -14,15 +14,37 @@ export const syncRecordsParamsSchema = z.preprocess(
   z.object({ sync_id: idParam, sync_run_id: idParam }),
 );
 
+/** One record of a run: the list's folders plus [record_id]. */
+export const syncRecordParamsSchema = z.preprocess(
+  (p) => ({ sync_id: (p as Folders & { record_id?: string }).id, sync_run_id: (p as Folders).run_id, id: (p as { record_id?: string }).record_id }),
+  z.object({ sync_id: idParam, sync_run_id: idParam, id: queryBigIntId("must be a record id (digits)") }),
+);
+
+const primaryKeyFilter = z
+  .string()
+  .trim()
+  .min(1, { error: "must not be empty (leave it out to list every record)" })
+  .max(1000, { error: "must be at most 1000 characters" })
+  .optional()
+  .describe("Only the record(s) of the row with this primary key value (exact match, as text).");
+
+const statusFilter = z
+  .enum(SYNC_RECORD_STATUSES, { error: `must be one of: ${SYNC_RECORD_STATUSES.join(", ")}` })
+  .optional()
+  .describe("Only records with this outcome.");
+const actionFilter = z
+  .enum(SYNC_RECORD_ACTIONS, { error: `must be one of: ${SYNC_RECORD_ACTIONS.join(", ")}` })
+  .optional()
+  .describe("Only records of this action.");
+
+/** The filters the export applies, the same as the list's. */
+export const exportSyncRecordsQuerySchema = z.object({ status: statusFilter, action: actionFilter, primary_key: primaryKeyFilter });
+export type ExportSyncRecordsQuery = z.infer<typeof exportSyncRecordsQuerySchema>;
+
 export const listSyncRecordsQuerySchema = z.object({
-  status: z
-    .enum(SYNC_RECORD_STATUSES, { error: `must be one of: ${SYNC_RECORD_STATUSES.join(", ")}` })
-    .optional()
-    .describe("Only records with this outcome."),
-  action: z
-    .enum(SYNC_RECORD_ACTIONS, { error: `must be one of: ${SYNC_RECORD_ACTIONS.join(", ")}` })
-    .optional()
-    .describe("Only records of this action."),
+  primary_key: primaryKeyFilter,
+  status: statusFilter,
+  action: actionFilter,
   after_id: queryBigIntId()
     .optional()
     .describe("Keyset paging: only records with a larger id (use the last id of the previous page)."),

@@ -191,3 +191,18 @@ export const scheduleSyncSchema = z.object({
   schedule_sync: z.object({ sync_id: intId("The sync to run now.") }, { error: "is required: send {schedule_sync: {sync_id}}" }),
 });
 export type ScheduleSyncInput = z.infer<typeof scheduleSyncSchema>;
+
+/** POST …/syncs/{sync_id}/test: the row to send, by its primary key value; none sends a random row. */
+// Strict: a misspelt member must not quietly turn a picked row into a random one.
+export const testSyncSchema = z
+  .strictObject({
+    primary_key: z
+      .union([z.string(), z.number()], { error: "must be the primary key value of the row to send, as text or a number" })
+      .transform((v) => String(v).trim())
+      .pipe(z.string().min(1, { error: "must not be empty (leave it out to send a random row)" }).max(1000, { error: "must be at most 1000 characters" }))
+      .optional()
+      .describe("The primary key value of the row to send; leave it out for a random row of the model."),
+  })
+  .optional()
+  .describe("Optional: leave the body out (or send {}) to send a random row.");
+export type TestSyncInput = NonNullable<z.infer<typeof testSyncSchema>>;

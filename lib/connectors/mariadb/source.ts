@@ -7,6 +7,7 @@ import { inBatches } from "../shared/batching";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
 import { sourceTablesCatalog } from "../shared/sql-catalog";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
+import { mariaQueryError } from "../shared/sql-position";
 import {
   connectStreaming,
   described,
@@ -43,11 +44,16 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
       await conn.query("SET SESSION max_statement_time = ?", [s.queryTimeoutMs / 1000]);
       await conn.query("START TRANSACTION READ ONLY");
       try {
-        const [rows, fields] = await conn.query<RowDataPacket[]>({
-          sql: `SELECT * FROM ${subquery(inner)} AS q LIMIT ?`,
-          values: [Math.max(0, Math.floor(limit))],
-          timeout: s.queryTimeoutMs + 5000,
-        });
+        const [rows, fields] = await conn
+          .query<RowDataPacket[]>({
+            sql: `SELECT * FROM ${subquery(inner)} AS q LIMIT ?`,
+            values: [Math.max(0, Math.floor(limit))],
+            timeout: s.queryTimeoutMs + 5000,
+          })
+          .catch((err: unknown) => {
+            // A syntax error names the wrapped text; say where in the user's query it is.
+            throw mariaQueryError(err, sql, inner, "\n) AS q", (e) => describeMariaError(e, s));
+          });
         return {
           columns: fields.map((f) => ({ name: f.name, type: typeName(f.columnType) })),
           rows: rows.map((r) => jsonSafeRow({ ...r })),

@@ -6,6 +6,7 @@ import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
 import { sourceTablesCatalog } from "../shared/sql-catalog";
 import { jsonSafeRow, jsonSafeValue, modelSelect, subquery } from "../shared/sql";
+import { pgQueryError } from "../shared/sql-position";
 import {
   connect,
   described,
@@ -63,7 +64,11 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
       try {
         // SET LOCAL cannot take a parameter; the value is an integer we computed.
         await client.query(`SET LOCAL statement_timeout = ${Math.floor(s.queryTimeoutMs)}`);
-        const result = await client.query(`SELECT * FROM ${subquery(inner)} AS q LIMIT $1`, [Math.max(0, Math.floor(limit))]);
+        const text = `SELECT * FROM ${subquery(inner)} AS q LIMIT $1`;
+        const result = await client.query(text, [Math.max(0, Math.floor(limit))]).catch((err: unknown) => {
+          // The error's position is in the wrapped text; say where in the user's query it is.
+          throw pgQueryError(err, sql, inner, text.indexOf("(") + 1, (e) => describePgError(e, s));
+        });
         const names = await typeNames(client, [...new Set(result.fields.map((f) => f.dataTypeID))]);
         return {
           columns: result.fields.map((f) => ({ name: f.name, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) })),

@@ -37,3 +37,9 @@ export function decodeRecordText(rowText: string, stored: unknown): Row | null {
     return null;
   }
 }
+
+/** A stored record as the API shows it: its JSON, or its text line decoded with the run's columns. */
+export function storedRecord<T>(record: T | null, rowText: string | null, recordColumns: unknown): T | Row | null {
+  if (record !== null) return record;
+  return rowText === null ? null : decodeRecordText(rowText, recordColumns);
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "sync_runs" ADD COLUMN     "test_primary_key" TEXT;
