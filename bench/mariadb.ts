@@ -101,11 +101,12 @@ async function copyToLoadData(ctx: BenchContext, maria: MariaServer, table: stri
 
 const same = (a: TableFingerprint, b: TableFingerprint) => a.rows === b.rows && a.sum === b.sum;
 
+/** One way between the two servers: the sync's ends, the native copy and how tables are checked. */
 interface Direction {
   label: string;
-  /** The sync's source and destination, and the CPU scope of its runs. */
   source: { connectorName: string; config: Row };
   destination: { connectorName: string; config: Row; table: string };
+  /** Where the CPU of its runs is measured besides the worker. */
   scope: CpuScope;
   baselineName: string;
   /** One native copy into a fresh table; milliseconds. */
@@ -133,7 +134,7 @@ async function createDirectionSync(ctx: BenchContext, d: Direction, table: strin
   return syncId;
 }
 
-/** A first sync of ten rows with the plain SELECT: the error of its first failed record, if any. */
+/** A first sync of ten rows with the plain SELECT: why it failed (with sample record errors), if it did. */
 async function probe(ctx: BenchContext, d: Direction): Promise<string | undefined> {
   await d.createTable("customers_probe");
   const syncId = await createDirectionSync(ctx, d, "customers_probe", `${SELECT} WHERE id <= 10`);
