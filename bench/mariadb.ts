@@ -104,6 +104,8 @@ const same = (a: TableFingerprint, b: TableFingerprint) => a.rows === b.rows && 
 /** One way between the two servers: the sync's ends, the native copy and how tables are checked. */
 interface Direction {
   label: string;
+  /** Its key in the --json output. */
+  key: string;
   source: { connectorName: string; config: Row };
   destination: { connectorName: string; config: Row; table: string };
   /** Where the CPU of its runs is measured besides the worker. */
@@ -215,7 +217,7 @@ async function benchDirection(ctx: BenchContext, d: Direction): Promise<void> {
     pass: again.total_rows === 0,
   });
   report.note(`${d.label} no-change re-run by phase: ${phases(again)}`);
-  ctx.report.extra[`mariadb ${d.label}`] = { baselineMs: base ? base.value * 1000 : undefined, full, again };
+  ctx.report.extra[d.key] = { baselineMs: base ? base.value * 1000 : undefined, full, again };
 }
 
 export async function benchMariadb(ctx: BenchContext): Promise<void> {
@@ -246,6 +248,7 @@ export async function benchMariadb(ctx: BenchContext): Promise<void> {
     const directions: Direction[] = [
       {
         label: "MariaDB → PostgreSQL",
+        key: "mariadbToPostgresql",
         source: { connectorName: "MariaDB", config: maria.connectorConfig() },
         destination: { connectorName: "Postgresql", config: pgConfig(ctx.destinationUrl), table: "customers_from_mariadb" },
         scope: { databases: [app, { label: "destination", url: ctx.destinationUrl }], processes: server },
@@ -260,6 +263,7 @@ export async function benchMariadb(ctx: BenchContext): Promise<void> {
       },
       {
         label: "PostgreSQL → MariaDB",
+        key: "postgresqlToMariadb",
         source: { connectorName: "Postgresql", config: pgConfig(ctx.sourceUrl) },
         destination: { connectorName: "MariaDB", config: maria.connectorConfig(), table: "customers_copy" },
         scope: { databases: [app, { label: "source", url: ctx.sourceUrl }], processes: server },
