@@ -1,6 +1,6 @@
-// npm run bench -- [--rows N] [--smoke] [--only sync|http|api] [--json]
-// Sync throughput against a raw COPY baseline, HTTP destination throughput and rate limiting, API
-// latency under load, worker memory. Every figure is measured in the same run as its baseline and
+// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api] [--json]
+// Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL), HTTP
+// destination throughput and rate limiting, API latency under load, worker memory. Every figure is measured in the same run as its baseline and
 // printed as a ratio, with the machine's core count. See bench/README.md.
 import "./lib/env";
 import os from "node:os";
@@ -9,6 +9,7 @@ import { closeDatabase } from "@/lib/db/client";
 import { stopEngine } from "@/lib/engine";
 import { benchApi } from "./api";
 import { benchHttp } from "./http";
+import { benchMariadb } from "./mariadb";
 import { prepareAppDatabase, createWorkspace } from "./lib/app";
 import { parseArgs, type Section } from "./lib/args";
 import type { BenchContext } from "./lib/context";
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
 
   let failed = false;
   try {
-    if (wants("sync") || wants("http")) {
+    if (wants("sync") || wants("mariadb") || wants("http")) {
       log(`source: ${args.rows.toLocaleString("en-US")} customers`);
       await fillCustomers(sourceUrl, "customers", args.rows);
       const workerEnv = { DATABASE_URL: appUrl, WORKER_SCHEDULER: "0", WORKER_CONCURRENCY: "1", LOG_LEVEL: "info" };
@@ -46,6 +47,13 @@ async function main(): Promise<void> {
       // Let the worker settle (pg-boss maintenance, first polls) before its idle RSS is read.
       await new Promise((r) => setTimeout(r, 1500));
       if (wants("sync")) await benchSync(ctx);
+      // A MariaDB failure (e.g. a connector bug) fails the run but does not stop the other sections.
+      if (wants("mariadb")) {
+        await benchMariadb(ctx).catch((err: unknown) => {
+          failed = true;
+          console.error(err instanceof Error ? err.message : err);
+        });
+      }
       if (wants("http")) await benchHttp(ctx);
     }
     if (wants("api")) await benchApi(ctx);

@@ -9,7 +9,7 @@ import type { Row } from "@/lib/connectors/types";
 import { createSync, CUSTOMER_MAPPING, pgConfig, runSync, type RunRow } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { CUSTOMER_COLUMNS, customerTableDdl, query, withClient } from "./lib/pg";
-import { canReadMemory, CpuMeter, memoryOf, resetPeak } from "./lib/process";
+import { canReadMemory, CpuMeter, cpuMsOf, memoryOf, resetPeak } from "./lib/process";
 import { fmt } from "./lib/report";
 
 /** One physical copy of the source table into a fresh destination table; milliseconds. */
@@ -35,18 +35,36 @@ export function phases(run: RunRow): string {
   return parts.join(", ");
 }
 
+/** Where a run's CPU is looked for besides the worker. */
+export interface CpuScope {
+  /** PostgreSQL databases whose backends count, with their labels: the bench's three by default. */
+  databases?: { label: string; url: string }[];
+  /** Other processes on this machine (the MariaDB server), counted whole: other clients included. */
+  processes?: { label: string; pid: number }[];
+}
+
 /** A run with the CPU its worker and database backends spent on it, as a report note. */
-export async function measuredRun(ctx: BenchContext, label: string, run: () => Promise<RunRow & { wall_ms: number }>) {
+export async function measuredRun(ctx: BenchContext, label: string, run: () => Promise<RunRow & { wall_ms: number }>, scope: CpuScope = {}) {
   const worker = ctx.worker as NonNullable<BenchContext["worker"]>;
-  const databases = [ctx.appUrl, ctx.sourceUrl, ctx.destinationUrl].map((u) => new URL(u).pathname.slice(1));
+  const labelled = scope.databases ?? [
+    { label: "application database", url: ctx.appUrl },
+    { label: "source", url: ctx.sourceUrl },
+    { label: "destination", url: ctx.destinationUrl },
+  ];
+  const databases = labelled.map((d) => new URL(d.url).pathname.slice(1));
+  const processes = (scope.processes ?? []).map((p) => ({ ...p, start: cpuMsOf(p.pid) }));
   const meter = new CpuMeter(ctx.server.adminUrl, databases, worker.pid);
   await meter.begin();
   const result = await run();
   const cpu = await meter.end();
   const perRow = (ms: number) => (result.total_query_rows > 0 ? ` (${fmt((ms * 1000) / result.total_query_rows, "µs")}/row)` : "");
-  const [app, source, destination] = databases.map((d) => fmt((cpu.byDatabase.get(d) ?? 0) / 1000, "s"));
+  const byDatabase = labelled.map((d, i) => `${d.label} ${fmt((cpu.byDatabase.get(databases[i]) ?? 0) / 1000, "s")}`).join(", ");
+  const others = processes.map((p) => {
+    const end = cpuMsOf(p.pid);
+    return end === undefined || p.start === undefined ? "" : `, ${fmt((end - p.start) / 1000, "s")} in ${p.label}${perRow(end - p.start)}`;
+  });
   ctx.report.note(
-    `${label}: CPU ${fmt(cpu.worker / 1000, "s")} in the worker${perRow(cpu.worker)}, ${fmt(cpu.database / 1000, "s")} in PostgreSQL backends${perRow(cpu.database)} (application database ${app}, source ${source}, destination ${destination}), against ${fmt(result.duration_ms / 1000, "s")} of wall time on ${os.cpus().length} cores`,
+    `${label}: CPU ${fmt(cpu.worker / 1000, "s")} in the worker${perRow(cpu.worker)}, ${fmt(cpu.database / 1000, "s")} in PostgreSQL backends${perRow(cpu.database)} (${byDatabase})${others.join("")}, against ${fmt(result.duration_ms / 1000, "s")} of wall time on ${os.cpus().length} cores`,
   );
   return result;
 }

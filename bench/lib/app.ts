@@ -33,20 +33,25 @@ export interface SyncFixture {
   destinationId: number;
 }
 
-/** A PostgreSQL source, a destination with its catalog, a model and a manual incremental sync. */
-export async function createSync(options: {
-  workspaceId: number;
-  sourceUrl: string;
-  query: string;
-  destination: { connectorName: string; config: Row; catalog: Catalog };
-  /** The sync's mapping; the customers' columns one to one by default. */
-  configuration?: unknown;
-}): Promise<SyncFixture> {
+/** The sync's source: a PostgreSQL database by URL, or any source connector with its configuration. */
+type SourceOption = { sourceUrl: string; source?: never } | { source: { connectorName: string; config: Row }; sourceUrl?: never };
+
+/** A source (PostgreSQL unless given), a destination with its catalog, a model and a manual incremental sync. */
+export async function createSync(
+  options: SourceOption & {
+    workspaceId: number;
+    query: string;
+    destination: { connectorName: string; config: Row; catalog: Catalog };
+    /** The sync's mapping; the customers' columns one to one by default. */
+    configuration?: unknown;
+  },
+): Promise<SyncFixture> {
   const db = prisma();
   const n = ++counter;
   const { workspaceId } = options;
+  const { connectorName, config } = options.source ?? { connectorName: "Postgresql", config: pgConfig(options.sourceUrl) };
   const source = await db.connector.create({
-    data: { workspaceId, connectorType: "source", connectorName: "Postgresql", name: `bench source ${n}`, configurationEncrypted: encryptJson(pgConfig(options.sourceUrl)) },
+    data: { workspaceId, connectorType: "source", connectorName, name: `bench source ${n}`, configurationEncrypted: encryptJson(config) },
   });
   const destination = await db.connector.create({
     data: {

@@ -1,5 +1,6 @@
 // Command-line flags of `npm run bench`.
-export type Section = "sync" | "http" | "api";
+export type Section = "sync" | "mariadb" | "http" | "api";
+const SECTIONS: readonly string[] = ["sync", "mariadb", "http", "api"];
 
 export interface BenchArgs {
   rows: number;
@@ -12,10 +13,10 @@ export interface BenchArgs {
   cpuProf: boolean;
 }
 
-const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|http|api] [--json] [--keep] [--cpu-prof]
+const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api] [--json] [--keep] [--cpu-prof]
   --rows N      rows of the source table for the sync figures, records of the API section's big run (default 100000)
   --smoke       shortest possible run of every figure (CI: --rows 10000 --smoke)
-  --only S      one section: sync, http or api
+  --only S      one section: sync, mariadb, http or api
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
   --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)`;
@@ -38,8 +39,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (a === "--cpu-prof") args.cpuProf = true;
     else if (a === "--only") {
       const s = value();
-      if (s !== "sync" && s !== "http" && s !== "api") throw new Error(`--only takes sync, http or api\n${USAGE}`);
-      args.only = s;
+      if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, http or api\n${USAGE}`);
+      args.only = s as Section;
     } else if (a === "--help" || a === "-h") {
       console.log(USAGE);
       process.exit(0);

@@ -116,7 +116,7 @@ export async function fillCustomers(url: string, table: string, rows: number): P
   });
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

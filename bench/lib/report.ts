@@ -45,6 +45,8 @@ export function machine() {
 }
 
 export function fmt(value: number, unit: string): string {
+  // NaN: a figure that could not be measured (its run failed; the notes say why).
+  if (Number.isNaN(value)) return "—";
   if (Number.isInteger(value)) return unit ? `${value.toLocaleString("en-US")} ${unit}` : value.toLocaleString("en-US");
   const n =
     Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
