@@ -63,9 +63,38 @@ function isRecordError(err: unknown): boolean {
   return /^(22|23)/.test(e.sqlState ?? "") || ROW_ERRNOS.has(e.errno ?? 0);
 }
 
-/** mysql2 would expand an object into `key = value` pairs: JSON columns get JSON text instead. */
-function sqlValue(value: unknown): unknown {
-  return value !== null && typeof value === "object" ? JSON.stringify(value) : value;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * An ISO 8601 instant ("2026-01-01T00:00:01.000Z", what a PostgreSQL timestamptz becomes) as the
+ * UTC DATETIME text MariaDB takes (the session runs at +00:00): strict mode refuses the zone. Its
+ * fraction is kept as written. Anything else is passed as it is, for the server to judge.
+ */
+export function mariaDatetime(text: string): string {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return text;
+  const [, y, mo, d, h, mi, sec, fraction = "", zone] = m;
+  let offsetMinutes = 0;
+  if (zone !== "Z") {
+    const digits = zone.replace(":", "");
+    offsetMinutes = (zone[0] === "-" ? -1 : 1) * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5)));
+  }
+  const local = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)));
+  // Date.UTC rolls month 13 or hour 99 over: such text is not a date, the server says so.
+  if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 19) !== `${y}-${mo}-${d}T${h}:${mi}:${sec}`) return text;
+  const utc = new Date(local.getTime() - offsetMinutes * 60_000);
+  return `${utc.toISOString().slice(0, 19).replace("T", " ")}${fraction}`;
+}
+
+const isDatetime = (type: string) => /^(datetime|timestamp)/i.test(type);
+
+/**
+ * A payload value as mysql2 should send it for a column of `type`: objects as JSON text (mysql2 would
+ * expand them into `key = value` pairs), ISO instants in date-time columns as UTC DATETIME text.
+ */
+function sqlValue(value: unknown, type = ""): unknown {
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return typeof value === "string" && isDatetime(type) ? mariaDatetime(value) : value;
 }
 
 function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): SqlBatchWriter {
@@ -81,6 +110,8 @@ function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): 
       const target = `${quoteIdent(database)}.${quoteIdent(table.name)}`;
       const misses = new Map<string, string>();
       const pkMatch = table.primaryKey.map((c) => `${quoteIdent(c)} = ?`).join(" AND ");
+      const types = new Map(table.columns.map((c) => [c.name, c.type]));
+      const value = (r: WriteRecord, c: string) => sqlValue(r.payload[c], types.get(c));
       if (action === "insert" || action === "upsert") {
         const row = `(${columns.map(() => "?").join(", ")})`;
         let sql = `INSERT INTO ${target} (${columns.map(quoteIdent).join(", ")}) VALUES ${records.map(() => row).join(", ")}`;
@@ -90,7 +121,7 @@ function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): 
           if (updates.length === 0) updates.push(`${quoteIdent(table.primaryKey[0])} = ${quoteIdent(table.primaryKey[0])}`);
           sql += ` ON DUPLICATE KEY UPDATE ${updates.join(", ")}`;
         }
-        await run(sql, records.flatMap((r) => columns.map((c) => sqlValue(r.payload[c]))));
+        await run(sql, records.flatMap((r) => columns.map((c) => value(r, c))));
         return misses;
       }
       if (action === "delete") {
@@ -98,7 +129,7 @@ function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): 
         const tuple = `(${table.primaryKey.map(() => "?").join(", ")})`;
         await run(
           `DELETE FROM ${target} WHERE (${table.primaryKey.map(quoteIdent).join(", ")}) IN (${records.map(() => tuple).join(", ")})`,
-          records.flatMap((r) => table.primaryKey.map((c) => sqlValue(r.payload[c]))),
+          records.flatMap((r) => table.primaryKey.map((c) => value(r, c))),
         );
         return misses;
       }
@@ -107,7 +138,7 @@ function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): 
       if (setColumns.length === 0) setColumns.push(table.primaryKey[0]);
       const sql = `UPDATE ${target} SET ${setColumns.map((c) => `${quoteIdent(c)} = ?`).join(", ")} WHERE ${pkMatch}`;
       for (const r of records) {
-        const result = await run(sql, [...setColumns.map((c) => sqlValue(r.payload[c])), ...table.primaryKey.map((c) => sqlValue(r.payload[c]))]);
+        const result = await run(sql, [...setColumns.map((c) => value(r, c)), ...table.primaryKey.map((c) => value(r, c))]);
         // mysql2 connects with FOUND_ROWS, so affectedRows counts matched rows, changed or not.
         if (result.affectedRows === 0) misses.set(r.key, `No row in "${table.name}" has this primary key, so nothing was updated.`);
       }

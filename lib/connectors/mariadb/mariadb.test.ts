@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
 import { closedPort, uniqueName } from "@/tests/support/connectors";
 import { sqlDestinationContract } from "@/tests/support/sql-destination-contract";
-import { mariadbDestination } from "./destination";
+import { mariaDatetime, mariadbDestination } from "./destination";
 import { mariadbSource } from "./source";
 
 const MARIADB_URL = process.env.MARIADB_URL;
@@ -244,6 +244,30 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
     });
   });
 
+  it("writes ISO instants (a PostgreSQL timestamptz as the engine carries it) into DATETIME and TIMESTAMP columns, in UTC", async () => {
+    const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "people")!;
+    const outcomes = await mariadbDestination.write(
+      config(),
+      [
+        { key: "950", action: "upsert", payload: { id: 950, name: "z", seen_at: "2026-01-01T00:00:01.000Z", created_at: "2026-03-04T05:06:07+02:00" } },
+        { key: "951", action: "upsert", payload: { id: 951, name: "plain", seen_at: "2026-01-01 10:00:00", created_at: "2026-01-01T10:00:00.5Z" } },
+      ],
+      { stream, batch: true },
+    );
+    expect(outcomes.map((o) => [o.key, o.ok, o.error])).toEqual([
+      ["950", true, undefined],
+      ["951", true, undefined],
+    ]);
+    const [rows] = await admin.query<mysql.RowDataPacket[]>(
+      `SELECT id, DATE_FORMAT(seen_at, '%Y-%m-%d %T') AS seen_at, DATE_FORMAT(created_at, '%Y-%m-%d %T') AS created_at FROM ${database}.people WHERE id IN (950, 951) ORDER BY id`,
+    );
+    // The admin session's own time zone shows TIMESTAMP columns; DATETIME is stored as sent.
+    const [[{ tz }]] = await admin.query<mysql.RowDataPacket[]>("SELECT @@session.time_zone AS tz");
+    expect(rows.map((r) => r.created_at)).toEqual(["2026-03-04 03:06:07", "2026-01-01 10:00:00"]);
+    if (tz === "+00:00" || tz === "UTC") expect(rows.map((r) => r.seen_at)).toEqual(["2026-01-01 00:00:01", "2026-01-01 10:00:00"]);
+    await sql(`DELETE FROM ${database}.people WHERE id IN (950, 951)`);
+  });
+
   sqlDestinationContract(() => ({
     destination: mariadbDestination,
     config,
@@ -252,4 +276,13 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
     batchSize: 1000,
     messages: { notNull: /^Column 'name' cannot be null$/, badInteger: /Incorrect integer value/ },
   }));
+});
+
+describe("mariaDatetime", () => {
+  it("turns ISO instants into UTC DATETIME text, keeping the fraction, and leaves anything else alone", () => {
+    expect(mariaDatetime("2026-01-01T00:00:01.000Z")).toBe("2026-01-01 00:00:01.000");
+    expect(mariaDatetime("2026-01-01T00:30:00+02:00")).toBe("2025-12-31 22:30:00");
+    expect(mariaDatetime("2026-01-01T23:30:00.123456-0130")).toBe("2026-01-02 01:00:00.123456");
+    for (const other of ["2026-01-01 10:00:00", "2026-01-01", "not a date", "2026-13-45T99:00:00Z"]) expect(mariaDatetime(other)).toBe(other);
+  });
 });
