@@ -14,6 +14,7 @@ const NOT_OURS = new Set([
   "AUTH_TRUST_HOST", // next-auth's, set by lib/auth/next-auth.ts
   "PRISMA_SCHEMA_ENGINE_BINARY", // Prisma's, passed on by scripts/prisma-generate.ts
   "DS_TEST_PASSWORD", // the value an ENV['X'] placeholder test resolves
+  "PATH", // the system's, searched by bench/mariadb.ts for the MariaDB client
 ]);
 
 function sourceFiles(dir: string): string[] {
