@@ -159,6 +159,16 @@ export async function connect(s: PgSettings, options: { clientSideTimeout?: bool
   return client;
 }
 
+/** Type names of result columns' type oids (format_type, no modifiers). */
+export async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number, string>> {
+  if (oids.length === 0) return new Map();
+  const { rows } = await client.query<{ oid: number; name: string }>(
+    "SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid = ANY($1::oid[])",
+    [oids],
+  );
+  return new Map(rows.map((r) => [r.oid, r.name]));
+}
+
 export async function withClient<T>(config: Row, fn: (client: pg.Client, s: PgSettings) => Promise<T>): Promise<T> {
   const s = pgSettings(config);
   const client = await connect(s);

@@ -13,6 +13,7 @@ import {
   describePgError,
   jsonSafeTypes,
   listColumns,
+  typeNames,
   pgSettings,
   quoteIdent,
   rawTextTypes,
@@ -45,15 +46,6 @@ export async function checkPostgresql(config: Row): Promise<CheckResult> {
       }),
     (err) => describePgError(err, settings ?? trySettings(config)),
   );
-}
-
-async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number, string>> {
-  if (oids.length === 0) return new Map();
-  const { rows } = await client.query<{ oid: number; name: string }>(
-    "SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid = ANY($1::oid[])",
-    [oids],
-  );
-  return new Map(rows.map((r) => [r.oid, r.name]));
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {

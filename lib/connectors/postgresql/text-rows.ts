@@ -10,7 +10,7 @@ import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "../shared/pg-copy";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
-import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, withClient } from "./connection";
+import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 
 const SESSION =
   "SET LOCAL statement_timeout = 0; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, MDY'; " +
@@ -34,12 +34,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
       await client.query("BEGIN TRANSACTION READ ONLY");
       try {
         const { fields } = await client.query(`${modelQuery(options, client)} LIMIT 0`);
-        const oids = [...new Set(fields.map((f) => f.dataTypeID))];
-        const { rows } = await client.query<{ oid: number; name: string }>(
-          "SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid = ANY($1::oid[])",
-          [oids],
-        );
-        const names = new Map(rows.map((r) => [r.oid, r.name]));
+        const names = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))]);
         return fields.map((f) => ({ name: f.name, oid: f.dataTypeID, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) }));
       } finally {
         await client.query("ROLLBACK").catch(() => undefined);
