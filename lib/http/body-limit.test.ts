@@ -1,6 +1,5 @@
-// The body limit on a real HTTP server: an oversized body, declared or chunked, gets its 413 answer
-// once it has been sent (the client never sees EPIPE or a reset), and a body within the limit reaches
-// the handler whole.
+// The body limit on a real HTTP server: a client uploading an oversized body, declared or chunked,
+// gets its 413 answer (not a reset), and a body within the limit reaches the handler whole.
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -14,29 +14,20 @@ export const BODY_TOO_LARGE_MESSAGE = "The request body is larger than 1 MB.";
 const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 
 /**
- * Answers 413 in the project's error shape and closes the connection, once the client has sent its
- * body: what it sends is read and dropped (never kept), and the answer waits for its end, because a
- * connection closed while the client is still writing reaches it as EPIPE or a reset, not as this
- * answer. Past a bound, the client is cut off instead.
+ * Answers 413 in the project's error shape and closes the connection. What the client is still
+ * sending is read and dropped (never kept), up to a bound: a socket closed mid-upload would reach
+ * the client as a reset instead of this answer.
  */
 function refuse(req: IncomingMessage, res: ServerResponse): null {
-  const answer = () => {
-    if (res.headersSent) return;
+  if (!res.headersSent) {
     res.writeHead(413, { "content-type": "application/json", connection: "close" });
     res.end(JSON.stringify(errorBody(413, "payload_too_large", BODY_TOO_LARGE_MESSAGE)));
-  };
-  if (req.readableEnded) {
-    answer();
-    return null;
   }
   let drained = 0;
   req.on("data", (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained <= DRAIN_LIMIT_BYTES) return;
-    answer();
-    req.socket.destroy();
+    if (drained > DRAIN_LIMIT_BYTES) req.socket.destroy();
   });
-  req.on("end", answer);
   req.resume();
   return null;
 }
