@@ -84,11 +84,27 @@ async function send(
   if (body?.raw !== undefined) data = body.raw;
   else if (body && "json" in body) data = JSON.stringify(body.json);
   if (data !== undefined) h["content-type"] = body?.contentType ?? "application/json";
-  const res = await ctx.fetch(url, { method, headers: h, data, failOnStatusCode: false, maxRedirects: 0 });
+  const res = await fetchOnce(url, { method, headers: h, data });
   stats.requests++;
   stats.byStatus[res.status()] = (stats.byStatus[res.status()] ?? 0) + 1;
   if (res.status() >= 500) stats.fiveXX++;
   return res;
+}
+
+/**
+ * One request. The server answers an oversized body with 413 at once and closes the connection (by
+ * design: a client must not have to upload it all first), so a client still writing can see EPIPE or
+ * a reset instead of the answer; such a send is tried again, up to three times, to read the answer.
+ */
+async function fetchOnce(url: string, options: { method: string; headers: Record<string, string>; data?: string }): Promise<APIResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.fetch(url, { ...options, failOnStatusCode: false, maxRedirects: 0 });
+    } catch (err) {
+      const cutOff = /EPIPE|ECONNRESET/.test(String(err)) && (options.data?.length ?? 0) > 1024 * 1024;
+      if (!cutOff || attempt === 3) throw err;
+    }
+  }
 }
 
 /** A 4xx with the error body; anything else is recorded as a problem. */
