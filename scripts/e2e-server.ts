@@ -3,7 +3,7 @@
 // embedded one. Everything the child should differ in is its environment, set here.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
 import { freePort } from "../tests/support/free-port";
@@ -20,7 +20,11 @@ async function freshDatabase(): Promise<ServerEnv> {
     const dir = path.resolve(process.env.E2E_DATA_DIR ?? ".data/e2e");
     rmSync(dir, { recursive: true, force: true });
     // A port of the system's choosing unless one is given: another test run may hold any fixed one.
-    return { DATA_DIR: dir, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT ?? String(await freePort()) };
+    const port = process.env.EMBEDDED_PG_PORT ?? String(await freePort());
+    // The tests that open the server's database themselves (e2e/support/app-database.ts) read it here.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "embedded-port"), port);
+    return { DATA_DIR: dir, EMBEDDED_PG_PORT: port };
   }
   const client = new Client({ connectionString: admin });
   await client.connect();

@@ -20,7 +20,9 @@ export async function appDatabase(workspaceName: string): Promise<AppDatabase> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) {
     const state = JSON.parse(readFileSync(path.resolve(".data/e2e/embedded-postgres.json"), "utf8")) as { password: string };
-    return { host: "127.0.0.1", port: Number(process.env.EMBEDDED_PG_PORT ?? 54349), database: "datasync", user: "postgres", password: state.password };
+    // The port the server picked (scripts/e2e-server.ts writes it beside its data).
+    const port = process.env.EMBEDDED_PG_PORT ?? readFileSync(path.resolve(".data/e2e/embedded-port"), "utf8").trim();
+    return { host: "127.0.0.1", port: Number(port), database: "datasync", user: "postgres", password: state.password };
   }
   const url = new URL(admin);
   const base = { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
