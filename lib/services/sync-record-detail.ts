@@ -5,26 +5,14 @@
 // with the sync's mapping, and marked as such (the mapping may have changed since the run).
 import "server-only";
 import { queryRows } from "@/lib/db/client";
-import { storedRecord } from "@/lib/engine/pass-through/record-columns";
 import { parseWriteTarget, recordLogs, type RecordLogText } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
-import { Prisma, type SyncRecord, type SyncRecordAction, type SyncRecordStatus } from "@/lib/generated/prisma/client";
+import { Prisma, type SyncRecord } from "@/lib/generated/prisma/client";
 import { compileMapping, deletePayload, MappingConfigurationError, MappingError } from "@/lib/sync-config/mapping";
 import { recordRedactor } from "./record-redaction";
+import { syncRecord, type RecordRow } from "./sync-records";
 
-interface DetailRow {
-  id: bigint;
-  sync_id: number;
-  sync_run_id: number;
-  primary_key: string;
-  record: Prisma.JsonValue | null;
-  row_text: string | null;
-  status: SyncRecordStatus;
-  action: SyncRecordAction;
-  error: string | null;
-  logs: Prisma.JsonValue | null;
-  created_at: Date;
-  updated_at: Date;
+interface DetailRow extends RecordRow {
   run_write_target: Prisma.JsonValue | null;
   run_record_columns: Prisma.JsonValue | null;
   sync_configuration: Prisma.JsonValue;
@@ -58,20 +46,7 @@ export async function getSyncRecord(workspaceId: number, syncId: number, syncRun
       JOIN sync_records rec ON rec.sync_run_id = r.id AND rec.id = ${id}
      WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}`);
   if (!row) throw new NotFound(`Record ${id} of run ${syncRunId} of sync ${syncId} was not found.`);
-  const record: SyncRecord = {
-    id: row.id,
-    syncId: row.sync_id,
-    syncRunId: row.sync_run_id,
-    primaryKey: row.primary_key,
-    record: storedRecord(row.record, row.row_text, row.run_record_columns) as Prisma.JsonValue,
-    rowText: null,
-    status: row.status,
-    action: row.action,
-    error: row.error,
-    logs: row.logs,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+  const record = syncRecord(row, row.run_record_columns);
   const redactText = await recordRedactor([row.source_id, row.destination_id]);
   const shown = recordLogs(record, parseWriteTarget(row.run_write_target));
   const logs: RecordLogText = { request: redactText(shown.request), response: redactText(shown.response), level: shown.level };

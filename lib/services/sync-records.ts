@@ -23,16 +23,9 @@ import { getSyncRun } from "./sync-runs";
 
 type RunCounters = Pick<SyncRun, "status" | "finishedAt" | "totalRows" | "successfulRows" | "failedRows">;
 
-/** The run's counters beside each record of the page; the record columns are NULL on an empty page. */
-interface RecordPageRow {
-  run_status: SyncRunStatus;
-  run_write_target: Prisma.JsonValue | null;
-  run_record_columns: Prisma.JsonValue | null;
-  run_finished_at: Date | null;
-  run_total_rows: number;
-  run_successful_rows: number;
-  run_failed_rows: number;
-  id: bigint | null;
+/** A sync_records row as the record queries select it (snake_case, enums as text). */
+export interface RecordRow {
+  id: bigint;
   sync_id: number;
   sync_run_id: number;
   primary_key: string;
@@ -44,6 +37,18 @@ interface RecordPageRow {
   logs: Prisma.JsonValue | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** The run's counters beside each record of the page; the record columns are NULL on an empty page. */
+interface RecordPageRow extends Omit<RecordRow, "id"> {
+  run_status: SyncRunStatus;
+  run_write_target: Prisma.JsonValue | null;
+  run_record_columns: Prisma.JsonValue | null;
+  run_finished_at: Date | null;
+  run_total_rows: number;
+  run_successful_rows: number;
+  run_failed_rows: number;
+  id: bigint | null;
 }
 
 export async function listSyncRecords(workspaceId: number, syncId: number, syncRunId: number, filter: ListSyncRecordsQuery, page: Page) {
@@ -84,7 +89,7 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
     successfulRows: first.run_successful_rows,
     failedRows: first.run_failed_rows,
   };
-  const records = rows.filter((r) => r.id !== null).map((r) => syncRecord(r, first.run_record_columns));
+  const records = rows.filter((r): r is RecordPageRow & RecordRow => r.id !== null).map((r) => syncRecord(r, first.run_record_columns));
   const total =
     totalFromCounters(run, filter) ??
     (await prisma().syncRecord.count({
@@ -100,9 +105,9 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
 }
 
 /** A record kept as its source's COPY line (the pass-through path) is decoded with the run's columns. */
-function syncRecord(r: RecordPageRow, recordColumns: Prisma.JsonValue | null): SyncRecord {
+export function syncRecord(r: RecordRow, recordColumns: Prisma.JsonValue | null): SyncRecord {
   return {
-    id: r.id!,
+    id: r.id,
     syncId: r.sync_id,
     syncRunId: r.sync_run_id,
     primaryKey: r.primary_key,
