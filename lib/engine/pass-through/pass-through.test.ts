@@ -2,6 +2,7 @@
 // against the JSON path on the same rows: the same destination rows, the same records, the same
 // counters; when it is taken and when not; and a refused batch falling back to per-row outcomes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { postgresqlTextRows } from "@/lib/connectors/postgresql/text-rows";
 import { copyEscape, copyUnescape } from "@/lib/connectors/shared/pg-copy";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "../execute-run";
@@ -85,6 +86,24 @@ describe("COPY text fields", () => {
     }
     expect(copyUnescape("\\N")).toBeNull();
     expect(copyUnescape("a\\bb\\fc\\vd\\101\\x42")).toBe("a\bb\fc\vdAB");
+  });
+});
+
+describe("the COPY text read", () => {
+  it("inlines a saved cursor as a quoted literal: a value written to break out of it only filters", async () => {
+    // The cursor comes from the source's own data, so a row can carry any text into it.
+    const hostile = "row 2499'; DROP TABLE kinds; --\\";
+    const lines: string[] = [];
+    for await (const batch of postgresqlTextRows.read(pgConnectorConfig(source.url), {
+      query: `SELECT ${NAMES.join(", ")} FROM kinds`,
+      batchSize: 1000,
+      cursorField: "label",
+      cursorValue: hostile,
+    })) lines.push(...batch);
+    const labels = lines.map((l) => copyUnescape(l.split("\t")[12]));
+    expect(labels.length).toBeGreaterThan(0);
+    expect(labels.every((label) => label !== null && label >= hostile)).toBe(true);
+    expect(await sql(source.url, "SELECT count(*)::int AS n FROM kinds")).toEqual([{ n: 2500 }]);
   });
 });
 
