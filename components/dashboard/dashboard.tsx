@@ -55,9 +55,11 @@ export function Dashboard() {
   const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
   const canCreate = useCan("sync", "create");
   const all = syncs.data?.data ?? [];
-  // Failing syncs, and syncs whose latest ended run failed or had rows refused by the destination
-  // (their status may still read healthy: a success with rejected rows is still a success).
-  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || needsAttention(s.attributes.last_outcome?.outcome));
+  // Failing syncs, syncs whose latest ended run failed or had rows refused by the destination
+  // (their status may still read healthy: a success with rejected rows is still a success), and
+  // syncs whose run waits for someone to approve or cancel it (held by its blast-radius limits).
+  const held = (s: (typeof all)[number]) => s.attributes.last_run?.outcome === "needs_approval";
+  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || needsAttention(s.attributes.last_outcome?.outcome) || held(s));
   const recent = all
     .filter((s) => s.attributes.last_run)
     .sort((a, b) => String(b.attributes.last_run?.started_at ?? "").localeCompare(String(a.attributes.last_run?.started_at ?? "")))
@@ -122,7 +124,11 @@ export function Dashboard() {
                     <Link href={`/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
                     <span className="flex shrink-0 items-center gap-2">
                       <StatusBadge status={s.attributes.status} />
-                      {s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />}
+                      {held(s) && s.attributes.last_run ? (
+                        <RunOutcomeBadge run={s.attributes.last_run} />
+                      ) : (
+                        s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />
+                      )}
                     </span>
                   </li>
                 ))}

@@ -1,7 +1,8 @@
 "use client";
 // Field mappings: each destination field gets a model column (standard), a literal of a chosen type
 // (static) or a Liquid template (template) whose value is rendered live on a sample row with the
-// engine's own mapping code, so the preview is what the run will send.
+// engine's own mapping code, so the preview is what the run will send. Column and template fields
+// say what an empty value does (null_policy): write null, or keep the destination's value.
 import { useId, useMemo, useState } from "react";
 import { cellText } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
@@ -200,9 +201,10 @@ function MappingRow({
   const n = index + 1;
   const preview = useMemo(() => {
     if (m.mapping_type !== "template" || !sampleRow || !String(m.from ?? "").trim()) return null;
-    const result = previewMapping([{ from: m.from, to: "value", mapping_type: "template" }], sampleRow);
-    return result.ok ? { ok: true as const, value: result.payload.value } : result;
-  }, [m.mapping_type, m.from, sampleRow]);
+    const result = previewMapping([{ from: m.from, to: "value", mapping_type: "template", null_policy: m.null_policy }], sampleRow);
+    // With null_policy skip an empty value leaves the field out: the payload has no "value".
+    return result.ok ? { ok: true as const, value: result.payload.value, leftOut: !("value" in result.payload) } : result;
+  }, [m.mapping_type, m.from, m.null_policy, sampleRow]);
   const sType = staticTypeOf(m.from);
 
   return (
@@ -213,7 +215,8 @@ function MappingRow({
           value={m.mapping_type}
           onChange={(e) => {
             const type = e.target.value as MappingType;
-            set({ mapping_type: type, from: type === "static" ? "" : type === "template" ? "" : "" });
+            // A static value is never empty by accident: it has no null policy.
+            set({ mapping_type: type, from: type === "static" ? "" : type === "template" ? "" : "", ...(type === "static" ? { null_policy: undefined } : {}) });
           }}
         >
           <option value="standard">Column</option>
@@ -330,6 +333,23 @@ function MappingRow({
           ✕
         </Button>
       </div>
+      {m.mapping_type !== "static" && (
+        <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-slate-600">
+          <label htmlFor={`${listId}-null-${index}`}>If empty:</label>
+          <div className="w-56">
+            <Select
+              id={`${listId}-null-${index}`}
+              aria-label={`Mapping ${n} if empty`}
+              value={m.null_policy ?? "write"}
+              onChange={(e) => set({ null_policy: e.target.value === "skip" ? "skip" : undefined })}
+            >
+              <option value="write">write null</option>
+              <option value="skip">keep destination value</option>
+            </Select>
+          </div>
+          {m.null_policy === "skip" && <span>A null or missing value is left out of the payload, so it never overwrites the destination&rsquo;s value.</span>}
+        </div>
+      )}
       {m.mapping_type === "template" && (
         <div
           className="mt-2 rounded-md bg-slate-50 px-3 py-2 text-xs"
@@ -342,6 +362,8 @@ function MappingRow({
             </span>
           ) : !preview ? (
             <span className="text-slate-500">Type a template to see its value on the sample row.</span>
+          ) : preview.ok && preview.leftOut ? (
+            <span className="text-slate-600">Empty on the sample row: the field is left out, the destination keeps its value.</span>
           ) : preview.ok ? (
             <>
               <span className="text-slate-500">Preview on the sample row: </span>

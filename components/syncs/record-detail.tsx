@@ -50,12 +50,17 @@ export function RecordPanels({ record }: { record: SyncRecordDetail }) {
         )}
       </div>
       <div className="min-w-0 space-y-3">
-        {a.error && (
+        {a.error && a.status === "skipped" ? (
+          <div>
+            <Heading>Why it was skipped</Heading>
+            <p role="note" className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700">{a.error}</p>
+          </div>
+        ) : a.error ? (
           <div>
             <Heading>Error</Heading>
             <p role="note" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">{a.error}</p>
           </div>
-        )}
+        ) : null}
         <div>
           <Heading>Request</Heading>
           <JsonBlock label="Request" value={a.logs.request} />

@@ -8,13 +8,18 @@ import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/ca
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useRunSync, useSyncRun } from "@/lib/api-client/syncs";
+import { ApprovalPanel } from "./approval-panel";
+import { PlanCounts } from "./plan-view";
 import { RunOutcomeBadge } from "./run-outcome";
 import { RunProgress } from "./run-progress";
 import { RunRecords } from "./run-records";
+import { WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
 
 export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) {
   const run = useSyncRun(syncId, runId);
-  const active = Boolean(run.data && ACTIVE_RUN_STATUSES.has(run.data.attributes.status));
+  // A run held for approval is not finished, but nothing moves until someone decides.
+  const held = run.data?.attributes.status === "needs_approval";
+  const active = Boolean(run.data && ACTIVE_RUN_STATUSES.has(run.data.attributes.status)) && !held;
   const retry = useRunSync(syncId);
   const canRun = useCan("sync", "create");
 
@@ -41,7 +46,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
             Run #{runId} <RunOutcomeBadge run={r} /> {r.sync_run_type === "test" && <Badge tone="amber">test</Badge>}
           </span>
         }
-        description={`Started ${dateTime(r.started_at)} · finished ${dateTime(r.finished_at)} · ${seconds(r.duration)}`}
+        description={`Started ${dateTime(r.started_at)} · finished ${dateTime(r.finished_at)} · ${seconds(r.duration)}${r.write_mode ? ` · write mode ${WRITE_MODE_LABELS[r.write_mode].toLowerCase()}` : ""}`}
         actions={
           canRun && !active && (r.failed_rows ?? 0) > 0 ? (
             <Button onClick={() => retry.mutate(undefined)} loading={retry.isPending}>
@@ -60,7 +65,35 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
           </CardBody>
         </Card>
       )}
-      {r.error && r.outcome === "canceled" ? (
+      {held && <ApprovalPanel syncId={syncId} runId={runId} run={r} canDecide={canRun} />}
+      {r.approved_by !== null || (r.plan && r.status !== "needs_approval") ? (
+        <Card className="mb-4">
+          <CardHeader
+            title="Planned before its first write"
+            description={r.approved_by ? `Approved by ${r.approved_by}: it ran without its limits.` : r.plan?.exceeded.length ? "Approved: it ran without its limits." : "Within the sync's limits."}
+          />
+          {r.plan && (
+            <CardBody className="space-y-3">
+              {r.plan.exceeded.length > 0 && (
+                <ul className="list-disc pl-5 text-sm text-amber-900">
+                  {r.plan.exceeded.map((e) => (
+                    <li key={e}>It {e}.</li>
+                  ))}
+                </ul>
+              )}
+              <PlanCounts counts={r.plan.counts} tracked={r.plan.tracked} />
+            </CardBody>
+          )}
+        </Card>
+      ) : held && r.plan ? (
+        <Card className="mb-4">
+          <CardHeader title="What it would do" />
+          <CardBody>
+            <PlanCounts counts={r.plan.counts} tracked={r.plan.tracked} />
+          </CardBody>
+        </Card>
+      ) : null}
+      {held ? null : r.error && r.outcome === "canceled" ? (
         <div role="note" className="mb-4 rounded-lg border border-slate-200 bg-slate-50 px-4 py-3 text-sm text-slate-700">
           <p className="font-semibold">{r.canceled_by ? `Canceled by ${r.canceled_by}` : "Canceled"}</p>
           <p className="mt-1">{r.error}</p>
@@ -78,6 +111,12 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
         <Stat label="Failed" value={count(r.failed_rows)} tone={(r.failed_rows ?? 0) > 0 ? "red" : undefined} />
         <Stat label="Duration" value={seconds(r.duration)} />
       </dl>
+      {(r.write_mode === "update" || r.write_mode === "insert") && (r.skipped_rows ?? 0) > 0 && (
+        <p className="-mt-3 mb-6 text-sm text-slate-600">
+          Skipped counts unchanged rows and the records {WRITE_MODE_LABELS[r.write_mode].toLowerCase()} mode left unsent on purpose: filter the records
+          by status <code>skipped</code> to read why each was skipped.
+        </p>
+      )}
       <Card className="mb-6">
         <CardHeader title="Where the time went" />
         <CardBody>

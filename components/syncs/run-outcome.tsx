@@ -10,6 +10,7 @@ const TONES = {
   failed: "red",
   canceled: "slate",
   running: "blue",
+  needs_approval: "amber",
 } as const;
 
 export interface OutcomeView {

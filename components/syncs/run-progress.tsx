@@ -25,7 +25,7 @@ export function RunProgress({ run }: { run: SyncRunAttributes }) {
   ].filter(Boolean);
   const source = p.estimate_source === "previous_run" ? "estimate: the previous run's count" : p.estimate_source === "source" ? "estimate: the source's" : null;
   return (
-    <div className="min-w-48" data-testid="run-progress">
+    <div className="w-full min-w-0 max-w-64" data-testid="run-progress">
       <div
         role="progressbar"
         aria-label="Run progress"

@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/data-table";
 import { Field, Input, Select } from "@/components/ui/field";
 import { EmptyState, InlineError } from "@/components/ui/states";
+import { cn } from "@/components/ui/cn";
 import { errorMessage } from "@/lib/api-client/client";
 import { useApi } from "@/lib/api-client/provider";
 import { downloadRecordsCsv } from "@/lib/api-client/records";
@@ -52,8 +53,13 @@ export function RunRecords({ syncId, runId, active }: { syncId: string; runId: s
       col.accessor((r) => r.attributes.action, { id: "action", header: "Action", cell: (i) => <Badge>{i.getValue()?.replace("destination_", "")}</Badge> }),
       col.accessor((r) => r.attributes.error, {
         id: "error",
-        header: "Error",
-        cell: (i) => <span className="block max-w-md truncate text-red-700" title={i.getValue() ?? ""}>{i.getValue() ?? ""}</span>,
+        header: "Error or reason",
+        // A skipped record's error column says why the write mode skipped it: no failure, so not red.
+        cell: (i) => (
+          <span className={cn("block max-w-md truncate", i.row.original.attributes.status === "skipped" ? "text-slate-600" : "text-red-700")} title={i.getValue() ?? ""}>
+            {i.getValue() ?? ""}
+          </span>
+        ),
       }),
     ],
     [],

@@ -32,11 +32,13 @@ export function RunsTable({ syncId }: { syncId: string }) {
       col.display({
         id: "status",
         header: "Status",
-        meta: { className: "w-[20%]" },
+        // Wraps: a live run's progress line stays readable instead of being cut.
+        meta: { className: "w-[24%] whitespace-normal" },
         cell: ({ row }) => {
           const r = row.original.attributes;
-          return ACTIVE_RUN_STATUSES.has(r.status) ? (
-            <div className="flex items-center gap-3">
+          // A held run makes no progress until someone decides: its outcome badge says "needs approval".
+          return ACTIVE_RUN_STATUSES.has(r.status) && r.status !== "needs_approval" ? (
+            <div className="flex flex-col items-start gap-1">
               <StatusBadge status={r.status} />
               <RunProgress run={r} />
             </div>

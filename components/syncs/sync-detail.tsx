@@ -13,11 +13,13 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from "@/lib/api-client/syncs";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { PlanDialog } from "./plan-dialog";
 import { RunOutcomeBadge } from "./run-outcome";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
 import { syncName } from "./syncs-list";
 import { TestRowDialog, TestRunResult } from "./test-row";
+import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
 
 export function SyncDetail({ id }: { id: string }) {
   const router = useRouter();
@@ -26,6 +28,7 @@ export function SyncDetail({ id }: { id: string }) {
   const run = useRunSync(id);
   const cancel = useCancelSync(id);
   const [testing, setTesting] = useState(false);
+  const [planning, setPlanning] = useState(false);
   const [testRunId, setTestRunId] = useState<string | null>(null);
   const remove = useDeleteSync();
   const [confirm, setConfirm] = useState<"delete" | "cancel" | null>(null);
@@ -59,6 +62,11 @@ export function SyncDetail({ id }: { id: string }) {
         actions={
           <>
             {canCreate && (
+              <Button variant="secondary" onClick={() => setPlanning(true)} title="See what a run would do now, without writing anything">
+                Plan
+              </Button>
+            )}
+            {canCreate && (
               <Button onClick={() => run.mutate(undefined)} loading={run.isPending} disabled={disabled || active}>
                 Run now
               </Button>
@@ -87,6 +95,12 @@ export function SyncDetail({ id }: { id: string }) {
           </>
         }
       />
+      {a.last_run?.outcome === "needs_approval" && (
+        <div role="alert" className="mb-4 flex flex-wrap items-center justify-between gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+          <span>Run #{a.last_run.id} stopped before writing anything: it would exceed this sync&apos;s limits. It waits for someone to approve or cancel it.</span>
+          <LinkButton size="sm" href={`/syncs/${id}/runs/${a.last_run.id}`}>Review run #{a.last_run.id}</LinkButton>
+        </div>
+      )}
       {testRunId && <TestRunResult syncId={id} runId={testRunId} onDismiss={() => setTestRunId(null)} />}
       <div className="mb-6 grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="lg:col-span-2">
@@ -128,7 +142,8 @@ export function SyncDetail({ id }: { id: string }) {
           <CardBody>
             <dl className="space-y-3 text-sm">
               <div><dt className="text-slate-500">Mode</dt><dd className="font-medium">{a.sync_mode.replace("_", " ")}{a.cursor_field ? ` (cursor ${a.cursor_field})` : ""}</dd></div>
-              <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : "Off"}</dd></div>
+              <div><dt className="text-slate-500">Write mode</dt><dd className="font-medium" title={WRITE_MODE_DESCRIPTIONS[a.write_mode]}>{WRITE_MODE_LABELS[a.write_mode]}</dd></div>
+              <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : a.write_mode === "mirror" ? "On (mirror)" : "Off"}</dd></div>
               <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{describeSchedule(a)}</dd></div>
               <div><dt className="text-slate-500">Next run</dt><dd className="font-medium">{a.next_run_at ? relativeTime(a.next_run_at) : "—"}</dd></div>
               <div><dt className="text-slate-500">Last run</dt><dd className="font-medium">{a.last_run ? <><RunOutcomeBadge run={a.last_run} /> {relativeTime(a.last_run.finished_at ?? a.last_run.started_at)}</> : "Never"}</dd></div>
@@ -138,6 +153,14 @@ export function SyncDetail({ id }: { id: string }) {
       </div>
       <h2 className="mb-3 text-lg font-semibold">Runs</h2>
       <RunsTable syncId={id} />
+      <PlanDialog
+        syncId={id}
+        open={planning}
+        onClose={() => setPlanning(false)}
+        canRun={canCreate && !disabled && !active}
+        running={run.isPending}
+        onRun={() => run.mutate(undefined, { onSuccess: () => setPlanning(false) })}
+      />
       {testing && <TestRowDialog sync={s} open={testing} onClose={() => setTesting(false)} onStarted={setTestRunId} />}
       <ConfirmDialog
         open={confirm === "delete"}

@@ -13,6 +13,8 @@ import { InlineError, LoadingState } from "@/components/ui/states";
 import { Steps } from "@/components/ui/steps";
 import { errorMessage } from "@/lib/api-client/client";
 import { useCreateSync } from "@/lib/api-client/syncs";
+import type { Sync } from "@/lib/api-client/types";
+import { FirstRunPlan } from "./wizard/first-run-plan";
 import { createBody, initialValues, syncFormSchema, type SyncFormInput, type SyncFormValues } from "./wizard/form";
 import { ProblemList } from "./wizard/problem-list";
 import { serverErrorsByStep } from "./wizard/server-errors";
@@ -29,6 +31,7 @@ export function SyncWizard() {
   const [index, setIndex] = useState(0);
   const [reached, setReached] = useState(0);
   const [problems, setProblems] = useState<Problems>({});
+  const [created, setCreated] = useState<Sync | null>(null);
   const body = useRef<HTMLDivElement>(null);
   const create = useCreateSync();
   const form = useForm<SyncFormInput, unknown, SyncFormValues>({
@@ -72,16 +75,20 @@ export function SyncWizard() {
     if (first >= 0) setIndex(first);
   }
 
-  const submit = form.handleSubmit(
-    (values) => create.mutate(createBody(values), { onSuccess: (s) => router.push(`/syncs/${s.id}`), onError: showServerErrors }),
-    (invalid) => {
-      // Send the person to the first step with a problem.
-      const first = Math.min(...Object.keys(invalid.sync ?? {}).map(stepOfField).filter((i) => i >= 0));
-      if (Number.isFinite(first) && first !== index) setIndex(first);
-    },
-  );
+  /** Creates the sync, then opens it, or (preview) shows the plan of its first run here. */
+  const submitting = (preview: boolean) =>
+    form.handleSubmit(
+      (values) => create.mutate(createBody(values), { onSuccess: (s) => (preview ? setCreated(s) : router.push(`/syncs/${s.id}`)), onError: showServerErrors }),
+      (invalid) => {
+        // Send the person to the first step with a problem.
+        const first = Math.min(...Object.keys(invalid.sync ?? {}).map(stepOfField).filter((i) => i >= 0));
+        if (Number.isFinite(first) && first !== index) setIndex(first);
+      },
+    );
+  const submit = submitting(false);
 
   if (data.models.isLoading || data.destinations.isLoading) return <LoadingState />;
+  if (created) return <FirstRunPlan sync={created} />;
 
   const { Component } = step;
   return (
@@ -102,9 +109,14 @@ export function SyncWizard() {
             {/* Distinct keys: reusing the Continue button's node as the submit button would let the
                 click that reaches the last step submit the form. */}
             {last ? (
-              <Button key="submit" type="submit" loading={create.isPending}>
-                Create sync
-              </Button>
+              <span className="flex gap-2">
+                <Button key="preview" variant="secondary" onClick={() => void submitting(true)()} disabled={create.isPending}>
+                  Create and preview first run
+                </Button>
+                <Button key="submit" type="submit" loading={create.isPending}>
+                  Create sync
+                </Button>
+              </span>
             ) : (
               <Button key="continue" onClick={() => void next()}>
                 Continue

@@ -28,6 +28,7 @@ const STATUS_TONES: Record<string, Tone> = {
   canceled: "amber",
   disabled: "slate",
   paused: "amber",
+  needs_approval: "amber",
   pending: "slate",
   started: "blue",
   querying: "blue",
@@ -39,7 +40,7 @@ export function StatusBadge({ status }: { status: string | null | undefined }) {
   const s = status ?? "unknown";
   return (
     <Badge tone={STATUS_TONES[s] ?? "slate"}>
-      {ACTIVE_RUN_STATUSES.has(s) && s !== "pending" && <span className="mr-1 h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
+      {ACTIVE_RUN_STATUSES.has(s) && s !== "pending" && s !== "needs_approval" && <span className="mr-1 h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden />}
       {s.replace(/_/g, " ")}
     </Badge>
   );

@@ -268,6 +268,23 @@ test("references: workspace, connector types, model of the source, catalog strea
   expect(fieldErrors(mapping)).toEqual([expect.objectContaining({ path: "sync.configuration" })]);
 });
 
+test("a mapping's null_policy is kept, and an unknown one is a 422 that says what to use", async () => {
+  const configuration = [
+    { from: "email", to: "email", mapping_type: "standard", null_policy: "skip" },
+    { from: "name", to: "name", mapping_type: "standard", null_policy: "write" },
+  ];
+  const created = await createSync({ configuration });
+  expect(created.attributes.configuration).toEqual(configuration);
+  const bad = await expectError(
+    await ws.admin.post("/api/v1/syncs", syncBody({ configuration: [{ from: "email", to: "email", mapping_type: "standard", null_policy: "keep" }] })),
+    422,
+    "validation_failed",
+  );
+  const errors = fieldErrors(bad);
+  expect(errors).toEqual([expect.objectContaining({ path: expect.stringMatching(/^sync\.configuration/) })]);
+  expect(errors[0].message).toContain('"skip" (leave the field out, so the destination keeps its value)');
+});
+
 test("PUT /syncs/{id} returns {success, message, data}; cursor_field is fixed", async () => {
   const created = await createSync();
   const res = await ws.admin.put(`/api/v1/syncs/${created.id}`, {

@@ -47,24 +47,31 @@ export const BASE_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT)}`;
 let shared: Promise<APIRequestContext> | undefined;
 const context = () => (shared ??= playwrightRequest.newContext({ baseURL: BASE_URL }));
 
+/**
+ * Idempotent calls are sent again after ECONNRESET (the only error Playwright's maxRetries retries):
+ * a keep-alive connection idle for about the server's 65 s keepAliveTimeout can be closed by the
+ * server just as the client reuses it. A POST is never resent: it might have been processed.
+ */
+const IDEMPOTENT = { maxRetries: 2 };
+
 export class Api {
   /** Calls go through the worker's shared request context. */
   constructor(public session: Session) {}
 
   async get(path: string): Promise<APIResponse> {
-    return (await context()).get(path, { headers: headers(this.session) });
+    return (await context()).get(path, { headers: headers(this.session), ...IDEMPOTENT });
   }
   async post(path: string, data?: unknown): Promise<APIResponse> {
     return (await context()).post(path, { headers: headers(this.session), data });
   }
   async put(path: string, data?: unknown): Promise<APIResponse> {
-    return (await context()).put(path, { headers: headers(this.session), data });
+    return (await context()).put(path, { headers: headers(this.session), data, ...IDEMPOTENT });
   }
   async patch(path: string, data?: unknown): Promise<APIResponse> {
-    return (await context()).patch(path, { headers: headers(this.session), data });
+    return (await context()).patch(path, { headers: headers(this.session), data, ...IDEMPOTENT });
   }
   async delete(path: string): Promise<APIResponse> {
-    return (await context()).delete(path, { headers: headers(this.session) });
+    return (await context()).delete(path, { headers: headers(this.session), ...IDEMPOTENT });
   }
   /** The same caller in another workspace (Workspace-Id header), or with none when undefined. */
   inWorkspace(workspaceId: number | undefined): Api {

@@ -301,4 +301,38 @@ export class Fixtures {
       return { syncId, runId };
     });
   }
+
+  /** Polls the run until its status is `status`. */
+  async runStatus(syncId: number, runId: number, status: string): Promise<void> {
+    const admin = await this.admin();
+    await expect
+      .poll(
+        async () =>
+          attribute(
+            await expectStatus(admin.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path: { sync_id: syncId, id: runId } } }), 200),
+            "status",
+          ),
+        { timeout: 45_000, intervals: [250, 500, 1000] },
+      )
+      .toBe(status);
+  }
+
+  /**
+   * A run its sync's blast-radius limits hold (needs_approval): a sync with delete detection (its
+   * guard's defaults in force) ran once, then its model returns no rows.
+   */
+  async heldRun(): Promise<{ syncId: number; runId: number }> {
+    const modelId = await this.newModel();
+    const syncId = await this.newSync(modelId);
+    const admin = await this.admin();
+    await expectStatus(admin.PUT("/api/v1/syncs/{id}", { params: { path: { id: syncId } }, body: { sync: { detect_deletes: true } } }), 200);
+    await this.runStatus(syncId, await this.trigger(syncId), "success");
+    await expectStatus(
+      admin.PUT("/api/v1/models/{id}", { params: { path: { id: modelId } }, body: { model: { query: `SELECT id, email FROM ${this.srcTable} WHERE false` } } }),
+      200,
+    );
+    const runId = await this.trigger(syncId);
+    await this.runStatus(syncId, runId, "needs_approval");
+    return { syncId, runId };
+  }
 }

@@ -225,6 +225,15 @@ export const DATA_STEPS = {
       200,
     );
   },
+  planSync: async (fx) => {
+    const id = await fx.syncId();
+    const body = await expectStatus(
+      (await fx.admin()).POST("/api/v1/syncs/{id}/plan", { params: { path: { id } }, body: { sample_size: 2 } }),
+      200,
+    );
+    expect(JSON.stringify(body)).toContain("samples");
+    await expectStatus((await fx.admin()).POST("/api/v1/syncs/{id}/plan", { params: { path: { id } }, body: { sample_size: 99 } }), 422);
+  },
   testSync: async (fx) => {
     const id = await fx.newSync();
     await expectStatus(
@@ -251,6 +260,14 @@ export const DATA_STEPS = {
       }),
       200,
     );
+  },
+  approveSyncRun: async (fx) => {
+    const { syncId, runId } = await fx.heldRun();
+    const approve = () =>
+      fx.admin().then((admin) => admin.POST("/api/v1/syncs/{sync_id}/sync_runs/{id}/approve", { params: { path: { sync_id: syncId, id: runId } } }));
+    await expectStatus(approve(), 200);
+    // No longer waiting: the documented 409.
+    await expectStatus(approve(), 409);
   },
   listSyncRecords: async (fx) => {
     const { syncId, runId } = await fx.finishedRun();

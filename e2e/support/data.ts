@@ -38,6 +38,17 @@ export async function sql(text: string, values: unknown[] = []): Promise<void> {
   }
 }
 
+/** Reads rows from the test database. */
+export async function sqlRows<T extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new Client({ ...PG, password: PG.password || undefined });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function ensureTestDatabase(): Promise<void> {
   const client = new Client({ ...PG, database: "postgres", password: PG.password || undefined });
   await client.connect();

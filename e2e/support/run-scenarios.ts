@@ -143,3 +143,41 @@ export async function actorName(api: Api): Promise<string> {
   const a = (await res.json()).data.attributes as { name?: string; email: string };
   return a.name?.trim() || a.email;
 }
+
+/**
+ * PostgreSQL to PostgreSQL with delete detection on, so its blast-radius guard's defaults are in
+ * force (20% deletes, no empty extract): `rows` people in the source, an empty destination table.
+ */
+export async function guardedSync(api: Api, rows = 20): Promise<{ syncId: number; src: string; dst: string }> {
+  const src = unique("e2e_guard_src");
+  const dst = unique("e2e_guard_dst");
+  await sql(`CREATE TABLE ${src} (id integer PRIMARY KEY, email text)`);
+  await sql(`INSERT INTO ${src} SELECT g, 'u' || g || '@example.com' FROM generate_series(1, ${rows}) g`);
+  await sql(`CREATE TABLE ${dst} (id integer PRIMARY KEY, email text)`);
+  const sourceId = await pgSource(api);
+  const destinationId = await created(api, "/api/v1/connectors", {
+    connector: { name: unique("warehouse"), connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration() },
+  });
+  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
+  expect(discovered.status(), await discovered.text()).toBe(200);
+  const modelId = await created(api, "/api/v1/models", {
+    model: { name: unique("people"), query: `SELECT id, email FROM ${src}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
+  });
+  const syncId = await created(api, "/api/v1/syncs", {
+    sync: {
+      name: unique("guarded-sync"),
+      source_id: sourceId,
+      destination_id: destinationId,
+      model_id: modelId,
+      schedule_type: "manual",
+      sync_mode: "incremental",
+      stream_name: dst,
+      detect_deletes: true,
+      configuration: [
+        { from: "id", to: "id", mapping_type: "standard" },
+        { from: "email", to: "email", mapping_type: "standard" },
+      ],
+    },
+  });
+  return { syncId, src, dst };
+}

@@ -165,6 +165,10 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/schedule_syncs": { mutates: true, body: (ids) => ({ schedule_sync: { sync_id: ids.sync } }), bodyIds: { "schedule_sync.sync_id": "sync" } },
   "DELETE /api/v1/schedule_syncs/{}": { mutates: true, ids: ["sync"] },
   "POST /enterprise/api/v1/syncs/{}/test": { mutates: true, ids: ["sync"] },
+  // No body spec: an empty body or {} is a valid plan request; plan-and-guard.spec.ts covers its options.
+  "POST /api/v1/syncs/{}/plan": { mutates: false, ids: ["sync"] },
+  // The fixture's run is not waiting for approval: real ids answer 409, bad ones 400/404.
+  "POST /api/v1/syncs/{}/sync_runs/{}/approve": { mutates: true, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs": { mutates: false, ids: ["sync"], paginated: true, enumQuery: { status: "success", sync_run_type: "general" } },
   "GET /api/v1/syncs/{}/sync_runs/{}": { mutates: false, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs/{}/sync_records": {

@@ -67,6 +67,11 @@ export type SyncRunJson = { timings?: { query?: number; diff?: number; load?: nu
 export type SyncRun = WithJson<Schemas["SyncRun"], SyncRunJson>;
 export type SyncRunAttributes = SyncRun["attributes"];
 
+/** POST /syncs/{id}/plan: what the next run would do (docs/plan-and-guard.md). */
+export type SyncPlan = Schemas["SyncPlan"]["data"];
+export type PlanSample = Schemas["PlanSample"];
+export type PlanCounts = Schemas["PlanCounts"];
+
 export type SyncRecordJson = { record: Record<string, unknown> };
 export type SyncRecord = WithJson<Schemas["SyncRecord"], SyncRecordJson>;
 export type SyncRecordAttributes = SyncRecord["attributes"];
@@ -84,10 +89,13 @@ export type ApiTokenAttributes = ApiToken["attributes"];
 export type CreatedApiToken = Schemas["CreatedApiToken"];
 
 export type MappingType = "standard" | "static" | "template";
+export type NullPolicy = "write" | "skip";
 export interface Mapping {
   from: unknown;
   to: string;
   mapping_type: MappingType;
+  /** Absent: write (an empty value is sent as null). */
+  null_policy?: NullPolicy;
 }
 
 export interface Stream {

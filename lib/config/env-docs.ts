@@ -73,6 +73,7 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
       "`tests/ops/worker-kill.test.ts`: trials (a sync whose worker is killed mid-run, then finished and re-run)",
   },
   { name: "OPS_LANES", default: "`2`", meaning: "`tests/ops/worker-kill.test.ts`: trials run side by side" },
+  { name: "OPS_HTTP_ROWS", default: "`3000`", meaning: "`tests/ops/worker-kill-http.test.ts`: rows of the webhook sync whose worker is killed mid-run" },
   {
     name: "OPS_SEED",
     default: "the clock",

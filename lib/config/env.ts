@@ -235,6 +235,16 @@ export const envSchema = z.object({
     10,
     "a wait for a destination (rate limit, `Retry-After`, backoff) longer than this frees the worker: the run stops after recording what it sent, shows status `paused` with `waiting_until`, and is queued to resume then. Retry pauses with no row delivered in between count against `ENGINE_WRITE_ATTEMPTS`",
   ),
+  PLAN_TIMEOUT_SECONDS: integer(
+    1,
+    120,
+    "longest a plan (`POST /api/v1/syncs/{id}/plan`, a dry run that reads the whole model in the API process) may take; past it the request answers 424 and nothing was changed",
+  ),
+  PLAN_MAX_CONCURRENT: integer(
+    1,
+    2,
+    "plans one API process computes at once; more answer 429 until one finishes",
+  ),
   ENGINE_MAX_RUN_ATTEMPTS: integer(
     1,
     3,

@@ -1,6 +1,7 @@
 // The contract between the engine/API and every connector. Connectors are pure adapters: they get a
 // configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
 // system, and return results. They never import Prisma, the queue or anything under lib/services.
+import type { WriteMode } from "@/lib/sync-config/write-mode";
 
 /** A JSON Schema (draft-07, as the reference console's rjsf + ajv expect; see shared/spec.ts). */
 export type JsonSchema = Record<string, unknown>;
@@ -35,6 +36,18 @@ export interface ConnectorDefinition {
   streamType: "dynamic" | "user_defined";
   /** For sources: does it support SQL model queries (query_source preview)? */
   supportsQuery?: boolean;
+  /**
+   * Destinations: false when writing a record twice has two effects (a webhook call, a chat
+   * message). The engine then gives each record an idempotency key and keeps a delivery ledger, so
+   * a delivered record is never sent again (lib/engine/delivery-ledger.ts). Absent: idempotent
+   * (upserts by key, as SQL destinations do).
+   */
+  idempotentWrites?: boolean;
+  /**
+   * For destinations: the write modes a sync may use with it (docs/write-modes.md), the preferred
+   * default first when upsert is not among them. Absent: upsert only.
+   */
+  writeModes?: readonly WriteMode[];
 }
 
 export interface CheckResult {
@@ -94,6 +107,8 @@ export interface Catalog {
   schema_mode?: SchemaMode;
   /** Catalog-wide: whether the source defines the cursor (the reference console then hides its cursor picker). */
   source_defined_cursor?: boolean;
+  /** Destinations, as discovered: the write modes a sync may use (the definition's writeModes). */
+  supported_write_modes?: WriteMode[];
 }
 
 export interface QueryResult {
@@ -139,6 +154,11 @@ export interface WriteRecord {
   action: WriteAction;
   /** The mapped destination payload. */
   payload: Row;
+  /**
+   * Set for destinations whose writes are not idempotent: the same for every attempt to deliver this
+   * version of this record (retries, resumed runs, crashes), so a receiver can drop a repeat.
+   */
+  idempotencyKey?: string;
 }
 
 export interface WriteOptions {
@@ -270,6 +290,12 @@ export interface DestinationConnector {
   write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]>;
   /** Optional: upserts of rows as COPY text (see TextRowsDestination). */
   textRows?: TextRowsDestination;
+  /**
+   * Optional: which of `keys` (objects holding the stream's primary key columns) have a row in the
+   * stream now, one flag per key in order, in one query per call; it never writes. The update and
+   * insert write modes use it; destinations without it are judged by the sync's own change tracking.
+   */
+  existingKeys?(config: Row, stream: Stream, keys: Row[], signal?: AbortSignal): Promise<boolean[]>;
   /** Releases pooled connections for this configuration (called at the end of a run). */
   close?(config: Row): Promise<void>;
 }

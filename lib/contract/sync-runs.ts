@@ -36,6 +36,20 @@ export const syncRuns = {
     status: 200,
     response: z.strictObject({ data: syncRunSchema }),
   }),
+  approveSyncRun: operation({
+    operationId: "approveSyncRun",
+    method: "post",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{id}/approve",
+    tag: "Sync runs",
+    summary: "Let a run held by its sync's blast-radius limits go on",
+    permission: ["sync", "create"],
+    params: syncRunParamsSchema,
+    status: 200,
+    response: z.strictObject({ message: z.string(), data: syncRunSchema }),
+    errors: [409],
+    notes:
+      "The run (status needs_approval) is queued again with approved_by set and then runs without the limit check. Audit-logged. 409 when the run is not waiting for approval. Cancel a held run with DELETE /api/v1/schedule_syncs/{sync_id}.",
+  }),
   listSyncRecords: operation({
     operationId: "listSyncRecords",
     method: "get",

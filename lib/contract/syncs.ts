@@ -8,11 +8,13 @@ import {
   syncSchema,
   syncUpdatedSchema,
 } from "@/lib/serializers/syncs.schema";
+import { syncPlanSchema } from "@/lib/serializers/plans.schema";
 import { idParam } from "@/lib/validation/ids";
 import {
   createSyncSchema,
   enableSyncSchema,
   listSyncsQuerySchema,
+  planSyncSchema,
   scheduleSyncSchema,
   testSyncSchema,
   updateSyncSchema,
@@ -127,6 +129,22 @@ export const syncs = {
     response: syncRunMessageSchema,
     errors: [424],
     notes: "424 when there is no active run.",
+  }),
+  planSync: operation({
+    operationId: "planSync",
+    method: "post",
+    path: "/api/v1/syncs/{id}/plan",
+    tag: "Syncs",
+    summary: "Dry run: what the next run would insert, update, delete and skip, with sample rows; nothing is written",
+    permission: ["sync", "create"],
+    params: byId,
+    body: planSyncSchema,
+    bodyOptional: true,
+    status: 200,
+    response: syncPlanSchema,
+    errors: [424, 429],
+    notes:
+      "Reads the whole model (from the saved cursor for incremental syncs) and diffs it against what the sync tracks, with the run's own stages; changes nothing (destination, change tracking, cursor, runs). Permission: whoever may run the sync. `exceeded` lists the blast-radius limits a run would break now. 424 when the model cannot be read or the plan takes longer than PLAN_TIMEOUT_SECONDS; 429 when PLAN_MAX_CONCURRENT plans are under way in this process.",
   }),
   testSync: operation({
     operationId: "testSync",

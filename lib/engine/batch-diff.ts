@@ -30,10 +30,16 @@ export interface DiffedBatch {
 
 type Track = (key: string | null) => key is string;
 
+/** What the diff reads of a run's context (a plan diffs for a run that does not exist yet). */
+export type DiffContext = Pick<RunContext, "sync" | "model" | "fingerprintSeed"> & { run: { id: number } };
+
 export class BatchDiffer {
+  /** Rows read without a usable key so far (counted in skippedRows too; the plan shows them apart). */
+  blankKeys = 0;
+
   constructor(
     private readonly pool: Pool,
-    private readonly ctx: RunContext,
+    private readonly ctx: DiffContext,
     /** The sync tracked no row when this attempt started: batches need no diff query. */
     private readonly noStates: boolean,
     /** Keys read in this attempt (duplicates; delete detection). */
@@ -74,8 +80,10 @@ export class BatchDiffer {
    */
   private prepare(batch: ReadBatch, delta: RunCounters): Prepared {
     const track: Track = (key): key is string => {
-      if (key === null) delta.skippedRows++;
-      else if (this.seen.has(key)) delta.duplicateRows++;
+      if (key === null) {
+        delta.skippedRows++;
+        this.blankKeys++;
+      } else if (this.seen.has(key)) delta.duplicateRows++;
       else {
         this.seen.add(key);
         return true;

@@ -22,10 +22,16 @@ export interface Item {
   action: SyncRecordAction;
 }
 
-/** What became of an Item: sent (ok or refused) or failed before sending (mapping). */
+/** What became of an Item: sent (ok or refused), failed before sending (mapping), or skipped by the write mode. */
 export interface Outcome {
   item: Item;
   ok: boolean;
+  /**
+   * Not sent on purpose, `error` saying why (recorded with status skipped): the sync's write mode
+   * left it alone (ok false), or the destination already has it, delivered earlier with the same
+   * idempotency key (ok true: it counts as delivered).
+   */
+  skipped?: boolean;
   error?: string;
   /** Stored with the record when set (scrubbed); see record-logs.ts for when it is not. */
   log?: RecordLog;

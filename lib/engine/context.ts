@@ -13,6 +13,7 @@ import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
 import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping";
 import { effectiveRateSettings, type RateSettings } from "./rate-limit";
 import { canonicalJson } from "./diff";
+import { splitsByPresence } from "@/lib/sync-config/write-mode";
 
 /** A problem with the sync's setup: the run fails with this message, nothing is retried. */
 export class RunSetupError extends Error {
@@ -104,8 +105,11 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   // rows themselves (PostgreSQL: md5(seed || row_to_json(row)), see readFingerprinted) hash other
   // text than the engine's JSON; states still holding the engine's fingerprint of an unchanged row
   // take the source's without a send (batch-diff.ts, run-store.ts:rebaselineStates).
+  // Entering or leaving update or insert mode (which skip rows) looks at every row again once, so
+  // rows those modes skipped are sent when the new mode would send them (docs/write-modes.md).
+  const writeMode = splitsByPresence(sync.writeMode) ? sync.writeMode : undefined;
   const fingerprintSeed = createHash("md5")
-    .update(canonicalJson({ configuration: sync.configuration, stream: sync.streamName, destination: sync.destinationId }))
+    .update(canonicalJson({ configuration: sync.configuration, stream: sync.streamName, destination: sync.destinationId, writeMode }))
     .digest("hex");
 
   const { model: _m, source: _s, destination: _d, ...plainSync } = sync;

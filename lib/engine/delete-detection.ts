@@ -1,6 +1,8 @@
 // Delete detection, after a complete full read: rows tracked in sync_states but absent from the read
-// become destination_delete records; rows never delivered only lose their state.
+// become destination_delete records; rows never delivered (or skipped by the write mode) only lose
+// their state. The plan (plan/planner.ts) counts the same pages without acting on them.
 import "server-only";
+import type { Pool } from "pg";
 import { canonicalJson } from "./diff";
 import type { Item } from "./batch";
 import type { KeySet } from "./key-set";
@@ -10,33 +12,57 @@ import { forgetStates, zeroCounters } from "./run-store";
 import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
 
-export async function detectDeletes(attempt: RunAttempt, seen: KeySet, recorder: BatchRecorder): Promise<void> {
-  const { pool, ctx } = attempt;
-  const { sync, run, model } = ctx;
+/** One page of tracked rows the read did not see. */
+export interface GonePage {
+  /** Delivered before: to delete in the destination. */
+  delivered: { key: string; fingerprint: string }[];
+  /** Never delivered (their insert failed): only their state is forgotten. */
+  undelivered: string[];
+}
+
+/**
+ * Pages of the sync's tracked rows absent from `seen`, in key order (states this run already wrote
+ * are its own: not gone). Read-only; stops when `halted()` says so.
+ */
+export async function* goneStates(pool: Pool, syncId: number, runId: number, seen: KeySet, halted: () => boolean): AsyncGenerator<GonePage> {
   const pageSize = engineSettings.batchSize;
   let after = "";
   for (;;) {
-    if (attempt.halted) return;
-    const { rows } = await pool.query<{ primary_key: string; fingerprint: string; last_run_id: number }>(
-      `SELECT primary_key, fingerprint, last_run_id FROM sync_states
+    if (halted()) return;
+    const { rows } = await pool.query<{ primary_key: string; fingerprint: string; last_status: string; last_run_id: number }>(
+      `SELECT primary_key, fingerprint, last_status::text, last_run_id FROM sync_states
        WHERE sync_id = $1 AND primary_key > $2 ORDER BY primary_key LIMIT $3`,
-      [sync.id, after, pageSize],
+      [syncId, after, pageSize],
     );
     if (rows.length === 0) return;
     after = rows[rows.length - 1].primary_key;
-    const gone = rows.filter((r) => !seen.has(r.primary_key) && r.last_run_id !== run.id);
-    // Never delivered: nothing to delete in the destination, only the state to forget.
-    const undelivered = gone.filter((r) => r.fingerprint === "").map((r) => r.primary_key);
-    if (undelivered.length > 0) await forgetStates(pool, sync.id, undelivered);
-    const items: Item[] = gone
-      .filter((r) => r.fingerprint !== "")
-      .map((r) => ({
-        key: r.primary_key,
-        json: canonicalJson({ [model.primaryKey]: r.primary_key }),
-        fingerprint: r.fingerprint,
-        row: {},
-        action: "destination_delete" as const,
-      }));
+    const gone = rows.filter((r) => !seen.has(r.primary_key) && r.last_run_id !== runId);
+    // Never delivered (or skipped by the write mode): nothing to delete in the destination, only the state to forget.
+    const delivered = (r: { fingerprint: string; last_status: string }) => r.fingerprint !== "" && r.last_status !== "skipped";
+    yield {
+      delivered: gone.filter(delivered).map((r) => ({ key: r.primary_key, fingerprint: r.fingerprint })),
+      undelivered: gone.filter((r) => !delivered(r)).map((r) => r.primary_key),
+    };
+  }
+}
+
+/** The destination_delete Item of a tracked row (its payload is built from the key alone). */
+export function deleteItem(primaryKeyColumn: string, gone: { key: string; fingerprint: string }): Item {
+  return {
+    key: gone.key,
+    json: canonicalJson({ [primaryKeyColumn]: gone.key }),
+    fingerprint: gone.fingerprint,
+    row: {},
+    action: "destination_delete",
+  };
+}
+
+export async function detectDeletes(attempt: RunAttempt, seen: KeySet, recorder: BatchRecorder): Promise<void> {
+  const { pool, ctx } = attempt;
+  const { sync, run, model } = ctx;
+  for await (const page of goneStates(pool, sync.id, run.id, seen, () => attempt.halted)) {
+    if (page.undelivered.length > 0) await forgetStates(pool, sync.id, page.undelivered);
+    const items = page.delivered.map((g) => deleteItem(model.primaryKey, g));
     if (items.length > 0) await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, items), delta: zeroCounters() });
   }
 }

@@ -66,7 +66,7 @@ export interface BatchDiff {
 
 /**
  * Classifies a batch in one statement. A state with fingerprint '' was never delivered (its insert
- * failed), so it is an insert again; a failed last status is retried as an update; full refresh
+ * failed), so it is an insert again, as is a changed row the write mode skipped (unchanged, it is left alone); a failed last status is retried as an update; full refresh
  * re-sends every row.
  */
 export async function classifyBatch(
@@ -78,7 +78,9 @@ export async function classifyBatch(
        SELECT i.ord::int4 AS ord,
          CASE WHEN s.primary_key IS NULL THEN 'i'
               WHEN s.last_run_id = $2 THEN 'd'
-              WHEN s.fingerprint = '' THEN 'i'
+              -- Skipped by the write mode: left alone while unchanged, else never delivered (skipped-states.ts).
+              WHEN s.last_status = 'skipped' AND NOT $5::boolean AND s.fingerprint = i.fp THEN 'n'
+              WHEN s.last_status = 'skipped' OR s.fingerprint = '' THEN 'i'
               WHEN $5::boolean OR s.fingerprint <> i.fp OR s.last_status <> 'success' THEN 'u'
               ELSE 'n' END AS c,
          CASE WHEN NOT $5::boolean AND s.last_status = 'success' AND s.fingerprint <> '' AND s.last_run_id <> $2

@@ -3,6 +3,8 @@
 //
 // Runs:        triggerSync, cancelSync, triggerTestRun (workspace-scoped; NotFound 404 /
 //              FailedDependency 424 from lib/errors)
+// Approval:    approveRun (Conflict 409 unless the run waits for approval)
+// Plans:       planSync (a dry run of the next general run; RateLimited 429, FailedDependency 424)
 // Sync status: transitionSyncStatus (Conflict 409 when the transition table refuses it)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
 // Statuses:    ACTIVE_RUN_STATUSES (the console uses its copy in lib/sync-config/statuses.ts)
@@ -16,7 +18,9 @@ import { stopBoss } from "./queue";
 import { startWorker, type WorkerHandle } from "./worker";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
-export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus } from "./runs";
+export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
+export { planSync } from "./plan/sync-plan";
+export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
 

@@ -38,6 +38,32 @@ describe("loader", () => {
     expect(timings.wait).toBeGreaterThanOrEqual(45);
   });
 
+  it("hands each request's accepted records to onDelivered before their outcomes count, once each", async () => {
+    const { connector } = destination((rs, call) =>
+      rs.map((r) => (call === 1 && r.key === "2" ? { key: r.key, ok: false, status: 503, error: "busy" } : r.key === "4" ? { key: r.key, ok: false, status: 400, error: "bad" } : { key: r.key, ok: true })),
+    );
+    const delivered: string[][] = [];
+    const l = new Loader({
+      destination: connector,
+      config: {},
+      stream: tableStream("t"),
+      batch: false,
+      batchSize: 1,
+      concurrency: 1,
+      baseDelayMs: 5,
+      maxAttempts: 3,
+      onDelivered: async (rs) => {
+        delivered.push(rs.map((r) => r.key));
+      },
+    });
+    const out = await l.load(records(4));
+    expect(delivered.flat().sort()).toEqual(["1", "2", "3"]);
+    expect(out.get("4")).toMatchObject({ ok: false });
+    // A ledger that cannot be written fails the load instead of letting the records count as delivered unrecorded.
+    const failing = new Loader({ destination: connector, config: {}, stream: tableStream("t"), batch: false, batchSize: 1, concurrency: 1, onDelivered: async () => Promise.reject(new Error("ledger down")) });
+    await expect(failing.load(records(1))).rejects.toThrow("ledger down");
+  });
+
   it("gives up after the attempt limit and reports the last error", async () => {
     const { connector, calls } = destination((rs) => rs.map((r) => ({ key: r.key, ok: false, status: 503, error: "unavailable" })));
     const out = await loader(connector, false).loader.load(records(1));

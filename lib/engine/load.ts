@@ -34,6 +34,11 @@ export interface LoaderOptions {
    * the records then fail with their last outcome. Returning true means the signal is aborted.
    */
   onLongWait?: (waitMs: number, cause: LongWaitCause) => boolean;
+  /**
+   * After each request, the records the destination accepted in it, awaited before the request's
+   * outcomes count (the delivery ledger writes them here, before their batch commits).
+   */
+  onDelivered?: (records: WriteRecord[]) => Promise<void>;
 }
 
 export type LongWaitCause = "retry" | "rate_limit";
@@ -121,9 +126,15 @@ export class Loader {
         timings.load += performance.now() - started;
       }
       const byKey = new Map(outcomes.map((o) => [o.key, o]));
-      return chunk.map(
+      const results = chunk.map(
         (r) => byKey.get(r.key) ?? { key: r.key, ok: false, error: "The destination returned no outcome for this record.", retryable: false },
       );
+      const { onDelivered } = this.options;
+      if (onDelivered) {
+        const accepted = chunk.filter((_, i) => results[i].ok);
+        if (accepted.length > 0) await onDelivered(accepted);
+      }
+      return results;
     });
   }
 

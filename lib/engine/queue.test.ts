@@ -11,6 +11,7 @@ import { executeRun } from "./execute-run";
 import { cancelRunJobs, enqueueRun, getBoss, RUN_QUEUE } from "./queue";
 import { reapOrphanedRuns, reapStrandedJobs } from "./reaper";
 import { tryLock, unlock, runLockKey } from "./locks";
+import { returnToQueue } from "./run-store";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, tableStream, waitFor, type Fixture } from "./test-support";
 
 useTestDatabase();
@@ -135,6 +136,30 @@ describe("a paused run (waiting for its destination, held by no worker)", () => 
     expect((await reloadRun(run.id)).status).toBe("queued");
     await finish(await fetchJob());
     expect((await reloadRun(run.id)).status).toBe("success");
+  });
+});
+
+describe("the reaper racing a live worker", () => {
+  it("leaves a run its worker paused after the reaper read it running: the pause and its waiting job stand", async () => {
+    const f = await fixture();
+    const run = await triggerSync(f.workspaceId, f.syncId);
+    const job = await fetchJob();
+    // What the reaper read: the run in progress (its worker, alive, about to pause it).
+    await pgPool().query("UPDATE sync_runs SET status = 'in_progress', started_at = now() WHERE id = $1", [run.id]);
+    const seen = await reloadRun(run.id);
+    // The worker pauses the run under its lock, queues its next job for the end of the wait and lets the lock go.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await pgPool().query("UPDATE sync_runs SET status = 'paused', waiting_until = now() + interval '1 hour', updated_at = now() WHERE id = $1", [run.id]);
+    // The reaper finds the lock free and acts on what it read.
+    const client = await pgPool().connect();
+    try {
+      expect(await returnToQueue(client, run.id, { status: seen.status, updatedAt: seen.updatedAt })).toBe(false);
+    } finally {
+      client.release();
+    }
+    expect((await reloadRun(run.id)).status).toBe("paused");
+    await (await getBoss()).complete(RUN_QUEUE, job!.id);
+    await cancelRunJobs(run.id);
   });
 });
 

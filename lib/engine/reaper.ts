@@ -60,8 +60,8 @@ export async function reapOrphanedRuns(): Promise<number> {
   await reapStrandedJobs();
   const pool = pgPool();
   const maxAttempts = engineSettings.maxRunAttempts;
-  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number }>(
-    `SELECT id, sync_id, sync_run_type::text, status::text, attempts FROM sync_runs
+  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number; updated_at: Date }>(
+    `SELECT id, sync_id, sync_run_type::text, status::text, attempts, updated_at FROM sync_runs
      WHERE status = ANY($1::sync_run_status[])
         OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')
         OR (status = 'paused' AND COALESCE(waiting_until, updated_at) < now() - $2 * interval '1 second')`,
@@ -80,7 +80,7 @@ export async function reapOrphanedRuns(): Promise<number> {
         return { moved: false, exhausted: await setRunStatus(client, r.id, "failed", { error, finished: true }) };
       }
       // A paused run here is one whose wait is long over and whose job is gone.
-      const moved = r.status === "queued" ? await touchQueuedRun(client, r.id) : await returnToQueue(client, r.id);
+      const moved = r.status === "queued" ? await touchQueuedRun(client, r.id) : await returnToQueue(client, r.id, { status: r.status, updatedAt: r.updated_at });
       return { moved, exhausted: false };
     });
     if (exhausted) {

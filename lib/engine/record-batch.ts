@@ -57,7 +57,9 @@ export class BatchRecorder {
     }
     for (const o of outcomes) {
       delta.totalRows++;
+      // Skipped as already delivered (ok) counts as delivered; skipped by the write mode as skipped.
       if (o.ok) delta.successfulRows++;
+      else if (o.skipped) delta.skippedRows++;
       else delta.failedRows++;
     }
     let totals: RunTotals;
@@ -76,7 +78,11 @@ export class BatchRecorder {
                 throw new StopSignal("canceled");
               }
               await copyRecords(client, sync.id, run.id, outcomes);
-              if (this.options.states !== "none") await writeStates(client, sync.id, run.id, outcomes, this.options.states === "copy");
+              if (this.options.states !== "none") {
+                // An insert-mode skip means the key is in the destination; an update-mode skip that it is not.
+                const skipsPresent = sync.writeMode === "insert";
+                await writeStates(client, sync.id, run.id, outcomes, this.options.states === "copy", skipsPresent);
+              }
               return addBatchCounters(client, run.id, delta, attempt.roundedTimings(performance.now() - started));
             });
     } finally {
@@ -109,7 +115,7 @@ async function copyRecords(client: PoolClient, syncId: number, runId: number, ou
       .text(key)
       .text(json)
       .text(line)
-      .text(o.ok ? "success" : "failed")
+      .text(o.skipped ? "skipped" : o.ok ? "success" : "failed")
       .text(action)
       .text(o.error)
       .jsonb(o.log === undefined ? undefined : JSON.stringify(o.log));

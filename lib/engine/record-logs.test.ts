@@ -20,6 +20,13 @@ describe("writeAction", () => {
     expect(writeAction("destination_update", false)).toBe("update");
     expect(writeAction("destination_delete", true)).toBe("delete");
   });
+
+  it("in update and insert modes is the write the mode decided, never an upsert", () => {
+    expect(writeAction("destination_update", true, "update")).toBe("update");
+    expect(writeAction("destination_insert", true, "insert")).toBe("insert");
+    expect(writeAction("destination_insert", true, "mirror")).toBe("upsert");
+    expect(writeAction("destination_delete", true, "insert")).toBe("delete");
+  });
 });
 
 describe("logs written by the engine", () => {
@@ -73,6 +80,15 @@ describe("recordLogs", () => {
     expect(recordLogs(record({ action: "destination_delete" }), { ...target, upsert: false }).request).toMatch(/^delete from people/);
   });
 
+  it("says a skipped record was not sent, and why", () => {
+    const reason = "update mode: key 42 is not in the destination, so it was not created.";
+    expect(recordLogs(record({ status: "skipped", error: reason }), { ...target, mode: "update" })).toEqual({
+      request: "Not sent (insert into people): the record (key 42) was skipped.",
+      response: reason,
+      level: "info",
+    });
+  });
+
   it("answers a failure without a stored log with its error", () => {
     expect(recordLogs(record({ status: "failed", error: "duplicate key" }), target)).toMatchObject({ response: "duplicate key", level: "error" });
   });
@@ -105,6 +121,8 @@ describe("recordLogs", () => {
 describe("parseWriteTarget", () => {
   it("accepts only a whole target", () => {
     expect(parseWriteTarget(target)).toEqual(target);
+    expect(parseWriteTarget({ ...target, mode: "insert" })).toEqual({ ...target, mode: "insert" });
+    expect(parseWriteTarget({ ...target, mode: "bogus" })).toEqual(target);
     expect(parseWriteTarget({ destination: "Http" })).toBeNull();
     expect(parseWriteTarget(null)).toBeNull();
   });

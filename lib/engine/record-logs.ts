@@ -8,14 +8,17 @@
 import type { LogPart, RecordLog, Row, WriteAction } from "@/lib/connectors/types";
 import { logUrl, truncate } from "@/lib/connectors/shared/http";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
+import { WRITE_MODES, splitsByPresence, type WriteMode } from "@/lib/sync-config/write-mode";
 
 /** What a run writes to, kept on the run (sync_runs.write_target) for the logs derived on read. */
 export interface WriteTarget {
   /** The destination's connector name, e.g. `Postgresql`. */
   destination: string;
   stream: string;
-  /** The stream has a primary key, so inserts and updates are sent as upserts. */
+  /** The stream has a primary key, so inserts and updates are sent as upserts (in upsert and mirror modes). */
   upsert: boolean;
+  /** The sync's write mode during the run; absent on runs before write modes. */
+  mode?: WriteMode;
 }
 
 /** A record's logs as the API shows them. */
@@ -25,10 +28,13 @@ export interface RecordLogText {
   level: "info" | "error";
 }
 
-/** The write a record's action becomes: the run sends exactly this (send-batch.ts:sendItems). */
-export function writeAction(action: SyncRecordAction, upsert: boolean): WriteAction {
+/**
+ * The write a record's action becomes: the run sends exactly this (send-batch.ts:sendItems; in update
+ * and insert modes the record's action is already the write the mode decided, engine/write-mode.ts).
+ */
+export function writeAction(action: SyncRecordAction, upsert: boolean, mode?: WriteMode): WriteAction {
   if (action === "destination_delete") return "delete";
-  if (upsert) return "upsert";
+  if (upsert && !(mode && splitsByPresence(mode))) return "upsert";
   return action === "destination_insert" ? "insert" : "update";
 }
 
@@ -112,12 +118,16 @@ function text(value: unknown): string {
  */
 export function recordLogs(record: LoggedRecord, target: WriteTarget | null): RecordLogText {
   const failed = record.status === "failed";
+  if (record.status === "skipped" && !isObject(record.logs)) {
+    const what = target ? describeWrite(writeAction(record.action, target.upsert, target.mode), target.stream) : record.action;
+    return { request: `Not sent (${what}): the record (key ${record.primaryKey}) was skipped.`, response: record.error ?? "Skipped.", level: "info" };
+  }
   if (isObject(record.logs)) {
     return { request: text(record.logs.request), response: text(record.logs.response), level: failed ? "error" : "info" };
   }
   const sent = `the row mapped from this record (key ${record.primaryKey})`;
   const request = target
-    ? `${describeWrite(writeAction(record.action, target.upsert), target.stream)} (${target.destination}): ${sent}`
+    ? `${describeWrite(writeAction(record.action, target.upsert, target.mode), target.stream)} (${target.destination}): ${sent}`
     : `${record.action}: ${sent}`;
   if (failed) return { request, response: record.error ?? "The destination refused the record.", level: "error" };
   if (record.status === "pending") return { request, response: "Not answered yet.", level: "info" };
@@ -127,6 +137,7 @@ export function recordLogs(record: LoggedRecord, target: WriteTarget | null): Re
 /** The write target as stored (JSON), or null when the run predates it or it is malformed. */
 export function parseWriteTarget(value: unknown): WriteTarget | null {
   if (!isObject(value)) return null;
-  const { destination, stream, upsert } = value;
-  return typeof destination === "string" && typeof stream === "string" && typeof upsert === "boolean" ? { destination, stream, upsert } : null;
+  const { destination, stream, upsert, mode } = value;
+  if (typeof destination !== "string" || typeof stream !== "string" || typeof upsert !== "boolean") return null;
+  return (WRITE_MODES as readonly unknown[]).includes(mode) ? { destination, stream, upsert, mode: mode as WriteMode } : { destination, stream, upsert };
 }

@@ -4,6 +4,7 @@
 import "server-only";
 import { pgPool } from "@/lib/db/client";
 import type { RunContext } from "./context";
+import { deliveryLedgerFor, type DeliveryLedger } from "./delivery-ledger";
 import { Loader, type LongWaitCause } from "./load";
 import { resetMemoryPressure } from "./memory";
 import { estimateRun } from "./run-estimate";
@@ -12,8 +13,11 @@ import { reportRun } from "./run-report";
 import { resetCountersForRetry, saveWriteTarget, setRunStatus, type RunTimings, type RunTotals } from "./run-store";
 import { engineSettings } from "./settings";
 
-/** "waiting": paused for the destination; the caller queues it again for `RunPause.until`. */
-export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped" | "waiting";
+/**
+ * "waiting": paused for the destination; the caller queues it again for `RunPause.until`.
+ * "needs_approval": stopped before its first write by its sync's guard; it waits, with no job, for an approve or a cancel.
+ */
+export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped" | "waiting" | "needs_approval";
 
 /** Why and until when a run paused. */
 export interface RunPause {
@@ -35,7 +39,7 @@ export interface RunStrategy {
 
 /** Why a run stopped early; anything else thrown is a failure. */
 export class StopSignal extends Error {
-  constructor(readonly reason: "canceled" | "shutdown" | "disabled" | "waiting") {
+  constructor(readonly reason: "canceled" | "shutdown" | "disabled" | "waiting" | "approval") {
     super(reason);
   }
 }
@@ -51,6 +55,8 @@ export class RunAttempt {
   /** Batches are numbered in read order (the cursor advances over a gap-free prefix of them). */
   nextSeq = 0;
   readonly loader: Loader;
+  /** Destinations whose writes are not idempotent: the keys and ledger of their deliveries. */
+  readonly ledger?: DeliveryLedger;
   private readonly controller = new AbortController();
   private failure: unknown;
   /** Set when a long wait for the destination stopped this attempt. */
@@ -65,9 +71,10 @@ export class RunAttempt {
   ) {
     const stored = (ctx.run.timings ?? {}) as Partial<RunTimings>;
     this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0, record: stored.record ?? 0 };
-    this.totals = { totalRows: ctx.run.totalRows, successfulRows: ctx.run.successfulRows };
+    this.totals = { totalRows: ctx.run.totalRows, successfulRows: ctx.run.successfulRows, failedRows: ctx.run.failedRows };
     const { rate, stream } = ctx;
     const longWaitMs = engineSettings.releaseWaitMs;
+    const ledger = (this.ledger = deliveryLedgerFor(ctx, this.pool, strategy.tracksSync));
     this.loader = new Loader({
       destination: ctx.destination,
       config: ctx.destinationConfig,
@@ -80,6 +87,7 @@ export class RunAttempt {
       maxAttempts: this.writeAttempts,
       longWaitMs,
       onLongWait: (waitMs, cause) => this.pauseFor(waitMs, cause),
+      onDelivered: ledger && ((records) => ledger.delivered(records)),
     });
   }
 
@@ -107,6 +115,7 @@ export class RunAttempt {
       destination: ctx.destination.definition.name,
       stream: ctx.stream.name,
       upsert: (ctx.stream.primary_key?.length ?? 0) > 0,
+      mode: ctx.sync.writeMode,
     });
   }
 

@@ -18,11 +18,15 @@ import { KeySet } from "./key-set";
 import { extractPassThrough } from "./pass-through/extract";
 import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
+import { detectsDeletes } from "@/lib/sync-config/write-mode";
+import { holdsForApproval } from "./plan/guard-step";
 
 export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractAndLoad };
 
 async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   const { ctx, pool } = attempt;
+  // Before anything is written: a sync with blast-radius limits plans first and may stop here.
+  if (await holdsForApproval(attempt)) return;
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
@@ -43,7 +47,7 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
       await extractPassThrough(attempt, plan, { options, noStates, seen, recorder });
     } else await extractRows(attempt, options, { noStates, seen, recorder });
     const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
-    if (!attempt.halted && fullRead && ctx.sync.detectDeletes) await detectDeletes(attempt, seen, recorder);
+    if (!attempt.halted && fullRead && detectsDeletes(ctx.sync)) await detectDeletes(attempt, seen, recorder);
   } finally {
     await cursor.settled().catch((err) => attempt.fail(err));
   }

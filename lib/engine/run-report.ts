@@ -17,6 +17,11 @@ export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
     await writeTimings(runId, attempt.roundedTimings());
     return "waiting";
   }
+  if (stop === "approval" && !failure) {
+    // The guard held it (plan/guard-step.ts already set needs_approval): no outcome, the sync's status stays.
+    await writeTimings(runId, attempt.roundedTimings());
+    return "needs_approval";
+  }
   if (stop === "canceled" || stop === "disabled") {
     // Usually already failed by whoever stopped it (cancel, disable); then only the timings change.
     // The sync keeps its status: a stop says nothing about its health.
@@ -24,10 +29,11 @@ export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
     await setRunStatus(attempt.pool, runId, "failed", { error: stop === "canceled" ? CANCELED_ERROR : DISABLED_ERROR, finished: true });
     return "canceled";
   }
-  const { totalRows, successfulRows } = attempt.totals;
+  const { successfulRows, failedRows } = attempt.totals;
   let error: string | null = null;
   if (failure) error = ctx.scrub(describeFailure(failure));
-  else if (totalRows > 0 && successfulRows === 0) error = `All ${totalRows} records failed; see the run's records for each error.`;
+  // Records the write mode skipped are no failure: a run that only skipped succeeded.
+  else if (failedRows > 0 && successfulRows === 0) error = `All ${failedRows} records failed; see the run's records for each error.`;
   await writeTimings(runId, attempt.roundedTimings());
   if (strategy.tracksSync) await applySyncOutcome(ctx.sync.id, error ? "failed" : "success");
   await finishRun(runId, error);

@@ -9,6 +9,7 @@ import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
+import { writeSkippedStates } from "./skipped-states";
 import type { WriteTarget } from "./record-logs";
 import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./transitions";
 
@@ -41,7 +42,15 @@ export const zeroCounters = (): RunCounters => ({
 export interface RunTotals {
   totalRows: number;
   successfulRows: number;
+  /** Records refused or not mappable (skipped records are neither these nor successes). */
+  failedRows: number;
 }
+
+const totalsOf = (r: { total_rows: number; successful_rows: number; failed_rows: number } | undefined): RunTotals => ({
+  totalRows: r?.total_rows ?? 0,
+  successfulRows: r?.successful_rows ?? 0,
+  failedRows: r?.failed_rows ?? 0,
+});
 
 /** Milliseconds per stage, summed over the run's attempts (sync_runs.timings). */
 export interface RunTimings {
@@ -122,11 +131,16 @@ export async function touchQueuedRun(client: PoolClient, runId: number): Promise
   return (rowCount ?? 0) > 0;
 }
 
-/** The reaper, under the run's free lock: a run its dead worker left running (or paused, its wait long over) goes back to the queue. */
-export async function returnToQueue(client: PoolClient, runId: number): Promise<boolean> {
+/**
+ * The reaper, under the run's free lock: a run its dead worker left running (or paused, its wait long
+ * over) goes back to the queue. Only when it is still as the reaper saw it (status and last update):
+ * a live worker may have paused it and let its lock go in between, and that pause must stand.
+ */
+export async function returnToQueue(client: PoolClient, runId: number, seen: { status: string; updatedAt: Date }): Promise<boolean> {
   const { rowCount } = await client.query(
-    "UPDATE sync_runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = ANY($2::sync_run_status[])",
-    [runId, runStatusesAllowing("queued").filter((s) => s !== "pending")],
+    `UPDATE sync_runs SET status = 'queued', updated_at = now()
+     WHERE id = $1 AND status = ANY($2::sync_run_status[]) AND status::text = $3 AND updated_at = $4`,
+    [runId, runStatusesAllowing("queued").filter((s) => s !== "pending"), seen.status, seen.updatedAt],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -159,30 +173,37 @@ export async function createTestRun(workspaceId: number, syncId: number, testPri
 
 // ---- Counters, timings, write target --------------------------------------------------------------
 
+/** How the error of a record skipped as already delivered (delivery-ledger.ts) begins: it counts as delivered. */
+export const ALREADY_DELIVERED = "Already delivered with idempotency key";
+
 /**
  * A retried full read re-reads everything, so read counters restart; record counters come from the
  * records. Returns the totals the run starts from.
  */
 export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
-  const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number }>(
-    `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = 0, duplicate_rows = 0,
+  const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
+    `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = c.skipped, duplicate_rows = 0,
        total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
-     FROM (SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'success')::int AS ok,
-                  count(*) FILTER (WHERE status = 'failed')::int AS failed
+     -- Skipped as already delivered (its idempotency key in the ledger) counts as delivered; skipped
+     -- by the write mode counts as skipped.
+     FROM (SELECT count(*)::int AS total,
+                  count(*) FILTER (WHERE status = 'success' OR (status = 'skipped' AND starts_with(error, $2)))::int AS ok,
+                  count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                  count(*) FILTER (WHERE status = 'skipped' AND NOT starts_with(coalesce(error, ''), $2))::int AS skipped
            FROM sync_records WHERE sync_run_id = $1) c
-     WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows`,
-    [runId],
+     WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows, r.failed_rows`,
+    [runId, ALREADY_DELIVERED],
   );
-  return { totalRows: rows[0]?.total_rows ?? 0, successfulRows: rows[0]?.successful_rows ?? 0 };
+  return totalsOf(rows[0]);
 }
 
 /** Adds a batch's counters (in the batch's transaction when it has one); returns the run's new totals. */
 export async function addBatchCounters(db: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
-  const { rows } = await db.query<{ total_rows: number; successful_rows: number }>(
+  const { rows } = await db.query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
     `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
        total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
        failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
-     WHERE id = $1 RETURNING total_rows, successful_rows`,
+     WHERE id = $1 RETURNING total_rows, successful_rows, failed_rows`,
     [
       runId,
       delta.totalQueryRows,
@@ -195,7 +216,7 @@ export async function addBatchCounters(db: Db, runId: number, delta: RunCounters
       JSON.stringify(timings),
     ],
   );
-  return { totalRows: rows[0]?.total_rows ?? 0, successfulRows: rows[0]?.successful_rows ?? 0 };
+  return totalsOf(rows[0]);
 }
 
 export async function writeTimings(runId: number, timings: RunTimings): Promise<void> {
@@ -274,6 +295,8 @@ export async function saveCursor(syncId: number, value: string): Promise<void> {
 /** A recorded row as change tracking sees it. */
 export interface StateChange {
   ok: boolean;
+  /** Skipped by the write mode (skipped-states.ts). */
+  skipped?: boolean;
   item: { key: string; fingerprint: string; action: SyncRecordAction };
 }
 
@@ -281,22 +304,38 @@ export interface StateChange {
  * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when never
  * delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
  * `fresh`: the sync tracked nothing when this attempt began and keys are unique within a run, so no
- * state can conflict and COPY, several times cheaper than an upsert, is used.
+ * state can conflict and COPY, several times cheaper than an upsert, is used. Rows the write mode
+ * skipped: skipped-states.ts (`skipsPresent`: insert mode's skips, of keys the destination has).
  */
-export async function writeStates(client: PoolClient, syncId: number, runId: number, changes: readonly StateChange[], fresh: boolean): Promise<void> {
+export async function writeStates(
+  client: PoolClient,
+  syncId: number,
+  runId: number,
+  changes: readonly StateChange[],
+  fresh: boolean,
+  skipsPresent = false,
+): Promise<void> {
   const keys: string[] = [];
   const fps: string[] = [];
   const statuses: string[] = [];
   const deleted: string[] = [];
+  const skipped: { keys: string[]; fps: string[] } = { keys: [], fps: [] };
   for (const c of changes) {
     if (c.ok && c.item.action === "destination_delete") {
       deleted.push(c.item.key);
       continue;
     }
+    // Skipped by the write mode (not ok); a skip as already delivered (ok) is tracked as delivered.
+    if (c.skipped && !c.ok && !fresh) {
+      skipped.keys.push(c.item.key);
+      skipped.fps.push(c.item.fingerprint);
+      continue;
+    }
     keys.push(c.item.key);
-    fps.push(c.ok ? c.item.fingerprint : "");
-    statuses.push(c.ok ? "success" : "failed");
+    fps.push(c.ok || c.skipped ? c.item.fingerprint : "");
+    statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
   }
+  await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
   if (keys.length > 0 && fresh) {
     const input = new BinaryCopyInput();
     for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
@@ -332,4 +371,34 @@ export async function rebaselineStates(syncId: number, keys: string[], fingerpri
      WHERE s.sync_id = $1 AND s.primary_key = x.k`,
     [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
   );
+}
+
+// ---- Plan and approval (plan/guard-step.ts, runs.ts:approveRun) -----------------------------------
+
+/** The counts a run planned before its first write (it may go on). */
+export async function saveRunPlan(runId: number, plan: object): Promise<void> {
+  await pgPool().query("UPDATE sync_runs SET plan = $2::jsonb, updated_at = now() WHERE id = $1", [runId, JSON.stringify(plan)]);
+}
+
+/**
+ * The guard stops the run before its first write (still under its lock): needs_approval, with the
+ * plan and the sentence of what it would break. Like a pause, not an attempt. False when it ended meanwhile.
+ */
+export async function holdRunForApproval(runId: number, plan: object, error: string): Promise<boolean> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, attempts = GREATEST(attempts - 1, 0), updated_at = now()
+     WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
+    [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Someone approved a held run: queued again, who in approved_by (it then skips the guard). False unless it was waiting. */
+export async function approveHeldRun(runId: number, approvedBy: string): Promise<boolean> {
+  const { rowCount } = await pgPool().query(
+    `UPDATE sync_runs SET status = 'queued', approved_by = $2, error = NULL, updated_at = now()
+     WHERE id = $1 AND status = 'needs_approval'`,
+    [runId, approvedBy],
+  );
+  return (rowCount ?? 0) > 0;
 }

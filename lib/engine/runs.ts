@@ -2,11 +2,12 @@
 // workspace-scoped ids ("not yours" is the same 404 as "does not exist") and throw typed errors.
 import "server-only";
 import { pgPool, prisma } from "@/lib/db/client";
-import { FailedDependency, NotFound } from "@/lib/errors";
+import { Conflict, FailedDependency, NotFound } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
 import { cancelRunJobs, enqueueRun } from "./queue";
 import {
+  approveHeldRun,
   CANCELED_ERROR,
   createGeneralRun,
   createTestRun,
@@ -45,8 +46,30 @@ export async function triggerSync(workspaceId: number, syncId: number): Promise<
     if (rows[0]?.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
     return createGeneralRun(client, sync);
   });
-  if (runId === null) throw new FailedDependency(`Sync ${syncId} is already running; wait for the run to finish or cancel it.`);
+  if (runId === null) throw new FailedDependency(await busyMessage(syncId));
   return enqueueOrFail(await prisma().syncRun.findUniqueOrThrow({ where: { id: runId } }));
+}
+
+/** Why a sync cannot start a run now: one runs, or one waits for approval. */
+async function busyMessage(syncId: number): Promise<string> {
+  const held = await prisma().syncRun.findFirst({ where: { syncId, syncRunType: "general", status: "needs_approval" }, select: { id: true } });
+  return held
+    ? `Sync ${syncId} has run ${held.id} waiting for approval (it would exceed the sync's limits); approve or cancel it first.`
+    : `Sync ${syncId} is already running; wait for the run to finish or cancel it.`;
+}
+
+/**
+ * Lets a run the guard held (needs_approval) go on: queued again with who approved it, it then runs
+ * without the guard's check. 404 for another sync's or workspace's run, 409 when it is not waiting.
+ */
+export async function approveRun(workspaceId: number, syncId: number, runId: number, approvedBy: string): Promise<SyncRun> {
+  await findSync(workspaceId, syncId);
+  const run = await prisma().syncRun.findFirst({ where: { id: runId, syncId, workspaceId } });
+  if (!run) throw new NotFound(`Sync run ${runId} of sync ${syncId} was not found.`);
+  if (!(await approveHeldRun(run.id, approvedBy))) {
+    throw new Conflict(`Sync run ${runId} is not waiting for approval (its status is ${run.status === "needs_approval" ? "changing" : run.status}); only a run stopped by the sync's limits can be approved.`);
+  }
+  return enqueueOrFail(await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } }));
 }
 
 /**

@@ -6,16 +6,23 @@ import type { Item, Outcome } from "./batch";
 import { deletePayload, MappingError } from "@/lib/sync-config/mapping";
 import { failureLog, storedLog, unsentLog, writeAction } from "./record-logs";
 import type { RunAttempt } from "./run-attempt";
+import { admitDeliveries } from "./delivery-ledger";
+import type { RunContext } from "./context";
+import { recordActionOf, splitByWriteMode } from "./write-mode";
 
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn. */
 const YIELD_AFTER_MS = 20;
 
-/** Outcomes of the Items sent or refused; Items a stop left unsent have none. */
-export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Outcome[]> {
-  if (items.length === 0) return [];
-  const { ctx } = attempt;
-  const now = new Date();
-  const results: Outcome[] = [];
+/** A batch's Items mapped: the records to write (by key, with their Item) and the Items whose mapping failed. */
+export interface MappedItems {
+  records: WriteRecord[];
+  byKey: Map<string, Item>;
+  failures: Outcome[];
+}
+
+/** The map stage: each Item's destination payload (deletes carry their key only). */
+export async function mapItems(ctx: RunContext, items: readonly Item[], now = new Date()): Promise<MappedItems> {
+  const failures: Outcome[] = [];
   const records: WriteRecord[] = [];
   const byKey = new Map<string, Item>();
   const upsert = (ctx.stream.primary_key?.length ?? 0) > 0;
@@ -37,7 +44,7 @@ export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Out
         payload = ctx.mapping.map(item.row ?? (JSON.parse(item.json ?? "{}") as Row), now);
       } catch (err) {
         if (!(err instanceof MappingError)) throw err;
-        results.push({ item, ok: false, error: err.message, log: storedLog(unsentLog(err.message), false, ctx.scrub) });
+        failures.push({ item, ok: false, error: err.message, log: storedLog(unsentLog(err.message), false, ctx.scrub) });
         continue;
       }
     }
@@ -45,18 +52,37 @@ export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Out
     records.push({ key: item.key, action: writeAction(item.action, upsert), payload });
     byKey.set(item.key, item);
   }
+  return { records, byKey, failures };
+}
+
+/** Outcomes of the Items sent or refused; Items a stop left unsent have none. */
+export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Outcome[]> {
+  if (items.length === 0) return [];
+  const { ctx } = attempt;
+  const { records, byKey, failures: results } = await mapItems(ctx, items);
   if (records.length === 0) return results;
-  const outcomes = await attempt.loader.load(records);
+  // update and insert modes leave some records unsent on purpose: recorded as skipped, with why.
+  const split = await splitByWriteMode(ctx, records, attempt.signal);
+  for (const { record, reason } of split.skipped) {
+    const item = byKey.get(record.key) as Item;
+    item.action = recordActionOf(record.action, item.action);
+    results.push({ item, ok: false, skipped: true, error: reason });
+  }
+  // Non-idempotent destinations: keys on the records, and those already delivered set aside.
+  const send = await admitDeliveries(attempt, split.send, byKey, results);
+  const outcomes = await attempt.loader.load(send);
   const stream = ctx.stream.name;
   // The records of one request share their response: scrubbed once.
   const memo = new WeakMap<LogPart, LogPart>();
-  for (const record of records) {
+  for (const record of send) {
     const o = outcomes.get(record.key);
     if (!o) continue; // never sent: the run stopped first
+    const item = byKey.get(record.key) as Item;
+    item.action = recordActionOf(record.action, item.action);
     const error = o.ok ? undefined : ctx.scrub(o.error ?? "The destination refused the record.");
     // A success without the destination's own log (SQL) stores none: it is derived on read.
     const log = o.log ?? (error === undefined ? undefined : failureLog(record.action, stream, record.payload, error));
-    results.push({ item: byKey.get(record.key) as Item, ok: o.ok, error, log: log && storedLog(log, o.ok, ctx.scrub, memo) });
+    results.push({ item, ok: o.ok, error, log: log && storedLog(log, o.ok, ctx.scrub, memo) });
   }
   return results;
 }

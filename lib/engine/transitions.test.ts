@@ -9,13 +9,14 @@ import {
   assertSyncTransition,
   canTransitionRun,
   canTransitionSync,
+  RUN_TRANSITIONS,
   runStatusesAllowing,
   syncStatusAfterRun,
   TERMINAL_RUN_STATUSES,
 } from "./transitions";
 
 const ENDED: SyncRunStatus[] = ["success", "failed", "canceled"];
-const NOT_ENDED: SyncRunStatus[] = ["pending", "queued", "started", "querying", "in_progress", "paused"];
+const NOT_ENDED: SyncRunStatus[] = ["pending", "queued", "started", "querying", "in_progress", "paused", "needs_approval"];
 
 describe("runs", () => {
   it("a finished run never changes again: not claimed, not requeued, not re-finished", () => {
@@ -44,6 +45,12 @@ describe("runs", () => {
 
   it("only a run a worker holds can succeed; a waiting or paused run must be claimed first", () => {
     expect(runStatusesAllowing("success").sort()).toEqual(["in_progress", "querying", "started"]);
+  });
+
+  it("a run held for approval waits with no worker: approve queues it, a cancel or disable fails it; it never writes first", () => {
+    expect(RUN_TRANSITIONS.needs_approval.slice().sort()).toEqual(["canceled", "failed", "queued"]);
+    expect(runStatusesAllowing("needs_approval").sort()).toEqual(["needs_approval", "querying", "started"]);
+    expect(canTransitionRun("in_progress", "needs_approval")).toBe(false);
   });
 
   it("a paused run waits with no worker and goes back to one (claim) or to the queue (reaper)", () => {

@@ -21,12 +21,12 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
    * Claimed by a worker, which holds the run's lock. Back to queued: the worker stopped gracefully or
    * died and the run is handed to another worker.
    */
-  started: ["querying", "in_progress", "paused", "queued", "success", "failed", "canceled"],
+  started: ["querying", "in_progress", "paused", "queued", "needs_approval", "success", "failed", "canceled"],
   /**
    * Reading the model, nothing recorded yet in this attempt. → started: a worker claims a run whose
    * previous worker died while it was running (the lock is free).
    */
-  querying: ["started", "in_progress", "paused", "queued", "success", "failed", "canceled"],
+  querying: ["started", "in_progress", "paused", "queued", "needs_approval", "success", "failed", "canceled"],
   /** At least one batch recorded in this attempt. → started: as for querying. */
   in_progress: ["started", "querying", "paused", "queued", "success", "failed", "canceled"],
   /**
@@ -35,6 +35,12 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
    * then a worker claims it again (started).
    */
   paused: ["started", "in_progress", "queued", "canceled", "failed"],
+  /**
+   * Stopped before its first write because it would exceed its sync's blast-radius limits; holds no
+   * worker. Approving queues it again (it then runs without the limits); a cancel, or disabling or
+   * deleting the sync, fails it like any run stopped from outside.
+   */
+  needs_approval: ["queued", "canceled", "failed"],
   /** Ended: every row read was handled and not every record failed. */
   success: [],
   /** Ended: an error, every record refused, canceled or disabled while running, or given up. */

@@ -4,7 +4,7 @@ import { dateTime, json, resourceSchema } from "./resource";
 
 const catalogJson = () =>
   json(
-    "{streams: [{name, action, url, json_schema, batch_support, batch_size, request_method, supported_sync_modes, source_defined_cursor, source_defined_primary_key?}], request_rate_limit, request_rate_limit_unit, request_rate_concurrency, schema_mode: schema | schemaless, source_defined_cursor}; the create answer also echoes the request's json_schema.",
+    "{streams: [{name, action, url, json_schema, batch_support, batch_size, request_method, supported_sync_modes, source_defined_cursor, source_defined_primary_key?}], request_rate_limit, request_rate_limit_unit, request_rate_concurrency, schema_mode: schema | schemaless, source_defined_cursor, supported_write_modes? (destinations, as discovered)}; the create answer also echoes the request's json_schema.",
   );
 
 export const catalogRecordSchema = z

@@ -1,5 +1,6 @@
 // A connector definition, as serializeConnectorDefinition (./connector-definitions.ts) builds it.
 import { z } from "zod";
+import { WriteMode } from "@/lib/generated/prisma/enums";
 
 export const connectorDefinitionSchema = z
   .strictObject({
@@ -10,6 +11,9 @@ export const connectorDefinitionSchema = z
     sub_category: z.string().nullable(),
     icon: z.string().describe("Absolute URL."),
     documentation_url: z.string(),
+    supported_write_modes: z
+      .array(z.enum(WriteMode))
+      .describe("Destinations: the write modes a sync may use with it (docs/write-modes.md); empty for sources."),
     connector_spec: z.strictObject({
       documentation_url: z.string(),
       connection_specification: z

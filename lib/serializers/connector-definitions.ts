@@ -1,5 +1,6 @@
 // Connector definitions as the reference lists them: plain objects (they have no database id).
 import type { ConnectorDefinition } from "@/lib/connectors/types";
+import { supportedWriteModes } from "@/lib/sync-config/write-mode";
 import { absoluteUrl } from "@/lib/http/public-origin";
 import type { ConnectorDefinitionBody } from "./connector-definitions.schema";
 
@@ -11,6 +12,8 @@ export const serializeConnectorDefinition = (d: ConnectorDefinition): ConnectorD
   sub_category: d.subCategory ?? null,
   icon: absoluteUrl(d.icon),
   documentation_url: d.documentationUrl,
+  // Sources write nothing: an empty list.
+  supported_write_modes: d.connectorType === "destination" ? [...supportedWriteModes(d)] : [],
   connector_spec: {
     documentation_url: d.documentationUrl,
     connection_specification: d.connectionSpecification,

@@ -1,7 +1,8 @@
 // The sync run resource, as serializeSyncRun (./sync-runs.ts) builds it.
 import { z } from "zod";
-import { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
+import { SyncRunStatus, SyncRunType, WriteMode } from "@/lib/generated/prisma/enums";
 import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
+import { runPlanSchema } from "./plans.schema";
 import { dateTime, json, resourceSchema } from "./resource";
 
 export const runProgressSchema = z
@@ -42,6 +43,10 @@ export const syncRunAttributesSchema = z.strictObject({
   skipped_rows: z.number().int(),
   successful_rows: z.number().int(),
   failed_rows: z.number().int(),
+  write_mode: z
+    .enum(WriteMode)
+    .nullable()
+    .describe("The sync's write mode when the run started; null before it started. Records the mode skipped are counted in skipped_rows and total_rows and listed with status skipped."),
   duplicate_rows: z.number().int(),
   processed_rows: z.number().int(),
   timings: json("Milliseconds spent per phase of the run."),
@@ -49,7 +54,7 @@ export const syncRunAttributesSchema = z.strictObject({
   outcome: z
     .enum(RUN_OUTCOMES)
     .describe(
-      "Derived, beside status: running; succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
+      "Derived, beside status: running; needs_approval (held by its sync's blast-radius limits before its first write: approve or cancel it); succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
     ),
   canceled_by: z
     .string()
@@ -57,6 +62,13 @@ export const syncRunAttributesSchema = z.strictObject({
     .describe(
       "Who canceled the run (or disabled or deleted its sync while it ran); null when nobody did, and for callers who may read neither the members nor the audit log.",
     ),
+  plan: runPlanSchema
+    .nullable()
+    .describe("What the run planned before its first write (a sync with blast-radius limits in force plans first); null when it did not plan."),
+  approved_by: z
+    .string()
+    .nullable()
+    .describe("Who approved the run after its limits held it; null when nobody did, and for callers who may read neither the members nor the audit log."),
   progress: runProgressSchema,
   waiting_until: dateTime()
     .nullable()

@@ -1,7 +1,9 @@
 // Sync run resources; duration is seconds (float) between start and finish.
 import type { ActorAccess } from "@/lib/auth/actors";
 import type { SyncRun } from "@/lib/generated/prisma/client";
+import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
+import { storedRunPlan } from "./plans";
 import { iso, resource } from "./resource";
 import { runProgress } from "./run-progress";
 import type { SyncRunAttributes, SyncRunResource } from "./sync-runs.schema";
@@ -23,12 +25,16 @@ export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResour
     skipped_rows: r.skippedRows,
     successful_rows: r.successfulRows,
     failed_rows: r.failedRows,
+    write_mode: parseWriteTarget(r.writeTarget)?.mode ?? null,
     duplicate_rows: r.duplicateRows,
     processed_rows: r.processedRows,
     timings: r.timings,
     error: r.error,
     outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
     canceled_by: access.actors ? r.canceledBy : null,
+    plan: storedRunPlan(r.plan),
+    // An approved run is approved whoever reads it; who approved it follows the canceled_by rule.
+    approved_by: r.approvedBy === null ? null : access.actors ? r.approvedBy : null,
     progress: runProgress(r, new Date()),
     // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,

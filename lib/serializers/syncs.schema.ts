@@ -9,8 +9,10 @@ import {
   SyncRunStatus,
   SyncRunType,
   SyncStatus,
+  WriteMode,
 } from "@/lib/generated/prisma/enums";
 import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
+import { effectiveGuardSchema } from "./plans.schema";
 import { dateTime, json, resourceSchema } from "./resource";
 
 /** A connector in a sync, without its configuration. */
@@ -59,7 +61,7 @@ export const syncAttributesSchema = z.strictObject({
   source_id: z.number().int(),
   destination_id: z.number().int(),
   model_id: z.number().int(),
-  configuration: json("Field mappings: [{from, to, mapping_type}] (or the older {source_column: destination_field})."),
+  configuration: json("Field mappings: [{from, to, mapping_type, null_policy?}] (or the older {source_column: destination_field}); null_policy skip leaves an empty value out of the payload."),
   schedule_type: z.enum(ScheduleType),
   sync_mode: z.enum(SyncMode),
   sync_interval: z.number().int().nullable(),
@@ -71,6 +73,18 @@ export const syncAttributesSchema = z.strictObject({
   stream_name: z.string(),
   status: z.enum(SyncStatus),
   detect_deletes: z.boolean(),
+  guard: z
+    .strictObject({
+      max_delete_percent: z.number().nullable().optional(),
+      max_change_percent: z.number().nullable().optional(),
+      refuse_empty_extract: z.boolean().nullable().optional(),
+    })
+    .nullable()
+    .describe("The blast-radius limits as set (a limit left out takes its default, null turns it off); null: all defaults. effective_guard has what applies."),
+  effective_guard: effectiveGuardSchema.describe("The limits a general run checks before its first write, defaults applied."),
+  write_mode: z
+    .enum(WriteMode)
+    .describe("upsert, update (existing keys only), insert (new keys only) or mirror (upsert and delete rows that left the model); see docs/write-modes.md."),
   next_run_at: dateTime().nullable(),
   source: syncConnectorSchema,
   destination: syncConnectorSchema,

@@ -3,6 +3,7 @@
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
 import type { ActorAccess } from "@/lib/auth/actors";
+import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon } from "./connectors";
 import { iso, resource } from "./resource";
@@ -41,6 +42,12 @@ const outcomeOf = (r: { status: string; failedRows: number; error: string | null
   canceled_by: access.actors ? r.canceledBy : null,
 });
 
+/** The limits as set: only those present in the column (left out: the default). */
+function storedGuard(stored: unknown) {
+  const set = guardSettings(stored);
+  return Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
+}
+
 /** `access`: whether the caller may read who canceled a run (lib/auth/actors.ts). */
 export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
   resource(s.id, "syncs", {
@@ -61,6 +68,9 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
     stream_name: s.streamName,
     status: s.status,
     detect_deletes: s.detectDeletes,
+    guard: s.guard === null ? null : storedGuard(s.guard),
+    effective_guard: effectiveGuard(s),
+    write_mode: s.writeMode,
     next_run_at: iso(s.nextRunAt),
     source: connector(s.source),
     destination: connector(s.destination),

@@ -1,6 +1,7 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
 import "server-only";
+import { supportedWriteModes } from "@/lib/sync-config/write-mode";
 import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
@@ -251,7 +252,10 @@ export async function discoverConnector(auth: Auth, id: number, refresh: boolean
   const { config, scrub } = connectorConfiguration(connector);
   let discovered;
   try {
-    discovered = await adapterFor(connector).discover(config);
+    const adapter = adapterFor(connector);
+    discovered = await adapter.discover(config);
+    // What a sync may do with it, beside its streams (docs/write-modes.md).
+    if (adapter.definition.connectorType === "destination") discovered = { ...discovered, supported_write_modes: [...supportedWriteModes(adapter.definition)] };
   } catch (err) {
     throw connectorFailure(err, `Could not discover the streams of connector ${id} "${connector.name}"`, scrub);
   }

@@ -4,7 +4,7 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
-import { cancelSync, transitionSyncStatus, triggerSync, triggerTestRun } from "@/lib/engine";
+import { approveRun, cancelSync, planSync as planNextRun, transitionSyncStatus, triggerSync, triggerTestRun, type SyncPlan } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
@@ -12,6 +12,8 @@ import {
   scheduleErrors,
   scheduleUses,
   type CreateSyncInput,
+  type GuardInput,
+  type PlanSyncInput,
   type ScheduleInput,
   type TestSyncInput,
   type UpdateSyncInput,
@@ -21,6 +23,7 @@ import { audit } from "./audit";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { getSync, type SyncView } from "./sync-view";
+import { resolveWriteMode } from "./sync-write-mode";
 
 // The read side (the resource view, the list) lives in ./sync-view; routes import it from here.
 export { getSync, listSyncs, type ConnectorSummary, type LastRun, type ModelSummary, type SyncView } from "./sync-view";
@@ -96,6 +99,13 @@ function configurationErrors(configuration: unknown): FieldError[] {
   }
 }
 
+/** syncs.guard as sent: null (or {}) back to the defaults, left out unchanged; only the limits sent are stored. */
+function guardColumn(guard: GuardInput | undefined): { guard?: Prisma.InputJsonValue | typeof Prisma.DbNull } {
+  if (guard === undefined) return {};
+  const set = Object.fromEntries(Object.entries(guard ?? {}).filter(([, v]) => v !== undefined));
+  return { guard: Object.keys(set).length === 0 ? Prisma.DbNull : set };
+}
+
 /** Only the fields the schedule type uses are kept (manual: none; cron: no interval; interval: no cron). */
 function scheduleColumns(s: ScheduleInput) {
   const { cron, useCron, useInterval } = scheduleUses(s);
@@ -112,9 +122,11 @@ export async function createSync(auth: Auth, input: CreateSyncInput): Promise<Sy
   const schedule = scheduleColumns(input);
   return prisma().$transaction(async (tx) => {
     const set = { sync_interval: (input.sync_interval ?? 0) > 0, cron_expression: !!input.cron_expression?.trim() };
+    const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
       ...scheduleConflictErrors(input, set),
       ...(await referenceErrors(tx, auth.workspaceId, input)),
+      ...writeMode.errors,
       ...configurationErrors(input.configuration),
     ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
@@ -132,12 +144,14 @@ export async function createSync(auth: Auth, input: CreateSyncInput): Promise<Sy
         streamName: input.stream_name,
         cursorField: input.cursor_field || null,
         detectDeletes: input.detect_deletes ?? false,
+        ...guardColumn(input.guard),
+        writeMode: writeMode.mode,
         status: "pending",
         ...schedule,
         nextRunAt: computeNextRunAt({ ...schedule, status: "pending" }),
       },
     });
-    await audit(auth, "create", "sync", created.id, { name: created.name, schedule_type: created.scheduleType }, tx);
+    await audit(auth, "create", "sync", created.id, { name: created.name, schedule_type: created.scheduleType, write_mode: created.writeMode }, tx);
     return getSync(auth.workspaceId, created.id, tx);
   });
 }
@@ -178,6 +192,10 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
     };
     const refsChanged = (["source_id", "destination_id", "model_id", "stream_name"] as const).some((k) => input[k] !== undefined);
     if (refsChanged) errors.push(...(await referenceErrors(tx, auth.workspaceId, refs)));
+    // A new mode, or a new destination that may not support the stored one.
+    const modeChecked = input.write_mode !== undefined || refs.destination_id !== existing.destinationId;
+    const writeMode = modeChecked ? await resolveWriteMode(tx, auth.workspaceId, refs.destination_id, input.write_mode, existing.writeMode) : undefined;
+    if (writeMode) errors.push(...writeMode.errors);
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
     if (input.name && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "sync", input.name, "sync.name", id);
@@ -195,6 +213,8 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
         ...(input.configuration !== undefined ? { configuration: (input.configuration ?? []) as Prisma.InputJsonValue } : {}),
         ...(input.sync_mode !== undefined ? { syncMode: input.sync_mode } : {}),
         ...(input.detect_deletes !== undefined ? { detectDeletes: input.detect_deletes } : {}),
+        ...guardColumn(input.guard),
+        ...(writeMode ? { writeMode: writeMode.mode } : {}),
         ...columns,
         // Only a new schedule moves the next run; editing a mapping must not postpone it.
         ...(scheduleChanged ? { nextRunAt: computeNextRunAt({ ...scheduleColumns(schedule), status: existing.status }) } : {}),
@@ -252,5 +272,17 @@ export async function cancelSyncRun(auth: Auth, syncId: number) {
 export async function testSync(auth: Auth, syncId: number, input: TestSyncInput = {}) {
   const run = await triggerTestRun(auth.workspaceId, syncId, input.primary_key);
   await audit(auth, "test", "sync", syncId, { sync_run_id: run.id, ...(input.primary_key !== undefined ? { primary_key: input.primary_key } : {}) });
+  return run;
+}
+
+/** The plan of the sync's next run (POST /syncs/{id}/plan): read-only, so not audit-logged. */
+export async function planSync(auth: Auth, syncId: number, input: PlanSyncInput = {}, signal?: AbortSignal): Promise<SyncPlan> {
+  return planNextRun(auth.workspaceId, syncId, { signal, sampleSize: input.sample_size ?? 5 });
+}
+
+/** Approves a run its limits held (POST …/sync_runs/{id}/approve): 409 unless it waits for approval. */
+export async function approveSyncRun(auth: Auth, syncId: number, runId: number) {
+  const run = await approveRun(auth.workspaceId, syncId, runId, actorName(auth));
+  await audit(auth, "approve", "sync", syncId, { sync_run_id: run.id });
   return run;
 }

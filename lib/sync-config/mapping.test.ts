@@ -123,3 +123,42 @@ describe("sync configurations payload", () => {
     );
   });
 });
+
+describe("null_policy", () => {
+  const sparse = { id: 1, email: null, phone: "" };
+
+  it("writes empty values as null by default, and leaves them out with skip", () => {
+    const config = [
+      { from: "id", to: "id", mapping_type: "standard" },
+      { from: "email", to: "email", mapping_type: "standard", null_policy: "skip" },
+      { from: "missing", to: "contact.missing", mapping_type: "standard", null_policy: "skip" },
+      { from: "{{ email }}", to: "email_text", mapping_type: "template", null_policy: "skip" },
+      { from: "phone", to: "phone", mapping_type: "standard", null_policy: "skip" },
+      { from: "email", to: "email_or_null", mapping_type: "standard", null_policy: "write" },
+    ];
+    const m = compileMapping(config);
+    expect(m.skipsEmpty).toBe(true);
+    // "" from a column is a value (kept); "" from a template is what it renders null as (skipped).
+    expect(m.map(sparse)).toEqual({ id: 1, phone: "", email_or_null: null });
+    expect(m.map({ id: 2, email: "a@b.c", missing: 5, phone: "1" })).toEqual({
+      id: 2,
+      email: "a@b.c",
+      contact: { missing: 5 },
+      email_text: "a@b.c",
+      phone: "1",
+      email_or_null: "a@b.c",
+    });
+    expect(compileMapping([{ from: "id", to: "id", mapping_type: "standard", null_policy: "write" }]).skipsEmpty).toBe(false);
+  });
+
+  it("shows the effect in the preview", () => {
+    const config = [{ from: "email", to: "email", mapping_type: "standard", null_policy: "skip" }];
+    expect(previewMapping(config, sparse)).toEqual({ ok: true, payload: {} });
+  });
+
+  it("refuses an unknown policy with a sentence that says what to use", () => {
+    expect(() => normalizeConfiguration([{ from: "a", to: "b", mapping_type: "standard", null_policy: "keep" }])).toThrow(
+      'Mapping 1 has null_policy "keep"; use "write" (send empty values as null) or "skip" (leave the field out so the destination keeps its value).',
+    );
+  });
+});

@@ -5,11 +5,21 @@ import { compileTemplate, TemplateError, type CompiledTemplate } from "./templat
 
 export type MappingType = "standard" | "static" | "template";
 
+/**
+ * What an empty value does to its destination field: `write` sends it (null; the default), `skip`
+ * leaves the field out of the payload, so the destination keeps the value it has. Empty: null or
+ * missing, and for a template also a render that is only whitespace (a template renders null as "").
+ */
+export type NullPolicy = "write" | "skip";
+export const NULL_POLICIES: readonly NullPolicy[] = ["write", "skip"];
+
 /** One entry of sync.configuration. `from` is a column (standard), a literal (static) or a Liquid template. */
 export interface FieldMapping {
   from: unknown;
   to: string;
   mapping_type: MappingType;
+  /** Absent means `write`. */
+  null_policy?: NullPolicy;
 }
 
 export class MappingError extends Error {
@@ -54,7 +64,14 @@ export function normalizeConfiguration(configuration: unknown): FieldMapping[] {
       if (type !== "static" && (typeof e.from !== "string" || e.from === "")) {
         throw new MappingConfigurationError(`Mapping ${i + 1} (${type}) needs a non-empty string in "from".`);
       }
-      return { from: e.from, to: e.to.trim(), mapping_type: type };
+      if (e.null_policy !== undefined && e.null_policy !== null && !NULL_POLICIES.includes(e.null_policy as NullPolicy)) {
+        throw new MappingConfigurationError(
+          `Mapping ${i + 1} has null_policy "${String(e.null_policy)}"; use "write" (send empty values as null) or "skip" (leave the field out so the destination keeps its value).`,
+        );
+      }
+      const mapping: FieldMapping = { from: e.from, to: e.to.trim(), mapping_type: type };
+      if (e.null_policy === "skip") mapping.null_policy = "skip";
+      return mapping;
     });
   }
   if (typeof configuration === "object") {
@@ -145,6 +162,8 @@ interface CompiledEntry {
 
 export interface CompiledMapping {
   mappings: FieldMapping[];
+  /** Some field is left out of the payload when its value is empty (null_policy skip). */
+  skipsEmpty: boolean;
   /** True when the configuration is empty: the row is sent as is. */
   identity: boolean;
   /** Maps one row; throws MappingError naming the failing field. */
@@ -169,6 +188,7 @@ export function compileMapping(configuration: unknown): CompiledMapping {
   return {
     mappings,
     identity: entries.length === 0,
+    skipsEmpty: mappings.some((m) => m.null_policy === "skip"),
     map(row, now) {
       if (entries.length === 0) return { ...row };
       const at = hasTemplate ? (now ?? new Date()) : undefined;
@@ -191,11 +211,18 @@ export function compileMapping(configuration: unknown): CompiledMapping {
             }
             break;
         }
+        if (entry.mapping.null_policy === "skip" && isEmpty(value, entry.mapping.mapping_type)) continue;
         setPath(payload, entry.path, value === undefined ? null : value);
       }
       return payload;
     },
   };
+}
+
+/** An empty value in the sense of null_policy. */
+function isEmpty(value: unknown, type: MappingType): boolean {
+  if (value === null || value === undefined) return true;
+  return type === "template" && typeof value === "string" && value.trim() === "";
 }
 
 export type PreviewResult = { ok: true; payload: Record<string, unknown> } | { ok: false; error: string };

@@ -31,4 +31,11 @@ describe("a run's derived outcome", () => {
   it("a run that has not ended is running, whatever its counters say", () => {
     for (const status of ["pending", "queued", "started", "querying", "in_progress", "paused"]) expect(runOutcome(run({ status, failed_rows: 4 }))).toBe("running");
   });
+
+  it("a run the guard holds needs approval, and needs attention", () => {
+    const held = runOutcome(run({ status: "needs_approval", error: "Stopped before writing anything: it would delete 9 of 10 tracked rows (90%), over the 20% limit." }));
+    expect(held).toBe("needs_approval");
+    expect(describeOutcome(held, { failed_rows: 0, canceled_by: null })).toBe("needs approval");
+    expect(needsAttention(held)).toBe(true);
+  });
 });

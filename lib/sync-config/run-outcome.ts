@@ -7,7 +7,7 @@
 export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
 export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
 
-export const RUN_OUTCOMES = ["running", "succeeded", "succeeded_with_rejections", "failed", "canceled"] as const;
+export const RUN_OUTCOMES = ["running", "needs_approval", "succeeded", "succeeded_with_rejections", "failed", "canceled"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 const ENDED = new Set(["success", "failed", "canceled"]);
@@ -20,10 +20,12 @@ export interface OutcomeFacts {
 }
 
 /**
- * running until it ends; canceled when someone stopped it (a cancel, or disabling or deleting its
+ * running until it ends, except needs_approval while its sync's guard holds it (someone must
+ * approve or cancel it); canceled when someone stopped it (a cancel, or disabling or deleting its
  * sync); succeeded_with_rejections when it ended success but the destination refused some rows.
  */
 export function runOutcome(r: OutcomeFacts): RunOutcome {
+  if (r.status === "needs_approval") return "needs_approval";
   if (!ENDED.has(r.status)) return "running";
   if (r.status === "canceled" || r.canceled_by !== null || r.error === CANCELED_ERROR || r.error === DISABLED_ERROR) return "canceled";
   if (r.status === "failed") return "failed";
@@ -39,11 +41,13 @@ export function describeOutcome(outcome: RunOutcome, r: Pick<OutcomeFacts, "fail
       return `succeeded with ${rows(r.failed_rows)}`;
     case "canceled":
       return r.canceled_by ? `canceled by ${r.canceled_by}` : "canceled";
+    case "needs_approval":
+      return "needs approval";
     default:
       return outcome;
   }
 }
 
-/** Outcomes a person should look at: the run failed, or the destination refused rows. */
+/** Outcomes a person should look at: the run failed, the destination refused rows, or a held run waits for a decision. */
 export const needsAttention = (outcome: RunOutcome | null | undefined): boolean =>
-  outcome === "failed" || outcome === "succeeded_with_rejections";
+  outcome === "failed" || outcome === "succeeded_with_rejections" || outcome === "needs_approval";

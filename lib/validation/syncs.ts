@@ -3,9 +3,11 @@
 import { z } from "zod";
 import { sortSchema } from "./sort";
 import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule";
+import { NULL_POLICIES, type NullPolicy } from "@/lib/sync-config/mapping";
 import type { FieldError } from "@/lib/errors";
 import { intId, queryIntId } from "./ids";
 import { ScheduleType, SyncIntervalUnit, SyncMode, SyncStatus } from "@/lib/generated/prisma/enums";
+import { WRITE_MODES } from "@/lib/sync-config/write-mode";
 
 export const SCHEDULE_TYPES: readonly ScheduleType[] = Object.values(ScheduleType);
 export const SYNC_MODES: readonly SyncMode[] = Object.values(SyncMode);
@@ -22,11 +24,22 @@ export const fieldMappingSchema = z.object({
     .describe("standard: the source column; static: the literal value; template: a Liquid template."),
   to: z.string({ error: "is required (the destination field)" }).min(1, "must not be empty").max(1000, "must be at most 1000 characters").describe("Dotted path in the destination payload; items[].sku appends."),
   mapping_type: z.enum(["standard", "static", "template"], oneOf(["standard", "static", "template"])).default("standard"),
+  // A check, not z.enum: a failed enum aborts the union below, which then reports only its own
+  // generic sentence; a failed check keeps this field's sentence (sync.configuration.0.null_policy).
+  null_policy: z
+    .custom<NullPolicy>(() => true)
+    .refine(
+      (v) => NULL_POLICIES.includes(v),
+      'must be "write" (send an empty value as null) or "skip" (leave the field out, so the destination keeps its value)',
+    )
+    .meta({ type: "string", enum: [...NULL_POLICIES] })
+    .optional()
+    .describe("When the value is empty (null or missing; a template that renders nothing): write sends null (default), skip leaves the field out of the payload so the destination keeps its value."),
 });
 
 export const syncConfigurationSchema = z
   .union([z.array(fieldMappingSchema), z.record(z.string(), z.string())], {
-    error: "must be an array of {from, to, mapping_type} (or an object {source_column: destination_field})",
+    error: "must be an array of {from, to, mapping_type, null_policy?} (or an object {source_column: destination_field})",
   })
   .describe("Field mappings from model columns to destination fields; empty sends rows as they are.");
 
@@ -44,6 +57,37 @@ const scheduleFields = {
   timezone: z.string().trim().max(64).nullish().describe("IANA time zone the cron expression is read in; default UTC."),
 };
 
+const percentLimit = (what: string) =>
+  z
+    .number({ error: "must be a percentage from 0 to 100, or null to turn the limit off" })
+    .min(0, "must be a percentage from 0 to 100, or null to turn the limit off")
+    .max(100, "must be a percentage from 0 to 100, or null to turn the limit off")
+    .nullable()
+    .optional()
+    .describe(`${what} Left out: the default for the sync; null: no limit.`);
+
+/**
+ * Blast-radius limits a general run checks against its plan before its first write
+ * (docs/plan-and-guard.md). Strict: a misspelt limit must not quietly leave the default in force.
+ */
+export const guardSchema = z
+  .strictObject(
+    {
+      max_delete_percent: percentLimit("Most deletes a run may make, as a % of the rows the sync tracks (default 20 when the sync deletes)."),
+      max_change_percent: percentLimit("Most updates plus deletes a run may make, as a % of the rows the sync tracks (default: none)."),
+      refuse_empty_extract: z
+        .boolean({ error: "must be true, false, or null for the default" })
+        .nullable()
+        .optional()
+        .describe("Hold a run whose full read returns no rows while the sync tracks some (default true when the sync deletes). null: the default."),
+    },
+    // Only the wrong-type message is ours: an unknown key keeps the message that names it.
+    { error: (issue) => (issue.code === "invalid_type" ? "must be an object {max_delete_percent, max_change_percent, refuse_empty_extract}, or null for the defaults" : undefined) },
+  )
+  .nullable()
+  .describe("Blast-radius limits; null or left out: the defaults for the sync's write mode (on when it deletes).");
+export type GuardInput = z.infer<typeof guardSchema>;
+
 /** The fields of a sync in the create body, before the schedule rules (the console form reuses them). */
 export const syncFields = {
   name: z.string().trim().max(255, "must be at most 255 characters").nullish().describe("Shown in the console."),
@@ -56,6 +100,13 @@ export const syncFields = {
   stream_name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(255).describe("One of the destination catalog's streams."),
   cursor_field: z.string().trim().max(255).nullish().describe("Incremental: the column read from the saved position onwards. Cannot change after create."),
   detect_deletes: z.boolean({ error: "must be true or false" }).optional().describe("Send destination_delete for rows that vanished from the model."),
+  guard: guardSchema.optional(),
+  write_mode: z
+    .enum(WRITE_MODES, oneOf(WRITE_MODES))
+    .optional()
+    .describe(
+      "How rows are written (docs/write-modes.md): upsert (default), update (existing keys only), insert (new keys only), mirror (upsert and delete rows that left the model). Must be one the destination supports (its definition's supported_write_modes); left out on create: upsert, or the destination's only mode.",
+    ),
   ...scheduleFields,
 };
 
@@ -162,6 +213,8 @@ export const updateSyncSchema = z.object({
       stream_name: syncFields.stream_name.optional(),
       cursor_field: syncFields.cursor_field,
       detect_deletes: syncFields.detect_deletes,
+      guard: syncFields.guard,
+      write_mode: syncFields.write_mode,
       schedule_type: scheduleFields.schedule_type.optional(),
       sync_interval: scheduleFields.sync_interval,
       sync_interval_unit: scheduleFields.sync_interval_unit,
@@ -206,3 +259,18 @@ export const testSyncSchema = z
   .optional()
   .describe("Optional: leave the body out (or send {}) to send a random row.");
 export type TestSyncInput = NonNullable<z.infer<typeof testSyncSchema>>;
+
+/** POST …/syncs/{id}/plan: how many sample rows per action to return. */
+export const planSyncSchema = z
+  .strictObject({
+    sample_size: z
+      .number({ error: "must be a whole number from 0 to 20" })
+      .int("must be a whole number from 0 to 20")
+      .min(0, "must be a whole number from 0 to 20")
+      .max(20, "must be a whole number from 0 to 20")
+      .optional()
+      .describe("Sample rows per action (insert, update, delete, skip); default 5."),
+  })
+  .optional()
+  .describe("Optional: leave the body out for 5 samples per action.");
+export type PlanSyncInput = NonNullable<z.infer<typeof planSyncSchema>>;

@@ -68,6 +68,28 @@ export function sqlDestinationContract(target: () => SqlDestinationTarget): void
       ]);
     });
 
+    it("leaves a column a payload lacks untouched, beside payloads that write it in the same batch (null_policy skip)", async () => {
+      const seeded = await write([201, 202, 203, 204].map((id) => rec(`n${id}`, "insert", { id, name: `Person ${id}`, email: `p${id}@example.com`, score: id })));
+      expect(seeded.every((o) => o.ok)).toBe(true);
+      const outcomes = await write([
+        // Payloads of one mapping where email was empty and skipped, next to ones that carry it.
+        rec("a", "upsert", { id: 201, name: "Kept email" }),
+        rec("b", "upsert", { id: 202, name: "New email", email: "new@example.com" }),
+        rec("c", "upsert", { id: 203, name: "Cleared", email: null }),
+        rec("d", "update", { id: 204, score: 5 }),
+        rec("e", "upsert", { id: 205, name: "Fresh" }),
+      ]);
+      expect(outcomes.every((o) => o.ok), JSON.stringify(outcomes)).toBe(true);
+      const rows = await target().select(`SELECT id, name, email, score FROM ${target().peopleTable} WHERE id BETWEEN 201 AND 205 ORDER BY id`);
+      expect(rows.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }))).toEqual([
+        { id: 201, name: "Kept email", email: "p201@example.com", score: 201 },
+        { id: 202, name: "New email", email: "new@example.com", score: 202 },
+        { id: 203, name: "Cleared", email: null, score: 203 },
+        { id: 204, name: "Person 204", email: "p204@example.com", score: 5 },
+        { id: 205, name: "Fresh", email: null, score: null },
+      ]);
+    });
+
     it("reports a type error on its own row", async () => {
       const outcomes = await write([rec("a", "upsert", { id: 170, name: "ok" }), rec("b", "upsert", { id: "not-a-number", name: "bad" })]);
       expect(outcomes.find((o) => o.key === "a")?.ok).toBe(true);

@@ -83,6 +83,9 @@ export function initialValues(sync: Sync | undefined, modelParam: string | null)
       sync_mode: a?.sync_mode ?? "incremental",
       cursor_field: a?.cursor_field ?? "",
       detect_deletes: a?.detect_deletes ?? false,
+      // An existing sync edits the limits in force (defaults written out); a new one takes the defaults.
+      guard: a ? { ...a.effective_guard } : undefined,
+      write_mode: a?.write_mode ?? "upsert",
       schedule_type: a?.schedule_type ?? "manual",
       sync_interval: a?.sync_interval ?? 1,
       sync_interval_unit: a?.sync_interval_unit ?? "hours",

@@ -4,6 +4,7 @@ import { cn } from "@/components/ui/cn";
 import { Field, Select } from "@/components/ui/field";
 import { SYNC_MODES } from "@/lib/validation/syncs";
 import type { StepProps } from "./step";
+import { WriteModeField } from "./write-mode-field";
 
 const MODES: Record<(typeof SYNC_MODES)[number], { label: string; hint: string }> = {
   incremental: { label: "Incremental", hint: "Send only new and changed rows (failed rows are retried)." },
@@ -49,12 +50,14 @@ export function ModeStep({ form, data, editing }: StepProps) {
           )}
         </Field>
       )}
+      <WriteModeField form={form} data={data} />
       <label className="flex max-w-2xl cursor-pointer gap-3">
         <input type="checkbox" className="mt-1 rounded text-indigo-600 focus:ring-indigo-500" {...form.register("sync.detect_deletes")} />
         <span>
           <span className="block text-sm font-medium text-slate-700">Detect deletes</span>
           <span className="block text-sm text-slate-500">
             After a run that read the whole model, delete from the destination the rows that are no longer in the model.
+            {values.write_mode === "mirror" && " Mirror mode always does this."}
           </span>
         </span>
       </label>

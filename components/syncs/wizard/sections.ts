@@ -5,7 +5,9 @@ import { scheduleUses } from "@/lib/validation/syncs";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import type { Sync } from "@/lib/api-client/types";
 import { describeSchedule } from "../schedule";
+import { detectsDeletes, WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
 import type { SyncFormInput } from "./form";
+import { GuardStep } from "./guard-step";
 import type { WizardStep } from "./step";
 import { STEPS } from "./steps";
 
@@ -21,6 +23,17 @@ export interface SettingsSection {
 }
 
 const stepOf = (id: WizardStep["id"]) => STEPS.find((s) => s.id === id)!;
+
+/** Not a wizard step: a new sync starts with the defaults; the limits are tuned once it exists. */
+const GUARD_STEP: WizardStep = {
+  id: "guard",
+  title: "Limits",
+  heading: () => "When should a run stop for approval?",
+  fields: ["guard"],
+  Component: GuardStep,
+};
+
+const limit = (p: number | null) => (p === null ? "no limit" : `at most ${p}%`);
 
 export const SECTIONS: readonly SettingsSection[] = [
   {
@@ -42,8 +55,17 @@ export const SECTIONS: readonly SettingsSection[] = [
     step: stepOf("mode"),
     title: "Mode",
     summary: (s) =>
-      `${s.attributes.sync_mode === "incremental" ? "Incremental" : "Full refresh"}${s.attributes.cursor_field ? ` (cursor ${s.attributes.cursor_field})` : ""}, detect deletes ${s.attributes.detect_deletes ? "on" : "off"}`,
-    body: (v) => ({ sync_mode: v.sync_mode, detect_deletes: v.detect_deletes }),
+      `${s.attributes.sync_mode === "incremental" ? "Incremental" : "Full refresh"}${s.attributes.cursor_field ? ` (cursor ${s.attributes.cursor_field})` : ""}, write mode ${WRITE_MODE_LABELS[s.attributes.write_mode]}, detect deletes ${detectsDeletes({ writeMode: s.attributes.write_mode, detectDeletes: s.attributes.detect_deletes }) ? "on" : "off"}`,
+    body: (v) => ({ sync_mode: v.sync_mode, write_mode: v.write_mode, detect_deletes: v.detect_deletes }),
+  },
+  {
+    step: GUARD_STEP,
+    title: "Limits",
+    summary: (s) => {
+      const g = s.attributes.effective_guard;
+      return `Deletes ${limit(g.max_delete_percent)}, changes ${limit(g.max_change_percent)}, empty extract ${g.refuse_empty_extract ? "refused" : "allowed"}${s.attributes.guard === null ? " (defaults)" : ""}`;
+    },
+    body: (v) => ({ guard: v.guard }),
   },
   {
     step: stepOf("schedule"),

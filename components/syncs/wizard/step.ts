@@ -16,7 +16,7 @@ export interface StepProps {
 }
 
 export interface WizardStep {
-  id: "model" | "destination" | "stream" | "mapping" | "mode" | "schedule" | "name";
+  id: "model" | "destination" | "stream" | "mapping" | "mode" | "schedule" | "name" | "guard";
   /** The label in the progress bar. */
   title: string;
   heading: (data: WizardData) => string;

@@ -13,6 +13,8 @@ const LABELS: Record<SyncFormField, string> = {
   sync_mode: "Sync mode",
   cursor_field: "Cursor field",
   detect_deletes: "Detect deletes",
+  guard: "Blast-radius limits",
+  write_mode: "Write mode",
   schedule_type: "Schedule",
   sync_interval: "Every",
   sync_interval_unit: "Unit",

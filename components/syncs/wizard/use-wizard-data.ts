@@ -3,7 +3,7 @@
 // fields, the model's sample rows and the mapping types. One query each, shared by every step.
 import { useCallback, useMemo, useState } from "react";
 import { useWatch, type UseFormReturn } from "react-hook-form";
-import { useAllConnectors, useDiscover, useSampleRows } from "@/lib/api-client/connectors";
+import { useAllConnectors, useDefinitions, useDiscover, useSampleRows } from "@/lib/api-client/connectors";
 import { useModels } from "@/lib/api-client/models";
 import { useSyncConfigurations } from "@/lib/api-client/syncs";
 import type { JsonSchema } from "@/lib/api-client/types";
@@ -37,6 +37,10 @@ export function useWizardData(form: UseFormReturn<SyncFormInput, unknown, SyncFo
   const values = useWatch({ control: form.control, name: "sync" });
   const model = models.data?.data.find((m) => Number(m.id) === values.model_id);
   const destination = destinations.data?.find((d) => Number(d.id) === values.destination_id);
+  // The write modes the chosen destination supports (its connector definition says).
+  const definitions = useDefinitions("destination");
+  const connectorName = destination?.attributes.connector_name.toLowerCase();
+  const writeModes = definitions.data?.find((d) => d.name.toLowerCase() === connectorName)?.supported_write_modes;
   const catalog = useDiscover(values.destination_id ? String(values.destination_id) : undefined);
   const streams = useMemo(() => catalog.data?.attributes.catalog.streams ?? [], [catalog.data]);
   const stream = streams.find((s) => s.name === values.stream_name);
@@ -61,6 +65,7 @@ export function useWizardData(form: UseFormReturn<SyncFormInput, unknown, SyncFo
     model,
     destinations,
     destination,
+    writeModes,
     catalog,
     streams,
     stream,

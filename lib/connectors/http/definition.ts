@@ -1,5 +1,33 @@
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
+import { WRITE_MODES } from "@/lib/sync-config/write-mode";
 import type { ConnectorDefinition } from "../types";
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/**
+ * The method and URL template of one kind of request (insert, update, delete); unset, it takes the
+ * connector's method and destination URL. URL templates are Liquid over the record's payload, each
+ * value URL-encoded: https://api.example.com/contacts/{{ id }}.
+ */
+function requestFields(kind: "insert" | "update" | "delete", what: string, order: number) {
+  return {
+    [`${kind}_method`]: {
+      type: "string",
+      title: `${kind[0].toUpperCase()}${kind.slice(1)} method`,
+      description: `Method of the requests that ${what}. Default: the HTTP method above.`,
+      enum: METHODS,
+      order,
+    },
+    [`${kind}_url`]: {
+      type: "string",
+      title: `${kind[0].toUpperCase()}${kind.slice(1)} URL template`,
+      description: `Where the requests that ${what} go, e.g. https://api.example.com/contacts/{{ id }} (payload fields, URL-encoded). Default: the destination URL.`,
+      pattern: "^https?://",
+      maxLength: 2048,
+      order: order + 1,
+    },
+  };
+}
 
 export const httpDestinationDefinition: ConnectorDefinition = {
   name: "Http",
@@ -10,7 +38,11 @@ export const httpDestinationDefinition: ConnectorDefinition = {
   icon: "/icons/http.svg",
   documentationUrl: "https://developer.mozilla.org/en-US/docs/Web/HTTP/Methods",
   streamType: "dynamic",
-  secretTargetFields: ["destination_url"],
+  // Each request is an effect of its own: the engine keeps a delivery ledger (never sent twice).
+  idempotentWrites: false,
+  writeModes: WRITE_MODES,
+  // Headers and the signing secret go wherever a request goes.
+  secretTargetFields: ["destination_url", "insert_url", "update_url", "delete_url"],
   connectionSpecification: {
     $schema: JSON_SCHEMA_DRAFT,
     title: "HTTP webhook",
@@ -75,6 +107,9 @@ export const httpDestinationDefinition: ConnectorDefinition = {
         default: 100,
         order: 6,
       },
+      ...requestFields("insert", "create a record (a row new to the sync)", 7),
+      ...requestFields("update", "update a record the sync delivered before", 9),
+      ...requestFields("delete", "delete a record that left the model (mirror mode, delete detection)", 11),
     },
   },
 };

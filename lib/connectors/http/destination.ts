@@ -1,27 +1,36 @@
 // HTTP webhook destination: one JSON request per record, or one request with a JSON array per
 // batch. Any 2xx is success; every record's log keeps its request (method, URL, body; never the
-// headers) and the response.
-import { createHmac } from "node:crypto";
+// headers) and the response. Each kind of write has its own method and URL (template): targets.ts.
+// Records carry idempotency keys (the engine's delivery ledger, since a webhook call is not
+// idempotent): a request of one record sends its key as Idempotency-Key; a batch sends a key of its
+// own there and, up to ~120 records, the records' keys in Idempotency-Keys.
+import { createHash, createHmac } from "node:crypto";
 import type { Catalog, CheckResult, DestinationConnector, Row, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { mapLimit } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { numberField, secondsToMs, stringField, stringMap } from "../shared/config";
-import { safeCheck } from "../shared/errors";
-import { batchOutcomes, describeExchange, outcomeFromExchange, sendHttp, type HttpMethod } from "../shared/http";
+import { ConnectorError, safeCheck } from "../shared/errors";
+import { batchOutcomes, describeExchange, outcomeFromExchange, sendHttp } from "../shared/http";
 import { httpDestinationDefinition } from "./definition";
+import { renderUrl, requestTargets, type RequestTargets, type WriteMethod } from "./targets";
 
 interface HttpSettings {
   url: string;
-  method: Exclude<HttpMethod, "OPTIONS" | "HEAD">;
+  method: WriteMethod;
+  /** Per write action: method and URL (template). */
+  targets: RequestTargets;
   headers: Record<string, string>;
   hmacSecret?: string;
   timeoutMs: number;
 }
 
 function settings(config: Row): HttpSettings {
+  const url = stringField(config, "destination_url");
+  const method = stringField(config, "method", "POST").toUpperCase() as WriteMethod;
   return {
-    url: stringField(config, "destination_url"),
-    method: stringField(config, "method", "POST").toUpperCase() as HttpSettings["method"],
+    url,
+    method,
+    targets: requestTargets(config, { method, url }),
     headers: stringMap(config, "headers"),
     hmacSecret: typeof config.hmac_secret === "string" && config.hmac_secret !== "" ? config.hmac_secret : undefined,
     timeoutMs: secondsToMs(config, "timeout", 30),
@@ -45,41 +54,102 @@ function withQuery(url: string, payload: unknown): string {
   return u.toString();
 }
 
-function send(s: HttpSettings, payload: unknown, signal?: AbortSignal) {
-  const body = s.method === "GET" ? "" : JSON.stringify(payload);
-  const headers: Record<string, string> = { ...s.headers };
+/** The headers that let a receiver drop a repeated delivery; none for records without keys. */
+export function idempotencyHeaders(records: WriteRecord[]): Record<string, string> {
+  const keys = records.map((r) => r.idempotencyKey);
+  if (keys.length === 0 || keys.some((k) => k === undefined)) return {};
+  if (keys.length === 1) return { "Idempotency-Key": keys[0] as string };
+  // The batch's key follows from its records' keys: a retried request of the same records repeats it.
+  const joined = keys.join(",");
+  const batchKey = createHash("sha256").update(joined).digest("hex").slice(0, 32);
+  // Receivers cap request headers (Node 16 KB, many proxies 8 KB in all) and answer 431 past it, so
+  // a big batch would fail whole: its records' keys go along only while they stay small.
+  if (joined.length > MAX_RECORD_KEYS_HEADER) return { "Idempotency-Key": batchKey };
+  return { "Idempotency-Key": batchKey, "Idempotency-Keys": joined };
+}
+
+/** Longest Idempotency-Keys value sent: 4 KB, about 120 records' keys. */
+export const MAX_RECORD_KEYS_HEADER = 4096;
+
+/** Where one request goes: its method and its URL, rendered. */
+interface Target {
+  method: WriteMethod;
+  url: string;
+}
+
+function send(s: HttpSettings, to: Target, payload: unknown, records: WriteRecord[], signal?: AbortSignal) {
+  const body = to.method === "GET" ? "" : JSON.stringify(payload);
+  const idempotency = idempotencyHeaders(records);
+  // The engine's keys replace configured headers of the same names.
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(s.headers).filter(([h]) => !(Object.keys(idempotency).length > 0 && /^idempotency-keys?$/i.test(h))),
+  );
+  Object.assign(headers, idempotency);
   const hasContentType = Object.keys(headers).some((h) => h.toLowerCase() === "content-type");
-  if (s.method !== "GET" && !hasContentType) headers["content-type"] = "application/json";
+  if (to.method !== "GET" && !hasContentType) headers["content-type"] = "application/json";
   // Signs exactly the bytes sent (the empty string for GET).
   if (s.hmacSecret) headers["X-Signature-256"] = signature(s.hmacSecret, body);
   return sendHttp({
-    url: s.method === "GET" ? withQuery(s.url, payload) : s.url,
-    method: s.method,
+    url: to.method === "GET" ? withQuery(to.url, payload) : to.url,
+    method: to.method,
     headers,
-    body: s.method === "GET" ? undefined : body,
+    body: to.method === "GET" ? undefined : body,
     timeoutMs: s.timeoutMs,
     signal,
     secretHeaders: Object.keys(s.headers),
   });
 }
 
+/** The record's target; a template that cannot render fails the record alone, unsent. */
+function targetOf(s: HttpSettings, record: WriteRecord): Target | WriteOutcome {
+  const target = s.targets[record.action];
+  try {
+    return { method: target.method, url: renderUrl(target, record.payload) };
+  } catch (err) {
+    if (!(err instanceof ConnectorError)) throw err;
+    return { key: record.key, ok: false, error: err.message, retryable: false };
+  }
+}
+
+const isOutcome = (t: Target | WriteOutcome): t is WriteOutcome => "key" in t;
+
 async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
   if (records.length === 0) return [];
   const s = settings(config);
-  if (options.batch) {
+  const outcomes: WriteOutcome[] = [];
+  // Records that share a method and URL (all of them, without templates) share a request in batch mode.
+  const groups = new Map<string, { to: Target; records: WriteRecord[] }>();
+  const single: { to: Target; record: WriteRecord }[] = [];
+  for (const record of records) {
+    const to = targetOf(s, record);
+    if (isOutcome(to)) outcomes.push(to);
+    else if (!options.batch) single.push({ to, record });
+    else {
+      const id = `${to.method} ${to.url}`;
+      const group = groups.get(id) ?? { to, records: [] };
+      group.records.push(record);
+      groups.set(id, group);
+    }
+  }
+  for (const { to, records: group } of groups.values()) {
     const exchange = await send(
       s,
-      records.map((r) => r.payload),
+      to,
+      group.map((r) => r.payload),
+      group,
       options.signal,
     );
     // The receiver answered for the whole array: every record shares the outcome; each log shows
     // the record's own element of the array.
     // A batch of one: the log shows the body as sent (a one-element array).
-    if (records.length === 1) return [outcomeFromExchange(records[0].key, exchange)];
-    return batchOutcomes(exchange, records);
+    if (group.length === 1) outcomes.push(outcomeFromExchange(group[0].key, exchange));
+    else outcomes.push(...batchOutcomes(exchange, group));
   }
-  const concurrency = Math.max(1, options.stream.request_rate_concurrency ?? 1);
-  return mapLimit(records, concurrency, async (r) => outcomeFromExchange(r.key, await send(s, r.payload, options.signal)));
+  if (single.length > 0) {
+    const concurrency = Math.max(1, options.stream.request_rate_concurrency ?? 1);
+    outcomes.push(...(await mapLimit(single, concurrency, async ({ to, record }) => outcomeFromExchange(record.key, await send(s, to, record.payload, [record], options.signal)))));
+  }
+  return outcomes;
 }
 
 /** OPTIONS reaches the endpoint without delivering data; any answer below 500 except 401/403 passes. */

@@ -1,5 +1,5 @@
 // HTTP webhook destination against a real node:http server on 127.0.0.1.
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { getEventListeners } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
@@ -41,6 +41,35 @@ describe("Http destination", () => {
       response: { line: "HTTP 201", body: '{"received":true}' },
     });
     expect(JSON.stringify(outcomes)).not.toContain("s3cret");
+  });
+
+  it("sends each record's idempotency key; a batch sends its own key and the records' keys in order", async () => {
+    const keyed = records.map((r, i) => ({ ...r, idempotencyKey: `key-${i + 1}` }));
+    // A configured header of the same name gives way to the engine's key.
+    await httpDestination.write(config({ headers: { "idempotency-key": "mine" } }), keyed, { stream, batch: false });
+    expect(server.requests.map((r) => r.headers["idempotency-key"]).sort()).toEqual(["key-1", "key-2"]);
+    expect(server.requests.every((r) => r.headers["idempotency-keys"] === undefined)).toBe(true);
+    server.requests.length = 0;
+    await httpDestination.write(config(), keyed, { stream, batch: true });
+    await httpDestination.write(config(), keyed, { stream, batch: true });
+    const [a, b] = server.requests;
+    expect(a.headers["idempotency-keys"]).toBe("key-1,key-2");
+    expect(a.headers["idempotency-key"]).toMatch(/^[0-9a-f]{32}$/);
+    // The same records again: the same batch key, so the receiver can drop the repeat.
+    expect(b.headers["idempotency-key"]).toBe(a.headers["idempotency-key"]);
+    server.requests.length = 0;
+    // Records without keys (an idempotent use, or another caller): no such header.
+    await httpDestination.write(config(), records, { stream, batch: true });
+    expect(server.requests[0].headers["idempotency-key"]).toBeUndefined();
+  });
+
+  it("a batch of 1,000 records reaches a Node receiver (16 KB of headers): the batch key alone, no record keys", async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ key: String(i), action: "upsert" as const, payload: { id: i }, idempotencyKey: createHash("md5").update(String(i)).digest("hex") }));
+    const outcomes = await httpDestination.write(config(), many, { stream, batch: true });
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    const [request] = server.requests;
+    expect(request.headers["idempotency-key"]).toMatch(/^[0-9a-f]{32}$/);
+    expect(request.headers["idempotency-keys"]).toBeUndefined();
   });
 
   it("logs each record of a batch with its own element of the array", async () => {
@@ -200,5 +229,70 @@ describe("Http destination", () => {
     ]);
     // Any body goes: the reference console then lets the mapping name the fields.
     expect(catalog).toMatchObject({ schema_mode: "schemaless", source_defined_cursor: false });
+  });
+
+  describe("a method and URL per kind of write", () => {
+    const targets = () =>
+      config({
+        update_method: "PATCH",
+        update_url: `${server.url}/contacts/{{ id }}`,
+        delete_method: "delete",
+        delete_url: `${server.url}/contacts/{{ id }}?reason={{ why }}`,
+      });
+    const sent = () => server.requests.map((r) => `${r.method} ${r.url}`).sort();
+
+    it("sends inserts, updates and deletes each to their own target, with the payload's values URL-encoded", async () => {
+      const outcomes = await httpDestination.write(
+        targets(),
+        [
+          { key: "1", action: "insert", payload: { id: 1 } },
+          { key: "2", action: "update", payload: { id: "a/b c", email: "x" } },
+          { key: "3", action: "delete", payload: { id: 3, why: "left & gone" } },
+          { key: "4", action: "update", payload: { id: ".." } },
+        ],
+        { stream, batch: false },
+      );
+      expect(outcomes.map((o) => [o.key, o.ok]).sort()).toEqual([
+        ["1", true],
+        ["2", true],
+        ["3", true],
+        ["4", false],
+      ]);
+      // ".." would climb the path (even percent-encoded): that record fails alone, unsent.
+      expect(outcomes.find((o) => o.key === "4")?.error).toBe('The value of "id" (..) cannot be put in a URL: it would change the path.');
+      expect(sent()).toEqual(["DELETE /contacts/3?reason=left%20%26%20gone", "PATCH /contacts/a%2Fb%20c", "POST /hook"]);
+      expect(JSON.parse(server.requests.find((r) => r.method === "POST")?.body ?? "")).toEqual({ id: 1 });
+    });
+
+    it("keeps sending as before when only method and destination_url are set", async () => {
+      await httpDestination.write(config({ method: "PUT" }), [...records, { key: "3", action: "delete", payload: { id: 3 } }], { stream, batch: false });
+      expect(sent()).toEqual(["PUT /hook", "PUT /hook", "PUT /hook"]);
+    });
+
+    it("batches only records that share a method and URL", async () => {
+      const outcomes = await httpDestination.write(
+        config({ update_method: "PUT", update_url: `${server.url}/bulk-update` }),
+        [
+          { key: "1", action: "insert", payload: { id: 1 } },
+          { key: "2", action: "insert", payload: { id: 2 } },
+          { key: "3", action: "update", payload: { id: 3 } },
+          { key: "4", action: "update", payload: { id: 4 } },
+        ],
+        { stream, batch: true },
+      );
+      expect(outcomes).toHaveLength(4);
+      expect(sent()).toEqual(["POST /hook", "PUT /bulk-update"]);
+      expect(JSON.parse(server.requests.find((r) => r.method === "PUT")?.body ?? "")).toEqual([{ id: 3 }, { id: 4 }]);
+    });
+
+    it("fails a record whose URL template does not give an http(s) URL, without sending it", async () => {
+      const outcomes = await httpDestination.write(
+        config({ update_url: "{{ target }}" }),
+        [{ key: "1", action: "update", payload: { target: "file:///etc/passwd" } }],
+        { stream, batch: false },
+      );
+      expect(outcomes).toEqual([{ key: "1", ok: false, error: expect.stringMatching(/not a URL|only http and https/), retryable: false }]);
+      expect(server.requests).toHaveLength(0);
+    });
   });
 });

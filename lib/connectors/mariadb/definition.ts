@@ -1,5 +1,6 @@
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
+import { WRITE_MODES } from "@/lib/sync-config/write-mode";
 
 /** Shared by the source and the destination. */
 export const mariadbConnectionSpecification: JsonSchema = {
@@ -47,4 +48,5 @@ export const mariadbDestinationDefinition: ConnectorDefinition = {
   ...common,
   connectorType: "destination",
   documentationUrl: "https://mariadb.com/kb/en/insert-on-duplicate-key-update/",
+  writeModes: WRITE_MODES,
 };

@@ -1,7 +1,7 @@
 // MariaDB destination: multi-row INSERT / INSERT … ON DUPLICATE KEY UPDATE, updates and deletes by
 // primary key, bad rows isolated by the shared bisecting writer.
-import type { Pool, PoolConnection, ResultSetHeader } from "mysql2/promise";
-import type { DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
+import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import type { DestinationConnector, Row, Stream, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
@@ -174,6 +174,46 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
   }
 }
 
+/** Keys per presence statement: each is one branch with its key's placeholders. */
+const PRESENCE_CHUNK = 2000;
+
+/**
+ * Which keys have a row: one index probe per key, `key = ?` with the values converted as a write
+ * converts them (so the server compares exactly as the UPDATE of that key would), all in one
+ * UNION ALL statement per chunk of keys.
+ */
+async function existingKeys(config: Row, stream: Stream, keys: Row[]): Promise<boolean[]> {
+  const found = keys.map(() => false);
+  if (keys.length === 0) return found;
+  const entry = await poolFor(config);
+  const conn = await entry.pool.getConnection();
+  try {
+    const table = await tableInfo(entry, conn, stream.name);
+    const pk = table.primaryKey;
+    if (pk.length === 0) throw new ConnectorError(`Table "${table.name}" has no primary key, so the presence of a row cannot be checked.`);
+    const target = `${quoteIdent(entry.settings.database)}.${quoteIdent(table.name)}`;
+    const types = new Map(table.columns.map((c) => [c.name, c.type]));
+    const match = pk.map((c) => `${quoteIdent(c)} = ?`).join(" AND ");
+    for (let start = 0; start < keys.length; start += PRESENCE_CHUNK) {
+      const chunk = keys.slice(start, start + PRESENCE_CHUNK);
+      // The index is our own integer, so it goes into the text; the key values are parameters.
+      const sql = chunk.map((_, i) => `SELECT ${start + i} AS i FROM ${target} WHERE ${match}`).join(" UNION ALL ");
+      const [rows] = await conn.query<(RowDataPacket & { i: number })[]>({
+        sql,
+        values: chunk.flatMap((k) => pk.map((c) => sqlValue(k[c], types.get(c)))),
+        timeout: entry.settings.queryTimeoutMs + 5000,
+      });
+      for (const r of rows) found[Number(r.i)] = true;
+    }
+    return found;
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    throw new ConnectorError(describeMariaError(err, entry.settings));
+  } finally {
+    conn.release();
+  }
+}
+
 async function discover(config: Row) {
   return described(config, () =>
     withConnection(config, async (conn, s) => {
@@ -193,5 +233,6 @@ export const mariadbDestination: DestinationConnector = {
   check: checkMariadb,
   discover,
   write,
+  existingKeys,
   close,
 };

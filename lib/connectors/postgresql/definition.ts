@@ -1,5 +1,6 @@
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
+import { WRITE_MODES } from "@/lib/sync-config/write-mode";
 
 /** Shared by the source and the destination: both connect the same way. */
 export const postgresqlConnectionSpecification: JsonSchema = {
@@ -87,4 +88,5 @@ export const postgresqlDestinationDefinition: ConnectorDefinition = {
   connectorType: "destination",
   subCategory: "Relational Database",
   documentationUrl: "https://www.postgresql.org/docs/current/sql-insert.html",
+  writeModes: WRITE_MODES,
 };

@@ -254,6 +254,49 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
   }
 }
 
+/**
+ * Which keys have a row: the keys as a recordset typed like the key columns, probed by the primary
+ * key in one statement. A key whose value cannot be of the column's type (class 22) is bisected out:
+ * it cannot be in the table.
+ */
+async function existingKeys(config: Row, stream: Stream, keys: Row[]): Promise<boolean[]> {
+  const found = keys.map(() => false);
+  if (keys.length === 0) return found;
+  const entry = await poolFor(config);
+  const client = await entry.pool.connect();
+  try {
+    const table = await tableInfo(entry, client, stream.name);
+    const pk = table.primaryKey;
+    if (pk.length === 0) throw new ConnectorError(`Table "${table.name}" has no primary key, so the presence of a row cannot be checked.`);
+    const target = `${quoteIdent(entry.settings.schema)}.${quoteIdent(table.name)}`;
+    const types = new Map(table.columns.map((c) => [c.name, c.type]));
+    const columns = pk.map((c) => `${quoteIdent(c)} ${types.get(c)}`).join(", ");
+    const match = pk.map((c) => `t.${quoteIdent(c)} = r.${quoteIdent(c)}`).join(" AND ");
+    const sql = `SELECT r.ord::int4 AS ord FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${columns})) WITH ORDINALITY AS r(${pk.map(quoteIdent).join(", ")}, ord)
+      WHERE EXISTS (SELECT 1 FROM ${target} t WHERE ${match})`;
+    const probe = async (indexes: number[]): Promise<void> => {
+      if (indexes.length === 0) return;
+      try {
+        const { rows } = await client.query<{ ord: number }>(sql, [JSON.stringify(indexes.map((i) => keys[i]))]);
+        for (const r of rows) found[indexes[r.ord - 1]] = true;
+      } catch (err) {
+        if (!/^22/.test((err as { code?: string }).code ?? "")) throw err;
+        if (indexes.length === 1) return;
+        const middle = Math.ceil(indexes.length / 2);
+        await probe(indexes.slice(0, middle));
+        await probe(indexes.slice(middle));
+      }
+    };
+    await probe(keys.map((_, i) => i));
+    return found;
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    throw new ConnectorError(describePgError(err, entry.settings));
+  } finally {
+    client.release();
+  }
+}
+
 async function discover(config: Row) {
   return described(config, () =>
     withClient(config, async (client, s) => {
@@ -340,5 +383,6 @@ export const postgresqlDestination: DestinationConnector = {
   discover,
   write,
   textRows: { target: textTarget, upsert: upsertText },
+  existingKeys,
   close,
 };

@@ -10,6 +10,10 @@ export const slackDestinationDefinition: ConnectorDefinition = {
   icon: "/icons/slack.svg",
   documentationUrl: "https://api.slack.com/methods/chat.postMessage",
   streamType: "dynamic",
+  // Each request is an effect of its own: the engine keeps a delivery ledger (never sent twice).
+  idempotentWrites: false,
+  // A message once sent cannot be updated or deleted through this connector: new rows only.
+  writeModes: ["insert"],
   secretTargetFields: ["base_url"],
   connectionSpecification: {
     $schema: JSON_SCHEMA_DRAFT,

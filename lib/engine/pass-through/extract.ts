@@ -45,32 +45,38 @@ function field(line: string, index: number): string {
   return end < 0 ? line.slice(start) : line.slice(start, end);
 }
 
+/**
+ * Keys and fingerprints of a batch's trackable lines (blank and repeated keys are counted in `delta`
+ * and dropped; new keys join `seen`). The plan keys lines the same way (plan/planner.ts).
+ */
+export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, delta: RunCounters) {
+  const keys: string[] = [];
+  const fingerprints: string[] = [];
+  const kept: string[] = [];
+  let blank = 0;
+  for (const line of lines) {
+    const raw = copyUnescape(field(line, plan.keyIndex));
+    const key = raw === null ? null : keyText(raw);
+    if (key === null) {
+      delta.skippedRows++;
+      blank++;
+    } else if (seen.has(key)) delta.duplicateRows++;
+    else {
+      seen.add(key);
+      keys.push(key);
+      fingerprints.push(fingerprint(plan.seed, line));
+      kept.push(line);
+    }
+  }
+  return { keys, fingerprints, kept, blank };
+}
+
 export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughPlan, run: PassThroughRun): Promise<void> {
   const { ctx, pool } = attempt;
-  const { recordColumns, keyIndex, cursorIndex, seed } = plan;
+  const { recordColumns, cursorIndex } = plan;
   const cursorColumn = cursorIndex < 0 ? undefined : [recordColumns.columns[cursorIndex]];
   /** The cursor column's value as the JSON path would save it (run-execution.ts). */
   const cursorOf = (line: string) => cursorColumn && cursorText(Object.values(plan.source.decode(field(line, cursorIndex), cursorColumn))[0]);
-
-  /** Keys and fingerprints of the batch's trackable lines (blank and repeated keys counted and dropped). */
-  const prepare = (lines: string[], delta: RunCounters) => {
-    const keys: string[] = [];
-    const fingerprints: string[] = [];
-    const kept: string[] = [];
-    for (const line of lines) {
-      const raw = copyUnescape(field(line, keyIndex));
-      const key = raw === null ? null : keyText(raw);
-      if (key === null) delta.skippedRows++;
-      else if (run.seen.has(key)) delta.duplicateRows++;
-      else {
-        run.seen.add(key);
-        keys.push(key);
-        fingerprints.push(fingerprint(seed, line));
-        kept.push(line);
-      }
-    }
-    return { keys, fingerprints, kept };
-  };
 
   // A first sync's rows are most likely new in the destination too, until one batch finds otherwise.
   let likelyNew = run.noStates;
@@ -95,7 +101,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const delta = zeroCounters();
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
-    const { keys, fingerprints, kept } = prepare(lines, delta);
+    const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
     // Nothing tracked yet (a first sync): every row is an insert, no query.
     const classes = run.noStates
       ? undefined

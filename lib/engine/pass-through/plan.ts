@@ -3,12 +3,13 @@
 // line, picks the mapped fields and keeps the line as the record — no row object, no JSON per row.
 // Only where that gives exactly what the JSON path would write: standard mappings of plain columns,
 // type pairs whose text form converts to the same value, an upsert by the destination's key, no rate
-// limit. Anything else takes the JSON path (run-execution.ts).
+// limit, no field left out when empty (null_policy skip). Anything else takes the JSON path (run-execution.ts).
 import "server-only";
 import type { ReadOptions, TextColumn, TextRowsDestination, TextRowsSource } from "@/lib/connectors/types";
 import type { RunContext } from "../context";
 import { engineSettings } from "../settings";
 import type { RecordColumns } from "./record-columns";
+import { passesThrough } from "@/lib/sync-config/write-mode";
 
 export interface PassThroughPlan {
   source: TextRowsSource;
@@ -44,6 +45,8 @@ export function sameText(source: string, destination: string): boolean {
 function columnPairs(ctx: RunContext, sourceNames: string[]): [string, string][] | undefined {
   const { mapping } = ctx;
   if (mapping.identity) return sourceNames.map((n) => [n, n]);
+  // A line carries every column, nulls too: a field to leave out when empty needs the JSON path.
+  if (mapping.skipsEmpty) return undefined;
   const pairs: [string, string][] = [];
   for (const m of mapping.mappings) {
     if (m.mapping_type !== "standard" || typeof m.from !== "string" || !sourceNames.includes(m.from)) return undefined;
@@ -57,6 +60,8 @@ export async function planPassThrough(ctx: RunContext, options: ReadOptions): Pr
   const source = ctx.source.textRows;
   const destination = ctx.destination.textRows;
   if (!engineSettings.passThrough || !source || !destination) return undefined;
+  // Lines go in as upserts: only for the modes that write every row that way.
+  if (!passesThrough(ctx.sync.writeMode)) return undefined;
   if ((ctx.stream.primary_key?.length ?? 0) === 0 || ctx.rate.limit > 0) return undefined;
   const [columns, target] = await Promise.all([source.columns(ctx.sourceConfig, options), destination.target(ctx.destinationConfig, ctx.stream)]);
   const names = columns.map((c) => c.name);

@@ -1,0 +1,11 @@
+// POST /api/v1/syncs/{sync_id}/sync_runs/{id}/approve - let a run held by its sync's limits go on.
+import { actorAccess } from "@/lib/auth/actors";
+import { syncRuns } from "@/lib/contract/sync-runs";
+import { route } from "@/lib/http/handler";
+import { serializeSyncRun } from "@/lib/serializers/sync-runs";
+import { approveSyncRun } from "@/lib/services/syncs";
+
+export const POST = route(syncRuns.approveSyncRun, async ({ auth, params }) => {
+  const run = await approveSyncRun(auth, params.sync_id, params.id);
+  return { message: `Sync run ${run.id} approved: it is queued and runs without its limits.`, data: serializeSyncRun(run, actorAccess(auth)) };
+});

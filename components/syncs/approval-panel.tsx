@@ -1,0 +1,55 @@
+"use client";
+// A run its sync's blast-radius limits held (needs_approval): the numbers, and Approve / Cancel for
+// whoever may run the sync. Approving queues it; it then runs without the limits. Canceling drops it.
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { useApproveRun } from "@/lib/api-client/plans";
+import { useCancelSync } from "@/lib/api-client/syncs";
+import type { SyncRunAttributes } from "@/lib/api-client/types";
+
+export function ApprovalPanel({ syncId, runId, run, canDecide }: { syncId: string; runId: string; run: SyncRunAttributes; canDecide: boolean }) {
+  const approve = useApproveRun(syncId);
+  const cancel = useCancelSync(syncId);
+  const [confirm, setConfirm] = useState<"approve" | "cancel" | null>(null);
+  const exceeded = run.plan?.exceeded ?? [];
+  return (
+    <div role="alert" aria-label="Needs approval" className="mb-4 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+      <p className="font-semibold">Stopped before writing anything: this run needs approval</p>
+      {exceeded.length > 0 ? (
+        <ul className="mt-1 list-disc pl-5" data-testid="approval-reasons">
+          {exceeded.map((e) => (
+            <li key={e}>It {e}.</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="mt-1">{run.error}</p>
+      )}
+      <p className="mt-2">Approve it to run as planned (the limits are not checked again), or cancel it. No other run of this sync starts while it waits.</p>
+      {canDecide && (
+        <div className="mt-3 flex gap-2">
+          <Button onClick={() => setConfirm("approve")}>Approve run</Button>
+          <Button variant="secondary" onClick={() => setConfirm("cancel")}>Cancel run</Button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirm === "approve"}
+        onClose={() => setConfirm(null)}
+        title={`Approve run #${runId}?`}
+        description={exceeded.length > 0 ? `It ${exceeded.join("; it ")}.` : undefined}
+        confirmLabel="Approve and run"
+        loading={approve.isPending}
+        onConfirm={() => approve.mutate(runId, { onSettled: () => setConfirm(null) })}
+      />
+      <ConfirmDialog
+        open={confirm === "cancel"}
+        onClose={() => setConfirm(null)}
+        title={`Cancel run #${runId}?`}
+        description="Nothing was written; the run ends canceled and the next one is checked again."
+        confirmLabel="Cancel run"
+        loading={cancel.isPending}
+        onConfirm={() => cancel.mutate(undefined, { onSettled: () => setConfirm(null) })}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+"use client";
+// The dry-run plan of a sync's next run, and approving a run its blast-radius limits held.
+import { useApi } from "./provider";
+import { useApiMutation } from "./query";
+import type { SyncPlan } from "./types";
+
+/** POST /syncs/{id}/plan: computed on demand (it reads the whole model), never cached. */
+export function usePlanSync(syncId: string) {
+  const api = useApi();
+  const plan = async (sampleSize?: number): Promise<SyncPlan> =>
+    (
+      await api.ok(
+        api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: Number(syncId) } }, body: sampleSize === undefined ? undefined : { sample_size: sampleSize } }),
+      )
+    ).data;
+  return useApiMutation(plan, { toastErrors: false });
+}
+
+export function useApproveRun(syncId: string) {
+  const api = useApi();
+  const approve = (runId: string) =>
+    api.ok(api.POST("/api/v1/syncs/{sync_id}/sync_runs/{id}/approve", { params: { path: { sync_id: Number(syncId), id: Number(runId) } } }));
+  return useApiMutation(approve, {
+    success: (r) => r?.message ?? "Run approved.",
+    invalidate: [["syncs"], ["runs", syncId]],
+  });
+}

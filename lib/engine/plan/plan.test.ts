@@ -1,0 +1,247 @@
+// The plan against real PostgreSQL: it must agree with the run that follows it (same insert, update,
+// delete and skip counts as the run's records) on both read paths, write nothing, and the guard
+// built on it must hold a run before its first write, let it go on once approved, and drop it on cancel.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "@/lib/db/client";
+import { Conflict } from "@/lib/errors";
+import { CANCELED_ERROR, runOutcome } from "@/lib/sync-config/run-outcome";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { approveRun, cancelSync, planSync, stopEngine, triggerSync, type SyncPlan } from "../index";
+import { executeRun } from "../execute-run";
+import { catalogOf, createFixture, reloadRun, runRecords, sql, pgConnectorConfig, tableStream, type Fixture } from "../test-support";
+
+useTestDatabase();
+
+let source: { url: string; drop(): Promise<void> };
+let destination: { url: string; drop(): Promise<void> };
+
+beforeAll(async () => {
+  source = await createScratchDatabase("ds_plan_src");
+  destination = await createScratchDatabase("ds_plan_dst");
+});
+
+afterAll(async () => {
+  await stopEngine();
+  await source?.drop();
+  await destination?.drop();
+});
+
+let tables = 0;
+
+/** A source table of `rows` people and an empty destination table; `json` maps through a template (the JSON path). */
+async function peopleSync(rows: number, options: { json?: boolean; sync?: Parameters<typeof createFixture>[0]["sync"] } = {}): Promise<Fixture & { table: string }> {
+  const table = `plan_people_${++tables}`;
+  await sql(
+    source.url,
+    `CREATE TABLE ${table} AS SELECT g AS id, 'Person ' || g AS name, 'p' || g || '@example.com' AS email, g % 100 AS score,
+       timestamptz '2026-01-01' + g * interval '1 second' AS updated_at FROM generate_series(1, ${Number(rows)}) g`,
+  );
+  await sql(destination.url, `CREATE TABLE ${table} (id integer PRIMARY KEY, name text, email text, score integer, updated_at timestamptz)`);
+  const configuration = options.json
+    ? [
+        { from: "id", to: "id", mapping_type: "standard" },
+        { from: "{{ name | upcase }}", to: "name", mapping_type: "template" },
+        { from: "email", to: "email", mapping_type: "standard" },
+        { from: "score", to: "score", mapping_type: "standard" },
+        { from: "updated_at", to: "updated_at", mapping_type: "standard" },
+      ]
+    : undefined;
+  const f = await createFixture({
+    sourceUrl: source.url,
+    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
+    query: `SELECT id, name, email, score, updated_at FROM ${table}`,
+    sync: { ...(configuration ? { configuration } : {}), ...options.sync },
+  });
+  return { ...f, table };
+}
+
+async function run(f: Fixture) {
+  const created = await triggerSync(f.workspaceId, f.syncId);
+  const result = await executeRun(created.id);
+  return { result, run: await reloadRun(created.id), records: await runRecords(created.id) };
+}
+
+/** A run's records as plan counts. */
+function recordCounts(records: Awaited<ReturnType<typeof runRecords>>) {
+  const sent = records.filter((r) => r.status !== "skipped");
+  return {
+    insert: sent.filter((r) => r.action === "destination_insert").length,
+    update: sent.filter((r) => r.action === "destination_update").length,
+    delete: sent.filter((r) => r.action === "destination_delete").length,
+    skip: records.filter((r) => r.status === "skipped").length,
+  };
+}
+
+const planCounts = (p: SyncPlan) => ({ insert: p.counts.insert, update: p.counts.update, delete: p.counts.delete, skip: p.counts.skip });
+
+/** Everything a plan must leave as it was: destination rows, change tracking, cursor, runs. */
+async function snapshot(f: Fixture & { table: string }) {
+  const [sync, states, runs, rows] = await Promise.all([
+    prisma().sync.findUniqueOrThrow({ where: { id: f.syncId }, select: { currentCursorField: true, status: true, updatedAt: true } }),
+    prisma().syncState.findMany({ where: { syncId: f.syncId }, orderBy: { primaryKey: "asc" } }),
+    prisma().syncRun.findMany({ where: { syncId: f.syncId }, orderBy: { id: "asc" } }),
+    sql(destination.url, `SELECT * FROM ${f.table} ORDER BY id`),
+  ]);
+  return { sync, states, runs, rows };
+}
+
+/** Plans (checking it changed nothing), then runs, and returns both sides' counts. */
+async function planThenRun(f: Fixture & { table: string }) {
+  const before = await snapshot(f);
+  const plan = await planSync(f.workspaceId, f.syncId, { sampleSize: 5 });
+  expect(await snapshot(f)).toEqual(before);
+  const after = await run(f);
+  expect(after.result).toBe("success");
+  return { plan, ...after };
+}
+
+const counted: Record<string, unknown> = {};
+
+describe("the plan matches the run that follows it", () => {
+  for (const path of ["COPY text", "JSON"] as const) {
+    it(`${path} path: a first sync, a changed sync and a mirror sync`, { timeout: 60_000 }, async () => {
+      const f = await peopleSync(1000, { json: path === "JSON" });
+
+      const first = await planThenRun(f);
+      expect(planCounts(first.plan)).toEqual({ insert: 1000, update: 0, delete: 0, skip: 0 });
+      expect(recordCounts(first.records)).toEqual(planCounts(first.plan));
+      // The run took the path this case is about (records kept as COPY text, or as JSON).
+      expect(first.run.recordColumns === null).toBe(path === "JSON");
+      expect(first.plan).toMatchObject({ tracked: 0, full_read: true, cursor: null });
+      expect(first.plan.counts).toMatchObject({ read: 1000, unchanged: 0, duplicate: 0, blank_key: 0 });
+      // Samples: the source row and the payload the mapping makes of it.
+      expect(first.plan.samples.insert).toHaveLength(5);
+      const sample = first.plan.samples.insert[0];
+      expect(sample.row).toMatchObject({ id: Number(sample.primary_key), name: `Person ${sample.primary_key}` });
+      expect(sample.payload).toMatchObject({ id: Number(sample.primary_key), name: path === "JSON" ? `PERSON ${sample.primary_key}` : `Person ${sample.primary_key}` });
+
+      // 3 changed, 2 new, 1 gone (not deleted: delete detection is off), 1 duplicate and 1 blank key in the read.
+      await sql(source.url, `UPDATE ${f.table} SET name = name || ' (changed)' WHERE id IN (10, 20, 30)`);
+      await sql(source.url, `DELETE FROM ${f.table} WHERE id = 40`);
+      await sql(source.url, `INSERT INTO ${f.table} VALUES (1001, 'New A', 'a@x.io', 1, now()), (1002, 'New B', 'b@x.io', 2, now()), (5, 'Again', 'x', 1, now()), (NULL, 'No key', 'y', 1, now())`);
+      const changed = await planThenRun(f);
+      expect(planCounts(changed.plan)).toEqual({ insert: 2, update: 3, delete: 0, skip: 0 });
+      expect(recordCounts(changed.records)).toEqual(planCounts(changed.plan));
+      expect(changed.plan.counts).toMatchObject({ read: 1003, unchanged: 996, duplicate: 1, blank_key: 1 });
+      expect(changed.run.skippedRows).toBe(changed.plan.counts.unchanged + changed.plan.counts.blank_key);
+      expect(changed.run.duplicateRows).toBe(changed.plan.counts.duplicate);
+      expect(changed.plan.samples.update.map((s) => s.primary_key).sort()).toEqual(["10", "20", "30"]);
+
+      // Mirror: keys that left the model are deleted (3 of 1002 tracked, under the 20% default).
+      await prisma().sync.update({ where: { id: f.syncId }, data: { writeMode: "mirror" } });
+      await sql(source.url, `DELETE FROM ${f.table} WHERE id IN (1, 2) OR id IS NULL OR name = 'Again'`);
+      await sql(source.url, `UPDATE ${f.table} SET score = 99 WHERE id = 50`);
+      const mirror = await planThenRun(f);
+      expect(planCounts(mirror.plan)).toEqual({ insert: 0, update: 1, delete: 3, skip: 0 });
+      expect(recordCounts(mirror.records)).toEqual(planCounts(mirror.plan));
+      expect(mirror.plan.samples.delete.map((s) => s.primary_key).sort()).toEqual(["1", "2", "40"]);
+      expect(mirror.plan.samples.delete[0]).toMatchObject({ row: null, payload: { id: expect.anything() } });
+      // The guarded run planned too, and kept the counts (no samples) on the run.
+      expect(mirror.run.plan).toMatchObject({ counts: mirror.plan.counts, tracked: 1002, exceeded: [] });
+      expect(mirror.run.plan).not.toHaveProperty("samples");
+      counted[path] = { first: planCounts(first.plan), changed: planCounts(changed.plan), mirror: planCounts(mirror.plan) };
+    });
+  }
+
+  it("an incremental sync plans from its saved cursor", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(500, { sync: { cursorField: "updated_at", syncMode: "incremental" } });
+    await run(f);
+    const cursor = (await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).currentCursorField;
+    expect(cursor).not.toBeNull();
+    await sql(source.url, `INSERT INTO ${f.table} VALUES (501, 'Later', 'l@x.io', 1, timestamptz '2027-01-01')`);
+    const { plan, records } = await planThenRun(f);
+    expect(plan.cursor).toEqual({ field: "updated_at", from: cursor });
+    // The cursor row itself is read again (>=), unchanged; the new row is the one insert.
+    expect(plan.counts).toMatchObject({ read: 2, insert: 1, update: 0, unchanged: 1 });
+    expect(recordCounts(records)).toEqual(planCounts(plan));
+  });
+
+  afterAll(() => {
+    console.log(`plan vs run counts: ${JSON.stringify(counted)}`);
+  });
+});
+
+describe("the blast-radius guard", () => {
+  it("holds a mirror run that would delete 95% before its first write, and runs it once approved", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(100, { sync: { writeMode: "mirror" } });
+    expect((await run(f)).result).toBe("success");
+    await sql(source.url, `DELETE FROM ${f.table} WHERE id > 5`);
+    const before = await snapshot(f);
+
+    const held = await run(f);
+    expect(held.result).toBe("needs_approval");
+    expect(held.run.status).toBe("needs_approval");
+    expect(held.run.error).toContain("would delete 95 of 100 tracked rows (95%), over the 20% limit");
+    expect(held.run.plan).toMatchObject({ counts: { delete: 95, insert: 0, update: 0 }, tracked: 100, exceeded: [expect.stringContaining("95%")] });
+    expect(held.records).toHaveLength(0);
+    expect(held.run.finishedAt).toBeNull();
+    // Nothing written: destination, states and cursor as they were.
+    const now = await snapshot(f);
+    expect({ rows: now.rows, states: now.states, cursor: now.sync.currentCursorField }).toEqual({
+      rows: before.rows,
+      states: before.states,
+      cursor: before.sync.currentCursorField,
+    });
+    // It keeps the sync's single active run: another trigger says why it cannot start.
+    await expect(triggerSync(f.workspaceId, f.syncId)).rejects.toThrow(/waiting for approval/);
+
+    const approved = await approveRun(f.workspaceId, f.syncId, held.run.id, "Ada");
+    expect(approved.status).toBe("queued");
+    expect(await executeRun(held.run.id)).toBe("success");
+    const done = await reloadRun(held.run.id);
+    expect(done).toMatchObject({ status: "success", approvedBy: "Ada", error: null, attempts: 1 });
+    expect(recordCounts(await runRecords(held.run.id))).toEqual({ insert: 0, update: 0, delete: 95, skip: 0 });
+    expect(await sql(destination.url, `SELECT id FROM ${f.table} ORDER BY id`)).toEqual([1, 2, 3, 4, 5].map((id) => ({ id })));
+
+    // Approving again, or a run of another sync or workspace, is refused.
+    await expect(approveRun(f.workspaceId, f.syncId, held.run.id, "Ada")).rejects.toBeInstanceOf(Conflict);
+    await expect(approveRun(f.workspaceId + 999, f.syncId, held.run.id, "Ada")).rejects.toThrow(/not found/);
+  });
+
+  it("a canceled waiting run ends canceled and writes nothing", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(50, { sync: { detectDeletes: true } });
+    expect((await run(f)).result).toBe("success");
+    await sql(source.url, `DELETE FROM ${f.table} WHERE id <= 30`);
+    const held = await run(f);
+    expect(held.run.status).toBe("needs_approval");
+    expect(held.run.error).toContain("would delete 30 of 50 tracked rows (60%), over the 20% limit");
+    const canceled = await cancelSync(f.workspaceId, f.syncId, "Grace");
+    expect(canceled).toMatchObject({ id: held.run.id, status: "failed", error: CANCELED_ERROR, canceledBy: "Grace" });
+    expect(runOutcome({ status: canceled.status, failed_rows: 0, error: canceled.error, canceled_by: canceled.canceledBy })).toBe("canceled");
+    expect(await executeRun(held.run.id)).toBe("skipped");
+    expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(50);
+    await expect(approveRun(f.workspaceId, f.syncId, held.run.id, "Ada")).rejects.toBeInstanceOf(Conflict);
+    // The sync can run again (and is held again: the model still lost 60%).
+    expect((await run(f)).result).toBe("needs_approval");
+  });
+
+  it("refuses an empty extract when the sync tracked rows, and honours limits turned off", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(20, { sync: { writeMode: "mirror", guard: { max_delete_percent: null } } });
+    expect((await run(f)).result).toBe("success");
+    await sql(source.url, `DELETE FROM ${f.table}`);
+    const held = await run(f);
+    expect(held.run.status).toBe("needs_approval");
+    expect(held.run.error).toContain("would run on an empty extract (the model returned no rows while the sync tracks 20), which is refused");
+    // The delete limit is off: only the empty extract is named.
+    expect((held.run.plan as { exceeded: string[] }).exceeded).toHaveLength(1);
+    await cancelSync(f.workspaceId, f.syncId, "Grace");
+
+    await prisma().sync.update({ where: { id: f.syncId }, data: { guard: { max_delete_percent: null, refuse_empty_extract: false } } });
+    const unguarded = await run(f);
+    expect(unguarded.result).toBe("success");
+    // No limit in force: the run does not plan.
+    expect(unguarded.run.plan).toBeNull();
+    expect(recordCounts(unguarded.records).delete).toBe(20);
+  });
+
+  it("a change limit holds a sync that never deletes", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(40, { sync: { guard: { max_change_percent: 10 } } });
+    const first = await run(f);
+    // A first sync changes nothing it wrote before: inserts never trip a percentage.
+    expect(first.result).toBe("success");
+    expect(first.run.plan).toMatchObject({ counts: { insert: 40 }, tracked: 0, exceeded: [] });
+    await sql(source.url, `UPDATE ${f.table} SET score = score + 1 WHERE id <= 8`);
+    const held = await run(f);
+    expect(held.run.error).toContain("would change 8 of 40 tracked rows (20%: 8 updates, 0 deletes), over the 10% limit");
+  });
+});

@@ -1,0 +1,242 @@
+// The plan: what a general run of the sync would do now, computed with the run's own stages and
+// nothing written anywhere. Read (the same path the run takes: COPY text or JSON, from the saved
+// cursor) → diff against sync_states read-only (the run's classifier) → map → the write mode's split
+// → deletes: tracked rows the read did not see (the run's delete detection, counted only). It keeps
+// counts, a few samples per action and the keys read (a KeySet), so memory stays flat whatever the
+// model's size. docs/plan-and-guard.md has the shapes.
+import "server-only";
+import type { Row, WriteRecord } from "@/lib/connectors/types";
+import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
+import { pgPool } from "@/lib/db/client";
+import { effectiveGuard, guardViolations, type EffectiveGuard } from "@/lib/sync-config/guard";
+import { deletePayload } from "@/lib/sync-config/mapping";
+import { detectsDeletes, type WriteMode } from "@/lib/sync-config/write-mode";
+import type { Item, ReadBatch } from "../batch";
+import { BatchDiffer } from "../batch-diff";
+import type { RunContext } from "../context";
+import { goneStates } from "../delete-detection";
+import { classifyBatch } from "../diff";
+import { KeySet } from "../key-set";
+import { keyLines } from "../pass-through/extract";
+import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
+import { zeroCounters } from "../run-store";
+import { mapItems } from "../send-batch";
+import { engineSettings } from "../settings";
+import { splitByWriteMode } from "../write-mode";
+
+export const PLAN_ACTIONS = ["insert", "update", "delete", "skip"] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+export interface PlanCounts {
+  /** Rows the model returned. */
+  read: number;
+  insert: number;
+  update: number;
+  delete: number;
+  /** Rows the write mode would not send (update: key not in the destination; insert: key already there). */
+  skip: number;
+  /** Rows unchanged since they were last delivered: not sent. */
+  unchanged: number;
+  /** Rows whose key was already read earlier in the same read: not sent. */
+  duplicate: number;
+  /** Rows without a usable primary key: not sent. */
+  blank_key: number;
+}
+
+/** What a run stores in sync_runs.plan: the counts and the guard's verdict (no rows). */
+export interface RunPlan {
+  planned_at: string;
+  write_mode: WriteMode;
+  counts: PlanCounts;
+  /** Rows the sync tracked (delivered or tried) before the run: what the percentages are of. */
+  tracked: number;
+  /** The whole model is read (no incremental cursor): deletes and the empty-extract check apply. */
+  full_read: boolean;
+  /** Incremental syncs: the cursor column and the saved value the read starts from (null: the start). */
+  cursor: { field: string; from: string | null } | null;
+  guard: EffectiveGuard;
+  /** The limits the run would break, as sentences; empty when it may go on. */
+  exceeded: string[];
+}
+
+export interface PlanSample {
+  primary_key: string;
+  /** The source row as read (null for a delete: the row left the model). */
+  row: Row | null;
+  /** The mapped destination payload (null when the mapping fails: see error). */
+  payload: Row | null;
+  /** skip: why the write mode would not send it. */
+  reason?: string;
+  /** The mapping's error: the run would record the row failed. */
+  error?: string;
+}
+
+/** The plan the API answers: the run's plan and a page of sample rows per action. */
+export interface SyncPlan extends RunPlan {
+  samples: Record<PlanAction, PlanSample[]>;
+}
+
+export interface PlanOptions {
+  /** Stops the read (cancel, time limit): the plan throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Sample rows kept per action; 0 keeps none (a run planning for its guard). */
+  sampleSize?: number;
+}
+
+const ACTION_OF: Readonly<Record<SyncRecordAction, PlanAction>> = { destination_insert: "insert", destination_update: "update", destination_delete: "delete" };
+
+export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promise<SyncPlan> {
+  const pool = pgPool();
+  const { sync } = ctx;
+  const sampleSize = options.sampleSize ?? 0;
+  const signal = options.signal;
+  const halted = () => signal?.aborted === true;
+  const counts: PlanCounts = { read: 0, insert: 0, update: 0, delete: 0, skip: 0, unchanged: 0, duplicate: 0, blank_key: 0 };
+  const samples: Record<PlanAction, PlanSample[]> = { insert: [], update: [], delete: [], skip: [] };
+  const room = (action: PlanAction) => samples[action].length < sampleSize;
+
+  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_states WHERE sync_id = $1", [sync.id]);
+  const tracked = rows[0]?.n ?? 0;
+  // As extractAndLoad reads: incremental syncs from the saved cursor, every other read in full.
+  const cursorField = sync.syncMode === "incremental" ? (sync.cursorField ?? undefined) : undefined;
+  const readOptions = {
+    query: ctx.model.query,
+    batchSize: engineSettings.batchSize,
+    cursorField,
+    cursorValue: cursorField ? sync.currentCursorField : undefined,
+    signal,
+  };
+  const seen = new KeySet();
+  // Only the update and insert modes can skip rows, and only by asking the destination about the
+  // mapped records: the other modes map just the rows they show.
+  const modeMaySkip = sync.writeMode === "update" || sync.writeMode === "insert";
+  const now = new Date();
+
+  /** A batch's diffed Items: mapped where needed, split by the write mode, counted and sampled. */
+  const tally = async (items: Item[], decode?: (item: Item) => Row) => {
+    let toMap = items;
+    if (!modeMaySkip) {
+      // Every row is counted; only as many as the samples still want are mapped.
+      const wanted = { insert: 0, update: 0, delete: 0, skip: 0 };
+      toMap = [];
+      for (const i of items) {
+        const action = ACTION_OF[i.action];
+        counts[action]++;
+        if (samples[action].length + wanted[action] < sampleSize) {
+          wanted[action]++;
+          toMap.push(i);
+        }
+      }
+    }
+    if (toMap.length === 0) return;
+    if (decode) for (const i of toMap) i.row ??= decode(i);
+    const { records, byKey, failures } = await mapItems(ctx, toMap, now);
+    const rowOf = (item: Item): Row | null => item.row ?? (item.json === undefined ? null : (JSON.parse(item.json) as Row));
+    for (const f of failures) {
+      const action = ACTION_OF[f.item.action];
+      // The run records a row it cannot map as failed, under its action.
+      if (modeMaySkip) counts[action]++;
+      if (room(action)) samples[action].push({ primary_key: f.item.key, row: rowOf(f.item), payload: null, error: f.error });
+    }
+    const sample = (action: PlanAction, record: WriteRecord, reason?: string) => {
+      if (!room(action)) return;
+      const item = byKey.get(record.key) as Item;
+      samples[action].push({ primary_key: record.key, row: rowOf(item), payload: record.payload, ...(reason === undefined ? {} : { reason }) });
+    };
+    if (!modeMaySkip) {
+      for (const r of records) sample(ACTION_OF[(byKey.get(r.key) as Item).action], r);
+      return;
+    }
+    const split = await splitByWriteMode(ctx, records, signal);
+    for (const r of split.send) {
+      const action = ACTION_OF[(byKey.get(r.key) as Item).action];
+      counts[action]++;
+      sample(action, r);
+    }
+    for (const s of split.skipped) {
+      counts.skip++;
+      sample("skip", s.record, s.reason);
+    }
+  };
+
+  const passThrough = await planPassThrough(ctx, readOptions);
+  if (passThrough) await readLines(ctx, passThrough, { readOptions, seen, noStates: tracked === 0, counts, tally, halted });
+  else {
+    const differ = new BatchDiffer(pool, ctx, tracked === 0, seen);
+    const batches: AsyncIterable<ReadBatch> = ctx.source.readFingerprinted
+      ? ctx.source.readFingerprinted(ctx.sourceConfig, { ...readOptions, fingerprint: { seed: ctx.fingerprintSeed, primaryKey: ctx.model.primaryKey } })
+      : ctx.source.read(ctx.sourceConfig, readOptions);
+    for await (const batch of batches) {
+      if (halted()) break;
+      const { delta, toSend } = await differ.diff(batch);
+      counts.read += delta.totalQueryRows;
+      counts.duplicate += delta.duplicateRows;
+      counts.unchanged += delta.skippedRows;
+      await tally(toSend);
+    }
+    counts.blank_key = differ.blankKeys;
+    counts.unchanged -= differ.blankKeys;
+  }
+  if (halted()) throw signal?.reason ?? new Error("The plan was stopped.");
+
+  const fullRead = !sync.cursorField || sync.syncMode === "full_refresh";
+  if (fullRead && detectsDeletes(sync)) {
+    for await (const page of goneStates(pool, sync.id, ctx.run.id, seen, halted)) {
+      counts.delete += page.delivered.length;
+      for (const gone of page.delivered) {
+        if (!room("delete")) break;
+        samples.delete.push({ primary_key: gone.key, row: null, payload: deletePayload(ctx.mapping, ctx.model.primaryKey, gone.key) });
+      }
+    }
+    if (halted()) throw signal?.reason ?? new Error("The plan was stopped.");
+  }
+
+  const guard = effectiveGuard(sync);
+  const keyed = counts.read - counts.duplicate - counts.blank_key;
+  return {
+    planned_at: new Date().toISOString(),
+    write_mode: sync.writeMode,
+    counts,
+    tracked,
+    full_read: fullRead,
+    cursor: cursorField ? { field: cursorField, from: sync.currentCursorField } : null,
+    guard,
+    exceeded: guardViolations(guard, { tracked, keyed, update: counts.update, delete: counts.delete, fullRead }),
+    samples,
+  };
+}
+
+/** The COPY-text read, keyed and classified as extractPassThrough does; rows decoded only to be mapped. */
+async function readLines(
+  ctx: RunContext,
+  plan: PassThroughPlan,
+  run: {
+    readOptions: Parameters<PassThroughPlan["source"]["read"]>[1];
+    seen: KeySet;
+    noStates: boolean;
+    counts: PlanCounts;
+    tally: (items: Item[], decode: (item: Item) => Row) => Promise<void>;
+    halted: () => boolean;
+  },
+): Promise<void> {
+  const pool = pgPool();
+  const decode = (item: Item) => plan.source.decode(item.line as string, plan.recordColumns.columns);
+  for await (const lines of plan.source.read(ctx.sourceConfig, run.readOptions)) {
+    if (run.halted()) return;
+    const delta = zeroCounters();
+    const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
+    const classes = run.noStates
+      ? undefined
+      : (await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" })).classes;
+    const items: Item[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const c = classes ? classes.get(i) : "i";
+      if (c === undefined) run.counts.unchanged++;
+      else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: c === "i" ? "destination_insert" : "destination_update" });
+    }
+    run.counts.read += lines.length;
+    run.counts.duplicate += delta.duplicateRows;
+    run.counts.blank_key += blank;
+    await run.tally(items, decode);
+  }
+}

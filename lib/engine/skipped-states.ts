@@ -1,0 +1,30 @@
+// Change tracking of records the write mode skipped (docs/write-modes.md, "What a skip means for the
+// next run"). A skipped row stores its fingerprint with last_status 'skipped': the next run leaves it
+// alone while the row is unchanged, looks again when it changes, and never counts it as delivered
+// (delete detection forgets it instead of deleting it; HTTP presence does not see it). One exception:
+// an insert-mode skip of a key this sync had delivered itself keeps it delivered (last_status success,
+// the new fingerprint), so delete detection still removes the row the sync created.
+import "server-only";
+import type { PoolClient } from "pg";
+
+export async function writeSkippedStates(
+  client: PoolClient,
+  syncId: number,
+  runId: number,
+  keys: string[],
+  fingerprints: string[],
+  /** The skips mean "the key is in the destination" (insert mode). */
+  present: boolean,
+): Promise<void> {
+  if (keys.length === 0) return;
+  await client.query(
+    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+     SELECT $1, x.k, x.f, 'skipped', $2, now() FROM unnest($3::text[], $4::text[]) AS x(k, f)
+     ON CONFLICT (sync_id, primary_key) DO UPDATE SET
+       fingerprint = EXCLUDED.fingerprint,
+       last_status = CASE WHEN $5::boolean AND sync_states.fingerprint <> '' AND sync_states.last_status <> 'skipped'
+                          THEN 'success'::sync_record_status ELSE 'skipped'::sync_record_status END,
+       last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+    [syncId, runId, keys, fingerprints, present],
+  );
+}
