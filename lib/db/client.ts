@@ -39,8 +39,15 @@ export function pgPool(): Pool {
   return globals.pool;
 }
 
+const TRANSACTION_MAX_WAIT_MS = 10_000;
+
 export function prisma(): PrismaClient {
-  globals.prisma ??= new PrismaClient({ adapter: new PrismaPg(pgPool()) });
+  // A transaction waits for a free connection as long as a plain query does (Prisma's default of 2 s
+  // turned a busy moment on a 2-core machine into a 500 for whoever came next).
+  globals.prisma ??= new PrismaClient({
+    adapter: new PrismaPg(pgPool()),
+    transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS },
+  });
   return globals.prisma;
 }
 

@@ -15,6 +15,7 @@ import { isIP } from "node:net";
 import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { RateLimited } from "@/lib/errors";
+import { logger } from "@/lib/logger";
 
 export interface ThrottleLimits {
   /** Failures of one account from one address before back-off starts. */
@@ -163,18 +164,24 @@ export async function beginLoginAttempt(
   }
   return {
     async succeeded() {
-      await prisma().$transaction([
-        prisma().loginThrottle.deleteMany({ where: { key: keys.pair } }),
-        prisma().$executeRaw`
-          INSERT INTO login_throttles (key, failures, window_started_at, updated_at) VALUES (${keys.known}, 0, now(), now())
-          ON CONFLICT (key) DO UPDATE SET updated_at = now()`,
-        // Housekeeping: counters quiet for a day, and addresses not used to sign in for 90 days.
-        prisma().$executeRaw`
+      // The password was right: bookkeeping that fails here only leaves the throttle stricter than
+      // it needs to be, so it is logged rather than turned into a failed sign-in.
+      try {
+        await prisma().$executeRaw`
+          WITH cleared AS (DELETE FROM login_throttles WHERE key = ${keys.pair}),
+               known AS (
+                 INSERT INTO login_throttles (key, failures, window_started_at, updated_at)
+                 VALUES (${keys.known}, 0, now(), now())
+                 ON CONFLICT (key) DO UPDATE SET updated_at = now())
+          -- Housekeeping: counters quiet for a day, and addresses not used to sign in for 90 days.
           DELETE FROM login_throttles
-           WHERE (key NOT LIKE 'known:%' AND updated_at < now() - interval '1 day')
-              OR updated_at < now() - interval '90 days'`,
-      ]);
-      if (countAddress) await giveBack(keys.ip);
+           WHERE key NOT IN (${keys.known}, ${keys.pair})
+             AND ((key NOT LIKE 'known:%' AND updated_at < now() - interval '1 day')
+                  OR updated_at < now() - interval '90 days')`;
+        if (countAddress) await giveBack(keys.ip);
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, "sign-in throttle bookkeeping failed");
+      }
     },
   };
 }
