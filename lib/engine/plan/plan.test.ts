@@ -143,6 +143,44 @@ describe("the plan matches the run that follows it", () => {
     });
   }
 
+  for (const path of ["COPY text", "JSON"] as const) {
+    it(`${path} path: update and insert modes skip as the plan said, against rows the sync never wrote`, { timeout: 60_000 }, async () => {
+      const json = path === "JSON";
+      // Rows 1–40 were put in the destination by someone else: the sync has no state for them.
+      const seeded = async (table: string) =>
+        sql(destination.url, `INSERT INTO ${table} (id, name, email, score) SELECT g, 'Theirs ' || g, 't' || g || '@example.com', 0 FROM generate_series(1, 40) g`);
+
+      const update = await peopleSync(100, { json, sync: { writeMode: "update" } });
+      await seeded(update.table);
+      const u1 = await planThenRun(update);
+      // The rows new to the sync but present in the destination are updates, as the run records them.
+      expect(planCounts(u1.plan)).toEqual({ insert: 0, update: 40, delete: 0, skip: 60 });
+      expect(recordCounts(u1.records)).toEqual(planCounts(u1.plan));
+      expect(u1.plan.samples.skip[0].reason).toMatch(/^update mode: key \d+ is not in the destination/);
+      // Changed rows: 2 present (updated), 1 absent (still skipped), and a row of theirs was deleted.
+      await sql(source.url, `UPDATE ${update.table} SET score = 77 WHERE id IN (3, 4, 90)`);
+      await sql(destination.url, `DELETE FROM ${update.table} WHERE id = 4`);
+      const u2 = await planThenRun(update);
+      expect(planCounts(u2.plan)).toEqual({ insert: 0, update: 1, delete: 0, skip: 2 });
+      expect(recordCounts(u2.records)).toEqual(planCounts(u2.plan));
+
+      const insert = await peopleSync(100, { json, sync: { writeMode: "insert" } });
+      await seeded(insert.table);
+      const i1 = await planThenRun(insert);
+      expect(planCounts(i1.plan)).toEqual({ insert: 60, update: 0, delete: 0, skip: 40 });
+      expect(recordCounts(i1.records)).toEqual(planCounts(i1.plan));
+      expect(i1.plan.samples.skip[0].reason).toMatch(/^insert mode: key \d+ is already in the destination/);
+      // Theirs are left as they were; the new keys are the sync's.
+      expect(await sql(destination.url, `SELECT count(*)::int AS n FROM ${insert.table} WHERE name LIKE 'Theirs %'`)).toEqual([{ n: 40 }]);
+      await sql(source.url, `UPDATE ${insert.table} SET score = 77 WHERE id IN (5, 95)`);
+      await sql(source.url, `INSERT INTO ${insert.table} VALUES (101, 'New', 'n@x.io', 1, now())`);
+      const i2 = await planThenRun(insert);
+      expect(planCounts(i2.plan)).toEqual({ insert: 1, update: 0, delete: 0, skip: 2 });
+      expect(recordCounts(i2.records)).toEqual(planCounts(i2.plan));
+      counted[`${path} modes`] = { update: [planCounts(u1.plan), planCounts(u2.plan)], insert: [planCounts(i1.plan), planCounts(i2.plan)] };
+    });
+  }
+
   it("an incremental sync plans from its saved cursor", { timeout: 30_000 }, async () => {
     const f = await peopleSync(500, { sync: { cursorField: "updated_at", syncMode: "incremental" } });
     await run(f);

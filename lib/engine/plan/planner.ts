@@ -22,7 +22,7 @@ import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
 import { engineSettings } from "../settings";
-import { splitByWriteMode } from "../write-mode";
+import { recordActionOf, splitByWriteMode } from "../write-mode";
 
 export const PLAN_ACTIONS = ["insert", "update", "delete", "skip"] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
@@ -149,7 +149,8 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     }
     const split = await splitByWriteMode(ctx, records, signal);
     for (const r of split.send) {
-      const action = ACTION_OF[(byKey.get(r.key) as Item).action];
+      // As the run records it: the mode's presence check decides insert or update, not the diff.
+      const action = ACTION_OF[recordActionOf(r.action, (byKey.get(r.key) as Item).action)];
       counts[action]++;
       sample(action, r);
     }
