@@ -214,6 +214,11 @@ export const envSchema = z.object({
     64,
     "heap size above which a worker collects garbage between batches, keeping its RSS under ~300 MB at any run size; `128` spends about a quarter less worker CPU per row for ~60 MB more RSS",
   ),
+  ENGINE_UNCHANGED_FILTER_MAX_ROWS: integer(
+    0,
+    4_000_000,
+    "a re-run of a sync tracking at most this many rows holds their fingerprints in the worker's memory (~17 bytes each) to pass unchanged rows without a database lookup; `0` = never",
+  ),
   ENGINE_PASS_THROUGH: flag(
     true,
     "`0` = never pass rows through as COPY text (PostgreSQL → PostgreSQL with standard mappings); every row then goes through the JSON path",

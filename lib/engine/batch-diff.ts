@@ -9,6 +9,7 @@ import type { ReadBatch, Item } from "./batch";
 import type { RunContext } from "./context";
 import { allInserts, classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { KeySet } from "./key-set";
+import type { UnchangedFilter } from "./unchanged-filter";
 import { zeroCounters, type RunCounters } from "./run-store";
 
 const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
@@ -44,6 +45,8 @@ export class BatchDiffer {
     private readonly noStates: boolean,
     /** Keys read in this attempt (duplicates; delete detection). */
     readonly seen = new KeySet(),
+    /** Fingerprints delivered before (a full re-read): rows found there are unchanged without a query. */
+    private readonly unchanged: UnchangedFilter | null = null,
   ) {}
 
   async diff(batch: ReadBatch): Promise<DiffedBatch> {
@@ -54,7 +57,14 @@ export class BatchDiffer {
     const { keys, fingerprints, item } = this.prepare(batch, delta);
     const { classes, storedFingerprints } = this.noStates
       ? allInserts(keys.length)
-      : await classifyBatch(this.pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" });
+      : await classifyBatch(this.pool, {
+          syncId: ctx.sync.id,
+          runId: ctx.run.id,
+          keys,
+          fingerprints,
+          fullRefresh: ctx.sync.syncMode === "full_refresh",
+          unchanged: this.unchanged,
+        });
     const toSend: Item[] = [];
     const rebaselined: Item[] = [];
     // Only a source's own fingerprints can meet a state holding the engine's fingerprint of a row.

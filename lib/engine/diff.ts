@@ -4,6 +4,7 @@
 import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
+import type { UnchangedFilter } from "./unchanged-filter";
 
 /** JSON with object keys sorted at every depth, so the same row always gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -65,14 +66,44 @@ export interface BatchDiff {
 }
 
 /**
+ * Classifies a batch: rows the `unchanged` filter knows (a full re-read) are unchanged without a
+ * query; the others are probed as below.
+ */
+export async function classifyBatch(
+  pool: Pool,
+  args: ClassifyArgs & { unchanged?: UnchangedFilter | null },
+): Promise<BatchDiff> {
+  const { unchanged } = args;
+  if (!unchanged || args.fullRefresh) return probeBatch(pool, args);
+  const rest: number[] = [];
+  for (let i = 0; i < args.fingerprints.length; i++) if (!unchanged.has(args.fingerprints[i])) rest.push(i);
+  if (rest.length === args.keys.length) return probeBatch(pool, args);
+  const diff: BatchDiff =
+    rest.length === 0
+      ? { classes: new Map(), storedFingerprints: new Map() }
+      : await probeBatch(pool, { ...args, keys: rest.map((i) => args.keys[i]), fingerprints: rest.map((i) => args.fingerprints[i]) });
+  // Back to the batch's own positions.
+  const classes = new Map<number, DiffClass>();
+  const storedFingerprints = new Map<number, string>();
+  for (const [at, c] of diff.classes) classes.set(rest[at], c);
+  for (const [at, fp] of diff.storedFingerprints) storedFingerprints.set(rest[at], fp);
+  return { classes, storedFingerprints };
+}
+
+interface ClassifyArgs {
+  syncId: number;
+  runId: number;
+  keys: string[];
+  fingerprints: string[];
+  fullRefresh: boolean;
+}
+
+/**
  * Classifies a batch in one statement. A state with fingerprint '' was never delivered (its insert
  * failed), so it is an insert again, as is a changed row the write mode skipped (unchanged, it is left alone); a failed last status is retried as an update; full refresh
  * re-sends every row.
  */
-export async function classifyBatch(
-  pool: Pool,
-  args: { syncId: number; runId: number; keys: string[]; fingerprints: string[]; fullRefresh: boolean },
-): Promise<BatchDiff> {
+async function probeBatch(pool: Pool, args: ClassifyArgs): Promise<BatchDiff> {
   const { rows } = await pool.query<{ ord: number; c: DiffClass; stored: string | null }>(
     `SELECT ord, c, stored FROM (
        SELECT i.ord::int4 AS ord,

@@ -15,6 +15,7 @@ import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
 import { forEachBatch } from "./batch-window";
 import { KeySet } from "./key-set";
+import { UnchangedFilter } from "./unchanged-filter";
 import { extractPassThrough } from "./pass-through/extract";
 import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
@@ -30,6 +31,13 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
+  // A full re-read passes unchanged rows in memory; an incremental read from a saved cursor reads
+  // too few rows to pay for loading every fingerprint.
+  const fromCursor = cursorField !== undefined && ctx.sync.currentCursorField != null;
+  const unchanged =
+    noStates || fromCursor || ctx.sync.syncMode === "full_refresh"
+      ? null
+      : await UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows);
   const seen = new KeySet();
   const cursor = new CursorTracker(ctx.sync.id);
   const recorder = new BatchRecorder(attempt, { states: noStates ? "copy" : "upsert", cursor });
@@ -44,8 +52,8 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
     const plan = await planPassThrough(ctx, options);
     // Every attempt of a run stores its records alike: a run whose earlier attempt read other columns stays on the JSON path.
     if (plan && (await claimRecordColumns(ctx.run.id, plan.recordColumns))) {
-      await extractPassThrough(attempt, plan, { options, noStates, seen, recorder });
-    } else await extractRows(attempt, options, { noStates, seen, recorder });
+      await extractPassThrough(attempt, plan, { options, noStates, unchanged, seen, recorder });
+    } else await extractRows(attempt, options, { noStates, unchanged, seen, recorder });
     const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
     if (!attempt.halted && fullRead && detectsDeletes(ctx.sync)) await detectDeletes(attempt, seen, recorder);
   } finally {
@@ -54,9 +62,13 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
 }
 
 /** The JSON path: rows (or source-fingerprinted rows) diffed, mapped and loaded record by record. */
-async function extractRows(attempt: RunAttempt, options: ReadOptions, run: { noStates: boolean; seen: KeySet; recorder: BatchRecorder }) {
+async function extractRows(
+  attempt: RunAttempt,
+  options: ReadOptions,
+  run: { noStates: boolean; unchanged: UnchangedFilter | null; seen: KeySet; recorder: BatchRecorder },
+) {
   const { ctx, pool } = attempt;
-  const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen);
+  const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen, run.unchanged);
   const { cursorField } = options;
 
   /** Diff → map and load → record, for one batch. */

@@ -16,12 +16,15 @@ import type { BatchRecorder } from "../record-batch";
 import type { RunAttempt } from "../run-attempt";
 import { zeroCounters, type RunCounters } from "../run-store";
 import { sendItems } from "../send-batch";
+import type { UnchangedFilter } from "../unchanged-filter";
 import type { PassThroughPlan } from "./plan";
 
 export interface PassThroughRun {
   options: ReadOptions;
   /** The sync tracked no row when the attempt began: every row is an insert, no diff query. */
   noStates: boolean;
+  /** Fingerprints delivered before (a full re-read): rows found there are unchanged without a query. */
+  unchanged: UnchangedFilter | null;
   /** Keys read in this attempt (repeats; delete detection). */
   seen: KeySet;
   recorder: BatchRecorder;
@@ -105,8 +108,16 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     // Nothing tracked yet (a first sync): every row is an insert, no query.
     const classes = run.noStates
       ? undefined
-      : (await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" }))
-          .classes;
+      : (
+          await classifyBatch(pool, {
+            syncId: ctx.sync.id,
+            runId: ctx.run.id,
+            keys,
+            fingerprints,
+            fullRefresh: ctx.sync.syncMode === "full_refresh",
+            unchanged: run.unchanged,
+          })
+        ).classes;
     const items: Item[] = [];
     for (let i = 0; i < keys.length; i++) {
       const c = classes ? classes.get(i) : "i";
