@@ -90,7 +90,7 @@ test("a run whose destination refuses rows is a success with rejected rows: outc
 });
 
 test("disabling a sync while its run runs names who stopped the run", async () => {
-  const { syncId, table, rows } = await largeSourceSync(ws.admin, destination.url, 8_000);
+  const { syncId, table } = await largeSourceSync(ws.admin, destination.url, 8_000);
   tables.push(table);
   destination.hold();
   const runId = await trigger(ws.admin, syncId);
@@ -99,6 +99,7 @@ test("disabling a sync while its run runs names who stopped the run", async () =
   expect(disabled.status(), await disabled.text()).toBe(200);
   destination.release();
   const ended = await waitForRun(ws.admin, syncId, runId);
+  // (Not how many rows it read: the held rows are the last quarter, so a loaded machine may have read
+  // them all before the disable, with their requests still held.)
   expect(ended).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: await actorName(ws.admin) });
-  expect(Number(ended.total_query_rows)).toBeLessThan(rows);
 });

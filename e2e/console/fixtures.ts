@@ -2,7 +2,7 @@
 // exception, and screenshots of the main pages go to test-results/screenshots/<name>.png.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Page, type TestInfo } from "@playwright/test";
 
 export { expect };
 
@@ -49,4 +49,13 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function nav(page: Page, label: string, heading = label): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: label, exact: true }).click();
   await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible({ timeout: 60_000 });
+}
+
+/** A full-page screenshot, kept in the test's output folder and attached to its results under `<name>-<width>x<height>`. */
+export async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.waitForLoadState("networkidle").catch(() => undefined);
+  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
+  const file = testInfo.outputPath(`${name}-${width}x${height}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(`${name}-${width}x${height}`, { path: file, contentType: "image/png" });
 }

@@ -4,21 +4,16 @@
 // one section alone and the schedule section has no dead end (bad interval → cron → saved); the
 // syncs list fits (element bounds); a Member is not offered the Members page; a taken model or sync
 // name is refused next to the Name field. Screenshots are attached to each test.
-import { request as playwrightRequest, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { ADMIN, Api, BASE_URL, loginAs } from "../support/api";
 import { pgConfiguration, sql, unique } from "../support/data";
-import { expect, signIn, test, url } from "./fixtures";
+import { attachShot, expect, signIn, test, url } from "./fixtures";
+import { wizardToMapping } from "./wizard";
 
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
 ];
-
-async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle").catch(() => undefined);
-  const viewport = page.viewportSize();
-  await testInfo.attach(`${name}-${viewport?.width}x${viewport?.height}`, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
-}
 
 for (const viewport of VIEWPORTS) {
   test.describe(`newcomer forms at ${viewport.width}×${viewport.height}`, () => {
@@ -92,16 +87,8 @@ for (const viewport of VIEWPORTS) {
     test("wizard: done steps are clickable, same-name auto-map, bigint hints, unknown field warning", async ({ page, consoleErrors }, testInfo) => {
       void consoleErrors; // the fixture fails the test on a browser console error
       await signIn(page, ADMIN.email, ADMIN.password);
-      await page.goto(url(`/syncs/new?model=${modelId}`));
-      await expect(page.getByLabel("Model")).toHaveValue(String(modelId));
-      await page.getByRole("button", { name: "Continue" }).click();
-      await page.getByRole("radio", { name: new RegExp(destinationName) }).click();
-      await page.getByRole("button", { name: "Continue" }).click();
-      await page.getByLabel("Stream").selectOption("contacts");
-      await page.getByRole("button", { name: "Continue" }).click();
-
       // The required fields come pre-filled; the button maps the rest that share a column's name.
-      await expect(page.getByLabel("Mapping 1 destination field", { exact: true })).not.toHaveValue("", { timeout: 60_000 });
+      await wizardToMapping(page, modelId, destinationName);
       await expect(page.getByTestId("field-type-0")).toBeVisible();
       const rows = page.getByRole("button", { name: /^Remove mapping \d+$/ });
       const before = await rows.count();

@@ -9,11 +9,11 @@
 // → members, API tokens, API reference. Screenshots of each step are attached to the test.
 import { readFile } from "node:fs/promises";
 import { Client } from "pg";
-import type { Page, TestInfo } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { ADMIN, adminApi, type Api } from "../support/api";
 import { PG, sql, unique } from "../support/data";
 import { actorName, syncAttributes } from "../support/run-scenarios";
-import { expect, nav, signIn, test, url } from "./fixtures";
+import { attachShot, expect, nav, signIn, test, url } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1280, height: 800 },
@@ -23,14 +23,6 @@ const VIEWPORTS = [
 const ROWS = 20_000;
 /** The one row the destination refuses: it has no email, and contacts.email is NOT NULL. */
 const REJECTED_ID = 3;
-
-async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle").catch(() => undefined);
-  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
-  const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
-  await page.screenshot({ path, fullPage: true });
-  await testInfo.attach(`${name}-${width}x${height}`, { path, contentType: "image/png" });
-}
 
 /** Holds an exclusive lock on a table from another session until released: writes to it wait. */
 async function lockTable(table: string): Promise<{ release: () => Promise<void> }> {

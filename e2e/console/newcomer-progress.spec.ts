@@ -4,12 +4,11 @@
 // whose destination refused rows reads "succeeded with 3 rejected rows" in the runs list, the sync
 // header, the syncs list and the dashboard, which counts it as needing attention. Screenshots of
 // each state are attached to the test's results.
-import type { Page, TestInfo } from "@playwright/test";
 import { ADMIN, adminApi, type Api } from "../support/api";
 import { sql } from "../support/data";
 import { holdingDestination, type HoldingDestination } from "../support/holding-destination";
 import { actorName, largeSourceSync, rejectingSync, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
-import { expect, signIn, test, url } from "./fixtures";
+import { attachShot, expect, signIn, test, url } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1280, height: 800 },
@@ -54,14 +53,6 @@ test.afterAll(async () => {
   for (const sync of [large, rejecting]) if (sync) await api.delete(`/api/v1/syncs/${sync.syncId}`);
   for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
-
-/** A full-page screenshot, kept in the test's output folder and attached to its results. */
-async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
-  const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
-  await page.screenshot({ path, fullPage: true });
-  await testInfo.attach(`${name}-${width}x${height}`, { path, contentType: "image/png" });
-}
 
 for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.width}×${viewport.height}`, () => {

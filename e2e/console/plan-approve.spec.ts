@@ -2,11 +2,10 @@
 // (counts, the limit it would break, sample rows with their payloads) without writing; Run now then
 // stops before its first write (needs approval, with the numbers); the person approves it on the
 // run's page and the run succeeds, approved by them. Screenshots of each state are attached.
-import type { Page, TestInfo } from "@playwright/test";
 import { ADMIN, adminApi, type Api } from "../support/api";
 import { sql, sqlRows } from "../support/data";
 import { actorName, guardedSync, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
-import { expect, signIn, test, url } from "./fixtures";
+import { attachShot, expect, signIn, test, url } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1280, height: 800 },
@@ -29,13 +28,6 @@ test.afterAll(async () => {
   for (const id of syncs) await api.delete(`/api/v1/syncs/${id}`);
   for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
-
-async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
-  const path = testInfo.outputPath(`${name}-${width}x${height}.png`);
-  await page.screenshot({ path, fullPage: true });
-  await testInfo.attach(`${name}-${width}x${height}`, { path, contentType: "image/png" });
-}
 
 const rowsIn = async (table: string) => Number((await sqlRows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n);
 
