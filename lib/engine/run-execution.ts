@@ -15,7 +15,7 @@ import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
 import { forEachBatch } from "./batch-window";
 import { KeySet } from "./key-set";
-import { UnchangedFilter } from "./unchanged-filter";
+import { loadUnchangedFilter, type UnchangedFilter } from "./unchanged-filter";
 import { extractPassThrough } from "./pass-through/extract";
 import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
@@ -26,18 +26,13 @@ export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, 
 
 async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   const { ctx, pool } = attempt;
-  // Before anything is written: a sync with blast-radius limits plans first and may stop here.
-  if (await holdsForApproval(attempt)) return;
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
-  // A full re-read passes unchanged rows in memory; an incremental read from a saved cursor reads
-  // too few rows to pay for loading every fingerprint.
-  const fromCursor = cursorField !== undefined && ctx.sync.currentCursorField != null;
-  const unchanged =
-    noStates || fromCursor || ctx.sync.syncMode === "full_refresh"
-      ? null
-      : await UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows);
+  // Unchanged rows of a full re-read pass in memory (the guard's plan below uses the same filter).
+  const unchanged = await loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
+  // Before anything is written: a sync with blast-radius limits plans first and may stop here.
+  if (await holdsForApproval(attempt, unchanged)) return;
   const seen = new KeySet();
   const cursor = new CursorTracker(ctx.sync.id);
   const recorder = new BatchRecorder(attempt, { states: noStates ? "copy" : "upsert", cursor });

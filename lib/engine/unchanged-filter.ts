@@ -9,6 +9,7 @@
 import "server-only";
 import type { Pool } from "pg";
 import { to as copyTo } from "pg-copy-streams";
+import { engineSettings } from "./settings";
 
 /** Words per entry: 96 bits of the fingerprint. */
 const WORDS = 3;
@@ -128,4 +129,18 @@ export class UnchangedFilter {
     }
     return value;
   }
+}
+
+/**
+ * The filter for a run (or a plan) of `ctx.sync`, when it pays: the sync tracks rows and the whole
+ * model is read again (an incremental read from a saved cursor reads too few rows to pay for loading
+ * every fingerprint; full refresh sends every row anyway).
+ */
+export async function loadUnchangedFilter(
+  pool: Pool,
+  ctx: { sync: { id: number; syncMode: string }; run: { id: number } },
+  read: { noStates: boolean; fromCursor: boolean },
+): Promise<UnchangedFilter | null> {
+  if (read.noStates || read.fromCursor || ctx.sync.syncMode === "full_refresh") return null;
+  return UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows);
 }

@@ -6,15 +6,16 @@ import "server-only";
 import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";
+import type { UnchangedFilter } from "../unchanged-filter";
 import { planRun } from "./planner";
 
 /** True when the attempt must stop here (held for approval, or ended meanwhile). */
-export async function holdsForApproval(attempt: RunAttempt): Promise<boolean> {
+export async function holdsForApproval(attempt: RunAttempt, unchanged: UnchangedFilter | null): Promise<boolean> {
   const { ctx } = attempt;
   const { run } = ctx;
   if (run.syncRunType !== "general" || run.approvedBy !== null || run.plan !== null || !guardInForce(ctx.sync)) return false;
   const started = performance.now();
-  const { samples: _samples, ...plan } = await planRun(ctx, { signal: attempt.signal });
+  const { samples: _samples, ...plan } = await planRun(ctx, { signal: attempt.signal, unchanged });
   // The plan's read is the run's reading time too.
   attempt.timings.query += performance.now() - started;
   if (plan.exceeded.length === 0) {

@@ -22,6 +22,7 @@ import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
 import { engineSettings } from "../settings";
+import { loadUnchangedFilter, type UnchangedFilter } from "../unchanged-filter";
 import { recordActionOf, splitByWriteMode } from "../write-mode";
 
 export const PLAN_ACTIONS = ["insert", "update", "delete", "skip"] as const;
@@ -81,6 +82,8 @@ export interface PlanOptions {
   signal?: AbortSignal;
   /** Sample rows kept per action; 0 keeps none (a run planning for its guard). */
   sampleSize?: number;
+  /** The run's filter of delivered fingerprints, when it loaded one already (else the plan loads its own). */
+  unchanged?: UnchangedFilter | null;
 }
 
 const ACTION_OF: Readonly<Record<SyncRecordAction, PlanAction>> = { destination_insert: "insert", destination_update: "update", destination_delete: "delete" };
@@ -106,6 +109,10 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     cursorValue: cursorField ? sync.currentCursorField : undefined,
     signal,
   };
+  const unchanged =
+    options.unchanged !== undefined
+      ? options.unchanged
+      : await loadUnchangedFilter(pool, ctx, { noStates: tracked === 0, fromCursor: cursorField !== undefined && sync.currentCursorField != null });
   const seen = new KeySet();
   // Only the update and insert modes can skip rows, and only by asking the destination about the
   // mapped records: the other modes map just the rows they show.
@@ -161,9 +168,9 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
   };
 
   const passThrough = await planPassThrough(ctx, readOptions);
-  if (passThrough) await readLines(ctx, passThrough, { readOptions, seen, noStates: tracked === 0, counts, tally, halted });
+  if (passThrough) await readLines(ctx, passThrough, { readOptions, seen, noStates: tracked === 0, unchanged, counts, tally, halted });
   else {
-    const differ = new BatchDiffer(pool, ctx, tracked === 0, seen);
+    const differ = new BatchDiffer(pool, ctx, tracked === 0, seen, unchanged);
     const batches: AsyncIterable<ReadBatch> = ctx.source.readFingerprinted
       ? ctx.source.readFingerprinted(ctx.sourceConfig, { ...readOptions, fingerprint: { seed: ctx.fingerprintSeed, primaryKey: ctx.model.primaryKey } })
       : ctx.source.read(ctx.sourceConfig, readOptions);
@@ -215,6 +222,7 @@ async function readLines(
     readOptions: Parameters<PassThroughPlan["source"]["read"]>[1];
     seen: KeySet;
     noStates: boolean;
+    unchanged: UnchangedFilter | null;
     counts: PlanCounts;
     tally: (items: Item[], decode: (item: Item) => Row) => Promise<void>;
     halted: () => boolean;
@@ -228,7 +236,16 @@ async function readLines(
     const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
     const classes = run.noStates
       ? undefined
-      : (await classifyBatch(pool, { syncId: ctx.sync.id, runId: ctx.run.id, keys, fingerprints, fullRefresh: ctx.sync.syncMode === "full_refresh" })).classes;
+      : (
+          await classifyBatch(pool, {
+            syncId: ctx.sync.id,
+            runId: ctx.run.id,
+            keys,
+            fingerprints,
+            fullRefresh: ctx.sync.syncMode === "full_refresh",
+            unchanged: run.unchanged,
+          })
+        ).classes;
     const items: Item[] = [];
     for (let i = 0; i < keys.length; i++) {
       const c = classes ? classes.get(i) : "i";
