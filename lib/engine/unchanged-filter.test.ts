@@ -33,7 +33,7 @@ describe("UnchangedFilter", () => {
     const filter = await UnchangedFilter.load(pgPool(), 1, RUN, 1_000_000);
     expect(filter).not.toBeNull();
     const f = filter as UnchangedFilter;
-    // 60,000 rows over COPY chunks of 64 KB: 7 of 10 rows qualify, each once.
+    // 60,000 rows over pages of 65,536 and fewer: 7 of 10 rows qualify, each once.
     expect(f.size).toBe((ROWS / 10) * 7);
     const held = { yes: 0, no: 0 };
     for (let g = 1; g <= ROWS; g++) {
@@ -52,11 +52,28 @@ describe("UnchangedFilter", () => {
     expect(f.has(md5("1 row 5").slice(0, 31))).toBe(false);
   });
 
+  it("reads a sync of several pages whole", { timeout: 30_000 }, async () => {
+    await pgPool().query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+       SELECT 4, g::text, md5('4 row ' || g), 'success', 3, now() FROM generate_series(1, 140000) g`,
+    );
+    const f = (await UnchangedFilter.load(pgPool(), 4, RUN, 1_000_000)) as UnchangedFilter;
+    expect(f.size).toBe(140_000);
+    // Keys sort as text ("99999" after "139999"): the first, a middle and the last of each page are there.
+    for (const g of [1, 2, 65_536, 65_537, 99_999, 100_000, 131_072, 139_999, 140_000]) expect(f.has(md5(`4 row ${g}`))).toBe(true);
+  });
+
   it("is not loaded when nothing is tracked, when it is off, or when the sync tracks more than the limit", async () => {
     await seed(3);
     expect(await UnchangedFilter.load(pgPool(), 99, RUN, 1_000_000)).toBeNull();
     expect(await UnchangedFilter.load(pgPool(), 3, RUN, 0)).toBeNull();
-    expect(await UnchangedFilter.load(pgPool(), 3, RUN, (ROWS / 10) * 7 - 1)).toBeNull();
-    expect((await UnchangedFilter.load(pgPool(), 3, RUN, (ROWS / 10) * 7))?.size).toBe((ROWS / 10) * 7);
+    // A fingerprint that is not hex (the engine writes none): no filter, every row is probed.
+    await pgPool().query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at) VALUES (5, '1', md5('x'), 'success', 3, now()), (5, '2', repeat('z', 32), 'success', 3, now())`,
+    );
+    expect(await UnchangedFilter.load(pgPool(), 5, RUN, 1_000_000)).toBeNull();
+    // The limit is on the rows the sync tracks, whatever their status.
+    expect(await UnchangedFilter.load(pgPool(), 3, RUN, ROWS - 1)).toBeNull();
+    expect((await UnchangedFilter.load(pgPool(), 3, RUN, ROWS))?.size).toBe((ROWS / 10) * 7);
   });
 });
