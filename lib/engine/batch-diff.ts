@@ -9,7 +9,7 @@ import type { ReadBatch, Item } from "./batch";
 import type { RunContext } from "./context";
 import { allInserts, classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
 import { KeySet } from "./key-set";
-import type { UnchangedFilter } from "./unchanged-filter";
+import type { PendingFilter } from "./unchanged-filter";
 import { zeroCounters, type RunCounters } from "./run-store";
 
 const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
@@ -46,7 +46,7 @@ export class BatchDiffer {
     /** Keys read in this attempt (duplicates; delete detection). */
     readonly seen = new KeySet(),
     /** Fingerprints delivered before (a full re-read): rows found there are unchanged without a query. */
-    private readonly unchanged: UnchangedFilter | null = null,
+    private readonly unchanged: PendingFilter = null,
   ) {}
 
   async diff(batch: ReadBatch): Promise<DiffedBatch> {

@@ -4,7 +4,7 @@
 import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
-import type { UnchangedFilter } from "./unchanged-filter";
+import type { PendingFilter } from "./unchanged-filter";
 
 /** JSON with object keys sorted at every depth, so the same row always gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -71,9 +71,9 @@ export interface BatchDiff {
  */
 export async function classifyBatch(
   pool: Pool,
-  args: ClassifyArgs & { unchanged?: UnchangedFilter | null },
+  args: ClassifyArgs & { unchanged?: PendingFilter },
 ): Promise<BatchDiff> {
-  const { unchanged } = args;
+  const unchanged = await args.unchanged;
   if (!unchanged || args.fullRefresh) return probeBatch(pool, args);
   const rest: number[] = [];
   for (let i = 0; i < args.fingerprints.length; i++) if (!unchanged.has(args.fingerprints[i])) rest.push(i);

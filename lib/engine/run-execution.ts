@@ -15,7 +15,7 @@ import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
 import { forEachBatch } from "./batch-window";
 import { KeySet } from "./key-set";
-import { loadUnchangedFilter, type UnchangedFilter } from "./unchanged-filter";
+import { loadUnchangedFilter, type PendingFilter } from "./unchanged-filter";
 import { extractPassThrough } from "./pass-through/extract";
 import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
@@ -30,7 +30,7 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
   // Unchanged rows of a full re-read pass in memory (the guard's plan below uses the same filter).
-  const unchanged = await loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
+  const unchanged = loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
   // Before anything is written: a sync with blast-radius limits plans first and may stop here.
   if (await holdsForApproval(attempt, unchanged)) return;
   const seen = new KeySet();
@@ -60,7 +60,7 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
 async function extractRows(
   attempt: RunAttempt,
   options: ReadOptions,
-  run: { noStates: boolean; unchanged: UnchangedFilter | null; seen: KeySet; recorder: BatchRecorder },
+  run: { noStates: boolean; unchanged: PendingFilter; seen: KeySet; recorder: BatchRecorder },
 ) {
   const { ctx, pool } = attempt;
   const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen, run.unchanged);

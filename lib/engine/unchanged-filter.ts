@@ -9,6 +9,7 @@
 import "server-only";
 import type { Pool } from "pg";
 import { to as copyTo } from "pg-copy-streams";
+import { logger } from "@/lib/logger";
 import { engineSettings } from "./settings";
 
 /** Words per entry: 96 bits of the fingerprint. */
@@ -133,14 +134,22 @@ export class UnchangedFilter {
  * model is read again (an incremental read from a saved cursor reads too few rows to pay for loading
  * every fingerprint; full refresh sends every row anyway).
  */
-export async function loadUnchangedFilter(
+export function loadUnchangedFilter(
   pool: Pool,
   ctx: { sync: { id: number; syncMode: string }; run: { id: number } },
   read: { noStates: boolean; fromCursor: boolean },
-): Promise<UnchangedFilter | null> {
+): PendingFilter {
   if (read.noStates || read.fromCursor || ctx.sync.syncMode === "full_refresh") return null;
-  return UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows);
+  // Loaded while the source starts answering; the first batch's diff waits for it. A filter that
+  // cannot be loaded only means every row is probed.
+  return UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows).catch((err: unknown) => {
+    logger.warn({ syncId: ctx.sync.id, err: err instanceof Error ? err.message : String(err) }, "unchanged filter not loaded; every row is probed");
+    return null;
+  });
 }
+
+/** A filter, none, or one still loading. */
+export type PendingFilter = UnchangedFilter | null | Promise<UnchangedFilter | null>;
 
 /** Reads binary COPY tuples of one 12-byte value across chunk boundaries into a filter. */
 class TupleReader {

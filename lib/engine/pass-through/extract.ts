@@ -16,7 +16,7 @@ import type { BatchRecorder } from "../record-batch";
 import type { RunAttempt } from "../run-attempt";
 import { zeroCounters, type RunCounters } from "../run-store";
 import { sendItems } from "../send-batch";
-import type { UnchangedFilter } from "../unchanged-filter";
+import type { PendingFilter } from "../unchanged-filter";
 import type { PassThroughPlan } from "./plan";
 
 export interface PassThroughRun {
@@ -24,7 +24,7 @@ export interface PassThroughRun {
   /** The sync tracked no row when the attempt began: every row is an insert, no diff query. */
   noStates: boolean;
   /** Fingerprints delivered before (a full re-read): rows found there are unchanged without a query. */
-  unchanged: UnchangedFilter | null;
+  unchanged: PendingFilter;
   /** Keys read in this attempt (repeats; delete detection). */
   seen: KeySet;
   recorder: BatchRecorder;

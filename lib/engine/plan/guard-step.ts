@@ -6,11 +6,11 @@ import "server-only";
 import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";
-import type { UnchangedFilter } from "../unchanged-filter";
+import type { PendingFilter } from "../unchanged-filter";
 import { planRun } from "./planner";
 
 /** True when the attempt must stop here (held for approval, or ended meanwhile). */
-export async function holdsForApproval(attempt: RunAttempt, unchanged: UnchangedFilter | null): Promise<boolean> {
+export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFilter): Promise<boolean> {
   const { ctx } = attempt;
   const { run } = ctx;
   if (run.syncRunType !== "general" || run.approvedBy !== null || run.plan !== null || !guardInForce(ctx.sync)) return false;

@@ -22,7 +22,7 @@ import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
 import { engineSettings } from "../settings";
-import { loadUnchangedFilter, type UnchangedFilter } from "../unchanged-filter";
+import { loadUnchangedFilter, type PendingFilter } from "../unchanged-filter";
 import { recordActionOf, splitByWriteMode } from "../write-mode";
 
 export const PLAN_ACTIONS = ["insert", "update", "delete", "skip"] as const;
@@ -83,7 +83,7 @@ export interface PlanOptions {
   /** Sample rows kept per action; 0 keeps none (a run planning for its guard). */
   sampleSize?: number;
   /** The run's filter of delivered fingerprints, when it loaded one already (else the plan loads its own). */
-  unchanged?: UnchangedFilter | null;
+  unchanged?: PendingFilter;
 }
 
 const ACTION_OF: Readonly<Record<SyncRecordAction, PlanAction>> = { destination_insert: "insert", destination_update: "update", destination_delete: "delete" };
@@ -112,7 +112,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
   const unchanged =
     options.unchanged !== undefined
       ? options.unchanged
-      : await loadUnchangedFilter(pool, ctx, { noStates: tracked === 0, fromCursor: cursorField !== undefined && sync.currentCursorField != null });
+      : loadUnchangedFilter(pool, ctx, { noStates: tracked === 0, fromCursor: cursorField !== undefined && sync.currentCursorField != null });
   const seen = new KeySet();
   // Only the update and insert modes can skip rows, and only by asking the destination about the
   // mapped records: the other modes map just the rows they show.
@@ -222,7 +222,7 @@ async function readLines(
     readOptions: Parameters<PassThroughPlan["source"]["read"]>[1];
     seen: KeySet;
     noStates: boolean;
-    unchanged: UnchangedFilter | null;
+    unchanged: PendingFilter;
     counts: PlanCounts;
     tally: (items: Item[], decode: (item: Item) => Row) => Promise<void>;
     halted: () => boolean;
