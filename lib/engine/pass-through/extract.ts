@@ -6,11 +6,13 @@
 // twice across a killed worker) are the JSON path's.
 import "server-only";
 import { copyUnescape } from "@/lib/connectors/shared/pg-copy";
+import type { Pool } from "pg";
 import type { ReadOptions } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, fingerprint, keyText } from "../diff";
+import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
 import type { RunAttempt } from "../run-attempt";
@@ -74,6 +76,39 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
   return { keys, fingerprints, kept, blank };
 }
 
+/**
+ * A batch's keyed lines classified against sync_states (none tracked yet, a first sync: all inserts,
+ * no query): the Items to send, and how many lines were unchanged. The plan diffs lines the same way.
+ */
+export async function diffLines(
+  pool: Pool,
+  ctx: Pick<RunContext, "sync"> & { run: { id: number } },
+  keyed: { keys: string[]; fingerprints: string[]; kept: string[] },
+  state: { noStates: boolean; unchanged: PendingFilter },
+): Promise<{ items: Item[]; unchanged: number }> {
+  const { keys, fingerprints, kept } = keyed;
+  const classes = state.noStates
+    ? undefined
+    : (
+        await classifyBatch(pool, {
+          syncId: ctx.sync.id,
+          runId: ctx.run.id,
+          keys,
+          fingerprints,
+          fullRefresh: ctx.sync.syncMode === "full_refresh",
+          unchanged: state.unchanged,
+        })
+      ).classes;
+  const items: Item[] = [];
+  let unchanged = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const c = classes ? classes.get(i) : "i";
+    if (c === undefined) unchanged++;
+    else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: ACTION[c] });
+  }
+  return { items, unchanged };
+}
+
 export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughPlan, run: PassThroughRun): Promise<void> {
   const { ctx, pool } = attempt;
   const { recordColumns, cursorIndex } = plan;
@@ -105,25 +140,8 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
     const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
-    // Nothing tracked yet (a first sync): every row is an insert, no query.
-    const classes = run.noStates
-      ? undefined
-      : (
-          await classifyBatch(pool, {
-            syncId: ctx.sync.id,
-            runId: ctx.run.id,
-            keys,
-            fingerprints,
-            fullRefresh: ctx.sync.syncMode === "full_refresh",
-            unchanged: run.unchanged,
-          })
-        ).classes;
-    const items: Item[] = [];
-    for (let i = 0; i < keys.length; i++) {
-      const c = classes ? classes.get(i) : "i";
-      if (c === undefined) delta.skippedRows++;
-      else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: ACTION[c] });
-    }
+    const { items, unchanged } = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
+    delta.skippedRows += unchanged;
     attempt.timings.diff += performance.now() - started;
     const outcomes = await send(items);
     const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;

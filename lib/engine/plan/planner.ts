@@ -15,9 +15,8 @@ import type { Item, ReadBatch } from "../batch";
 import { BatchDiffer } from "../batch-diff";
 import type { RunContext } from "../context";
 import { goneStates } from "../delete-detection";
-import { classifyBatch } from "../diff";
 import { KeySet } from "../key-set";
-import { keyLines } from "../pass-through/extract";
+import { diffLines, keyLines } from "../pass-through/extract";
 import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
@@ -234,27 +233,11 @@ async function readLines(
     if (run.halted()) return;
     const delta = zeroCounters();
     const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
-    const classes = run.noStates
-      ? undefined
-      : (
-          await classifyBatch(pool, {
-            syncId: ctx.sync.id,
-            runId: ctx.run.id,
-            keys,
-            fingerprints,
-            fullRefresh: ctx.sync.syncMode === "full_refresh",
-            unchanged: run.unchanged,
-          })
-        ).classes;
-    const items: Item[] = [];
-    for (let i = 0; i < keys.length; i++) {
-      const c = classes ? classes.get(i) : "i";
-      if (c === undefined) run.counts.unchanged++;
-      else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: c === "i" ? "destination_insert" : "destination_update" });
-    }
+    const diffed = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
+    run.counts.unchanged += diffed.unchanged;
     run.counts.read += lines.length;
     run.counts.duplicate += delta.duplicateRows;
     run.counts.blank_key += blank;
-    await run.tally(items, decode);
+    await run.tally(diffed.items, decode);
   }
 }
