@@ -9,7 +9,7 @@ import {
   syncRecordParamsSchema,
   syncRecordsParamsSchema,
 } from "@/lib/validation/sync-records";
-import { listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
+import { getSyncRunQuerySchema, listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
 import { operation } from "./operation";
 
 export const syncRuns = {
@@ -33,8 +33,10 @@ export const syncRuns = {
     summary: "Show a sync run",
     permission: ["sync_run", "read"],
     params: syncRunParamsSchema,
+    query: getSyncRunQuerySchema,
     status: 200,
     response: z.strictObject({ data: syncRunSchema }),
+    notes: "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which.",
   }),
   approveSyncRun: operation({
     operationId: "approveSyncRun",
