@@ -88,3 +88,11 @@ test("a Viewer cannot trigger; another workspace can neither trigger nor wait on
   expect(runs.length).toBeGreaterThan(0);
   await expectError(await other.admin.get(`/api/v1/syncs/${syncId}/sync_runs/${runs[0].id}?wait=60`), 404, "not_found");
 });
+
+test("cancel by run id: an ended run is a 409, a Viewer is refused, another workspace gets 404", async () => {
+  const runs = (await (await ws.viewer.get(`/api/v1/syncs/${syncId}/sync_runs`)).json()).data as { id: string }[];
+  const ended = runs[runs.length - 1].id;
+  await expectError(await ws.viewer.post(`/api/v1/syncs/${syncId}/sync_runs/${ended}/cancel`), 403, "forbidden");
+  await expectError(await other.admin.post(`/api/v1/syncs/${syncId}/sync_runs/${ended}/cancel`), 404, "not_found");
+  await expectError(await ws.admin.post(`/api/v1/syncs/${syncId}/sync_runs/${ended}/cancel`), 409, "conflict");
+});

@@ -52,6 +52,19 @@ export const syncRuns = {
     notes:
       "The run (status needs_approval) is queued again with approved_by set and then runs without the limit check. Audit-logged. 409 when the run is not waiting for approval. Cancel a held run with DELETE /api/v1/schedule_syncs/{sync_id}.",
   }),
+  cancelSyncRun: operation({
+    operationId: "cancelSyncRun",
+    method: "post",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{id}/cancel",
+    tag: "Sync runs",
+    summary: "Cancel one run by id",
+    permission: ["sync", "create"],
+    params: syncRunParamsSchema,
+    status: 200,
+    response: z.strictObject({ message: z.string(), data: syncRunSchema }),
+    errors: [409],
+    notes: "The run ends failed with canceled_by set, like DELETE /api/v1/schedule_syncs/{sync_id}. Audit-logged. 409 when the run has already ended.",
+  }),
   listSyncRecords: operation({
     operationId: "listSyncRecords",
     method: "get",
