@@ -269,6 +269,15 @@ export const DATA_STEPS = {
     // No longer waiting: the documented 409.
     await expectStatus(approve(), 409);
   },
+  cancelSyncRun: async (fx) => {
+    const syncId = await fx.newSync(await fx.slowModelId());
+    const runId = await fx.trigger(syncId);
+    const cancel = () =>
+      fx.admin().then((admin) => admin.POST("/api/v1/syncs/{sync_id}/sync_runs/{id}/cancel", { params: { path: { sync_id: syncId, id: runId } } }));
+    await expectStatus(cancel(), 200);
+    // Ended now: the documented 409.
+    await expectStatus(cancel(), 409);
+  },
   listSyncRecords: async (fx) => {
     const { syncId, runId } = await fx.finishedRun();
     const body = await expectStatus(

@@ -171,6 +171,7 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/syncs/{}/sync_runs/{}/approve": { mutates: true, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs": { mutates: false, ids: ["sync"], paginated: true, enumQuery: { status: "success", sync_run_type: "general" } },
   "GET /api/v1/syncs/{}/sync_runs/{}": { mutates: false, ids: ["sync", "run"] },
+  "POST /api/v1/syncs/{}/sync_runs/{}/cancel": { mutates: true, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs/{}/sync_records": {
     mutates: false,
     ids: ["sync", "run"],

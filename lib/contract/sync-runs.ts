@@ -9,7 +9,7 @@ import {
   syncRecordParamsSchema,
   syncRecordsParamsSchema,
 } from "@/lib/validation/sync-records";
-import { listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
+import { getSyncRunQuerySchema, listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
 import { operation } from "./operation";
 
 export const syncRuns = {
@@ -33,8 +33,10 @@ export const syncRuns = {
     summary: "Show a sync run",
     permission: ["sync_run", "read"],
     params: syncRunParamsSchema,
+    query: getSyncRunQuerySchema,
     status: 200,
     response: z.strictObject({ data: syncRunSchema }),
+    notes: "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which.",
   }),
   approveSyncRun: operation({
     operationId: "approveSyncRun",
@@ -49,6 +51,19 @@ export const syncRuns = {
     errors: [409],
     notes:
       "The run (status needs_approval) is queued again with approved_by set and then runs without the limit check. Audit-logged. 409 when the run is not waiting for approval. Cancel a held run with DELETE /api/v1/schedule_syncs/{sync_id}.",
+  }),
+  cancelSyncRun: operation({
+    operationId: "cancelSyncRun",
+    method: "post",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{id}/cancel",
+    tag: "Sync runs",
+    summary: "Cancel one run by id",
+    permission: ["sync", "create"],
+    params: syncRunParamsSchema,
+    status: 200,
+    response: z.strictObject({ message: z.string(), data: syncRunSchema }),
+    errors: [409],
+    notes: "The run ends failed with canceled_by set, like DELETE /api/v1/schedule_syncs/{sync_id}. Audit-logged. 409 when the run has already ended.",
   }),
   listSyncRecords: operation({
     operationId: "listSyncRecords",

@@ -1,7 +1,7 @@
 // The sync engine's public surface. The REST layer, the start script and the worker use only what is
 // exported here; everything else under lib/engine is internal and may change.
 //
-// Runs:        triggerSync, cancelSync, triggerTestRun (workspace-scoped; NotFound 404 /
+// Runs:        triggerSync, cancelSync, cancelRun, triggerTestRun (workspace-scoped; NotFound 404 /
 //              FailedDependency 424 from lib/errors)
 // Approval:    approveRun (Conflict 409 unless the run waits for approval)
 // Plans:       planSync (a dry run of the next general run; RateLimited 429, FailedDependency 424)
@@ -18,7 +18,7 @@ import { stopBoss } from "./queue";
 import { startWorker, type WorkerHandle } from "./worker";
 import { startScheduler, type SchedulerHandle } from "./scheduler";
 
-export { triggerSync, cancelSync, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
+export { triggerSync, cancelSync, cancelRun, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
 export { planSync } from "./plan/sync-plan";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export { ACTIVE_RUN_STATUSES } from "./transitions";

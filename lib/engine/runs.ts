@@ -91,6 +91,19 @@ export async function cancelSync(workspaceId: number, syncId: number, canceledBy
   return prisma().syncRun.findUniqueOrThrow({ where: { id: active.id } });
 }
 
+/** Cancels one run by id (POST …/sync_runs/{id}/cancel): 404 when not the sync's, 409 when it has already ended. */
+export async function cancelRun(workspaceId: number, syncId: number, runId: number, canceledBy?: string): Promise<SyncRun> {
+  await findSync(workspaceId, syncId);
+  const run = await prisma().syncRun.findFirst({ where: { id: runId, syncId, workspaceId } });
+  if (!run) throw new NotFound(`Sync run ${runId} of sync ${syncId} was not found.`);
+  const active = (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
+  if (!active || !(await setRunStatus(pgPool(), run.id, "failed", { error: CANCELED_ERROR, finished: true, canceledBy }))) {
+    throw new Conflict(`Sync run ${runId} is not active (status ${run.status}); there is nothing to cancel.`);
+  }
+  await cancelRunJobs(run.id).catch(() => undefined);
+  return prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
+}
+
 /** A test run: one row of the model (by primary key, else random), sent on its own, change-tracking untouched. 424 when disabled. */
 export async function triggerTestRun(workspaceId: number, syncId: number, primaryKey?: string): Promise<SyncRun> {
   const sync = await findSync(workspaceId, syncId);

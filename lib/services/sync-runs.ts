@@ -34,3 +34,48 @@ export async function getSyncRun(workspaceId: number, syncId: number, id: number
   await requireSync(workspaceId, syncId);
   throw new NotFound(`Sync run ${id} of sync ${syncId} was not found.`);
 }
+
+/**
+ * Statuses after which a run changes no more without someone acting: a waiting orchestrator gets
+ * control back. needs_approval is included because the run stays held until a person approves it,
+ * which may take longer than any wait; the caller decides whether to approve or page someone.
+ */
+export const SETTLED_RUN_STATUSES: ReadonlySet<SyncRun["status"]> = new Set(["success", "failed", "canceled", "needs_approval"]);
+
+/**
+ * getSyncRun, long-polling up to `waitSeconds` for the run to settle. Polls with backoff (250 ms
+ * doubling to 2 s) rather than LISTEN/NOTIFY: each poll is one indexed primary-key read that borrows
+ * a pooled connection for a millisecond and returns it, so a waiting request holds no connection,
+ * and no listener has to be kept alive across web processes. `signal` ends the wait when the client goes.
+ */
+export async function waitForSyncRun(
+  workspaceId: number,
+  syncId: number,
+  id: number,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<SyncRun> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  let run = await getSyncRun(workspaceId, syncId, id);
+  let delay = 250;
+  while (!SETTLED_RUN_STATUSES.has(run.status) && !signal?.aborted) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await sleep(Math.min(delay, left), signal);
+    delay = Math.min(delay * 2, 2000);
+    run = await getSyncRun(workspaceId, syncId, id);
+  }
+  return run;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -4,7 +4,7 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
-import { approveRun, cancelSync, planSync as planNextRun, transitionSyncStatus, triggerSync, triggerTestRun, type SyncPlan } from "@/lib/engine";
+import { approveRun, cancelRun, cancelSync, planSync as planNextRun, transitionSyncStatus, triggerSync, triggerTestRun, type SyncPlan } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
@@ -284,5 +284,12 @@ export async function planSync(auth: Auth, syncId: number, input: PlanSyncInput 
 export async function approveSyncRun(auth: Auth, syncId: number, runId: number) {
   const run = await approveRun(auth.workspaceId, syncId, runId, actorName(auth));
   await audit(auth, "approve", "sync", syncId, { sync_run_id: run.id });
+  return run;
+}
+
+/** Cancels one run by id (POST …/sync_runs/{id}/cancel): 409 when it has already ended. */
+export async function cancelSyncRunById(auth: Auth, syncId: number, runId: number) {
+  const run = await cancelRun(auth.workspaceId, syncId, runId, actorName(auth));
+  await audit(auth, "cancel", "sync", syncId, { sync_run_id: run.id });
   return run;
 }

@@ -20,3 +20,18 @@ export const listSyncRunsQuerySchema = z.object({
   sync_run_type: z.enum(SYNC_RUN_TYPES, { error: `must be one of: ${SYNC_RUN_TYPES.join(", ")}` }).optional().describe("general or test runs."),
 });
 export type ListSyncRunsQuery = z.infer<typeof listSyncRunsQuerySchema>;
+
+/** The longest a caller may hold a GET open waiting for a run to end (seconds). */
+export const MAX_RUN_WAIT_SECONDS = 60;
+const WAIT_ERROR = `must be a whole number of seconds from 0 to ${MAX_RUN_WAIT_SECONDS}`;
+export const getSyncRunQuerySchema = z.object({
+  // Digits only: a coerced number would take "" as 0 and "1e1" as 10.
+  wait: z
+    .string()
+    .regex(/^\d{1,3}$/, { error: WAIT_ERROR })
+    .transform(Number)
+    .pipe(z.number().max(MAX_RUN_WAIT_SECONDS, { error: WAIT_ERROR }))
+    .optional()
+    .describe(`Long-poll: answer as soon as the run reaches success, failed, canceled or needs_approval, or after this many seconds (at most ${MAX_RUN_WAIT_SECONDS}).`),
+});
+export type GetSyncRunQuery = z.infer<typeof getSyncRunQuerySchema>;

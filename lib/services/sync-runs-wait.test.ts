@@ -1,0 +1,82 @@
+// waitForSyncRun long-polls a run: it answers as soon as the run settles, or with the run as it is
+// when the wait is over; another workspace's run is a 404 at once.
+import { beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "@/lib/db/client";
+import { NotFound } from "@/lib/errors";
+import { useTestDatabase } from "@/tests/support/db";
+import { newWorkspace } from "@/tests/support/auth-fixtures";
+import { getSyncRunQuerySchema } from "@/lib/validation/sync-runs";
+import { waitForSyncRun } from "./sync-runs";
+
+useTestDatabase();
+
+let ws: number;
+let otherWs: number;
+let syncId: number;
+
+async function newRun(status: "in_progress" | "success" = "in_progress") {
+  return prisma().syncRun.create({ data: { workspaceId: ws, syncId, status, syncRunType: "general" } });
+}
+
+beforeAll(async () => {
+  ws = await newWorkspace();
+  otherWs = await newWorkspace();
+  const connector = (type: "source" | "destination") =>
+    prisma().connector.create({
+      data: { workspaceId: ws, connectorType: type, connectorName: type === "source" ? "Postgresql" : "Http", name: `${type} ${ws}`, configurationEncrypted: "x" },
+    });
+  const source = await connector("source");
+  const destination = await connector("destination");
+  const model = await prisma().model.create({
+    data: { workspaceId: ws, connectorId: source.id, name: "model", query: "select 1", primaryKey: "id" },
+  });
+  const sync = await prisma().sync.create({
+    data: {
+      workspaceId: ws,
+      sourceId: source.id,
+      destinationId: destination.id,
+      modelId: model.id,
+      configuration: [],
+      scheduleType: "manual",
+      syncMode: "full_refresh",
+      streamName: "stream",
+    },
+  });
+  syncId = sync.id;
+});
+
+describe("waitForSyncRun", () => {
+  it("returns as soon as the run reaches a final status", async () => {
+    const run = await newRun();
+    // The wait is far longer than the test's timeout: only an early answer passes.
+    const waiting = waitForSyncRun(ws, syncId, run.id, 60);
+    await new Promise((r) => setTimeout(r, 300));
+    await prisma().syncRun.update({ where: { id: run.id }, data: { status: "success" } });
+    expect((await waiting).status).toBe("success");
+  });
+
+  it("answers the unfinished run when the wait is over", async () => {
+    const run = await newRun();
+    expect((await waitForSyncRun(ws, syncId, run.id, 1)).status).toBe("in_progress");
+  });
+
+  it("answers a settled run without waiting, and stops waiting when the client goes", async () => {
+    const done = await newRun("success");
+    expect((await waitForSyncRun(ws, syncId, done.id, 60)).status).toBe("success");
+    const run = await newRun();
+    const abort = new AbortController();
+    const waiting = waitForSyncRun(ws, syncId, run.id, 60, abort.signal);
+    setTimeout(() => abort.abort(), 100);
+    expect((await waiting).status).toBe("in_progress");
+  });
+
+  it("is a 404 from another workspace, however long it is asked to wait", async () => {
+    const run = await newRun();
+    await expect(waitForSyncRun(otherWs, syncId, run.id, 60)).rejects.toBeInstanceOf(NotFound);
+  });
+
+  it("accepts waits from 0 to 60 seconds only", () => {
+    for (const wait of ["0", "60", "15"]) expect(getSyncRunQuerySchema.safeParse({ wait }).success).toBe(true);
+    for (const wait of ["-1", "61", "1.5", "abc", "", "1e1", "999"]) expect(getSyncRunQuerySchema.safeParse({ wait }).success).toBe(false);
+  });
+});
