@@ -96,3 +96,20 @@ test("cancel by run id: an ended run is a 409, a Viewer is refused, another work
   await expectError(await other.admin.post(`/api/v1/syncs/${syncId}/sync_runs/${ended}/cancel`), 404, "not_found");
   await expectError(await ws.admin.post(`/api/v1/syncs/${syncId}/sync_runs/${ended}/cancel`), 409, "conflict");
 });
+
+test("an Idempotency-Key makes a retried trigger answer the same run, even while it runs; a malformed key is a 400", async () => {
+  const trigger = (key: string) => ws.admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: Number(syncId) } }, { "Idempotency-Key": key });
+  const key = `airflow-${unique("try")}`;
+  const first = await trigger(key);
+  expect(first.status(), await first.text()).toBe(200);
+  const runId = (await first.json()).data.id as string;
+  // Without the key this would be a 424 (the sync is running); with it, the same run.
+  const again = await trigger(key);
+  expect(again.status(), await again.text()).toBe(200);
+  expect((await again.json()).data.id).toBe(runId);
+  await expectError(await trigger("has a space"), 400, "bad_request");
+  const settled = await ws.viewer.get(`/api/v1/syncs/${syncId}/sync_runs/${runId}?wait=60`);
+  expect((await settled.json()).data.attributes.status).toBe("success");
+  // Another workspace with the same key: its own answer (404 for a sync it cannot see), nothing of ours.
+  await expectError(await other.admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: Number(syncId) } }, { "Idempotency-Key": key }), 404, "not_found");
+});

@@ -61,8 +61,8 @@ export class Api {
   async get(path: string): Promise<APIResponse> {
     return (await context()).get(path, { headers: headers(this.session), ...IDEMPOTENT });
   }
-  async post(path: string, data?: unknown): Promise<APIResponse> {
-    return (await context()).post(path, { headers: headers(this.session), data });
+  async post(path: string, data?: unknown, extraHeaders: Record<string, string> = {}): Promise<APIResponse> {
+    return (await context()).post(path, { headers: { ...headers(this.session), ...extraHeaders }, data });
   }
   async put(path: string, data?: unknown): Promise<APIResponse> {
     return (await context()).put(path, { headers: headers(this.session), data, ...IDEMPOTENT });

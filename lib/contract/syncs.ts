@@ -114,8 +114,9 @@ export const syncs = {
     body: scheduleSyncSchema,
     status: 200,
     response: syncRunMessageSchema,
-    errors: [404, 424],
-    notes: "424 when the sync is disabled or already running.",
+    errors: [404, 422, 424],
+    notes:
+      "424 when the sync is disabled or already running. An `Idempotency-Key` header (1–255 visible ASCII characters) makes the trigger idempotent: a repeat with the same key within 24 hours answers the run the key started; the same key for another sync is a 422.",
   }),
   cancelSync: operation({
     operationId: "cancelSync",

@@ -22,6 +22,7 @@ import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
+import { triggerOnce } from "./trigger-keys";
 import { getSync, type SyncView } from "./sync-view";
 import { resolveWriteMode } from "./sync-write-mode";
 
@@ -254,11 +255,17 @@ export async function setSyncEnabled(auth: Auth, id: number, enable: boolean): P
   return getSync(auth.workspaceId, id);
 }
 
-/** Manual run now (POST /schedule_syncs): 424 when disabled or already running. */
-export async function triggerSyncRun(auth: Auth, syncId: number) {
-  const run = await triggerSync(auth.workspaceId, syncId);
-  await audit(auth, "trigger", "sync", syncId, { sync_run_id: run.id });
-  return run;
+/**
+ * Manual run now (POST /schedule_syncs): 424 when disabled or already running. With an idempotency
+ * key, a repeat within 24 hours answers the run the key started (trigger-keys.ts).
+ */
+export async function triggerSyncRun(auth: Auth, syncId: number, idempotencyKey: string | null = null) {
+  const trigger = async () => {
+    const run = await triggerSync(auth.workspaceId, syncId);
+    await audit(auth, "trigger", "sync", syncId, { sync_run_id: run.id, ...(idempotencyKey === null ? {} : { idempotency_key: idempotencyKey }) });
+    return run;
+  };
+  return idempotencyKey === null ? trigger() : triggerOnce(auth, syncId, idempotencyKey, trigger);
 }
 
 /** Cancels the active run (DELETE /schedule_syncs/{sync_id}): 424 when there is none. */
