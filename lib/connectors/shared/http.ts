@@ -21,6 +21,8 @@ export interface HttpCall {
   secretHeaders?: string[];
   /** Largest response body kept in memory (bytes); the rest is dropped. */
   maxBodyBytes?: number;
+  /** Response headers (lowercase) kept besides the usual ones, e.g. a vendor's rate-limit headers. */
+  keepHeaders?: readonly string[];
 }
 
 export interface HttpExchange {
@@ -166,7 +168,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
       exchange.retryAfterSeconds = parseRetryAfter(response.headers.get("retry-after"));
       exchange.response = {
         status: response.status,
-        headers: Object.fromEntries(KEPT_RESPONSE_HEADERS.flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h) ?? ""]] : []))),
+        headers: Object.fromEntries([...KEPT_RESPONSE_HEADERS, ...(call.keepHeaders ?? [])].flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h) ?? ""]] : []))),
         body: truncate(exchange.bodyText),
       };
       if (exchange.retryAfterSeconds === undefined) delete exchange.retryAfterSeconds;

@@ -1,0 +1,75 @@
+// One request of a REST destination, through the shared outbound path (shared/http.ts sendHttp: the
+// network policy, DNS-rebinding-safe connections, timeouts, bounded bodies, masked credential
+// headers in every log).
+import type { Row } from "../types";
+import { secondsToMs, stringField } from "../shared/config";
+import { sendHttp, type HttpExchange } from "../shared/http";
+import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
+
+export interface RestClient {
+  baseUrl: string;
+  timeoutMs: number;
+  headers: Record<string, string>;
+  /** Header names whose values logs mask (the credential's). */
+  secretHeaders: string[];
+}
+
+function authHeaders(auth: AuthScheme, config: Row): Record<string, string> {
+  const secret = stringField(config, auth.field);
+  switch (auth.kind) {
+    case "bearer":
+      return { authorization: `Bearer ${secret}` };
+    case "header":
+      return { [auth.header]: `${auth.prefix ?? ""}${secret}` };
+    case "basic":
+      return { authorization: `Basic ${Buffer.from(`${auth.username}:${secret}`).toString("base64")}` };
+  }
+}
+
+export function restClient(spec: RestDestinationSpec, config: Row): RestClient {
+  const headers = authHeaders(spec.auth, config);
+  return {
+    baseUrl: stringField(config, "base_url", spec.baseUrl).replace(/\/+$/, ""),
+    timeoutMs: secondsToMs(config, "timeout", 30),
+    headers,
+    secretHeaders: Object.keys(headers),
+  };
+}
+
+export function urlOf(client: RestClient, request: RestRequest): string {
+  const url = new URL(`${client.baseUrl}${request.path}`);
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(key, v);
+  }
+  return url.toString();
+}
+
+export function sendRest(
+  spec: RestDestinationSpec,
+  client: RestClient,
+  request: RestRequest,
+  signal?: AbortSignal,
+): Promise<HttpExchange> {
+  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  return sendHttp({
+    url: urlOf(client, request),
+    method: request.method,
+    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...client.headers },
+    body,
+    timeoutMs: client.timeoutMs,
+    signal,
+    secretHeaders: client.secretHeaders,
+    keepHeaders: spec.rateLimitHeaders,
+  });
+}
+
+/** The exchange as the vendor hooks read it (body parsed when it is JSON). */
+export function responseOf(exchange: HttpExchange): RestResponse {
+  let body: unknown;
+  try {
+    body = exchange.bodyText ? (JSON.parse(exchange.bodyText) as unknown) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: exchange.status, body, headers: exchange.response?.headers ?? {} };
+}

@@ -1,0 +1,152 @@
+// The REST destination kit: a DestinationConnector from a RestDestinationSpec (types.ts). Check,
+// discover and write are the kit's; the vendor supplies the request shapes and how to read answers.
+// Requests go through shared/http.ts (network policy, guarded DNS, timeouts); the engine's Loader
+// retries what comes back retryable, honouring retryAfterSeconds, and bisects a request that failed
+// as a whole, so a vendor without per-record results still gets its bad record isolated.
+import type { WriteMode } from "@/lib/sync-config/write-mode";
+import type { Catalog, CheckResult, ConnectorDefinition, DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
+import { buildCatalog } from "../shared/catalog";
+import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
+import { describeExchange, isSuccess } from "../shared/http";
+import { redact, secretValues } from "../shared/secrets";
+import { planRequests, prepare, type Prepared } from "./batches";
+import { restClient, responseOf, sendRest, type RestClient } from "./client";
+import { failureText, requestOutcomes } from "./outcomes";
+import type { RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
+
+/** The sync write modes a vendor's endpoints allow (docs/write-modes.md). */
+export function writeModesOf(writes: RestDestinationSpec["writes"]): WriteMode[] {
+  const upserts = !!writes.upsert || (!!writes.insert && !!writes.update);
+  const modes: WriteMode[] = [];
+  if (upserts) modes.push("upsert");
+  // The engine decides presence for these modes and sends inserts or updates; an upsert does either.
+  if (writes.update || writes.upsert) modes.push("update");
+  if (writes.insert || writes.upsert) modes.push("insert");
+  if (upserts && writes.delete) modes.push("mirror");
+  return modes;
+}
+
+/** The endpoint a record's action goes to: its own, else the upsert (which inserts or updates). */
+function endpointFor(writes: RestDestinationSpec["writes"], action: WriteAction): WriteEndpoint | undefined {
+  if (action === "delete") return writes.delete;
+  if (action === "upsert") return writes.upsert ?? undefined;
+  return writes[action] ?? writes.upsert;
+}
+
+const failed = (record: WriteRecord, error: string): WriteOutcome => ({ key: record.key, ok: false, error, retryable: false });
+
+export function defineRestDestination(spec: RestDestinationSpec): DestinationConnector {
+  const { secretTargetFields = [], ...rest } = spec.definition;
+  const definition: ConnectorDefinition = {
+    ...rest,
+    connectorType: "destination",
+    category: "data",
+    streamType: "dynamic",
+    writeModes: writeModesOf(spec.writes),
+    secretTargetFields: ["base_url", ...secretTargetFields],
+  };
+
+  async function writeGroup(client: RestClient, endpoint: WriteEndpoint, records: WriteRecord[], ctx: RestContext, options: WriteOptions): Promise<WriteOutcome[]> {
+    const outcomes: WriteOutcome[] = [];
+    const prepared: Prepared<WriteRecord>[] = [];
+    for (const record of records) {
+      try {
+        prepared.push(prepare(record, endpoint.item(record, ctx)));
+      } catch (err) {
+        if (!(err instanceof ConnectorError)) throw err;
+        outcomes.push(failed(record, err.message));
+      }
+    }
+    const empty = endpoint.request([], ctx).body;
+    const overhead = empty === undefined ? 0 : Buffer.byteLength(JSON.stringify(empty));
+    const maxRecords = options.batch ? spec.limits.maxRecords : 1;
+    const plan = planRequests(prepared, maxRecords, spec.limits.maxBytes, overhead);
+    for (const p of plan.tooBig) {
+      outcomes.push(failed(p.entry, `The record is ${p.size} bytes as JSON; ${spec.definition.title} takes at most ${spec.limits.maxBytes} bytes per request.`));
+    }
+    // Requests of one chunk go one after another: the engine's budget and concurrency count chunks.
+    for (const group of plan.requests) {
+      const items = group.map((p) => p.item);
+      const exchange = await sendRest(spec, client, endpoint.request(items, ctx), options.signal);
+      outcomes.push(...requestOutcomes(spec, exchange, group, (response) => endpoint.results?.(response, items, ctx)));
+    }
+    return outcomes;
+  }
+
+  async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
+    if (records.length === 0) return [];
+    const secrets = secretValues(config, definition);
+    let client: RestClient;
+    try {
+      client = restClient(spec, config);
+    } catch (err) {
+      if (!(err instanceof ConnectorError)) throw err;
+      return records.map((r) => failed(r, err.message));
+    }
+    const ctx: RestContext = { config, stream: options.stream };
+    const byEndpoint = new Map<WriteEndpoint, WriteRecord[]>();
+    const outcomes: WriteOutcome[] = [];
+    for (const record of records) {
+      const endpoint = endpointFor(spec.writes, record.action);
+      if (!endpoint) {
+        outcomes.push(failed(record, `${spec.definition.title} cannot ${record.action} records through this connector.`));
+        continue;
+      }
+      byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), record]);
+    }
+    for (const [endpoint, group] of byEndpoint) outcomes.push(...(await writeGroup(client, endpoint, group, ctx, options)));
+    // A vendor may echo what it was sent, the credential included: never let it reach a record.
+    for (const o of outcomes) if (o.error) o.error = redact(o.error, secrets);
+    return outcomes;
+  }
+
+  async function check(config: Row): Promise<CheckResult> {
+    return safeCheck(definition, config, async () => {
+      const client = restClient(spec, config);
+      const exchange = await sendRest(spec, client, spec.check.request(config));
+      const response = responseOf(exchange);
+      if (exchange.failure) return { ok: false, details: describeExchange(exchange) };
+      if (exchange.status === 401 || exchange.status === 403) {
+        return { ok: false, details: `${spec.definition.title} rejected the credentials. ${failureText(spec, exchange, response)}` };
+      }
+      if (!isSuccess(exchange)) return { ok: false, details: failureText(spec, exchange, response) };
+      return { ok: true, details: spec.check.describe?.(response, config) ?? `Connected to ${spec.definition.title}.` };
+    });
+  }
+
+  async function discover(config: Row): Promise<Catalog> {
+    const client = restClient(spec, config);
+    const get = async (path: string, query?: Record<string, string>): Promise<RestResponse> => {
+      const exchange = await sendRest(spec, client, { method: "GET", path, query });
+      const response = responseOf(exchange);
+      if (!isSuccess(exchange)) throw new ConnectorError(redact(failureText(spec, exchange, response), secretValues(config, definition)));
+      return response;
+    };
+    let streams;
+    try {
+      streams = await spec.discover({ config, get });
+    } catch (err) {
+      throw err instanceof ConnectorError ? err : new ConnectorError(redact(errorMessage(err), secretValues(config, definition)));
+    }
+    const method = spec.writes.upsert?.request([], { config, stream: { name: streams[0]?.name ?? "", url: "", json_schema: {}, batch_support: true, batch_size: 1, request_method: "POST" } }).method ?? "POST";
+    return buildCatalog(
+      streams.map((s) => ({
+        name: s.name,
+        action: "create" as const,
+        url: client.baseUrl,
+        json_schema: s.json_schema,
+        batch_support: spec.limits.maxRecords > 1,
+        batch_size: spec.limits.maxRecords,
+        request_method: method,
+        ...(s.primary_key ? { primary_key: s.primary_key } : {}),
+      })),
+      {
+        request_rate_limit: spec.rate.limit,
+        request_rate_limit_unit: spec.rate.unit,
+        request_rate_concurrency: spec.rate.concurrency,
+      },
+    );
+  }
+
+  return { definition, check, discover, write };
+}

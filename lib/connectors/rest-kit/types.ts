@@ -1,0 +1,102 @@
+// What a SaaS destination declares to the REST kit (define.ts): how it authenticates, where each
+// kind of write goes and what its body looks like, how many records and bytes a request may carry,
+// how fast it may be called, and how to read each record's result and the vendor's errors out of a
+// response. Everything else (outbound policy, timeouts, batching, retries, logs, secret masking) is
+// the kit's, so a vendor is one small reviewed file. See docs/connectors.md, "REST destination kit".
+import type { ConnectorDefinition, JsonSchema, RateLimitUnit, Row, Stream, WriteAction, WriteRecord } from "../types";
+import type { HttpMethod } from "../shared/http";
+
+/** How the credential travels. The configuration field named here must be declared `secret`. */
+export type AuthScheme =
+  /** `Authorization: Bearer <token>` */
+  | { kind: "bearer"; field: string }
+  /** `<header>: <prefix><token>`, e.g. `Api-Key: <key>` or `Authorization: Klaviyo-API-Key <key>` */
+  | { kind: "header"; header: string; field: string; prefix?: string }
+  /** HTTP Basic with a fixed or configured user name and the secret as password. */
+  | { kind: "basic"; field: string; username: string };
+
+/** One request, relative to the configured base URL (`path` starts with `/`). */
+export interface RestRequest {
+  method: Exclude<HttpMethod, "OPTIONS" | "HEAD">;
+  path: string;
+  query?: Record<string, string | string[]>;
+  /** JSON-serialised; absent for GET and bodiless deletes. */
+  body?: unknown;
+}
+
+/** A response as the vendor hooks see it: status, parsed JSON body (undefined when not JSON), headers kept. */
+export interface RestResponse {
+  status: number;
+  body: unknown;
+  /** Lowercase names; the usual ones plus the definition's `rateLimitHeaders`. */
+  headers: Record<string, string>;
+}
+
+/** What a vendor said about one record of a request. */
+export type RecordResult =
+  | { ok: true; detail?: unknown }
+  | { ok: false; error: string; retryable?: boolean; detail?: unknown };
+
+/** What every hook gets: the configuration (decrypted) and the stream written to. */
+export interface RestContext {
+  config: Row;
+  stream: Stream;
+}
+
+/** One kind of write (upsert, insert, update or delete) of a vendor. */
+export interface WriteEndpoint {
+  /**
+   * The record's element of the request body (also what its log shows and what is counted against
+   * the byte limit). Throw a ConnectorError for a record that cannot be sent: it fails alone.
+   */
+  item(record: WriteRecord, ctx: RestContext): unknown;
+  /** The request carrying `items` (at most the definition's maxRecords, within maxBytes). */
+  request(items: unknown[], ctx: RestContext): RestRequest;
+  /**
+   * Each record's result, in the order of `items`, read from a 2xx response (207 included).
+   * Undefined: the status decides for every record of the request.
+   */
+  results?(response: RestResponse, items: unknown[], ctx: RestContext): RecordResult[] | undefined;
+}
+
+/** A stream the vendor offers: fields as a JSON Schema, and the fields records are matched on. */
+export interface RestStream {
+  name: string;
+  json_schema: JsonSchema;
+  primary_key?: string[];
+}
+
+export interface RestDiscoverContext extends Omit<RestContext, "stream"> {
+  /** Sends a request with the configured credential; throws ConnectorError unless it answers 2xx. */
+  get(path: string, query?: Record<string, string>): Promise<RestResponse>;
+}
+
+export interface RestDestinationSpec {
+  /** name, title, icon, docs and the connection specification (fields.ts has the shared fields). */
+  definition: Omit<ConnectorDefinition, "connectorType" | "streamType" | "writeModes" | "secretTargetFields" | "category"> & {
+    /** Fields besides base_url that say where the credential goes (e.g. a Mailchimp data center). */
+    secretTargetFields?: string[];
+  };
+  /** The vendor's API root; the `base_url` field defaults to it (tests point it at an emulator). */
+  baseUrl: string;
+  auth: AuthScheme;
+  /** Largest request: records, and bytes of the JSON body. */
+  limits: { maxRecords: number; maxBytes?: number };
+  /** The vendor's published request rate, enforced by the engine's shared budget. */
+  rate: { limit: number; unit: RateLimitUnit; concurrency: number };
+  writes: Partial<Record<WriteAction, WriteEndpoint>>;
+  /** A cheap authenticated read; a 2xx passes. `describe` turns its answer into the sentence shown. */
+  check: { request(config: Row): RestRequest; describe?(response: RestResponse, config: Row): string };
+  discover(ctx: RestDiscoverContext): Promise<RestStream[]>;
+  /** The vendor's error sentence out of a non-2xx body (default: the body's start). */
+  errorText?(response: RestResponse): string | undefined;
+  /** Statuses retried besides 408, 429 and 5xx. */
+  retryableStatuses?: number[];
+  /** Response headers to keep for `retryAfter` (lowercase), e.g. x-ratelimit-reset. */
+  rateLimitHeaders?: string[];
+  /**
+   * Seconds to wait before retrying a throttled request when it carries no Retry-After: from the
+   * vendor's rate-limit headers, or its documented penalty. Undefined: the engine's backoff.
+   */
+  retryAfter?(response: RestResponse): number | undefined;
+}
