@@ -12,11 +12,19 @@ import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
+import { hubspotDestination } from "./hubspot/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
+const destinations: DestinationConnector[] = [
+  postgresqlDestination,
+  mariadbDestination,
+  httpDestination,
+  slackDestination,
+  // SaaS destinations built with the REST kit (rest-kit/).
+  hubspotDestination,
+];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {
