@@ -13,6 +13,7 @@ import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
 import { hubspotDestination } from "./hubspot/destination";
+import { airtableDestination } from "./airtable/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -24,6 +25,7 @@ const destinations: DestinationConnector[] = [
   slackDestination,
   // SaaS destinations built with the REST kit (rest-kit/).
   hubspotDestination,
+  airtableDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -14,19 +14,24 @@ import { restClient, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
 import type { RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
 
-/** The sync write modes a vendor's endpoints allow (docs/write-modes.md). */
+/**
+ * The sync write modes a vendor's endpoints allow (docs/write-modes.md). Update and insert modes
+ * need an endpoint of their own: through an upsert, "update only" could create and "insert only"
+ * could overwrite a record the sync never delivered.
+ */
 export function writeModesOf(writes: RestDestinationSpec["writes"]): WriteMode[] {
-  const upserts = !!writes.upsert || (!!writes.insert && !!writes.update);
   const modes: WriteMode[] = [];
-  if (upserts) modes.push("upsert");
-  // The engine decides presence for these modes and sends inserts or updates; an upsert does either.
-  if (writes.update || writes.upsert) modes.push("update");
-  if (writes.insert || writes.upsert) modes.push("insert");
-  if (upserts && writes.delete) modes.push("mirror");
+  if (writes.upsert) modes.push("upsert");
+  if (writes.update) modes.push("update");
+  if (writes.insert) modes.push("insert");
+  if (writes.upsert && writes.delete) modes.push("mirror");
   return modes;
 }
 
-/** The endpoint a record's action goes to: its own, else the upsert (which inserts or updates). */
+/**
+ * The endpoint a record's action goes to: its own, else the upsert (a stream without a primary key
+ * gets inserts and updates even in upsert mode).
+ */
 function endpointFor(writes: RestDestinationSpec["writes"], action: WriteAction): WriteEndpoint | undefined {
   if (action === "delete") return writes.delete;
   if (action === "upsert") return writes.upsert ?? undefined;
