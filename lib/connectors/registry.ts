@@ -14,6 +14,7 @@ import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
 import { hubspotDestination } from "./hubspot/destination";
 import { airtableDestination } from "./airtable/destination";
+import { brazeDestination } from "./braze/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -26,6 +27,7 @@ const destinations: DestinationConnector[] = [
   // SaaS destinations built with the REST kit (rest-kit/).
   hubspotDestination,
   airtableDestination,
+  brazeDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -64,7 +64,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     }
     const empty = endpoint.request([], ctx).body;
     const overhead = empty === undefined ? 0 : Buffer.byteLength(JSON.stringify(empty));
-    const maxRecords = options.batch ? spec.limits.maxRecords : 1;
+    const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, endpoint.maxRecords ?? Number.POSITIVE_INFINITY) : 1;
     const plan = planRequests(prepared, maxRecords, spec.limits.maxBytes, overhead);
     for (const p of plan.tooBig) {
       outcomes.push(failed(p.entry, `The record is ${p.size} bytes as JSON; ${spec.definition.title} takes at most ${spec.limits.maxBytes} bytes per request.`));
@@ -114,7 +114,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       if (exchange.status === 401 || exchange.status === 403) {
         return { ok: false, details: `${spec.definition.title} rejected the credentials. ${failureText(spec, exchange, response)}` };
       }
-      if (!isSuccess(exchange)) return { ok: false, details: failureText(spec, exchange, response) };
+      const passes = isSuccess(exchange) || (spec.check.passes?.(response) ?? false);
+      if (!passes) return { ok: false, details: failureText(spec, exchange, response) };
       return { ok: true, details: spec.check.describe?.(response, config) ?? `Connected to ${spec.definition.title}.` };
     });
   }

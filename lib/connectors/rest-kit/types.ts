@@ -57,6 +57,8 @@ export interface WriteEndpoint {
    * Undefined: the status decides for every record of the request.
    */
   results?(response: RestResponse, items: unknown[], ctx: RestContext): RecordResult[] | undefined;
+  /** This endpoint's own record limit, when lower than the definition's (e.g. deletes). */
+  maxRecords?: number;
 }
 
 /** A stream the vendor offers: fields as a JSON Schema, and the fields records are matched on. */
@@ -85,8 +87,16 @@ export interface RestDestinationSpec {
   /** The vendor's published request rate, enforced by the engine's shared budget. */
   rate: { limit: number; unit: RateLimitUnit; concurrency: number };
   writes: Partial<Record<WriteAction, WriteEndpoint>>;
-  /** A cheap authenticated read; a 2xx passes. `describe` turns its answer into the sentence shown. */
-  check: { request(config: Row): RestRequest; describe?(response: RestResponse, config: Row): string };
+  /**
+   * A cheap authenticated request that writes nothing; a 2xx passes, or what `passes` accepts (an
+   * API without a read endpoint may answer an empty write with 400 once the key is accepted).
+   * `describe` turns a passing answer into the sentence shown.
+   */
+  check: {
+    request(config: Row): RestRequest;
+    passes?(response: RestResponse): boolean;
+    describe?(response: RestResponse, config: Row): string;
+  };
   discover(ctx: RestDiscoverContext): Promise<RestStream[]>;
   /** The vendor's error sentence out of a non-2xx body (default: the body's start). */
   errorText?(response: RestResponse): string | undefined;
