@@ -15,6 +15,7 @@ import { httpModelSource } from "./http-model/source";
 import { hubspotDestination } from "./hubspot/destination";
 import { airtableDestination } from "./airtable/destination";
 import { brazeDestination } from "./braze/destination";
+import { iterableDestination } from "./iterable/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -28,6 +29,7 @@ const destinations: DestinationConnector[] = [
   hubspotDestination,
   airtableDestination,
   brazeDestination,
+  iterableDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
