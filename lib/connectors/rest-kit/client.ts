@@ -3,7 +3,9 @@
 // headers in every log).
 import type { Row } from "../types";
 import { secondsToMs, stringField } from "../shared/config";
-import { sendHttp, type HttpExchange } from "../shared/http";
+import { ConnectorError } from "../shared/errors";
+import { isSuccess, sendHttp, type HttpExchange } from "../shared/http";
+import { redact } from "../shared/secrets";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
 
 export interface RestClient {
@@ -54,7 +56,7 @@ export function sendRest(
   return sendHttp({
     url: urlOf(client, request),
     method: request.method,
-    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...client.headers },
+    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...spec.headers, ...client.headers },
     body,
     timeoutMs: client.timeoutMs,
     signal,
@@ -72,4 +74,26 @@ export function responseOf(exchange: HttpExchange): RestResponse {
     body = undefined;
   }
   return { status: exchange.status, body, headers: exchange.response?.headers ?? {} };
+}
+
+/**
+ * An authenticated GET for hooks (discovery, following a job): the parsed answer, or a ConnectorError
+ * with the vendor's sentence, scrubbed of `secrets`.
+ */
+export function restGet(spec: RestDestinationSpec, client: RestClient, secrets: string[], signal?: AbortSignal) {
+  return async (path: string, query?: Record<string, string>): Promise<RestResponse> => {
+    const exchange = await sendRest(spec, client, { method: "GET", path, query }, signal);
+    const response = responseOf(exchange);
+    if (!isSuccess(exchange)) throw new ConnectorError(redact(describeFailure(spec, exchange, response), secrets));
+    return response;
+  };
+}
+
+/** The vendor's sentence for a failed exchange: its own error text when the hook finds one. */
+export function describeFailure(spec: RestDestinationSpec, exchange: HttpExchange, response: RestResponse): string {
+  if (exchange.failure) return exchange.error ?? "No response.";
+  const text = spec.errorText?.(response);
+  const snippet = exchange.bodyText.trim().slice(0, 300);
+  if (text) return `${spec.definition.title} answered HTTP ${exchange.status}: ${text}`;
+  return `HTTP ${exchange.status} from ${new URL(exchange.request.url).host}${snippet ? `: ${snippet}` : "."}`;
 }

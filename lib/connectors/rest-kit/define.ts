@@ -10,9 +10,9 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { redact, secretValues } from "../shared/secrets";
 import { planRequests, prepare, type Prepared } from "./batches";
-import { restClient, responseOf, sendRest, type RestClient } from "./client";
+import { restClient, restGet, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
-import type { RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
+import type { RecordResult, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
 
 /**
  * The sync write modes a vendor's endpoints allow (docs/write-modes.md). Update and insert modes
@@ -73,9 +73,21 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     for (const group of plan.requests) {
       const items = group.map((p) => p.item);
       const exchange = await sendRest(spec, client, endpoint.request(items, ctx), options.signal);
-      outcomes.push(...requestOutcomes(spec, exchange, group, (response) => endpoint.results?.(response, items, ctx)));
+      const results = isSuccess(exchange) ? await readResults(client, endpoint, responseOf(exchange), items, ctx, options.signal) : undefined;
+      outcomes.push(...requestOutcomes(spec, exchange, group, results));
     }
     return outcomes;
+  }
+
+  /** The records' results out of a 2xx answer: read at once, or settled by following a job. */
+  async function readResults(client: RestClient, endpoint: WriteEndpoint, response: RestResponse, items: unknown[], ctx: RestContext, signal?: AbortSignal) {
+    if (!endpoint.settle) return endpoint.results?.(response, items, ctx);
+    try {
+      return await endpoint.settle(response, items, { ...ctx, get: restGet(spec, client, secretValues(ctx.config, definition), signal), signal });
+    } catch (err) {
+      if (!(err instanceof ConnectorError)) throw err;
+      return items.map((): RecordResult => ({ ok: false, error: err.message, retryable: true }));
+    }
   }
 
   async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
@@ -122,12 +134,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
 
   async function discover(config: Row): Promise<Catalog> {
     const client = restClient(spec, config);
-    const get = async (path: string, query?: Record<string, string>): Promise<RestResponse> => {
-      const exchange = await sendRest(spec, client, { method: "GET", path, query });
-      const response = responseOf(exchange);
-      if (!isSuccess(exchange)) throw new ConnectorError(redact(failureText(spec, exchange, response), secretValues(config, definition)));
-      return response;
-    };
+    const get = restGet(spec, client, secretValues(config, definition));
     let streams;
     try {
       streams = await spec.discover({ config, get });

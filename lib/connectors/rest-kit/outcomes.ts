@@ -7,7 +7,7 @@ import type { LogPart, RecordLog, WriteOutcome, WriteRecord } from "../types";
 import { describeExchange, isRetryable, isSuccess, logUrl, truncate, type HttpExchange } from "../shared/http";
 import { capRetryAfter } from "../shared/retry-after";
 import type { Prepared } from "./batches";
-import { responseOf } from "./client";
+import { describeFailure, responseOf } from "./client";
 import type { RecordResult, RestDestinationSpec, RestResponse } from "./types";
 
 /** Longest body a record's log keeps (as shared/http.ts keeps for other HTTP destinations). */
@@ -44,9 +44,7 @@ function recordLog(exchange: HttpExchange, index: number, count: number, item: u
 
 /** The vendor's sentence for a failed request: its own error text when the hook finds one. */
 export function failureText(spec: RestDestinationSpec, exchange: HttpExchange, response: RestResponse): string {
-  if (exchange.failure) return describeExchange(exchange);
-  const text = spec.errorText?.(response);
-  return text ? `${spec.definition.title} answered HTTP ${exchange.status}: ${text}` : describeExchange(exchange);
+  return exchange.failure ? describeExchange(exchange) : describeFailure(spec, exchange, response);
 }
 
 /** Seconds to wait before a retry: Retry-After, else what the vendor's headers or rules say. */
@@ -80,11 +78,9 @@ export function requestOutcomes(
   spec: RestDestinationSpec,
   exchange: HttpExchange,
   group: Prepared<WriteRecord>[],
-  readResults: (response: RestResponse) => RecordResult[] | undefined,
+  results: RecordResult[] | undefined,
 ): WriteOutcome[] {
-  const response = responseOf(exchange);
-  if (!isSuccess(exchange)) return failedRequest(spec, exchange, response, group);
-  const results = readResults(response);
+  if (!isSuccess(exchange)) return failedRequest(spec, exchange, responseOf(exchange), group);
   if (results && results.length !== group.length) {
     const error = `${spec.definition.title} answered ${results.length} results for ${group.length} records; none can be trusted.`;
     return group.map((p, i) => ({ key: p.entry.key, ok: false, error, status: exchange.status, retryable: false, log: recordLog(exchange, i, group.length, p.item, false) }));

@@ -57,6 +57,12 @@ export interface WriteEndpoint {
    * Undefined: the status decides for every record of the request.
    */
   results?(response: RestResponse, items: unknown[], ctx: RestContext): RecordResult[] | undefined;
+  /**
+   * For APIs that answer "accepted" and report later (asynchronous import jobs): instead of
+   * `results`, follow the job with `ctx.get` until the records' results are known. A ConnectorError
+   * thrown here fails the request's records as retryable (what was sent is an idempotent upsert).
+   */
+  settle?(response: RestResponse, items: unknown[], ctx: RestContext & Pick<RestDiscoverContext, "get" | "signal">): Promise<RecordResult[] | undefined>;
   /** This endpoint's own record limit, when lower than the definition's (e.g. deletes). */
   maxRecords?: number;
 }
@@ -69,8 +75,9 @@ export interface RestStream {
 }
 
 export interface RestDiscoverContext extends Omit<RestContext, "stream"> {
-  /** Sends a request with the configured credential; throws ConnectorError unless it answers 2xx. */
+  /** Sends a GET with the configured credential; throws ConnectorError unless it answers 2xx. */
   get(path: string, query?: Record<string, string>): Promise<RestResponse>;
+  signal?: AbortSignal;
 }
 
 export interface RestDestinationSpec {
@@ -82,6 +89,8 @@ export interface RestDestinationSpec {
   /** The vendor's API root; the `base_url` field defaults to it (tests point it at an emulator). */
   baseUrl: string;
   auth: AuthScheme;
+  /** Headers every request carries (an API version, a JSON:API content type). */
+  headers?: Record<string, string>;
   /** Largest request: records, and bytes of the JSON body. */
   limits: { maxRecords: number; maxBytes?: number };
   /** The vendor's published request rate, enforced by the engine's shared budget. */
