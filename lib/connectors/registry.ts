@@ -16,6 +16,7 @@ import { hubspotDestination } from "./hubspot/destination";
 import { airtableDestination } from "./airtable/destination";
 import { brazeDestination } from "./braze/destination";
 import { iterableDestination } from "./iterable/destination";
+import { klaviyoDestination } from "./klaviyo/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -30,6 +31,7 @@ const destinations: DestinationConnector[] = [
   airtableDestination,
   brazeDestination,
   iterableDestination,
+  klaviyoDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
