@@ -17,6 +17,7 @@ import { airtableDestination } from "./airtable/destination";
 import { brazeDestination } from "./braze/destination";
 import { iterableDestination } from "./iterable/destination";
 import { klaviyoDestination } from "./klaviyo/destination";
+import { mailchimpDestination } from "./mailchimp/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -32,6 +33,7 @@ const destinations: DestinationConnector[] = [
   brazeDestination,
   iterableDestination,
   klaviyoDestination,
+  mailchimpDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

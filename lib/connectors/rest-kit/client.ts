@@ -2,7 +2,7 @@
 // network policy, DNS-rebinding-safe connections, timeouts, bounded bodies, masked credential
 // headers in every log).
 import type { Row } from "../types";
-import { secondsToMs, stringField } from "../shared/config";
+import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { redact } from "../shared/secrets";
@@ -31,7 +31,7 @@ function authHeaders(auth: AuthScheme, config: Row): Record<string, string> {
 export function restClient(spec: RestDestinationSpec, config: Row): RestClient {
   const headers = authHeaders(spec.auth, config);
   return {
-    baseUrl: stringField(config, "base_url", spec.baseUrl).replace(/\/+$/, ""),
+    baseUrl: (optionalString(config, "base_url") ?? (typeof spec.baseUrl === "function" ? spec.baseUrl(config) : spec.baseUrl)).replace(/\/+$/, ""),
     timeoutMs: secondsToMs(config, "timeout", 30),
     headers,
     secretHeaders: Object.keys(headers),

@@ -12,15 +12,16 @@ export function secretField(title: string, description: string, order = 0): Json
  * changed for a proxy or a test server; it is a secret target field, so a stored credential is never
  * sent to a new base URL without being entered again.
  */
-export function commonFields(baseUrl: string, order: number): Record<string, JsonSchema> {
+export function commonFields(baseUrl: string | { derived: string }, order: number): Record<string, JsonSchema> {
+  const fixed = typeof baseUrl === "string";
   return {
     base_url: {
       type: "string",
       title: "API base URL (advanced)",
-      description: `Where requests go. Default ${baseUrl}; change it only for a proxy or a test server.`,
+      description: `Where requests go. Default ${fixed ? baseUrl : baseUrl.derived}; change it only for a proxy or a test server.`,
       format: "uri",
       pattern: "^https?://",
-      default: baseUrl,
+      ...(fixed ? { default: baseUrl } : {}),
       order,
     },
     timeout: {
@@ -38,7 +39,7 @@ export function commonFields(baseUrl: string, order: number): Record<string, Jso
 /** A connection specification: the vendor's fields, then the common ones. */
 export function restSpecification(
   title: string,
-  baseUrl: string,
+  baseUrl: string | { derived: string },
   properties: Record<string, JsonSchema>,
   required: string[],
 ): JsonSchema {

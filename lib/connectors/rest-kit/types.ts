@@ -86,8 +86,12 @@ export interface RestDestinationSpec {
     /** Fields besides base_url that say where the credential goes (e.g. a Mailchimp data center). */
     secretTargetFields?: string[];
   };
-  /** The vendor's API root; the `base_url` field defaults to it (tests point it at an emulator). */
-  baseUrl: string;
+  /**
+   * The vendor's API root; the `base_url` field defaults to it (tests point it at an emulator). A
+   * function when it follows from the configuration (a data center named in the API key); it throws
+   * ConnectorError when it cannot tell.
+   */
+  baseUrl: string | ((config: Row) => string);
   auth: AuthScheme;
   /** Headers every request carries (an API version, a JSON:API content type). */
   headers?: Record<string, string>;
