@@ -6,6 +6,7 @@ import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { redact } from "../shared/secrets";
+import { accessToken, forgetAccessToken } from "./oauth";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
 
 export interface RestClient {
@@ -16,7 +17,11 @@ export interface RestClient {
   secretHeaders: string[];
 }
 
-function authHeaders(auth: AuthScheme, config: Row): Record<string, string> {
+async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: string, timeoutMs: number): Promise<Record<string, string>> {
+  const auth: AuthScheme = spec.auth;
+  if (auth.kind === "oauth_client_credentials") {
+    return { authorization: `Bearer ${await accessToken(baseUrl, config, auth, timeoutMs, spec.definition.title)}` };
+  }
   const secret = stringField(config, auth.field);
   switch (auth.kind) {
     case "bearer":
@@ -28,14 +33,19 @@ function authHeaders(auth: AuthScheme, config: Row): Record<string, string> {
   }
 }
 
-export function restClient(spec: RestDestinationSpec, config: Row): RestClient {
-  const headers = authHeaders(spec.auth, config);
-  return {
-    baseUrl: (optionalString(config, "base_url") ?? (typeof spec.baseUrl === "function" ? spec.baseUrl(config) : spec.baseUrl)).replace(/\/+$/, ""),
-    timeoutMs: secondsToMs(config, "timeout", 30),
-    headers,
-    secretHeaders: Object.keys(headers),
-  };
+/** Where requests go and the headers that authenticate them (fetching an OAuth token when needed). */
+export async function restClient(spec: RestDestinationSpec, config: Row): Promise<RestClient> {
+  const baseUrl = (optionalString(config, "base_url") ?? (typeof spec.baseUrl === "function" ? spec.baseUrl(config) : spec.baseUrl)).replace(/\/+$/, "");
+  const timeoutMs = secondsToMs(config, "timeout", 30);
+  const headers = await authHeaders(spec, config, baseUrl, timeoutMs);
+  return { baseUrl, timeoutMs, headers, secretHeaders: Object.keys(headers) };
+}
+
+/** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
+export function renewAuth(spec: RestDestinationSpec, client: RestClient, config: Row): boolean {
+  if (spec.auth.kind !== "oauth_client_credentials") return false;
+  forgetAccessToken(client.baseUrl, config, spec.auth);
+  return true;
 }
 
 export function urlOf(client: RestClient, request: RestRequest): string {

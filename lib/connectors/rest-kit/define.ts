@@ -10,7 +10,7 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { redact, secretValues } from "../shared/secrets";
 import { planRequests, prepare, type Prepared } from "./batches";
-import { restClient, restGet, responseOf, sendRest, type RestClient } from "./client";
+import { renewAuth, restClient, restGet, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
 import type { RecordResult, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
 
@@ -95,10 +95,10 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     const secrets = secretValues(config, definition);
     let client: RestClient;
     try {
-      client = restClient(spec, config);
+      client = await restClient(spec, config);
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
-      return records.map((r) => failed(r, err.message));
+      return records.map((r) => failed(r, redact(err.message, secrets)));
     }
     const ctx: RestContext = { config, stream: options.stream };
     const byEndpoint = new Map<WriteEndpoint, WriteRecord[]>();
@@ -112,6 +112,10 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), record]);
     }
     for (const [endpoint, group] of byEndpoint) outcomes.push(...(await writeGroup(client, endpoint, group, ctx, options)));
+    // An OAuth token the API refused (expired session) is dropped: the retry fetches a new one.
+    if (outcomes.some((o) => o.status === 401) && renewAuth(spec, client, config)) {
+      for (const o of outcomes) if (o.status === 401) o.retryable = true;
+    }
     // A vendor may echo what it was sent, the credential included: never let it reach a record.
     for (const o of outcomes) if (o.error) o.error = redact(o.error, secrets);
     return outcomes;
@@ -119,7 +123,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
 
   async function check(config: Row): Promise<CheckResult> {
     return safeCheck(definition, config, async () => {
-      const client = restClient(spec, config);
+      const client = await restClient(spec, config);
       const exchange = await sendRest(spec, client, spec.check.request(config));
       const response = responseOf(exchange);
       if (exchange.failure) return { ok: false, details: describeExchange(exchange) };
@@ -133,7 +137,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
   }
 
   async function discover(config: Row): Promise<Catalog> {
-    const client = restClient(spec, config);
+    const client = await restClient(spec, config);
     const get = restGet(spec, client, secretValues(config, definition));
     let streams;
     try {

@@ -48,17 +48,18 @@ export function failureText(spec: RestDestinationSpec, exchange: HttpExchange, r
 }
 
 /** Seconds to wait before a retry: Retry-After, else what the vendor's headers or rules say. */
-export function waitSeconds(spec: RestDestinationSpec, exchange: HttpExchange, response: RestResponse): number | undefined {
+export function waitSeconds(spec: RestDestinationSpec, exchange: HttpExchange, response: RestResponse, throttled = false): number | undefined {
   if (exchange.retryAfterSeconds !== undefined) return exchange.retryAfterSeconds;
-  if (exchange.failure || (exchange.status !== 429 && exchange.status < 500)) return undefined;
+  if (exchange.failure || (!throttled && exchange.status !== 429 && exchange.status < 500)) return undefined;
   const seconds = spec.retryAfter?.(response);
   return seconds === undefined || !Number.isFinite(seconds) ? undefined : capRetryAfter(Math.ceil(seconds));
 }
 
 function failedRequest(spec: RestDestinationSpec, exchange: HttpExchange, response: RestResponse, group: Prepared<WriteRecord>[]): WriteOutcome[] {
   const error = failureText(spec, exchange, response);
-  const retryable = isRetryable(exchange) || (!exchange.failure && (spec.retryableStatuses ?? []).includes(exchange.status));
-  const wait = retryable ? waitSeconds(spec, exchange, response) : undefined;
+  const throttled = !exchange.failure && (spec.throttled?.(response) ?? false);
+  const retryable = throttled || isRetryable(exchange) || (!exchange.failure && (spec.retryableStatuses ?? []).includes(exchange.status));
+  const wait = retryable ? waitSeconds(spec, exchange, response, throttled) : undefined;
   return group.map((p, i) => ({
     key: p.entry.key,
     ok: false,

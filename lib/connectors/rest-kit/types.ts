@@ -5,6 +5,7 @@
 // the kit's, so a vendor is one small reviewed file. See docs/connectors.md, "REST destination kit".
 import type { ConnectorDefinition, JsonSchema, RateLimitUnit, Row, Stream, WriteAction, WriteRecord } from "../types";
 import type { HttpMethod } from "../shared/http";
+import type { ClientCredentials } from "./oauth";
 
 /** How the credential travels. The configuration field named here must be declared `secret`. */
 export type AuthScheme =
@@ -13,7 +14,9 @@ export type AuthScheme =
   /** `<header>: <prefix><token>`, e.g. `Api-Key: <key>` or `Authorization: Klaviyo-API-Key <key>` */
   | { kind: "header"; header: string; field: string; prefix?: string }
   /** HTTP Basic with a fixed or configured user name and the secret as password. */
-  | { kind: "basic"; field: string; username: string };
+  | { kind: "basic"; field: string; username: string }
+  /** OAuth 2.0 client credentials: a Bearer token from the vendor's token endpoint (oauth.ts). */
+  | ClientCredentials;
 
 /** One request, relative to the configured base URL (`path` starts with `/`). */
 export interface RestRequest {
@@ -115,6 +118,8 @@ export interface RestDestinationSpec {
   errorText?(response: RestResponse): string | undefined;
   /** Statuses retried besides 408, 429 and 5xx. */
   retryableStatuses?: number[];
+  /** Throttling a vendor signals otherwise than with 429 (a 403 with a limit code): retried like a 429. */
+  throttled?(response: RestResponse): boolean;
   /** Response headers to keep for `retryAfter` (lowercase), e.g. x-ratelimit-reset. */
   rateLimitHeaders?: string[];
   /**
