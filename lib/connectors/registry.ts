@@ -18,6 +18,7 @@ import { brazeDestination } from "./braze/destination";
 import { iterableDestination } from "./iterable/destination";
 import { klaviyoDestination } from "./klaviyo/destination";
 import { mailchimpDestination } from "./mailchimp/destination";
+import { salesforceDestination } from "./salesforce/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -34,6 +35,7 @@ const destinations: DestinationConnector[] = [
   iterableDestination,
   klaviyoDestination,
   mailchimpDestination,
+  salesforceDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

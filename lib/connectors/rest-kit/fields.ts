@@ -12,13 +12,18 @@ export function secretField(title: string, description: string, order = 0): Json
  * changed for a proxy or a test server; it is a secret target field, so a stored credential is never
  * sent to a new base URL without being entered again.
  */
-export function commonFields(baseUrl: string | { derived: string }, order: number): Record<string, JsonSchema> {
+export function commonFields(baseUrl: string | { derived: string } | { required: string; title: string }, order: number): Record<string, JsonSchema> {
   const fixed = typeof baseUrl === "string";
+  const description = fixed
+    ? `Where requests go. Default ${baseUrl}; change it only for a proxy or a test server.`
+    : "derived" in baseUrl
+      ? `Where requests go. Default ${baseUrl.derived}; change it only for a proxy or a test server.`
+      : baseUrl.required;
   return {
     base_url: {
       type: "string",
-      title: "API base URL (advanced)",
-      description: `Where requests go. Default ${fixed ? baseUrl : baseUrl.derived}; change it only for a proxy or a test server.`,
+      title: !fixed && "title" in baseUrl ? baseUrl.title : "API base URL (advanced)",
+      description,
       format: "uri",
       pattern: "^https?://",
       ...(fixed ? { default: baseUrl } : {}),
@@ -39,7 +44,8 @@ export function commonFields(baseUrl: string | { derived: string }, order: numbe
 /** A connection specification: the vendor's fields, then the common ones. */
 export function restSpecification(
   title: string,
-  baseUrl: string | { derived: string },
+  /** The vendor's URL; `derived` describes one that follows from other fields, `required` one the user enters. */
+  baseUrl: string | { derived: string } | { required: string; title: string },
   properties: Record<string, JsonSchema>,
   required: string[],
 ): JsonSchema {
