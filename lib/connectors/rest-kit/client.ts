@@ -4,7 +4,7 @@
 import type { Row } from "../types";
 import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
-import { isSuccess, sendHttp, type HttpExchange } from "../shared/http";
+import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { redact } from "../shared/secrets";
 import { accessToken, forgetAccessToken } from "./oauth";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
@@ -19,7 +19,7 @@ export interface RestClient {
 
 async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: string, timeoutMs: number): Promise<Record<string, string>> {
   const auth: AuthScheme = spec.auth;
-  if (auth.kind === "oauth_client_credentials") {
+  if (auth.kind === "oauth_client_credentials" || auth.kind === "jwt_bearer") {
     return { authorization: `Bearer ${await accessToken(baseUrl, config, auth, timeoutMs, spec.definition.title)}` };
   }
   const secret = stringField(config, auth.field);
@@ -43,7 +43,7 @@ export async function restClient(spec: RestDestinationSpec, config: Row): Promis
 
 /** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
 export function renewAuth(spec: RestDestinationSpec, client: RestClient, config: Row): boolean {
-  if (spec.auth.kind !== "oauth_client_credentials") return false;
+  if (spec.auth.kind !== "oauth_client_credentials" && spec.auth.kind !== "jwt_bearer") return false;
   forgetAccessToken(client.baseUrl, config, spec.auth);
   return true;
 }
@@ -86,15 +86,29 @@ export function responseOf(exchange: HttpExchange): RestResponse {
   return { status: exchange.status, body, headers: exchange.response?.headers ?? {} };
 }
 
+/** A hook's request that did not answer 2xx; `retryable` as a record's outcome would be. */
+export class RestCallError extends ConnectorError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryable: boolean,
+  ) {
+    super(message, `http_${status}`);
+    this.name = "RestCallError";
+  }
+}
+
 /**
- * An authenticated GET for hooks (discovery, following a job): the parsed answer, or a ConnectorError
- * with the vendor's sentence, scrubbed of `secrets`.
+ * An authenticated request for hooks (discovery, preparing a write, following a job): the parsed
+ * answer, or a RestCallError with the vendor's sentence, scrubbed of `secrets`.
  */
-export function restGet(spec: RestDestinationSpec, client: RestClient, secrets: string[], signal?: AbortSignal) {
-  return async (path: string, query?: Record<string, string>): Promise<RestResponse> => {
-    const exchange = await sendRest(spec, client, { method: "GET", path, query }, signal);
+export function restCall(spec: RestDestinationSpec, client: RestClient, secrets: string[], signal?: AbortSignal) {
+  return async (request: RestRequest): Promise<RestResponse> => {
+    const exchange = await sendRest(spec, client, request, signal);
     const response = responseOf(exchange);
-    if (!isSuccess(exchange)) throw new ConnectorError(redact(describeFailure(spec, exchange, response), secrets));
+    if (!isSuccess(exchange)) {
+      throw new RestCallError(redact(describeFailure(spec, exchange, response), secrets), exchange.status, isRetryable(exchange));
+    }
     return response;
   };
 }

@@ -10,9 +10,9 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { redact, secretValues } from "../shared/secrets";
 import { planRequests, prepare, type Prepared } from "./batches";
-import { renewAuth, restClient, restGet, responseOf, sendRest, type RestClient } from "./client";
+import { renewAuth, RestCallError, restCall, restClient, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
-import type { RecordResult, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
+import type { RecordResult, RestCalls, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
 
 /**
  * The sync write modes a vendor's endpoints allow (docs/write-modes.md). Update and insert modes
@@ -51,7 +51,22 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     secretTargetFields: ["base_url", ...secretTargetFields],
   };
 
-  async function writeGroup(client: RestClient, endpoint: WriteEndpoint, records: WriteRecord[], ctx: RestContext, options: WriteOptions): Promise<WriteOutcome[]> {
+  function calls(client: RestClient, config: Row, signal?: AbortSignal): RestCalls {
+    const send = restCall(spec, client, secretValues(config, definition), signal);
+    return { send, get: (path, query) => send({ method: "GET", path, query }), signal };
+  }
+
+  async function writeGroup(client: RestClient, endpoint: WriteEndpoint, records: WriteRecord[], base: RestContext, options: WriteOptions): Promise<WriteOutcome[]> {
+    let ctx = base;
+    if (endpoint.prepare) {
+      try {
+        ctx = { ...base, prepared: await endpoint.prepare({ ...base, ...calls(client, base.config, options.signal) }, records) };
+      } catch (err) {
+        if (!(err instanceof ConnectorError)) throw err;
+        const retryable = err instanceof RestCallError && err.retryable;
+        return records.map((r) => ({ ...failed(r, err.message), retryable, ...(err instanceof RestCallError ? { status: err.status } : {}) }));
+      }
+    }
     const outcomes: WriteOutcome[] = [];
     const prepared: Prepared<WriteRecord>[] = [];
     for (const record of records) {
@@ -83,7 +98,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
   async function readResults(client: RestClient, endpoint: WriteEndpoint, response: RestResponse, items: unknown[], ctx: RestContext, signal?: AbortSignal) {
     if (!endpoint.settle) return endpoint.results?.(response, items, ctx);
     try {
-      return await endpoint.settle(response, items, { ...ctx, get: restGet(spec, client, secretValues(ctx.config, definition), signal), signal });
+      return await endpoint.settle(response, items, { ...ctx, ...calls(client, ctx.config, signal) });
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
       return items.map((): RecordResult => ({ ok: false, error: err.message, retryable: true }));
@@ -138,10 +153,9 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
 
   async function discover(config: Row): Promise<Catalog> {
     const client = await restClient(spec, config);
-    const get = restGet(spec, client, secretValues(config, definition));
     let streams;
     try {
-      streams = await spec.discover({ config, get });
+      streams = await spec.discover({ config, ...calls(client, config) });
     } catch (err) {
       throw err instanceof ConnectorError ? err : new ConnectorError(redact(errorMessage(err), secretValues(config, definition)));
     }

@@ -1,8 +1,9 @@
-// OAuth 2.0 client credentials (RFC 6749 §4.4) for REST destinations: the access token is fetched
-// from the vendor's token endpoint through the same outbound path as every request, cached per
-// (base URL, client, secret) until it expires, and dropped when the API answers 401 so the retry
-// fetches a new one. The client secret travels in the form body only, never in a log.
-import { createHash } from "node:crypto";
+// OAuth 2.0 for REST destinations, two server-to-server grants: client credentials (RFC 6749 §4.4)
+// and a JWT assertion signed with a service account's private key (RFC 7523, as Google uses). The
+// access token is fetched through the same outbound path as every request, cached per credential
+// until it expires, and dropped when the API answers 401 so the retry fetches a new one. Secrets
+// travel in the form body only (the private key never leaves: only the signed assertion does).
+import { createHash, createSign } from "node:crypto";
 import type { Row } from "../types";
 import { stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
@@ -18,25 +19,83 @@ export interface ClientCredentials {
   defaultLifetimeSeconds?: number;
 }
 
+export interface JwtBearer {
+  kind: "jwt_bearer";
+  /** The secret field holding the service account key (JSON: client_email, private_key, token_uri). */
+  field: string;
+  scope: string;
+}
+
+interface ServiceAccount {
+  client_email: string;
+  private_key: string;
+  token_uri: string;
+}
+
+/** The service account key of the configuration, checked enough to sign with. */
+export function serviceAccount(config: Row, auth: JwtBearer): ServiceAccount {
+  const raw = config[auth.field];
+  let key: Partial<ServiceAccount> = {};
+  try {
+    key = (typeof raw === "string" ? JSON.parse(raw) : raw) as Partial<ServiceAccount>;
+  } catch {
+    throw new ConnectorError("The service account key is not valid JSON: paste the whole key file.");
+  }
+  if (typeof key?.client_email !== "string" || typeof key.private_key !== "string" || typeof key.token_uri !== "string" || !/^https?:\/\//.test(key.token_uri)) {
+    throw new ConnectorError("The service account key needs client_email, private_key and token_uri: paste the whole key file.");
+  }
+  return { client_email: key.client_email, private_key: key.private_key, token_uri: key.token_uri };
+}
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString("base64url");
+
+/** An RS256-signed assertion of the service account for `scope`, valid one hour. */
+export function jwtAssertion(account: ServiceAccount, scope: string, now = Date.now()): string {
+  const iat = Math.floor(now / 1000);
+  const header = base64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
+  const claims = base64url(JSON.stringify({ iss: account.client_email, scope, aud: account.token_uri, iat, exp: iat + 3600 }));
+  let signature: Buffer;
+  try {
+    signature = createSign("RSA-SHA256").update(`${header}.${claims}`).sign(account.private_key);
+  } catch {
+    throw new ConnectorError("The service account's private_key cannot sign: paste the whole key file.");
+  }
+  return `${header}.${claims}.${base64url(signature)}`;
+}
+
+type OAuth = ClientCredentials | JwtBearer;
+
 const cache = new Map<string, { token: string; expiresAt: number }>();
 
-function cacheKey(baseUrl: string, config: Row, auth: ClientCredentials): string {
-  const secret = stringField(config, auth.clientSecretField);
-  return createHash("sha256").update(`${baseUrl}\0${stringField(config, auth.clientIdField)}\0${secret}`).digest("hex");
+function cacheKey(baseUrl: string, config: Row, auth: OAuth): string {
+  const credential =
+    auth.kind === "jwt_bearer"
+      ? `${JSON.stringify(serviceAccount(config, auth))}\0${auth.scope}`
+      : `${baseUrl}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}`;
+  return createHash("sha256").update(`${auth.kind}\0${credential}`).digest("hex");
+}
+
+/** Where the token is asked for, and the form that asks. */
+function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string; form: Record<string, string> } {
+  if (auth.kind === "jwt_bearer") {
+    const account = serviceAccount(config, auth);
+    return { url: account.token_uri, form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: jwtAssertion(account, auth.scope) } };
+  }
+  return {
+    url: `${baseUrl}${auth.tokenPath}`,
+    form: { grant_type: "client_credentials", client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) },
+  };
 }
 
 /** A cached or fresh access token; throws ConnectorError with the token endpoint's reason. */
-export async function accessToken(baseUrl: string, config: Row, auth: ClientCredentials, timeoutMs: number, title: string): Promise<string> {
+export async function accessToken(baseUrl: string, config: Row, auth: OAuth, timeoutMs: number, title: string): Promise<string> {
   const key = cacheKey(baseUrl, config, auth);
   const cached = cache.get(key);
   if (cached && cached.expiresAt > Date.now()) return cached.token;
-  const body = new URLSearchParams({
-    grant_type: "client_credentials",
-    client_id: stringField(config, auth.clientIdField),
-    client_secret: stringField(config, auth.clientSecretField),
-  }).toString();
+  const { url, form } = tokenRequest(baseUrl, config, auth);
+  const body = new URLSearchParams(form).toString();
   const exchange = await sendHttp({
-    url: `${baseUrl}${auth.tokenPath}`,
+    url,
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
     body,
@@ -51,15 +110,16 @@ export async function accessToken(baseUrl: string, config: Row, auth: ClientCred
   }
   if (!isSuccess(exchange) || !answer.access_token) {
     const reason = [answer.error, answer.error_description].filter(Boolean).join(": ") || `HTTP ${exchange.status}`;
-    throw new ConnectorError(`${title} refused the client credentials (${reason}).`, "oauth_refused");
+    const what = auth.kind === "jwt_bearer" ? "the service account" : "the client credentials";
+    throw new ConnectorError(`${title} refused ${what} (${reason}).`, "oauth_refused");
   }
-  const lifetime = (answer.expires_in ?? auth.defaultLifetimeSeconds ?? 600) * 1000;
+  const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;
   // Renewed a minute early, so a token never expires between the cache and the request.
   cache.set(key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
   return answer.access_token;
 }
 
 /** The API refused the token (expired session, revoked app): the next request fetches a new one. */
-export function forgetAccessToken(baseUrl: string, config: Row, auth: ClientCredentials): void {
+export function forgetAccessToken(baseUrl: string, config: Row, auth: OAuth): void {
   cache.delete(cacheKey(baseUrl, config, auth));
 }

@@ -5,7 +5,7 @@
 // the kit's, so a vendor is one small reviewed file. See docs/connectors.md, "REST destination kit".
 import type { ConnectorDefinition, JsonSchema, RateLimitUnit, Row, Stream, WriteAction, WriteRecord } from "../types";
 import type { HttpMethod } from "../shared/http";
-import type { ClientCredentials } from "./oauth";
+import type { ClientCredentials, JwtBearer } from "./oauth";
 
 /** How the credential travels. The configuration field named here must be declared `secret`. */
 export type AuthScheme =
@@ -16,7 +16,9 @@ export type AuthScheme =
   /** HTTP Basic with a fixed or configured user name and the secret as password. */
   | { kind: "basic"; field: string; username: string }
   /** OAuth 2.0 client credentials: a Bearer token from the vendor's token endpoint (oauth.ts). */
-  | ClientCredentials;
+  | ClientCredentials
+  /** A signed JWT assertion (RFC 7523) from a service account key, exchanged for a Bearer token (oauth.ts). */
+  | JwtBearer;
 
 /** One request, relative to the configured base URL (`path` starts with `/`). */
 export interface RestRequest {
@@ -44,6 +46,15 @@ export type RecordResult =
 export interface RestContext {
   config: Row;
   stream: Stream;
+  /** What the endpoint's `prepare` read for this write (e.g. the rows a key column has). */
+  prepared?: unknown;
+}
+
+/** Authenticated requests for hooks; each throws ConnectorError unless it answers 2xx. */
+export interface RestCalls {
+  get(path: string, query?: Record<string, string>): Promise<RestResponse>;
+  send(request: RestRequest): Promise<RestResponse>;
+  signal?: AbortSignal;
 }
 
 /** One kind of write (upsert, insert, update or delete) of a vendor. */
@@ -65,7 +76,13 @@ export interface WriteEndpoint {
    * `results`, follow the job with `ctx.get` until the records' results are known. A ConnectorError
    * thrown here fails the request's records as retryable (what was sent is an idempotent upsert).
    */
-  settle?(response: RestResponse, items: unknown[], ctx: RestContext & Pick<RestDiscoverContext, "get" | "signal">): Promise<RecordResult[] | undefined>;
+  settle?(response: RestResponse, items: unknown[], ctx: RestContext & RestCalls): Promise<RecordResult[] | undefined>;
+  /**
+   * For APIs addressed by position (a spreadsheet's rows): read what `item` and `request` need
+   * before the write, once per write call; the result is `ctx.prepared`. A failure here fails the
+   * write's records (retryable when the vendor's answer was).
+   */
+  prepare?(ctx: RestContext & RestCalls, records: WriteRecord[]): Promise<unknown>;
   /** This endpoint's own record limit, when lower than the definition's (e.g. deletes). */
   maxRecords?: number;
 }
@@ -77,11 +94,7 @@ export interface RestStream {
   primary_key?: string[];
 }
 
-export interface RestDiscoverContext extends Omit<RestContext, "stream"> {
-  /** Sends a GET with the configured credential; throws ConnectorError unless it answers 2xx. */
-  get(path: string, query?: Record<string, string>): Promise<RestResponse>;
-  signal?: AbortSignal;
-}
+export interface RestDiscoverContext extends Omit<RestContext, "stream">, RestCalls {}
 
 export interface RestDestinationSpec {
   /** name, title, icon, docs and the connection specification (fields.ts has the shared fields). */
