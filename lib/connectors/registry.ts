@@ -19,6 +19,7 @@ import { iterableDestination } from "./iterable/destination";
 import { klaviyoDestination } from "./klaviyo/destination";
 import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
+import { googleSheetsDestination } from "./google-sheets/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -36,6 +37,7 @@ const destinations: DestinationConnector[] = [
   klaviyoDestination,
   mailchimpDestination,
   salesforceDestination,
+  googleSheetsDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
