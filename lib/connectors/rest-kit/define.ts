@@ -10,6 +10,7 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { redact, secretValues } from "../shared/secrets";
 import { planRequests, prepare, type Prepared } from "./batches";
+import { TOKEN_UNAVAILABLE } from "./oauth";
 import { renewAuth, RestCallError, restCall, restClient, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
 import type { RecordResult, RestCalls, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
@@ -113,7 +114,9 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       client = await restClient(spec, config);
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
-      return records.map((r) => failed(r, redact(err.message, secrets)));
+      // A token endpoint that timed out or was busy may answer next time; a refusal will not.
+      const retryable = err.code === TOKEN_UNAVAILABLE;
+      return records.map((r) => ({ ...failed(r, redact(err.message, secrets)), retryable }));
     }
     const ctx: RestContext = { config, stream: options.stream };
     const byEndpoint = new Map<WriteEndpoint, WriteRecord[]>();
@@ -124,7 +127,9 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
         outcomes.push(failed(record, `${spec.definition.title} cannot ${record.action} records through this connector.`));
         continue;
       }
-      byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), record]);
+      const group = byEndpoint.get(endpoint);
+      if (group) group.push(record);
+      else byEndpoint.set(endpoint, [record]);
     }
     for (const [endpoint, group] of byEndpoint) outcomes.push(...(await writeGroup(client, endpoint, group, ctx, options)));
     // An OAuth token the API refused (expired session) is dropped: the retry fetches a new one.

@@ -67,6 +67,9 @@ type OAuth = ClientCredentials | JwtBearer;
 
 const cache = new Map<string, { token: string; expiresAt: number }>();
 
+/** ConnectorError code of a token endpoint that did not answer, or answered 429/5xx: worth a retry. */
+export const TOKEN_UNAVAILABLE = "oauth_unavailable";
+
 function cacheKey(baseUrl: string, config: Row, auth: OAuth): string {
   const credential =
     auth.kind === "jwt_bearer"
@@ -101,7 +104,9 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
     body,
     timeoutMs,
   });
-  if (exchange.failure) throw new ConnectorError(exchange.error ?? "The token endpoint did not answer.");
+  if (exchange.failure) {
+    throw new ConnectorError(exchange.error ?? "The token endpoint did not answer.", exchange.failure === "blocked" ? "outbound_blocked" : TOKEN_UNAVAILABLE);
+  }
   let answer: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
   try {
     answer = JSON.parse(exchange.bodyText) as typeof answer;
@@ -110,6 +115,7 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   }
   if (!isSuccess(exchange) || !answer.access_token) {
     const reason = [answer.error, answer.error_description].filter(Boolean).join(": ") || `HTTP ${exchange.status}`;
+    if (exchange.status === 429 || exchange.status >= 500) throw new ConnectorError(`${title}'s token endpoint is unavailable (${reason}).`, TOKEN_UNAVAILABLE);
     const what = auth.kind === "jwt_bearer" ? "the service account" : "the client credentials";
     throw new ConnectorError(`${title} refused ${what} (${reason}).`, "oauth_refused");
   }

@@ -131,6 +131,32 @@ describe("defineRestDestination", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("retries when the OAuth token endpoint is unavailable, not when it refuses", async () => {
+    const oauth = () =>
+      toy({
+        definition: {
+          name: "ToyOAuth",
+          title: "Toy",
+          icon: "/icons/http.svg",
+          documentationUrl: "https://example.com/docs",
+          connectionSpecification: restSpecification("Toy", "https://api.toy.example", { client_id: { type: "string", title: "Client", description: "Id." }, client_secret: secretField("Secret", "The secret.") }, []),
+        },
+        auth: { kind: "oauth_client_credentials", tokenPath: "/token", clientIdField: "client_id", clientSecretField: "client_secret" },
+      });
+    const cfg = { client_id: "c1", client_secret: "toy-client-secret-1", base_url: server.url, timeout: 2 };
+    server.setHandler((req, res) => (req.url === "/token" ? json(res, 503, { error: "temporarily_unavailable" }) : json(res, 200, {})));
+    const [unavailable] = await oauth().write(cfg, recordsOf(1), { stream, batch: true });
+    expect(unavailable).toMatchObject({ ok: false, retryable: true, error: "Toy's token endpoint is unavailable (temporarily_unavailable)." });
+    server.setHandler((req, res) => (req.url === "/token" ? json(res, 401, { error: "invalid_client" }) : json(res, 200, {})));
+    const [refused] = await oauth().write(cfg, recordsOf(1), { stream, batch: true });
+    expect(refused).toMatchObject({ ok: false, retryable: false, error: "Toy refused the client credentials (invalid_client)." });
+    server.setHandler((req, res) => (req.url === "/token" ? json(res, 200, { access_token: "tok-123456", expires_in: 3600 }) : json(res, 200, {})));
+    const [ok] = await oauth().write(cfg, recordsOf(1), { stream, batch: true });
+    expect(ok.ok).toBe(true);
+    expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer tok-123456");
+    expect(JSON.stringify([unavailable, refused, ok])).not.toContain("toy-client-secret-1");
+  });
+
   it("declares base_url a secret target and the rate limits in the catalog", async () => {
     const destination = toy();
     expect(destination.definition.secretTargetFields).toEqual(["base_url"]);
