@@ -4,7 +4,8 @@
 // usage limits): tokens only for an assertion signed by the service account's key (400
 // invalid_grant otherwise), 401 UNAUTHENTICATED without one, writes past the grid's rows refused
 // ("exceeds grid limits"), a cell over 50,000 characters refused, 413 over the request size, and a
-// per-minute write quota answered with 429 RESOURCE_EXHAUSTED. One sheet; tests only.
+// per-minute write quota answered with 429 RESOURCE_EXHAUSTED. Messages the reference does not
+// spell out are ours. One sheet; tests only.
 import { createVerify, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";

@@ -3,7 +3,8 @@
 // Bearer private-app tokens (401 INVALID_AUTHENTICATION otherwise), at most 100 inputs per batch
 // (400 VALIDATION_ERROR), unknown properties and malformed emails refused per input in a 207
 // multi-status answer that names the input's objectWriteTraceId, and a per-token request window
-// answered with 429 RATE_LIMIT and the X-HubSpot-RateLimit-* headers. Tests only.
+// answered with 429 RATE_LIMIT and the X-HubSpot-RateLimit-* headers. The too-many-inputs
+// wording is ours. Tests only.
 import type { ServerResponse } from "node:http";
 import { bearerToken, FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
 

@@ -5,7 +5,7 @@
 // records per collection (400 EXCEEDED_ID_LIMIT), an unknown field refusing the whole request
 // (400 INVALID_FIELD), per-record results in request order (REQUIRED_FIELD_MISSING,
 // INVALID_EMAIL_ADDRESS), and a 24-hour allowance of API calls past which 403
-// REQUEST_LIMIT_EXCEEDED. Tests only.
+// REQUEST_LIMIT_EXCEEDED. Messages the reference does not spell out are ours. Tests only.
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { json, parseBody, startEmulator, type ReceivedRequest } from "./common";

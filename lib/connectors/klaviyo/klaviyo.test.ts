@@ -74,6 +74,16 @@ describe("Klaviyo destination", () => {
     expect(kl.requests.filter((r) => r.url.includes("import-errors"))).toHaveLength(0);
   });
 
+  it("fails a job's records as retryable when the job cannot be followed (the import is an upsert: sending it again is safe)", async () => {
+    kl.window.max = 1;
+    const outcomes = await klaviyoDestination.write(config(), records(2, person), { stream, batch: true });
+    expect(outcomes.map((o) => [o.ok, o.retryable])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    expect(outcomes[0].error).toContain("Request was throttled.");
+  });
+
   it("reads every page of import errors", async () => {
     const batch = records(130, (i) => ({ email: i % 2 === 0 ? `bad${i}@` : `ok${i}@example.com` }));
     const outcomes = await klaviyoDestination.write(config(), batch, { stream, batch: true });
