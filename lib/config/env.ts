@@ -181,6 +181,9 @@ export const envSchema = z.object({
     { form: "a comma list of variable names", unset: "none" },
     "environment variables connector configurations may name as `ENV['X']` (comma list); none by default, and never the server's own secrets",
   ),
+  DUCKDB_DATA_DIR: text(
+    "directory whose files the DuckDB source reads; each workspace sees only its own subdirectory, `<DUCKDB_DATA_DIR>/workspace-<id>` (Parquet, CSV and JSON files, and DuckDB databases opened read-only). Unset, the DuckDB source refuses to read. See [docs/connectors.md](docs/connectors.md#duckdb)",
+  ),
   METRICS_TOKEN: text(
     "when set, `/api/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers only requests from this machine (loopback socket peer, and no remote client forwarded by a proxy)",
   ),
