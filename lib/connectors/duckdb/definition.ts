@@ -36,7 +36,8 @@ export const duckdbSourceDefinition: ConnectorDefinition = {
         title: "Memory limit (MiB)",
         description: "Most memory DuckDB may use for one query (it fails the query beyond it; it never spills to disk).",
         minimum: 64,
-        maximum: 4096,
+        // Per query: several runs at once must still fit in the server's memory.
+        maximum: 1024,
         default: 256,
         order: 2,
       },

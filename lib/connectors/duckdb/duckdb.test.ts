@@ -131,6 +131,9 @@ describe("query", () => {
     }
     await expect(duckdbSource.query!(ws(1), "ATTACH '/tmp/x.db'", 5)).rejects.toThrow(/SELECT/);
     await expect(duckdbSource.query!(ws(1), "INSTALL httpfs", 5)).rejects.toThrow(/SELECT/);
+    // DuckDB's query() table function runs a SQL string: it too takes only a SELECT.
+    await expect(duckdbSource.query!(ws(1), "SELECT * FROM query('COPY (SELECT 1) TO ''x.csv''')", 5)).rejects.toThrow(/SELECT/);
+    await expect(duckdbSource.query!(ws(1), "SELECT * FROM duckdb_secrets()", 5)).rejects.toThrow();
   });
 });
 
