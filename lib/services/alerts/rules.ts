@@ -78,7 +78,8 @@ export async function updateAlertRule(auth: Auth, id: number, input: UpdateAlert
   const channelIds = input.channel_ids ? [...new Set(input.channel_ids)] : current.channelIds;
   const rewatch = condition !== current.condition || threshold !== current.threshold || syncId !== current.syncId || input.enabled === false;
   return prisma().$transaction(async (tx) => {
-    await checkReferences(tx, auth.workspaceId, syncId, input.channel_ids ? channelIds : []);
+    // Only what the update names is checked: a rule whose sync was deleted can still be renamed.
+    await checkReferences(tx, auth.workspaceId, input.sync_id !== undefined ? syncId : null, input.channel_ids ? channelIds : []);
     if (rewatch) await tx.alertState.deleteMany({ where: { alertRuleId: id } });
     const rule = await tx.alertRule.update({
       where: { id },
