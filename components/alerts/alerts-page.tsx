@@ -23,6 +23,7 @@ import {
   type AlertTestResult,
 } from "@/lib/api-client/alerts";
 import { useCan } from "@/lib/api-client/settings";
+import { useSyncs } from "@/lib/api-client/syncs";
 import { THRESHOLD_UNITS } from "@/lib/validation/alerts";
 import { ChannelDialog } from "./channel-dialog";
 import { AlertEventsCard } from "./events-card";
@@ -49,13 +50,15 @@ export function AlertsPage() {
   const [creating, setCreating] = useState<"rule" | "channel" | null>(null);
   const [deleting, setDeleting] = useState<{ rule?: AlertRule; channel?: AlertChannel } | null>(null);
   const [tested, setTested] = useState<AlertTestResult | null>(null);
+  const syncs = useSyncs({ page: 1, perPage: 100 });
+  const syncName = useMemo(() => new Map(syncs.data?.data.map((s) => [Number(s.id), s.attributes.name || `Sync ${s.id}`])), [syncs.data]);
   const channelName = useMemo(() => new Map(channels.data?.data.map((c) => [Number(c.id), c.attributes.name])), [channels.data]);
 
   const ruleColumns = useMemo(
     () => [
       ruleCol.accessor((r) => r.attributes.name, { id: "name", header: "Name", cell: (i) => <span className="font-medium text-slate-900">{i.getValue()}</span> }),
       ruleCol.accessor((r) => conditionText(r.attributes), { id: "condition", header: "Condition" }),
-      ruleCol.accessor((r) => (r.attributes.sync_id ? `Sync ${r.attributes.sync_id}` : "Every sync"), { id: "sync", header: "Sync" }),
+      ruleCol.accessor((r) => (r.attributes.sync_id ? (syncName.get(r.attributes.sync_id) ?? `Sync ${r.attributes.sync_id}`) : "Every sync"), { id: "sync", header: "Sync" }),
       ruleCol.accessor((r) => r.attributes.channel_ids.map((id) => channelName.get(id) ?? `#${id}`).join(", "), { id: "channels", header: "Channels" }),
       ruleCol.display({
         id: "status",
@@ -78,7 +81,7 @@ export function AlertsPage() {
         ),
       }),
     ],
-    [canUpdate, canDelete, channelName, toggle],
+    [canUpdate, canDelete, channelName, syncName, toggle],
   );
 
   const channelColumns = useMemo(

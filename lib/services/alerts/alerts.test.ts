@@ -17,7 +17,7 @@ import type { AuthContext } from "../auth-context";
 import { createAlertChannel, getAlertChannel, updateAlertChannel } from "./channels";
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
 import { listAlertEvents, testAlertChannel } from "./events";
-import { startAlertWork, type AlertWork } from "./queue";
+import { queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
 import { createAlertRule, getAlertRule } from "./rules";
 
 useTestDatabase();
@@ -248,5 +248,17 @@ describe("the periodic sweep", () => {
       ["firing", null],
       ["resolved", runId],
     ]);
+  });
+
+  it("the scheduler's sweep is queued at most once per period", async () => {
+    process.env.ALERT_SWEEP_SECONDS = "3600";
+    try {
+      await queueAlertSweep();
+      await queueAlertSweep();
+      const { rows } = await pgPool().query("SELECT id FROM pgboss.job WHERE name = 'alerts' AND data->>'kind' = 'sweep'");
+      expect(rows).toHaveLength(1);
+    } finally {
+      delete process.env.ALERT_SWEEP_SECONDS;
+    }
   });
 });

@@ -4,6 +4,7 @@
 // in an open transaction) and deliveries that failed are tried again with backoff.
 import "server-only";
 import type PgBoss from "pg-boss";
+import { env } from "@/lib/config/env";
 import { pgPool } from "@/lib/db/client";
 import { getBoss } from "@/lib/engine/queue";
 import { logger } from "@/lib/logger";
@@ -33,8 +34,8 @@ async function alertBoss(): Promise<PgBoss> {
   return boss;
 }
 
-export async function enqueueAlertJob(job: AlertJob): Promise<void> {
-  await (await alertBoss()).send(ALERT_QUEUE, job);
+export async function enqueueAlertJob(job: AlertJob, options: PgBoss.SendOptions = {}): Promise<void> {
+  await (await alertBoss()).send(ALERT_QUEUE, job, options);
 }
 
 async function handle(job: AlertJob): Promise<void> {
@@ -68,7 +69,9 @@ export async function alertsOnRunEnded(runId: number): Promise<void> {
 
 /** The scheduler's periodic sweep, when a rule needs one. */
 export async function queueAlertSweep(): Promise<void> {
-  if (await anyEnabledRule("condition IN ('sync_not_succeeded', 'run_duration')", [])) await enqueueAlertJob({ kind: "sweep" });
+  if (!(await anyEnabledRule("condition IN ('sync_not_succeeded', 'run_duration')", []))) return;
+  // One sweep per period even if no worker takes them for a while (they would only repeat each other).
+  await enqueueAlertJob({ kind: "sweep" }, { singletonKey: "sweep", singletonSeconds: env.ALERT_SWEEP_SECONDS });
 }
 
 export interface AlertWork {
