@@ -5,6 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { ISO_TIME, expectError, fieldErrors, memberWithRole, newWorkspace, type TestWorkspace } from "../support/api";
+import { ensureTestDatabase, sql } from "../support/data";
+import { rejectingSync, trigger, waitForRun } from "../support/run-scenarios";
 
 let ws: TestWorkspace;
 let other: TestWorkspace;
@@ -27,8 +29,11 @@ test.beforeAll(async ({ request }) => {
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
+const tables: string[] = [];
+
 test.afterAll(async () => {
   await new Promise((r) => server.close(r));
+  for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
 
 async function channel(api = ws.admin, body: Record<string, unknown> = { channel_type: "email", recipients: ["ops@example.com"] }) {
@@ -149,4 +154,59 @@ test("a Slack URL is masked everywhere and kept when the mask is sent back; the 
   const audit = await (await ws.admin.get(`/api/v1/audit_logs?resource_type=alert_channel&resource_id=${slack.id}`)).json();
   expect(JSON.stringify(audit)).not.toContain("sEcReTtOkEn");
   expect(audit.data.map((a: { attributes: { action: string } }) => a.attributes.action)).toEqual(expect.arrayContaining(["create", "update", "test"]));
+});
+
+test("real runs: a rejected-rows alert fires once over two bad runs and resolves once the rows go through", async () => {
+  test.setTimeout(240_000);
+  await ensureTestDatabase();
+  const { syncId, tables: created } = await rejectingSync(ws.admin, 20, 3);
+  tables.push(...created);
+  const email = await channel();
+  const hook = await channel(ws.admin, { channel_type: "webhook", url: `${receiverUrl}/rejects` });
+  const res = await ws.admin.post("/api/v1/alert_rules", {
+    alert_rule: { name: "Rejects", sync_id: syncId, condition: "rejected_rows_percent", threshold: 10, channel_ids: [Number(email.id), Number(hook.id)] },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const ruleId = (await res.json()).data.id;
+
+  type Event = { attributes: { kind: string; sync_run_id: number; message: string; deliveries: { channel_type: string; status: string }[] } };
+  const settled = async (count: number): Promise<Event[]> => {
+    let events: Event[] = [];
+    await expect
+      .poll(
+        async () => {
+          events = (await (await ws.admin.get(`/api/v1/alert_events?alert_rule_id=${ruleId}`)).json()).data;
+          return events.length === count && events.every((e) => e.attributes.deliveries.every((d) => d.status !== "pending"));
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    return events.reverse();
+  };
+
+  // 3 of 20 rejected (15 %): firing. The email goes to the log (no SMTP_URL on this server), listed as logged.
+  const first = await trigger(ws.admin, syncId);
+  expect(await waitForRun(ws.admin, syncId, first)).toMatchObject({ status: "success", failed_rows: 3 });
+  const [firing] = await settled(1);
+  expect(firing.attributes).toMatchObject({ kind: "firing", sync_run_id: Number(first) });
+  expect(firing.attributes.message).toContain("3 rejected");
+  expect(firing.attributes.deliveries.map((d) => [d.channel_type, d.status]).sort()).toEqual([
+    ["email", "logged"],
+    ["webhook", "sent"],
+  ]);
+  expect((await (await ws.admin.get(`/api/v1/alert_rules/${ruleId}`)).json()).data.attributes).toMatchObject({ status: "firing", firing: [{ sync_id: syncId }] });
+
+  // The same rows refused again: still firing, no second message.
+  const second = await trigger(ws.admin, syncId);
+  await waitForRun(ws.admin, syncId, second);
+  // The destination now takes them: resolved, once.
+  await sql(`ALTER TABLE ${created[1]} ALTER COLUMN email DROP NOT NULL`);
+  const third = await trigger(ws.admin, syncId);
+  expect(await waitForRun(ws.admin, syncId, third)).toMatchObject({ status: "success", failed_rows: 0 });
+  const events = await settled(2);
+  expect(events.map((e) => [e.attributes.kind, e.attributes.sync_run_id])).toEqual([
+    ["firing", Number(first)],
+    ["resolved", Number(third)],
+  ]);
+  expect(received.filter((r) => r.path === "/rejects").map((r) => r.body.event)).toEqual(["alert.firing", "alert.resolved"]);
 });

@@ -4,6 +4,8 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ADMIN, Api } from "../support/api";
+import { ensureTestDatabase, sql } from "../support/data";
+import { rejectingSync, trigger, waitForRun } from "../support/run-scenarios";
 import { expect, shot, signIn, test, url } from "./fixtures";
 
 let server: Server;
@@ -23,8 +25,11 @@ test.beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`;
 });
 
+const tables: string[] = [];
+
 test.afterAll(async () => {
   await new Promise((r) => server.close(r));
+  for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
 
 test("an admin creates channels, tests one, and creates an alert", async ({ page, consoleErrors, request }) => {
@@ -87,4 +92,35 @@ test("an admin creates channels, tests one, and creates an alert", async ({ page
   // Disabling from the list.
   await ruleRow.getByRole("button", { name: "Disable" }).click();
   await expect(ruleRow).toContainText("Disabled");
+});
+
+test("a firing alert's email, logged for want of SMTP, is read in the alert events", async ({ page, consoleErrors, request }) => {
+  test.setTimeout(300_000);
+  void consoleErrors;
+  await ensureTestDatabase();
+  const suffix = randomBytes(3).toString("hex");
+  const login = await request.post(url("/api/v1/login"), { data: ADMIN });
+  const api = new Api({ token: (await login.json()).data.attributes.token });
+  const { syncId, tables: created } = await rejectingSync(api, 20, 3);
+  tables.push(...created);
+  const channel = await api.post(url("/api/v1/alert_channels"), { alert_channel: { name: `Mail ${suffix}`, channel_type: "email", recipients: ["data@example.com"] } });
+  const channelId = Number((await channel.json()).data.id);
+  const rule = await api.post(url("/api/v1/alert_rules"), {
+    alert_rule: { name: `Rejected rows ${suffix}`, sync_id: syncId, condition: "rejected_rows", threshold: 1, channel_ids: [channelId] },
+  });
+  expect(rule.status(), await rule.text()).toBe(201);
+  const runId = await trigger(api, syncId);
+  await waitForRun(api, syncId, runId);
+
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto(url("/settings/alerts"));
+  const events = page.getByRole("list", { name: "Alert events" });
+  const item = events.getByRole("listitem").filter({ hasText: `Rejected rows ${suffix}` }).first();
+  await expect(item).toBeVisible({ timeout: 60_000 });
+  await expect(item).toContainText("Firing");
+  await expect(item).toContainText("more than 1 rejected rows in a run");
+  await expect(item).toContainText("20 rows sent, 3 rejected");
+  await expect(item.getByRole("list", { name: "Deliveries" })).toContainText(`Mail ${suffix}: logged (no SMTP)`);
+  await expect(page.getByRole("row", { name: new RegExp(`Rejected rows ${suffix}`) })).toContainText("Firing (1)", { timeout: 30_000 });
+  await shot(page, "alert-events");
 });
