@@ -41,7 +41,7 @@ export function composeEvent(input: {
   ];
   if (input.run) {
     const r = input.run;
-    const took = r.minutes === null ? "" : `, took ${r.minutes.toFixed(1)} min`;
+    const took = r.minutes === null ? "" : r.minutes < 1 ? `, took ${Math.round(r.minutes * 60)} s` : `, took ${r.minutes.toFixed(1)} min`;
     lines.push(`Run ${r.id}: ${r.outcome}, ${r.total_rows} rows sent, ${r.failed_rows} rejected${took}.`);
     if (r.error) lines.push(`Error: ${r.error.slice(0, 500)}`);
   }
