@@ -12,11 +12,12 @@ import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
+import { redisDestination } from "./redis/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
+const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination, redisDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {
