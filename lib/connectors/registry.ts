@@ -13,11 +13,12 @@ import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
 import { redisDestination } from "./redis/destination";
+import { rabbitmqDestination } from "./rabbitmq/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination, redisDestination];
+const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination, redisDestination, rabbitmqDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {

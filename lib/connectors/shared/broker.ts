@@ -135,7 +135,7 @@ export class AckTimeoutError extends ConnectorError {
   }
 }
 
-const TRANSIENT_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ack_timeout", "connection_lost"]);
+const TRANSIENT_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ack_timeout", "connection_lost", "nack"]);
 
 /** Connection trouble and missing acknowledgements are worth another attempt; refusals are not. */
 export function isTransient(err: unknown): boolean {
