@@ -14,11 +14,12 @@ import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
 import { redisDestination } from "./redis/destination";
 import { rabbitmqDestination } from "./rabbitmq/destination";
+import { natsDestination } from "./nats/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
 const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination, redisDestination, rabbitmqDestination];
+const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination, redisDestination, rabbitmqDestination, natsDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {

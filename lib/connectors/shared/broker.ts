@@ -135,7 +135,12 @@ export class AckTimeoutError extends ConnectorError {
   }
 }
 
-const TRANSIENT_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ack_timeout", "connection_lost", "nack"]);
+const TRANSIENT_CODES = new Set([
+  ...["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"],
+  ...["ack_timeout", "connection_lost", "nack"],
+  // nats.js
+  ...["CONNECTION_CLOSED", "CONNECTION_REFUSED", "CONNECTION_TIMEOUT", "DISCONNECT", "TIMEOUT", "408"],
+]);
 
 /** Connection trouble and missing acknowledgements are worth another attempt; refusals are not. */
 export function isTransient(err: unknown): boolean {
