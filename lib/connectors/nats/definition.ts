@@ -26,7 +26,8 @@ export const natsDestinationDefinition: ConnectorDefinition = {
       token: {
         type: "string",
         title: "Token",
-        description: "Authentication token, for servers that use token authentication instead of a user and password.",
+        description:
+          "Authentication token, for servers that use token authentication instead of a user and password.",
         secret: true,
         multiwoven_secret: true,
         maxLength: 4096,
@@ -40,7 +41,8 @@ export const natsDestinationDefinition: ConnectorDefinition = {
       expected_stream: {
         type: "string",
         title: "Expected stream",
-        description: "When set, a message stored by any other stream fails (JetStream's Nats-Expected-Stream).",
+        description:
+          "When set, a message stored by any other stream fails (JetStream's Nats-Expected-Stream).",
         maxLength: 256,
         order: 5,
       },

@@ -3,7 +3,7 @@
 // retried message once within the stream's duplicate window. A record succeeds when a stream acks
 // it (PubAck: stream and sequence); no stream for the subject (503), an error ack or no ack in time
 // fails that record alone.
-import { connect, headers, type JetStreamClient, type NatsConnection } from "nats";
+import { connect, headers, type JetStreamClient, type NatsConnection, type TlsOptions } from "nats";
 import { isIP } from "node:net";
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
@@ -54,6 +54,8 @@ async function open(s: NatsSettings): Promise<NatsOpen> {
   // nats.js connects to what it is given (no lookup hook): it gets an address the policy allowed,
   // never learns other servers from the cluster, and TLS still verifies the configured host name.
   const address = await allowedAddress(t.host);
+  // nats.js hands its tls options to tls.connect, where servername names the host to verify.
+  const tls: TlsOptions & { servername: string } = { servername: t.host };
   const nc = await connect({
     servers: `${isIP(address) === 6 ? `[${address}]` : address}:${t.port}`,
     user: t.username,
@@ -63,9 +65,14 @@ async function open(s: NatsSettings): Promise<NatsOpen> {
     reconnect: false,
     ignoreClusterUpdates: true,
     name: "datasync",
-    ...(t.tls ? { tls: { servername: t.host } } : {}),
+    ...(t.tls ? { tls } : {}),
   });
-  return { nc, js: nc.jetstream({ timeout: t.timeoutMs }), alive: () => !nc.isClosed(), end: () => nc.close() };
+  return {
+    nc,
+    js: nc.jetstream({ timeout: t.timeoutMs }),
+    alive: () => !nc.isClosed(),
+    end: () => nc.close(),
+  };
 }
 
 const connections = new ConnectionCache<NatsOpen>();
@@ -74,7 +81,8 @@ const connections = new ConnectionCache<NatsOpen>();
 function invalidSubject(subject: string): string | undefined {
   if (/\s/.test(subject)) return "subjects contain no white space";
   const tokens = subject.split(".");
-  if (tokens.some((t) => t === "")) return "subjects have no empty tokens (a leading, trailing or double dot)";
+  if (tokens.some((t) => t === ""))
+    return "subjects have no empty tokens (a leading, trailing or double dot)";
   if (tokens.some((t) => t === "*" || t === ">")) return "a published subject has no wildcards";
   return Buffer.byteLength(subject) > 1024 ? "subjects are at most 1024 bytes" : undefined;
 }
@@ -82,11 +90,20 @@ function invalidSubject(subject: string): string | undefined {
 /** nats.js answers a subject no stream captures with a bare "503". */
 function describeFailure(err: unknown, subject: string): unknown {
   const code = (err as { code?: unknown })?.code;
-  if (code === "503") return new ConnectorError(`No JetStream stream captures the subject "${subject}" (no responders).`, "no_stream");
+  if (code === "503")
+    return new ConnectorError(
+      `No JetStream stream captures the subject "${subject}" (no responders).`,
+      "no_stream",
+    );
   return err;
 }
 
-async function publish(s: NatsSettings, c: NatsOpen, record: WriteRecord, sent: (m: SentMessage) => void): Promise<string> {
+async function publish(
+  s: NatsSettings,
+  c: NatsOpen,
+  record: WriteRecord,
+  sent: (m: SentMessage) => void,
+): Promise<string> {
   const subject = renderName(s.subjectTemplate, record.payload, "subject", invalidSubject);
   const h = headers();
   h.set("Content-Type", "application/json");
@@ -115,8 +132,16 @@ async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[
   } catch (err) {
     return connectionFailed(records, err, secretValues(config, natsDestinationDefinition));
   }
-  return sendEach(records, { definition: natsDestinationDefinition, config, timeoutMs: s.target.timeoutMs + 1000, what: "message", inFlight: 256 }, (record, sent) =>
-    publish(s, connection, record, sent),
+  return sendEach(
+    records,
+    {
+      definition: natsDestinationDefinition,
+      config,
+      timeoutMs: s.target.timeoutMs + 1000,
+      what: "message",
+      inFlight: 256,
+    },
+    (record, sent) => publish(s, connection, record, sent),
   );
 }
 
@@ -133,12 +158,22 @@ async function check(config: Row): Promise<CheckResult> {
         // A fixed subject can be checked now: some stream must capture it.
         if (!/[{%]/.test(s.subjectTemplate)) {
           const stream = await jsm.streams.find(s.subjectTemplate).catch(() => undefined);
-          if (!stream) return { ok: false, details: `Connected, but no JetStream stream captures the subject "${s.subjectTemplate}".` };
+          if (!stream)
+            return {
+              ok: false,
+              details: `Connected, but no JetStream stream captures the subject "${s.subjectTemplate}".`,
+            };
         }
       } catch (err) {
-        return { ok: false, details: `Connected to NATS, but JetStream did not answer: ${errorMessage(err)}.` };
+        return {
+          ok: false,
+          details: `Connected to NATS, but JetStream did not answer: ${errorMessage(err)}.`,
+        };
       }
-      return { ok: true, details: `Connected to NATS ${c.nc.info?.version ?? ""} at ${describeTarget(s.target)}; JetStream has ${streams} stream(s).` };
+      return {
+        ok: true,
+        details: `Connected to NATS ${c.nc.info?.version ?? ""} at ${describeTarget(s.target)}; JetStream has ${streams} stream(s).`,
+      };
     } finally {
       await c.end().catch(() => undefined);
     }
@@ -150,7 +185,10 @@ export const natsDestination: DestinationConnector = {
   check,
   discover: async (config) => {
     const s = settings(config);
-    return brokerCatalog(config, { name: "messages", url: `${describeTarget(s.target)} ${s.subjectTemplate}` });
+    return brokerCatalog(config, {
+      name: "messages",
+      url: `${describeTarget(s.target)} ${s.subjectTemplate}`,
+    });
   },
   write,
   close: (config) => connections.close(config),

@@ -28,20 +28,39 @@ async function stored(): Promise<{ subject: string; data: unknown; msgId?: strin
   const out = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(streamName, { seq });
-    out.push({ subject: m.subject, data: m.json(), msgId: m.header.get("Nats-Msg-Id"), action: m.header.get("Datasync-Action") });
+    out.push({
+      subject: m.subject,
+      data: m.json(),
+      msgId: m.header.get("Nats-Msg-Id"),
+      action: m.header.get("Datasync-Action"),
+    });
   }
   return out;
 }
 
 const records: WriteRecord[] = [
-  { key: "1", action: "insert", payload: { id: 1, name: "Ada", status: "active" }, idempotencyKey: `${prefix}-k1` },
-  { key: "2", action: "update", payload: { id: 2, name: "Linus", status: "paused" }, idempotencyKey: `${prefix}-k2` },
+  {
+    key: "1",
+    action: "insert",
+    payload: { id: 1, name: "Ada", status: "active" },
+    idempotencyKey: `${prefix}-k1`,
+  },
+  {
+    key: "2",
+    action: "update",
+    payload: { id: 2, name: "Linus", status: "paused" },
+    idempotencyKey: `${prefix}-k2`,
+  },
 ];
 
 beforeAll(async () => {
   nc = await connect({ servers: NATS_URL.replace(/^nats:\/\//, "") });
   jsm = await nc.jetstreamManager();
-  await jsm.streams.add({ name: streamName, subjects: [`${prefix}.customers.>`], duplicate_window: 60_000_000_000 });
+  await jsm.streams.add({
+    name: streamName,
+    subjects: [`${prefix}.customers.>`],
+    duplicate_window: 60_000_000_000,
+  });
 });
 afterAll(async () => {
   for (const c of configs) await natsDestination.close?.(c);
@@ -72,7 +91,11 @@ describe("NATS JetStream destination", () => {
     expect(blocked.ok).toBe(false);
     expect(blocked.details).toMatch(/private, loopback or link-local/);
     process.env.OUTBOUND_ALLOW_PRIVATE = "*";
-    const [outcome] = await natsDestination.write(config({ url: "nats://169.254.169.254:4222" }), records.slice(0, 1), { stream, batch: true });
+    const [outcome] = await natsDestination.write(
+      config({ url: "nats://169.254.169.254:4222" }),
+      records.slice(0, 1),
+      { stream, batch: true },
+    );
     expect(outcome).toMatchObject({ ok: false, retryable: false });
     expect(outcome.error).toMatch(/cloud metadata/);
   });
@@ -87,20 +110,34 @@ describe("NATS JetStream destination", () => {
     const c = config();
     const first = await natsDestination.write(c, records, { stream, batch: true });
     expect(first.map((o) => o.ok)).toEqual([true, true]);
-    expect(first[0].log?.response.line).toMatch(new RegExp(`^stored in stream ${streamName} at sequence \\d+$`));
+    expect(first[0].log?.response.line).toMatch(
+      new RegExp(`^stored in stream ${streamName} at sequence \\d+$`),
+    );
     // The engine sends the same records again (a retry, a resumed run): JetStream drops the repeats.
     const again = await natsDestination.write(c, records, { stream, batch: true });
     expect(again.map((o) => o.ok)).toEqual([true, true]);
     expect(again[0].log?.response.line).toMatch(/already stored/);
     expect(await stored()).toEqual([
-      { subject: `${prefix}.customers.active`, data: records[0].payload, msgId: `${prefix}-k1`, action: "insert" },
-      { subject: `${prefix}.customers.paused`, data: records[1].payload, msgId: `${prefix}-k2`, action: "update" },
+      {
+        subject: `${prefix}.customers.active`,
+        data: records[0].payload,
+        msgId: `${prefix}-k1`,
+        action: "insert",
+      },
+      {
+        subject: `${prefix}.customers.paused`,
+        data: records[1].payload,
+        msgId: `${prefix}-k2`,
+        action: "update",
+      },
     ]);
   });
 
   it("fails a subject no stream captures, and an invalid subject, alone", async () => {
     const before = (await jsm.streams.info(streamName)).state.messages;
-    const c = config({ subject_template: `{% if status == "lost" %}${prefix}.elsewhere{% else %}${prefix}.customers.{{ status }}{% endif %}` });
+    const c = config({
+      subject_template: `{% if status == "lost" %}${prefix}.elsewhere{% else %}${prefix}.customers.{{ status }}{% endif %}`,
+    });
     const outcomes = await natsDestination.write(
       c,
       [
@@ -112,14 +149,20 @@ describe("NATS JetStream destination", () => {
     );
     const byKey = Object.fromEntries(outcomes.map((o) => [o.key, o]));
     expect(byKey.a).toMatchObject({ ok: false, retryable: false });
-    expect(byKey.a.error).toBe(`No JetStream stream captures the subject "${prefix}.elsewhere" (no responders).`);
+    expect(byKey.a.error).toBe(
+      `No JetStream stream captures the subject "${prefix}.elsewhere" (no responders).`,
+    );
     expect(byKey.b.ok).toBe(true);
     expect(byKey.c.error).toMatch(/no wildcards/);
     expect((await jsm.streams.info(streamName)).state.messages).toBe(before + 1);
   });
 
   it("reports an unreachable server as retryable", async () => {
-    const outcomes = await natsDestination.write(config({ url: `nats://127.0.0.1:${await closedPort()}` }), records, { stream, batch: true });
+    const outcomes = await natsDestination.write(
+      config({ url: `nats://127.0.0.1:${await closedPort()}` }),
+      records,
+      { stream, batch: true },
+    );
     expect(outcomes.map((o) => [o.ok, o.retryable])).toEqual([
       [false, true],
       [false, true],
@@ -127,7 +170,10 @@ describe("NATS JetStream destination", () => {
   });
 
   it("masks the password and the token", () => {
-    const masked = maskSecrets(config({ password: "pw-secret-1", token: "tok-secret-2" }), natsDestination.definition);
+    const masked = maskSecrets(
+      config({ password: "pw-secret-1", token: "tok-secret-2" }),
+      natsDestination.definition,
+    );
     expect([masked.password, masked.token]).toEqual(["*************", "*************"]);
   });
 });

@@ -29,11 +29,16 @@ export const rabbitmqDestinationDefinition: ConnectorDefinition = {
         3,
         { default: "" },
       ),
-      routing_key_template: nameTemplateField("Routing key template", "Liquid template of the routing key over the record's fields, e.g. customers.{{ status }}.", 4),
+      routing_key_template: nameTemplateField(
+        "Routing key template",
+        "Liquid template of the routing key over the record's fields, e.g. customers.{{ status }}.",
+        4,
+      ),
       mandatory: {
         type: "boolean",
         title: "Mandatory",
-        description: "Fail a record whose message no queue takes (returned as unroutable) instead of letting the broker drop it.",
+        description:
+          "Fail a record whose message no queue takes (returned as unroutable) instead of letting the broker drop it.",
         default: true,
         order: 5,
       },

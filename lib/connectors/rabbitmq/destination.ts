@@ -67,7 +67,15 @@ async function open(s: RabbitSettings): Promise<RabbitConnection> {
   const t = s.target;
   const guard = await guardedSocketOptions(t);
   const model = await connect(
-    { protocol: t.tls ? "amqps" : "amqp", hostname: t.host, port: t.port, username: t.username ?? "guest", password: t.password ?? "guest", vhost: s.vhost, heartbeat: 30 },
+    {
+      protocol: t.tls ? "amqps" : "amqp",
+      hostname: t.host,
+      port: t.port,
+      username: t.username ?? "guest",
+      password: t.password ?? "guest",
+      vhost: s.vhost,
+      heartbeat: 30,
+    },
     { ...guard, timeout: t.timeoutMs, ...(t.tls ? { servername: t.host } : {}) },
   );
   let open = true;
@@ -85,9 +93,13 @@ async function open(s: RabbitSettings): Promise<RabbitConnection> {
   channel.on("close", () => {
     channelOpen = false;
   });
-  channel.on("return", (message: { fields: { replyCode: number; replyText: string }; properties: { messageId?: string } }) => {
-    if (message.properties.messageId) returned.set(message.properties.messageId, `${message.fields.replyCode} ${message.fields.replyText}`);
-  });
+  channel.on(
+    "return",
+    (message: { fields: { replyCode: number; replyText: string }; properties: { messageId?: string } }) => {
+      if (message.properties.messageId)
+        returned.set(message.properties.messageId, `${message.fields.replyCode} ${message.fields.replyText}`);
+    },
+  );
   return {
     model,
     channel,
@@ -101,8 +113,11 @@ async function open(s: RabbitSettings): Promise<RabbitConnection> {
 const connections = new ConnectionCache<RabbitConnection>();
 
 const EXCHANGE_NAME = /^[A-Za-z0-9_.:-]+$/;
-const shortString = (what: string) => (name: string) => (Buffer.byteLength(name) > 255 ? `a ${what} is at most 255 bytes` : undefined);
-const invalidExchange = (name: string) => shortString("name")(name) ?? (EXCHANGE_NAME.test(name) ? undefined : "exchange names use letters, digits, -, _, . and : only");
+const shortString = (what: string) => (name: string) =>
+  Buffer.byteLength(name) > 255 ? `a ${what} is at most 255 bytes` : undefined;
+const invalidExchange = (name: string) =>
+  shortString("name")(name) ??
+  (EXCHANGE_NAME.test(name) ? undefined : "exchange names use letters, digits, -, _, . and : only");
 
 /**
  * Whether the exchange exists, asked on a channel of its own: a passive declare of a missing exchange
@@ -116,27 +131,59 @@ async function ensureExchange(c: RabbitConnection, name: string): Promise<void> 
     await probe.checkExchange(name);
     c.exchanges.add(name);
   } catch (err) {
-    throw new ConnectorError(`The exchange "${name}" does not exist in this virtual host (${errorMessage(err).replace(/^.*?NOT_FOUND - /, "")}).`);
+    throw new ConnectorError(
+      `The exchange "${name}" does not exist in this virtual host (${errorMessage(err).replace(/^.*?NOT_FOUND - /, "")}).`,
+    );
   } finally {
     await probe.close().catch(() => undefined);
   }
 }
 
-function publish(s: RabbitSettings, c: RabbitConnection, record: WriteRecord, sent: (m: SentMessage) => void): Promise<string> {
-  const exchange = s.exchangeTemplate === "" ? "" : renderName(s.exchangeTemplate, record.payload, "exchange", invalidExchange);
-  const routingKey = renderName(s.routingKeyTemplate, record.payload, "routing key", shortString("routing key"));
+function publish(
+  s: RabbitSettings,
+  c: RabbitConnection,
+  record: WriteRecord,
+  sent: (m: SentMessage) => void,
+): Promise<string> {
+  const exchange =
+    s.exchangeTemplate === ""
+      ? ""
+      : renderName(s.exchangeTemplate, record.payload, "exchange", invalidExchange);
+  const routingKey = renderName(
+    s.routingKeyTemplate,
+    record.payload,
+    "routing key",
+    shortString("routing key"),
+  );
   const id = messageId(record);
   return ensureExchange(c, exchange).then(
     () =>
       new Promise<string>((resolve, reject) => {
-        sent({ line: `PUBLISH ${exchange === "" ? "(default exchange)" : exchange} ${routingKey}`, body: record.payload });
+        sent({
+          line: `PUBLISH ${exchange === "" ? "(default exchange)" : exchange} ${routingKey}`,
+          body: record.payload,
+        });
         const callback = (err: unknown) => {
           const returnedAs = c.returned.get(id);
           c.returned.delete(id);
           if (err) {
             const closed = !c.alive() || /closed/i.test(errorMessage(err));
-            reject(closed ? new ConnectionLost(`The channel closed before the broker confirmed the message: ${errorMessage(err)}`) : new ConnectorError("The broker could not take the message (basic.nack); it may be sent again.", "nack"));
-          } else if (returnedAs) reject(new ConnectorError(`No queue took the message: the broker returned it as unroutable (${returnedAs}).`));
+            reject(
+              closed
+                ? new ConnectionLost(
+                    `The channel closed before the broker confirmed the message: ${errorMessage(err)}`,
+                  )
+                : new ConnectorError(
+                    "The broker could not take the message (basic.nack); it may be sent again.",
+                    "nack",
+                  ),
+            );
+          } else if (returnedAs)
+            reject(
+              new ConnectorError(
+                `No queue took the message: the broker returned it as unroutable (${returnedAs}).`,
+              ),
+            );
           else resolve(`confirmed (basic.ack)`);
         };
         try {
@@ -171,8 +218,16 @@ async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[
   } catch (err) {
     return connectionFailed(records, err, secretValues(config, rabbitmqDestinationDefinition));
   }
-  return sendEach(records, { definition: rabbitmqDestinationDefinition, config, timeoutMs: s.target.timeoutMs, what: "message", inFlight: 256 }, (record, sent) =>
-    publish(s, connection, record, sent),
+  return sendEach(
+    records,
+    {
+      definition: rabbitmqDestinationDefinition,
+      config,
+      timeoutMs: s.target.timeoutMs,
+      what: "message",
+      inFlight: 256,
+    },
+    (record, sent) => publish(s, connection, record, sent),
   );
 }
 
@@ -200,7 +255,10 @@ export const rabbitmqDestination: DestinationConnector = {
   check,
   discover: async (config) => {
     const s = settings(config);
-    return brokerCatalog(config, { name: "messages", url: `${describeTarget(s.target)} ${s.exchangeTemplate || "(default exchange)"} ${s.routingKeyTemplate}` });
+    return brokerCatalog(config, {
+      name: "messages",
+      url: `${describeTarget(s.target)} ${s.exchangeTemplate || "(default exchange)"} ${s.routingKeyTemplate}`,
+    });
   },
   write,
   close: (config) => connections.close(config),

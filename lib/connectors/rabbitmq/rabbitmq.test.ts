@@ -36,7 +36,8 @@ function config(overrides: Row = {}): Row {
 
 async function drain(): Promise<GetMessage[]> {
   const out: GetMessage[] = [];
-  for (let m = await channel.get(queue, { noAck: true }); m; m = await channel.get(queue, { noAck: true })) out.push(m);
+  for (let m = await channel.get(queue, { noAck: true }); m; m = await channel.get(queue, { noAck: true }))
+    out.push(m);
   return out;
 }
 
@@ -71,7 +72,9 @@ describe("RabbitMQ destination", () => {
     expect(badPassword.ok).toBe(false);
     expect(badPassword.details).toMatch(/ACCESS_REFUSED|refused/i);
     expect(badPassword.details).not.toContain("wrong-password-abc");
-    const missing = await rabbitmqDestination.check(config({ exchange_template: uniqueName("dsync_missing") }));
+    const missing = await rabbitmqDestination.check(
+      config({ exchange_template: uniqueName("dsync_missing") }),
+    );
     expect(missing.ok).toBe(false);
     expect(missing.details).toMatch(/does not exist/);
     const down = await rabbitmqDestination.check(config({ url: `amqp://127.0.0.1:${await closedPort()}` }));
@@ -83,7 +86,11 @@ describe("RabbitMQ destination", () => {
     const blocked = await rabbitmqDestination.check(config({ url: "amqp://localhost:5672" }));
     expect(blocked.ok).toBe(false);
     expect(blocked.details).toMatch(/not allowed/);
-    const [outcome] = await rabbitmqDestination.write(config({ url: "amqp://127.0.0.1:5672" }), records.slice(0, 1), { stream, batch: true });
+    const [outcome] = await rabbitmqDestination.write(
+      config({ url: "amqp://127.0.0.1:5672" }),
+      records.slice(0, 1),
+      { stream, batch: true },
+    );
     expect(outcome.ok).toBe(false);
     expect(outcome.error).toMatch(/private, loopback or link-local/);
   });
@@ -91,7 +98,9 @@ describe("RabbitMQ destination", () => {
   it("discovers one schemaless stream", async () => {
     const catalog = await rabbitmqDestination.discover(config());
     expect(catalog).toMatchObject({ schema_mode: "schemaless", request_rate_limit: 0 });
-    expect(catalog.streams.map((s) => [s.name, s.action, s.batch_support])).toEqual([["messages", "create", true]]);
+    expect(catalog.streams.map((s) => [s.name, s.action, s.batch_support])).toEqual([
+      ["messages", "create", true],
+    ]);
   });
 
   it("publishes confirmed persistent JSON messages with templated routing keys", async () => {
@@ -106,11 +115,18 @@ describe("RabbitMQ destination", () => {
       ["customers.active", records[0].payload],
       ["customers.active", records[1].payload],
     ]);
-    expect(messages[1].properties).toMatchObject({ deliveryMode: 2, contentType: "application/json", messageId: "k-2", type: "update" });
+    expect(messages[1].properties).toMatchObject({
+      deliveryMode: 2,
+      contentType: "application/json",
+      messageId: "k-2",
+      type: "update",
+    });
   });
 
   it("fails an unroutable message and a missing exchange alone", async () => {
-    const c = config({ exchange_template: `{% if name == "Grace" %}${uniqueName("dsync_none")}{% else %}${exchange}{% endif %}` });
+    const c = config({
+      exchange_template: `{% if name == "Grace" %}${uniqueName("dsync_none")}{% else %}${exchange}{% endif %}`,
+    });
     const outcomes = await rabbitmqDestination.write(
       c,
       [
@@ -131,7 +147,11 @@ describe("RabbitMQ destination", () => {
   });
 
   it("reports an unreachable broker as retryable", async () => {
-    const outcomes = await rabbitmqDestination.write(config({ url: `amqp://127.0.0.1:${await closedPort()}` }), records, { stream, batch: true });
+    const outcomes = await rabbitmqDestination.write(
+      config({ url: `amqp://127.0.0.1:${await closedPort()}` }),
+      records,
+      { stream, batch: true },
+    );
     expect(outcomes.map((o) => [o.ok, o.retryable, o.status])).toEqual([
       [false, true, 0],
       [false, true, 0],

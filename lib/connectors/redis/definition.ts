@@ -26,7 +26,8 @@ export const redisDestinationDefinition: ConnectorDefinition = {
       mode: {
         type: "string",
         title: "Write as",
-        description: "stream: XADD one entry per record to a stream; hash: HSET the record's fields into a hash per key (a deleted record deletes its hash).",
+        description:
+          "stream: XADD one entry per record to a stream; hash: HSET the record's fields into a hash per key (a deleted record deletes its hash).",
         enum: ["stream", "hash"],
         default: "stream",
         order: 3,
@@ -39,7 +40,8 @@ export const redisDestinationDefinition: ConnectorDefinition = {
       stream_max_length: {
         type: "integer",
         title: "Stream max length",
-        description: "Stream mode: trim the stream to about this many entries (XADD MAXLEN ~); 0 keeps every entry.",
+        description:
+          "Stream mode: trim the stream to about this many entries (XADD MAXLEN ~); 0 keeps every entry.",
         minimum: 0,
         default: 0,
         order: 5,

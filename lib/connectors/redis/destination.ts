@@ -34,7 +34,8 @@ interface RedisSettings {
 function settings(config: Row): RedisSettings {
   const target = brokerTarget(config, SCHEMES);
   const path = target.url.pathname.replace(/^\//, "");
-  if (path !== "" && !/^\d+$/.test(path)) throw new ConnectorError(`The URL's path must be a database number (e.g. /0), not "/${path}".`);
+  if (path !== "" && !/^\d+$/.test(path))
+    throw new ConnectorError(`The URL's path must be a database number (e.g. /0), not "/${path}".`);
   return {
     target,
     database: path === "" ? 0 : Number(path),
@@ -44,16 +45,10 @@ function settings(config: Row): RedisSettings {
   };
 }
 
-type Client = ReturnType<typeof createClient>;
-
-interface RedisConnection extends BrokerConnection {
-  client: Client;
-}
-
-async function open(s: RedisSettings): Promise<RedisConnection> {
+/** A client of the settings' server, its socket through the net policy's lookup. */
+function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedSocketOptions>>) {
   const t = s.target;
-  const guard = await guardedSocketOptions(t);
-  const client = createClient({
+  return createClient({
     socket: {
       host: t.host,
       port: t.port,
@@ -68,6 +63,16 @@ async function open(s: RedisSettings): Promise<RedisConnection> {
     database: s.database,
     disableOfflineQueue: true,
   });
+}
+
+type Client = ReturnType<typeof redisClient>;
+
+interface RedisConnection extends BrokerConnection {
+  client: Client;
+}
+
+async function open(s: RedisSettings): Promise<RedisConnection> {
+  const client = redisClient(s, await guardedSocketOptions(s.target));
   // Errors reach the commands that suffer them; without a listener node-redis would throw them.
   client.on("error", () => undefined);
   try {
@@ -88,9 +93,19 @@ async function open(s: RedisSettings): Promise<RedisConnection> {
 const connections = new ConnectionCache<RedisConnection>();
 
 /** Keys may hold any bytes; a newline in one is almost always a template mistake. */
-const invalidKey = (key: string) => (/[\r\n]/.test(key) ? "it contains a line break" : key.length > 1024 ? "it is longer than 1024 characters" : undefined);
+const invalidKey = (key: string) =>
+  /[\r\n]/.test(key)
+    ? "it contains a line break"
+    : key.length > 1024
+      ? "it is longer than 1024 characters"
+      : undefined;
 
-async function sendOne(s: RedisSettings, client: Client, record: WriteRecord, sent: (m: { line: string; body: unknown }) => void): Promise<string> {
+async function sendOne(
+  s: RedisSettings,
+  client: Client,
+  record: WriteRecord,
+  sent: (m: { line: string; body: unknown }) => void,
+): Promise<string> {
   const key = renderName(s.keyTemplate, record.payload, "key", invalidKey);
   const fields = messageFields(record.payload);
   if (s.mode === "hash") {
@@ -98,15 +113,24 @@ async function sendOne(s: RedisSettings, client: Client, record: WriteRecord, se
       sent({ line: `DEL ${key}`, body: null });
       return `DEL: ${await client.del(key)} key removed`;
     }
-    if (Object.keys(fields).length === 0) throw new ConnectorError("The record has no fields to write into the hash.");
+    if (Object.keys(fields).length === 0)
+      throw new ConnectorError("The record has no fields to write into the hash.");
     sent({ line: `HSET ${key}`, body: fields });
     return `HSET: ${await client.hSet(key, fields)} new fields`;
   }
   // A stream entry must have a field; a delete says so, as an entry of its own.
   const entry = record.action === "delete" ? { ...fields, _action: "delete" } : fields;
-  if (Object.keys(entry).length === 0) throw new ConnectorError("The record has no fields to add to the stream.");
+  if (Object.keys(entry).length === 0)
+    throw new ConnectorError("The record has no fields to add to the stream.");
   sent({ line: `XADD ${key}`, body: entry });
-  const id = await client.xAdd(key, "*", entry, s.maxLength > 0 ? { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: s.maxLength } } : undefined);
+  const id = await client.xAdd(
+    key,
+    "*",
+    entry,
+    s.maxLength > 0
+      ? { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: s.maxLength } }
+      : undefined,
+  );
   return `XADD: entry ${id}`;
 }
 
@@ -119,8 +143,16 @@ async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[
   } catch (err) {
     return connectionFailed(records, err, secretValues(config, redisDestinationDefinition));
   }
-  return sendEach(records, { definition: redisDestinationDefinition, config, timeoutMs: s.target.timeoutMs, what: s.mode === "hash" ? "HSET" : "XADD", inFlight: 256 }, (record, sent) =>
-    sendOne(s, connection.client, record, sent),
+  return sendEach(
+    records,
+    {
+      definition: redisDestinationDefinition,
+      config,
+      timeoutMs: s.target.timeoutMs,
+      what: s.mode === "hash" ? "HSET" : "XADD",
+      inFlight: 256,
+    },
+    (record, sent) => sendOne(s, connection.client, record, sent),
   );
 }
 
@@ -132,7 +164,10 @@ async function check(config: Row): Promise<CheckResult> {
       const pong = await connection.client.ping();
       const info = await connection.client.info("server");
       const version = /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? "?";
-      return { ok: true, details: `Connected to Redis ${version} at ${describeTarget(s.target)} (PING answered ${pong}).` };
+      return {
+        ok: true,
+        details: `Connected to Redis ${version} at ${describeTarget(s.target)} (PING answered ${pong}).`,
+      };
     } finally {
       await connection.end().catch(() => undefined);
     }
@@ -144,7 +179,10 @@ export const redisDestination: DestinationConnector = {
   check,
   discover: async (config) => {
     const s = settings(config);
-    return brokerCatalog(config, { name: s.mode === "hash" ? "hashes" : "stream_entries", url: `${describeTarget(s.target)} ${s.keyTemplate}` });
+    return brokerCatalog(config, {
+      name: s.mode === "hash" ? "hashes" : "stream_entries",
+      url: `${describeTarget(s.target)} ${s.keyTemplate}`,
+    });
   },
   write,
   close: (config) => connections.close(config),

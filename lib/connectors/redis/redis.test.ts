@@ -48,7 +48,9 @@ describe("Redis destination", () => {
     const refused = await redisDestination.check(config({ url: `redis://127.0.0.1:${await closedPort()}` }));
     expect(refused).toMatchObject({ ok: false });
     expect(refused.details).toMatch(/ECONNREFUSED/);
-    const badPassword = await redisDestination.check(config({ username: "nobody", password: "not-the-password-xyz" }));
+    const badPassword = await redisDestination.check(
+      config({ username: "nobody", password: "not-the-password-xyz" }),
+    );
     expect(badPassword.ok).toBe(false);
     expect(badPassword.details).not.toContain("not-the-password-xyz");
   });
@@ -58,7 +60,11 @@ describe("Redis destination", () => {
     const loopback = await redisDestination.check(config());
     expect(loopback.ok).toBe(false);
     expect(loopback.details).toMatch(/private, loopback or link-local/);
-    const [outcome] = await redisDestination.write(config({ url: "redis://localhost:6379" }), records.slice(0, 1), { stream, batch: true });
+    const [outcome] = await redisDestination.write(
+      config({ url: "redis://localhost:6379" }),
+      records.slice(0, 1),
+      { stream, batch: true },
+    );
     expect(outcome).toMatchObject({ ok: false });
     expect(outcome.error).toMatch(/not allowed/);
     process.env.OUTBOUND_ALLOW_PRIVATE = "*";
@@ -70,7 +76,13 @@ describe("Redis destination", () => {
     const catalog = await redisDestination.discover(config({ rate_limit_per_second: 50 }));
     expect(catalog.schema_mode).toBe("schemaless");
     expect(catalog.streams).toHaveLength(1);
-    expect(catalog.streams[0]).toMatchObject({ name: "stream_entries", action: "create", batch_support: true, request_rate_limit: 50, request_rate_limit_unit: "second" });
+    expect(catalog.streams[0]).toMatchObject({
+      name: "stream_entries",
+      action: "create",
+      batch_support: true,
+      request_rate_limit: 50,
+      request_rate_limit_unit: "second",
+    });
   });
 
   it("adds one stream entry per record to the templated key and reads them back", async () => {
@@ -79,7 +91,7 @@ describe("Redis destination", () => {
     expect(outcomes.map((o) => o.ok)).toEqual([true, true]);
     expect(outcomes[0].log?.response.line).toMatch(/^XADD: entry \d+-\d+$/);
     const ada = await admin.xRange(`${prefix}:ada`, "-", "+");
-    expect(ada.map((e) => e.message)).toEqual([{ id: "1", name: "Ada", tags: '["a","b"]' }]);
+    expect(ada?.map((e) => e.message)).toEqual([{ id: "1", name: "Ada", tags: '["a","b"]' }]);
     expect(await admin.xLen(`${prefix}:linus`)).toBe(1);
   });
 
@@ -121,7 +133,11 @@ describe("Redis destination", () => {
   });
 
   it("marks an unreachable server retryable and recovers through the engine's retries", async () => {
-    const [down] = await redisDestination.write(config({ url: `redis://127.0.0.1:${await closedPort()}` }), records.slice(0, 1), { stream, batch: true });
+    const [down] = await redisDestination.write(
+      config({ url: `redis://127.0.0.1:${await closedPort()}` }),
+      records.slice(0, 1),
+      { stream, batch: true },
+    );
     expect(down).toMatchObject({ ok: false, retryable: true, status: 0 });
 
     // Writes pause on the server longer than the first attempt waits for its reply: that attempt
@@ -129,9 +145,21 @@ describe("Redis destination", () => {
     const c = config({ mode: "hash", key_template: `${prefix}:retry:{{ id }}`, timeout: 0.3 });
     await redisDestination.check(c);
     let attempts = 0;
-    const counting: DestinationConnector = { ...redisDestination, write: (...args) => (attempts++, redisDestination.write(...args)) };
+    const counting: DestinationConnector = {
+      ...redisDestination,
+      write: (...args) => (attempts++, redisDestination.write(...args)),
+    };
     await admin.sendCommand(["CLIENT", "PAUSE", "600", "WRITE"]);
-    const loader = new Loader({ destination: counting, config: c, stream, batch: true, batchSize: 10, concurrency: 1, maxAttempts: 6, baseDelayMs: 400 });
+    const loader = new Loader({
+      destination: counting,
+      config: c,
+      stream,
+      batch: true,
+      batchSize: 10,
+      concurrency: 1,
+      maxAttempts: 6,
+      baseDelayMs: 400,
+    });
     const outcomes = await loader.load(records.slice(0, 1));
     expect(outcomes.get("1")?.ok).toBe(true);
     expect(attempts).toBeGreaterThan(1);
@@ -140,8 +168,19 @@ describe("Redis destination", () => {
 
   it("masks the password and refuses one inside the URL", () => {
     const { definition } = redisDestination;
-    expect(maskSecrets({ url: "redis://h:6379", password: "hunter2-secret" }, definition)).toEqual({ url: "redis://h:6379", password: "*************" });
-    expect(validateConfiguration(definition, { url: "redis://user:pw@h:6379", mode: "stream", key_template: "k" }).map((e) => e.path)).toEqual(["url"]);
-    expect(validateConfiguration(definition, { url: "redis://h:6379", mode: "stream", key_template: "k" })).toEqual([]);
+    expect(maskSecrets({ url: "redis://h:6379", password: "hunter2-secret" }, definition)).toEqual({
+      url: "redis://h:6379",
+      password: "*************",
+    });
+    expect(
+      validateConfiguration(definition, {
+        url: "redis://user:pw@h:6379",
+        mode: "stream",
+        key_template: "k",
+      }).map((e) => e.path),
+    ).toEqual(["url"]);
+    expect(
+      validateConfiguration(definition, { url: "redis://h:6379", mode: "stream", key_template: "k" }),
+    ).toEqual([]);
   });
 });

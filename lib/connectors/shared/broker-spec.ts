@@ -3,7 +3,11 @@
 // between the two groups (orders 3 to 9).
 
 /** url, username and password (orders 0-2). The URL may name a user, never a password. */
-export function brokerConnectionFields(example: string, schemes: [string, string], passwordTitle = "Password") {
+export function brokerConnectionFields(
+  example: string,
+  schemes: [string, string],
+  passwordTitle = "Password",
+) {
   return {
     url: {
       type: "string",
@@ -66,6 +70,11 @@ export const BROKER_SENDING_FIELDS = {
 };
 
 /** A name template's field (stream key, routing key, subject, topic). */
-export function nameTemplateField(title: string, description: string, order: number, extra: Record<string, unknown> = {}) {
+export function nameTemplateField(
+  title: string,
+  description: string,
+  order: number,
+  extra: Record<string, unknown> = {},
+) {
   return { type: "string", title, description, maxLength: 1024, order, ...extra };
 }

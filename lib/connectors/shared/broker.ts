@@ -40,11 +40,15 @@ export function brokerTarget(config: Row, schemes: BrokerSchemes): BrokerTarget 
   try {
     url = new URL(raw);
   } catch {
-    throw new ConnectorError(`"url" is not a valid URL; expected e.g. ${schemes.plain}://broker.example.com:${schemes.port}.`);
+    throw new ConnectorError(
+      `"url" is not a valid URL; expected e.g. ${schemes.plain}://broker.example.com:${schemes.port}.`,
+    );
   }
   const scheme = url.protocol.replace(/:$/, "");
   if (scheme !== schemes.plain && scheme !== schemes.tls) {
-    throw new ConnectorError(`"url" must start with ${schemes.plain}:// or ${schemes.tls}://, not ${scheme}://.`);
+    throw new ConnectorError(
+      `"url" must start with ${schemes.plain}:// or ${schemes.tls}://, not ${scheme}://.`,
+    );
   }
   // A password inside the URL would be stored and shown in the clear: it has a field of its own.
   if (url.password) throw new ConnectorError(`Put the password in the "password" field, not in "url".`);
@@ -56,7 +60,8 @@ export function brokerTarget(config: Row, schemes: BrokerSchemes): BrokerTarget 
     host,
     port: url.port ? Number(url.port) : tls ? schemes.tlsPort : schemes.port,
     tls,
-    username: optionalString(config, "username") ?? (url.username ? decodeURIComponent(url.username) : undefined),
+    username:
+      optionalString(config, "username") ?? (url.username ? decodeURIComponent(url.username) : undefined),
     password: optionalString(config, "password"),
     timeoutMs: secondsToMs(config, "timeout", 10),
   };
@@ -95,7 +100,12 @@ export function guardedStream(t: BrokerTarget): Duplex {
  * record's payload (its fields, and `payload` the whole of it). Throws ConnectorError when it renders
  * empty or `invalid` says why it cannot be used.
  */
-export function renderName(template: string, payload: Row, what: string, invalid?: (name: string) => string | undefined): string {
+export function renderName(
+  template: string,
+  payload: Row,
+  what: string,
+  invalid?: (name: string) => string | undefined,
+): string {
   const isTemplate = template.includes("{{") || template.includes("{%");
   const name = isTemplate ? renderTemplate(template, { ...payload, payload }).trim() : template;
   if (name === "") throw new ConnectorError(`The ${what} template gave an empty ${what}.`);
@@ -161,7 +171,12 @@ export function acknowledged(record: WriteRecord, sent: SentMessage, reply: stri
 }
 
 /** A record that failed: retryable (status 0) when `err` is transient, else a refusal. */
-export function failed(record: WriteRecord, err: unknown, secrets: string[], sent?: SentMessage): WriteOutcome {
+export function failed(
+  record: WriteRecord,
+  err: unknown,
+  secrets: string[],
+  sent?: SentMessage,
+): WriteOutcome {
   const error = redact(errorMessage(err), secrets);
   const retryable = isTransient(err);
   const request: LogPart = sent ?? { line: "(not sent)" };
@@ -182,7 +197,13 @@ export function failed(record: WriteRecord, err: unknown, secrets: string[], sen
  */
 export async function sendEach(
   records: WriteRecord[],
-  options: { definition: ConnectorDefinition; config: Row; timeoutMs: number; inFlight?: number; what: string },
+  options: {
+    definition: ConnectorDefinition;
+    config: Row;
+    timeoutMs: number;
+    inFlight?: number;
+    what: string;
+  },
   send: (record: WriteRecord, sent: (message: SentMessage) => void) => Promise<string>,
 ): Promise<WriteOutcome[]> {
   const secrets = secretValues(options.config, options.definition);
@@ -264,7 +285,9 @@ export function brokerCatalog(config: Row, stream: { name: string; url: string }
         batch_support: true,
         batch_size: numberField(config, "batch_size", 500),
         request_method: "POST",
-        ...(perSecond > 0 ? { request_rate_limit: perSecond, request_rate_limit_unit: "second" as const } : {}),
+        ...(perSecond > 0
+          ? { request_rate_limit: perSecond, request_rate_limit_unit: "second" as const }
+          : {}),
       },
     ],
     {
