@@ -35,7 +35,12 @@ const records: WriteRecord[] = [
 beforeAll(async () => {
   subscriber = await connectAsync(MQTT_URL, { protocolVersion: 5 });
   subscriber.on("message", (topic, payload, packet) => {
-    received.push({ topic, body: payload.length > 0 ? JSON.parse(payload.toString()) : null, retain: packet.retain, action: packet.properties?.userProperties?.action });
+    received.push({
+      topic,
+      body: payload.length > 0 ? JSON.parse(payload.toString()) : null,
+      retain: packet.retain,
+      action: packet.properties?.userProperties?.action,
+    });
   });
   await subscriber.subscribeAsync(`${prefix}/#`, { qos: 1 });
 });
@@ -65,7 +70,11 @@ describe("MQTT destination", () => {
     const blocked = await mqttDestination.check(config({ url: "mqtt://localhost:1883" }));
     expect(blocked.ok).toBe(false);
     expect(blocked.details).toMatch(/private, loopback or link-local/);
-    const [outcome] = await mqttDestination.write(config({ url: "mqtt://127.0.0.1:1883" }), records.slice(0, 1), { stream, batch: true });
+    const [outcome] = await mqttDestination.write(
+      config({ url: "mqtt://127.0.0.1:1883" }),
+      records.slice(0, 1),
+      { stream, batch: true },
+    );
     expect(outcome.ok).toBe(false);
     expect(outcome.error).toMatch(/not allowed/);
   });
@@ -88,10 +97,16 @@ describe("MQTT destination", () => {
   });
 
   it("retains messages when asked to", async () => {
-    await mqttDestination.write(config({ topic_template: `${prefix}/retained/{{ id }}`, retain: true }), [{ key: "7", action: "insert", payload: { id: 7 } }], { stream, batch: true });
+    await mqttDestination.write(
+      config({ topic_template: `${prefix}/retained/{{ id }}`, retain: true }),
+      [{ key: "7", action: "insert", payload: { id: 7 } }],
+      { stream, batch: true },
+    );
     const late = await connectAsync(MQTT_URL, { protocolVersion: 5 });
     try {
-      const retained = new Promise<{ topic: string; retain: boolean }>((resolve) => late.on("message", (topic, _p, packet) => resolve({ topic, retain: packet.retain })));
+      const retained = new Promise<{ topic: string; retain: boolean }>((resolve) =>
+        late.on("message", (topic, _p, packet) => resolve({ topic, retain: packet.retain })),
+      );
       await late.subscribeAsync(`${prefix}/retained/#`, { qos: 1 });
       expect(await retained).toEqual({ topic: `${prefix}/retained/7`, retain: true });
     } finally {
@@ -101,7 +116,9 @@ describe("MQTT destination", () => {
 
   it("fails only the record the broker refuses in its PUBACK, and an invalid topic", async () => {
     // Mosquitto answers a client's publish to $SYS with reason code 0x87 (not authorized).
-    const c = config({ topic_template: `{% if id == 0 %}$SYS/${prefix}{% else %}${prefix}/customers/{{ id }}{% endif %}` });
+    const c = config({
+      topic_template: `{% if id == 0 %}$SYS/${prefix}{% else %}${prefix}/customers/{{ id }}{% endif %}`,
+    });
     const outcomes = await mqttDestination.write(
       c,
       [
@@ -120,7 +137,11 @@ describe("MQTT destination", () => {
   });
 
   it("reports an unreachable broker as retryable", async () => {
-    const outcomes = await mqttDestination.write(config({ url: `mqtt://127.0.0.1:${await closedPort()}` }), records, { stream, batch: true });
+    const outcomes = await mqttDestination.write(
+      config({ url: `mqtt://127.0.0.1:${await closedPort()}` }),
+      records,
+      { stream, batch: true },
+    );
     expect(outcomes.map((o) => [o.ok, o.retryable])).toEqual([
       [false, true],
       [false, true],
@@ -128,6 +149,8 @@ describe("MQTT destination", () => {
   });
 
   it("masks the password", () => {
-    expect(maskSecrets(config({ username: "u", password: "mq-secret" }), mqttDestination.definition)).toMatchObject({ username: "u", password: "*************" });
+    expect(
+      maskSecrets(config({ username: "u", password: "mq-secret" }), mqttDestination.definition),
+    ).toMatchObject({ username: "u", password: "*************" });
   });
 });
