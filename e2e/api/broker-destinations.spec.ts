@@ -219,7 +219,6 @@ for (const make of [redisBroker, rabbitBroker, natsBroker, mqttBroker]) {
       const destinationId = Number(created.data.id);
       if (broker.secret) {
         expect(created.data.attributes.configuration[broker.secret]).toBe(MASK);
-        expect(JSON.stringify(created)).not.toContain(String(broker.configuration[broker.secret]) + '"');
       }
 
       const check = await ws.admin.post("/api/v1/connector_definitions/check_connection", {

@@ -79,9 +79,15 @@ describe("Redis destination", () => {
     expect(catalog.streams[0]).toMatchObject({
       name: "stream_entries",
       action: "create",
-      batch_support: true,
+      batch_support: false,
+      batch_size: 1,
       request_rate_limit: 50,
       request_rate_limit_unit: "second",
+    });
+    // Without a limit, batches of batch_size.
+    expect((await redisDestination.discover(config({ batch_size: 20 }))).streams[0]).toMatchObject({
+      batch_support: true,
+      batch_size: 20,
     });
   });
 

@@ -13,9 +13,9 @@ export function brokerConnectionFields(
       type: "string",
       title: "URL",
       description: `Where the broker listens, e.g. ${example} (${schemes[1]}:// for TLS). Put the password in its own field.`,
-      pattern: `^(${schemes[0]}|${schemes[1]})://`,
-      // No user:password@ inside the URL: it would be shown in the clear.
-      not: { pattern: "^[a-z]+://[^/@]*:[^/@]*@" },
+      // The scheme, then at most a user (no user:password@: it would be shown in the clear), the host
+      // and port, and a path.
+      pattern: `^(${schemes[0]}|${schemes[1]})://([^/:@]*@)?[^/@]*(/.*)?$`,
       maxLength: 2048,
       order: 0,
     },

@@ -271,7 +271,7 @@ export function connectionFailed(records: WriteRecord[], err: unknown, secrets: 
 
 /**
  * The one stream a broker destination offers: schemaless (the mapping names the message's fields),
- * batches of `batch_size`, and the configured rate limit (messages per second, 0 for none).
+ * batches of `batch_size`, or with a rate limit (messages per second) one message per request.
  */
 export function brokerCatalog(config: Row, stream: { name: string; url: string }): Catalog {
   const perSecond = numberField(config, "rate_limit_per_second", 0);
@@ -282,8 +282,9 @@ export function brokerCatalog(config: Row, stream: { name: string; url: string }
         action: "create",
         url: stream.url,
         json_schema: { type: "object", additionalProperties: true },
-        batch_support: true,
-        batch_size: numberField(config, "batch_size", 500),
+        // The engine's rate budget counts requests: under a limit each message is a request of its own.
+        batch_support: perSecond === 0,
+        batch_size: perSecond === 0 ? numberField(config, "batch_size", 500) : 1,
         request_method: "POST",
         ...(perSecond > 0
           ? { request_rate_limit: perSecond, request_rate_limit_unit: "second" as const }
