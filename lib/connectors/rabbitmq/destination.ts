@@ -76,7 +76,8 @@ async function open(s: RabbitSettings): Promise<RabbitConnection> {
       vhost: s.vhost,
       heartbeat: 30,
     },
-    { ...guard, timeout: t.timeoutMs, ...(t.tls ? { servername: t.host } : {}) },
+    // amqplib sends and verifies the host name for amqps itself (for names, not addresses).
+    { ...guard, timeout: t.timeoutMs },
   );
   let open = true;
   model.on("error", () => undefined);

@@ -13,6 +13,7 @@ import {
   messageFields,
   renderName,
   sendEach,
+  serverName,
   type BrokerConnection,
   type BrokerTarget,
 } from "../shared/broker";
@@ -56,7 +57,7 @@ function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedS
       // A lost connection fails the commands in flight (retried by the engine) instead of queueing them.
       reconnectStrategy: false,
       ...guard,
-      ...(t.tls ? { tls: true as const, servername: t.host } : {}),
+      ...(t.tls ? { tls: true as const, servername: serverName(t) } : {}),
     },
     username: t.username,
     password: t.password,

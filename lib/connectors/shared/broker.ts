@@ -2,7 +2,7 @@
 // and its net-policy guard, the message built from a record (JSON body, names from Liquid
 // templates), per-record outcomes from the broker's acknowledgement, the connection cache and the
 // one-stream catalog. Each connector keeps only what its protocol does differently.
-import { Socket, type LookupFunction } from "node:net";
+import { isIP, Socket, type LookupFunction } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Catalog, ConnectorDefinition, LogPart, Row, WriteOutcome, WriteRecord } from "../types";
@@ -88,11 +88,16 @@ export function allowedAddress(host: string): Promise<string> {
   });
 }
 
+/** The TLS server name to send and verify: the host, unless it is an address (SNI takes names only). */
+export function serverName(t: BrokerTarget): string | undefined {
+  return isIP(t.host) ? undefined : t.host;
+}
+
 /** A connected stream through the policy (connectGuarded), wrapped in TLS for TLS schemes (MQTT). */
 export function guardedStream(t: BrokerTarget): Duplex {
   const socket = connectGuarded(new Socket(), { host: t.host, port: t.port });
   if (!t.tls) return socket;
-  return tlsConnect({ socket, servername: t.host, rejectUnauthorized: true });
+  return tlsConnect({ socket, servername: serverName(t), rejectUnauthorized: true });
 }
 
 /**
