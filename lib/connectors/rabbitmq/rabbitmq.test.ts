@@ -146,6 +146,29 @@ describe("RabbitMQ destination", () => {
     expect((await drain()).map((m) => JSON.parse(m.content.toString()).name).sort()).toEqual(["Ada", "Hedy"]);
   });
 
+  it("fails a record the broker nacks (a full queue that rejects publishes), retryable", async () => {
+    const full = uniqueName("dsync_test_full");
+    await channel.assertQueue(full, {
+      durable: false,
+      arguments: { "x-max-length": 1, "x-overflow": "reject-publish" },
+    });
+    try {
+      const outcomes = await rabbitmqDestination.write(
+        config({ exchange_template: "", routing_key_template: full }),
+        records,
+        { stream, batch: true },
+      );
+      expect(outcomes.map((o) => [o.key, o.ok, o.retryable])).toEqual([
+        ["1", true, undefined],
+        ["2", false, true],
+      ]);
+      expect(outcomes[1].error).toMatch(/basic\.nack/);
+      expect((await channel.checkQueue(full)).messageCount).toBe(1);
+    } finally {
+      await channel.deleteQueue(full);
+    }
+  });
+
   it("reports an unreachable broker as retryable", async () => {
     const outcomes = await rabbitmqDestination.write(
       config({ url: `amqp://127.0.0.1:${await closedPort()}` }),

@@ -155,7 +155,11 @@ describe("Redis destination", () => {
       ...redisDestination,
       write: (...args) => (attempts++, redisDestination.write(...args)),
     };
-    await admin.sendCommand(["CLIENT", "PAUSE", "600", "WRITE"]);
+    await admin.sendCommand(["CLIENT", "PAUSE", "900", "WRITE"]);
+    // No reply in time: the record fails with that, retryable (the command may still run later).
+    const [unanswered] = await redisDestination.write(c, records.slice(1, 2), { stream, batch: true });
+    expect(unanswered).toMatchObject({ ok: false, retryable: true, status: 0 });
+    expect(unanswered.error).toBe("The broker did not acknowledge the HSET within 0.3 s.");
     const loader = new Loader({
       destination: counting,
       config: c,
