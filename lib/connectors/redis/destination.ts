@@ -1,7 +1,7 @@
 // Redis destination: each record is one XADD to a stream (mode `stream`) or one HSET of its fields
 // into a hash (mode `hash`; a deleted record DELs its hash), the key rendered from a template. The
 // commands of a batch are pipelined on one connection; each record's outcome is its own reply.
-import { createClient } from "@redis/client";
+import { createClient, ErrorReply } from "@redis/client";
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
   brokerCatalog,
@@ -14,6 +14,7 @@ import {
   renderName,
   sendEach,
   serverName,
+  transientError,
   type BrokerConnection,
   type BrokerTarget,
 } from "../shared/broker";
@@ -63,6 +64,8 @@ function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedS
     password: t.password,
     database: s.database,
     disableOfflineQueue: true,
+    // Shown by CLIENT LIST, so an operator can tell these connections apart.
+    name: "datasync",
   });
 }
 
@@ -135,6 +138,21 @@ async function sendOne(
   return `XADD: entry ${id}`;
 }
 
+/** Replies that say "not now" (still loading, busy script, failover) are worth a retry. */
+const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
+
+/**
+ * A server's error reply refuses the record (WRONGTYPE, OOM, NOPERM…) unless it says "not now";
+ * anything else the client throws (the socket closed, the client went offline) is the connection's.
+ */
+function classify(err: unknown): unknown {
+  if (err instanceof ConnectorError) return err;
+  if (err instanceof ErrorReply) return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
+  return transientError(
+    `The connection to Redis failed: ${err instanceof Error ? err.message : String(err)}`,
+  );
+}
+
 async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
   if (records.length === 0) return [];
   const s = settings(config);
@@ -153,7 +171,8 @@ async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[
       what: s.mode === "hash" ? "HSET" : "XADD",
       inFlight: 256,
     },
-    (record, sent) => sendOne(s, connection.client, record, sent),
+    (record, sent) =>
+      sendOne(s, connection.client, record, sent).catch((err: unknown) => Promise.reject(classify(err))),
   );
 }
 

@@ -176,6 +176,22 @@ describe("Redis destination", () => {
     expect(await admin.hGet(`${prefix}:retry:1`, "name")).toBe("Ada");
   });
 
+  it("replaces a connection the server dropped, failing what was in flight as retryable", async () => {
+    const c = config({ mode: "hash", key_template: `${prefix}:dropped:{{ id }}` });
+    expect((await redisDestination.write(c, records.slice(0, 1), { stream, batch: true }))[0].ok).toBe(true);
+    const ours = (await admin.sendCommand<string>(["CLIENT", "LIST"]))
+      .split("\n")
+      .filter((line) => / name=datasync /.test(line));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const line of ours)
+      await admin.sendCommand(["CLIENT", "KILL", "ID", /(?:^| )id=(\d+)/.exec(line)![1]]);
+    const [during] = await redisDestination.write(c, records.slice(1, 2), { stream, batch: true });
+    expect(during.ok || during.retryable).toBe(true);
+    const [after] = await redisDestination.write(c, records.slice(1, 2), { stream, batch: true });
+    expect(after.ok).toBe(true);
+    expect(await admin.hGet(`${prefix}:dropped:2`, "name")).toBe("Linus");
+  });
+
   it("masks the password and refuses one inside the URL", () => {
     const { definition } = redisDestination;
     expect(maskSecrets({ url: "redis://h:6379", password: "hunter2-secret" }, definition)).toEqual({

@@ -152,10 +152,15 @@ export class AckTimeoutError extends ConnectorError {
 
 const TRANSIENT_CODES = new Set([
   ...["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"],
-  ...["ack_timeout", "connection_lost", "nack"],
+  ...["ack_timeout", "connection_lost", "nack", "transient"],
   // nats.js
   ...["CONNECTION_CLOSED", "CONNECTION_REFUSED", "CONNECTION_TIMEOUT", "DISCONNECT", "TIMEOUT", "408"],
 ]);
+
+/** An error worth another attempt (the broker is busy, the connection went away). */
+export function transientError(message: string): ConnectorError {
+  return new ConnectorError(message, "transient");
+}
 
 /** Connection trouble and missing acknowledgements are worth another attempt; refusals are not. */
 export function isTransient(err: unknown): boolean {
