@@ -181,7 +181,7 @@ export const envSchema = z.object({
   OUTBOUND_ALLOW_PRIVATE: variable(
     z.string().optional(),
     { form: "a comma list of addresses and CIDR ranges, or `*`", unset: "none" },
-    "private, loopback and link-local addresses connectors (HTTP, PostgreSQL, MariaDB, Slack) may reach: a comma list of addresses and CIDR ranges (`10.0.0.0/8,192.168.1.20`), or `*` for all; none by default. Cloud metadata addresses and the application's own database are always refused. `DEMO=1` allows the demo database's host when unset. See [docs/security.md](docs/security.md)",
+    "private, loopback and link-local addresses connectors (HTTP, PostgreSQL, MariaDB, Slack, Redis, RabbitMQ, NATS, MQTT) may reach: a comma list of addresses and CIDR ranges (`10.0.0.0/8,192.168.1.20`), or `*` for all; none by default. Cloud metadata addresses and the application's own database are always refused. `DEMO=1` allows the demo database's host when unset. See [docs/security.md](docs/security.md)",
   ),
   CONNECTOR_ENV_ALLOWLIST: variable(
     z.string().optional(),

@@ -25,7 +25,7 @@ describe("definitions", () => {
   it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
     expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel"]);
-    expect(names("destination")).toEqual(["Postgresql", "MariaDB", "Http", "Slack"]);
+    expect(names("destination")).toEqual(["Postgresql", "MariaDB", "Http", "Slack", "Redis", "RabbitMQ", "Nats", "Mqtt"]);
     expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel"]);
     expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);
     expect(getDefinition("postgresql", "destination")?.connectorType).toBe("destination");
