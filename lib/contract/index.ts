@@ -8,6 +8,7 @@ import { auditAndReports, roles } from "./roles";
 import { service, unknownPaths } from "./service";
 import { syncRuns } from "./sync-runs";
 import { syncs } from "./syncs";
+import { webhooks } from "./webhooks";
 import { workspaces } from "./workspaces";
 
 export type { Operation, Permission } from "./operation";
@@ -26,6 +27,7 @@ const GROUPS: Record<string, Operation>[] = [
   models,
   syncs,
   syncRuns,
+  webhooks,
   service,
 ];
 

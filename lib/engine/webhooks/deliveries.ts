@@ -4,13 +4,14 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { toJsonColumn } from "@/lib/db/json";
 import type { WebhookDelivery } from "@/lib/generated/prisma/client";
-import type { WebhookEnvelope } from "./payload";
 import { enqueueDeliveries } from "./queue";
 
 export interface NewDeliveries {
   workspaceId: number;
   subscriptionIds: number[];
-  payload: WebhookEnvelope;
+  /** The event's id and type, and the body sent (a WebhookEnvelope, or a stored one for a redelivery). */
+  event: { id: string; type: string };
+  payload: object;
   /** Sent by a person (ping, redeliver): attempted even while the subscription is disabled. */
   manual?: boolean;
   redeliveryOf?: number;
@@ -23,8 +24,8 @@ export async function createDeliveries(input: NewDeliveries): Promise<WebhookDel
     data: input.subscriptionIds.map((subscriptionId) => ({
       workspaceId: input.workspaceId,
       subscriptionId,
-      eventId: input.payload.id,
-      eventType: input.payload.type,
+      eventId: input.event.id,
+      eventType: input.event.type,
       payload: toJsonColumn(input.payload),
       manual: input.manual ?? false,
       redeliveryOf: input.redeliveryOf ?? null,

@@ -30,7 +30,7 @@ export async function emitRunEvent(runId: number, status: SyncRunStatus): Promis
     if (!run) return;
     // The status that sent the event, even when the change is not committed yet (the reaper's transaction).
     const payload = runEventPayload(type, { ...run, status });
-    await createDeliveries({ workspaceId: run.workspaceId, subscriptionIds: rows.map((r) => r.id), payload });
+    await createDeliveries({ workspaceId: run.workspaceId, subscriptionIds: rows.map((r) => r.id), event: payload, payload });
   } catch (err) {
     logger.warn({ runId, status, err: (err as Error).message }, "could not queue run webhooks");
   }
