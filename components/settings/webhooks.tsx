@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
+import { useForm, useWatch } from "react-hook-form";
 import { relativeTime } from "@/components/common/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -84,7 +84,7 @@ function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
     defaultValues: { webhook_subscription: { url: "", events: [...WEBHOOK_EVENTS], sync_ids: null, enabled: true } },
   });
   const errors = form.formState.errors.webhook_subscription;
-  const chosen = form.watch("webhook_subscription.sync_ids");
+  const chosen = useWatch({ control: form.control, name: "webhook_subscription.sync_ids" });
   const setChosen = (ids: number[] | null) => form.setValue("webhook_subscription.sync_ids", ids, { shouldValidate: form.formState.isSubmitted });
   const submit = form.handleSubmit((values) => create.mutate(values.webhook_subscription, { onSuccess: (s) => setSecret(s.attributes.secret) }));
   if (secret !== null) return <WebhookSecretDialog secret={secret} onClose={onClose} />;
