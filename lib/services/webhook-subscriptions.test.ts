@@ -6,10 +6,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
+import { approveRun, cancelRun, startEngine, stopEngine, triggerSync } from "@/lib/engine";
 import { retryDelaySeconds } from "@/lib/engine/webhooks/deliver";
 import { verifySignature } from "@/lib/engine/webhooks/signature";
-import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
+import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, sql, tableStream, waitFor } from "@/lib/engine/test-support";
 import { ValidationFailed } from "@/lib/errors";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
@@ -156,6 +156,45 @@ describe("run lifecycle webhooks", () => {
     expect(at("/elsewhere")).toHaveLength(0);
     expect(await deliveriesOf(elsewhere.row.id)).toHaveLength(0);
   }, 60_000);
+
+  it("a run held for approval sends needs_approval; canceled it sends failed; approved it goes on without a second started", async () => {
+    const f = await createFixture({
+      sourceUrl: source.url,
+      workspaceId: auth.workspaceId,
+      destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream("people")) },
+      sync: { guard: { max_change_percent: 10 } },
+    });
+    const sub = await createWebhookSubscription(auth, {
+      url: `${base}/guarded`,
+      events: ["sync_run.started", "sync_run.needs_approval", "sync_run.succeeded", "sync_run.failed"],
+      sync_ids: [f.syncId],
+      enabled: true,
+    });
+    const ended = async (runId: number, status: string) =>
+      waitFor(async () => ((await reloadRun(runId)).status === status ? true : undefined), 30_000, `run ${runId} ${status}`);
+    const eventsOf = (runId: number) =>
+      at("/guarded")
+        .map((r) => JSON.parse(r.body))
+        .filter((b) => b.data.sync_run_id === runId)
+        .sort((x, y) => x.created_at.localeCompare(y.created_at))
+        .map((b) => `${b.type}:${b.data.status}:${b.data.outcome}`);
+
+    const first = await triggerSync(f.workspaceId, f.syncId);
+    await ended(first.id, "success");
+    await sql(source.url, "UPDATE people SET score = score + 1 WHERE id <= 5");
+    const held = await triggerSync(f.workspaceId, f.syncId);
+    await ended(held.id, "needs_approval");
+    await cancelRun(f.workspaceId, f.syncId, held.id, "Ada");
+    const again = await triggerSync(f.workspaceId, f.syncId);
+    await ended(again.id, "needs_approval");
+    await approveRun(f.workspaceId, f.syncId, again.id, "Ada");
+    await ended(again.id, "success");
+    await settled(sub.row.id, 8);
+
+    expect(eventsOf(first.id)).toEqual(["sync_run.started:started:running", "sync_run.succeeded:success:succeeded"]);
+    expect(eventsOf(held.id)).toEqual(["sync_run.started:started:running", "sync_run.needs_approval:needs_approval:needs_approval", "sync_run.failed:failed:canceled"]);
+    expect(eventsOf(again.id)).toEqual(["sync_run.started:started:running", "sync_run.needs_approval:needs_approval:needs_approval", "sync_run.succeeded:success:succeeded"]);
+  }, 90_000);
 
   it("retries a refused delivery with growing waits, logs every attempt, and succeeds when the receiver does", async () => {
     const sub = await createWebhookSubscription(auth, { url: `${base}/flaky`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
