@@ -59,7 +59,8 @@ beforeAll(async () => {
       const path = req.url ?? "/";
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
       const status = script.get(path)?.shift() ?? 200;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : `no (${status})`);
+      const headers = { "content-type": "text/plain", ...(status >= 300 && status < 400 ? { location: "/redirected" } : {}) };
+      res.writeHead(status, headers).end(status < 300 ? "ok" : `no (${status})`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -198,15 +199,17 @@ describe("run lifecycle webhooks", () => {
 
   it("retries a refused delivery with growing waits, logs every attempt, and succeeds when the receiver does", async () => {
     const sub = await createWebhookSubscription(auth, { url: `${base}/flaky`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
-    script.set("/flaky", [500, 503, 200]);
+    script.set("/flaky", [500, 302, 200]);
     const ping = await testWebhookSubscription(auth, sub.row.id);
     const [delivery] = await settled(sub.row.id, 1);
     expect(delivery.id).toBe(ping.id);
     expect(delivery.status).toBe("succeeded");
     expect(delivery.attempts).toBe(3);
     const log = delivery.attemptLog;
-    expect(log.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, 503], [3, 200]]);
+    expect(log.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, 302], [3, 200]]);
     expect(log[0].error).toContain("HTTP 500");
+    // A redirect is an answer that is not a 2xx, not a place to send the event to.
+    expect(at("/redirected")).toHaveLength(0);
     expect(log[2].error).toBeNull();
     expect(log[2].nextRetryAt).toBeNull();
     // Each retry waited at least the backoff its attempt announced, and the announced waits double.
