@@ -76,6 +76,8 @@ const FLAGS: Record<string, Flags> = {
   updateSync: { body: {} },
   enableSync: { body: {} },
   scheduleSync: { body: {} },
+  createWebhookSubscription: { body: {} },
+  updateWebhookSubscription: { body: {} },
 };
 
 export const ENDPOINTS: Endpoint[] = OPERATIONS.map((op) => {

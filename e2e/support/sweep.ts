@@ -22,6 +22,9 @@ export interface Ids {
   role: number;
   token: number;
   member: number;
+  webhook: number;
+  /** A delivery (a ping) of `webhook`. */
+  delivery: number;
   /** A connector definition name (not an id). */
   definition: string;
 }
@@ -187,6 +190,19 @@ const SPECS: Record<string, SweepSpec> = {
     ids: ["sync", "run"],
     enumQuery: { status: "success", action: "destination_insert" },
   },
+  "GET /api/v1/webhook_subscriptions": { mutates: false, paginated: true },
+  "POST /api/v1/webhook_subscriptions": {
+    mutates: true,
+    body: (ids) => ({ webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"], sync_ids: [ids.sync] } }),
+    bodyIds: { "webhook_subscription.sync_ids.0": "sync" },
+  },
+  "GET /api/v1/webhook_subscriptions/{}": { mutates: false, ids: ["webhook"] },
+  "PUT /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"], body: () => ({ webhook_subscription: { enabled: true } }) },
+  "DELETE /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"] },
+  "POST /api/v1/webhook_subscriptions/{}/rotate_secret": { mutates: true, ids: ["webhook"] },
+  "POST /api/v1/webhook_subscriptions/{}/test": { mutates: true, ids: ["webhook"] },
+  "GET /api/v1/webhook_subscriptions/{}/deliveries": { mutates: false, ids: ["webhook"], paginated: true },
+  "POST /api/v1/webhook_subscriptions/{}/deliveries/{}/redeliver": { mutates: true, ids: ["webhook", "delivery"] },
 };
 
 export interface SweepEndpoint extends SweepSpec {
@@ -276,8 +292,14 @@ export async function resourceFixture(admin: Api, workspaceId: number): Promise<
       }),
     ),
   );
+  const webhook = idOf(
+    await createdJson(
+      await admin.post("/api/v1/webhook_subscriptions", { webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"] } }),
+    ),
+  );
+  const delivery = idOf(await createdJson(await admin.post(`/api/v1/webhook_subscriptions/${webhook}/test`)));
   return {
-    ids: { workspace: workspaceId, source, destination, model, sync, run, catalog, role, token, member, definition: "Postgresql" },
+    ids: { workspace: workspaceId, source, destination, model, sync, run, catalog, role, token, member, webhook, delivery, definition: "Postgresql" },
     drop: () => sql(`DROP TABLE IF EXISTS ${table}`),
   };
 }

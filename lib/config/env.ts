@@ -292,6 +292,20 @@ export const envSchema = z.object({
     10,
     "an active job whose run has ended or is still queued this long after is taken as left behind by a dead worker",
   ),
+  // Run lifecycle webhooks (docs/webhooks.md)
+  WEBHOOK_RETRY_BASE_SECONDS: decimal(
+    0,
+    30,
+    "wait before the second attempt of a webhook delivery the receiver did not accept; each later wait doubles",
+    true,
+  ),
+  WEBHOOK_RETRY_MAX_HOURS: decimal(
+    0,
+    24,
+    "a webhook delivery not accepted this many hours after its event is given up (no attempt is scheduled past it)",
+    true,
+  ),
+  WEBHOOK_TIMEOUT_SECONDS: decimal(0, 10, "longest one webhook attempt may wait for the receiver's answer", true),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -9,6 +9,7 @@ import { auditAndReports, roles } from "./roles";
 import { service, unknownPaths } from "./service";
 import { syncRuns } from "./sync-runs";
 import { syncs } from "./syncs";
+import { webhooks } from "./webhooks";
 import { workspaces } from "./workspaces";
 
 export type { Operation, Permission } from "./operation";
@@ -28,6 +29,7 @@ const GROUPS: Record<string, Operation>[] = [
   syncs,
   syncRuns,
   alerts,
+  webhooks,
   service,
 ];
 

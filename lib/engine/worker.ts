@@ -12,6 +12,7 @@ import { executeRun, type RunResult } from "./execute-run";
 import { enqueueRun, getBoss, RUN_QUEUE, type RunJob } from "./queue";
 import { reapOrphanedRuns } from "./reaper";
 import { engineSettings } from "./settings";
+import { startWebhookWorker } from "./webhooks/worker";
 import { RUNNING_RUN_STATUSES, TERMINAL_RUN_STATUSES } from "./transitions";
 
 /** A run whose lock was busy for a moment (a reaper's check, the previous run letting go) is retried after this. */
@@ -104,6 +105,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     workerIds.push(await boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, handler));
   }
   const alerts = await startAlertWork();
+  const webhooks = await startWebhookWorker();
   const reaper = every(
     engineSettings.reaperIntervalMs,
     async () => void (await reapOrphanedRuns()),
@@ -113,6 +115,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     async stop() {
       await reaper.stop();
       await alerts.stop();
+      await webhooks.stop();
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
       // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.
