@@ -4,9 +4,10 @@
 import type { Fixtures } from "./contract-fixtures";
 import { ACCESS_STEPS } from "./contract-walk-access";
 import { DATA_STEPS } from "./contract-walk-data";
+import { SEQUENCE_STEPS } from "./contract-walk-sequences";
 import type { OperationId } from "./openapi-contract";
 
 export type Step = (fx: Fixtures) => Promise<void>;
 export type Steps = Partial<Record<OperationId, Step>>;
 
-export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS };
+export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS, ...SEQUENCE_STEPS };

@@ -76,6 +76,7 @@ const FLAGS: Record<string, Flags> = {
   updateSync: { body: {} },
   enableSync: { body: {} },
   scheduleSync: { body: {} },
+  setRunAfter: { body: {} },
 };
 
 export const ENDPOINTS: Endpoint[] = OPERATIONS.map((op) => {

@@ -5,6 +5,7 @@ import { catalogs, connectorDefinitions, connectors } from "./connectors";
 import { models } from "./models";
 import type { Operation } from "./operation";
 import { auditAndReports, roles } from "./roles";
+import { sequences } from "./sequences";
 import { service, unknownPaths } from "./service";
 import { syncRuns } from "./sync-runs";
 import { syncs } from "./syncs";
@@ -26,6 +27,7 @@ const GROUPS: Record<string, Operation>[] = [
   models,
   syncs,
   syncRuns,
+  sequences,
   service,
 ];
 
