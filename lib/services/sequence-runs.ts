@@ -4,6 +4,7 @@
 import "server-only";
 import { prisma } from "@/lib/db/client";
 import { startSequence } from "@/lib/engine";
+import { downstreamOf } from "@/lib/engine/sequences/graph";
 import { sequenceStatus, stepProgress, SETTLED_SEQUENCE_STATUSES, type SequenceStatus, type StepProgress, type StoredStepState } from "@/lib/engine/sequences/progress";
 import { NotFound } from "@/lib/errors";
 import type { SequenceRun, SequenceRunStep, SyncRun } from "@/lib/generated/prisma/client";
@@ -52,9 +53,10 @@ export async function getSequenceRun(workspaceId: number, id: number): Promise<S
   const runById = new Map(runs.map((r) => [r.id, r]));
   const syncById = new Map(syncs.map((s) => [s.id, s]));
   const members = new Set(sequence.steps.map((s) => s.syncId));
-  const ordered = [sequence.steps.find((s) => s.syncId === sequence.syncId), ...sequence.steps.filter((s) => s.syncId !== sequence.syncId)].filter(
-    (s): s is SequenceRunStep => s !== undefined,
-  );
+  // The order they were found in: the start, then breadth-first along the steps' own edges.
+  const stepBySync = new Map(sequence.steps.map((s) => [s.syncId, s]));
+  const edges = sequence.steps.flatMap((s) => s.upstreamSyncIds.map((u) => ({ syncId: s.syncId, upstreamSyncId: u })));
+  const ordered = downstreamOf(edges, sequence.syncId).flatMap((id) => stepBySync.get(id) ?? []);
   const progress = stepProgress(
     ordered.map((s) => ({
       syncId: s.syncId,

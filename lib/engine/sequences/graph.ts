@@ -16,7 +16,7 @@ function upstreamsBySync(edges: readonly RunAfterEdge[]): Map<number, number[]> 
 
 /**
  * The cycle that making `syncId` run after `upstreams` (replacing its current list) would close, in
- * the order the syncs would run: [syncId, …, upstream, syncId]; null when there is none. A sync
+ * the order the syncs would run: [syncId, …, upstream, syncId] (each after the one before it); null when there is none. A sync
  * listed as its own upstream is the cycle [syncId, syncId].
  */
 export function findRunAfterCycle(edges: readonly RunAfterEdge[], syncId: number, upstreams: readonly number[]): number[] | null {
@@ -26,7 +26,7 @@ export function findRunAfterCycle(edges: readonly RunAfterEdge[], syncId: number
   // reversed, is the order in which the syncs would wait on each other.
   for (const start of upstreams) {
     const path = pathTo(graph, start, syncId, new Set());
-    if (path) return [syncId, ...path.reverse()];
+    if (path) return [...path.reverse(), syncId];
   }
   return null;
 }

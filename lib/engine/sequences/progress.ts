@@ -29,6 +29,8 @@ export interface StepFacts {
 export interface StepProgress {
   state: StepState;
   reason: string | null;
+  /** Waiting only on runs that wait for approval (or waiting for approval itself): nothing moves without a person. */
+  held?: boolean;
 }
 
 function fromRun(status: SyncRunStatus): StepState {
@@ -64,7 +66,7 @@ export function stepProgress(steps: readonly StepFacts[]): Map<number, StepProgr
   };
 
   const derive = (step: StepFacts): StepProgress => {
-    if (step.runStatus !== null) return { state: fromRun(step.runStatus), reason: null };
+    if (step.runStatus !== null) return { state: fromRun(step.runStatus), reason: null, held: step.runStatus === "needs_approval" };
     if (step.state === "skipped") return { state: "skipped", reason: step.reason };
     if (step.state === "blocked") return { state: "not_run", reason: step.reason };
     if (step.state === "triggered") return { state: "not_run", reason: "its run was removed" };
@@ -73,8 +75,10 @@ export function stepProgress(steps: readonly StepFacts[]): Map<number, StepProgr
       return u ? [{ step: u, progress: of(u) }] : [];
     });
     if (upstream.length === 0) return { state: "not_run", reason: step.reason ?? "nothing in this sequence starts it" };
-    const pending = upstream.some((u) => UNSETTLED.has(u.progress.state) || (u.progress.state === "success" && !u.step.dependentsChecked));
-    if (pending) return { state: "waiting", reason: step.reason };
+    const moving = (u: (typeof upstream)[number]) =>
+      u.progress.state === "running" || (u.progress.state === "waiting" && !u.progress.held) || (u.progress.state === "success" && !u.step.dependentsChecked);
+    if (upstream.some(moving)) return { state: "waiting", reason: step.reason };
+    if (upstream.some((u) => UNSETTLED.has(u.progress.state))) return { state: "waiting", reason: step.reason, held: true };
     if (step.syncDeleted) return { state: "skipped", reason: `sync ${step.syncId} was deleted` };
     const failed = upstream.find((u) => u.progress.state === "failed" || u.progress.state === "not_run");
     if (failed) return { state: "not_run", reason: `upstream sync ${failed.step.syncId} did not succeed` };
@@ -87,13 +91,14 @@ export function stepProgress(steps: readonly StepFacts[]): Map<number, StepProgr
 }
 
 /**
- * The sequence's status: running while any step is waiting or running; then needs_approval when a
- * run waits for approval; then failed when any step failed or will not run; else success (skipped
- * steps do not fail a sequence).
+ * The sequence's status: running while any step runs or waits on something that moves by itself;
+ * then needs_approval when what is left waits for a run's approval; then failed when any step failed
+ * or will not run; else success (skipped steps do not fail a sequence).
  */
 export function sequenceStatus(progress: ReadonlyMap<number, StepProgress>): SequenceStatus {
-  const states = [...progress.values()].map((p) => p.state);
-  if (states.some((s) => s === "waiting" || s === "running")) return "running";
+  const all = [...progress.values()];
+  const states = all.map((p) => p.state);
+  if (all.some((p) => p.state === "running" || (p.state === "waiting" && !p.held))) return "running";
   if (states.includes("needs_approval")) return "needs_approval";
   if (states.some((s) => s === "failed" || s === "not_run")) return "failed";
   return "success";
