@@ -57,19 +57,16 @@ async function advance(runId: number): Promise<void> {
 
 async function decideAndStart(client: PoolClient, run: SucceededRun, syncId: number, sequenceIds: number[]): Promise<number | null> {
   await lockForTransaction(client, triggerLockKey(syncId));
-  // One connection: the queries run one after another, all under the lock.
-  const [sync, latest, active, upstreams] = await Promise.all([
-    client.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [syncId]),
-    client.query<{ id: number; created_at: Date }>(
-      "SELECT id, created_at FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' ORDER BY created_at DESC, id DESC LIMIT 1",
-      [syncId],
-    ),
-    client.query<{ id: number }>(
-      "SELECT id FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' AND status = ANY($2::sync_run_status[]) ORDER BY id DESC LIMIT 1",
-      [syncId, ACTIVE_RUN_STATUSES],
-    ),
-    upstreamFacts(client, syncId),
-  ]);
+  const sync = await client.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [syncId]);
+  const latest = await client.query<{ id: number; created_at: Date }>(
+    "SELECT id, created_at FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' ORDER BY created_at DESC, id DESC LIMIT 1",
+    [syncId],
+  );
+  const active = await client.query<{ id: number }>(
+    "SELECT id FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' AND status = ANY($2::sync_run_status[]) ORDER BY id DESC LIMIT 1",
+    [syncId, ACTIVE_RUN_STATUSES],
+  );
+  const upstreams = await upstreamFacts(client, syncId);
   if (!sync.rows[0]) return null;
   const decision = decideTrigger(
     { syncId, disabled: sync.rows[0].status === "disabled", lastRunCreatedAt: latest.rows[0]?.created_at ?? null, activeRunId: active.rows[0]?.id ?? null },
