@@ -103,7 +103,11 @@ test.afterAll(async () => {
 
 test("A → B → C: a sequence run starts each sync after the one before it succeeded", async () => {
   expect((await ok(ws.viewer.get(`/api/v1/syncs/${b}/run_after`))).data.attributes).toEqual({ sync_id: b, sync_ids: [a], dependent_sync_ids: [c] });
-  const started = (await ok(ws.admin.post(`/api/v1/syncs/${a}/sequence_runs`), 201)).data as SequenceRun;
+  const key = unique("airflow-dag-run");
+  const start = () => ws.admin.post(`/api/v1/syncs/${a}/sequence_runs`, undefined, { "Idempotency-Key": key });
+  const started = (await ok(start(), 201)).data as SequenceRun;
+  // A retried start with the same key answers the same sequence run (without it: 424, A is running).
+  expect(((await ok(start(), 201)).data as SequenceRun).id).toBe(started.id);
   expect(started.attributes.steps.map((s) => [s.sync_id, s.state])).toEqual([
     [a, expect.stringMatching(/^(running|success)$/)],
     [b, "waiting"],

@@ -41,9 +41,9 @@ export const sequences = {
     params: byIdParamsSchema,
     status: 201,
     response: z.strictObject({ data: sequenceRunSchema }),
-    errors: [424],
+    errors: [422, 424],
     notes:
-      "The sync's run is queued at once (data.steps[0].sync_run_id); the request does not wait for it. The sequence's steps are this sync and every sync downstream of it now. Wait on GET /api/v1/sequence_runs/{id}?wait=N. 424 when the sync is disabled or already running. Audit-logged (trigger).",
+      "The sync's run is queued at once (data.steps[0].sync_run_id); the request does not wait for it. The sequence's steps are this sync and every sync downstream of it now. Wait on GET /api/v1/sequence_runs/{id}?wait=N. 424 when the sync is disabled or already running. Audit-logged (trigger). An `Idempotency-Key` header works as on POST /api/v1/schedule_syncs (same keys): a repeat within 24 hours answers the sequence run the key started; a key used for another sync, or for a plain run of this one, is a 422.",
   }),
   getSequenceRun: operation({
     operationId: "getSequenceRun",

@@ -6,11 +6,12 @@ import { prisma } from "@/lib/db/client";
 import { startSequence } from "@/lib/engine";
 import { downstreamOf } from "@/lib/engine/sequences/graph";
 import { sequenceStatus, stepProgress, SETTLED_SEQUENCE_STATUSES, type SequenceStatus, type StepProgress, type StoredStepState } from "@/lib/engine/sequences/progress";
-import { NotFound } from "@/lib/errors";
+import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { SequenceRun, SequenceRunStep, SyncRun } from "@/lib/generated/prisma/client";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { longPoll } from "./long-poll";
+import { triggerOnce } from "./trigger-keys";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -34,11 +35,30 @@ export interface SequenceRunView {
 const STORED_STATES: readonly StoredStepState[] = ["waiting", "triggered", "skipped", "blocked"];
 const storedState = (s: string): StoredStepState => STORED_STATES.find((x) => x === s) ?? "waiting";
 
-/** Starts the sequence at the sync: 404 when not the workspace's, 424 when it is disabled or running. Audit-logged. */
-export async function startSequenceRun(auth: Auth, syncId: number): Promise<SequenceRunView> {
-  const { sequenceRunId, syncRunId } = await startSequence(auth.workspaceId, syncId, auth.user.name.trim() || auth.user.email);
-  await audit(auth, "trigger", "sync", syncId, { sequence_run_id: sequenceRunId, sync_run_id: syncRunId });
-  return getSequenceRun(auth.workspaceId, sequenceRunId);
+/**
+ * Starts the sequence at the sync: 404 when not the workspace's, 424 when it is disabled or running.
+ * Audit-logged. With an idempotency key, a repeat within 24 hours answers the sequence run the key
+ * started (the key names its first run, trigger-keys.ts); a key that started a plain run is a 422.
+ */
+export async function startSequenceRun(auth: Auth, syncId: number, idempotencyKey: string | null = null): Promise<SequenceRunView> {
+  let started: number | null = null;
+  const start = async (): Promise<SyncRun> => {
+    const { sequenceRunId, syncRunId } = await startSequence(auth.workspaceId, syncId, auth.user.name.trim() || auth.user.email);
+    started = sequenceRunId;
+    await audit(auth, "trigger", "sync", syncId, { sequence_run_id: sequenceRunId, sync_run_id: syncRunId, ...(idempotencyKey === null ? {} : { idempotency_key: idempotencyKey }) });
+    return prisma().syncRun.findUniqueOrThrow({ where: { id: syncRunId } });
+  };
+  if (idempotencyKey === null) await start();
+  else {
+    const run = await triggerOnce(auth, syncId, idempotencyKey, start);
+    const step = started === null ? await prisma().sequenceRunStep.findFirst({ where: { syncRunId: run.id, syncId, sequenceRun: { workspaceId: auth.workspaceId, syncId } } }) : null;
+    if (started === null && !step) {
+      throw ValidationFailed.fromFields([{ path: "Idempotency-Key", in: "header", message: `was used in the last 24 hours to run sync ${syncId} on its own (POST /api/v1/schedule_syncs); send a new key to start a sequence` }]);
+    }
+    started ??= step?.sequenceRunId ?? null;
+  }
+  if (started === null) throw new NotFound(`Sequence run of sync ${syncId} was not found.`);
+  return getSequenceRun(auth.workspaceId, started);
 }
 
 export async function getSequenceRun(workspaceId: number, id: number): Promise<SequenceRunView> {

@@ -14,6 +14,7 @@ import { bareSync } from "@/tests/support/sync-fixtures";
 import type { AuthContext } from "./auth-context";
 import { getRunAfter, setRunAfter } from "./run-after";
 import { getSequenceRun, startSequenceRun } from "./sequence-runs";
+import { triggerSyncRun } from "./syncs";
 
 useTestDatabase();
 
@@ -163,6 +164,19 @@ describe("sequence runs", () => {
     ]);
     expect(view.status).toBe("success");
     expect(await prisma().syncRun.count({ where: { syncId: { in: [b, c] } } })).toBe(0);
+  });
+
+  it("an Idempotency-Key makes a repeated start answer the same sequence run; a key of a plain run is a 422", async () => {
+    const [a] = await chain(2);
+    const first = await startSequenceRun(auth, a, "airflow-run-1");
+    const again = await startSequenceRun(auth, a, "airflow-run-1");
+    expect(again.sequence.id).toBe(first.sequence.id);
+    expect(await prisma().sequenceRun.count({ where: { syncId: a } })).toBe(1);
+    await end(await stepRun(first.sequence.id, a), "success");
+    const plain = await newSync();
+    await triggerSyncRun(auth, plain, "airflow-run-2");
+    const err = await rejection(startSequenceRun(auth, plain, "airflow-run-2"));
+    expect(err.message).toContain(`Idempotency-Key: was used in the last 24 hours to run sync ${plain} on its own`);
   });
 
   it("another workspace cannot see the sequence run", async () => {
