@@ -55,6 +55,11 @@ export async function longPoll<T>(
   }
 }
 
+/** Waits of the workspace open in this process now. */
+export function openLongPolls(workspaceId: number): number {
+  return open.get(workspaceId) ?? 0;
+}
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);

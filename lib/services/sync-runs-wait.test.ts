@@ -6,6 +6,7 @@ import { NotFound, RateLimited } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { getSyncRunQuerySchema } from "@/lib/validation/sync-runs";
+import { openLongPolls } from "./long-poll";
 import { waitForSyncRun, waitForWorkspaceSyncRun } from "./sync-runs";
 
 useTestDatabase();
@@ -100,9 +101,9 @@ describe("the long-poll cap", () => {
     const abort = new AbortController();
     try {
       const open = [waitForSyncRun(ws, syncId, run.id, 60, abort.signal), waitForWorkspaceSyncRun(ws, run.id, 60, abort.signal)];
-      // Asked until both are open (each holds its slot once its first read answered); a try that gets a slot waits 1 s.
-      let refused: unknown = null;
-      while (!(refused instanceof RateLimited)) refused = await waitForWorkspaceSyncRun(ws, run.id, 1).catch((e: unknown) => e);
+      // Each holds its slot once its first read has answered.
+      while (openLongPolls(ws) < 2) await new Promise((r) => setTimeout(r, 20));
+      const refused = await waitForWorkspaceSyncRun(ws, run.id, 60).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(RateLimited);
       expect((refused as RateLimited).headers?.["Retry-After"]).toBe("5");
       expect((refused as RateLimited).message).toMatch(/already has 2 requests waiting with \?wait= \(at most 2 at once, LONG_POLL_MAX_PER_WORKSPACE\)/);
