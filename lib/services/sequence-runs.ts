@@ -41,24 +41,20 @@ const storedState = (s: string): StoredStepState => STORED_STATES.find((x) => x 
  * started (the key names its first run, trigger-keys.ts); a key that started a plain run is a 422.
  */
 export async function startSequenceRun(auth: Auth, syncId: number, idempotencyKey: string | null = null): Promise<SequenceRunView> {
-  let started: number | null = null;
   const start = async (): Promise<SyncRun> => {
     const { sequenceRunId, syncRunId } = await startSequence(auth.workspaceId, syncId, auth.user.name.trim() || auth.user.email);
-    started = sequenceRunId;
     await audit(auth, "trigger", "sync", syncId, { sequence_run_id: sequenceRunId, sync_run_id: syncRunId, ...(idempotencyKey === null ? {} : { idempotency_key: idempotencyKey }) });
     return prisma().syncRun.findUniqueOrThrow({ where: { id: syncRunId } });
   };
-  if (idempotencyKey === null) await start();
-  else {
-    const run = await triggerOnce(auth, syncId, idempotencyKey, start);
-    const step = started === null ? await prisma().sequenceRunStep.findFirst({ where: { syncRunId: run.id, syncId, sequenceRun: { workspaceId: auth.workspaceId, syncId } } }) : null;
-    if (started === null && !step) {
-      throw ValidationFailed.fromFields([{ path: "Idempotency-Key", in: "header", message: `was used in the last 24 hours to run sync ${syncId} on its own (POST /api/v1/schedule_syncs); send a new key to start a sequence` }]);
-    }
-    started ??= step?.sequenceRunId ?? null;
+  const run = idempotencyKey === null ? await start() : await triggerOnce(auth, syncId, idempotencyKey, start);
+  // The sequence run whose first step is this run (written with the run, in one transaction).
+  const step = await prisma().sequenceRunStep.findFirst({ where: { syncRunId: run.id, syncId, sequenceRun: { workspaceId: auth.workspaceId, syncId } } });
+  if (!step) {
+    throw ValidationFailed.fromFields([
+      { path: "Idempotency-Key", in: "header", message: `was used in the last 24 hours to run sync ${syncId} on its own (POST /api/v1/schedule_syncs); send a new key to start a sequence` },
+    ]);
   }
-  if (started === null) throw new NotFound(`Sequence run of sync ${syncId} was not found.`);
-  return getSequenceRun(auth.workspaceId, started);
+  return getSequenceRun(auth.workspaceId, step.sequenceRunId);
 }
 
 export async function getSequenceRun(workspaceId: number, id: number): Promise<SequenceRunView> {
