@@ -48,7 +48,11 @@ async function advance(runId: number): Promise<void> {
   ]);
   const sequenceIds = sequences.rows.map((r) => r.sequence_run_id);
   for (const { sync_id } of dependents.rows) {
-    const started = await withTransaction(pool, (client) => decideAndStart(client, run, sync_id, sequenceIds));
+    // One dependent's failure is logged and does not keep the others from starting.
+    const started = await withTransaction(pool, (client) => decideAndStart(client, run, sync_id, sequenceIds)).catch((err: unknown) => {
+      logger.warn({ err, runId, syncId: sync_id }, "could not decide whether to start a sync after its upstream");
+      return null;
+    });
     // Committed queued; were the send to fail, the reaper re-sends a queued run that has no job.
     if (started !== null) await enqueueRun(started).catch((err: unknown) => logger.warn({ err, runId: started }, "could not queue a run after its upstreams"));
   }
