@@ -78,6 +78,7 @@ const FLAGS: Record<string, Flags> = {
   scheduleSync: { body: {} },
   createWebhookSubscription: { body: {} },
   updateWebhookSubscription: { body: {} },
+  setRunAfter: { body: {} },
 };
 
 export const ENDPOINTS: Endpoint[] = OPERATIONS.map((op) => {

@@ -18,6 +18,8 @@ export interface Ids {
   model: number;
   sync: number;
   run: number;
+  /** A sequence run started from the sync. */
+  sequence: number;
   catalog: number;
   role: number;
   token: number;
@@ -203,6 +205,11 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /api/v1/webhook_subscriptions/{}/test": { mutates: true, ids: ["webhook"] },
   "GET /api/v1/webhook_subscriptions/{}/deliveries": { mutates: false, ids: ["webhook"], paginated: true },
   "POST /api/v1/webhook_subscriptions/{}/deliveries/{}/redeliver": { mutates: true, ids: ["webhook", "delivery"] },
+  "GET /api/v1/sync_runs/{}": { mutates: false, ids: ["run"] },
+  "GET /api/v1/syncs/{}/run_after": { mutates: false, ids: ["sync"] },
+  "PUT /api/v1/syncs/{}/run_after": { mutates: true, ids: ["sync"], body: () => ({ run_after: { sync_ids: [] } }) },
+  "POST /api/v1/syncs/{}/sequence_runs": { mutates: true, ids: ["sync"] },
+  "GET /api/v1/sequence_runs/{}": { mutates: false, ids: ["sequence"] },
 };
 
 export interface SweepEndpoint extends SweepSpec {
@@ -246,7 +253,8 @@ const idOf = (body: Record<string, unknown>): number => Number((body.data as { i
 
 /**
  * One resource of each kind in the workspace `admin` works in: a PostgreSQL source and destination
- * (local test database), the destination's catalog, a model, a sync with one finished run, a custom
+ * (local test database), the destination's catalog, a model, a sync with one finished run and a
+ * finished sequence run, a custom
  * role, an API token and a member. `drop` removes the scratch table.
  */
 export async function resourceFixture(admin: Api, workspaceId: number): Promise<{ ids: Ids; drop(): Promise<void> }> {
@@ -277,6 +285,10 @@ export async function resourceFixture(admin: Api, workspaceId: number): Promise<
   await expect
     .poll(async () => String((await (await admin.get(`/api/v1/syncs/${sync}/sync_runs/${run}`)).json()).data?.attributes?.status), { timeout: 30_000 })
     .toMatch(/^(success|failed|canceled)$/);
+  const sequence = idOf(await createdJson(await admin.post(`/api/v1/syncs/${sync}/sequence_runs`)));
+  await expect
+    .poll(async () => String((await (await admin.get(`/api/v1/sequence_runs/${sequence}`)).json()).data?.attributes?.status), { timeout: 30_000 })
+    .not.toBe("running");
   const role = idOf(
     await createdJson(
       await admin.post("/enterprise/api/v1/roles", {
@@ -299,7 +311,7 @@ export async function resourceFixture(admin: Api, workspaceId: number): Promise<
   );
   const delivery = idOf(await createdJson(await admin.post(`/api/v1/webhook_subscriptions/${webhook}/test`)));
   return {
-    ids: { workspace: workspaceId, source, destination, model, sync, run, catalog, role, token, member, webhook, delivery, definition: "Postgresql" },
+    ids: { workspace: workspaceId, source, destination, model, sync, run, sequence, catalog, role, token, member, webhook, delivery, definition: "Postgresql" },
     drop: () => sql(`DROP TABLE IF EXISTS ${table}`),
   };
 }

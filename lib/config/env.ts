@@ -260,6 +260,11 @@ export const envSchema = z.object({
     2,
     "plans one API process computes at once; more answer 429 until one finishes",
   ),
+  LONG_POLL_MAX_PER_WORKSPACE: integer(
+    1,
+    20,
+    "long-polls (`GET …/sync_runs/{id}?wait=N` and `GET /api/v1/sequence_runs/{id}?wait=N` with N > 0) one workspace may hold open at once in one API process; more answer 429 with `Retry-After` until one ends, so one tenant cannot tie up the server",
+  ),
   ENGINE_MAX_RUN_ATTEMPTS: integer(
     1,
     3,

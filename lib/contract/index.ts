@@ -6,6 +6,7 @@ import { catalogs, connectorDefinitions, connectors } from "./connectors";
 import { models } from "./models";
 import type { Operation } from "./operation";
 import { auditAndReports, roles } from "./roles";
+import { sequences } from "./sequences";
 import { service, unknownPaths } from "./service";
 import { syncRuns } from "./sync-runs";
 import { syncs } from "./syncs";
@@ -30,6 +31,7 @@ const GROUPS: Record<string, Operation>[] = [
   syncRuns,
   alerts,
   webhooks,
+  sequences,
   service,
 ];
 

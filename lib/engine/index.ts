@@ -22,6 +22,7 @@ import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, cancelRun, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
 export { planSync } from "./plan/sync-plan";
+export { RUN_AFTER_EDGES_SQL, startSequence, toRunAfterEdges, type RunAfterEdgeRow } from "./sequences/start";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
