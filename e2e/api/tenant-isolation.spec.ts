@@ -87,7 +87,7 @@ test("every endpoint with another workspace's ids answers as for ids that do not
 });
 
 test("lists and reports of one workspace never show the other's resources", async () => {
-  const lists = ["/api/v1/connectors", "/api/v1/models", "/api/v1/syncs", "/api/v1/api_tokens", "/api/v1/audit_logs", "/enterprise/api/v1/roles"];
+  const lists = ["/api/v1/connectors", "/api/v1/models", "/api/v1/syncs", "/api/v1/api_tokens", "/api/v1/audit_logs", "/enterprise/api/v1/roles", "/api/v1/webhook_subscriptions"];
   for (const list of lists) {
     const res = await stranger.get(`${list}${list.includes("?") ? "&" : "?"}per_page=100`);
     expect(res.status(), list).toBe(200);

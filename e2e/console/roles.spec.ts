@@ -36,6 +36,7 @@ test("a Viewer sees no create buttons and cannot write", async ({ page, consoleE
     ["/destinations", "Destinations", "New destination"],
     ["/models", "Models", "New model"],
     ["/syncs", "Syncs", "New sync"],
+    ["/settings/webhooks", "Webhooks", "New webhook"],
   ] as const) {
     await page.goto(url(path));
     await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible({ timeout: 60_000 });

@@ -104,4 +104,5 @@ export const OPTIONAL_FIELDS = new Set([
   "connector.configuration.schema",
   "connector.configuration.port",
   "connector.configuration.credentials.password",
+  "webhook_subscription.sync_ids",
 ]);

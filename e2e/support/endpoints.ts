@@ -76,6 +76,9 @@ const FLAGS: Record<string, Flags> = {
   updateSync: { body: {} },
   enableSync: { body: {} },
   scheduleSync: { body: {} },
+  createWebhookSubscription: { body: {} },
+  updateWebhookSubscription: { body: {} },
+  setRunAfter: { body: {} },
 };
 
 export const ENDPOINTS: Endpoint[] = OPERATIONS.map((op) => {

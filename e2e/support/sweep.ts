@@ -18,10 +18,15 @@ export interface Ids {
   model: number;
   sync: number;
   run: number;
+  /** A sequence run started from the sync. */
+  sequence: number;
   catalog: number;
   role: number;
   token: number;
   member: number;
+  webhook: number;
+  /** A delivery (a ping) of `webhook`. */
+  delivery: number;
   /** A connector definition name (not an id). */
   definition: string;
 }
@@ -187,6 +192,24 @@ const SPECS: Record<string, SweepSpec> = {
     ids: ["sync", "run"],
     enumQuery: { status: "success", action: "destination_insert" },
   },
+  "GET /api/v1/webhook_subscriptions": { mutates: false, paginated: true },
+  "POST /api/v1/webhook_subscriptions": {
+    mutates: true,
+    body: (ids) => ({ webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"], sync_ids: [ids.sync] } }),
+    bodyIds: { "webhook_subscription.sync_ids.0": "sync" },
+  },
+  "GET /api/v1/webhook_subscriptions/{}": { mutates: false, ids: ["webhook"] },
+  "PUT /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"], body: () => ({ webhook_subscription: { enabled: true } }) },
+  "DELETE /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"] },
+  "POST /api/v1/webhook_subscriptions/{}/rotate_secret": { mutates: true, ids: ["webhook"] },
+  "POST /api/v1/webhook_subscriptions/{}/test": { mutates: true, ids: ["webhook"] },
+  "GET /api/v1/webhook_subscriptions/{}/deliveries": { mutates: false, ids: ["webhook"], paginated: true },
+  "POST /api/v1/webhook_subscriptions/{}/deliveries/{}/redeliver": { mutates: true, ids: ["webhook", "delivery"] },
+  "GET /api/v1/sync_runs/{}": { mutates: false, ids: ["run"] },
+  "GET /api/v1/syncs/{}/run_after": { mutates: false, ids: ["sync"] },
+  "PUT /api/v1/syncs/{}/run_after": { mutates: true, ids: ["sync"], body: () => ({ run_after: { sync_ids: [] } }) },
+  "POST /api/v1/syncs/{}/sequence_runs": { mutates: true, ids: ["sync"] },
+  "GET /api/v1/sequence_runs/{}": { mutates: false, ids: ["sequence"] },
 };
 
 export interface SweepEndpoint extends SweepSpec {
@@ -230,7 +253,8 @@ const idOf = (body: Record<string, unknown>): number => Number((body.data as { i
 
 /**
  * One resource of each kind in the workspace `admin` works in: a PostgreSQL source and destination
- * (local test database), the destination's catalog, a model, a sync with one finished run, a custom
+ * (local test database), the destination's catalog, a model, a sync with one finished run and a
+ * finished sequence run, a custom
  * role, an API token and a member. `drop` removes the scratch table.
  */
 export async function resourceFixture(admin: Api, workspaceId: number): Promise<{ ids: Ids; drop(): Promise<void> }> {
@@ -261,6 +285,10 @@ export async function resourceFixture(admin: Api, workspaceId: number): Promise<
   await expect
     .poll(async () => String((await (await admin.get(`/api/v1/syncs/${sync}/sync_runs/${run}`)).json()).data?.attributes?.status), { timeout: 30_000 })
     .toMatch(/^(success|failed|canceled)$/);
+  const sequence = idOf(await createdJson(await admin.post(`/api/v1/syncs/${sync}/sequence_runs`)));
+  await expect
+    .poll(async () => String((await (await admin.get(`/api/v1/sequence_runs/${sequence}`)).json()).data?.attributes?.status), { timeout: 30_000 })
+    .not.toBe("running");
   const role = idOf(
     await createdJson(
       await admin.post("/enterprise/api/v1/roles", {
@@ -276,8 +304,14 @@ export async function resourceFixture(admin: Api, workspaceId: number): Promise<
       }),
     ),
   );
+  const webhook = idOf(
+    await createdJson(
+      await admin.post("/api/v1/webhook_subscriptions", { webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"] } }),
+    ),
+  );
+  const delivery = idOf(await createdJson(await admin.post(`/api/v1/webhook_subscriptions/${webhook}/test`)));
   return {
-    ids: { workspace: workspaceId, source, destination, model, sync, run, catalog, role, token, member, definition: "Postgresql" },
+    ids: { workspace: workspaceId, source, destination, model, sync, run, sequence, catalog, role, token, member, webhook, delivery, definition: "Postgresql" },
     drop: () => sql(`DROP TABLE IF EXISTS ${table}`),
   };
 }

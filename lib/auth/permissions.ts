@@ -15,6 +15,7 @@ export const RESOURCES = [
   "api_token",
   "audit_log",
   "alert",
+  "webhook_subscription",
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -47,6 +48,7 @@ const MEMBER_FULL = new Set<Resource>([
   "alert",
   "audit_log",
   "api_token",
+  "webhook_subscription",
 ]);
 const VIEWER_READ = new Set<Resource>([
   "connector_definition",
@@ -57,6 +59,8 @@ const VIEWER_READ = new Set<Resource>([
   "sync_run",
   "sync_record",
   "workspace",
+  "alert",
+  "webhook_subscription",
 ]);
 
 export interface SystemRoleSpec {

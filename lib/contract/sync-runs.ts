@@ -9,7 +9,13 @@ import {
   syncRecordParamsSchema,
   syncRecordsParamsSchema,
 } from "@/lib/validation/sync-records";
-import { getSyncRunQuerySchema, listSyncRunsQuerySchema, syncRunParamsSchema, syncRunsParamsSchema } from "@/lib/validation/sync-runs";
+import {
+  getSyncRunQuerySchema,
+  listSyncRunsQuerySchema,
+  syncRunParamsSchema,
+  syncRunsParamsSchema,
+  workspaceSyncRunParamsSchema,
+} from "@/lib/validation/sync-runs";
 import { operation } from "./operation";
 
 export const syncRuns = {
@@ -36,7 +42,24 @@ export const syncRuns = {
     query: getSyncRunQuerySchema,
     status: 200,
     response: z.strictObject({ data: syncRunSchema }),
-    notes: "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which.",
+    errors: [429],
+    notes:
+      "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits in this process.",
+  }),
+  getWorkspaceSyncRun: operation({
+    operationId: "getWorkspaceSyncRun",
+    method: "get",
+    path: "/api/v1/sync_runs/{id}",
+    tag: "Sync runs",
+    summary: "Show a sync run by its id alone",
+    permission: ["sync_run", "read"],
+    params: workspaceSyncRunParamsSchema,
+    query: getSyncRunQuerySchema,
+    status: 200,
+    response: z.strictObject({ data: syncRunSchema }),
+    errors: [429],
+    notes:
+      "The same body and wait=N long-poll as GET /api/v1/syncs/{sync_id}/sync_runs/{id}, for a caller that kept only the run id. Another workspace's run is a 404. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits in this process.",
   }),
   approveSyncRun: operation({
     operationId: "approveSyncRun",

@@ -17,6 +17,9 @@ export const TAGS = [
   { name: "Models", description: "Queries that define what a sync reads." },
   { name: "Syncs", description: "Source + model → destination on a schedule." },
   { name: "Sync runs", description: "Runs of a sync and the records they sent." },
+  { name: "Alerts", description: "Rules on sync runs, the channels that hear when one fires or resolves, and the events sent." },
+  { name: "Webhooks", description: "Run lifecycle events POSTed, signed, to your URLs; delivery log and redelivery (docs/webhooks.md)." },
+  { name: "Sequences", description: "Syncs that run after other syncs succeed, and sequence runs that start a chain." },
   { name: "Service", description: "Health, readiness, metrics, first-run setup and this document." },
 ] as const;
 

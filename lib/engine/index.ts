@@ -8,6 +8,8 @@
 // Sync status: transitionSyncStatus (Conflict 409 when the transition table refuses it)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
 // Statuses:    ACTIVE_RUN_STATUSES (the console uses its copy in lib/sync-config/statuses.ts)
+// Webhooks:    createDeliveries, pingPayload, newWebhookSecret (run events are emitted inside, from
+//              run-store.ts; the worker below also delivers them: webhooks/, docs/webhooks.md)
 //
 // Inside: a run is execute-run.ts (lock, claim, poll, hand back) → run-attempt.ts (begin, extract,
 // report) → run-execution.ts or test-run.ts (the strategies) → batch-diff.ts → send-batch.ts →
@@ -20,9 +22,13 @@ import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, cancelRun, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
 export { planSync } from "./plan/sync-plan";
+export { RUN_AFTER_EDGES_SQL, startSequence, toRunAfterEdges, type RunAfterEdgeRow } from "./sequences/start";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
+export { createDeliveries } from "./webhooks/deliveries";
+export { pingPayload } from "./webhooks/payload";
+export { newWebhookSecret } from "./webhooks/signature";
 
 export interface EngineOptions {
   /** Run sync jobs in this process. */

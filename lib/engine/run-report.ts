@@ -3,6 +3,7 @@
 // end sees them too.
 import "server-only";
 import type { RunAttempt, RunResult } from "./run-attempt";
+import { startDependents } from "./sequences/advance";
 import { applySyncOutcome, CANCELED_ERROR, DISABLED_ERROR, finishRun, setRunStatus, writeTimings } from "./run-store";
 
 export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
@@ -37,6 +38,8 @@ export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
   await writeTimings(runId, attempt.roundedTimings());
   if (strategy.tracksSync) await applySyncOutcome(ctx.sync.id, error ? "failed" : "success");
   await finishRun(runId, error);
+  // The one hook of sequences: syncs that run after this one (lib/engine/sequences).
+  if (!error && strategy.tracksSync) await startDependents(runId);
   return error ? "failed" : "success";
 }
 

@@ -6,10 +6,12 @@ import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
 import { writeSkippedStates } from "./skipped-states";
+import { emitRunEvent } from "./webhooks/emit";
 import type { WriteTarget } from "./record-logs";
 import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./transitions";
 
@@ -65,6 +67,14 @@ export interface RunTimings {
 
 // ---- Run status ---------------------------------------------------------------------------------
 
+/**
+ * After a run's status changed (its first start, a hold for approval, its end): the lifecycle hooks.
+ * The one place they are called from; each hook keeps its own module and never throws.
+ */
+async function statusChanged(runId: number, to: SyncRunStatus): Promise<void> {
+  await emitRunEvent(runId, to);
+}
+
 /** Conditional status change through the transition table; false when the run moved elsewhere meanwhile. */
 export async function setRunStatus(
   db: Db,
@@ -80,7 +90,11 @@ export async function setRunStatus(
      WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
     [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
   );
-  return (rowCount ?? 0) > 0;
+  const changed = (rowCount ?? 0) > 0;
+  // Every end of a run passes here: alert rules are evaluated on the queue (lib/services/alerts).
+  if (changed && extra.finished) await alertsOnRunEnded(runId);
+  if (changed) await statusChanged(runId, to);
+  return changed;
 }
 
 /** Ends a run with its outcome (an error makes it failed). */
@@ -93,13 +107,17 @@ export async function finishRun(runId: number, error: string | null): Promise<vo
  * status left by a dead worker. Counts an attempt. Returns the run, or null when it ended meanwhile.
  */
 export async function claimRun(runId: number): Promise<SyncRun | null> {
-  const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET status = 'started', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
+  // first_start: started_at was empty before this claim (a resumed or approved run started before).
+  const { rows } = await pgPool().query<{ first_start: boolean }>(
+    `UPDATE sync_runs r SET status = 'started', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()),
        waiting_until = NULL, updated_at = now()
-     WHERE id = $1 AND status = ANY($2::sync_run_status[])`,
+     FROM (SELECT started_at FROM sync_runs WHERE id = $1) before
+     WHERE r.id = $1 AND r.status = ANY($2::sync_run_status[])
+     RETURNING before.started_at IS NULL AS first_start`,
     [runId, runStatusesAllowing("started")],
   );
-  if (!rowCount) return null;
+  if (rows.length === 0) return null;
+  if (rows[0].first_start) await statusChanged(runId, "started");
   return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
 }
 
@@ -390,7 +408,9 @@ export async function holdRunForApproval(runId: number, plan: object, error: str
      WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
     [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
   );
-  return (rowCount ?? 0) > 0;
+  const held = (rowCount ?? 0) > 0;
+  if (held) await statusChanged(runId, "needs_approval");
+  return held;
 }
 
 /** Someone approved a held run: queued again, who in approved_by (it then skips the guard). False unless it was waiting. */

@@ -6,11 +6,13 @@ import type PgBoss from "pg-boss";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
+import { startAlertWork } from "@/lib/services/alerts/queue";
 import { every } from "./every";
 import { executeRun, type RunResult } from "./execute-run";
 import { enqueueRun, getBoss, RUN_QUEUE, type RunJob } from "./queue";
 import { reapOrphanedRuns } from "./reaper";
 import { engineSettings } from "./settings";
+import { startWebhookWorker } from "./webhooks/worker";
 import { RUNNING_RUN_STATUSES, TERMINAL_RUN_STATUSES } from "./transitions";
 
 /** A run whose lock was busy for a moment (a reaper's check, the previous run letting go) is retried after this. */
@@ -102,6 +104,8 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   for (let i = 0; i < concurrency; i++) {
     workerIds.push(await boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, handler));
   }
+  const alerts = await startAlertWork();
+  const webhooks = await startWebhookWorker();
   const reaper = every(
     engineSettings.reaperIntervalMs,
     async () => void (await reapOrphanedRuns()),
@@ -110,6 +114,8 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   return {
     async stop() {
       await reaper.stop();
+      await alerts.stop();
+      await webhooks.stop();
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
       // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.

@@ -2,11 +2,12 @@
 // when the wait is over; another workspace's run is a 404 at once.
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { NotFound } from "@/lib/errors";
+import { NotFound, RateLimited } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { getSyncRunQuerySchema } from "@/lib/validation/sync-runs";
-import { waitForSyncRun } from "./sync-runs";
+import { openLongPolls } from "./long-poll";
+import { waitForSyncRun, waitForWorkspaceSyncRun } from "./sync-runs";
 
 useTestDatabase();
 
@@ -78,5 +79,44 @@ describe("waitForSyncRun", () => {
   it("accepts waits from 0 to 60 seconds only", () => {
     for (const wait of ["0", "60", "15"]) expect(getSyncRunQuerySchema.safeParse({ wait }).success).toBe(true);
     for (const wait of ["-1", "61", "1.5", "abc", "", "1e1", "999"]) expect(getSyncRunQuerySchema.safeParse({ wait }).success).toBe(false);
+  });
+});
+
+describe("waitForWorkspaceSyncRun", () => {
+  it("waits on a run by its id alone, like the per-sync wait, and is a 404 from another workspace", async () => {
+    const run = await newRun();
+    const waiting = waitForWorkspaceSyncRun(ws, run.id, 60);
+    await new Promise((r) => setTimeout(r, 300));
+    await prisma().syncRun.update({ where: { id: run.id }, data: { status: "failed" } });
+    expect((await waiting).status).toBe("failed");
+    await expect(waitForWorkspaceSyncRun(otherWs, run.id, 60)).rejects.toBeInstanceOf(NotFound);
+  });
+});
+
+describe("the long-poll cap", () => {
+  it("answers 429 with Retry-After past LONG_POLL_MAX_PER_WORKSPACE open waits of a workspace, and frees slots as waits end", async () => {
+    const before = process.env.LONG_POLL_MAX_PER_WORKSPACE;
+    process.env.LONG_POLL_MAX_PER_WORKSPACE = "2";
+    const run = await newRun();
+    const abort = new AbortController();
+    try {
+      const open = [waitForSyncRun(ws, syncId, run.id, 60, abort.signal), waitForWorkspaceSyncRun(ws, run.id, 60, abort.signal)];
+      // Each holds its slot once its first read has answered.
+      while (openLongPolls(ws) < 2) await new Promise((r) => setTimeout(r, 20));
+      const refused = await waitForWorkspaceSyncRun(ws, run.id, 60).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RateLimited);
+      expect((refused as RateLimited).headers?.["Retry-After"]).toBe("5");
+      expect((refused as RateLimited).message).toMatch(/already has 2 requests waiting with \?wait= \(at most 2 at once, LONG_POLL_MAX_PER_WORKSPACE\)/);
+      // A plain read takes no slot.
+      expect((await waitForSyncRun(ws, syncId, run.id, 0)).status).toBe("in_progress");
+      abort.abort();
+      await Promise.all(open);
+      // Both slots are free again: a new wait is held, not refused.
+      expect((await waitForWorkspaceSyncRun(ws, run.id, 1)).status).toBe("in_progress");
+    } finally {
+      abort.abort();
+      if (before === undefined) delete process.env.LONG_POLL_MAX_PER_WORKSPACE;
+      else process.env.LONG_POLL_MAX_PER_WORKSPACE = before;
+    }
   });
 });

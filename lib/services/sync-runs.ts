@@ -5,6 +5,7 @@ import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { ListSyncRunsQuery } from "@/lib/validation/sync-runs";
+import { longPoll } from "./long-poll";
 import { requireSync } from "./syncs";
 
 export async function listSyncRuns(workspaceId: number, syncId: number, filter: ListSyncRunsQuery, page: Page) {
@@ -42,12 +43,7 @@ export async function getSyncRun(workspaceId: number, syncId: number, id: number
  */
 export const SETTLED_RUN_STATUSES: ReadonlySet<SyncRun["status"]> = new Set(["success", "failed", "canceled", "needs_approval"]);
 
-/**
- * getSyncRun, long-polling up to `waitSeconds` for the run to settle. Polls with backoff (250 ms
- * doubling to 2 s) rather than LISTEN/NOTIFY: each poll is one indexed primary-key read that borrows
- * a pooled connection for a millisecond and returns it, so a waiting request holds no connection,
- * and no listener has to be kept alive across web processes. `signal` ends the wait when the client goes.
- */
+/** getSyncRun, long-polling up to `waitSeconds` for the run to settle (./long-poll.ts). */
 export async function waitForSyncRun(
   workspaceId: number,
   syncId: number,
@@ -55,27 +51,19 @@ export async function waitForSyncRun(
   waitSeconds: number,
   signal?: AbortSignal,
 ): Promise<SyncRun> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  let run = await getSyncRun(workspaceId, syncId, id);
-  let delay = 250;
-  while (!SETTLED_RUN_STATUSES.has(run.status) && !signal?.aborted) {
-    const left = deadline - Date.now();
-    if (left <= 0) break;
-    await sleep(Math.min(delay, left), signal);
-    delay = Math.min(delay * 2, 2000);
-    run = await getSyncRun(workspaceId, syncId, id);
-  }
+  return longPoll(workspaceId, waitSeconds, () => getSyncRun(workspaceId, syncId, id), isSettled, signal);
+}
+
+/** One run of the workspace by id alone (GET /api/v1/sync_runs/{id}); another workspace's is a 404. */
+export async function getWorkspaceSyncRun(workspaceId: number, id: number): Promise<SyncRun> {
+  const run = await prisma().syncRun.findFirst({ where: { id, workspaceId, sync: { workspaceId, deletedAt: null } } });
+  if (!run) throw new NotFound(`Sync run ${id} was not found.`);
   return run;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+/** getWorkspaceSyncRun with the same long-poll as waitForSyncRun. */
+export async function waitForWorkspaceSyncRun(workspaceId: number, id: number, waitSeconds: number, signal?: AbortSignal): Promise<SyncRun> {
+  return longPoll(workspaceId, waitSeconds, () => getWorkspaceSyncRun(workspaceId, id), isSettled, signal);
 }
+
+const isSettled = (run: SyncRun): boolean => SETTLED_RUN_STATUSES.has(run.status);

@@ -24,14 +24,20 @@ export type ListSyncRunsQuery = z.infer<typeof listSyncRunsQuerySchema>;
 /** The longest a caller may hold a GET open waiting for a run to end (seconds). */
 export const MAX_RUN_WAIT_SECONDS = 60;
 const WAIT_ERROR = `must be a whole number of seconds from 0 to ${MAX_RUN_WAIT_SECONDS}`;
-export const getSyncRunQuerySchema = z.object({
-  // Digits only: a coerced number would take "" as 0 and "1e1" as 10.
-  wait: z
+/** The `wait` query parameter of a long-poll; `settles` says when the answer comes early. */
+export const waitQueryParam = (settles: string) =>
+  z
+    // Digits only: a coerced number would take "" as 0 and "1e1" as 10.
     .string()
     .regex(/^\d{1,3}$/, { error: WAIT_ERROR })
     .transform(Number)
     .pipe(z.number().max(MAX_RUN_WAIT_SECONDS, { error: WAIT_ERROR }))
     .optional()
-    .describe(`Long-poll: answer as soon as the run reaches success, failed, canceled or needs_approval, or after this many seconds (at most ${MAX_RUN_WAIT_SECONDS}).`),
+    .describe(`Long-poll: answer as soon as ${settles}, or after this many seconds (at most ${MAX_RUN_WAIT_SECONDS}).`);
+export const getSyncRunQuerySchema = z.object({
+  wait: waitQueryParam("the run reaches success, failed, canceled or needs_approval"),
 });
 export type GetSyncRunQuery = z.infer<typeof getSyncRunQuerySchema>;
+
+/** GET /api/v1/sync_runs/{id}: a run of the workspace by id alone. */
+export const workspaceSyncRunParamsSchema = z.object({ id: idParam });

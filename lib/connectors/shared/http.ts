@@ -21,6 +21,8 @@ export interface HttpCall {
   secretHeaders?: string[];
   /** Largest response body kept in memory (bytes); the rest is dropped. */
   maxBodyBytes?: number;
+  /** Redirects followed (each target checked by the outbound guard); 0 answers the 3xx itself. Default 3. */
+  maxRedirects?: number;
   /** Response headers (lowercase) kept besides the usual ones, e.g. a vendor's rate-limit headers. */
   keepHeaders?: readonly string[];
 }
@@ -150,7 +152,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpExchange> {
       // Redirects are followed by hand so that each target passes the outbound guard.
       const response = await undiciFetch(url, { method, headers: sent, body, signal, redirect: "manual", dispatcher: sharedDispatcher });
       const location = response.headers.get("location");
-      if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
+      if (response.status >= 300 && response.status < 400 && location && hop < (call.maxRedirects ?? MAX_REDIRECTS)) {
         await response.body?.cancel().catch(() => undefined);
         const next = new URL(location, url);
         // The configured headers are secrets for the configured origin only: a redirect elsewhere
