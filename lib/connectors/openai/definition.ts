@@ -10,7 +10,7 @@ export const openAiSourceDefinition: ConnectorDefinition = {
   title: "OpenAI-compatible API",
   connectorType: "source",
   category: "ai_ml",
-  subCategory: "LLM",
+  subCategory: "AI Model",
   icon: "/icons/openai.svg",
   documentationUrl: "https://platform.openai.com/docs/api-reference",
   streamType: "user_defined",
