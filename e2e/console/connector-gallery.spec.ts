@@ -15,6 +15,7 @@ async function expectLoadedIcon(button: Locator, src: string) {
 }
 
 test("sources: icons, category chips, search, generic fallback", async ({ page, consoleErrors }) => {
+  test.setTimeout(240_000);
   void consoleErrors;
   // The Slack icon answers with a body that is no image: its card must show the generic icon.
   await page.route("**/icons/slack.svg", (route) => route.fulfill({ status: 200, contentType: "image/svg+xml", body: "not an svg" }));
