@@ -179,6 +179,17 @@ test("a chat model previews its rows through query_source; another workspace get
     "validation_failed",
   );
   expect(bad.message).toMatch(/JSON array of input rows/);
+
+  // "Too many requests" and an overloaded server are retried (after Retry-After: 0): the preview succeeds.
+  const before = api.requests.length;
+  api.failNext({ status: 429, headers: { "retry-after": "0" } });
+  api.failNext({ status: 503, headers: { "retry-after": "0" } });
+  const retried = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, {
+    query: JSON.stringify([{ id: 3, text: "again" }]),
+  });
+  expect(retried.status(), await retried.text()).toBe(200);
+  expect((await retried.json()).data[0]).toMatchObject({ id: 3, completion: "Echo: again" });
+  expect(api.requests.length - before).toBe(3);
   const other = await dataWorkspace("openai-other", request);
   await expectError(
     await other.admin.post(`/api/v1/connectors/${sourceId}/query_source`, { query }),
