@@ -30,6 +30,26 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
       "MariaDB server of the MariaDB connector tests, e.g. `mysql://root@127.0.0.1:3306/test`; unset = those tests report themselves skipped",
   },
   {
+    name: "REDIS_URL",
+    default: "`redis://127.0.0.1:6379`",
+    meaning: "Redis server of the Redis destination tests and the broker e2e spec (they write keys under a unique prefix and delete them)",
+  },
+  {
+    name: "AMQP_URL",
+    default: "`amqp://guest:guest@127.0.0.1:5672`",
+    meaning: "RabbitMQ broker of the RabbitMQ destination tests and the broker e2e spec (they declare and delete their own exchange and queue)",
+  },
+  {
+    name: "NATS_URL",
+    default: "`nats://127.0.0.1:4222`",
+    meaning: "NATS server with JetStream of the NATS destination tests and the broker e2e spec (they add and delete their own stream)",
+  },
+  {
+    name: "MQTT_URL",
+    default: "`mqtt://127.0.0.1:1883`",
+    meaning: "MQTT broker (Mosquitto) of the MQTT destination tests and the broker e2e spec (they publish under a unique topic prefix)",
+  },
+  {
     name: "PG_TEST_HOST",
     default: "`127.0.0.1`",
     meaning: "PostgreSQL server the PostgreSQL connector tests read and write",

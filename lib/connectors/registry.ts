@@ -2,9 +2,22 @@
 // destination may share a name (Postgresql) and are still two connectors.
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import type { ConnectorCategoryName, ConnectorDefinition, ConnectorKind, DestinationConnector, Row, SourceConnector } from "./types";
+import type {
+  ConnectorCategoryName,
+  ConnectorDefinition,
+  ConnectorKind,
+  DestinationConnector,
+  Row,
+  SourceConnector,
+} from "./types";
 import { SPEC_KEYWORDS } from "./shared/spec";
-import { maskConfiguration, mergeMaskedConfiguration, secretPathList, SECRET_MASK, SecretTargetChangedError } from "./shared/secrets";
+import {
+  maskConfiguration,
+  mergeMaskedConfiguration,
+  secretPathList,
+  SECRET_MASK,
+  SecretTargetChangedError,
+} from "./shared/secrets";
 import { postgresqlSource } from "./postgresql/source";
 import { postgresqlDestination } from "./postgresql/destination";
 import { httpDestination } from "./http/destination";
@@ -12,12 +25,26 @@ import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
+import { duckdbSource } from "./duckdb/source";
+import { redisDestination } from "./redis/destination";
+import { rabbitmqDestination } from "./rabbitmq/destination";
+import { natsDestination } from "./nats/destination";
+import { mqttDestination } from "./mqtt/destination";
 import { openAiSource } from "./openai/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource, openAiSource];
-const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const destinations: DestinationConnector[] = [
+  postgresqlDestination,
+  mariadbDestination,
+  httpDestination,
+  slackDestination,
+  redisDestination,
+  rabbitmqDestination,
+  natsDestination,
+  mqttDestination,
+];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {
@@ -40,10 +67,16 @@ export class UnknownConnectorError extends Error {
 }
 
 /** All definitions, sources first, optionally filtered by type and category. */
-export function listDefinitions(filter: { type?: ConnectorKind; category?: ConnectorCategoryName } = {}): ConnectorDefinition[] {
+export function listDefinitions(
+  filter: { type?: ConnectorKind; category?: ConnectorCategoryName } = {},
+): ConnectorDefinition[] {
   return [...sources, ...destinations]
     .map((c) => c.definition)
-    .filter((d) => (!filter.type || d.connectorType === filter.type) && (!filter.category || d.category === filter.category));
+    .filter(
+      (d) =>
+        (!filter.type || d.connectorType === filter.type) &&
+        (!filter.category || d.category === filter.category),
+    );
 }
 
 /**
@@ -103,7 +136,8 @@ function validatorFor(definition: ConnectorDefinition): ValidateFunction {
       // Draft-07 (ajv's default class), the draft the specifications declare (shared/spec.ts).
       ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
       addFormats(ajv);
-      for (const keyword of SPEC_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
+      for (const keyword of SPEC_KEYWORDS)
+        ajv.addKeyword({ keyword, schemaType: ["boolean", "number", "string"] });
     }
     validate = ajv.compile(definition.connectionSpecification);
     compiled.set(definition.connectionSpecification, validate);
@@ -132,7 +166,10 @@ function toConfigurationError(e: ErrorObject): ConfigurationError {
       return { path: join(field), message: `${field} is not a known setting` };
     }
     case "enum":
-      return { path: base, message: `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}` };
+      return {
+        path: base,
+        message: `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`,
+      };
     default:
       return { path: base, message: e.message ?? "is invalid" };
   }
@@ -142,7 +179,10 @@ function toConfigurationError(e: ErrorObject): ConfigurationError {
  * Validates a configuration against its definition's JSON Schema; [] when valid. Each error names
  * the field, so the API can return `errors: [{path: "configuration.<path>", message}]`.
  */
-export function validateConfiguration(definition: ConnectorDefinition, config: unknown): ConfigurationError[] {
+export function validateConfiguration(
+  definition: ConnectorDefinition,
+  config: unknown,
+): ConfigurationError[] {
   const validate = validatorFor(definition);
   if (validate(config)) return [];
   const errors = (validate.errors ?? [])

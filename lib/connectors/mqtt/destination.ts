@@ -1,0 +1,188 @@
+// MQTT destination (MQTT 5): each record is one QoS 1 JSON message to a topic rendered from a
+// template, optionally retained. A record succeeds when the broker's PUBACK accepts it (reason code
+// below 0x80; 0x10 "no matching subscribers" is a success); a refusing PUBACK (e.g. 0x87 not
+// authorized), a lost connection or no PUBACK in time fails that record alone.
+import { randomBytes } from "node:crypto";
+import { MqttClient } from "mqtt";
+import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
+import {
+  brokerCatalog,
+  brokerTarget,
+  ConnectionCache,
+  connectionFailed,
+  describeTarget,
+  guardedStream,
+  messageBody,
+  messageId,
+  renderName,
+  sendEach,
+  type BrokerConnection,
+  type BrokerTarget,
+  type SentMessage,
+} from "../shared/broker";
+import { optionalString, stringField } from "../shared/config";
+import { ConnectorError, safeCheck } from "../shared/errors";
+import { secretValues } from "../shared/secrets";
+import { mqttDestinationDefinition } from "./definition";
+
+const SCHEMES = { plain: "mqtt", tls: "mqtts", port: 1883, tlsPort: 8883 };
+
+interface MqttSettings {
+  target: BrokerTarget;
+  clientId?: string;
+  topicTemplate: string;
+  retain: boolean;
+}
+
+function settings(config: Row): MqttSettings {
+  return {
+    target: brokerTarget(config, SCHEMES),
+    clientId: optionalString(config, "client_id"),
+    topicTemplate: stringField(config, "topic_template"),
+    retain: config.retain === true,
+  };
+}
+
+interface MqttConnection extends BrokerConnection {
+  client: MqttClient;
+  /** Unacknowledged QoS 1 messages the broker takes at once (its Receive Maximum). */
+  receiveMaximum: number;
+}
+
+async function open(s: MqttSettings): Promise<MqttConnection> {
+  const t = s.target;
+  // The client's stream comes from the policy's guarded connect (TLS on top for mqtts).
+  let streamError: Error | undefined;
+  const client = new MqttClient(
+    () => {
+      const stream = guardedStream(t);
+      stream.once("error", (err) => {
+        streamError = err;
+      });
+      return stream;
+    },
+    {
+      protocolVersion: 5,
+      clientId: s.clientId ?? `datasync-${randomBytes(6).toString("hex")}`,
+      username: t.username,
+      password: t.password,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: t.timeoutMs,
+      keepalive: 30,
+    },
+  );
+  let receiveMaximum = 20;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.once("connect", (connack) => {
+        receiveMaximum = connack.properties?.receiveMaximum ?? 65535;
+        resolve();
+      });
+      client.once("error", reject);
+      client.once("close", () =>
+        reject(
+          streamError ??
+            Object.assign(new ConnectorError("The broker closed the connection before accepting it."), {
+              code: "ECONNRESET",
+            }),
+        ),
+      );
+    });
+  } catch (err) {
+    client.end(true);
+    throw err;
+  }
+  client.removeAllListeners("error");
+  client.on("error", () => undefined);
+  return { client, receiveMaximum, alive: () => client.connected, end: () => client.endAsync() };
+}
+
+const connections = new ConnectionCache<MqttConnection>();
+
+function invalidTopic(topic: string): string | undefined {
+  if (/[+#]/.test(topic)) return "a published topic has no wildcards (+ or #)";
+  if (topic.includes("\u0000")) return "topics contain no NUL character";
+  return Buffer.byteLength(topic) > 65535 ? "topics are at most 65535 bytes" : undefined;
+}
+
+async function publish(
+  s: MqttSettings,
+  c: MqttConnection,
+  record: WriteRecord,
+  sent: (m: SentMessage) => void,
+): Promise<string> {
+  const topic = renderName(s.topicTemplate, record.payload, "topic", invalidTopic);
+  sent({ line: `PUBLISH ${topic} (QoS 1${s.retain ? ", retained" : ""})`, body: record.payload });
+  try {
+    const puback = await c.client.publishAsync(topic, messageBody(record.payload), {
+      qos: 1,
+      retain: s.retain,
+      properties: {
+        contentType: "application/json",
+        userProperties: { action: record.action, message_id: messageId(record) },
+      },
+    });
+    return `PUBACK (reason code ${puback && "reasonCode" in puback ? (puback.reasonCode ?? 0) : 0})`;
+  } catch (err) {
+    // A PUBACK that refuses carries a reason code; anything else is the connection's trouble.
+    const reasonCode = (err as { code?: unknown }).code;
+    if (typeof reasonCode === "number")
+      throw new ConnectorError(
+        `The broker refused the message: ${(err as Error).message} (reason code 0x${reasonCode.toString(16)}).`,
+      );
+    throw Object.assign(new ConnectorError(`The message was not acknowledged: ${(err as Error).message}`), {
+      code: "connection_lost",
+    });
+  }
+}
+
+async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
+  if (records.length === 0) return [];
+  const s = settings(config);
+  let connection: MqttConnection;
+  try {
+    connection = await connections.get(config, () => open(s));
+  } catch (err) {
+    return connectionFailed(records, err, secretValues(config, mqttDestinationDefinition));
+  }
+  const inFlight = Math.max(1, Math.min(64, connection.receiveMaximum));
+  return sendEach(
+    records,
+    {
+      definition: mqttDestinationDefinition,
+      config,
+      timeoutMs: s.target.timeoutMs,
+      what: "message",
+      inFlight,
+    },
+    (record, sent) => publish(s, connection, record, sent),
+  );
+}
+
+async function check(config: Row): Promise<CheckResult> {
+  return safeCheck(mqttDestinationDefinition, config, async () => {
+    const s = settings(config);
+    const c = await open(s);
+    try {
+      // A PINGREQ/PINGRESP round trip would do too; the CONNACK already proves the credentials.
+      return {
+        ok: true,
+        details: `Connected to the MQTT broker at ${describeTarget(s.target)} (MQTT 5, CONNACK accepted).`,
+      };
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  });
+}
+
+export const mqttDestination: DestinationConnector = {
+  definition: mqttDestinationDefinition,
+  check,
+  discover: async (config) => {
+    const s = settings(config);
+    return brokerCatalog(config, { name: "messages", url: `${describeTarget(s.target)} ${s.topicTemplate}` });
+  },
+  write,
+  close: (config) => connections.close(config),
+};
