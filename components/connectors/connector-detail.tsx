@@ -47,7 +47,7 @@ export function ConnectorDetail({ type, id }: { type: ConnectorKind; id: string 
         }
         title={
           <span className="flex items-center gap-3">
-            <ConnectorIcon name={c.attributes.connector_name} />
+            <ConnectorIcon name={c.attributes.connector_name} icon={c.attributes.icon} />
             {c.attributes.name}
           </span>
         }

@@ -1,21 +1,21 @@
 "use client";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, PageHeader } from "@/components/ui/card";
-import { cn } from "@/components/ui/cn";
 import { Field, Input, Textarea } from "@/components/ui/field";
-import { EmptyState, ErrorState, InlineError, LoadingState } from "@/components/ui/states";
+import { InlineError } from "@/components/ui/states";
 import { Steps } from "@/components/ui/steps";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
-import { useCheckConnection, useCreateConnector, useDefinitions } from "@/lib/api-client/connectors";
+import { useCheckConnection, useCreateConnector } from "@/lib/api-client/connectors";
 import type { ConnectorDefinition, ConnectorKind } from "@/lib/api-client/types";
 import { createConnectorSchema } from "@/lib/validation/connectors";
 import { CheckResultPanel } from "./check-result";
 import { ConnectorIcon } from "./connector-icon";
 import { kindLabel, kindPath } from "./connectors-list";
+import { DefinitionPicker } from "./definition-picker";
 import { coerceValue, JsonSchemaForm, validateValue, withDefaults } from "./json-schema-form";
 
 const STEPS = ["Choose a connector", "Configure", "Test", "Name and save"];
@@ -97,7 +97,7 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
         <Card>
           <CardBody>
             <div className="mb-5 flex items-center gap-3">
-              <ConnectorIcon name={definition.name} />
+              <ConnectorIcon name={definition.name} icon={definition.icon} />
               <div>
                 <h2 className="text-base font-semibold">{definition.title}</h2>
                 <p className="text-sm text-slate-500">Enter the connection details. Fields marked * are required.</p>
@@ -175,56 +175,5 @@ export function ConnectorWizard({ type }: { type: ConnectorKind }) {
         </Card>
       )}
     </>
-  );
-}
-
-function DefinitionPicker({ type, onPick }: { type: ConnectorKind; onPick: (d: ConnectorDefinition) => void }) {
-  const definitions = useDefinitions(type);
-  const [category, setCategory] = useState("all");
-  const categories = useMemo(() => {
-    const set = new Set<string>();
-    for (const d of definitions.data ?? []) set.add(d.sub_category || d.category);
-    return ["all", ...set];
-  }, [definitions.data]);
-  if (definitions.isLoading) return <LoadingState label="Loading connectors…" />;
-  if (definitions.error) return <ErrorState error={definitions.error} onRetry={() => void definitions.refetch()} />;
-  const shown = (definitions.data ?? []).filter((d) => category === "all" || (d.sub_category || d.category) === category);
-  if (!definitions.data?.length) return <EmptyState title="No connectors available" description="This server provides no connectors of this type." />;
-  return (
-    <div>
-      <div role="group" aria-label="Filter by category" className="mb-4 flex flex-wrap gap-2">
-        {categories.map((c) => (
-          <button
-            key={c}
-            type="button"
-            aria-pressed={category === c}
-            onClick={() => setCategory(c)}
-            className={cn(
-              "rounded-full border px-3 py-1 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
-              category === c ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
-            )}
-          >
-            {c === "all" ? "All" : c === "data" ? "Data" : c === "ai_ml" ? "AI / ML" : c}
-          </button>
-        ))}
-      </div>
-      <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">
-        {shown.map((d) => (
-          <li key={d.name}>
-            <button
-              type="button"
-              onClick={() => onPick(d)}
-              className="flex w-full items-center gap-3 rounded-lg border border-slate-200 bg-white p-4 text-left shadow-sm transition hover:border-indigo-400 hover:shadow focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
-            >
-              <ConnectorIcon name={d.name} className="h-10 w-10 text-base" />
-              <span>
-                <span className="block font-semibold text-slate-900">{d.title}</span>
-                <span className="block text-xs text-slate-500">{d.sub_category || d.category}</span>
-              </span>
-            </button>
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }

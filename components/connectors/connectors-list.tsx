@@ -46,7 +46,7 @@ export function ConnectorsList({ type }: { type: ConnectorKind }) {
         header: "Connector",
         cell: (info) => (
           <span className="inline-flex items-center gap-2">
-            <ConnectorIcon name={info.getValue()} className="h-6 w-6 text-[10px]" />
+            <ConnectorIcon name={info.getValue()} icon={info.row.original.attributes.icon} className="h-6 w-6" />
             {info.getValue()}
           </span>
         ),

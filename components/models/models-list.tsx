@@ -35,7 +35,7 @@ export function ModelsList() {
         header: "Source",
         cell: (info) => (
           <span className="inline-flex items-center gap-2">
-            <ConnectorIcon name={info.row.original.attributes.connector?.connector_name ?? "?"} className="h-6 w-6 text-[10px]" />
+            <ConnectorIcon name={info.row.original.attributes.connector?.connector_name ?? "?"} icon={info.row.original.attributes.connector?.icon} className="h-6 w-6" />
             {info.getValue()}
           </span>
         ),

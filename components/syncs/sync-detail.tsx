@@ -108,7 +108,7 @@ export function SyncDetail({ id }: { id: string }) {
           <CardBody>
             <div className="flex flex-wrap items-center gap-3 text-sm">
               <Link href={`/sources/${a.source_id}`} className="inline-flex items-center gap-2 hover:underline">
-                <ConnectorIcon name={a.source?.connector_name ?? "?"} className="h-6 w-6 text-[10px]" /> {a.source?.name}
+                <ConnectorIcon name={a.source?.connector_name ?? "?"} icon={a.source?.icon} className="h-6 w-6" /> {a.source?.name}
               </Link>
               <span aria-hidden>→</span>
               <Link href={`/models/${a.model_id}`} className="hover:underline">
@@ -116,7 +116,7 @@ export function SyncDetail({ id }: { id: string }) {
               </Link>
               <span aria-hidden>→</span>
               <Link href={`/destinations/${a.destination_id}`} className="inline-flex items-center gap-2 hover:underline">
-                <ConnectorIcon name={a.destination?.connector_name ?? "?"} className="h-6 w-6 text-[10px]" /> {a.destination?.name}
+                <ConnectorIcon name={a.destination?.connector_name ?? "?"} icon={a.destination?.icon} className="h-6 w-6" /> {a.destination?.name}
               </Link>
               <Badge>stream {a.stream_name}</Badge>
             </div>

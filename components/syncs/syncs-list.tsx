@@ -43,7 +43,7 @@ export function SyncsList() {
           <span className="inline-flex items-center gap-2 text-slate-600">
             {row.original.attributes.model?.name}
             <span aria-hidden>→</span>
-            <ConnectorIcon name={row.original.attributes.destination?.connector_name ?? "?"} className="h-5 w-5 text-[9px]" />
+            <ConnectorIcon name={row.original.attributes.destination?.connector_name ?? "?"} icon={row.original.attributes.destination?.icon} className="h-5 w-5" />
             {row.original.attributes.destination?.name}
             <span className="text-xs text-slate-400">/ {row.original.attributes.stream_name}</span>
           </span>

@@ -24,7 +24,7 @@ const slack = getDefinition("SLACK")!;
 describe("definitions", () => {
   it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
-    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel"]);
+    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI"]);
     expect(names("destination")).toEqual([
       "Postgresql",
       "MariaDB",
@@ -43,7 +43,7 @@ describe("definitions", () => {
       "Salesforce",
       "GoogleSheets",
     ]);
-    expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel"]);
+    expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel", "source:OpenAI"]);
     expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);
     expect(getDefinition("postgresql", "destination")?.connectorType).toBe("destination");
     expect(getDefinition("POSTGRESQL")?.connectorType).toBe("source");
@@ -101,7 +101,7 @@ describe("definitions", () => {
   it("looks connectors up case-insensitively and explains unknown names", () => {
     expect(getSource("mariadb").definition.name).toBe("MariaDB");
     expect(getDestination("SLACK").definition.name).toBe("Slack");
-    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel.');
+    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI.');
     expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
   });
 });

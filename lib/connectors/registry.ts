@@ -38,10 +38,11 @@ import { klaviyoDestination } from "./klaviyo/destination";
 import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
+import { openAiSource } from "./openai/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,

@@ -34,7 +34,7 @@ export function DestinationStep({ form, data, editing }: StepProps) {
                 selected ? "border-indigo-600 bg-indigo-50 ring-1 ring-indigo-600" : "border-slate-200 bg-white hover:border-indigo-300",
               )}
             >
-              <ConnectorIcon name={d.attributes.connector_name} />
+              <ConnectorIcon name={d.attributes.connector_name} icon={d.attributes.icon} />
               <span>
                 <span className="block font-medium">{d.attributes.name}</span>
                 <span className="block text-xs text-slate-500">{d.attributes.connector_name}</span>
