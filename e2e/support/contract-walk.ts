@@ -3,10 +3,11 @@
 // makes a missing operation a type error; the spec also compares the keys with the served document.
 import type { Fixtures } from "./contract-fixtures";
 import { ACCESS_STEPS } from "./contract-walk-access";
+import { CONFIG_STEPS } from "./contract-walk-config";
 import { DATA_STEPS } from "./contract-walk-data";
 import type { OperationId } from "./openapi-contract";
 
 export type Step = (fx: Fixtures) => Promise<void>;
 export type Steps = Partial<Record<OperationId, Step>>;
 
-export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS };
+export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS, ...CONFIG_STEPS };

@@ -1,6 +1,7 @@
 // Every operation of the API, from the per-resource declarations: the OpenAPI document and the
 // tests walk this list (lib/openapi/document.test.ts checks it against the route files on disk).
 import { accounts, apiTokens, authentication } from "./access";
+import { config } from "./config";
 import { catalogs, connectorDefinitions, connectors } from "./connectors";
 import { models } from "./models";
 import type { Operation } from "./operation";
@@ -26,6 +27,7 @@ const GROUPS: Record<string, Operation>[] = [
   models,
   syncs,
   syncRuns,
+  config,
   service,
 ];
 

@@ -10,7 +10,7 @@ import type { AuthContext } from "./auth-context";
 type Tx = Prisma.TransactionClient;
 
 export type AuditAction =
-  "create" | "update" | "delete" | "trigger" | "cancel" | "test" | "enable" | "disable" | "export" | "approve";
+  "create" | "update" | "delete" | "trigger" | "cancel" | "test" | "enable" | "disable" | "export" | "approve" | "apply";
 
 export async function audit(
   auth: Pick<AuthContext, "workspaceId" | "user">,

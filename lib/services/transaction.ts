@@ -1,5 +1,5 @@
 // Services that write take an optional transaction: alone, each change runs in a transaction of
-// its own; config apply (./config-apply.ts) passes one, so every change of a file lands together
+// its own; config apply (./config.ts) passes one, so every change of a file lands together
 // or not at all.
 import "server-only";
 import { prisma } from "@/lib/db/client";

@@ -139,3 +139,21 @@ export const configPlanSchema = z.strictObject({
   summary: z.strictObject({ create: z.number().int(), update: z.number().int(), delete: z.number().int(), unchanged: z.number().int() }),
 });
 export type ConfigPlan = z.infer<typeof configPlanSchema>;
+
+/** GET /config/export: which kinds to write; default all. */
+export const exportConfigQuerySchema = z.object({
+  kinds: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [...CONFIG_KINDS];
+      const kinds = [...new Set(v.split(",").map((k) => k.trim()).filter(Boolean))];
+      const unknown = kinds.filter((k) => !(CONFIG_KINDS as readonly string[]).includes(k));
+      if (unknown.length > 0 || kinds.length === 0) {
+        ctx.addIssue({ code: "custom", message: `must list some of: ${CONFIG_KINDS.join(", ")}` });
+        return z.NEVER;
+      }
+      return CONFIG_KINDS.filter((k) => kinds.includes(k));
+    })
+    .describe(`Comma-separated kinds to export (${CONFIG_KINDS.join(", ")}); default all. Each needs read permission.`),
+});
