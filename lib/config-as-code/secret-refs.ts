@@ -3,7 +3,9 @@
 // through an allow-list and sends the values in the request's `secrets`. The server resolves them
 // only from that map: it never reads its own environment for them, so a tenant writing
 // ${env:DATABASE_URL} gets a 422, not the server's database password.
-import { SECRET_REF_PATTERN } from "@/lib/validation/config";
+
+/** A `${env:NAME}` reference: the whole string, resolved by the client (never from the server's environment). */
+export const SECRET_REF_PATTERN = /^\$\{env:([A-Za-z_][A-Za-z0-9_]{0,127})\}$/;
 
 /** Names handed out by export, and allowed by the CLI without --allow-env. */
 export const SECRET_ENV_PREFIX = "DATASYNC_SECRET_";

@@ -29,9 +29,6 @@ export const slugSchema = z
 
 const refSchema = (what: string) => slugSchema.describe(`The slug of the ${what} entry.`);
 
-/** A `${env:NAME}` reference: the whole string, resolved by the client (never from the server's environment). */
-export const SECRET_REF_PATTERN = /^\$\{env:([A-Za-z_][A-Za-z0-9_]{0,127})\}$/;
-
 const { connector_id: _connectorId, ...modelFields } = createModelSchema.shape.model.shape;
 const { source_id: _sourceId, destination_id: _destinationId, model_id: _modelId, ...syncFieldsWithoutIds } = syncFields;
 
