@@ -187,6 +187,10 @@ const SPECS: Record<string, SweepSpec> = {
     ids: ["sync", "run"],
     enumQuery: { status: "success", action: "destination_insert" },
   },
+  // Configuration as code: config-as-code.spec.ts covers documents in depth; an empty one changes nothing.
+  "GET /api/v1/config/export": { mutates: false },
+  "POST /api/v1/config/plan": { mutates: false, body: () => ({ version: 1 }) },
+  "POST /api/v1/config/apply": { mutates: true, body: () => ({ version: 1 }) },
 };
 
 export interface SweepEndpoint extends SweepSpec {

@@ -93,14 +93,18 @@ function connectorSteps({ entries, state, secrets }: KindInput<ConfigConnector>)
     const definition = getDefinition(entry.connector_name, entry.connector_type);
     const secretSet = new Set((definition ? secretPaths(definition) : []).map((p) => `configuration.${p}`));
     const secret = (path: string) => refPaths.has(path) || [...secretSet].some((p) => path === p || path.startsWith(`${p}.`));
-    // A new connector has no stored secret to keep: every reference needs its value.
-    if (!known) {
-      for (const m of missing) {
+    const inSecret = (path: string) => [...secretSet].some((p) => `configuration.${path}` === p || `configuration.${path}`.startsWith(`${p}.`));
+    // A new connector has no stored secret to keep: every reference needs its value. An existing one
+    // keeps its stored secret where a value is not sent, and only there.
+    for (const m of missing) {
+      if (!known || !inSecret(m.path)) {
         problems.push({
           path: `connectors.${index}.configuration.${m.path}`,
           message: `(connector "${entry.slug}") refers to \${env:${m.name}}, but the request's secrets carry no value for it; the CLI sends it when the name starts with DATASYNC_SECRET_ or is listed in --allow-env`,
         });
       }
+    }
+    if (!known) {
       const { slug: _slug, catalog, ...input } = entry;
       steps.push({
         kind: "connectors",
