@@ -86,10 +86,26 @@ function readDocument(file: string, allowEnv: string | undefined): JsonBody<"/ap
   return { ...document, secrets } as JsonBody<"/api/v1/config/apply">;
 }
 
+/** Error lines with each entry path (`syncs.0.stream_name`) followed by the entry's slug, as the file names it. */
+function withSlugs(lines: string[], document: Readonly<Record<string, unknown>>): string[] {
+  const slugAt = (kind: string, index: number): string | undefined => {
+    const list = document[kind];
+    const entry: unknown = Array.isArray(list) ? list[index] : undefined;
+    const slug = entry && typeof entry === "object" ? (entry as { slug?: unknown }).slug : undefined;
+    return typeof slug === "string" ? slug : undefined;
+  };
+  return lines.map((line) =>
+    line.replace(/\b(connectors|models|syncs)\.(\d+)\b/g, (match, kind: string, index: string) => {
+      const slug = slugAt(kind, Number(index));
+      return slug ? `${match} (${slug})` : match;
+    }),
+  );
+}
+
 async function planOrApply(api: PublicApiClient, command: "plan" | "apply", file: string, allowEnv: string | undefined, json: boolean): Promise<void> {
   const body = readDocument(file, allowEnv);
   const { data, error, response } = command === "plan" ? await api.POST("/api/v1/config/plan", { body }) : await api.POST("/api/v1/config/apply", { body });
-  if (!response.ok || !data) throw new ApiFailure(errorLines(response.status, error));
+  if (!response.ok || !data) throw new ApiFailure(withSlugs(errorLines(response.status, error), body));
   process.stdout.write(`${json ? JSON.stringify(data, null, 2) : planText(data)}\n`);
 }
 

@@ -14,7 +14,7 @@ import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { buildCatalogJson, saveCatalog } from "./catalogs";
-import type { Known, WorkspaceConfig } from "./config-state";
+import type { Known, Matches, WorkspaceConfig } from "./config-state";
 import { createConnector, deleteConnector, updateConnector } from "./connectors";
 import { createModel, deleteModel, updateModel } from "./models";
 import { createSync, deleteSync, updateSync } from "./syncs";
@@ -45,8 +45,13 @@ export interface Step {
 export interface KindInput<E> {
   entries: readonly E[];
   state: WorkspaceConfig;
+  /** The object each entry stands for (config-state.ts:matchEntries). */
+  matches: Matches;
   secrets: Readonly<Record<string, string>>;
 }
+
+/** A slug of the file as the workspace's own slug of the object it stands for (so references compare). */
+const canonical = (matches: Matches, kind: ConfigKind, slug: string): string => matches[kind].get(slug)?.slug ?? slug;
 
 const idOf = (ctx: StepContext, kind: ConfigKind, slug: string): number => {
   const id = ctx.ids[kind].get(slug);
@@ -82,11 +87,11 @@ function normalizeSync(e: ConfigSync): Omit<ConfigSync, "slug"> {
 }
 
 /** Connectors: configuration compared leaf by leaf with secrets resolved; the catalog as a whole. */
-function connectorSteps({ entries, state, secrets }: KindInput<ConfigConnector>): Step[] {
+function connectorSteps({ entries, state, matches, secrets }: KindInput<ConfigConnector>): Step[] {
   const steps: Step[] = [];
   const problems: FieldError[] = [];
   entries.forEach((entry, index) => {
-    const known = state.connectors.find((c) => c.slug === entry.slug);
+    const known = matches.connectors.get(entry.slug);
     const refPaths = new Set(secretRefs(entry.configuration).map((r) => `configuration.${r.path}`));
     const { value, missing } = resolveSecretRefs(entry.configuration, secrets, SECRET_MASK);
     const configuration = value as Row;
@@ -154,7 +159,7 @@ function connectorSteps({ entries, state, secrets }: KindInput<ConfigConnector>)
       },
     });
   });
-  if (problems.length > 0) throw new ValidationFailed(`Validation failed: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`, { errors: problems });
+  if (problems.length > 0) throw ValidationFailed.fromFields(problems);
   return steps;
 }
 
@@ -170,9 +175,9 @@ async function writeCatalog(
   await audit(auth, created ? "create" : "update", "catalog", catalog.id, { connector_id: connectorId }, tx);
 }
 
-function modelSteps({ entries, state }: KindInput<ConfigModel>): Step[] {
+function modelSteps({ entries, matches }: KindInput<ConfigModel>): Step[] {
   return entries.flatMap((entry, index): Step[] => {
-    const known = state.models.find((m) => m.slug === entry.slug);
+    const known = matches.models.get(entry.slug);
     const desired = normalizeModel(entry);
     const toInput = (ctx: StepContext, d: Partial<typeof desired>) => {
       const { connector, ...rest } = d;
@@ -191,7 +196,7 @@ function modelSteps({ entries, state }: KindInput<ConfigModel>): Step[] {
         },
       ];
     }
-    const fields = changedFields(known.entry, desired);
+    const fields = changedFields(known.entry, { ...desired, connector: canonical(matches, "connectors", desired.connector) });
     if (fields.length === 0) return [];
     const changed = pick(desired, new Set(fields.map((f) => f.field)));
     return [
@@ -210,9 +215,9 @@ function modelSteps({ entries, state }: KindInput<ConfigModel>): Step[] {
 
 const SCHEDULE_FIELDS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
-function syncSteps({ entries, state }: KindInput<ConfigSync>): Step[] {
+function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
   return entries.flatMap((entry, index): Step[] => {
-    const known = state.syncs.find((s) => s.slug === entry.slug);
+    const known = matches.syncs.get(entry.slug);
     const desired = normalizeSync(entry);
     const toInput = (ctx: StepContext, d: Partial<typeof desired>) => {
       const { source, destination, model, ...rest } = d;
@@ -245,7 +250,12 @@ function syncSteps({ entries, state }: KindInput<ConfigSync>): Step[] {
         },
       ];
     }
-    const fields = changedFields(known.entry, desired);
+    const fields = changedFields(known.entry, {
+      ...desired,
+      source: canonical(matches, "connectors", desired.source),
+      destination: canonical(matches, "connectors", desired.destination),
+      model: canonical(matches, "models", desired.model),
+    });
     if (fields.length === 0) return [];
     const names = new Set<string>(fields.map((f) => f.field));
     // The schedule rules apply to the whole schedule: a change to one field sends them all.
@@ -265,11 +275,11 @@ function syncSteps({ entries, state }: KindInput<ConfigSync>): Step[] {
   });
 }
 
-/** Deletes of the objects of a kind the file lists that have no entry (prune: true only). */
-export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number }, unknown>[], listed: ReadonlySet<string>): Step[] {
+/** Deletes of the objects of a kind the file lists that no entry stands for (prune: true only). */
+export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number }, unknown>[], matched: ReadonlySet<number>): Step[] {
   const remove = { connectors: deleteConnector, models: deleteModel, syncs: deleteSync }[kind];
   return known
-    .filter((k) => !listed.has(k.slug))
+    .filter((k) => !matched.has(k.id))
     .map((k) => ({
       kind,
       slug: k.slug,

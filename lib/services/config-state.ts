@@ -105,3 +105,52 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
     }),
   };
 }
+
+/** Which object of the workspace each entry of a file stands for, by the entry's slug. */
+export interface Matches {
+  connectors: Map<string, Known<Connector, ConfigConnector>>;
+  models: Map<string, Known<Model, ConfigModel>>;
+  syncs: Map<string, Known<Sync, ConfigSync>>;
+}
+
+type Named = { slug: string; name?: string | null; connector_type?: string };
+
+/** Names are unique per kind ignoring case (connectors: per type); an empty name matches nothing. */
+const nameKey = (e: Named): string | undefined => (e.name?.trim() ? `${e.connector_type ?? ""}:${e.name.trim().toLowerCase()}` : undefined);
+
+/**
+ * An entry stands for the object whose slug (derived from its current name) is the entry's slug;
+ * failing that, for the object with the entry's name. So a file with slugs of its own choosing
+ * applies the same way twice, and keeping a slug while changing the name renames. Each object
+ * stands for one entry at most: slugs are matched first, names only among the objects left.
+ */
+function matchKind<R, E extends Named>(entries: readonly Named[] | undefined, known: readonly Known<R, E>[]): Map<string, Known<R, E>> {
+  const out = new Map<string, Known<R, E>>();
+  if (!entries) return out;
+  const taken = new Set<number>();
+  for (const e of entries) {
+    const bySlug = known.find((k) => k.slug === e.slug);
+    if (bySlug) {
+      out.set(e.slug, bySlug);
+      taken.add(bySlug.id);
+    }
+  }
+  for (const e of entries) {
+    const key = nameKey(e);
+    if (out.has(e.slug) || key === undefined) continue;
+    const byName = known.find((k) => !taken.has(k.id) && nameKey(k.entry) === key);
+    if (byName) {
+      out.set(e.slug, byName);
+      taken.add(byName.id);
+    }
+  }
+  return out;
+}
+
+export function matchEntries(doc: { connectors?: readonly Named[]; models?: readonly Named[]; syncs?: readonly Named[] }, state: WorkspaceConfig): Matches {
+  return {
+    connectors: matchKind(doc.connectors, state.connectors),
+    models: matchKind(doc.models, state.models),
+    syncs: matchKind(doc.syncs, state.syncs),
+  };
+}

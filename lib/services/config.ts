@@ -6,12 +6,12 @@ import "server-only";
 import { stringifyConfigYaml } from "@/lib/config-as-code/yaml";
 import { can, type Resource } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
-import { AppError, Conflict, FailedDependency, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { AppError, Conflict, FailedDependency, fieldSummary, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, type ConfigPlan } from "@/lib/validation/config";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./config-kinds";
-import { loadWorkspaceConfig, type WorkspaceConfig } from "./config-state";
+import { loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
 
@@ -54,16 +54,16 @@ function referenceErrors(doc: ConfigDocument, state: WorkspaceConfig): FieldErro
 }
 
 /** Every change, in the order apply makes them: creates and updates by kind, then deletes in reverse. */
-function planSteps(doc: ConfigDocument, state: WorkspaceConfig): Step[] {
+function planSteps(doc: ConfigDocument, state: WorkspaceConfig, matches: Matches): Step[] {
   const secrets = doc.secrets ?? {};
   const upserts = CONFIG_KINDS.flatMap((kind) => {
     const entries = doc[kind];
-    return entries ? KIND_HANDLERS[kind]({ entries: entries as never[], state, secrets }) : [];
+    return entries ? KIND_HANDLERS[kind]({ entries: entries as never[], state, matches, secrets }) : [];
   });
   const deletes = doc.prune
     ? [...CONFIG_KINDS].reverse().flatMap((kind) => {
-        const entries = doc[kind];
-        return entries ? deleteSteps(kind, state[kind], new Set(entries.map((e) => e.slug))) : [];
+        const matched = new Set([...matches[kind].values()].map((k) => k.id));
+        return doc[kind] ? deleteSteps(kind, state[kind], matched) : [];
       })
     : [];
   return [...upserts, ...deletes];
@@ -90,12 +90,16 @@ function located(err: unknown, step: Step): unknown {
   if (!(err instanceof AppError)) return err;
   const what = `${NOUN[step.kind]} "${step.slug}"`;
   const base = step.index >= 0 ? `${step.kind}.${step.index}` : `${step.kind}`;
-  const errors = err.errors?.map((e) => {
+  const remapped = err.errors?.map((e) => {
     const [, ...rest] = e.path.split(".");
     const field = rest.map((p, i) => (i === 0 ? (FIELD_RENAMES[p] ?? p) : p)).join(".");
-    return { ...e, path: field ? `${base}.${field}` : base, message: `(${what}) ${e.message}` };
+    return { ...e, path: field ? `${base}.${field}` : base };
   });
-  const message = `${step.action === "delete" ? "Deleting" : step.action === "create" ? "Creating" : "Updating"} ${what}: ${err.message}`;
+  const verb = step.action === "delete" ? "Deleting" : step.action === "create" ? "Creating" : "Updating";
+  // The sentence names the file's paths, not the resource endpoint's (sync.stream_name → syncs.0.stream_name).
+  const why = err instanceof ValidationFailed && remapped?.length ? `Validation failed: ${fieldSummary(remapped)}` : err.message;
+  const message = `${verb} ${what}: ${why}`;
+  const errors = remapped?.map((e) => ({ ...e, message: `(${what}) ${e.message}` }));
   const options = errors ? { errors } : undefined;
   if (err instanceof ValidationFailed) return new ValidationFailed(message, options);
   if (err instanceof Conflict) return new Conflict(message, options);
@@ -103,6 +107,9 @@ function located(err: unknown, step: Step): unknown {
   if (err instanceof FailedDependency) return new FailedDependency(message, options);
   return err;
 }
+
+const slugIds = (known: readonly { slug: string; id: number }[], matched: ReadonlyMap<string, { id: number }>) =>
+  new Map([...known.map((k): [string, number] => [k.slug, k.id]), ...[...matched].map(([slug, k]): [string, number] => [slug, k.id])]);
 
 /** Thrown to roll a plan's transaction back, carrying its answer out. */
 class PlanDone extends Error {
@@ -131,17 +138,19 @@ async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<Co
         const state = await loadWorkspaceConfig(tx, auth.workspaceId);
         const refErrors = referenceErrors(doc, state);
         if (refErrors.length > 0) throw ValidationFailed.fromFields(refErrors);
-        const steps = planSteps(doc, state);
+        const matches = matchEntries(doc, state);
+        const steps = planSteps(doc, state, matches);
         assertAllowed(auth, steps);
         const entries = CONFIG_KINDS.reduce((n, k) => n + (doc[k]?.length ?? 0), 0);
         const unchanged = entries - steps.filter((s) => s.action !== "delete").length;
         const ctx: StepContext = {
           tx,
           auth,
+          // The workspace's own slugs (references to objects the file does not list), then the file's.
           ids: {
-            connectors: new Map(state.connectors.map((k) => [k.slug, k.id])),
-            models: new Map(state.models.map((k) => [k.slug, k.id])),
-            syncs: new Map(state.syncs.map((k) => [k.slug, k.id])),
+            connectors: slugIds(state.connectors, matches.connectors),
+            models: slugIds(state.models, matches.models),
+            syncs: slugIds(state.syncs, matches.syncs),
           },
         };
         const ids: number[] = [];

@@ -61,19 +61,21 @@ export type ConfigSync = z.infer<typeof configSyncSchema>;
 
 const MAX_ENTRIES = 1000;
 
-const uniqueSlugs = <T extends { slug: string }>(list: z.ZodType<T[]>, kind: string) =>
-  list.superRefine((entries, ctx) => {
-    const seen = new Set<string>();
-    entries.forEach((e, i) => {
-      if (seen.has(e.slug)) ctx.addIssue({ code: "custom", path: [i, "slug"], message: `"${e.slug}" is used by another ${kind} entry; slugs are unique per kind` });
-      seen.add(e.slug);
-    });
-  });
-
-const listOf = <T extends { slug: string }>(entry: z.ZodType<T>, kind: string) =>
-  uniqueSlugs(z.array(entry, { error: `must be a list of ${kind} entries` }).max(MAX_ENTRIES, `must hold at most ${MAX_ENTRIES} entries`), kind)
+/** A list of entries whose slugs are unique. */
+function listOf<S extends z.ZodType<{ slug: string }>>(entry: S, kind: string) {
+  return z
+    .array(entry, { error: `must be a list of ${kind} entries` })
+    .max(MAX_ENTRIES, `must hold at most ${MAX_ENTRIES} entries`)
+    .superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((e, i) => {
+        if (seen.has(e.slug)) ctx.addIssue({ code: "custom", path: [i, "slug"], message: `"${e.slug}" is used by another ${kind} entry; slugs are unique per kind` });
+        seen.add(e.slug);
+      });
+    })
     .optional()
     .describe(`The workspace's ${kind}s; left out: none are touched.`);
+}
 
 /** Values of `${env:NAME}` references, by NAME, as the client resolved them (the server never reads its own environment for them). */
 export const configSecretsSchema = z
