@@ -192,7 +192,10 @@ function modelSteps({ entries, matches }: KindInput<ConfigModel>): Step[] {
           action: "create",
           id: null,
           fields: createdFields(desired),
-          run: async (ctx) => (await createModel(ctx.auth, { ...desired, ...toInput(ctx, desired), connector_id: idOf(ctx, "connectors", desired.connector) }, ctx.tx)).id,
+          run: async (ctx) => {
+            const { connector, ...rest } = desired;
+            return (await createModel(ctx.auth, { ...rest, connector_id: idOf(ctx, "connectors", connector) }, ctx.tx)).id;
+          },
         },
       ];
     }
@@ -238,12 +241,12 @@ function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
           id: null,
           fields: createdFields(desired),
           run: async (ctx) => {
+            const { source, destination, model, ...rest } = desired;
             const input = {
-              ...desired,
-              ...toInput(ctx, desired),
-              source_id: idOf(ctx, "connectors", desired.source),
-              destination_id: idOf(ctx, "connectors", desired.destination),
-              model_id: idOf(ctx, "models", desired.model),
+              ...rest,
+              source_id: idOf(ctx, "connectors", source),
+              destination_id: idOf(ctx, "connectors", destination),
+              model_id: idOf(ctx, "models", model),
             };
             return (await createSync(ctx.auth, input, ctx.tx)).id;
           },
