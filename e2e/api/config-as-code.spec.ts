@@ -183,7 +183,7 @@ test("an error anywhere writes nothing: 422 naming the object and field", async 
   doc.connectors.push({ slug: "extra", name: "Extra", connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration(), catalog: { streams: [{ name: "t" }] } });
   doc.syncs[0].stream_name = "no_such_stream";
   const body = await expectError(await ws.admin.post("/api/v1/config/apply", { ...doc, secrets: secretsFor(doc) }), 422, "validation_failed");
-  expect(body.message).toContain('sync "users-to-crm"');
+  expect(body.message).toMatch(/^Updating sync "users-to-crm": Validation failed: syncs\.0\.stream_name: "no_such_stream" is not a stream/);
   expect(fieldErrors(body).map((e) => e.path)).toEqual(["syncs.0.stream_name"]);
   expect(await names(ws.admin, "connectors")).toEqual(before);
   // A slug that points nowhere is refused before anything runs.

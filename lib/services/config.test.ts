@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { prisma } from "@/lib/db/client";
-import { Forbidden, ValidationFailed } from "@/lib/errors";
+import { Conflict, Forbidden, ValidationFailed } from "@/lib/errors";
 import { configDocumentSchema, type ConfigDocumentInput } from "@/lib/validation/config";
 import { useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
@@ -119,6 +119,13 @@ describe("config apply", () => {
     expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.slug}`)).toEqual(["delete syncs to-crm", "delete models users"]);
     // Connectors were not listed: prune leaves their kind alone.
     expect(await counts(member.workspaceId)).toMatchObject({ connectors: 2, models: 0, syncs: 0 });
+    // A connector still used by a model the file keeps is the API's 409, naming the entry; nothing is deleted.
+    // Without the connectors in the file, the model names its connector by the workspace's slug.
+    await applyConfig(member.auth, doc({ version: 1, models: [{ ...DOC.models![0], connector: "warehouse" }] }));
+    const err = await applyConfig(member.auth, doc({ version: 1, prune: true, connectors: [] })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Conflict);
+    expect((err as Conflict).message).toMatch(/^Deleting connector "crm": Connector \d+ "CRM" is|^Deleting connector "warehouse": Connector \d+ "Warehouse" is still used by model/);
+    expect(await counts(member.workspaceId)).toMatchObject({ connectors: 2, models: 1 });
   });
 
   it("never resolves a reference from the server's own environment", async () => {
