@@ -32,6 +32,8 @@ const nextConfig: NextConfig = {
     "@prisma/client",
     "@prisma/adapter-pg",
     "nodemailer",
+    "@duckdb/node-api",
+    "@duckdb/node-bindings",
   ],
   // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
   async redirects() {

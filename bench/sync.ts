@@ -200,6 +200,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
       note: "polled VmRSS",
     });
   } else report.note("worker memory: /proc is not available on this platform, RSS not measured");
+  if (ctx.args.stopAfter === "full") return;
 
   ctx.log("sync: re-run, no change");
   const same = await measuredRun(ctx, "no-change re-run", () => runSync(ctx.workspaceId, syncId, { onPoll: sample }));
@@ -215,6 +216,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
     pass: same.total_rows === 0,
   });
   report.note(`no-change re-run by phase: ${phases(same)}`);
+  if (ctx.args.stopAfter === "nochange") return;
 
   ctx.log("sync: re-run, 1% changed");
   const changed = Math.floor(n / 100);

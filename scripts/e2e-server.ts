@@ -63,6 +63,8 @@ async function main() {
     TRUST_PROXY: process.env.TRUST_PROXY ?? "1",
     // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
     OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? "127.0.0.1,::1",
+    // The DuckDB source's files: the tests write each workspace's into it (e2e/api/duckdb-source.spec.ts).
+    DUCKDB_DATA_DIR: process.env.DUCKDB_DATA_DIR ?? path.resolve(".data/e2e-duckdb"),
   };
   const server = spawn(process.execPath, ["--import", "tsx", path.resolve("scripts/start.ts")], {
     env: { ...process.env, ...env },

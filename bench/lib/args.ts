@@ -11,6 +11,8 @@ export interface BenchArgs {
   keep: boolean;
   /** Write a V8 CPU profile of the worker into bench/results. */
   cpuProf: boolean;
+  /** Sync section: stop after this run (with --cpu-prof, a profile of the runs up to it). */
+  stopAfter?: "full" | "nochange";
 }
 
 const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api] [--json] [--keep] [--cpu-prof]
@@ -19,7 +21,9 @@ const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|a
   --only S      one section: sync, mariadb, http or api
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
-  --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)`;
+  --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)
+  --stop-after R  sync section: stop after the full sync (full) or the no-change re-run (nochange),
+                for a profile of those runs alone`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = { rows: 100_000, smoke: false, json: false, keep: false, cpuProf: false };
@@ -37,6 +41,11 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (a === "--json") args.json = true;
     else if (a === "--keep") args.keep = true;
     else if (a === "--cpu-prof") args.cpuProf = true;
+    else if (a === "--stop-after") {
+      const r = value();
+      if (r !== "full" && r !== "nochange") throw new Error(`--stop-after takes full or nochange\n${USAGE}`);
+      args.stopAfter = r;
+    }
     else if (a === "--only") {
       const s = value();
       if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, http or api\n${USAGE}`);

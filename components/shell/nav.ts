@@ -25,6 +25,7 @@ export const SETTINGS: NavItem[] = [
   { href: "/settings/members", label: "Members", icon: "members", need: ["user", "read"] },
   { href: "/settings/roles", label: "Roles", icon: "roles" },
   { href: "/settings/api-tokens", label: "API tokens", icon: "key", need: ["api_token", "read"] },
+  { href: "/settings/alerts", label: "Alerts", icon: "bell", need: ["alert", "read"] },
   { href: "/settings/password", label: "Password", icon: "key" },
 ];
 

@@ -3,6 +3,7 @@
 // makes a missing operation a type error; the spec also compares the keys with the served document.
 import type { Fixtures } from "./contract-fixtures";
 import { ACCESS_STEPS } from "./contract-walk-access";
+import { ALERT_STEPS } from "./contract-walk-alerts";
 import { CONFIG_STEPS } from "./contract-walk-config";
 import { DATA_STEPS } from "./contract-walk-data";
 import type { OperationId } from "./openapi-contract";
@@ -10,4 +11,4 @@ import type { OperationId } from "./openapi-contract";
 export type Step = (fx: Fixtures) => Promise<void>;
 export type Steps = Partial<Record<OperationId, Step>>;
 
-export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS, ...CONFIG_STEPS };
+export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS, ...ALERT_STEPS, ...CONFIG_STEPS };

@@ -57,6 +57,7 @@ const VIEWER_READ = new Set<Resource>([
   "sync_run",
   "sync_record",
   "workspace",
+  "alert",
 ]);
 
 export interface SystemRoleSpec {

@@ -139,6 +139,13 @@ export const envSchema = z.object({
     "the request's address",
   ),
   MAIL_FROM: textWithDefault("Datasync <no-reply@localhost>", "sender of those mails"),
+  // Alerts (docs/alerts.md)
+  ALERT_SWEEP_SECONDS: integer(
+    1,
+    60,
+    "how often the scheduler checks the alert rules that time alone can break (a sync without a successful run for too long, a run running too long), seconds; email alerts go out through `SMTP_URL` (unset: each message is logged and listed in the console's alert events)",
+  ),
+  ALERT_HTTP_TIMEOUT_MS: integer(1, 10000, "how long a Slack or webhook alert channel may take to answer, ms"),
   // Sign-in and account throttling
   LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS: integer(
     1,
@@ -180,6 +187,9 @@ export const envSchema = z.object({
     z.string().optional(),
     { form: "a comma list of variable names", unset: "none" },
     "environment variables connector configurations may name as `ENV['X']` (comma list); none by default, and never the server's own secrets",
+  ),
+  DUCKDB_DATA_DIR: text(
+    "directory whose files the DuckDB source reads; each workspace sees only its own subdirectory, `<DUCKDB_DATA_DIR>/workspace-<id>` (Parquet, CSV and JSON files, and DuckDB databases opened read-only). Unset, the DuckDB source refuses to read. See [docs/connectors.md](docs/connectors.md#duckdb)",
   ),
   METRICS_TOKEN: text(
     "when set, `/api/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers only requests from this machine (loopback socket peer, and no remote client forwarded by a proxy)",

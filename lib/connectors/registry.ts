@@ -12,10 +12,11 @@ import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
+import { duckdbSource } from "./duckdb/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, httpModelSource];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource];
 const destinations: DestinationConnector[] = [postgresqlDestination, mariadbDestination, httpDestination, slackDestination];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

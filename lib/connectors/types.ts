@@ -48,6 +48,13 @@ export interface ConnectorDefinition {
    * default first when upsert is not among them. Absent: upsert only.
    */
   writeModes?: readonly WriteMode[];
+  /**
+   * The server hands the adapter the id of the workspace the connector belongs to, under
+   * WORKSPACE_ID_KEY (adapter-config.ts), overwriting anything the tenant wrote there: for
+   * connectors that reach the server's own resources (the DuckDB source's files), which must be the
+   * workspace's own.
+   */
+  workspaceScoped?: boolean;
 }
 
 export interface CheckResult {

@@ -1,6 +1,7 @@
 // Every operation of the API, from the per-resource declarations: the OpenAPI document and the
 // tests walk this list (lib/openapi/document.test.ts checks it against the route files on disk).
 import { accounts, apiTokens, authentication } from "./access";
+import { alerts } from "./alerts";
 import { config } from "./config";
 import { catalogs, connectorDefinitions, connectors } from "./connectors";
 import { models } from "./models";
@@ -27,6 +28,7 @@ const GROUPS: Record<string, Operation>[] = [
   models,
   syncs,
   syncRuns,
+  alerts,
   config,
   service,
 ];

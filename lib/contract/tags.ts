@@ -17,6 +17,7 @@ export const TAGS = [
   { name: "Models", description: "Queries that define what a sync reads." },
   { name: "Syncs", description: "Source + model → destination on a schedule." },
   { name: "Sync runs", description: "Runs of a sync and the records they sent." },
+  { name: "Alerts", description: "Rules on sync runs, the channels that hear when one fires or resolves, and the events sent." },
   { name: "Configuration", description: "The workspace's connectors, models and syncs as one YAML document: export, plan, apply." },
   { name: "Service", description: "Health, readiness, metrics, first-run setup and this document." },
 ] as const;

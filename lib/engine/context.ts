@@ -4,7 +4,8 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
-import { envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { adapterConfig } from "@/lib/connectors/adapter-config";
+import { envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDestination, getSource } from "@/lib/connectors/registry";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
@@ -74,8 +75,8 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
   const storedSource = decryptJson<Row>(sourceRow.configurationEncrypted);
   const storedDestination = decryptJson<Row>(destinationRow.configurationEncrypted);
   try {
-    sourceConfig = resolveEnvPlaceholders(storedSource);
-    destinationConfig = resolveEnvPlaceholders(storedDestination);
+    sourceConfig = adapterConfig(source.definition, storedSource, sourceRow.workspaceId);
+    destinationConfig = adapterConfig(destination.definition, storedDestination, destinationRow.workspaceId);
   } catch (err) {
     throw setupError("Connector configuration", err);
   }

@@ -6,6 +6,7 @@ import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
@@ -80,7 +81,10 @@ export async function setRunStatus(
      WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
     [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
   );
-  return (rowCount ?? 0) > 0;
+  const changed = (rowCount ?? 0) > 0;
+  // Every end of a run passes here: alert rules are evaluated on the queue (lib/services/alerts).
+  if (changed && extra.finished) await alertsOnRunEnded(runId);
+  return changed;
 }
 
 /** Ends a run with its outcome (an error makes it failed). */

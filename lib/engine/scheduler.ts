@@ -3,7 +3,9 @@
 import "server-only";
 import { pgPool } from "@/lib/db/client";
 import type { ScheduleType, SyncIntervalUnit, SyncStatus } from "@/lib/generated/prisma/enums";
+import { env } from "@/lib/config/env";
 import { logger } from "@/lib/logger";
+import { queueAlertSweep } from "@/lib/services/alerts/queue";
 import { every, type Periodic } from "./every";
 import { SCHEDULER_LOCK, tryLockForTransaction } from "./locks";
 import { enqueueRun } from "./queue";
@@ -100,12 +102,18 @@ export interface SchedulerHandle {
 
 export function startScheduler(): SchedulerHandle {
   let lastPrune = 0;
+  let lastAlertSweep = 0;
   const loop: Periodic = every(
     engineSettings.schedulerIntervalMs,
     async () => {
       const queued = await schedulerTick();
       if (queued === null) return;
       if (queued.length > 0) logger.info({ runs: queued }, "scheduled runs queued");
+      // The alert rules time alone can break (docs/alerts.md), checked by a job on the alert queue.
+      if (Date.now() - lastAlertSweep >= env.ALERT_SWEEP_SECONDS * 1000) {
+        lastAlertSweep = Date.now();
+        await queueAlertSweep();
+      }
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         const pruned = await pruneSyncRecords();

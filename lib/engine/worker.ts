@@ -6,6 +6,7 @@ import type PgBoss from "pg-boss";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
+import { startAlertWork } from "@/lib/services/alerts/queue";
 import { every } from "./every";
 import { executeRun, type RunResult } from "./execute-run";
 import { enqueueRun, getBoss, RUN_QUEUE, type RunJob } from "./queue";
@@ -102,6 +103,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   for (let i = 0; i < concurrency; i++) {
     workerIds.push(await boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, handler));
   }
+  const alerts = await startAlertWork();
   const reaper = every(
     engineSettings.reaperIntervalMs,
     async () => void (await reapOrphanedRuns()),
@@ -110,6 +112,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   return {
     async stop() {
       await reaper.stop();
+      await alerts.stop();
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
       // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.

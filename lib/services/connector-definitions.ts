@@ -1,7 +1,8 @@
 // Connector definitions come from the registry (code, not the database); this module adds the
 // API's lookups and the connection check of a configuration (stored or not yet stored).
 import "server-only";
-import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { adapterConfig } from "@/lib/connectors/adapter-config";
+import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, listDefinitions, validateConfiguration } from "@/lib/connectors/registry";
 import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";
 import { NotFound, ValidationFailed } from "@/lib/errors";
@@ -55,12 +56,12 @@ export interface CheckConnectionResult {
  * breaks the schema, is `result: "failure"` with a sentence naming the fields (HTTP 200), so the
  * console shows it next to the form; only an unknown connector name is a 422.
  */
-export async function checkConnection(input: CheckConnectionInput): Promise<CheckConnectionResult> {
-  return checkConfiguration(requireDefinition(input.name, input.type, "name"), input.connection_spec);
+export async function checkConnection(input: CheckConnectionInput, workspaceId: number): Promise<CheckConnectionResult> {
+  return checkConfiguration(requireDefinition(input.name, input.type, "name"), input.connection_spec, workspaceId);
 }
 
 /** The check of `configuration` against its definition: schema, ENV['X'] placeholders, then the connector's own check. */
-export async function checkConfiguration(definition: ConnectorDefinition, configuration: Row): Promise<CheckConnectionResult> {
+export async function checkConfiguration(definition: ConnectorDefinition, configuration: Row, workspaceId: number): Promise<CheckConnectionResult> {
   const invalid = validateConfiguration(definition, configuration);
   if (invalid.length > 0) {
     const list = invalid.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
@@ -68,7 +69,7 @@ export async function checkConfiguration(definition: ConnectorDefinition, config
   }
   let config: Row;
   try {
-    config = resolveEnvPlaceholders(configuration);
+    config = adapterConfig(definition, configuration, workspaceId);
   } catch (err) {
     if (err instanceof EnvironmentPlaceholderError) return { result: "failure", details: err.message };
     throw err;

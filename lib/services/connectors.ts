@@ -2,7 +2,8 @@
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
 import "server-only";
 import { supportedWriteModes } from "@/lib/sync-config/write-mode";
-import { EnvironmentPlaceholderError, envRedactor, resolveEnvPlaceholders } from "@/lib/connectors/env-placeholders";
+import { adapterConfig } from "@/lib/connectors/adapter-config";
+import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
@@ -57,7 +58,7 @@ export async function getConnector(workspaceId: number, id: number, db: Tx = pri
 function connectorConfiguration(connector: Connector): { config: Row; scrub: (message: string) => string } {
   const stored = decryptJson<Row>(connector.configurationEncrypted);
   try {
-    return { config: resolveEnvPlaceholders(stored), scrub: envRedactor(stored) };
+    return { config: adapterConfig(definitionFor(connector), stored, connector.workspaceId), scrub: envRedactor(stored) };
   } catch (err) {
     if (err instanceof EnvironmentPlaceholderError) throw new FailedDependency(err.message);
     throw err;
@@ -223,7 +224,7 @@ export async function checkConnector(
     input.configuration === undefined
       ? decryptJson<Row>(connector.configurationEncrypted)
       : withStoredSecrets(connector, definition, input.configuration, "configuration");
-  return checkConfiguration(definition, configuration);
+  return checkConfiguration(definition, configuration, auth.workspaceId);
 }
 
 /** SQLSTATE classes caused by the query text itself (syntax, unknown table, read-only, timeout). */

@@ -4,4 +4,6 @@ import { route } from "@/lib/http/handler";
 import { serializeConnectionStatus } from "@/lib/serializers/connection-status";
 import { checkConnection } from "@/lib/services/connector-definitions";
 
-export const POST = route(connectorDefinitions.checkConnection, async ({ body }) => serializeConnectionStatus(await checkConnection(body)));
+export const POST = route(connectorDefinitions.checkConnection, async ({ auth, body }) =>
+  serializeConnectionStatus(await checkConnection(body, auth.workspaceId)),
+);

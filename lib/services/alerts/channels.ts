@@ -1,0 +1,110 @@
+// Alert channels: where firing and resolved messages go (docs/alerts.md). The configuration is stored
+// encrypted like a connector's, because a Slack incoming webhook URL is a credential: anyone holding
+// it may post to the channel. A URL must pass the outbound network policy when saved (an early,
+// clear 422) and again when sent (sendHttp checks the addresses it actually connects to).
+import "server-only";
+import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
+import { ConnectorError } from "@/lib/connectors/shared/errors";
+import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
+import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
+import { prisma } from "@/lib/db/client";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import type { AlertChannel } from "@/lib/generated/prisma/client";
+import type { AlertChannelType } from "@/lib/generated/prisma/enums";
+import type { Page } from "@/lib/page";
+import type { CreateAlertChannelInput, UpdateAlertChannelInput } from "@/lib/validation/alerts";
+import { audit } from "../audit";
+import type { AuthContext } from "../auth-context";
+
+type Auth = Pick<AuthContext, "workspaceId" | "user">;
+
+/** The decrypted configuration of a channel. */
+export interface ChannelConfig {
+  recipients?: string[];
+  url?: string;
+}
+
+export const channelConfig = (channel: Pick<AlertChannel, "configurationEncrypted">): ChannelConfig =>
+  decryptJson<ChannelConfig>(channel.configurationEncrypted);
+
+/** Whether the URL of a channel of this type is a secret (masked in every answer). */
+export const urlIsSecret = (type: AlertChannelType): boolean => type === "slack";
+
+/** Refuses a URL the outbound policy would refuse to send to, as a 422 on alert_channel.url. */
+async function assertChannelUrl(url: string): Promise<void> {
+  try {
+    const parsed = assertUrlAllowed(url);
+    await assertHostAllowed(parsed.hostname.replace(/^\[(.*)\]$/, "$1"));
+  } catch (err) {
+    if (err instanceof ConnectorError) throw ValidationFailed.field("alert_channel.url", err.message);
+    throw err;
+  }
+}
+
+/** The configuration a channel of `type` keeps: only its own fields. */
+async function configFor(type: AlertChannelType, input: { recipients?: string[] | null; url?: string | null }): Promise<ChannelConfig> {
+  if (type === "email") {
+    if (!input.recipients?.length) throw ValidationFailed.field("alert_channel.recipients", "is required for an email channel");
+    return { recipients: input.recipients.map((r) => r.toLowerCase()) };
+  }
+  if (!input.url) throw ValidationFailed.field("alert_channel.url", `is required for a ${type} channel`);
+  await assertChannelUrl(input.url);
+  return { url: input.url };
+}
+
+export async function listAlertChannels(workspaceId: number, page: Page) {
+  const where = { workspaceId };
+  const [rows, total] = await Promise.all([
+    prisma().alertChannel.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: page.skip, take: page.take }),
+    prisma().alertChannel.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export async function getAlertChannel(workspaceId: number, id: number): Promise<AlertChannel> {
+  const channel = await prisma().alertChannel.findFirst({ where: { id, workspaceId } });
+  if (!channel) throw new NotFound(`Alert channel ${id} was not found.`);
+  return channel;
+}
+
+export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput): Promise<AlertChannel> {
+  const config = await configFor(input.channel_type, input);
+  return prisma().$transaction(async (tx) => {
+    const channel = await tx.alertChannel.create({
+      data: { workspaceId: auth.workspaceId, name: input.name, channelType: input.channel_type, configurationEncrypted: encryptJson(config) },
+    });
+    await audit(auth, "create", "alert_channel", channel.id, { name: channel.name, channel_type: channel.channelType }, tx);
+    return channel;
+  });
+}
+
+export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAlertChannelInput): Promise<AlertChannel> {
+  const current = await getAlertChannel(auth.workspaceId, id);
+  const stored = channelConfig(current);
+  const type = input.channel_type ?? current.channelType;
+  // The mask sent back (a form that shows it) keeps the stored URL; so does leaving url out.
+  const url = input.url === undefined || input.url === SECRET_MASK ? stored.url : input.url;
+  const config = await configFor(type, { recipients: input.recipients === undefined ? stored.recipients : input.recipients, url });
+  return prisma().$transaction(async (tx) => {
+    const channel = await tx.alertChannel.update({
+      where: { id: current.id },
+      data: { name: input.name ?? current.name, channelType: type, configurationEncrypted: encryptJson(config) },
+    });
+    const changed = Object.keys(input).filter((k) => k !== "url" || input.url !== SECRET_MASK);
+    await audit(auth, "update", "alert_channel", id, { name: channel.name, channel_type: type, changed }, tx);
+    return channel;
+  });
+}
+
+/** 409 while a rule sends to it: the rule would lose a channel without anyone noticing. */
+export async function deleteAlertChannel(auth: Auth, id: number): Promise<void> {
+  const channel = await getAlertChannel(auth.workspaceId, id);
+  await prisma().$transaction(async (tx) => {
+    const users = await tx.alertRule.findMany({ where: { workspaceId: auth.workspaceId, channelIds: { has: id } }, select: { name: true } });
+    if (users.length > 0) {
+      throw new Conflict(`Alert channel ${id} is used by the rule(s) ${users.map((u) => `"${u.name}"`).join(", ")}; remove it from them first.`);
+    }
+    await tx.alertChannel.delete({ where: { id } });
+    await audit(auth, "delete", "alert_channel", id, { name: channel.name, channel_type: channel.channelType }, tx);
+  });
+}

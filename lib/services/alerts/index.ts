@@ -1,0 +1,7 @@
+// Alerts (docs/alerts.md): rules on sync runs, channels that hear about them, events of each change.
+// The engine calls alertsOnRunEnded when a run ends (run-store.ts:setRunStatus), the scheduler
+// queueAlertSweep, the worker startAlertWork; the API uses the CRUD functions.
+export { alertsOnRunEnded, queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
+export { listAlertChannels, getAlertChannel, createAlertChannel, updateAlertChannel, deleteAlertChannel } from "./channels";
+export { listAlertRules, getAlertRule, createAlertRule, updateAlertRule, deleteAlertRule, type AlertRuleRow } from "./rules";
+export { listAlertEvents, testAlertChannel, type ChannelTestResult } from "./events";
