@@ -117,7 +117,7 @@ function connectorSteps({ entries, state, matches, secrets }: KindInput<ConfigCo
         index,
         action: "create",
         id: null,
-        fields: createdFields({ ...input, configuration: entry.configuration, ...(catalog ? { catalog } : {}) }, { nested: ["configuration"] }),
+        fields: createdFields({ ...input, configuration: entry.configuration, ...(catalog ? { catalog } : {}) }, { nested: ["configuration"], secret }),
         async run({ tx, auth }) {
           const created = await createConnector(auth, { ...input, configuration }, tx);
           if (catalog) await writeCatalog(tx, auth, created.id, created.name, catalog, undefined);

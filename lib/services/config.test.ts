@@ -65,6 +65,11 @@ describe("config apply", () => {
     const plan = await planConfig(admin.auth, doc());
     expect(plan.changes.map((c) => `${c.action} ${c.kind} ${c.slug}`)).toEqual(["create connectors wh", "create connectors crm", "create models users", "create syncs to-crm"]);
     expect(plan.changes.every((c) => c.id === null)).toBe(true);
+    // A secret is shown as changed, never by value, even when the file holds it literally.
+    expect(plan.changes[0].fields).toContainEqual({ field: "configuration.credentials.password", secret: true });
+    const literal = structuredClone(DOC);
+    literal.connectors![0].configuration = pg("a-literal-secret");
+    expect(JSON.stringify(await planConfig(admin.auth, doc(literal)))).not.toContain("a-literal-secret");
     expect(JSON.stringify(plan)).not.toContain("pw1");
     expect(await counts(admin.workspaceId)).toEqual(before);
 
