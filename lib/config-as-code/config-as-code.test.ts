@@ -117,6 +117,11 @@ describe("the field diff", () => {
       { field: "name", after: "S" },
       { field: "guard", after: null },
     ]);
+    // A create lists a configuration leaf by leaf, its secrets without values.
+    expect(createdFields({ configuration: { host: "h", auth: { password: "p" } } }, { nested: ["configuration"], secret: (p) => p.endsWith("password") })).toEqual([
+      { field: "configuration.host", after: "h" },
+      { field: "configuration.auth.password", secret: true },
+    ]);
     expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
     expect(sameJson([1, 2], [2, 1])).toBe(false);
   });

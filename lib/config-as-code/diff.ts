@@ -28,8 +28,12 @@ export interface DiffOptions {
 }
 
 function leafChanges(before: unknown, after: unknown, path: string, secret: (p: string) => boolean, out: FieldChange[]): void {
-  if (isObject(before) && isObject(after)) {
-    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) leafChanges(before[key], after[key], `${path}.${key}`, secret, out);
+  // An object that appears or goes is listed leaf by leaf too, so a secret inside it stays marked.
+  const objectOrNone = (v: unknown) => isObject(v) || v === undefined;
+  if ((isObject(before) || isObject(after)) && objectOrNone(before) && objectOrNone(after)) {
+    const b = isObject(before) ? before : {};
+    const a = isObject(after) ? after : {};
+    for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) leafChanges(b[key], a[key], `${path}.${key}`, secret, out);
     return;
   }
   if (sameJson(before, after)) return;
