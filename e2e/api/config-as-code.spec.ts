@@ -159,6 +159,13 @@ test("a secret sent for an existing connector is shown changed, never its value"
     { kind: "connectors", slug: "warehouse", action: "update", id: expect.any(Number), fields: [{ field: "configuration.credentials.password", secret: true }] },
   ]);
   expect(text).not.toContain("a-new-secret-value");
+  // A new connector's secret, even written literally in the file, is marked, never shown.
+  const literal = { slug: "literal", name: "Literal", connector_type: "source", connector_name: "Postgresql", configuration: pgConfiguration({ credentials: { auth_type: "username/password", username: "postgres", password: "literal-pw" } }) };
+  const created = await ws.admin.post("/api/v1/config/plan", { version: 1, connectors: [literal] });
+  const createdText = await created.text();
+  expect(created.status(), createdText).toBe(200);
+  expect(JSON.parse(createdText).changes[0].fields).toContainEqual({ field: "configuration.credentials.password", secret: true });
+  expect(createdText).not.toContain("literal-pw");
 });
 
 test("${env:DATABASE_URL} is never resolved from the server's environment", async () => {
