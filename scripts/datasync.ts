@@ -8,6 +8,7 @@
 // the request's `secrets`. The server never resolves a reference from its own environment.
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { paths } from "../lib/api-client/generated/openapi";
 import { createPublicApiClient, errorLines, type JsonBody, type PublicApiClient } from "../lib/api-client/public-client";
 import { clientSecrets, SECRET_ENV_PREFIX } from "../lib/config-as-code/secret-refs";
 import { ConfigSyntaxError, parseConfigYaml } from "../lib/config-as-code/yaml";
@@ -26,7 +27,8 @@ Environment: DATASYNC_URL (the server), DATASYNC_TOKEN (an API token),
 
 class UsageError extends Error {}
 
-type Plan = { applied: boolean; changes: { kind: string; slug: string; action: string; id: number | null; fields: { field: string; before?: unknown; after?: unknown; secret?: boolean }[] }[]; summary: Record<string, number> };
+/** The answer of plan and apply, as the OpenAPI document types it. */
+type Plan = paths["/api/v1/config/plan"]["post"]["responses"][200]["content"]["application/json"];
 
 function client(): PublicApiClient {
   const baseUrl = process.env.DATASYNC_URL;
