@@ -4,6 +4,7 @@
 import type { Fixtures } from "./contract-fixtures";
 import { ACCESS_STEPS } from "./contract-walk-access";
 import { ALERT_STEPS } from "./contract-walk-alerts";
+import { CONFIG_STEPS } from "./contract-walk-config";
 import { DATA_STEPS } from "./contract-walk-data";
 import { SEQUENCE_STEPS } from "./contract-walk-sequences";
 import type { OperationId } from "./openapi-contract";
@@ -12,4 +13,11 @@ import { WEBHOOK_STEPS } from "./contract-walk-webhooks";
 export type Step = (fx: Fixtures) => Promise<void>;
 export type Steps = Partial<Record<OperationId, Step>>;
 
-export const WALK: Record<OperationId, Step> = { ...ACCESS_STEPS, ...DATA_STEPS, ...ALERT_STEPS, ...WEBHOOK_STEPS, ...SEQUENCE_STEPS };
+export const WALK: Record<OperationId, Step> = {
+  ...ACCESS_STEPS,
+  ...DATA_STEPS,
+  ...ALERT_STEPS,
+  ...WEBHOOK_STEPS,
+  ...SEQUENCE_STEPS,
+  ...CONFIG_STEPS,
+};

@@ -79,6 +79,9 @@ const FLAGS: Record<string, Flags> = {
   createWebhookSubscription: { body: {} },
   updateWebhookSubscription: { body: {} },
   setRunAfter: { body: {} },
+  // A document that lists no entries: every role reaches the service, which changes nothing.
+  planConfig: { body: { version: 1 } },
+  applyConfig: { body: { version: 1 } },
 };
 
 export const ENDPOINTS: Endpoint[] = OPERATIONS.map((op) => {

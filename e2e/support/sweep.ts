@@ -210,6 +210,10 @@ const SPECS: Record<string, SweepSpec> = {
   "PUT /api/v1/syncs/{}/run_after": { mutates: true, ids: ["sync"], body: () => ({ run_after: { sync_ids: [] } }) },
   "POST /api/v1/syncs/{}/sequence_runs": { mutates: true, ids: ["sync"] },
   "GET /api/v1/sequence_runs/{}": { mutates: false, ids: ["sequence"] },
+  // Configuration as code: config-as-code.spec.ts covers documents in depth; an empty one changes nothing.
+  "GET /api/v1/config/export": { mutates: false },
+  "POST /api/v1/config/plan": { mutates: false, body: () => ({ version: 1 }) },
+  "POST /api/v1/config/apply": { mutates: true, body: () => ({ version: 1 }) },
 };
 
 export interface SweepEndpoint extends SweepSpec {

@@ -2,6 +2,7 @@
 // tests walk this list (lib/openapi/document.test.ts checks it against the route files on disk).
 import { accounts, apiTokens, authentication } from "./access";
 import { alerts } from "./alerts";
+import { config } from "./config";
 import { catalogs, connectorDefinitions, connectors } from "./connectors";
 import { models } from "./models";
 import type { Operation } from "./operation";
@@ -32,6 +33,7 @@ const GROUPS: Record<string, Operation>[] = [
   alerts,
   webhooks,
   sequences,
+  config,
   service,
 ];
 

@@ -44,6 +44,8 @@ export interface Operation<P = unknown, Q = unknown, B = unknown, R extends ZodT
   body?: ZodType<B>;
   /** The body may be left out. */
   bodyOptional?: boolean;
+  /** The body may also come as YAML (Content-Type application/yaml or text/yaml), read into the same schema. */
+  yamlBody?: true;
   status: SuccessStatus;
   /** The success body; absent for 204 and for answers that are not JSON (see `produces`). */
   response?: R;

@@ -20,6 +20,7 @@ export const TAGS = [
   { name: "Alerts", description: "Rules on sync runs, the channels that hear when one fires or resolves, and the events sent." },
   { name: "Webhooks", description: "Run lifecycle events POSTed, signed, to your URLs; delivery log and redelivery (docs/webhooks.md)." },
   { name: "Sequences", description: "Syncs that run after other syncs succeed, and sequence runs that start a chain." },
+  { name: "Configuration", description: "The workspace's connectors, models and syncs as one YAML document: export, plan, apply." },
   { name: "Service", description: "Health, readiness, metrics, first-run setup and this document." },
 ] as const;
 

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ZodType } from "zod";
 import { can } from "@/lib/auth/permissions";
+import { ConfigSyntaxError, parseConfigYaml } from "@/lib/config-as-code/yaml";
 import type { Operation, Reply } from "@/lib/contract/operation";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
@@ -38,12 +39,20 @@ interface RouteOptions {
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
-async function readJson(req: NextRequest): Promise<unknown> {
+const YAML_TYPE = /^\s*(application|text)\/(x-)?yaml\s*(;|$)/i;
+
+/** The body as JSON, or (operations with `yamlBody`, Content-Type application/yaml or text/yaml) as YAML. */
+async function readJson(req: NextRequest, yamlBody = false): Promise<unknown> {
   const length = Number(req.headers.get("content-length") ?? 0);
   if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(BODY_TOO_LARGE_MESSAGE);
   const type = req.headers.get("content-type") ?? "";
-  if (type && !/json|text\/plain/i.test(type)) {
-    throw new UnsupportedMediaType("Send the request body as JSON (Content-Type: application/json).");
+  const yaml = yamlBody && YAML_TYPE.test(type);
+  if (type && !yaml && !/json|text\/plain/i.test(type)) {
+    throw new UnsupportedMediaType(
+      yamlBody
+        ? "Send the request body as YAML (Content-Type: application/yaml) or JSON (Content-Type: application/json)."
+        : "Send the request body as JSON (Content-Type: application/json).",
+    );
   }
   const reader = req.body?.getReader();
   if (!reader) return undefined;
@@ -63,8 +72,9 @@ async function readJson(req: NextRequest): Promise<unknown> {
   if (!text.trim()) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
+    value = yaml ? parseConfigYaml(text) : JSON.parse(text);
+  } catch (err) {
+    if (err instanceof ConfigSyntaxError) throw new BadRequest(err.message);
     throw new BadRequest("The request body is not valid JSON.");
   }
   if (depthOver(value, MAX_JSON_DEPTH)) {
@@ -250,7 +260,7 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       }
       const params = parseWith(op.params, (await context?.params) ?? {}, "params");
       const query = parseWith(op.query, queryObject(url.searchParams), "query");
-      const body = op.body ? parseWith(op.body, await readJson(req), "body") : (undefined as B);
+      const body = op.body ? parseWith(op.body, await readJson(req, op.yamlBody), "body") : (undefined as B);
       const result = await handler({ req, url, params, query, body, auth, requestId });
       // A non-JSON answer (`produces`: a CSV download) is built by its handler.
       response =

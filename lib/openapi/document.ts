@@ -113,7 +113,17 @@ function build() {
         ...(params ? { params } : {}),
         ...(op.query ? { query: asObject(op.query) } : {}),
         ...(op.permission !== "public" ? { headers: workspaceHeader } : {}),
-        ...(op.body ? { body: { required: !op.bodyOptional, content: { "application/json": { schema: op.body } } } } : {}),
+        ...(op.body
+          ? {
+              body: {
+                required: !op.bodyOptional,
+                content: {
+                  "application/json": { schema: op.body },
+                  ...(op.yamlBody ? { "application/yaml": { schema: op.body }, "text/yaml": { schema: op.body } } : {}),
+                },
+              },
+            }
+          : {}),
       },
       responses: {
         ...(op.catchAll ? {} : { [op.status]: successResponse(op) }),

@@ -10,7 +10,19 @@ import type { AuthContext } from "./auth-context";
 type Tx = Prisma.TransactionClient;
 
 export type AuditAction =
-  "create" | "update" | "delete" | "trigger" | "cancel" | "test" | "enable" | "disable" | "export" | "approve" | "rotate" | "redeliver";
+  | "create"
+  | "update"
+  | "delete"
+  | "trigger"
+  | "cancel"
+  | "test"
+  | "enable"
+  | "disable"
+  | "export"
+  | "approve"
+  | "rotate"
+  | "redeliver"
+  | "apply";
 
 export async function audit(
   auth: Pick<AuthContext, "workspaceId" | "user">,

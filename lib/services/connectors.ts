@@ -27,6 +27,7 @@ import { assertNameFree, nameTaken as sharedNameTaken } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { saveCatalog } from "./catalogs";
 import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
+import { inTransaction, type Tx } from "./transaction";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -44,8 +45,8 @@ export async function listConnectors(workspaceId: number, filter: ListConnectors
   return { rows, total };
 }
 
-export async function getConnector(workspaceId: number, id: number): Promise<Connector> {
-  const connector = await prisma().connector.findFirst({ where: { id, workspaceId } });
+export async function getConnector(workspaceId: number, id: number, db: Tx = prisma()): Promise<Connector> {
+  const connector = await db.connector.findFirst({ where: { id, workspaceId } });
   if (!connector) throw new NotFound(`Connector ${id} was not found.`);
   return connector;
 }
@@ -70,12 +71,13 @@ function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
 }
 
-export async function createConnector(auth: Auth, input: CreateConnectorInput): Promise<Connector> {
+/** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
+export async function createConnector(auth: Auth, input: CreateConnectorInput, db?: Tx): Promise<Connector> {
   const definition = requireDefinition(input.connector_name, input.connector_type, "connector.connector_name");
   const errors = configurationErrors(definition, input.configuration, "connector.configuration");
   if (errors.length > 0) throw ValidationFailed.fromFields(errors);
   try {
-    return await prisma().$transaction(async (tx) => {
+    return await inTransaction(db, async (tx) => {
       await assertNameFree(tx, auth.workspaceId, input.connector_type, input.name, "connector.name");
       const connector = await tx.connector.create({
         data: {
@@ -115,8 +117,8 @@ function withStoredSecrets(existing: Connector, definition: ConnectorDefinition,
   }
 }
 
-export async function updateConnector(auth: Auth, id: number, input: UpdateConnectorInput): Promise<Connector> {
-  const existing = await getConnector(auth.workspaceId, id);
+export async function updateConnector(auth: Auth, id: number, input: UpdateConnectorInput, db?: Tx): Promise<Connector> {
+  const existing = await getConnector(auth.workspaceId, id, db);
   const errors: FieldError[] = [];
   // Models, syncs and the catalog are bound to what the connector is; make a new one instead.
   if (input.connector_type !== undefined && input.connector_type !== existing.connectorType) {
@@ -136,7 +138,7 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   }
   const name = input.name ?? existing.name;
   try {
-    return await prisma().$transaction(async (tx) => {
+    return await inTransaction(db, async (tx) => {
       if (name !== existing.name) await assertNameFree(tx, auth.workspaceId, existing.connectorType, name, "connector.name", id);
       const connector = await tx.connector.update({
         where: { id: existing.id, workspaceId: auth.workspaceId },
@@ -162,8 +164,8 @@ const listNames = (items: { id: number; name: string }[]) =>
     .map((i) => `${i.id} "${i.name}"`)
     .join(", ") + (items.length > 10 ? ` and ${items.length - 10} more` : "");
 
-export async function deleteConnector(auth: Auth, id: number): Promise<void> {
-  await prisma().$transaction(async (tx) => {
+export async function deleteConnector(auth: Auth, id: number, db?: Tx): Promise<void> {
+  await inTransaction(db, async (tx) => {
     const connector = await tx.connector.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!connector) throw new NotFound(`Connector ${id} was not found.`);
     const [models, syncs] = await Promise.all([

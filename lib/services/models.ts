@@ -11,6 +11,7 @@ import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/
 import { audit } from "./audit";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
+import { inTransaction } from "./transaction";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
@@ -64,8 +65,9 @@ export async function getModel(workspaceId: number, id: number): Promise<ModelWi
   return model;
 }
 
-export async function createModel(auth: Auth, input: CreateModelInput): Promise<ModelWithConnector> {
-  return prisma().$transaction(async (tx) => {
+/** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
+export async function createModel(auth: Auth, input: CreateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  return inTransaction(db, async (tx) => {
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
     assertQueryAllowed(input.query, input.query_type, connectorName);
     await assertNameFree(tx, auth.workspaceId, "model", input.name, "model.name");
@@ -97,8 +99,8 @@ const describeSyncs = (syncs: { id: number; name: string }[]) =>
     .map((s) => `${s.id}${s.name ? ` "${s.name}"` : ""}`)
     .join(", ")}${syncs.length > 10 ? ` and ${syncs.length - 10} more` : ""}`;
 
-export async function updateModel(auth: Auth, id: number, input: UpdateModelInput): Promise<ModelWithConnector> {
-  return prisma().$transaction(async (tx) => {
+export async function updateModel(auth: Auth, id: number, input: UpdateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  return inTransaction(db, async (tx) => {
     const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id ?? existing.connectorId);
@@ -135,8 +137,8 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
   });
 }
 
-export async function deleteModel(auth: Auth, id: number): Promise<void> {
-  await prisma().$transaction(async (tx) => {
+export async function deleteModel(auth: Auth, id: number, db?: Tx): Promise<void> {
+  await inTransaction(db, async (tx) => {
     const model = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId }, select: { id: true, name: true } });
     if (!model) throw new NotFound(`Model ${id} was not found.`);
     const syncs = await activeSyncsOf(tx, auth.workspaceId, id);

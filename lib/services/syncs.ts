@@ -24,6 +24,7 @@ import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { triggerOnce } from "./trigger-keys";
 import { getSync, type SyncView } from "./sync-view";
+import { inTransaction } from "./transaction";
 import { resolveWriteMode } from "./sync-write-mode";
 
 // The read side (the resource view, the list) lives in ./sync-view; routes import it from here.
@@ -119,9 +120,10 @@ function scheduleColumns(s: ScheduleInput) {
   };
 }
 
-export async function createSync(auth: Auth, input: CreateSyncInput): Promise<SyncView> {
+/** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
+export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): Promise<SyncView> {
   const schedule = scheduleColumns(input);
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const set = { sync_interval: (input.sync_interval ?? 0) > 0, cron_expression: !!input.cron_expression?.trim() };
     const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
@@ -159,8 +161,8 @@ export async function createSync(auth: Auth, input: CreateSyncInput): Promise<Sy
 
 const SCHEDULE_KEYS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
-export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput): Promise<SyncView> {
-  return prisma().$transaction(async (tx) => {
+export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput, db?: Tx): Promise<SyncView> {
+  return inTransaction(db, async (tx) => {
     const existing = await requireSync(auth.workspaceId, id, tx);
     const errors: FieldError[] = [];
     if (input.cursor_field !== undefined && (input.cursor_field || null) !== existing.cursorField) {
@@ -229,13 +231,20 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput)
 /** How a run someone stopped names them (sync_runs.canceled_by): their name, else their email. */
 const actorName = (auth: Auth): string => auth.user.name.trim() || auth.user.email;
 
-export async function deleteSync(auth: Auth, id: number): Promise<void> {
-  await requireSync(auth.workspaceId, id);
-  // Stop a waiting or running run first; the engine only sees syncs that are not deleted.
-  await cancelSync(auth.workspaceId, id, actorName(auth)).catch((err: unknown) => {
-    if (!(err instanceof FailedDependency)) throw err;
-  });
-  await prisma().$transaction(async (tx) => {
+/**
+ * Soft-deletes the sync. Alone, its waiting or running run is stopped first; in the caller's
+ * transaction `db` (config apply) it is not (a cancel cannot be rolled back): a worker stops a run
+ * whose sync is deleted (lib/engine/execute-run.ts), and a queued one never starts.
+ */
+export async function deleteSync(auth: Auth, id: number, db?: Tx): Promise<void> {
+  if (!db) {
+    await requireSync(auth.workspaceId, id);
+    // Stop a waiting or running run first; the engine only sees syncs that are not deleted.
+    await cancelSync(auth.workspaceId, id, actorName(auth)).catch((err: unknown) => {
+      if (!(err instanceof FailedDependency)) throw err;
+    });
+  }
+  await inTransaction(db, async (tx) => {
     const sync = await requireSync(auth.workspaceId, id, tx);
     await tx.sync.update({ where: { id: sync.id }, data: { deletedAt: new Date(), nextRunAt: null } });
     await audit(auth, "delete", "sync", id, { name: sync.name }, tx);

@@ -1,0 +1,125 @@
+// The datasync CLI (bin/datasync.mjs → scripts/datasync.ts) as a child process against the e2e
+// server: export, plan and apply with an API token from DATASYNC_TOKEN; ${env:NAME} references
+// resolved from the CLI's own environment, only for allowed names (docs/config-as-code.md).
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { parse, stringify } from "yaml";
+import { apiTokenFor, BASE_URL } from "../support/api";
+import { dataWorkspace, pgConfiguration, type DataWorkspace } from "../support/data";
+
+test.describe.configure({ timeout: 120_000 });
+
+const BIN = path.resolve(__dirname, "../../bin/datasync.mjs");
+let ws: DataWorkspace;
+let token: string;
+let dir: string;
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with only the environment given (and PATH): nothing of the test runner's leaks in. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { NODE_ENV: "test", PATH: process.env.PATH ?? "", HOME: dir, DATASYNC_URL: BASE_URL, DATASYNC_TOKEN: token, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test.beforeAll(async ({ request }) => {
+  ws = await dataWorkspace("config-cli");
+  const source = await ws.admin.post("/api/v1/connectors", {
+    connector: { name: "Warehouse", connector_type: "source", connector_name: "Postgresql", configuration: pgConfiguration() },
+  });
+  expect(source.status(), await source.text()).toBe(201);
+  const model = await ws.admin.post("/api/v1/models", {
+    model: { name: "Users", query: "SELECT id FROM users", query_type: "raw_sql", primary_key: "id", connector_id: Number((await source.json()).data.id) },
+  });
+  expect(model.status(), await model.text()).toBe(201);
+  token = (await apiTokenFor(request, ws.admin)).token;
+  dir = mkdtempSync(path.join(tmpdir(), "datasync-cli-"));
+});
+
+test.afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await ws.dispose();
+});
+
+test("export, plan and apply through the CLI", async () => {
+  const file = path.join(dir, "workspace.yaml");
+  const exported = await cli(["config", "export", file]);
+  expect(exported, exported.stderr).toMatchObject({ code: 0 });
+  const text = readFileSync(file, "utf8");
+  expect(text).toContain("slug: warehouse");
+  expect(text).toContain("${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}");
+  expect(text).not.toContain("unused-password");
+  // Without a file: the same YAML on stdout.
+  expect((await cli(["config", "export"])).stdout).toBe(text);
+
+  const doc = parse(text) as { models: { query: string }[] };
+  doc.models[0].query = "SELECT id FROM users WHERE active";
+  writeFileSync(file, stringify(doc));
+  const plan = await cli(["config", "plan", file]);
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain("~ update model users");
+  expect(plan.stdout).toContain('query: "SELECT id FROM users" → "SELECT id FROM users WHERE active"');
+  expect(plan.stdout).toContain("Plan: 0 to create, 1 to update, 0 to delete, 1 unchanged.");
+  // The secret reference had no value in the CLI's environment: the stored one is kept, with a warning.
+  expect(plan.stderr).toContain("DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD is not set");
+  const unchanged = await (await ws.admin.get("/api/v1/models?per_page=100")).json();
+  expect(unchanged.data[0].attributes.query).toBe("SELECT id FROM users");
+
+  const applied = await cli(["config", "apply", file, "--json"]);
+  expect(applied.code, applied.stderr).toBe(0);
+  expect(JSON.parse(applied.stdout)).toMatchObject({ applied: true, summary: { update: 1 } });
+  const after = await (await ws.admin.get("/api/v1/models?per_page=100")).json();
+  expect(after.data[0].attributes.query).toBe("SELECT id FROM users WHERE active");
+});
+
+test("references resolve from the CLI's environment, only for allowed names", async () => {
+  const file = path.join(dir, "new.yaml");
+  const connector = (password: string) => ({
+    version: 1,
+    connectors: [{ slug: "copy", name: "Copy", connector_type: "source", connector_name: "Postgresql", configuration: pgConfiguration({ credentials: { auth_type: "username/password", username: "postgres", password } }) }],
+  });
+  // A name outside the allow-list is refused before any request.
+  writeFileSync(file, stringify(connector("${env:DATABASE_URL}")));
+  const refused = await cli(["config", "plan", file], { DATABASE_URL: "postgres://operator-secret" });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain("--allow-env DATABASE_URL");
+  // Allowed and set: the value travels in the request and plans a create, never echoed.
+  const allowed = await cli(["config", "plan", file, "--allow-env", "DATABASE_URL", "--json"], { DATABASE_URL: "operator-secret-value" });
+  expect(allowed.code, allowed.stderr).toBe(0);
+  expect(JSON.parse(allowed.stdout).summary).toMatchObject({ create: 1 });
+  expect(allowed.stdout).not.toContain("operator-secret-value");
+  // A DATASYNC_SECRET_ name needs no flag; unset, the server refuses the new connector (422, exit 1).
+  writeFileSync(file, stringify(connector("${env:DATASYNC_SECRET_COPY_PASSWORD}")));
+  const unset = await cli(["config", "apply", file]);
+  expect(unset.code).toBe(1);
+  expect(unset.stderr).toContain("HTTP 422");
+  expect(unset.stderr).toContain('connector "copy"');
+  const set = await cli(["config", "apply", file], { DATASYNC_SECRET_COPY_PASSWORD: "pw" });
+  expect(set.code, set.stderr).toBe(0);
+  expect(set.stdout).toContain("+ create connector copy");
+});
+
+test("usage and authentication errors", async () => {
+  const noToken = await cli(["config", "export"], { DATASYNC_TOKEN: "" });
+  expect(noToken.code).toBe(2);
+  expect(noToken.stderr).toContain("DATASYNC_TOKEN");
+  const badToken = await cli(["config", "export"], { DATASYNC_TOKEN: "not-a-token" });
+  expect(badToken.code).toBe(1);
+  expect(badToken.stderr).toContain("HTTP 401");
+  const usage = await cli(["config", "frobnicate"]);
+  expect(usage.code).toBe(2);
+  expect(usage.stderr).toContain("Usage: datasync config");
+});

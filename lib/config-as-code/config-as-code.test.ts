@@ -1,0 +1,162 @@
+// The pure parts of configuration as code: slugs, secret references, YAML, the field diff and the
+// document schema (docs/config-as-code.md).
+import { describe, expect, it } from "vitest";
+import { configDocumentSchema } from "@/lib/validation/config";
+import { changedFields, createdFields, sameJson } from "./diff";
+import { clientSecrets, maskedToRefs, resolveSecretRefs, secretEnvName, secretRefs } from "./secret-refs";
+import { assignSlugs, isSlug, slugify } from "./slugs";
+import { ConfigSyntaxError, parseConfigYaml, stringifyConfigYaml } from "./yaml";
+
+describe("slugs", () => {
+  it("derive from the name: lower case, no accents, dashes between words, at most 63 characters", () => {
+    expect(slugify("Postgres Warehouse (prod)", "connector")).toBe("postgres-warehouse-prod");
+    expect(slugify("Crème brûlée — CRM", "connector")).toBe("creme-brulee-crm");
+    expect(slugify("  ", "sync")).toBe("sync");
+    expect(slugify("日本", "model")).toBe("model");
+    const long = slugify("a".repeat(62) + " b", "x");
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(isSlug(long)).toBe(true);
+  });
+
+  it("are unique per kind: the older object keeps the slug, later ones get -2, -3", () => {
+    const slugs = assignSlugs(
+      [
+        { id: 9, name: "CRM" },
+        { id: 3, name: "crm" },
+        { id: 5, name: "C.R.M." },
+        { id: 7, name: "" },
+        { id: 8, name: "" },
+      ],
+      "sync",
+    );
+    expect(slugs.get(3)).toBe("crm");
+    expect(slugs.get(9)).toBe("crm-2");
+    expect(slugs.get(7)).toBe("sync");
+    expect(slugs.get(8)).toBe("sync-2");
+    expect(slugs.get(5)).toBe("c-r-m");
+    expect([...slugs.values()].every(isSlug)).toBe(true);
+  });
+
+  it("stay within 63 characters with a suffix", () => {
+    const name = "x".repeat(80);
+    const slugs = assignSlugs([{ id: 1, name }, { id: 2, name }], "model");
+    expect(slugs.get(2)).toBe(`${"x".repeat(61)}-2`);
+  });
+});
+
+describe("secret references", () => {
+  it("replace every masked value by a reference named after the connector and field", () => {
+    const masked = { host: "db", password: "*****", headers: { Authorization: "*****" }, list: ["a", "*****"] };
+    expect(maskedToRefs(masked, "*****", "crm-api")).toEqual({
+      host: "db",
+      password: "${env:DATASYNC_SECRET_CRM_API_PASSWORD}",
+      headers: { Authorization: "${env:DATASYNC_SECRET_CRM_API_HEADERS_AUTHORIZATION}" },
+      list: ["a", "${env:DATASYNC_SECRET_CRM_API_LIST_1}"],
+    });
+    expect(secretEnvName("x", ["a-b", "c.d"])).toBe("DATASYNC_SECRET_X_A_B_C_D");
+  });
+
+  it("resolve only from the secrets sent; a missing one becomes the mask and is listed", () => {
+    const config = { password: "${env:PG_PASSWORD}", token: "${env:DATABASE_URL}", note: "costs ${env:X} to read", nested: { k: "${env:K}" } };
+    expect(secretRefs(config).map((r) => r.name)).toEqual(["PG_PASSWORD", "DATABASE_URL", "K"]);
+    const { value, missing } = resolveSecretRefs(config, { PG_PASSWORD: "s3cret" }, "MASK");
+    expect(value).toEqual({ password: "s3cret", token: "MASK", note: "costs ${env:X} to read", nested: { k: "MASK" } });
+    expect(missing).toEqual([
+      { name: "DATABASE_URL", path: "token" },
+      { name: "K", path: "nested.k" },
+    ]);
+  });
+
+  it("the client resolves only allowed names (the DATASYNC_SECRET_ prefix or --allow-env) from its environment", () => {
+    const configs = [{ a: "${env:DATASYNC_SECRET_A}", b: "${env:DATABASE_URL}", c: "${env:PG_PASSWORD}", d: "${env:DATASYNC_SECRET_UNSET}" }];
+    const environment = { DATASYNC_SECRET_A: "1", DATABASE_URL: "postgres://server", PG_PASSWORD: "pw" };
+    const result = clientSecrets(configs, environment, new Set(["PG_PASSWORD"]));
+    expect(result.secrets).toEqual({ DATASYNC_SECRET_A: "1", PG_PASSWORD: "pw" });
+    expect(result.refused).toEqual(["DATABASE_URL"]);
+    expect(result.unset).toEqual(["DATASYNC_SECRET_UNSET"]);
+  });
+});
+
+describe("YAML", () => {
+  it("round-trips a document and keeps key order", () => {
+    const doc = { version: 1, connectors: [{ slug: "a", name: "A", configuration: { port: 5432, password: "${env:X}" } }] };
+    const text = stringifyConfigYaml(doc);
+    expect(text.indexOf("version")).toBeLessThan(text.indexOf("connectors"));
+    expect(parseConfigYaml(text)).toEqual(doc);
+    expect(stringifyConfigYaml(parseConfigYaml(text))).toBe(text);
+  });
+
+  it("refuses duplicate keys, several documents, bad syntax and alias bombs", () => {
+    expect(() => parseConfigYaml("a: 1\na: 2\n")).toThrow(ConfigSyntaxError);
+    expect(() => parseConfigYaml("a: 1\n---\nb: 2\n")).toThrow(ConfigSyntaxError);
+    expect(() => parseConfigYaml("a: [1, 2\n")).toThrow(ConfigSyntaxError);
+    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join("\n");
+    expect(() => parseConfigYaml(bomb)).toThrow(ConfigSyntaxError);
+  });
+
+  it("reads the YAML 1.2 core schema: `no` and `on` are strings, not booleans", () => {
+    expect(parseConfigYaml("a: no\nb: on\nc: true\nd: 010\n")).toEqual({ a: "no", b: "on", c: true, d: 10 });
+  });
+});
+
+describe("the field diff", () => {
+  it("compares only the fields the file sets; configurations leaf by leaf; secrets without values", () => {
+    const current = { name: "A", description: "x", configuration: { host: "h1", port: 1, password: "old" }, catalog: { streams: [] } };
+    const desired = { slug: "a", name: "B", configuration: { host: "h2", port: 1, password: "new" } };
+    expect(changedFields(current, desired, { nested: ["configuration"], secret: (p) => p === "configuration.password" })).toEqual([
+      { field: "name", before: "A", after: "B" },
+      { field: "configuration.host", before: "h1", after: "h2" },
+      { field: "configuration.password", secret: true },
+    ]);
+    expect(changedFields(current, { name: "A" })).toEqual([]);
+  });
+
+  it("shows objects and lists changed without values; a create lists what it sets", () => {
+    expect(changedFields({ configuration: [{ from: "a", to: "b" }] }, { configuration: [{ from: "a", to: "c" }] })).toEqual([{ field: "configuration" }]);
+    expect(createdFields({ slug: "s", name: "S", guard: null })).toEqual([
+      { field: "name", after: "S" },
+      { field: "guard", after: null },
+    ]);
+    // A create lists a configuration leaf by leaf, its secrets without values.
+    expect(createdFields({ configuration: { host: "h", auth: { password: "p" } } }, { nested: ["configuration"], secret: (p) => p.endsWith("password") })).toEqual([
+      { field: "configuration.host", after: "h" },
+      { field: "configuration.auth.password", secret: true },
+    ]);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+  });
+});
+
+describe("the document schema", () => {
+  const connector = { slug: "wh", name: "Warehouse", connector_type: "source", connector_name: "Postgresql", configuration: { host: "h" } };
+
+  it("takes a minimal document and the three kinds", () => {
+    expect(configDocumentSchema.safeParse({ version: 1 }).success).toBe(true);
+    const parsed = configDocumentSchema.parse({
+      version: 1,
+      prune: true,
+      connectors: [connector],
+      models: [{ slug: "m", name: "M", connector: "wh", query: "SELECT 1 AS id", query_type: "raw_sql", primary_key: "id" }],
+      syncs: [{ slug: "s", source: "wh", destination: "crm", model: "m", stream_name: "contacts", sync_mode: "full_refresh", schedule_type: "manual" }],
+    });
+    expect(parsed.models?.[0].primary_key).toBe("id");
+  });
+
+  it("refuses another version, unknown top-level keys, bad and repeated slugs, and a broken schedule, by path", () => {
+    const issues = (doc: unknown) => {
+      const r = configDocumentSchema.safeParse(doc);
+      return r.success ? [] : r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    };
+    expect(issues({ version: 2 })).toEqual(["version: must be 1"]);
+    expect(issues({ version: 1, alerts: [] })[0]).toContain("knows the top-level keys");
+    expect(issues({ version: 1, connectors: [{ ...connector, slug: "Not A Slug" }] })[0]).toMatch(/^connectors\.0\.slug: must be lower-case/);
+    expect(issues({ version: 1, connectors: [connector, { ...connector, name: "Other" }] })).toEqual([
+      'connectors.1.slug: "wh" is used by another connector entry; slugs are unique per kind',
+    ]);
+    const sync = { slug: "s", source: "a", destination: "b", model: "m", stream_name: "x", sync_mode: "full_refresh", schedule_type: "interval" };
+    expect(issues({ version: 1, syncs: [sync] })).toEqual([
+      "syncs.0.sync_interval: must be greater than 0 when schedule_type is interval",
+      "syncs.0.sync_interval_unit: is required when schedule_type is interval",
+    ]);
+  });
+});

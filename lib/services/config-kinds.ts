@@ -1,0 +1,304 @@
+// One handler per configuration kind (docs/config-as-code.md): how an entry of the file compares
+// with the workspace's object of its slug, and which service call creates, updates or deletes it.
+// The writes are the resources' own services, in the apply's transaction, so every rule (and every
+// audit row) of the API applies unchanged. A new kind (alert rules, sync dependencies) is one more
+// handler here, listed in KIND_HANDLERS in CONFIG_KINDS order.
+import "server-only";
+import { changedFields, createdFields, sameJson, type FieldChange } from "@/lib/config-as-code/diff";
+import { resolveSecretRefs, secretRefs } from "@/lib/config-as-code/secret-refs";
+import { getDefinition, mergeMaskedSecrets, SECRET_MASK, secretPaths } from "@/lib/connectors/registry";
+import type { Row } from "@/lib/connectors/types";
+import { decryptJson } from "@/lib/crypto/encryption";
+import { ValidationFailed, type FieldError } from "@/lib/errors";
+import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib/validation/config";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+import { buildCatalogJson, saveCatalog } from "./catalogs";
+import type { Known, Matches, WorkspaceConfig } from "./config-state";
+import { createConnector, deleteConnector, updateConnector } from "./connectors";
+import { createModel, deleteModel, updateModel } from "./models";
+import { createSync, deleteSync, updateSync } from "./syncs";
+import type { Tx } from "./transaction";
+
+type Auth = Pick<AuthContext, "workspaceId" | "user">;
+
+/** What a step needs when it runs: the transaction, and the ids of every slug so far (creates add theirs). */
+export interface StepContext {
+  tx: Tx;
+  auth: Auth;
+  ids: Record<ConfigKind, Map<string, number>>;
+}
+
+/** One change to make: written by `run`, which returns the object's id. */
+export interface Step {
+  kind: ConfigKind;
+  slug: string;
+  /** The entry's index in the file (for error paths); -1 for a delete. */
+  index: number;
+  action: "create" | "update" | "delete";
+  id: number | null;
+  fields: FieldChange[];
+  run(ctx: StepContext): Promise<number>;
+}
+
+/** What a handler compares: an entry of the file (index) and the object of its slug, if any. */
+export interface KindInput<E> {
+  entries: readonly E[];
+  state: WorkspaceConfig;
+  /** The object each entry stands for (config-state.ts:matchEntries). */
+  matches: Matches;
+  secrets: Readonly<Record<string, string>>;
+}
+
+/** A slug of the file as the workspace's own slug of the object it stands for (so references compare). */
+const canonical = (matches: Matches, kind: ConfigKind, slug: string): string => matches[kind].get(slug)?.slug ?? slug;
+
+const idOf = (ctx: StepContext, kind: ConfigKind, slug: string): number => {
+  const id = ctx.ids[kind].get(slug);
+  // Checked when the plan is made (checkRefs): a step runs only once what it points at exists.
+  if (id === undefined) throw new Error(`No ${kind} has the slug "${slug}".`);
+  return id;
+};
+
+const orEmpty = <T>(value: T | null | undefined, empty: T): T => value ?? empty;
+
+/** The members of `obj` named in `keys`. */
+function pick<T extends object>(obj: T, keys: ReadonlySet<string>): Partial<T> {
+  const out: Partial<T> = {};
+  for (const k of Object.keys(obj) as (keyof T)[]) if (keys.has(String(k))) out[k] = obj[k];
+  return out;
+}
+
+/** Null where the API stores an empty value, so a file's null and the workspace's "" compare equal. */
+function normalizeModel(e: ConfigModel): Omit<ConfigModel, "slug"> {
+  const { slug: _slug, ...rest } = e;
+  return { ...rest, description: orEmpty(e.description, ""), configuration: orEmpty(e.configuration, {}) };
+}
+
+function normalizeSync(e: ConfigSync): Omit<ConfigSync, "slug"> {
+  const { slug: _slug, ...rest } = e;
+  return {
+    ...rest,
+    name: orEmpty(e.name, ""),
+    description: orEmpty(e.description, ""),
+    configuration: orEmpty(e.configuration, []),
+    ...(e.cursor_field !== undefined ? { cursor_field: e.cursor_field || null } : {}),
+  };
+}
+
+/** Connectors: configuration compared leaf by leaf with secrets resolved; the catalog as a whole. */
+function connectorSteps({ entries, state, matches, secrets }: KindInput<ConfigConnector>): Step[] {
+  const steps: Step[] = [];
+  const problems: FieldError[] = [];
+  entries.forEach((entry, index) => {
+    const known = matches.connectors.get(entry.slug);
+    const refPaths = new Set(secretRefs(entry.configuration).map((r) => `configuration.${r.path}`));
+    const { value, missing } = resolveSecretRefs(entry.configuration, secrets, SECRET_MASK);
+    const configuration = value as Row;
+    const definition = getDefinition(entry.connector_name, entry.connector_type);
+    const secretSet = new Set((definition ? secretPaths(definition) : []).map((p) => `configuration.${p}`));
+    const secret = (path: string) => refPaths.has(path) || [...secretSet].some((p) => path === p || path.startsWith(`${p}.`));
+    const inSecret = (path: string) => [...secretSet].some((p) => `configuration.${path}` === p || `configuration.${path}`.startsWith(`${p}.`));
+    // A new connector has no stored secret to keep: every reference needs its value. An existing one
+    // keeps its stored secret where a value is not sent, and only there.
+    for (const m of missing) {
+      if (!known || !inSecret(m.path)) {
+        problems.push({
+          path: `connectors.${index}.configuration.${m.path}`,
+          message: `(connector "${entry.slug}") refers to \${env:${m.name}}, but the request's secrets carry no value for it; the CLI sends it when the name starts with DATASYNC_SECRET_ or is listed in --allow-env`,
+        });
+      }
+    }
+    if (!known) {
+      const { slug: _slug, catalog, ...input } = entry;
+      steps.push({
+        kind: "connectors",
+        slug: entry.slug,
+        index,
+        action: "create",
+        id: null,
+        fields: createdFields({ ...input, configuration: entry.configuration, ...(catalog ? { catalog } : {}) }, { nested: ["configuration"], secret }),
+        async run({ tx, auth }) {
+          const created = await createConnector(auth, { ...input, configuration }, tx);
+          if (catalog) await writeCatalog(tx, auth, created.id, created.name, catalog, undefined);
+          return created.id;
+        },
+      });
+      return;
+    }
+    const stored = decryptJson<Row>(known.row.configurationEncrypted);
+    let merged: Row = configuration;
+    try {
+      merged = definition ? mergeMaskedSecrets(configuration, stored, definition) : configuration;
+    } catch {
+      // A kept secret for a new target: the update refuses it with its own sentence.
+    }
+    const { slug: _slug, catalog, configuration: _configuration, ...rest } = entry;
+    const plain = { ...rest, ...(rest.description !== undefined ? { description: orEmpty(rest.description, "") } : {}) };
+    const fields = [
+      ...changedFields(known.entry, plain),
+      ...changedFields({ configuration: stored }, { configuration: merged }, { nested: ["configuration"], secret }),
+    ];
+    const previous = state.catalogs.get(known.id);
+    const catalogChanged = catalog !== undefined && !sameJson(buildCatalogJson(catalog, entry.name, previous), previous);
+    if (catalogChanged) fields.push({ field: "catalog" });
+    if (fields.length === 0) return;
+    const changed = new Set(fields.map((f) => f.field.split(".")[0]));
+    steps.push({
+      kind: "connectors",
+      slug: entry.slug,
+      index,
+      action: "update",
+      id: known.id,
+      fields,
+      async run({ tx, auth }) {
+        const input = pick({ ...plain, configuration }, changed);
+        const updated = Object.keys(input).length > 0 ? await updateConnector(auth, known.id, input, tx) : known.row;
+        if (catalogChanged && catalog) await writeCatalog(tx, auth, known.id, updated.name, catalog, previous);
+        return known.id;
+      },
+    });
+  });
+  if (problems.length > 0) throw ValidationFailed.fromFields(problems);
+  return steps;
+}
+
+async function writeCatalog(
+  tx: Tx,
+  auth: Auth,
+  connectorId: number,
+  name: string,
+  body: NonNullable<ConfigConnector["catalog"]>,
+  previous: Parameters<typeof buildCatalogJson>[2],
+): Promise<void> {
+  const { catalog, created } = await saveCatalog(auth.workspaceId, connectorId, buildCatalogJson(body, name, previous), tx);
+  await audit(auth, created ? "create" : "update", "catalog", catalog.id, { connector_id: connectorId }, tx);
+}
+
+function modelSteps({ entries, matches }: KindInput<ConfigModel>): Step[] {
+  return entries.flatMap((entry, index): Step[] => {
+    const known = matches.models.get(entry.slug);
+    const desired = normalizeModel(entry);
+    const toInput = (ctx: StepContext, d: Partial<typeof desired>) => {
+      const { connector, ...rest } = d;
+      return { ...rest, ...(connector !== undefined ? { connector_id: idOf(ctx, "connectors", connector) } : {}) };
+    };
+    if (!known) {
+      return [
+        {
+          kind: "models",
+          slug: entry.slug,
+          index,
+          action: "create",
+          id: null,
+          fields: createdFields(desired),
+          run: async (ctx) => {
+            const { connector, ...rest } = desired;
+            return (await createModel(ctx.auth, { ...rest, connector_id: idOf(ctx, "connectors", connector) }, ctx.tx)).id;
+          },
+        },
+      ];
+    }
+    const fields = changedFields(known.entry, { ...desired, connector: canonical(matches, "connectors", desired.connector) });
+    if (fields.length === 0) return [];
+    const changed = pick(desired, new Set(fields.map((f) => f.field)));
+    return [
+      {
+        kind: "models",
+        slug: entry.slug,
+        index,
+        action: "update",
+        id: known.id,
+        fields,
+        run: async (ctx) => (await updateModel(ctx.auth, known.id, { primary_key: undefined, ...toInput(ctx, changed) }, ctx.tx)).id,
+      },
+    ];
+  });
+}
+
+const SCHEDULE_FIELDS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
+
+function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
+  return entries.flatMap((entry, index): Step[] => {
+    const known = matches.syncs.get(entry.slug);
+    const desired = normalizeSync(entry);
+    const toInput = (ctx: StepContext, d: Partial<typeof desired>) => {
+      const { source, destination, model, ...rest } = d;
+      return {
+        ...rest,
+        ...(source !== undefined ? { source_id: idOf(ctx, "connectors", source) } : {}),
+        ...(destination !== undefined ? { destination_id: idOf(ctx, "connectors", destination) } : {}),
+        ...(model !== undefined ? { model_id: idOf(ctx, "models", model) } : {}),
+      };
+    };
+    if (!known) {
+      return [
+        {
+          kind: "syncs",
+          slug: entry.slug,
+          index,
+          action: "create",
+          id: null,
+          fields: createdFields(desired),
+          run: async (ctx) => {
+            const { source, destination, model, ...rest } = desired;
+            const input = {
+              ...rest,
+              source_id: idOf(ctx, "connectors", source),
+              destination_id: idOf(ctx, "connectors", destination),
+              model_id: idOf(ctx, "models", model),
+            };
+            return (await createSync(ctx.auth, input, ctx.tx)).id;
+          },
+        },
+      ];
+    }
+    const fields = changedFields(known.entry, {
+      ...desired,
+      source: canonical(matches, "connectors", desired.source),
+      destination: canonical(matches, "connectors", desired.destination),
+      model: canonical(matches, "models", desired.model),
+    });
+    if (fields.length === 0) return [];
+    const names = new Set<string>(fields.map((f) => f.field));
+    // The schedule rules apply to the whole schedule: a change to one field sends them all.
+    if (SCHEDULE_FIELDS.some((k) => names.has(k))) for (const k of SCHEDULE_FIELDS) names.add(k);
+    const changed = pick(desired, names);
+    return [
+      {
+        kind: "syncs",
+        slug: entry.slug,
+        index,
+        action: "update",
+        id: known.id,
+        fields,
+        run: async (ctx) => (await updateSync(ctx.auth, known.id, toInput(ctx, changed), ctx.tx)).id,
+      },
+    ];
+  });
+}
+
+/** Deletes of the objects of a kind the file lists that no entry stands for (prune: true only). */
+export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number }, unknown>[], matched: ReadonlySet<number>): Step[] {
+  const remove = { connectors: deleteConnector, models: deleteModel, syncs: deleteSync }[kind];
+  return known
+    .filter((k) => !matched.has(k.id))
+    .map((k) => ({
+      kind,
+      slug: k.slug,
+      index: -1,
+      action: "delete" as const,
+      id: k.id,
+      fields: [],
+      run: async (ctx: StepContext) => {
+        await remove(ctx.auth, k.id, ctx.tx);
+        return k.id;
+      },
+    }));
+}
+
+export const KIND_HANDLERS = {
+  connectors: connectorSteps,
+  models: modelSteps,
+  syncs: syncSteps,
+} satisfies { [K in ConfigKind]: (input: KindInput<never>) => Step[] };

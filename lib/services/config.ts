@@ -1,0 +1,181 @@
+// Configuration as code (docs/config-as-code.md): export the workspace as a document, plan what a
+// document would change, apply it. Apply makes every change in one transaction through the
+// resources' own services (./config-kinds.ts): any refusal rolls all of it back. Plan is the same
+// run, rolled back at the end, so it finds every error apply would.
+import "server-only";
+import { stringifyConfigYaml } from "@/lib/config-as-code/yaml";
+import { can, type Resource } from "@/lib/auth/permissions";
+import { prisma } from "@/lib/db/client";
+import { AppError, Conflict, FailedDependency, fieldSummary, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, type ConfigPlan } from "@/lib/validation/config";
+import { audit } from "./audit";
+import type { AuthContext } from "./auth-context";
+import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./config-kinds";
+import { loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
+
+type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
+
+const RESOURCE: Record<ConfigKind, Resource> = { connectors: "connector", models: "model", syncs: "sync" };
+const NOUN: Record<ConfigKind, string> = { connectors: "connector", models: "model", syncs: "sync" };
+
+/** A file of many objects takes longer than Prisma's 5 s default for an interactive transaction. */
+const APPLY_TIMEOUT_MS = 120_000;
+
+/**
+ * The workspace as YAML. Needs read on each kind exported (`kinds`, default all); secrets are
+ * written as ${env:NAME} references, never as values.
+ */
+export async function exportConfig(auth: Auth, kinds: readonly ConfigKind[] = CONFIG_KINDS): Promise<string> {
+  const refused = kinds.filter((k) => !can(auth.policies, RESOURCE[k], "read"));
+  if (refused.length > 0) {
+    throw new Forbidden(`Your role (${auth.roleName}) may not read ${refused.join(", ")}; export only the kinds it may read (?kinds=…).`);
+  }
+  const state = await loadWorkspaceConfig(prisma(), auth.workspaceId);
+  const document: Record<string, unknown> = { version: CONFIG_VERSION };
+  for (const kind of kinds) document[kind] = state[kind].map((k) => k.entry);
+  return stringifyConfigYaml(document);
+}
+
+/** The slugs a document's entries point at must be entries of the file or objects of the workspace. */
+function referenceErrors(doc: ConfigDocument, state: WorkspaceConfig): FieldError[] {
+  const known = (kind: ConfigKind, slug: string) =>
+    (doc[kind] ?? []).some((e) => e.slug === slug) || state[kind].some((k) => k.slug === slug);
+  const errors: FieldError[] = [];
+  const check = (path: string, kind: ConfigKind, slug: string, owner: string) => {
+    if (!known(kind, slug)) errors.push({ path, message: `(${owner}) names ${NOUN[kind]} "${slug}", which is neither an entry of the file nor a ${NOUN[kind]} of the workspace` });
+  };
+  doc.models?.forEach((m, i) => check(`models.${i}.connector`, "connectors", m.connector, `model "${m.slug}"`));
+  doc.syncs?.forEach((s, i) => {
+    check(`syncs.${i}.source`, "connectors", s.source, `sync "${s.slug}"`);
+    check(`syncs.${i}.destination`, "connectors", s.destination, `sync "${s.slug}"`);
+    check(`syncs.${i}.model`, "models", s.model, `sync "${s.slug}"`);
+  });
+  return errors;
+}
+
+/** Every change, in the order apply makes them: creates and updates by kind, then deletes in reverse. */
+function planSteps(doc: ConfigDocument, state: WorkspaceConfig, matches: Matches): Step[] {
+  const secrets = doc.secrets ?? {};
+  const upserts = CONFIG_KINDS.flatMap((kind) => {
+    const entries = doc[kind];
+    return entries ? KIND_HANDLERS[kind]({ entries: entries as never[], state, matches, secrets }) : [];
+  });
+  const deletes = doc.prune
+    ? [...CONFIG_KINDS].reverse().flatMap((kind) => {
+        const matched = new Set([...matches[kind].values()].map((k) => k.id));
+        return doc[kind] ? deleteSteps(kind, state[kind], matched) : [];
+      })
+    : [];
+  return [...upserts, ...deletes];
+}
+
+/** The role must hold kind.action for every change; one sentence lists all it lacks. */
+function assertAllowed(auth: Auth, steps: readonly Step[]): void {
+  const lacking = new Map<string, string[]>();
+  for (const s of steps) {
+    if (can(auth.policies, RESOURCE[s.kind], s.action)) continue;
+    const key = `${s.action} ${s.kind}`;
+    lacking.set(key, [...(lacking.get(key) ?? []), `"${s.slug}"`]);
+  }
+  if (lacking.size === 0) return;
+  const parts = [...lacking].map(([what, slugs]) => `${what} (${slugs.slice(0, 5).join(", ")}${slugs.length > 5 ? ", …" : ""})`);
+  throw new Forbidden(`Your role (${auth.roleName}) may not ${parts.join(", nor ")}; nothing was changed.`);
+}
+
+/** Field paths of a resource's service (`sync.model_id`) as paths of the file (`syncs.2.model`). */
+const FIELD_RENAMES: Record<string, string> = { source_id: "source", destination_id: "destination", model_id: "model", connector_id: "connector" };
+
+/** The error of a step, naming its object and, for field errors, the entry's field. */
+function located(err: unknown, step: Step): unknown {
+  if (!(err instanceof AppError)) return err;
+  const what = `${NOUN[step.kind]} "${step.slug}"`;
+  const base = step.index >= 0 ? `${step.kind}.${step.index}` : `${step.kind}`;
+  const remapped = err.errors?.map((e) => {
+    const [, ...rest] = e.path.split(".");
+    const field = rest.map((p, i) => (i === 0 ? (FIELD_RENAMES[p] ?? p) : p)).join(".");
+    return { ...e, path: field ? `${base}.${field}` : base };
+  });
+  const verb = step.action === "delete" ? "Deleting" : step.action === "create" ? "Creating" : "Updating";
+  // The sentence names the file's paths, not the resource endpoint's (sync.stream_name → syncs.0.stream_name).
+  const why = err instanceof ValidationFailed && remapped?.length ? `Validation failed: ${fieldSummary(remapped)}` : err.message;
+  const message = `${verb} ${what}: ${why}`;
+  const errors = remapped?.map((e) => ({ ...e, message: `(${what}) ${e.message}` }));
+  const options = errors ? { errors } : undefined;
+  if (err instanceof ValidationFailed) return new ValidationFailed(message, options);
+  if (err instanceof Conflict) return new Conflict(message, options);
+  if (err instanceof NotFound) return new ValidationFailed(message, options);
+  if (err instanceof FailedDependency) return new FailedDependency(message, options);
+  return err;
+}
+
+const slugIds = (known: readonly { slug: string; id: number }[], matched: ReadonlyMap<string, { id: number }>) =>
+  new Map([...known.map((k): [string, number] => [k.slug, k.id]), ...[...matched].map(([slug, k]): [string, number] => [slug, k.id])]);
+
+/** Thrown to roll a plan's transaction back, carrying its answer out. */
+class PlanDone extends Error {
+  constructor(readonly plan: ConfigPlan) {
+    super("plan");
+  }
+}
+
+function answer(steps: readonly Step[], ids: (number | null)[], applied: boolean, unchanged: number): ConfigPlan {
+  return {
+    applied,
+    changes: steps.map((s, i) => ({ kind: s.kind, slug: s.slug, action: s.action, id: applied ? ids[i] : s.id, fields: s.fields })),
+    summary: {
+      create: steps.filter((s) => s.action === "create").length,
+      update: steps.filter((s) => s.action === "update").length,
+      delete: steps.filter((s) => s.action === "delete").length,
+      unchanged,
+    },
+  };
+}
+
+async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<ConfigPlan> {
+  try {
+    return await prisma().$transaction(
+      async (tx) => {
+        const state = await loadWorkspaceConfig(tx, auth.workspaceId);
+        const refErrors = referenceErrors(doc, state);
+        if (refErrors.length > 0) throw ValidationFailed.fromFields(refErrors);
+        const matches = matchEntries(doc, state);
+        const steps = planSteps(doc, state, matches);
+        assertAllowed(auth, steps);
+        const entries = CONFIG_KINDS.reduce((n, k) => n + (doc[k]?.length ?? 0), 0);
+        const unchanged = entries - steps.filter((s) => s.action !== "delete").length;
+        const ctx: StepContext = {
+          tx,
+          auth,
+          // The workspace's own slugs (references to objects the file does not list), then the file's.
+          ids: {
+            connectors: slugIds(state.connectors, matches.connectors),
+            models: slugIds(state.models, matches.models),
+            syncs: slugIds(state.syncs, matches.syncs),
+          },
+        };
+        const ids: number[] = [];
+        for (const step of steps) {
+          const id = await step.run(ctx).catch((err: unknown) => {
+            throw located(err, step);
+          });
+          ctx.ids[step.kind].set(step.slug, id);
+          ids.push(id);
+        }
+        const result = answer(steps, ids, commit, unchanged);
+        if (!commit) throw new PlanDone(result);
+        await audit(auth, "apply", "config", null, { summary: result.summary, changes: result.changes.map(({ kind, slug, action, id }) => ({ kind, slug, action, id })) }, tx);
+        return result;
+      },
+      { timeout: APPLY_TIMEOUT_MS },
+    );
+  } catch (err) {
+    if (err instanceof PlanDone) return err.plan;
+    throw err;
+  }
+}
+
+/** What applying `doc` would change, checked as apply checks it; nothing is written. */
+export const planConfig = (auth: Auth, doc: ConfigDocument): Promise<ConfigPlan> => run(auth, doc, false);
+
+/** Applies `doc` in one transaction: every change, or (on any error) none. Audit-logged. */
+export const applyConfig = (auth: Auth, doc: ConfigDocument): Promise<ConfigPlan> => run(auth, doc, true);
