@@ -105,4 +105,6 @@ export const OPTIONAL_FIELDS = new Set([
   "connector.configuration.port",
   "connector.configuration.credentials.password",
   "webhook_subscription.sync_ids",
+  // A rule without a sync watches every sync of the workspace.
+  "alert_rule.sync_id",
 ]);

@@ -27,6 +27,8 @@ export interface Ids {
   webhook: number;
   /** A delivery (a ping) of `webhook`. */
   delivery: number;
+  alertChannel: number;
+  alertRule: number;
   /** A connector definition name (not an id). */
   definition: string;
 }
@@ -64,16 +66,26 @@ const SPECS: Record<string, SweepSpec> = {
   "GET /api/auth/{}": { mutates: false, skip: "next-auth internals" },
   "POST /api/auth/{}": { mutates: false, skip: "next-auth internals" },
   "GET /api/v1/setup": { mutates: false },
-  "POST /api/v1/setup": { mutates: true, body: () => ({ email: "first@example.com", name: "First", password: "first-password" }) },
+  "POST /api/v1/setup": {
+    mutates: true,
+    body: () => ({ email: "first@example.com", name: "First", password: "first-password" }),
+  },
   "POST /api/v1/login": { mutates: false, body: () => ({ email: "nobody@example.com", password: "x" }) },
   "DELETE /api/v1/logout": { mutates: true, skip: "revokes the caller's session; takes no input" },
   // Account endpoints (the reference's): bodies refused before any mail, token or throttle step.
-  "POST /api/v1/signup": { mutates: true, skip: "switched off on the e2e server (403 whatever is sent); its rules are tested by multiwoven-account-flows.spec.ts on a second server with it on" },
+  "POST /api/v1/signup": {
+    mutates: true,
+    skip: "switched off on the e2e server (403 whatever is sent); its rules are tested by multiwoven-account-flows.spec.ts on a second server with it on",
+  },
   "POST /api/v1/forgot_password": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
   // A token that is not one: every body is refused, the valid one with 422 at the token check.
   "POST /api/v1/reset_password": {
     mutates: true,
-    body: () => ({ reset_password_token: "sweep-not-a-token", password: "sweep-long-passphrase-9", password_confirmation: "sweep-long-passphrase-9" }),
+    body: () => ({
+      reset_password_token: "sweep-not-a-token",
+      password: "sweep-long-passphrase-9",
+      password_confirmation: "sweep-long-passphrase-9",
+    }),
   },
   "GET /api/v1/verify_user": { mutates: true, query: { confirmation_token: "sweep-not-a-token" } },
   "POST /api/v1/resend_verification": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
@@ -81,20 +93,37 @@ const SPECS: Record<string, SweepSpec> = {
   "GET /api/v1/users/me": { mutates: false },
   // A common new password: refused before the current one is checked, so the sweep (as the seeded
   // admin) neither changes a password nor spends the admin's sign-in attempts.
-  "PUT /api/v1/users/me/password": { mutates: true, body: () => ({ current_password: "not-the-current-one", password: "password123" }) },
+  "PUT /api/v1/users/me/password": {
+    mutates: true,
+    body: () => ({ current_password: "not-the-current-one", password: "password123" }),
+  },
   "GET /api/v1/api_tokens": { mutates: false, paginated: true },
   "POST /api/v1/api_tokens": { mutates: true, body: () => ({ api_token: { name: unique("t") } }) },
   "DELETE /api/v1/api_tokens/{}": { mutates: true, ids: ["token"] },
   "GET /api/v1/workspaces": { mutates: false, paginated: true },
-  "POST /api/v1/workspaces": { mutates: true, body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }) },
+  "POST /api/v1/workspaces": {
+    mutates: true,
+    body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }),
+  },
   "GET /api/v1/workspaces/{}": { mutates: false, ids: ["workspace"] },
-  "PUT /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"], body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }) },
+  "PUT /api/v1/workspaces/{}": {
+    mutates: true,
+    ids: ["workspace"],
+    body: () => ({ workspace: { name: unique(SWEEP_WORKSPACE_PREFIX) } }),
+  },
   "DELETE /api/v1/workspaces/{}": { mutates: true, ids: ["workspace"] },
   "GET /api/v1/workspaces/{}/members": { mutates: false, ids: ["workspace"], paginated: true },
   "POST /api/v1/workspaces/{}/members": {
     mutates: true,
     ids: ["workspace"],
-    body: (ids) => ({ member: { email: `${unique("m")}@example.com`, name: "M", password: "member-password", role_id: ids.role } }),
+    body: (ids) => ({
+      member: {
+        email: `${unique("m")}@example.com`,
+        name: "M",
+        password: "member-password",
+        role_id: ids.role,
+      },
+    }),
     bodyIds: { "member.role_id": "role" },
   },
   "GET /api/v1/workspaces/{}/members/{}": { mutates: false, ids: ["workspace", "member"] },
@@ -108,26 +137,61 @@ const SPECS: Record<string, SweepSpec> = {
   "GET /enterprise/api/v1/roles": { mutates: false },
   "POST /enterprise/api/v1/roles": {
     mutates: true,
-    body: () => ({ role: { role_name: unique("r"), role_desc: "d", policies: { permissions: { sync: { read: true } } } } }),
+    body: () => ({
+      role: { role_name: unique("r"), role_desc: "d", policies: { permissions: { sync: { read: true } } } },
+    }),
   },
   "GET /enterprise/api/v1/roles/{}": { mutates: false, ids: ["role"] },
-  "PUT /enterprise/api/v1/roles/{}": { mutates: true, ids: ["role"], body: () => ({ role: { role_desc: "changed" } }) },
+  "PUT /enterprise/api/v1/roles/{}": {
+    mutates: true,
+    ids: ["role"],
+    body: () => ({ role: { role_desc: "changed" } }),
+  },
   "DELETE /enterprise/api/v1/roles/{}": { mutates: true, ids: ["role"] },
   "GET /api/v1/audit_logs": { mutates: false, paginated: true, idQuery: ["user_id"] },
-  "GET /api/v1/reports": { mutates: false, query: { type: "workspace_activity" }, enumQuery: { metric: "all", time_period: "one_day" }, idQuery: ["connector_ids"] },
-  "GET /api/v1/connector_definitions": { mutates: false, enumQuery: { type: "source", category: "data" }, anyCaseQuery: ["type", "category"] },
+  "GET /api/v1/reports": {
+    mutates: false,
+    query: { type: "workspace_activity" },
+    enumQuery: { metric: "all", time_period: "one_day" },
+    idQuery: ["connector_ids"],
+  },
+  "GET /api/v1/connector_definitions": {
+    mutates: false,
+    enumQuery: { type: "source", category: "data" },
+    anyCaseQuery: ["type", "category"],
+  },
   "GET /api/v1/connector_definitions/{}": { mutates: false, ids: ["definition"] },
   "POST /api/v1/connector_definitions/check_connection": {
     mutates: false,
     body: () => ({ name: "Postgresql", type: "source", connection_spec: pgConfiguration() }),
   },
-  "GET /api/v1/connectors": { mutates: false, paginated: true, enumQuery: { type: "source", category: "data" }, anyCaseQuery: ["type", "category"] },
-  "POST /api/v1/connectors": { mutates: true, body: () => ({ connector: { name: unique("sweep"), connector_type: "source", ...pgSource() } }) },
+  "GET /api/v1/connectors": {
+    mutates: false,
+    paginated: true,
+    enumQuery: { type: "source", category: "data" },
+    anyCaseQuery: ["type", "category"],
+  },
+  "POST /api/v1/connectors": {
+    mutates: true,
+    body: () => ({ connector: { name: unique("sweep"), connector_type: "source", ...pgSource() } }),
+  },
   "GET /api/v1/connectors/{}": { mutates: false, ids: ["source"] },
-  "PUT /api/v1/connectors/{}": { mutates: true, ids: ["source"], body: () => ({ connector: { name: unique("renamed") } }) },
+  "PUT /api/v1/connectors/{}": {
+    mutates: true,
+    ids: ["source"],
+    body: () => ({ connector: { name: unique("renamed") } }),
+  },
   "DELETE /api/v1/connectors/{}": { mutates: true, ids: ["source"] },
-  "GET /api/v1/connectors/{}/discover": { mutates: false, ids: ["destination"], enumQuery: { refresh: "false" } },
-  "POST /api/v1/connectors/{}/query_source": { mutates: false, ids: ["source"], body: () => ({ query: "SELECT 1 AS one", limit: 5 }) },
+  "GET /api/v1/connectors/{}/discover": {
+    mutates: false,
+    ids: ["destination"],
+    enumQuery: { refresh: "false" },
+  },
+  "POST /api/v1/connectors/{}/query_source": {
+    mutates: false,
+    ids: ["source"],
+    body: () => ({ query: "SELECT 1 AS one", limit: 5 }),
+  },
   // No body spec: an empty body or {} is a valid call (try the saved settings); connectors-check.spec.ts covers bad bodies.
   "POST /api/v1/connectors/{}/check": { mutates: false, ids: ["source"] },
   "POST /api/v1/catalogs": {
@@ -135,17 +199,43 @@ const SPECS: Record<string, SweepSpec> = {
     body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }),
     bodyIds: { connector_id: "destination" },
   },
-  "PUT /api/v1/catalogs/{}": { mutates: true, ids: ["catalog"], body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }) },
-  "GET /api/v1/models": { mutates: false, paginated: true, idQuery: ["connector_id"], enumQuery: { query_type: "raw_sql" } },
+  "PUT /api/v1/catalogs/{}": {
+    mutates: true,
+    ids: ["catalog"],
+    body: (ids) => ({ connector_id: ids.destination, catalog: { streams: [{ name: "contacts" }] } }),
+  },
+  "GET /api/v1/models": {
+    mutates: false,
+    paginated: true,
+    idQuery: ["connector_id"],
+    enumQuery: { query_type: "raw_sql" },
+  },
   "POST /api/v1/models": {
     mutates: true,
-    body: (ids) => ({ model: { name: unique("m"), query: "SELECT 1 AS id", query_type: "raw_sql", primary_key: "id", connector_id: ids.source } }),
+    body: (ids) => ({
+      model: {
+        name: unique("m"),
+        query: "SELECT 1 AS id",
+        query_type: "raw_sql",
+        primary_key: "id",
+        connector_id: ids.source,
+      },
+    }),
     bodyIds: { "model.connector_id": "source" },
   },
   "GET /api/v1/models/{}": { mutates: false, ids: ["model"] },
-  "PUT /api/v1/models/{}": { mutates: true, ids: ["model"], body: () => ({ model: { description: "changed" } }) },
+  "PUT /api/v1/models/{}": {
+    mutates: true,
+    ids: ["model"],
+    body: () => ({ model: { description: "changed" } }),
+  },
   "DELETE /api/v1/models/{}": { mutates: true, ids: ["model"] },
-  "GET /api/v1/syncs": { mutates: false, paginated: true, enumQuery: { status: "pending" }, idQuery: ["model_id", "source_id", "destination_id"] },
+  "GET /api/v1/syncs": {
+    mutates: false,
+    paginated: true,
+    enumQuery: { status: "pending" },
+    idQuery: ["model_id", "source_id", "destination_id"],
+  },
   "POST /api/v1/syncs": {
     mutates: true,
     body: (ids) => ({
@@ -164,17 +254,30 @@ const SPECS: Record<string, SweepSpec> = {
   },
   "GET /api/v1/syncs/configurations": { mutates: false },
   "GET /api/v1/syncs/{}": { mutates: false, ids: ["sync"] },
-  "PUT /api/v1/syncs/{}": { mutates: true, ids: ["sync"], body: () => ({ sync: { description: "changed" } }) },
+  "PUT /api/v1/syncs/{}": {
+    mutates: true,
+    ids: ["sync"],
+    body: () => ({ sync: { description: "changed" } }),
+  },
   "DELETE /api/v1/syncs/{}": { mutates: true, ids: ["sync"] },
   "PATCH /api/v1/syncs/{}/enable": { mutates: true, ids: ["sync"], body: () => ({ enable: true }) },
-  "POST /api/v1/schedule_syncs": { mutates: true, body: (ids) => ({ schedule_sync: { sync_id: ids.sync } }), bodyIds: { "schedule_sync.sync_id": "sync" } },
+  "POST /api/v1/schedule_syncs": {
+    mutates: true,
+    body: (ids) => ({ schedule_sync: { sync_id: ids.sync } }),
+    bodyIds: { "schedule_sync.sync_id": "sync" },
+  },
   "DELETE /api/v1/schedule_syncs/{}": { mutates: true, ids: ["sync"] },
   "POST /enterprise/api/v1/syncs/{}/test": { mutates: true, ids: ["sync"] },
   // No body spec: an empty body or {} is a valid plan request; plan-and-guard.spec.ts covers its options.
   "POST /api/v1/syncs/{}/plan": { mutates: false, ids: ["sync"] },
   // The fixture's run is not waiting for approval: real ids answer 409, bad ones 400/404.
   "POST /api/v1/syncs/{}/sync_runs/{}/approve": { mutates: true, ids: ["sync", "run"] },
-  "GET /api/v1/syncs/{}/sync_runs": { mutates: false, ids: ["sync"], paginated: true, enumQuery: { status: "success", sync_run_type: "general" } },
+  "GET /api/v1/syncs/{}/sync_runs": {
+    mutates: false,
+    ids: ["sync"],
+    paginated: true,
+    enumQuery: { status: "success", sync_run_type: "general" },
+  },
   "GET /api/v1/syncs/{}/sync_runs/{}": { mutates: false, ids: ["sync", "run"] },
   "POST /api/v1/syncs/{}/sync_runs/{}/cancel": { mutates: true, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs/{}/sync_records": {
@@ -192,22 +295,75 @@ const SPECS: Record<string, SweepSpec> = {
     ids: ["sync", "run"],
     enumQuery: { status: "success", action: "destination_insert" },
   },
+  "GET /api/v1/alert_channels": { mutates: false, paginated: true },
+  "POST /api/v1/alert_channels": {
+    mutates: true,
+    body: () => ({
+      alert_channel: { name: unique("channel"), channel_type: "email", recipients: ["sweep@example.com"] },
+    }),
+  },
+  "GET /api/v1/alert_channels/{}": { mutates: false, ids: ["alertChannel"] },
+  "PUT /api/v1/alert_channels/{}": {
+    mutates: true,
+    ids: ["alertChannel"],
+    body: () => ({ alert_channel: { name: unique("channel") } }),
+  },
+  "DELETE /api/v1/alert_channels/{}": { mutates: true, ids: ["alertChannel"] },
+  "POST /api/v1/alert_channels/{}/test": { mutates: true, ids: ["alertChannel"] },
+  "GET /api/v1/alert_rules": { mutates: false, paginated: true },
+  "POST /api/v1/alert_rules": {
+    mutates: true,
+    body: (ids) => ({
+      alert_rule: {
+        name: unique("rule"),
+        condition: "run_failed",
+        sync_id: ids.sync,
+        channel_ids: [ids.alertChannel],
+      },
+    }),
+    bodyIds: { "alert_rule.sync_id": "sync", "alert_rule.channel_ids.0": "alertChannel" },
+  },
+  "GET /api/v1/alert_rules/{}": { mutates: false, ids: ["alertRule"] },
+  "PUT /api/v1/alert_rules/{}": {
+    mutates: true,
+    ids: ["alertRule"],
+    body: () => ({ alert_rule: { enabled: true } }),
+  },
+  "DELETE /api/v1/alert_rules/{}": { mutates: true, ids: ["alertRule"] },
+  "GET /api/v1/alert_events": { mutates: false, paginated: true, idQuery: ["alert_rule_id", "sync_id"] },
   "GET /api/v1/webhook_subscriptions": { mutates: false, paginated: true },
   "POST /api/v1/webhook_subscriptions": {
     mutates: true,
-    body: (ids) => ({ webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"], sync_ids: [ids.sync] } }),
+    body: (ids) => ({
+      webhook_subscription: {
+        url: "http://127.0.0.1:9/sweep",
+        events: ["sync_run.failed"],
+        sync_ids: [ids.sync],
+      },
+    }),
     bodyIds: { "webhook_subscription.sync_ids.0": "sync" },
   },
   "GET /api/v1/webhook_subscriptions/{}": { mutates: false, ids: ["webhook"] },
-  "PUT /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"], body: () => ({ webhook_subscription: { enabled: true } }) },
+  "PUT /api/v1/webhook_subscriptions/{}": {
+    mutates: true,
+    ids: ["webhook"],
+    body: () => ({ webhook_subscription: { enabled: true } }),
+  },
   "DELETE /api/v1/webhook_subscriptions/{}": { mutates: true, ids: ["webhook"] },
   "POST /api/v1/webhook_subscriptions/{}/rotate_secret": { mutates: true, ids: ["webhook"] },
   "POST /api/v1/webhook_subscriptions/{}/test": { mutates: true, ids: ["webhook"] },
   "GET /api/v1/webhook_subscriptions/{}/deliveries": { mutates: false, ids: ["webhook"], paginated: true },
-  "POST /api/v1/webhook_subscriptions/{}/deliveries/{}/redeliver": { mutates: true, ids: ["webhook", "delivery"] },
+  "POST /api/v1/webhook_subscriptions/{}/deliveries/{}/redeliver": {
+    mutates: true,
+    ids: ["webhook", "delivery"],
+  },
   "GET /api/v1/sync_runs/{}": { mutates: false, ids: ["run"] },
   "GET /api/v1/syncs/{}/run_after": { mutates: false, ids: ["sync"] },
-  "PUT /api/v1/syncs/{}/run_after": { mutates: true, ids: ["sync"], body: () => ({ run_after: { sync_ids: [] } }) },
+  "PUT /api/v1/syncs/{}/run_after": {
+    mutates: true,
+    ids: ["sync"],
+    body: () => ({ run_after: { sync_ids: [] } }),
+  },
   "POST /api/v1/syncs/{}/sequence_runs": { mutates: true, ids: ["sync"] },
   "GET /api/v1/sequence_runs/{}": { mutates: false, ids: ["sequence"] },
   // Configuration as code: config-as-code.spec.ts covers documents in depth; an empty one changes nothing.
@@ -253,7 +409,8 @@ async function createdJson(res: Awaited<ReturnType<Api["post"]>>): Promise<Recor
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-const idOf = (body: Record<string, unknown>): number => Number((body.data as { id: string } | undefined)?.id ?? body.id);
+const idOf = (body: Record<string, unknown>): number =>
+  Number((body.data as { id: string } | undefined)?.id ?? body.id);
 
 /**
  * One resource of each kind in the workspace `admin` works in: a PostgreSQL source and destination
@@ -261,61 +418,152 @@ const idOf = (body: Record<string, unknown>): number => Number((body.data as { i
  * finished sequence run, a custom
  * role, an API token and a member. `drop` removes the scratch table.
  */
-export async function resourceFixture(admin: Api, workspaceId: number): Promise<{ ids: Ids; drop(): Promise<void> }> {
+export async function resourceFixture(
+  admin: Api,
+  workspaceId: number,
+): Promise<{ ids: Ids; drop(): Promise<void> }> {
   await ensureTestDatabase();
   const table = unique("sweep_rows");
   await sql(`CREATE TABLE ${table} (id integer PRIMARY KEY, email text)`);
   await sql(`INSERT INTO ${table} SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 3) g`);
-  const connector = (type: string) => ({ connector: { name: unique(type), connector_type: type, ...pgSource() } });
+  const connector = (type: string) => ({
+    connector: { name: unique(type), connector_type: type, ...pgSource() },
+  });
   const source = idOf(await createdJson(await admin.post("/api/v1/connectors", connector("source"))));
-  const destination = idOf(await createdJson(await admin.post("/api/v1/connectors", connector("destination"))));
-  const catalog = idOf(await createdJson(await admin.post("/api/v1/catalogs", { connector_id: destination, catalog: { streams: [{ name: "contacts" }] } })));
+  const destination = idOf(
+    await createdJson(await admin.post("/api/v1/connectors", connector("destination"))),
+  );
+  const catalog = idOf(
+    await createdJson(
+      await admin.post("/api/v1/catalogs", {
+        connector_id: destination,
+        catalog: { streams: [{ name: "contacts" }] },
+      }),
+    ),
+  );
   const model = idOf(
     await createdJson(
       await admin.post("/api/v1/models", {
-        model: { name: unique("m"), query: `SELECT id, email FROM ${table}`, query_type: "raw_sql", primary_key: "id", connector_id: source },
+        model: {
+          name: unique("m"),
+          query: `SELECT id, email FROM ${table}`,
+          query_type: "raw_sql",
+          primary_key: "id",
+          connector_id: source,
+        },
       }),
     ),
   );
   const sync = idOf(
     await createdJson(
       await admin.post("/api/v1/syncs", {
-        sync: { name: unique("s"), source_id: source, destination_id: destination, model_id: model, schedule_type: "manual", sync_mode: "full_refresh", stream_name: "contacts" },
+        sync: {
+          name: unique("s"),
+          source_id: source,
+          destination_id: destination,
+          model_id: model,
+          schedule_type: "manual",
+          sync_mode: "full_refresh",
+          stream_name: "contacts",
+        },
       }),
     ),
   );
-  const run = idOf(await createdJson(await admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: sync } })));
+  const run = idOf(
+    await createdJson(await admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: sync } })),
+  );
   // The run ends (it fails: no such table "contacts"), so later calls meet a sync at rest.
   await expect
-    .poll(async () => String((await (await admin.get(`/api/v1/syncs/${sync}/sync_runs/${run}`)).json()).data?.attributes?.status), { timeout: 30_000 })
+    .poll(
+      async () =>
+        String(
+          (await (await admin.get(`/api/v1/syncs/${sync}/sync_runs/${run}`)).json()).data?.attributes?.status,
+        ),
+      { timeout: 30_000 },
+    )
     .toMatch(/^(success|failed|canceled)$/);
   const sequence = idOf(await createdJson(await admin.post(`/api/v1/syncs/${sync}/sequence_runs`)));
   await expect
-    .poll(async () => String((await (await admin.get(`/api/v1/sequence_runs/${sequence}`)).json()).data?.attributes?.status), { timeout: 30_000 })
+    .poll(
+      async () =>
+        String(
+          (await (await admin.get(`/api/v1/sequence_runs/${sequence}`)).json()).data?.attributes?.status,
+        ),
+      { timeout: 30_000 },
+    )
     .not.toBe("running");
   const role = idOf(
     await createdJson(
       await admin.post("/enterprise/api/v1/roles", {
-        role: { role_name: unique("role"), role_desc: "sweep", policies: { permissions: { sync: { read: true } } } },
+        role: {
+          role_name: unique("role"),
+          role_desc: "sweep",
+          policies: { permissions: { sync: { read: true } } },
+        },
       }),
     ),
   );
-  const token = idOf(await createdJson(await admin.post("/api/v1/api_tokens", { api_token: { name: unique("token") } })));
+  const token = idOf(
+    await createdJson(await admin.post("/api/v1/api_tokens", { api_token: { name: unique("token") } })),
+  );
   const member = idOf(
     await createdJson(
       await admin.post(`/api/v1/workspaces/${workspaceId}/members`, {
-        member: { email: `${unique("member")}@example.com`, name: "Member", password: "member-password-1", role_id: role },
+        member: {
+          email: `${unique("member")}@example.com`,
+          name: "Member",
+          password: "member-password-1",
+          role_id: role,
+        },
       }),
     ),
   );
   const webhook = idOf(
     await createdJson(
-      await admin.post("/api/v1/webhook_subscriptions", { webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"] } }),
+      await admin.post("/api/v1/webhook_subscriptions", {
+        webhook_subscription: { url: "http://127.0.0.1:9/sweep", events: ["sync_run.failed"] },
+      }),
     ),
   );
   const delivery = idOf(await createdJson(await admin.post(`/api/v1/webhook_subscriptions/${webhook}/test`)));
+  const alertChannel = idOf(
+    await createdJson(
+      await admin.post("/api/v1/alert_channels", {
+        alert_channel: { name: unique("channel"), channel_type: "email", recipients: ["sweep@example.com"] },
+      }),
+    ),
+  );
+  const alertRule = idOf(
+    await createdJson(
+      await admin.post("/api/v1/alert_rules", {
+        alert_rule: {
+          name: unique("rule"),
+          condition: "run_failed",
+          sync_id: sync,
+          channel_ids: [alertChannel],
+        },
+      }),
+    ),
+  );
   return {
-    ids: { workspace: workspaceId, source, destination, model, sync, run, sequence, catalog, role, token, member, webhook, delivery, definition: "Postgresql" },
+    ids: {
+      workspace: workspaceId,
+      source,
+      destination,
+      model,
+      sync,
+      run,
+      sequence,
+      catalog,
+      role,
+      token,
+      member,
+      webhook,
+      delivery,
+      alertChannel,
+      alertRule,
+      definition: "Postgresql",
+    },
     drop: () => sql(`DROP TABLE IF EXISTS ${table}`),
   };
 }
