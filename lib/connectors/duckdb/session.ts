@@ -6,11 +6,15 @@
 // `lock_configuration`): a model query can name `/etc/passwd` or `COPY … TO`, and DuckDB refuses.
 import { lstat, readdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { DuckDBInstance, StatementType, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, StatementType } from "@duckdb/node-api";
 import { env } from "@/lib/config/env";
 import { scopedWorkspaceId } from "../adapter-config";
 import { ConnectorError, errorMessage } from "../shared/errors";
+import { lazyModule } from "../shared/lazy-module";
 import type { Row } from "../types";
+
+/** The native DuckDB library, loaded by the first DuckDB operation (shared/lazy-module.ts). */
+export const duckdbLib = lazyModule(() => import("@duckdb/node-api"));
 
 /** File kinds shown as views, by extension (DuckDB picks the reader from it). */
 const DATA_FILE = /\.(parquet|csv|tsv|json|jsonl|ndjson)(\.gz)?$/i;
@@ -98,6 +102,7 @@ export interface DuckSession {
 export const ATTACHED = "source_db";
 
 export async function openSession(s: DuckSettings): Promise<DuckSession> {
+  const { DuckDBInstance } = await duckdbLib.load();
   const instance = await DuckDBInstance.create(":memory:", {
     threads: "2",
     memory_limit: `${s.memoryLimitMb}MB`,
@@ -162,7 +167,7 @@ export async function assertSelect(conn: DuckDBConnection, sql: string, s: DuckS
     if (err instanceof ConnectorError) throw err;
     throw new ConnectorError(describeDuckError(err, s));
   }
-  if (type !== StatementType.SELECT) throw new ConnectorError("The query must be a SELECT statement: models only read rows.");
+  if (type !== (await duckdbLib.load()).StatementType.SELECT) throw new ConnectorError("The query must be a SELECT statement: models only read rows.");
 }
 
 /** Runs `work`, interrupting the connection when it takes longer than the query timeout. */

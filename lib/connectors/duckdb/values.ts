@@ -1,7 +1,8 @@
 // DuckDB values as the JSON our other SQL sources produce: 64-bit integers as numbers when exact
 // (else their digits), decimals as text, timestamps as ISO 8601 in UTC, nested values as JSON.
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDataChunk, type DuckDBType } from "@duckdb/node-api";
+import type { DuckDBDataChunk, DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
 import type { Row } from "../types";
+import { duckdbLib } from "./session";
 
 type Convert = (value: unknown) => unknown;
 
@@ -19,15 +20,27 @@ const timestampValue: Convert = (v) => {
   return Number.isNaN(date.getTime()) ? v : date.toISOString();
 };
 
-const CONVERTERS: Partial<Record<DuckDBTypeId, Convert>> = {
-  [DuckDBTypeId.BIGINT]: bigintValue,
-  [DuckDBTypeId.UBIGINT]: bigintValue,
-  [DuckDBTypeId.TIMESTAMP]: timestampValue,
-  [DuckDBTypeId.TIMESTAMP_S]: timestampValue,
-  [DuckDBTypeId.TIMESTAMP_MS]: timestampValue,
-  [DuckDBTypeId.TIMESTAMP_NS]: timestampValue,
-  [DuckDBTypeId.TIMESTAMP_TZ]: timestampValue,
-};
+/** The library, loaded by the session that produced the chunks these functions read. */
+function lib() {
+  const loaded = duckdbLib.loaded();
+  if (!loaded) throw new Error("DuckDB values are read only from a session's results.");
+  return loaded;
+}
+
+let converters: Partial<Record<DuckDBTypeId, Convert>> | undefined;
+
+function convertersByType(): Partial<Record<DuckDBTypeId, Convert>> {
+  const { DuckDBTypeId: T } = lib();
+  return (converters ??= {
+    [T.BIGINT]: bigintValue,
+    [T.UBIGINT]: bigintValue,
+    [T.TIMESTAMP]: timestampValue,
+    [T.TIMESTAMP_S]: timestampValue,
+    [T.TIMESTAMP_MS]: timestampValue,
+    [T.TIMESTAMP_NS]: timestampValue,
+    [T.TIMESTAMP_TZ]: timestampValue,
+  });
+}
 
 /** How to read a result's columns: names and one converter per column (undefined: as DuckDB's JSON gives it). */
 export interface ColumnReader {
@@ -36,19 +49,20 @@ export interface ColumnReader {
 }
 
 export function columnReader(names: string[], types: DuckDBType[]): ColumnReader {
-  return { names, converters: types.map((t) => CONVERTERS[t.typeId]) };
+  const byType = convertersByType();
+  return { names, converters: types.map((t) => byType[t.typeId]) };
 }
 
 /** One column of a chunk, converted. */
 export function chunkColumn(chunk: DuckDBDataChunk, reader: ColumnReader, index: number): unknown[] {
-  const values = chunk.convertColumnValues(index, JsonDuckDBValueConverter) as unknown[];
+  const values = chunk.convertColumnValues(index, lib().JsonDuckDBValueConverter) as unknown[];
   const convert = reader.converters[index];
   return convert ? values.map((v) => (v === null ? null : convert(v))) : values;
 }
 
 /** Row `row` of a chunk, skipping the columns in `skip`. */
 export function chunkRow(chunk: DuckDBDataChunk, reader: ColumnReader, row: number, skip = -1): Row {
-  const values = chunk.convertRowValues(row, JsonDuckDBValueConverter) as unknown[];
+  const values = chunk.convertRowValues(row, lib().JsonDuckDBValueConverter) as unknown[];
   const out: Row = {};
   for (let i = 0; i < values.length; i++) {
     if (i === skip) continue;

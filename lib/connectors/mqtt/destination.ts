@@ -3,7 +3,10 @@
 // below 0x80; 0x10 "no matching subscribers" is a success); a refusing PUBACK (e.g. 0x87 not
 // authorized), a lost connection or no PUBACK in time fails that record alone.
 import { randomBytes } from "node:crypto";
-import { MqttClient } from "mqtt";
+import type { MqttClient } from "mqtt";
+import { lazyModule } from "../shared/lazy-module";
+
+const mqttLib = lazyModule(() => import("mqtt"));
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
   brokerCatalog,
@@ -53,6 +56,7 @@ async function open(s: MqttSettings): Promise<MqttConnection> {
   const t = s.target;
   // The client's stream comes from the policy's guarded connect (TLS on top for mqtts).
   let streamError: Error | undefined;
+  const { MqttClient } = await mqttLib.load();
   const client = new MqttClient(
     () => {
       const stream = guardedStream(t);

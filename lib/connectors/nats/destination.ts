@@ -3,7 +3,10 @@
 // retried message once within the stream's duplicate window. A record succeeds when a stream acks
 // it (PubAck: stream and sequence); no stream for the subject (503), an error ack or no ack in time
 // fails that record alone.
-import { connect, headers, type JetStreamClient, type NatsConnection, type TlsOptions } from "nats";
+import type { JetStreamClient, NatsConnection, TlsOptions } from "nats";
+import { lazyModule } from "../shared/lazy-module";
+
+const natsLib = lazyModule(() => import("nats"));
 import { isIP } from "node:net";
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
@@ -56,6 +59,7 @@ async function open(s: NatsSettings): Promise<NatsOpen> {
   const address = await allowedAddress(t.host);
   // nats.js hands its tls options to tls.connect, where servername names the host to verify.
   const tls: TlsOptions & { servername: string } = { servername: t.host };
+  const { connect } = await natsLib.load();
   const nc = await connect({
     servers: `${isIP(address) === 6 ? `[${address}]` : address}:${t.port}`,
     user: t.username,
@@ -105,7 +109,7 @@ async function publish(
   sent: (m: SentMessage) => void,
 ): Promise<string> {
   const subject = renderName(s.subjectTemplate, record.payload, "subject", invalidSubject);
-  const h = headers();
+  const h = (await natsLib.load()).headers();
   h.set("Content-Type", "application/json");
   h.set("Datasync-Action", record.action);
   const id = messageId(record);

@@ -2,7 +2,10 @@
 // to an exchange and routing key rendered from templates. A record succeeds when the broker confirms
 // it (basic.ack) and, with `mandatory`, did not return it as unroutable first (basic.return comes
 // before the ack); a nack, a return, a closed channel or no confirm in time fails that record alone.
-import { connect, type ChannelModel, type ConfirmChannel } from "amqplib";
+import type { ChannelModel, ConfirmChannel } from "amqplib";
+import { lazyModule } from "../shared/lazy-module";
+
+const amqpLib = lazyModule(() => import("amqplib"));
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
   brokerCatalog,
@@ -66,6 +69,7 @@ class ConnectionLost extends ConnectorError {
 async function open(s: RabbitSettings): Promise<RabbitConnection> {
   const t = s.target;
   const guard = await guardedSocketOptions(t);
+  const { connect } = await amqpLib.load();
   const model = await connect(
     {
       protocol: t.tls ? "amqps" : "amqp",

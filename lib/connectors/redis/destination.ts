@@ -1,7 +1,7 @@
 // Redis destination: each record is one XADD to a stream (mode `stream`) or one HSET of its fields
 // into a hash (mode `hash`; a deleted record DELs its hash), the key rendered from a template. The
 // commands of a batch are pipelined on one connection; each record's outcome is its own reply.
-import { createClient, ErrorReply } from "@redis/client";
+import { lazyModule } from "../shared/lazy-module";
 import type { CheckResult, DestinationConnector, Row, WriteOutcome, WriteRecord } from "../types";
 import {
   brokerCatalog,
@@ -48,8 +48,11 @@ function settings(config: Row): RedisSettings {
 }
 
 /** A client of the settings' server, its socket through the net policy's lookup. */
-function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedSocketOptions>>) {
+const redisLib = lazyModule(() => import("@redis/client"));
+
+async function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedSocketOptions>>) {
   const t = s.target;
+  const { createClient } = await redisLib.load();
   return createClient({
     socket: {
       host: t.host,
@@ -69,14 +72,14 @@ function redisClient(s: RedisSettings, guard: Awaited<ReturnType<typeof guardedS
   });
 }
 
-type Client = ReturnType<typeof redisClient>;
+type Client = Awaited<ReturnType<typeof redisClient>>;
 
 interface RedisConnection extends BrokerConnection {
   client: Client;
 }
 
 async function open(s: RedisSettings): Promise<RedisConnection> {
-  const client = redisClient(s, await guardedSocketOptions(s.target));
+  const client = await redisClient(s, await guardedSocketOptions(s.target));
   // Errors reach the commands that suffer them; without a listener node-redis would throw them.
   client.on("error", () => undefined);
   try {
@@ -147,7 +150,8 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
  */
 function classify(err: unknown): unknown {
   if (err instanceof ConnectorError) return err;
-  if (err instanceof ErrorReply) return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
+  const ErrorReply = redisLib.loaded()?.ErrorReply;
+  if (ErrorReply && err instanceof ErrorReply) return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
   return transientError(
     `The connection to Redis failed: ${err instanceof Error ? err.message : String(err)}`,
   );
