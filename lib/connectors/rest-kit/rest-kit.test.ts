@@ -157,6 +157,36 @@ describe("defineRestDestination", () => {
     expect(JSON.stringify([unavailable, refused, ok])).not.toContain("toy-client-secret-1");
   });
 
+  it("a token endpoint that answers odd JSON or redirects fails with a sentence; the form never follows a redirect", async () => {
+    const oauth = toy({
+      definition: {
+        name: "ToyOAuth",
+        title: "Toy",
+        icon: "/icons/http.svg",
+        documentationUrl: "https://example.com/docs",
+        connectionSpecification: restSpecification("Toy", "https://api.toy.example", { client_id: { type: "string", title: "Client", description: "Id." }, client_secret: secretField("Secret", "The secret.") }, []),
+      },
+      auth: { kind: "oauth_client_credentials", tokenPath: "/token", clientIdField: "client_id", clientSecretField: "client_secret" },
+    });
+    const cfg = (id: string) => ({ client_id: id, client_secret: "toy-client-secret-2", base_url: server.url, timeout: 2 });
+    for (const [i, body] of ["null", "[]", '{"access_token":{"a":1}}', '"tok"'].entries()) {
+      server.setHandler((req, res) => (req.url === "/token" ? void res.writeHead(200, { "content-type": "application/json" }).end(body) : json(res, 200, {})));
+      await expect(oauth.discover(cfg(`odd-${i}`)), body).rejects.toThrow("Toy refused the client credentials (HTTP 200).");
+      const [outcome] = await oauth.write(cfg(`odd-${i}`), recordsOf(1), { stream, batch: true });
+      expect(outcome, body).toMatchObject({ ok: false, retryable: false, error: "Toy refused the client credentials (HTTP 200)." });
+    }
+    // A 307 would carry the form (client secret included) to wherever it points: not followed.
+    const elsewhere = await startHttpServer((_req, res) => json(res, 200, { access_token: "stolen", expires_in: 3600 }));
+    try {
+      server.setHandler((req, res) => (req.url === "/token" ? void res.writeHead(307, { location: `${elsewhere.url}/collect` }).end() : json(res, 200, {})));
+      const [outcome] = await oauth.write(cfg("redirected"), recordsOf(1), { stream, batch: true });
+      expect(outcome).toMatchObject({ ok: false, error: "Toy refused the client credentials (HTTP 307)." });
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("declares base_url a secret target and the rate limits in the catalog", async () => {
     const destination = toy();
     expect(destination.definition.secretTargetFields).toEqual(["base_url"]);
