@@ -66,6 +66,10 @@ export function jwtAssertion(account: ServiceAccount, scope: string, now = Date.
 type OAuth = ClientCredentials | JwtBearer;
 
 const cache = new Map<string, { token: string; expiresAt: number }>();
+/** Credentials whose tokens are kept (the oldest goes first): one process serves every workspace. */
+export const TOKEN_CACHE_LIMIT = 1000;
+/** Longest access token taken; real ones are a few hundred characters, and each is kept in memory. */
+export const MAX_TOKEN_LENGTH = 8 * 1024;
 
 /** ConnectorError code of a token endpoint that did not answer, or answered 429/5xx: worth a retry. */
 export const TOKEN_UNAVAILABLE = "oauth_unavailable";
@@ -110,7 +114,7 @@ function tokenAnswer(text: string): TokenAnswer {
   const textOf = (v: unknown) => (typeof v === "string" && v !== "" ? v.slice(0, 300) : undefined);
   const expiresIn = raw.expires_in;
   return {
-    access_token: typeof raw.access_token === "string" && raw.access_token !== "" ? raw.access_token : undefined,
+    access_token: typeof raw.access_token === "string" && raw.access_token !== "" && raw.access_token.length <= MAX_TOKEN_LENGTH ? raw.access_token : undefined,
     expires_in: typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn >= 0 ? expiresIn : undefined,
     error: textOf(raw.error),
     error_description: textOf(raw.error_description),
@@ -146,8 +150,15 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   }
   const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;
   // Renewed a minute early, so a token never expires between the cache and the request.
+  cache.delete(key);
+  if (cache.size >= TOKEN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
   return answer.access_token;
+}
+
+/** How many credentials' tokens are cached (tests). */
+export function cachedTokenCount(): number {
+  return cache.size;
 }
 
 /** The API refused the token (expired session, revoked app): the next request fetches a new one. */

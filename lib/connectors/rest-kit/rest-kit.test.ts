@@ -6,6 +6,7 @@ import { json, startHttpServer, streamFor } from "@/tests/support/connectors";
 import { planRequests, prepare } from "./batches";
 import { defineRestDestination, writeModesOf } from "./define";
 import { restSpecification, secretField } from "./fields";
+import { accessToken, cachedTokenCount, MAX_TOKEN_LENGTH, TOKEN_CACHE_LIMIT, type ClientCredentials } from "./oauth";
 import type { RestDestinationSpec } from "./types";
 
 const KEY = "toy-api-key-1234567890";
@@ -185,6 +186,21 @@ describe("defineRestDestination", () => {
     } finally {
       await elsewhere.close();
     }
+  });
+
+  it("keeps a bounded number of tokens, each of bounded size: a tenant's own token endpoint cannot fill the server's memory", async () => {
+    const auth: ClientCredentials = { kind: "oauth_client_credentials", tokenPath: "/token", clientIdField: "client_id", clientSecretField: "client_secret" };
+    const cfg = (id: string) => ({ client_id: id, client_secret: "s3cret", base_url: server.url });
+    server.setHandler((_req, res) => json(res, 200, { access_token: "x".repeat(MAX_TOKEN_LENGTH + 1), expires_in: 1e9 }));
+    await expect(accessToken(server.url, cfg("huge"), auth, 2000, "Toy")).rejects.toThrow("Toy refused the client credentials (HTTP 200).");
+    let issued = 0;
+    server.setHandler((_req, res) => json(res, 200, { access_token: `tok-${++issued}`, expires_in: 1e9 }));
+    for (let i = 0; i <= TOKEN_CACHE_LIMIT + 5; i++) await accessToken(server.url, cfg(`many-${i}`), auth, 2000, "Toy");
+    expect(issued).toBe(TOKEN_CACHE_LIMIT + 6);
+    expect(cachedTokenCount()).toBe(TOKEN_CACHE_LIMIT);
+    // The newest is still cached; the oldest was let go and is fetched again.
+    expect(await accessToken(server.url, cfg(`many-${TOKEN_CACHE_LIMIT + 5}`), auth, 2000, "Toy")).toBe(`tok-${TOKEN_CACHE_LIMIT + 6}`);
+    expect(await accessToken(server.url, cfg("many-0"), auth, 2000, "Toy")).toBe(`tok-${TOKEN_CACHE_LIMIT + 7}`);
   });
 
   it("declares base_url a secret target and the rate limits in the catalog", async () => {
