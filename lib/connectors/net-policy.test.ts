@@ -79,6 +79,14 @@ describe("net policy", () => {
     expect(isMetadataAddress("169.254.169.254")).toBe(true);
     expect(isMetadataAddress("::ffff:169.254.169.254")).toBe(true);
     expect(isMetadataAddress("fd00:ec2::254")).toBe(true);
+    // IPv6 forms that carry an IPv4 address a network may deliver to: judged as that address.
+    for (const a of ["64:ff9b::a9fe:a9fe", "64:ff9b::169.254.169.254", "2002:a9fe:a9fe::1", "::169.254.169.254", "::ffff:0:a9fe:a9fe", "::FFFF:A9FE:A9FE"]) {
+      expect(isMetadataAddress(a), a).toBe(true);
+    }
+    for (const a of ["64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "2002:c0a8:101::", "::7f00:1", "::10.1.2.3", "::ffff:0:7f00:1", "64:ff9b:1::8.8.8.8"]) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "2001:db8::1"]) expect(isPrivateAddress(a), a).toBe(false);
   });
 
   it("always refuses metadata endpoints, by address or by name", async () => {
@@ -116,6 +124,14 @@ describe("net policy", () => {
     await expect(assertHostAllowed("169.254.169.254")).rejects.toThrow(/metadata/);
     process.env.OUTBOUND_ALLOW_PRIVATE = "10.0.0.0/33";
     await expect(assertHostAllowed("192.168.1.1")).rejects.toThrow(/OUTBOUND_ALLOW_PRIVATE has an entry "10.0.0.0\/33"/);
+  });
+
+  it("refuses URLs whose IPv6 literal carries a private or metadata IPv4 address", () => {
+    process.env.OUTBOUND_ALLOW_PRIVATE = "";
+    for (const url of ["http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "http://[2002:7f00:1::]:5432/", "http://[::127.0.0.1]/", "http://[::ffff:0:a00:1]/"]) {
+      expect(() => assertUrlAllowed(url), url).toThrow(OutboundBlockedError);
+    }
+    expect(assertUrlAllowed("http://[64:ff9b::808:808]/").hostname).toBe("[64:ff9b::808:808]");
   });
 
   it("accepts only http and https URLs", () => {

@@ -36,6 +36,8 @@ for (const [net, prefix] of [
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  // Local-use NAT64 (RFC 8215): where the IPv4 address sits is the network's choice.
+  ["64:ff9b:1::", 48],
 ] as const) {
   PRIVATE.addSubnet(net, prefix, "ipv6");
 }
@@ -64,11 +66,45 @@ export const systemResolver: Resolver = (host) =>
     });
   });
 
-/** `::ffff:10.0.0.1` is IPv4 in disguise: judge it as IPv4. */
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted quad included); undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.replace(/%.*$/, "").toLowerCase();
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number);
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split("::");
+  const part = (p: string | undefined) => (p ? p.split(":").map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, where the network may deliver it to that IPv4 host:
+ * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64
+ * (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::). `64:ff9b::a9fe:a9fe` through a NAT64 gateway is
+ * the metadata service.
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (!g) return undefined;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && (g[5] === 0xffff || (g[5] === 0 && (g[6] !== 0 || g[7] > 1)))) return v4(g[6], g[7]);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6], g[7]);
+  if (g[0] === 0x2002) return v4(g[1], g[2]);
+  return undefined;
+}
+
+/** An IPv6 address that carries an IPv4 one is judged as that IPv4 address. */
 function normalizeAddress(address: string): { address: string; family: "ipv4" | "ipv6" } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1], family: "ipv4" };
-  return { address, family: isIP(address) === 6 ? "ipv6" : "ipv4" };
+  if (isIP(address) !== 6) return { address, family: "ipv4" };
+  const v4 = embeddedIpv4(address);
+  return v4 ? { address: v4, family: "ipv4" } : { address, family: "ipv6" };
 }
 
 export function isMetadataAddress(address: string): boolean {

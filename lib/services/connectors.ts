@@ -6,6 +6,7 @@ import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
+import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
 import { can } from "@/lib/auth/permissions";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
@@ -53,12 +54,18 @@ export async function getConnector(workspaceId: number, id: number, db: Tx = pri
 
 /**
  * The stored configuration with ENV['X'] placeholders resolved, ready to hand to the adapter, and
- * the scrubber that keeps what they resolved to out of any sentence shown to the tenant.
+ * the scrubber that keeps the secret fields' values and what placeholders resolved to out of any
+ * sentence shown to the tenant (a server may repeat the credential it was sent in its error).
  */
 function connectorConfiguration(connector: Connector): { config: Row; scrub: (message: string) => string } {
   const stored = decryptJson<Row>(connector.configurationEncrypted);
   try {
-    return { config: adapterConfig(definitionFor(connector), stored, connector.workspaceId), scrub: envRedactor(stored) };
+    const definition = definitionFor(connector);
+    const config = adapterConfig(definition, stored, connector.workspaceId);
+    const fromEnv = envRedactor(stored);
+    // Longest first, so a secret that contains another is masked whole.
+    const secrets = secretValues(config, definition).sort((a, b) => b.length - a.length);
+    return { config, scrub: (message) => redact(fromEnv(message), secrets) };
   } catch (err) {
     if (err instanceof EnvironmentPlaceholderError) throw new FailedDependency(err.message);
     throw err;

@@ -110,6 +110,9 @@ export async function openSession(s: DuckSettings): Promise<DuckSession> {
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
     allow_community_extensions: "false",
+    // The server user's stored DuckDB secrets (~/.duckdb/stored_secrets, e.g. cloud keys) are never
+    // loaded into a tenant's session, and asking for them names no server path.
+    allow_persistent_secrets: "false",
   });
   const conn = await instance.connect();
   const close = () => {

@@ -66,6 +66,10 @@ export function jwtAssertion(account: ServiceAccount, scope: string, now = Date.
 type OAuth = ClientCredentials | JwtBearer;
 
 const cache = new Map<string, { token: string; expiresAt: number }>();
+/** Credentials whose tokens are kept (the oldest goes first): one process serves every workspace. */
+export const TOKEN_CACHE_LIMIT = 1000;
+/** Longest access token taken; real ones are a few hundred characters, and each is kept in memory. */
+export const MAX_TOKEN_LENGTH = 8 * 1024;
 
 /** ConnectorError code of a token endpoint that did not answer, or answered 429/5xx: worth a retry. */
 export const TOKEN_UNAVAILABLE = "oauth_unavailable";
@@ -90,6 +94,33 @@ function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string;
   };
 }
 
+interface TokenAnswer {
+  access_token?: string;
+  expires_in?: number;
+  error?: string;
+  error_description?: string;
+}
+
+/** The token endpoint's answer, each member kept only when it has its type (the endpoint may be anything a tenant typed). */
+function tokenAnswer(text: string): TokenAnswer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
+  const raw = parsed as Record<string, unknown>;
+  const textOf = (v: unknown) => (typeof v === "string" && v !== "" ? v.slice(0, 300) : undefined);
+  const expiresIn = raw.expires_in;
+  return {
+    access_token: typeof raw.access_token === "string" && raw.access_token !== "" && raw.access_token.length <= MAX_TOKEN_LENGTH ? raw.access_token : undefined,
+    expires_in: typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn >= 0 ? expiresIn : undefined,
+    error: textOf(raw.error),
+    error_description: textOf(raw.error_description),
+  };
+}
+
 /** A cached or fresh access token; throws ConnectorError with the token endpoint's reason. */
 export async function accessToken(baseUrl: string, config: Row, auth: OAuth, timeoutMs: number, title: string): Promise<string> {
   const key = cacheKey(baseUrl, config, auth);
@@ -103,16 +134,14 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
     body,
     timeoutMs,
+    // The form carries the client secret (or the signed assertion): a 307/308 would send it on to
+    // wherever the answer points, so a redirect is answered as a refusal instead of followed.
+    maxRedirects: 0,
   });
   if (exchange.failure) {
     throw new ConnectorError(exchange.error ?? "The token endpoint did not answer.", exchange.failure === "blocked" ? "outbound_blocked" : TOKEN_UNAVAILABLE);
   }
-  let answer: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
-  try {
-    answer = JSON.parse(exchange.bodyText) as typeof answer;
-  } catch {
-    // Not JSON: the status says enough.
-  }
+  const answer = tokenAnswer(exchange.bodyText);
   if (!isSuccess(exchange) || !answer.access_token) {
     const reason = [answer.error, answer.error_description].filter(Boolean).join(": ") || `HTTP ${exchange.status}`;
     if (exchange.status === 429 || exchange.status >= 500) throw new ConnectorError(`${title}'s token endpoint is unavailable (${reason}).`, TOKEN_UNAVAILABLE);
@@ -121,8 +150,15 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   }
   const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;
   // Renewed a minute early, so a token never expires between the cache and the request.
+  cache.delete(key);
+  if (cache.size >= TOKEN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
   return answer.access_token;
+}
+
+/** How many credentials' tokens are cached (tests). */
+export function cachedTokenCount(): number {
+  return cache.size;
 }
 
 /** The API refused the token (expired session, revoked app): the next request fetches a new one. */

@@ -6,6 +6,7 @@ import { json, startHttpServer, streamFor } from "@/tests/support/connectors";
 import { planRequests, prepare } from "./batches";
 import { defineRestDestination, writeModesOf } from "./define";
 import { restSpecification, secretField } from "./fields";
+import { accessToken, cachedTokenCount, MAX_TOKEN_LENGTH, TOKEN_CACHE_LIMIT, type ClientCredentials } from "./oauth";
 import type { RestDestinationSpec } from "./types";
 
 const KEY = "toy-api-key-1234567890";
@@ -155,6 +156,51 @@ describe("defineRestDestination", () => {
     expect(ok.ok).toBe(true);
     expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer tok-123456");
     expect(JSON.stringify([unavailable, refused, ok])).not.toContain("toy-client-secret-1");
+  });
+
+  it("a token endpoint that answers odd JSON or redirects fails with a sentence; the form never follows a redirect", async () => {
+    const oauth = toy({
+      definition: {
+        name: "ToyOAuth",
+        title: "Toy",
+        icon: "/icons/http.svg",
+        documentationUrl: "https://example.com/docs",
+        connectionSpecification: restSpecification("Toy", "https://api.toy.example", { client_id: { type: "string", title: "Client", description: "Id." }, client_secret: secretField("Secret", "The secret.") }, []),
+      },
+      auth: { kind: "oauth_client_credentials", tokenPath: "/token", clientIdField: "client_id", clientSecretField: "client_secret" },
+    });
+    const cfg = (id: string) => ({ client_id: id, client_secret: "toy-client-secret-2", base_url: server.url, timeout: 2 });
+    for (const [i, body] of ["null", "[]", '{"access_token":{"a":1}}', '"tok"'].entries()) {
+      server.setHandler((req, res) => (req.url === "/token" ? void res.writeHead(200, { "content-type": "application/json" }).end(body) : json(res, 200, {})));
+      await expect(oauth.discover(cfg(`odd-${i}`)), body).rejects.toThrow("Toy refused the client credentials (HTTP 200).");
+      const [outcome] = await oauth.write(cfg(`odd-${i}`), recordsOf(1), { stream, batch: true });
+      expect(outcome, body).toMatchObject({ ok: false, retryable: false, error: "Toy refused the client credentials (HTTP 200)." });
+    }
+    // A 307 would carry the form (client secret included) to wherever it points: not followed.
+    const elsewhere = await startHttpServer((_req, res) => json(res, 200, { access_token: "stolen", expires_in: 3600 }));
+    try {
+      server.setHandler((req, res) => (req.url === "/token" ? void res.writeHead(307, { location: `${elsewhere.url}/collect` }).end() : json(res, 200, {})));
+      const [outcome] = await oauth.write(cfg("redirected"), recordsOf(1), { stream, batch: true });
+      expect(outcome).toMatchObject({ ok: false, error: "Toy refused the client credentials (HTTP 307)." });
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it("keeps a bounded number of tokens, each of bounded size: a tenant's own token endpoint cannot fill the server's memory", async () => {
+    const auth: ClientCredentials = { kind: "oauth_client_credentials", tokenPath: "/token", clientIdField: "client_id", clientSecretField: "client_secret" };
+    const cfg = (id: string) => ({ client_id: id, client_secret: "s3cret", base_url: server.url });
+    server.setHandler((_req, res) => json(res, 200, { access_token: "x".repeat(MAX_TOKEN_LENGTH + 1), expires_in: 1e9 }));
+    await expect(accessToken(server.url, cfg("huge"), auth, 2000, "Toy")).rejects.toThrow("Toy refused the client credentials (HTTP 200).");
+    let issued = 0;
+    server.setHandler((_req, res) => json(res, 200, { access_token: `tok-${++issued}`, expires_in: 1e9 }));
+    for (let i = 0; i <= TOKEN_CACHE_LIMIT + 5; i++) await accessToken(server.url, cfg(`many-${i}`), auth, 2000, "Toy");
+    expect(issued).toBe(TOKEN_CACHE_LIMIT + 6);
+    expect(cachedTokenCount()).toBe(TOKEN_CACHE_LIMIT);
+    // The newest is still cached; the oldest was let go and is fetched again.
+    expect(await accessToken(server.url, cfg(`many-${TOKEN_CACHE_LIMIT + 5}`), auth, 2000, "Toy")).toBe(`tok-${TOKEN_CACHE_LIMIT + 6}`);
+    expect(await accessToken(server.url, cfg("many-0"), auth, 2000, "Toy")).toBe(`tok-${TOKEN_CACHE_LIMIT + 7}`);
   });
 
   it("declares base_url a secret target and the rate limits in the catalog", async () => {
