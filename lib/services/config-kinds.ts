@@ -13,7 +13,7 @@ import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib/validation/config";
 import { audit } from "./audit";
 import { buildCatalogJson, saveCatalog } from "./catalogs";
-import type { Known, Matches, WorkspaceConfig } from "./config-state";
+import type { Known } from "./config-state";
 import { createConnector, deleteConnector, updateConnector } from "./connectors";
 import { createModel, deleteModel, updateModel } from "./models";
 import { deleteAlertChannel } from "./alerts/channels";
