@@ -16,7 +16,7 @@ import { ConfigSyntaxError, parseConfigYaml } from "../lib/config-as-code/yaml";
 const USAGE = `Usage: datasync config <command> [options]
 
   config export [FILE]      write the workspace's configuration as YAML (stdout without FILE)
-        --kinds LIST        only these kinds (connectors,models,syncs)
+        --kinds LIST        only these kinds (connectors,models,syncs,alert_channels,alert_rules)
   config plan FILE          show what applying FILE would change; changes nothing
   config apply FILE         apply FILE in one transaction (all or nothing)
         --allow-env LIST    environment variables ${"${env:NAME}"} may read besides ${SECRET_ENV_PREFIX}*
@@ -78,13 +78,16 @@ function readDocument(file: string, allowEnv: string | undefined): JsonBody<"/ap
   }
   if (!document || typeof document !== "object" || Array.isArray(document)) throw new UsageError(`${file}: not a configuration document.`);
   const allowed = new Set((allowEnv ?? "").split(",").map((n) => n.trim()).filter(Boolean));
-  const connectors = (document as { connectors?: unknown }).connectors;
-  const configurations = Array.isArray(connectors) ? connectors.map((c: unknown) => (c && typeof c === "object" ? (c as { configuration?: unknown }).configuration : undefined)) : [];
-  const { secrets, refused, unset } = clientSecrets(configurations, process.env, allowed);
+  // References may stand in connector configurations and alert channel URLs, and only there.
+  const field = (kind: string, name: string): unknown[] => {
+    const list = (document as Record<string, unknown>)[kind];
+    return Array.isArray(list) ? list.map((e: unknown) => (e && typeof e === "object" ? (e as Record<string, unknown>)[name] : undefined)) : [];
+  };
+  const { secrets, refused, unset } = clientSecrets([...field("connectors", "configuration"), ...field("alert_channels", "url")], process.env, allowed);
   if (refused.length > 0) {
     throw new UsageError(`${file} refers to ${refused.map((n) => `\${env:${n}}`).join(", ")}; allow ${refused.length > 1 ? "them" : "it"} with --allow-env ${refused.join(",")} (names starting with ${SECRET_ENV_PREFIX} need no flag).`);
   }
-  for (const name of unset) process.stderr.write(`warning: ${name} is not set; an existing connector keeps its stored value, a new one is refused.\n`);
+  for (const name of unset) process.stderr.write(`warning: ${name} is not set; an existing connector or alert channel keeps its stored value, a new one is refused.\n`);
   return { ...document, secrets } as JsonBody<"/api/v1/config/apply">;
 }
 
@@ -97,7 +100,7 @@ function withSlugs(lines: string[], document: Readonly<Record<string, unknown>>)
     return typeof slug === "string" ? slug : undefined;
   };
   return lines.map((line) =>
-    line.replace(/\b(connectors|models|syncs)\.(\d+)\b/g, (match, kind: string, index: string) => {
+    line.replace(/\b(connectors|models|syncs|alert_channels|alert_rules)\.(\d+)\b/g, (match, kind: string, index: string) => {
       const slug = slugAt(kind, Number(index));
       return slug ? `${match} (${slug})` : match;
     }),

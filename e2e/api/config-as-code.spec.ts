@@ -17,6 +17,8 @@ type Doc = {
   connectors: Record<string, unknown>[];
   models: Record<string, unknown>[];
   syncs: Record<string, unknown>[];
+  alert_channels: Record<string, unknown>[];
+  alert_rules: Record<string, unknown>[];
   secrets?: Record<string, string>;
 };
 
@@ -223,13 +225,53 @@ test("permissions: a Viewer may export but not plan or apply changes; a role exp
 });
 
 test("round trip: export, apply to a new workspace, export again gives the same YAML", async () => {
+  // Alert channels (a Slack URL is a secret), a rule by sync and channel slugs, and a run_after chain.
+  const slackUrl = "http://127.0.0.1:9/services/T000/B000/e2eSeCrEt";
+  const slack = await created(ws.admin, "/api/v1/alert_channels", { alert_channel: { name: "Ops Slack", channel_type: "slack", url: slackUrl } });
+  const mail = await created(ws.admin, "/api/v1/alert_channels", { alert_channel: { name: "On call", channel_type: "email", recipients: ["oncall@example.com"] } });
+  const syncs = (await (await ws.admin.get("/api/v1/syncs?per_page=100")).json()).data as { id: string; attributes: { name: string } }[];
+  const first = Number(syncs.find((x) => x.attributes.name === "Users to CRM")!.id);
+  await created(ws.admin, "/api/v1/alert_rules", { alert_rule: { name: "CRM failing", sync_id: first, condition: "run_failed", channel_ids: [slack, mail] } });
+  const start = await exported(ws.admin);
+  const follower = { ...start.doc.syncs[0], slug: "follow-up", name: "Follow up", schedule_type: "manual", sync_interval: null, sync_interval_unit: null, run_after: ["users-to-crm"] };
+  const added = await ws.admin.post("/api/v1/config/apply", { version: 1, syncs: [follower] });
+  expect(added.status(), await added.text()).toBe(200);
+  const followerId = (await added.json()).changes[0].id as number;
+  expect((await (await ws.admin.get(`/api/v1/syncs/${followerId}/run_after`)).json()).data.attributes).toMatchObject({ sync_ids: [first] });
+
   const { text, doc } = await exported(ws.admin);
+  expect(text).not.toContain("e2eSeCrEt");
+  expect(doc.alert_channels).toEqual([
+    { slug: "ops-slack", name: "Ops Slack", channel_type: "slack", url: "${env:DATASYNC_SECRET_OPS_SLACK_URL}" },
+    { slug: "on-call", name: "On call", channel_type: "email", recipients: ["oncall@example.com"] },
+  ]);
+  expect(doc.alert_rules).toEqual([
+    { slug: "crm-failing", name: "CRM failing", sync: "users-to-crm", condition: "run_failed", threshold: null, channels: ["ops-slack", "on-call"], enabled: true },
+  ]);
+  expect(doc.syncs.map((x) => [x.slug, x.run_after])).toEqual([
+    ["users-to-crm", []],
+    ["follow-up", ["users-to-crm"]],
+  ]);
+  // A cycle is the run_after endpoint's 422, naming the entry; nothing is written.
+  const cyclic = structuredClone(doc);
+  cyclic.syncs[0].run_after = ["follow-up"];
+  const cycle = await expectError(await ws.admin.post("/api/v1/config/apply", { ...cyclic, secrets: secretsFor(doc) }), 422, "validation_failed");
+  expect(cycle.message).toMatch(/^Updating sync "users-to-crm": Validation failed: syncs\.0\.run_after: would make a cycle: /);
+  expect(fieldErrors(cycle).map((e) => e.path)).toEqual(["syncs.0.run_after"]);
+
   const copy = await dataWorkspace("config-copy");
   try {
-    const res = await copy.admin.post("/api/v1/config/apply", { ...doc, secrets: secretsFor(doc) });
-    expect(res.status(), await res.text()).toBe(200);
-    expect((await res.json()).summary).toEqual({ create: 5, update: 0, delete: 0, unchanged: 0 });
+    // The Slack URL is needed by reference, like a connector's secret.
+    const missing = await expectError(await copy.admin.post("/api/v1/config/apply", { ...doc, secrets: secretsFor(doc) }), 422, "validation_failed");
+    expect(fieldErrors(missing).map((e) => e.path)).toEqual(["alert_channels.0.url"]);
+    const res = await copy.admin.post("/api/v1/config/apply", { ...doc, secrets: { ...secretsFor(doc), DATASYNC_SECRET_OPS_SLACK_URL: slackUrl } });
+    const body = await res.text();
+    expect(res.status(), body).toBe(200);
+    expect(body).not.toContain("e2eSeCrEt");
+    expect(JSON.parse(body).summary).toEqual({ create: 9, update: 0, delete: 0, unchanged: 0 });
     expect((await exported(copy.admin)).text).toBe(text);
+    const channels = (await (await copy.admin.get("/api/v1/alert_channels")).json()).data as { attributes: { name: string; url: string | null } }[];
+    expect(channels.find((c) => c.attributes.name === "Ops Slack")?.attributes.url).toBe("*************");
   } finally {
     await copy.dispose();
   }

@@ -130,16 +130,19 @@ describe("the field diff", () => {
 describe("the document schema", () => {
   const connector = { slug: "wh", name: "Warehouse", connector_type: "source", connector_name: "Postgresql", configuration: { host: "h" } };
 
-  it("takes a minimal document and the three kinds", () => {
+  it("takes a minimal document and every kind", () => {
     expect(configDocumentSchema.safeParse({ version: 1 }).success).toBe(true);
     const parsed = configDocumentSchema.parse({
       version: 1,
       prune: true,
       connectors: [connector],
       models: [{ slug: "m", name: "M", connector: "wh", query: "SELECT 1 AS id", query_type: "raw_sql", primary_key: "id" }],
-      syncs: [{ slug: "s", source: "wh", destination: "crm", model: "m", stream_name: "contacts", sync_mode: "full_refresh", schedule_type: "manual" }],
+      syncs: [{ slug: "s", source: "wh", destination: "crm", model: "m", stream_name: "contacts", sync_mode: "full_refresh", schedule_type: "manual", run_after: ["t"] }],
+      alert_channels: [{ slug: "ops", name: "Ops", channel_type: "slack", url: "${env:DATASYNC_SECRET_OPS_URL}" }],
+      alert_rules: [{ slug: "r", name: "R", sync: "s", condition: "rejected_rows", threshold: 5, channels: ["ops"] }],
     });
     expect(parsed.models?.[0].primary_key).toBe("id");
+    expect(parsed.alert_rules?.[0].channels).toEqual(["ops"]);
   });
 
   it("refuses another version, unknown top-level keys, bad and repeated slugs, and a broken schedule, by path", () => {
@@ -152,6 +155,20 @@ describe("the document schema", () => {
     expect(issues({ version: 1, connectors: [{ ...connector, slug: "Not A Slug" }] })[0]).toMatch(/^connectors\.0\.slug: must be lower-case/);
     expect(issues({ version: 1, connectors: [connector, { ...connector, name: "Other" }] })).toEqual([
       'connectors.1.slug: "wh" is used by another connector entry; slugs are unique per kind',
+    ]);
+    // The alert kinds check what their API checks: a channel's fields by type, a rule's threshold by condition.
+    expect(
+      issues({
+        version: 1,
+        alert_channels: [{ slug: "c", name: "C", channel_type: "email" }],
+        alert_rules: [{ slug: "r", name: "R", condition: "run_duration", channels: [] }],
+        syncs: [{ slug: "s", source: "a", destination: "b", model: "m", stream_name: "x", sync_mode: "full_refresh", schedule_type: "manual", run_after: ["Not A Slug"] }],
+      }),
+    ).toEqual([
+      "syncs.0.run_after.0: must be lower-case letters, digits and dashes (not at either end), at most 63 characters",
+      "alert_channels.0.recipients: is required for an email channel",
+      "alert_rules.0.channels: must name at least one channel",
+      "alert_rules.0.threshold: is required for run_duration (in minutes)",
     ]);
     const sync = { slug: "s", source: "a", destination: "b", model: "m", stream_name: "x", sync_mode: "full_refresh", schedule_type: "interval" };
     expect(issues({ version: 1, syncs: [sync] })).toEqual([

@@ -1,10 +1,10 @@
 // One handler per configuration kind (docs/config-as-code.md): how an entry of the file compares
 // with the workspace's object of its slug, and which service call creates, updates or deletes it.
 // The writes are the resources' own services, in the apply's transaction, so every rule (and every
-// audit row) of the API applies unchanged. A new kind (alert rules, sync dependencies) is one more
-// handler here, listed in KIND_HANDLERS in CONFIG_KINDS order.
+// audit row) of the API applies unchanged. A new kind is one more handler here (the alert kinds:
+// ./config-alerts.ts), listed in KIND_HANDLERS in CONFIG_KINDS order.
 import "server-only";
-import { changedFields, createdFields, sameJson, type FieldChange } from "@/lib/config-as-code/diff";
+import { changedFields, createdFields, sameJson } from "@/lib/config-as-code/diff";
 import { resolveSecretRefs, secretRefs } from "@/lib/config-as-code/secret-refs";
 import { getDefinition, mergeMaskedSecrets, SECRET_MASK, secretPaths } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
@@ -12,62 +12,21 @@ import { decryptJson } from "@/lib/crypto/encryption";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib/validation/config";
 import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
 import { buildCatalogJson, saveCatalog } from "./catalogs";
-import type { Known, Matches, WorkspaceConfig } from "./config-state";
+import type { Known } from "./config-state";
 import { createConnector, deleteConnector, updateConnector } from "./connectors";
 import { createModel, deleteModel, updateModel } from "./models";
+import { deleteAlertChannel } from "./alerts/channels";
+import { deleteAlertRule } from "./alerts/rules";
+import { alertChannelSteps, alertRuleSteps } from "./config-alerts";
+import { runAfterChange } from "./config-run-after";
+import { canonical, idOf, orEmpty, pick, type KindInput, type Step, type StepContext } from "./config-step";
 import { createSync, deleteSync, updateSync } from "./syncs";
 import type { Tx } from "./transaction";
 
-type Auth = Pick<AuthContext, "workspaceId" | "user">;
+export type { Step, StepContext } from "./config-step";
 
-/** What a step needs when it runs: the transaction, and the ids of every slug so far (creates add theirs). */
-export interface StepContext {
-  tx: Tx;
-  auth: Auth;
-  ids: Record<ConfigKind, Map<string, number>>;
-}
-
-/** One change to make: written by `run`, which returns the object's id. */
-export interface Step {
-  kind: ConfigKind;
-  slug: string;
-  /** The entry's index in the file (for error paths); -1 for a delete. */
-  index: number;
-  action: "create" | "update" | "delete";
-  id: number | null;
-  fields: FieldChange[];
-  run(ctx: StepContext): Promise<number>;
-}
-
-/** What a handler compares: an entry of the file (index) and the object of its slug, if any. */
-export interface KindInput<E> {
-  entries: readonly E[];
-  state: WorkspaceConfig;
-  /** The object each entry stands for (config-state.ts:matchEntries). */
-  matches: Matches;
-  secrets: Readonly<Record<string, string>>;
-}
-
-/** A slug of the file as the workspace's own slug of the object it stands for (so references compare). */
-const canonical = (matches: Matches, kind: ConfigKind, slug: string): string => matches[kind].get(slug)?.slug ?? slug;
-
-const idOf = (ctx: StepContext, kind: ConfigKind, slug: string): number => {
-  const id = ctx.ids[kind].get(slug);
-  // Checked when the plan is made (checkRefs): a step runs only once what it points at exists.
-  if (id === undefined) throw new Error(`No ${kind} has the slug "${slug}".`);
-  return id;
-};
-
-const orEmpty = <T>(value: T | null | undefined, empty: T): T => value ?? empty;
-
-/** The members of `obj` named in `keys`. */
-function pick<T extends object>(obj: T, keys: ReadonlySet<string>): Partial<T> {
-  const out: Partial<T> = {};
-  for (const k of Object.keys(obj) as (keyof T)[]) if (keys.has(String(k))) out[k] = obj[k];
-  return out;
-}
+type Auth = StepContext["auth"];
 
 /** Null where the API stores an empty value, so a file's null and the workspace's "" compare equal. */
 function normalizeModel(e: ConfigModel): Omit<ConfigModel, "slug"> {
@@ -75,8 +34,8 @@ function normalizeModel(e: ConfigModel): Omit<ConfigModel, "slug"> {
   return { ...rest, description: orEmpty(e.description, ""), configuration: orEmpty(e.configuration, {}) };
 }
 
-function normalizeSync(e: ConfigSync): Omit<ConfigSync, "slug"> {
-  const { slug: _slug, ...rest } = e;
+function normalizeSync(e: ConfigSync): Omit<ConfigSync, "slug" | "run_after"> {
+  const { slug: _slug, run_after: _runAfter, ...rest } = e;
   return {
     ...rest,
     name: orEmpty(e.name, ""),
@@ -218,10 +177,11 @@ function modelSteps({ entries, matches }: KindInput<ConfigModel>): Step[] {
 
 const SCHEDULE_FIELDS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
-function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
+function syncSteps({ entries, matches, state }: KindInput<ConfigSync>): Step[] {
   return entries.flatMap((entry, index): Step[] => {
     const known = matches.syncs.get(entry.slug);
     const desired = normalizeSync(entry);
+    const runAfter = runAfterChange(entry, known, matches, state);
     const toInput = (ctx: StepContext, d: Partial<typeof desired>) => {
       const { source, destination, model, ...rest } = d;
       return {
@@ -239,7 +199,8 @@ function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
           index,
           action: "create",
           id: null,
-          fields: createdFields(desired),
+          fields: [...createdFields(desired), ...runAfter.fields],
+          passes: runAfter.passes,
           run: async (ctx) => {
             const { source, destination, model, ...rest } = desired;
             const input = {
@@ -259,7 +220,7 @@ function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
       destination: canonical(matches, "connectors", desired.destination),
       model: canonical(matches, "models", desired.model),
     });
-    if (fields.length === 0) return [];
+    if (fields.length === 0 && runAfter.fields.length === 0) return [];
     const names = new Set<string>(fields.map((f) => f.field));
     // The schedule rules apply to the whole schedule: a change to one field sends them all.
     if (SCHEDULE_FIELDS.some((k) => names.has(k))) for (const k of SCHEDULE_FIELDS) names.add(k);
@@ -271,8 +232,9 @@ function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
         index,
         action: "update",
         id: known.id,
-        fields,
-        run: async (ctx) => (await updateSync(ctx.auth, known.id, toInput(ctx, changed), ctx.tx)).id,
+        fields: [...fields, ...runAfter.fields],
+        passes: runAfter.passes,
+        run: async (ctx) => (fields.length > 0 ? (await updateSync(ctx.auth, known.id, toInput(ctx, changed), ctx.tx)).id : known.id),
       },
     ];
   });
@@ -280,7 +242,7 @@ function syncSteps({ entries, matches }: KindInput<ConfigSync>): Step[] {
 
 /** Deletes of the objects of a kind the file lists that no entry stands for (prune: true only). */
 export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number }, unknown>[], matched: ReadonlySet<number>): Step[] {
-  const remove = { connectors: deleteConnector, models: deleteModel, syncs: deleteSync }[kind];
+  const remove = { connectors: deleteConnector, models: deleteModel, syncs: deleteSync, alert_channels: deleteAlertChannel, alert_rules: deleteAlertRule }[kind];
   return known
     .filter((k) => !matched.has(k.id))
     .map((k) => ({
@@ -301,4 +263,6 @@ export const KIND_HANDLERS = {
   connectors: connectorSteps,
   models: modelSteps,
   syncs: syncSteps,
+  alert_channels: alertChannelSteps,
+  alert_rules: alertRuleSteps,
 } satisfies { [K in ConfigKind]: (input: KindInput<never>) => Step[] };

@@ -1,15 +1,18 @@
-// The workspace's connectors, models and syncs as configuration entries (docs/config-as-code.md):
-// what export writes and what plan compares a file with. Secrets are never in an entry: the
-// serializer masks them and each mask becomes a ${env:NAME} reference.
+// The workspace's connectors, models, syncs (with their run_after lists), alert channels and alert
+// rules as configuration entries (docs/config-as-code.md): what export writes and what plan
+// compares a file with. Secrets are never in an entry: the serializer masks them and each mask
+// becomes a ${env:NAME} reference (a Slack channel's URL likewise).
 import "server-only";
-import { maskedToRefs } from "@/lib/config-as-code/secret-refs";
+import { maskedToRefs, secretEnvName } from "@/lib/config-as-code/secret-refs";
 import { assignSlugs } from "@/lib/config-as-code/slugs";
 import { SECRET_MASK } from "@/lib/connectors/registry";
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
-import type { Connector, Model, Sync } from "@/lib/generated/prisma/client";
+import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/lib/engine";
+import type { AlertChannel, AlertRule, Connector, Model, Sync } from "@/lib/generated/prisma/client";
 import { maskedConfiguration } from "@/lib/serializers/connectors";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
-import type { ConfigConnector, ConfigModel, ConfigSync } from "@/lib/validation/config";
+import type { ConfigAlertChannel, ConfigAlertRule, ConfigConnector, ConfigModel, ConfigSync } from "@/lib/validation/config";
+import { channelConfig, urlIsSecret } from "./alerts/channels";
 import type { Tx } from "./transaction";
 
 /** An object of the workspace with its slug and its entry as export writes it. */
@@ -24,6 +27,11 @@ export interface WorkspaceConfig {
   connectors: Known<Connector, ConfigConnector>[];
   models: Known<Model, ConfigModel>[];
   syncs: Known<Sync, ConfigSync>[];
+  alert_channels: Known<AlertChannel, ConfigAlertChannel>[];
+  /** Rules watching a deleted sync are here (prune removes them) but not in an export. */
+  alert_rules: Known<AlertRule, ConfigAlertRule>[];
+  /** The upstream sync ids of each sync (its run_after list), by sync id. */
+  runAfter: Map<number, number[]>;
   /** Stored catalogs by connector id. */
   catalogs: Map<number, CatalogJson>;
 }
@@ -38,19 +46,29 @@ function slugOrThrow(slugs: Map<number, string>, id: number, what: string): stri
 }
 
 export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<WorkspaceConfig> {
-  const [connectors, models, syncs, catalogRows] = await Promise.all([
+  const [connectors, models, syncs, catalogRows, channels, rules, edgeRows] = await Promise.all([
     tx.connector.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
     tx.model.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
     tx.sync.findMany({ where: { workspaceId, deletedAt: null }, orderBy: { id: "asc" } }),
     tx.catalog.findMany({ where: { workspaceId }, select: { connectorId: true, catalog: true } }),
+    tx.alertChannel.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
+    tx.alertRule.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
+    tx.$queryRawUnsafe<RunAfterEdgeRow[]>(RUN_AFTER_EDGES_SQL, workspaceId),
   ]);
+  const runAfter = new Map<number, number[]>();
+  for (const e of toRunAfterEdges(edgeRows).sort((a, b) => a.upstreamSyncId - b.upstreamSyncId)) {
+    runAfter.set(e.syncId, [...(runAfter.get(e.syncId) ?? []), e.upstreamSyncId]);
+  }
   const catalogs = new Map(catalogRows.map((c) => [c.connectorId, parseCatalogJson(c.catalog, `connector ${c.connectorId}`)]));
   const connectorSlugs = assignSlugs(connectors, "connector");
   const modelSlugs = assignSlugs(models, "model");
   const syncSlugs = assignSlugs(syncs, "sync");
+  const channelSlugs = assignSlugs(channels, "alert-channel");
+  const ruleSlugs = assignSlugs(rules, "alert-rule");
 
   return {
     catalogs,
+    runAfter,
     connectors: byId(connectors).map((c) => {
       const slug = slugOrThrow(connectorSlugs, c.id, "connector");
       const catalog = c.connectorType === "destination" ? catalogs.get(c.id) : undefined;
@@ -100,17 +118,50 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         cron_expression: s.cronExpression,
         timezone: s.timezone,
         configuration: s.configuration as ConfigSync["configuration"],
+        run_after: (runAfter.get(s.id) ?? []).map((id) => slugOrThrow(syncSlugs, id, "sync")),
       };
       return { id: s.id, slug, row: s, entry };
     }),
+    alert_channels: byId(channels).map((c) => {
+      const slug = slugOrThrow(channelSlugs, c.id, "alert channel");
+      const config = channelConfig(c);
+      const entry: ConfigAlertChannel = {
+        slug,
+        name: c.name,
+        channel_type: c.channelType,
+        ...(config.recipients ? { recipients: config.recipients } : {}),
+        ...(config.url !== undefined ? { url: urlIsSecret(c.channelType) ? `\${env:${secretEnvName(slug, ["url"])}}` : config.url } : {}),
+      };
+      return { id: c.id, slug, row: c, entry };
+    }),
+    alert_rules: byId(rules).map((r) => {
+      const slug = slugOrThrow(ruleSlugs, r.id, "alert rule");
+      const entry: ConfigAlertRule = {
+        slug,
+        name: r.name,
+        // A rule of a deleted sync (soft-deleted: the row stays) names it by its id, which no file can.
+        sync: r.syncId === null ? null : (syncSlugs.get(r.syncId) ?? `deleted-sync-${r.syncId}`),
+        condition: r.condition,
+        threshold: r.threshold,
+        channels: r.channelIds.map((id) => channelSlugs.get(id) ?? `missing-channel-${id}`),
+        enabled: r.enabled,
+      };
+      return { id: r.id, slug, row: r, entry };
+    }),
   };
 }
+
+/** Whether export writes the rule: not when it watches a deleted sync (it can never fire again). */
+export const exportable = (rule: Known<AlertRule, ConfigAlertRule>, state: WorkspaceConfig): boolean =>
+  rule.row.syncId === null || state.syncs.some((s) => s.id === rule.row.syncId);
 
 /** Which object of the workspace each entry of a file stands for, by the entry's slug. */
 export interface Matches {
   connectors: Map<string, Known<Connector, ConfigConnector>>;
   models: Map<string, Known<Model, ConfigModel>>;
   syncs: Map<string, Known<Sync, ConfigSync>>;
+  alert_channels: Map<string, Known<AlertChannel, ConfigAlertChannel>>;
+  alert_rules: Map<string, Known<AlertRule, ConfigAlertRule>>;
 }
 
 type Named = { slug: string; name?: string | null; connector_type?: string };
@@ -147,10 +198,12 @@ function matchKind<R, E extends Named>(entries: readonly Named[] | undefined, kn
   return out;
 }
 
-export function matchEntries(doc: { connectors?: readonly Named[]; models?: readonly Named[]; syncs?: readonly Named[] }, state: WorkspaceConfig): Matches {
+export function matchEntries(doc: Partial<Record<keyof Matches, readonly Named[]>>, state: WorkspaceConfig): Matches {
   return {
     connectors: matchKind(doc.connectors, state.connectors),
     models: matchKind(doc.models, state.models),
     syncs: matchKind(doc.syncs, state.syncs),
+    alert_channels: matchKind(doc.alert_channels, state.alert_channels),
+    alert_rules: matchKind(doc.alert_rules, state.alert_rules),
   };
 }

@@ -8,6 +8,7 @@ import { Conflict, Forbidden, ValidationFailed } from "@/lib/errors";
 import { configDocumentSchema, type ConfigDocumentInput } from "@/lib/validation/config";
 import { useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
+import { channelConfig } from "./alerts/channels";
 import { applyConfig, exportConfig, planConfig } from "./config";
 
 useTestDatabase();
@@ -154,5 +155,153 @@ describe("config apply", () => {
     expect(err).toBeInstanceOf(Forbidden);
     expect((err as Forbidden).message).toBe('Your role (Viewer) may not create connectors ("new"), nor update models ("users"); nothing was changed.');
     expect(await exportConfig(viewer.auth)).toContain("slug: to-crm");
+  });
+});
+
+// Alert channels and rules as kinds, and a sync's run_after list as a field of its entry.
+const SLACK = "http://127.0.0.1:9/services/T000/B000/sEcReTsLaCk";
+const sync = (slug: string, name: string, runAfter?: string[]) => ({
+  ...DOC.syncs![0],
+  slug,
+  name,
+  ...(runAfter ? { run_after: runAfter } : {}),
+});
+const ALERTS: ConfigDocumentInput = {
+  ...DOC,
+  syncs: [sync("to-crm", "To CRM"), sync("second", "Second", ["to-crm"]), sync("third", "Third", ["second"])],
+  alert_channels: [
+    { slug: "ops-slack", name: "Ops Slack", channel_type: "slack", url: "${env:DATASYNC_SECRET_OPS_SLACK_URL}" },
+    { slug: "on-call", name: "On call", channel_type: "email", recipients: ["Ops@Example.com"] },
+  ],
+  alert_rules: [
+    { slug: "crm-failing", name: "CRM failing", sync: "to-crm", condition: "run_failed", channels: ["ops-slack", "on-call"] },
+    { slug: "slow", name: "Slow", condition: "run_duration", threshold: 30, channels: ["on-call"] },
+  ],
+  secrets: { ...DOC.secrets, DATASYNC_SECRET_OPS_SLACK_URL: SLACK },
+};
+
+async function edges(workspaceId: number): Promise<string[]> {
+  const rows = await prisma().syncDependency.findMany({ where: { workspaceId } });
+  const names = new Map((await prisma().sync.findMany({ where: { workspaceId } })).map((s) => [s.id, s.name]));
+  return rows.map((r) => `${names.get(r.syncId)} after ${names.get(r.upstreamSyncId)}`).sort();
+}
+
+describe("config alert channels, alert rules and run_after", () => {
+  it("round-trips a rule, a Slack channel whose URL is a secret and a run_after chain", async () => {
+    const member = await newMember("Admin");
+    const plan = await planConfig(member.auth, doc(ALERTS));
+    expect(plan.changes.map((c) => `${c.action} ${c.kind} ${c.slug}`).slice(-4)).toEqual([
+      "create alert_channels ops-slack",
+      "create alert_channels on-call",
+      "create alert_rules crm-failing",
+      "create alert_rules slow",
+    ]);
+    expect(plan.changes.find((c) => c.slug === "ops-slack")?.fields).toContainEqual({ field: "url", secret: true });
+    expect(plan.changes.find((c) => c.slug === "second")?.fields).toContainEqual({ field: "run_after" });
+    expect(JSON.stringify(plan)).not.toContain("sEcReT");
+    expect(await prisma().alertChannel.count({ where: { workspaceId: member.workspaceId } })).toBe(0);
+
+    await applyConfig(member.auth, doc(ALERTS));
+    expect(await edges(member.workspaceId)).toEqual(["Second after To CRM", "Third after Second"]);
+    const slack = await prisma().alertChannel.findFirstOrThrow({ where: { workspaceId: member.workspaceId, channelType: "slack" } });
+    expect(channelConfig(slack).url).toBe(SLACK);
+    const rule = await prisma().alertRule.findFirstOrThrow({ where: { workspaceId: member.workspaceId, name: "CRM failing" } });
+    const toCrm = await prisma().sync.findFirstOrThrow({ where: { workspaceId: member.workspaceId, name: "To CRM" } });
+    expect(rule.syncId).toBe(toCrm.id);
+    expect(rule.channelIds).toHaveLength(2);
+    // The same file again, channels in another order, and without the URL's value: nothing changes.
+    const again = structuredClone(ALERTS);
+    again.alert_rules![0].channels = ["on-call", "ops-slack"];
+    again.secrets = DOC.secrets;
+    expect((await planConfig(member.auth, doc(again))).summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 10 });
+
+    const text = await exportConfig(member.auth);
+    expect(text).not.toContain("sEcReT");
+    const exported = parse(text) as ConfigDocumentInput;
+    expect(exported.alert_channels?.[0]).toEqual({ slug: "ops-slack", name: "Ops Slack", channel_type: "slack", url: "${env:DATASYNC_SECRET_OPS_SLACK_URL}" });
+    expect(exported.alert_rules?.[0]).toEqual({ slug: "crm-failing", name: "CRM failing", sync: "to-crm", condition: "run_failed", threshold: null, channels: ["ops-slack", "on-call"], enabled: true });
+    expect(exported.syncs?.map((s) => s.run_after)).toEqual([[], ["to-crm"], ["second"]]);
+
+    // A new workspace: a channel's URL is needed, by reference, like a connector's secret.
+    const other = await newMember("Admin");
+    const secrets = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "a", DATASYNC_SECRET_CRM_CREDENTIALS_PASSWORD: "b" };
+    const missing = await applyConfig(other.auth, doc({ ...exported, secrets })).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ValidationFailed);
+    expect((missing as ValidationFailed).errors?.map((e) => e.path)).toEqual(["alert_channels.0.url"]);
+    await applyConfig(other.auth, doc({ ...exported, secrets: { ...secrets, DATASYNC_SECRET_OPS_SLACK_URL: `${SLACK}2` } }));
+    expect(await exportConfig(other.auth)).toBe(text);
+    expect(await edges(other.workspaceId)).toEqual(["Second after To CRM", "Third after Second"]);
+    const copied = await prisma().alertChannel.findFirstOrThrow({ where: { workspaceId: other.workspaceId, channelType: "slack" } });
+    expect(channelConfig(copied).url).toBe(`${SLACK}2`);
+  });
+
+  it("updates, reverses a run_after edge in one apply, and prunes only the alert kinds the file lists", async () => {
+    const member = await newMember("Admin");
+    await applyConfig(member.auth, doc(ALERTS));
+    const changed = structuredClone(ALERTS);
+    // To CRM now runs after Second, which no longer runs after it: valid once both lists change.
+    changed.syncs = [sync("to-crm", "To CRM", ["second"]), sync("second", "Second", []), sync("third", "Third", ["second"])];
+    changed.alert_rules![1].threshold = 45;
+    changed.secrets = { ...DOC.secrets, DATASYNC_SECRET_OPS_SLACK_URL: `${SLACK}-new` };
+    const plan = await applyConfig(member.auth, doc(changed));
+    expect(plan.changes.map((c) => `${c.action} ${c.kind} ${c.slug} ${c.fields.map((f) => f.field).join(",")}`)).toEqual([
+      "update syncs to-crm run_after",
+      "update syncs second run_after",
+      "update alert_channels ops-slack url",
+      "update alert_rules slow threshold",
+    ]);
+    expect(plan.changes[2].fields).toEqual([{ field: "url", secret: true }]);
+    expect(plan.changes[3].fields).toEqual([{ field: "threshold", before: 30, after: 45 }]);
+    expect(await edges(member.workspaceId)).toEqual(["Third after Second", "To CRM after Second"]);
+
+    const pruned = await applyConfig(member.auth, doc({ version: 1, prune: true, alert_rules: [changed.alert_rules![1]] }));
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.slug}`)).toEqual(["delete alert_rules crm-failing"]);
+    expect(await prisma().alertChannel.count({ where: { workspaceId: member.workspaceId } })).toBe(2);
+    // A channel a kept rule still sends to is the API's 409, naming the entry; nothing is deleted.
+    const err = await applyConfig(member.auth, doc({ version: 1, prune: true, alert_channels: [] })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Conflict);
+    expect((err as Conflict).message).toMatch(/^Deleting alert channel "on-call": Alert channel \d+ is used by the rule\(s\) "Slow"/);
+    expect(await prisma().alertChannel.count({ where: { workspaceId: member.workspaceId } })).toBe(2);
+  });
+
+  it("refuses a run_after cycle with the API's 422, naming the entry, and writes nothing", async () => {
+    const member = await newMember("Admin");
+    await applyConfig(member.auth, doc(ALERTS));
+    const cyclic = structuredClone(ALERTS);
+    cyclic.syncs![0] = sync("to-crm", "To CRM", ["third"]);
+    cyclic.alert_rules![1].name = "Renamed";
+    const err = await applyConfig(member.auth, doc(cyclic)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationFailed);
+    expect((err as ValidationFailed).message).toMatch(
+      /^Updating sync "to-crm": Validation failed: syncs\.0\.run_after: would make a cycle: sync \d+ "To CRM" → sync \d+ "Second" → sync \d+ "Third" → sync \d+ "To CRM"; a sync cannot wait on a sync that waits on it$/,
+    );
+    expect((err as ValidationFailed).errors?.map((e) => e.path)).toEqual(["syncs.0.run_after"]);
+    expect((await planConfig(member.auth, doc(cyclic)).catch((e: unknown) => e)) instanceof ValidationFailed).toBe(true);
+    expect(await edges(member.workspaceId)).toEqual(["Second after To CRM", "Third after Second"]);
+    expect(await prisma().alertRule.count({ where: { workspaceId: member.workspaceId, name: "Renamed" } })).toBe(0);
+    const self = structuredClone(ALERTS);
+    self.syncs![1] = sync("second", "Second", ["second"]);
+    expect(((await applyConfig(member.auth, doc(self)).catch((e: unknown) => e)) as ValidationFailed).message).toMatch(/syncs\.1\.run_after: sync \d+ "Second" cannot run after itself$/);
+  });
+
+  it("cannot reach another workspace's syncs or channels by their slugs", async () => {
+    const owner = await newMember("Admin");
+    await applyConfig(owner.auth, doc({ ...ALERTS, syncs: [sync("foreign-sync", "Foreign sync")], alert_rules: [] }));
+    const member = await newMember("Admin");
+    const attack = structuredClone(DOC);
+    attack.syncs = [sync("to-crm", "To CRM", ["foreign-sync"])];
+    attack.alert_rules = [{ slug: "r", name: "R", sync: "foreign-sync", condition: "run_failed", channels: ["ops-slack"] }];
+    const err = await applyConfig(member.auth, doc(attack)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationFailed);
+    expect((err as ValidationFailed).errors?.map((e) => e.path)).toEqual(["syncs.0.run_after.0", "alert_rules.0.sync", "alert_rules.0.channels.0"]);
+    expect(await counts(member.workspaceId)).toMatchObject({ connectors: 0, syncs: 0 });
+  });
+
+  it("needs the alert permission for the alert kinds", async () => {
+    const viewer = await newMember("Viewer", admin.workspaceId);
+    const err = await planConfig(viewer.auth, doc({ version: 1, alert_channels: ALERTS.alert_channels, secrets: ALERTS.secrets })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Forbidden);
+    expect((err as Forbidden).message).toBe('Your role (Viewer) may not create alert_channels ("ops-slack", "on-call"); nothing was changed.');
+    expect(await exportConfig(viewer.auth, ["alert_channels", "alert_rules"])).toContain("alert_rules:");
   });
 });

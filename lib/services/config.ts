@@ -11,12 +11,12 @@ import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, typ
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./config-kinds";
-import { loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
+import { exportable, loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
 
-const RESOURCE: Record<ConfigKind, Resource> = { connectors: "connector", models: "model", syncs: "sync" };
-const NOUN: Record<ConfigKind, string> = { connectors: "connector", models: "model", syncs: "sync" };
+const RESOURCE: Record<ConfigKind, Resource> = { connectors: "connector", models: "model", syncs: "sync", alert_channels: "alert", alert_rules: "alert" };
+const NOUN: Record<ConfigKind, string> = { connectors: "connector", models: "model", syncs: "sync", alert_channels: "alert channel", alert_rules: "alert rule" };
 
 /** A file of many objects takes longer than Prisma's 5 s default for an interactive transaction. */
 const APPLY_TIMEOUT_MS = 120_000;
@@ -32,7 +32,7 @@ export async function exportConfig(auth: Auth, kinds: readonly ConfigKind[] = CO
   }
   const state = await loadWorkspaceConfig(prisma(), auth.workspaceId);
   const document: Record<string, unknown> = { version: CONFIG_VERSION };
-  for (const kind of kinds) document[kind] = state[kind].map((k) => k.entry);
+  for (const kind of kinds) document[kind] = kind === "alert_rules" ? state.alert_rules.filter((r) => exportable(r, state)).map((r) => r.entry) : state[kind].map((k) => k.entry);
   return stringifyConfigYaml(document);
 }
 
@@ -49,6 +49,11 @@ function referenceErrors(doc: ConfigDocument, state: WorkspaceConfig): FieldErro
     check(`syncs.${i}.source`, "connectors", s.source, `sync "${s.slug}"`);
     check(`syncs.${i}.destination`, "connectors", s.destination, `sync "${s.slug}"`);
     check(`syncs.${i}.model`, "models", s.model, `sync "${s.slug}"`);
+    s.run_after?.forEach((u, j) => check(`syncs.${i}.run_after.${j}`, "syncs", u, `sync "${s.slug}"`));
+  });
+  doc.alert_rules?.forEach((r, i) => {
+    if (r.sync) check(`alert_rules.${i}.sync`, "syncs", r.sync, `alert rule "${r.slug}"`);
+    r.channels.forEach((c, j) => check(`alert_rules.${i}.channels.${j}`, "alert_channels", c, `alert rule "${r.slug}"`));
   });
   return errors;
 }
@@ -83,7 +88,15 @@ function assertAllowed(auth: Auth, steps: readonly Step[]): void {
 }
 
 /** Field paths of a resource's service (`sync.model_id`) as paths of the file (`syncs.2.model`). */
-const FIELD_RENAMES: Record<string, string> = { source_id: "source", destination_id: "destination", model_id: "model", connector_id: "connector" };
+const FIELD_RENAMES: Record<string, string> = {
+  source_id: "source",
+  destination_id: "destination",
+  model_id: "model",
+  connector_id: "connector",
+  sync_id: "sync",
+  channel_ids: "channels",
+  sync_ids: "run_after",
+};
 
 /** The error of a step, naming its object and, for field errors, the entry's field. */
 function located(err: unknown, step: Step): unknown {
@@ -151,16 +164,29 @@ async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<Co
             connectors: slugIds(state.connectors, matches.connectors),
             models: slugIds(state.models, matches.models),
             syncs: slugIds(state.syncs, matches.syncs),
+            alert_channels: slugIds(state.alert_channels, matches.alert_channels),
+            alert_rules: slugIds(state.alert_rules, matches.alert_rules),
           },
         };
         const ids: number[] = [];
-        for (const step of steps) {
+        const runStep = async (step: Step) => {
           const id = await step.run(ctx).catch((err: unknown) => {
             throw located(err, step);
           });
           ctx.ids[step.kind].set(step.slug, id);
           ids.push(id);
+        };
+        const upserts = steps.filter((s) => s.action !== "delete");
+        for (const step of upserts) await runStep(step);
+        // Work that needs every object of the file (run_after lists), then the deletes.
+        for (let pass = 0; upserts.some((s) => s.passes?.[pass]); pass++) {
+          for (const [i, step] of upserts.entries()) {
+            await step.passes?.[pass]?.(ctx, ids[i]).catch((err: unknown) => {
+              throw located(err, step);
+            });
+          }
         }
+        for (const step of steps.filter((s) => s.action === "delete")) await runStep(step);
         const result = answer(steps, ids, commit, unchanged);
         if (!commit) throw new PlanDone(result);
         await audit(auth, "apply", "config", null, { summary: result.summary, changes: result.changes.map(({ kind, slug, action, id }) => ({ kind, slug, action, id })) }, tx);

@@ -7,13 +7,11 @@ import { prisma } from "@/lib/db/client";
 import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/lib/engine";
 import { findRunAfterCycle } from "@/lib/engine/sequences/graph";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
-import { Prisma } from "@/lib/generated/prisma/client";
 import type { SetRunAfterInput } from "@/lib/validation/sequences";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { requireSync } from "./syncs";
-
-type Tx = Prisma.TransactionClient;
+import { inTransaction, type Tx } from "./transaction";
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
 /** 'RUNA': the advisory-lock namespace of run-after changes (the workspace id is the second half). */
@@ -41,9 +39,10 @@ export async function getRunAfter(workspaceId: number, syncId: number, tx: Tx = 
   };
 }
 
-export async function setRunAfter(auth: Auth, syncId: number, input: SetRunAfterInput): Promise<RunAfterView> {
+/** In the caller's transaction `db` when given (config apply), else in one of its own. */
+export async function setRunAfter(auth: Auth, syncId: number, input: SetRunAfterInput, db?: Tx): Promise<RunAfterView> {
   const ids = [...new Set(input.run_after.sync_ids)];
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RUN_AFTER_NAMESPACE}::int, ${auth.workspaceId}::int)`;
     const sync = await requireSync(auth.workspaceId, syncId, tx);
     const found = await tx.sync.findMany({ where: { id: { in: ids }, workspaceId: auth.workspaceId, deletedAt: null }, select: { id: true } });

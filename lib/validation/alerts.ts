@@ -48,7 +48,7 @@ const channelFields = {
 type ChannelShape = { channel_type?: AlertChannelType; recipients?: string[] | null; url?: string | null };
 
 /** The fields a channel of its type needs (on update: only when the type or those fields are sent). */
-function requireTypeFields(v: ChannelShape, ctx: z.RefinementCtx, path: string[]): void {
+export function requireTypeFields(v: ChannelShape, ctx: z.RefinementCtx, path: string[]): void {
   if (!v.channel_type) return;
   if (v.channel_type === "email" && !v.recipients?.length) {
     ctx.addIssue({ code: "custom", path: [...path, "recipients"], message: "is required for an email channel" });
@@ -107,7 +107,7 @@ export function thresholdProblem(condition: AlertCondition, threshold: number | 
   return null;
 }
 
-function requireThreshold(v: { condition?: AlertCondition; threshold?: number | null }, ctx: z.RefinementCtx, path: string[]): void {
+export function requireThreshold(v: { condition?: AlertCondition; threshold?: number | null }, ctx: z.RefinementCtx, path: string[]): void {
   const problem = v.condition ? thresholdProblem(v.condition, v.threshold) : null;
   if (problem) ctx.addIssue({ code: "custom", path: [...path, "threshold"], message: problem });
 }

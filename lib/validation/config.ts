@@ -1,12 +1,15 @@
-// The configuration file of a workspace (docs/config-as-code.md): connectors, models and syncs as
-// lists of entries matched by slug. Each entry is the create body of its resource (the same field
-// schemas, lib/validation/{connectors,models,syncs}.ts) with ids replaced by the slugs of the
-// entries they point at. New kinds (alert rules, sync dependencies) join as further top-level lists:
-// add the list here, its handler to lib/services/config-kinds.ts, and its order to CONFIG_KINDS.
+// The configuration file of a workspace (docs/config-as-code.md): connectors, models, syncs (with
+// their run_after lists), alert channels and alert rules as lists of entries matched by slug. Each
+// entry is the create body of its resource (the same field schemas, lib/validation/{connectors,
+// models,syncs,alerts}.ts) with ids replaced by the slugs of the entries they point at. A new kind
+// joins as a further top-level list: add the list here, its handler to
+// lib/services/config-kinds.ts, and its order to CONFIG_KINDS.
 import { z } from "zod";
+import { createAlertChannelSchema, createAlertRuleSchema, requireThreshold, requireTypeFields } from "./alerts";
 import { catalogBodySchema } from "./catalogs";
 import { createConnectorSchema } from "./connectors";
 import { createModelSchema } from "./models";
+import { MAX_RUN_AFTER } from "./sequences";
 import { refineSchedule, syncFields } from "./syncs";
 
 /** The version this server writes and reads; a file of another version is refused. */
@@ -16,7 +19,7 @@ export const CONFIG_VERSION = 1;
  * The kinds in the order apply creates them (a kind points only at kinds before it); deletes go in
  * the reverse order. The extension point: a new kind is one more name here and one more list below.
  */
-export const CONFIG_KINDS = ["connectors", "models", "syncs"] as const;
+export const CONFIG_KINDS = ["connectors", "models", "syncs", "alert_channels", "alert_rules"] as const;
 export type ConfigKind = (typeof CONFIG_KINDS)[number];
 
 /** Lower-case letters, digits and single dashes inside; at most 63 characters (lib/config-as-code/slugs.ts derives them). */
@@ -31,6 +34,7 @@ const refSchema = (what: string) => slugSchema.describe(`The slug of the ${what}
 
 const { connector_id: _connectorId, ...modelFields } = createModelSchema.shape.model.shape;
 const { source_id: _sourceId, destination_id: _destinationId, model_id: _modelId, ...syncFieldsWithoutIds } = syncFields;
+const { sync_id: _syncId, channel_ids: _channelIds, ...ruleFieldsWithoutIds } = createAlertRuleSchema.shape.alert_rule.shape;
 
 export const configConnectorSchema = createConnectorSchema.shape.connector
   .extend({
@@ -54,10 +58,36 @@ export const configSyncSchema = z
     source: refSchema("source connector"),
     destination: refSchema("destination connector"),
     model: refSchema("model"),
+    run_after: z
+      .array(refSchema("sync"), { error: "must be a list of sync slugs" })
+      .max(MAX_RUN_AFTER, { error: `may list at most ${MAX_RUN_AFTER} syncs` })
+      .optional()
+      .describe("The syncs (by slug) that must succeed before this one runs (docs/orchestration.md); replaces the list. Left out: unchanged."),
   })
   .superRefine(refineSchedule)
-  .describe("A sync: its create body, with source, destination and model by slug.");
+  .describe("A sync: its create body, with source, destination, model and run_after by slug.");
 export type ConfigSync = z.infer<typeof configSyncSchema>;
+
+export const configAlertChannelSchema = z
+  .object({ slug: slugSchema, ...createAlertChannelSchema.shape.alert_channel.shape })
+  .superRefine((v, ctx) => requireTypeFields(v, ctx, []))
+  .describe("An alert channel: its create body; a Slack url (a secret) written as a ${env:NAME} reference.");
+export type ConfigAlertChannel = z.infer<typeof configAlertChannelSchema>;
+
+export const configAlertRuleSchema = z
+  .object({
+    slug: slugSchema,
+    ...ruleFieldsWithoutIds,
+    sync: refSchema("sync").nullish().describe("The slug of the sync watched; null: every sync of the workspace."),
+    channels: z
+      .array(refSchema("alert channel"), { error: "must be a list of alert channel slugs" })
+      .min(1, "must name at least one channel")
+      .max(20, "must be at most 20 channels")
+      .describe("The alert channels (by slug) that get the firing and resolved messages."),
+  })
+  .superRefine((v, ctx) => requireThreshold(v, ctx, []))
+  .describe("An alert rule: its create body, with the sync and channels by slug.");
+export type ConfigAlertRule = z.infer<typeof configAlertRuleSchema>;
 
 const MAX_ENTRIES = 1000;
 
@@ -98,12 +128,14 @@ export const configDocumentSchema = z
       connectors: listOf(configConnectorSchema, "connector"),
       models: listOf(configModelSchema, "model"),
       syncs: listOf(configSyncSchema, "sync"),
+      alert_channels: listOf(configAlertChannelSchema, "alert channel"),
+      alert_rules: listOf(configAlertRuleSchema, "alert rule"),
       secrets: configSecretsSchema,
     },
     {
       error: (issue) =>
         issue.code === "invalid_type"
-          ? "must be a configuration document {version: 1, connectors, models, syncs} (YAML or JSON)"
+          ? "must be a configuration document {version: 1, connectors, models, syncs, alert_channels, alert_rules} (YAML or JSON)"
           : issue.code === "unrecognized_keys"
             ? `this server knows the top-level keys version, prune, ${CONFIG_KINDS.join(", ")} and secrets`
             : undefined,

@@ -15,6 +15,7 @@ import type { Page } from "@/lib/page";
 import type { CreateAlertChannelInput, UpdateAlertChannelInput } from "@/lib/validation/alerts";
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
+import { inTransaction, type Tx } from "../transaction";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -61,15 +62,16 @@ export async function listAlertChannels(workspaceId: number, page: Page) {
   return { rows, total };
 }
 
-export async function getAlertChannel(workspaceId: number, id: number): Promise<AlertChannel> {
-  const channel = await prisma().alertChannel.findFirst({ where: { id, workspaceId } });
+export async function getAlertChannel(workspaceId: number, id: number, db: Tx = prisma()): Promise<AlertChannel> {
+  const channel = await db.alertChannel.findFirst({ where: { id, workspaceId } });
   if (!channel) throw new NotFound(`Alert channel ${id} was not found.`);
   return channel;
 }
 
-export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput): Promise<AlertChannel> {
+/** In the caller's transaction `db` when given (config apply), else in one of its own; so for update and delete. */
+export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput, db?: Tx): Promise<AlertChannel> {
   const config = await configFor(input.channel_type, input);
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const channel = await tx.alertChannel.create({
       data: { workspaceId: auth.workspaceId, name: input.name, channelType: input.channel_type, configurationEncrypted: encryptJson(config) },
     });
@@ -78,14 +80,14 @@ export async function createAlertChannel(auth: Auth, input: CreateAlertChannelIn
   });
 }
 
-export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAlertChannelInput): Promise<AlertChannel> {
-  const current = await getAlertChannel(auth.workspaceId, id);
+export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAlertChannelInput, db?: Tx): Promise<AlertChannel> {
+  const current = await getAlertChannel(auth.workspaceId, id, db);
   const stored = channelConfig(current);
   const type = input.channel_type ?? current.channelType;
   // The mask sent back (a form that shows it) keeps the stored URL; so does leaving url out.
   const url = input.url === undefined || input.url === SECRET_MASK ? stored.url : input.url;
   const config = await configFor(type, { recipients: input.recipients === undefined ? stored.recipients : input.recipients, url });
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const channel = await tx.alertChannel.update({
       where: { id: current.id },
       data: { name: input.name ?? current.name, channelType: type, configurationEncrypted: encryptJson(config) },
@@ -97,9 +99,9 @@ export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAl
 }
 
 /** 409 while a rule sends to it: the rule would lose a channel without anyone noticing. */
-export async function deleteAlertChannel(auth: Auth, id: number): Promise<void> {
-  const channel = await getAlertChannel(auth.workspaceId, id);
-  await prisma().$transaction(async (tx) => {
+export async function deleteAlertChannel(auth: Auth, id: number, db?: Tx): Promise<void> {
+  const channel = await getAlertChannel(auth.workspaceId, id, db);
+  await inTransaction(db, async (tx) => {
     const users = await tx.alertRule.findMany({ where: { workspaceId: auth.workspaceId, channelIds: { has: id } }, select: { name: true } });
     if (users.length > 0) {
       throw new Conflict(`Alert channel ${id} is used by the rule(s) ${users.map((u) => `"${u.name}"`).join(", ")}; remove it from them first.`);

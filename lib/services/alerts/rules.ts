@@ -3,14 +3,13 @@
 import "server-only";
 import { prisma } from "@/lib/db/client";
 import { NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
-import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import { thresholdProblem, THRESHOLD_UNITS, type CreateAlertRuleInput, type UpdateAlertRuleInput } from "@/lib/validation/alerts";
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
+import { inTransaction, type Tx } from "../transaction";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
-type Tx = Prisma.TransactionClient;
 
 const withFiring = { states: { where: { status: "firing" as const }, orderBy: { syncId: "asc" as const } } };
 
@@ -36,16 +35,17 @@ export async function listAlertRules(workspaceId: number, page: Page) {
   return { rows, total };
 }
 
-export async function getAlertRule(workspaceId: number, id: number) {
-  const rule = await prisma().alertRule.findFirst({ where: { id, workspaceId }, include: withFiring });
+export async function getAlertRule(workspaceId: number, id: number, db: Tx = prisma()) {
+  const rule = await db.alertRule.findFirst({ where: { id, workspaceId }, include: withFiring });
   if (!rule) throw new NotFound(`Alert rule ${id} was not found.`);
   return rule;
 }
 export type AlertRuleRow = Awaited<ReturnType<typeof getAlertRule>>;
 
-export async function createAlertRule(auth: Auth, input: CreateAlertRuleInput): Promise<AlertRuleRow> {
+/** In the caller's transaction `db` when given (config apply), else in one of its own; so for update and delete. */
+export async function createAlertRule(auth: Auth, input: CreateAlertRuleInput, db?: Tx): Promise<AlertRuleRow> {
   const channelIds = [...new Set(input.channel_ids)];
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await checkReferences(tx, auth.workspaceId, input.sync_id ?? null, channelIds);
     const rule = await tx.alertRule.create({
       data: {
@@ -68,8 +68,8 @@ export async function createAlertRule(auth: Auth, input: CreateAlertRuleInput): 
  * A change of what the rule watches (condition, threshold, sync) starts it afresh: its states are
  * dropped, so it fires again only if the new condition holds. Renaming or changing channels keeps them.
  */
-export async function updateAlertRule(auth: Auth, id: number, input: UpdateAlertRuleInput): Promise<AlertRuleRow> {
-  const current = await getAlertRule(auth.workspaceId, id);
+export async function updateAlertRule(auth: Auth, id: number, input: UpdateAlertRuleInput, db?: Tx): Promise<AlertRuleRow> {
+  const current = await getAlertRule(auth.workspaceId, id, db);
   const condition = input.condition ?? current.condition;
   const threshold = THRESHOLD_UNITS[condition] ? (input.threshold === undefined ? current.threshold : input.threshold) : null;
   const problem = thresholdProblem(condition, threshold);
@@ -77,7 +77,7 @@ export async function updateAlertRule(auth: Auth, id: number, input: UpdateAlert
   const syncId = input.sync_id === undefined ? current.syncId : input.sync_id;
   const channelIds = input.channel_ids ? [...new Set(input.channel_ids)] : current.channelIds;
   const rewatch = condition !== current.condition || threshold !== current.threshold || syncId !== current.syncId || input.enabled === false;
-  return prisma().$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     // Only what the update names is checked: a rule whose sync was deleted can still be renamed.
     await checkReferences(tx, auth.workspaceId, input.sync_id !== undefined ? syncId : null, input.channel_ids ? channelIds : []);
     if (rewatch) await tx.alertState.deleteMany({ where: { alertRuleId: id } });
@@ -91,9 +91,9 @@ export async function updateAlertRule(auth: Auth, id: number, input: UpdateAlert
   });
 }
 
-export async function deleteAlertRule(auth: Auth, id: number): Promise<void> {
-  const rule = await getAlertRule(auth.workspaceId, id);
-  await prisma().$transaction(async (tx) => {
+export async function deleteAlertRule(auth: Auth, id: number, db?: Tx): Promise<void> {
+  const rule = await getAlertRule(auth.workspaceId, id, db);
+  await inTransaction(db, async (tx) => {
     await tx.alertRule.delete({ where: { id } });
     await tx.alertEvent.updateMany({ where: { alertRuleId: id }, data: { alertRuleId: null } });
     await audit(auth, "delete", "alert_rule", id, { name: rule.name, condition: rule.condition }, tx);
