@@ -202,6 +202,23 @@ describe("channels", () => {
     expect(stored.configurationEncrypted).not.toContain("secret");
   });
 
+  it("a Slack channel turned into a webhook channel does not carry (and so show) its secret URL", async () => {
+    const secret = `${receiver.url}/services/T111/B111/YYYYsecretYYYY`;
+    const slack = await createAlertChannel(auth, { name: "slack to webhook", channel_type: "slack", url: secret });
+    for (const url of [undefined, "*************"]) {
+      await expect(updateAlertChannel(auth, slack.id, { channel_type: "webhook", ...(url ? { url } : {}) })).rejects.toThrow(/url.*secret and is not kept/);
+    }
+    const after = await getAlertChannel(workspaceId, slack.id);
+    expect(after.channelType).toBe("slack");
+    expect(JSON.stringify(serializeAlertChannel(after))).not.toContain("YYYYsecretYYYY");
+    // A new URL, or a type without a URL, is fine.
+    const hook = await updateAlertChannel(auth, slack.id, { channel_type: "webhook", url: `${receiver.url}/new` });
+    expect(serializeAlertChannel(hook).attributes).toMatchObject({ url: `${receiver.url}/new` });
+    const other = await createAlertChannel(auth, { name: "slack to email", channel_type: "slack", url: secret });
+    const mail = await updateAlertChannel(auth, other.id, { channel_type: "email", recipients: ["ops@example.com"] });
+    expect(JSON.stringify(serializeAlertChannel(mail))).not.toContain("YYYYsecretYYYY");
+  });
+
   it("the test button answers a receiver's refusal; the outbound policy holds when saved and when sent", async () => {
     receiver.status.set("/refuses", 500);
     const refusing = await createAlertChannel(auth, { name: "refusing", channel_type: "webhook", url: `${receiver.url}/refuses` });

@@ -83,7 +83,12 @@ export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAl
   const stored = channelConfig(current);
   const type = input.channel_type ?? current.channelType;
   // The mask sent back (a form that shows it) keeps the stored URL; so does leaving url out.
-  const url = input.url === undefined || input.url === SECRET_MASK ? stored.url : input.url;
+  const keepsUrl = input.url === undefined || input.url === SECRET_MASK;
+  // A secret URL is never carried into a type that shows its URL: the answer would reveal it.
+  if (keepsUrl && stored.url && urlIsSecret(current.channelType) && type !== "email" && !urlIsSecret(type)) {
+    throw ValidationFailed.field("alert_channel.url", `is required when a ${current.channelType} channel becomes a ${type} channel: its stored URL is a secret and is not kept`);
+  }
+  const url = keepsUrl ? stored.url : input.url;
   const config = await configFor(type, { recipients: input.recipients === undefined ? stored.recipients : input.recipients, url });
   return prisma().$transaction(async (tx) => {
     const channel = await tx.alertChannel.update({
