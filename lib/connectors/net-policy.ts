@@ -36,6 +36,7 @@ for (const [net, prefix] of [
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): only ever a way into this network
 ] as const) {
   PRIVATE.addSubnet(net, prefix, "ipv6");
 }
@@ -64,11 +65,33 @@ export const systemResolver: Resolver = (host) =>
     });
   });
 
-/** `::ffff:10.0.0.1` is IPv4 in disguise: judge it as IPv4. */
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 part as two groups). */
+function ipv6Groups(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const text = dotted
+    ? `${address.slice(0, dotted.index)}${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}`
+    : address;
+  const [head, tail] = text.split("::");
+  const part = (p: string | undefined) => (p ? p.split(":").map((g) => parseInt(g, 16)) : []);
+  const [h, t] = [part(head), part(tail)];
+  return tail === undefined ? h : [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
+}
+
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address the packet goes to: IPv4-mapped (::ffff:0:0/96),
+ * IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96) and NAT64 (64:ff9b::/96, which a DNS64 resolver
+ * gives every IPv4-only name, so its public addresses stay allowed).
+ */
+const IPV4_CARRYING = ["0:0:0:0:0:ffff", "0:0:0:0:0:0", "0:0:0:0:ffff:0", "64:ff9b:0:0:0:0"];
+
+/** `::ffff:10.0.0.1`, `::ffff:a00:1`, `64:ff9b::a00:1` are IPv4 in disguise: judge them as IPv4. */
 function normalizeAddress(address: string): { address: string; family: "ipv4" | "ipv6" } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1], family: "ipv4" };
-  return { address, family: isIP(address) === 6 ? "ipv6" : "ipv4" };
+  if (isIP(address) !== 6) return { address, family: "ipv4" };
+  const groups = ipv6Groups(address);
+  if (groups.length === 8 && IPV4_CARRYING.includes(groups.slice(0, 6).map((g) => g.toString(16)).join(":"))) {
+    return { address: [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join("."), family: "ipv4" };
+  }
+  return { address, family: "ipv6" };
 }
 
 export function isMetadataAddress(address: string): boolean {
