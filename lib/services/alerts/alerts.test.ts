@@ -8,7 +8,8 @@ import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { pgPool, prisma } from "@/lib/db/client";
 import { stopBoss } from "@/lib/engine/queue";
 import { setRunStatus } from "@/lib/engine/run-store";
-import { NotFound, ValidationFailed } from "@/lib/errors";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import { MAX_ALERT_CHANNELS, MAX_ALERT_RULES } from "@/lib/validation/alerts";
 import { serializeAlertChannel } from "@/lib/serializers/alerts";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
@@ -245,6 +246,24 @@ describe("channels", () => {
     await expect(createAlertRule(auth, { name: "steal", condition: "run_failed", channel_ids: [foreign.id] })).rejects.toThrow(/not found in this workspace/);
     const theirRule = await createAlertRule(other.auth, { name: "theirs", condition: "run_failed", channel_ids: [foreign.id] });
     await expect(getAlertRule(workspaceId, theirRule.id)).rejects.toThrow(NotFound);
+  });
+});
+
+describe("limits", () => {
+  it("a workspace has at most MAX_ALERT_CHANNELS channels and MAX_ALERT_RULES rules, even when created all at once", async () => {
+    const flooder = await newMember("Member");
+    const channel = (i: number) => createAlertChannel(flooder.auth, { name: `c${i}`, channel_type: "email", recipients: ["ops@example.com"] });
+    const channels = await Promise.allSettled(Array.from({ length: MAX_ALERT_CHANNELS + 5 }, (_, i) => channel(i)));
+    expect(channels.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_ALERT_CHANNELS);
+    expect(channels.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : [])).every((e) => e instanceof Conflict)).toBe(true);
+    const first = channels.find((r) => r.status === "fulfilled")!.value;
+    const rule = (i: number) => createAlertRule(flooder.auth, { name: `r${i}`, condition: "run_failed", channel_ids: [first.id] });
+    const rules = await Promise.allSettled(Array.from({ length: MAX_ALERT_RULES + 5 }, (_, i) => rule(i)));
+    expect(rules.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_ALERT_RULES);
+    expect(rules.filter((r) => r.status === "rejected" && r.reason instanceof Conflict)).toHaveLength(5);
+    expect(await prisma().alertRule.count({ where: { workspaceId: flooder.workspaceId } })).toBe(MAX_ALERT_RULES);
+    // Other workspaces are not affected.
+    await createAlertRule(auth, { name: "room", condition: "run_failed", channel_ids: [(await createAlertChannel(auth, { name: "room", channel_type: "email", recipients: ["a@example.com"] })).id] });
   });
 });
 

@@ -12,9 +12,10 @@ import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
 import type { AlertChannel } from "@/lib/generated/prisma/client";
 import type { AlertChannelType } from "@/lib/generated/prisma/enums";
 import type { Page } from "@/lib/page";
-import type { CreateAlertChannelInput, UpdateAlertChannelInput } from "@/lib/validation/alerts";
+import { MAX_ALERT_CHANNELS, type CreateAlertChannelInput, type UpdateAlertChannelInput } from "@/lib/validation/alerts";
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
+import { assertRoomFor } from "./limits";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -70,6 +71,7 @@ export async function getAlertChannel(workspaceId: number, id: number): Promise<
 export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput): Promise<AlertChannel> {
   const config = await configFor(input.channel_type, input);
   return prisma().$transaction(async (tx) => {
+    await assertRoomFor(tx, "channels", auth.workspaceId, MAX_ALERT_CHANNELS);
     const channel = await tx.alertChannel.create({
       data: { workspaceId: auth.workspaceId, name: input.name, channelType: input.channel_type, configurationEncrypted: encryptJson(config) },
     });
