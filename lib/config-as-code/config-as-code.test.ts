@@ -111,6 +111,14 @@ describe("YAML", () => {
     expect(() => parseConfigYaml("? [a, b]\n: 1\n")).toThrow(/a key must be a plain value/);
   });
 
+  it("reads only what JSON can hold: no Buffer, Set, Map or Date from YAML 1.1 tags, no custom tags, no .nan or .inf", () => {
+    for (const text of ["a: !!binary aGVsbG8=", "a: !!set {x, y}", "a: !!omap [{x: 1}]", "a: !!timestamp 2020-01-01", "a: !foo x", "a: !!pairs [{x: 1}]"]) {
+      expect(() => parseConfigYaml(text), text).toThrow(/Unresolved tag/);
+    }
+    for (const text of ["a: .nan", "a: [1, -.inf]", "a: {b: .Inf}"]) expect(() => parseConfigYaml(text), text).toThrow(/is not a finite number at line 1/);
+    expect(parseConfigYaml("a: !!str 1\nb: !!int 2\nc: 1e3\n")).toEqual({ a: "1", b: 2, c: 1000 });
+  });
+
   it("reads the YAML 1.2 core schema: `no` and `on` are strings, not booleans", () => {
     expect(parseConfigYaml("a: no\nb: on\nc: true\nd: 010\n")).toEqual({ a: "no", b: "on", c: true, d: 10 });
   });

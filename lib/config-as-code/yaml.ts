@@ -1,5 +1,5 @@
 // YAML in and out of configuration files (the `yaml` package). Reading is strict: one document,
-// no custom tags, duplicate keys refused, aliases bounded (a "billion laughs" file cannot expand
+// no custom or YAML 1.1 tags, only JSON's values (no .nan or .inf), duplicate keys refused, aliases bounded (a "billion laughs" file cannot expand
 // past the request), so what a file says is what the server sees. Every check is linear in the
 // text: nesting is measured on the tokens before parsing (the parser is slow on deep flow
 // collections, ~7 s for 1 MB of "["), and duplicate keys are found with a set per map (the
@@ -37,9 +37,17 @@ const keyName = (value: unknown): string => (value === null || value === undefin
 const lineAt = (source: string, offset: number | undefined): string =>
   offset === undefined ? "" : ` at line ${source.slice(0, offset).split("\n").length}`;
 
-/** Keys are plain values, each once per map (as JavaScript sees them: `1` and "1" are the same key). */
-function assertUniqueKeys(doc: Document.Parsed, source: string): void {
+/**
+ * Keys are plain values, each once per map (as JavaScript sees them: `1` and "1" are the same key);
+ * numbers are finite (.nan and .inf are YAML, not JSON).
+ */
+function assertPlainData(doc: Document.Parsed, source: string): void {
   visit(doc, {
+    Scalar(_, scalar) {
+      if (typeof scalar.value === "number" && !Number.isFinite(scalar.value)) {
+        throw new ConfigSyntaxError(`The file is not valid YAML for this server: ${scalar.source ?? "a number"} is not a finite number${lineAt(source, scalar.range?.[0])}.`);
+      }
+    },
     Map(_, map) {
       const seen = new Set<string>();
       for (const pair of map.items) {
@@ -58,10 +66,12 @@ function assertUniqueKeys(doc: Document.Parsed, source: string): void {
 
 export function parseConfigYaml(source: string): unknown {
   assertFlowDepth(source);
-  const doc = parseDocument(source, { uniqueKeys: false, prettyErrors: true, strict: true, version: "1.2", schema: "core" });
-  const problem = doc.errors[0];
+  // resolveKnownTags off: !!binary, !!set, !!omap, !!timestamp would be a Buffer, Set, Map or Date,
+  // which no JSON body can hold; unresolved, they are warnings, refused below like a custom tag.
+  const doc = parseDocument(source, { uniqueKeys: false, prettyErrors: true, strict: true, version: "1.2", schema: "core", resolveKnownTags: false });
+  const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) throw new ConfigSyntaxError(`The file is not valid YAML: ${problem.message.split("\n")[0]}`);
-  assertUniqueKeys(doc, source);
+  assertPlainData(doc, source);
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (err) {
