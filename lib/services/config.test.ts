@@ -157,6 +157,24 @@ describe("config apply", () => {
     expect(await exportConfig(viewer.auth)).toContain("slug: to-crm");
   });
 
+  it("plan and apply need read of each kind the file lists or points at (their answer shows what the workspace holds)", async () => {
+    const member = await newMember("Member", admin.workspaceId);
+    const crud = (read: boolean) => ({ create: true, read, update: true, delete: false });
+    const blind = { ...member.auth, roleName: "blind", policies: { permissions: { connector: crud(false), model: crud(true), sync: crud(true) } } };
+    const { secrets: _secrets, ...withoutSecrets } = DOC;
+    // Without the check a role that cannot read connectors learnt their names and values from the plan.
+    for (const file of [doc(withoutSecrets), doc({ version: 1, models: DOC.models }), doc({ version: 1, syncs: DOC.syncs })]) {
+      const err = await planConfig(blind, file).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Forbidden);
+      expect((err as Forbidden).message).toBe("Your role (blind) may not read connectors, which plan and apply compare the file with; nothing was changed.");
+    }
+    expect(await applyConfig(blind, doc({ version: 1, connectors: DOC.connectors })).catch((e: unknown) => e)).toBeInstanceOf(Forbidden);
+    // A file of nothing, or of kinds it may read that point at none it may not, is answered.
+    expect((await planConfig(blind, doc({ version: 1 }))).changes).toEqual([]);
+    const sighted = { ...blind, policies: { permissions: { connector: crud(true), model: crud(true), sync: crud(false) } } };
+    expect((await planConfig(sighted, doc({ version: 1, models: [{ ...DOC.models![0], connector: "warehouse" }] }))).changes).toEqual([]);
+  });
+
   it("a role that may not update connectors cannot test a guessed secret against the stored one", async () => {
     const viewer = await newMember("Viewer", admin.workspaceId);
     const answer = (password: string) =>

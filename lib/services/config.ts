@@ -73,6 +73,23 @@ function planSteps(doc: ConfigDocument, state: WorkspaceConfig, matches: Matches
   return [...upserts, ...deletes];
 }
 
+/** What a kind's entries point at: a model its connector, a sync its connectors and model. */
+const POINTS_AT: Record<ConfigKind, readonly ConfigKind[]> = { connectors: [], models: ["connectors"], syncs: ["connectors", "models"] };
+
+/**
+ * Plan and apply compare the file with the workspace's objects, and the answer tells what they hold
+ * (plain values before and after, which slugs exist, how many are unchanged): the role needs read of
+ * each kind the file lists and each kind those point at, as export does.
+ */
+function assertReadable(auth: Auth, doc: ConfigDocument): void {
+  const listed = CONFIG_KINDS.filter((k) => doc[k] !== undefined);
+  const needed = new Set(listed.flatMap((k) => [k, ...POINTS_AT[k]]));
+  const refused = CONFIG_KINDS.filter((k) => needed.has(k) && !can(auth.policies, RESOURCE[k], "read"));
+  if (refused.length > 0) {
+    throw new Forbidden(`Your role (${auth.roleName}) may not read ${refused.join(", ")}, which plan and apply compare the file with; nothing was changed.`);
+  }
+}
+
 /**
  * Existing connectors the file hands a secret for. The plan compares it with the stored secret, so
  * for a role that may not update connectors, "no change" against "may not update" would tell whether
@@ -159,6 +176,7 @@ function answer(steps: readonly Step[], ids: (number | null)[], applied: boolean
 }
 
 async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<ConfigPlan> {
+  assertReadable(auth, doc);
   try {
     return await prisma().$transaction(
       async (tx) => {
