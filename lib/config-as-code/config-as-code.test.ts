@@ -94,6 +94,31 @@ describe("YAML", () => {
     expect(() => parseConfigYaml(bomb)).toThrow(ConfigSyntaxError);
   });
 
+  it("refuses deep flow nesting before parsing, whatever follows, and keeps 64 levels", () => {
+    expect(() => parseConfigYaml("[".repeat(1_000_000))).toThrow(/nests \[\.\.\.\] and \{\.\.\.\} deeper than 64 levels/);
+    expect(() => parseConfigYaml(`a: ${"{b: ".repeat(65)}1${"}".repeat(65)}\n`)).toThrow(/deeper than 64 levels/);
+    expect(parseConfigYaml(`a: ${"[".repeat(64)}1${"]".repeat(64)}\n`)).toMatchObject({ a: expect.any(Array) });
+    // Brackets inside quoted strings are text, not nesting.
+    expect(parseConfigYaml(`a: "${"[".repeat(100)}"\n`)).toEqual({ a: "[".repeat(100) });
+  });
+
+  it("finds duplicate keys in a map of 50,000 keys (one pass, not every pair), as JavaScript names them", () => {
+    const keys = Array.from({ length: 50_000 }, (_, i) => `k${i}: ${i}`);
+    expect(Object.keys(parseConfigYaml(keys.join("\n")) as object)).toHaveLength(50_000);
+    expect(() => parseConfigYaml([...keys, "k7: again"].join("\n"))).toThrow(/the key "k7" appears twice in one map at line 50001/);
+    expect(() => parseConfigYaml(`{${keys.join(", ")}, k49999: again}`)).toThrow(/"k49999" appears twice/);
+    expect(() => parseConfigYaml('a: {1: x, "1": y}\n')).toThrow(/"1" appears twice/);
+    expect(() => parseConfigYaml("? [a, b]\n: 1\n")).toThrow(/a key must be a plain value/);
+  });
+
+  it("reads only what JSON can hold: no Buffer, Set, Map or Date from YAML 1.1 tags, no custom tags, no .nan or .inf", () => {
+    for (const text of ["a: !!binary aGVsbG8=", "a: !!set {x, y}", "a: !!omap [{x: 1}]", "a: !!timestamp 2020-01-01", "a: !foo x", "a: !!pairs [{x: 1}]"]) {
+      expect(() => parseConfigYaml(text), text).toThrow(/Unresolved tag/);
+    }
+    for (const text of ["a: .nan", "a: [1, -.inf]", "a: {b: .Inf}"]) expect(() => parseConfigYaml(text), text).toThrow(/is not a finite number at line 1/);
+    expect(parseConfigYaml("a: !!str 1\nb: !!int 2\nc: 1e3\n")).toEqual({ a: "1", b: 2, c: 1000 });
+  });
+
   it("reads the YAML 1.2 core schema: `no` and `on` are strings, not booleans", () => {
     expect(parseConfigYaml("a: no\nb: on\nc: true\nd: 010\n")).toEqual({ a: "no", b: "on", c: true, d: 10 });
   });

@@ -89,6 +89,18 @@ describe("net policy", () => {
     for (const a of ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "2001:db8::1"]) expect(isPrivateAddress(a), a).toBe(false);
   });
 
+  it("judges IPv6 forms that carry an IPv4 address (mapped in hex, compatible, SIIT, NAT64) by that address", () => {
+    for (const a of ["::ffff:7f00:1", "::7f00:1", "::127.0.0.1", "::ffff:0:7f00:1", "64:ff9b::a00:1", "64:ff9b::10.0.0.1", "64:ff9b:1::8.8.8.8"]) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ["::a9fe:a9fe", "::ffff:0:a9fe:a9fe", "64:ff9b::a9fe:a9fe", "64:ff9b::169.254.169.254"]) expect(isMetadataAddress(a), a).toBe(true);
+    // A DNS64 resolver's answer for a public IPv4-only name stays allowed.
+    for (const a of ["64:ff9b::808:808", "::ffff:808:808", "2606:4700::1111", "2001:db8::7f00:1"]) expect(isPrivateAddress(a), a).toBe(false);
+    for (const u of ["http://[::169.254.169.254]/", "http://[::ffff:0:a9fe:a9fe]/", "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/"]) {
+      expect(() => assertUrlAllowed(u), u).toThrow(OutboundBlockedError);
+    }
+  });
+
   it("always refuses metadata endpoints, by address or by name", async () => {
     await expect(assertHostAllowed("169.254.169.254")).rejects.toBeInstanceOf(OutboundBlockedError);
     await expect(assertHostAllowed("[fd00:ec2::254]")).rejects.toThrow(/metadata/);

@@ -5,6 +5,8 @@ import { alertChannelSchema, alertEventSchema, alertRuleSchema, alertTestResultS
 import {
   createAlertChannelSchema,
   createAlertRuleSchema,
+  MAX_ALERT_CHANNELS,
+  MAX_ALERT_RULES,
   listAlertEventsQuerySchema,
   updateAlertChannelSchema,
   updateAlertRuleSchema,
@@ -37,7 +39,8 @@ export const alerts = {
     body: createAlertChannelSchema,
     status: 201,
     response: z.strictObject({ data: alertChannelSchema }),
-    notes: "422 when a URL is not http(s) or the server's outbound policy refuses its host (OUTBOUND_ALLOW_PRIVATE).",
+    notes: `422 when a URL is not http(s) or the server's outbound policy refuses its host (OUTBOUND_ALLOW_PRIVATE). 409 when the workspace already has ${MAX_ALERT_CHANNELS} channels.`,
+    errors: [409],
   }),
   getAlertChannel: operation({
     operationId: "getAlertChannel",
@@ -107,7 +110,8 @@ export const alerts = {
     body: createAlertRuleSchema,
     status: 201,
     response: z.strictObject({ data: alertRuleSchema }),
-    notes: "422 when the sync or a channel is not of this workspace, or the threshold does not fit the condition.",
+    notes: `422 when the sync or a channel is not of this workspace, or the threshold does not fit the condition. 409 when the workspace already has ${MAX_ALERT_RULES} rules.`,
+    errors: [409],
   }),
   getAlertRule: operation({
     operationId: "getAlertRule",

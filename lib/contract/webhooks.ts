@@ -5,6 +5,7 @@ import { listSchema, pageQuery } from "@/lib/http/pagination";
 import { webhookDeliverySchema, webhookSubscriptionSchema } from "@/lib/serializers/webhook-subscriptions.schema";
 import { idParam } from "@/lib/validation/ids";
 import {
+  MAX_WEBHOOK_SUBSCRIPTIONS,
   createWebhookSubscriptionSchema,
   updateWebhookSubscriptionSchema,
   webhookDeliveryParams,
@@ -39,7 +40,8 @@ export const webhooks = {
     body: createWebhookSubscriptionSchema,
     status: 201,
     response: one,
-    notes: `The secret is never shown again (rotate it to get a new one). ${POLICY_NOTE} 422 for a sync id not in this workspace.`,
+    notes: `The secret is never shown again (rotate it to get a new one). ${POLICY_NOTE} 422 for a sync id not in this workspace. 409 when the workspace already has ${MAX_WEBHOOK_SUBSCRIPTIONS} subscriptions (each run event goes to every one).`,
+    errors: [409],
   }),
   getWebhookSubscription: operation({
     operationId: "getWebhookSubscription",

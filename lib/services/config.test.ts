@@ -147,14 +147,60 @@ describe("config apply", () => {
 
   it("needs the permissions of each kind it changes; export needs read of each kind it writes", async () => {
     const viewer = await newMember("Viewer", admin.workspaceId);
-    expect((await planConfig(viewer.auth, doc())).changes).toEqual([]);
-    const renamed = structuredClone(DOC);
+    const { secrets: _secrets, ...withoutSecrets } = DOC;
+    expect((await planConfig(viewer.auth, doc(withoutSecrets))).changes).toEqual([]);
+    const renamed = structuredClone(withoutSecrets);
     renamed.models![0].name = "Renamed";
     renamed.connectors!.push({ slug: "new", name: "New", connector_type: "source", connector_name: "Postgresql", configuration: pg("x") });
     const err = await applyConfig(viewer.auth, doc(renamed)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Forbidden);
     expect((err as Forbidden).message).toBe('Your role (Viewer) may not create connectors ("new"), nor update models ("users"); nothing was changed.');
     expect(await exportConfig(viewer.auth)).toContain("slug: to-crm");
+  });
+
+  it("plan and apply need read of each kind the file lists or points at (their answer shows what the workspace holds)", async () => {
+    const member = await newMember("Member", admin.workspaceId);
+    const crud = (read: boolean) => ({ create: true, read, update: true, delete: false });
+    const blind = { ...member.auth, roleName: "blind", policies: { permissions: { connector: crud(false), model: crud(true), sync: crud(true) } } };
+    const { secrets: _secrets, ...withoutSecrets } = DOC;
+    // Without the check a role that cannot read connectors learnt their names and values from the plan.
+    for (const file of [doc(withoutSecrets), doc({ version: 1, models: DOC.models }), doc({ version: 1, syncs: DOC.syncs })]) {
+      const err = await planConfig(blind, file).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Forbidden);
+      expect((err as Forbidden).message).toBe("Your role (blind) may not read connectors, which plan and apply compare the file with; nothing was changed.");
+    }
+    expect(await applyConfig(blind, doc({ version: 1, connectors: DOC.connectors })).catch((e: unknown) => e)).toBeInstanceOf(Forbidden);
+    // A file of nothing, or of kinds it may read that point at none it may not, is answered.
+    expect((await planConfig(blind, doc({ version: 1 }))).changes).toEqual([]);
+    const sighted = { ...blind, policies: { permissions: { connector: crud(true), model: crud(true), sync: crud(false) } } };
+    expect((await planConfig(sighted, doc({ version: 1, models: [{ ...DOC.models![0], connector: "warehouse" }] }))).changes).toEqual([]);
+  });
+
+  it("a role that may not update connectors cannot test a guessed secret against the stored one", async () => {
+    const viewer = await newMember("Viewer", admin.workspaceId);
+    const answer = (password: string) =>
+      planConfig(viewer.auth, doc({ ...DOC, secrets: { DATASYNC_SECRET_WH: password, DATASYNC_SECRET_CRM: "pw2" } })).then(
+        (plan) => `planned ${plan.changes.length}`,
+        (e: unknown) => `${(e as Error).constructor.name}: ${(e as Error).message}`,
+      );
+    const literal = structuredClone(DOC);
+    literal.connectors![0].configuration = pg("pw1");
+    // The right password and a wrong one get the same answer; so does a literal one in the file.
+    const right = await answer("pw1");
+    expect(right).toBe('Forbidden: Your role (Viewer) may not update connectors ("wh", "crm"); nothing was changed.');
+    expect(await answer("wrong guess")).toBe(right);
+    // Also beside other changes the role may not make: the sentence does not move with the guess.
+    const withRename = (password: string) => {
+      const renamed = structuredClone({ ...DOC, secrets: { DATASYNC_SECRET_WH: password, DATASYNC_SECRET_CRM: "pw2" } });
+      renamed.models![0].name = "Renamed";
+      return planConfig(viewer.auth, doc(renamed)).catch((e: unknown) => (e as Error).message);
+    };
+    expect(await withRename("pw1")).toBe('Your role (Viewer) may not update connectors ("wh", "crm"), nor update models ("users"); nothing was changed.');
+    expect(await withRename("wrong guess")).toBe(await withRename("pw1"));
+    const { secrets: _secrets, ...withoutSecrets } = literal;
+    expect(await planConfig(viewer.auth, doc(withoutSecrets)).catch((e: unknown) => e)).toBeInstanceOf(Forbidden);
+    // A role that may update connectors (and so could replace the secret) is answered as before.
+    expect((await planConfig(admin.auth, doc())).changes).toEqual([]);
   });
 });
 

@@ -3,8 +3,12 @@
 // resources' own services (./config-kinds.ts): any refusal rolls all of it back. Plan is the same
 // run, rolled back at the end, so it finds every error apply would.
 import "server-only";
+import { sameJson } from "@/lib/config-as-code/diff";
+import { resolveSecretRefs } from "@/lib/config-as-code/secret-refs";
 import { stringifyConfigYaml } from "@/lib/config-as-code/yaml";
 import { can, type Resource } from "@/lib/auth/permissions";
+import { getDefinition, maskSecrets, SECRET_MASK } from "@/lib/connectors/registry";
+import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
 import { AppError, Conflict, FailedDependency, fieldSummary, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, type ConfigPlan } from "@/lib/validation/config";
@@ -74,14 +78,60 @@ function planSteps(doc: ConfigDocument, state: WorkspaceConfig, matches: Matches
   return [...upserts, ...deletes];
 }
 
-/** The role must hold kind.action for every change; one sentence lists all it lacks. */
-function assertAllowed(auth: Auth, steps: readonly Step[]): void {
-  const lacking = new Map<string, string[]>();
-  for (const s of steps) {
-    if (can(auth.policies, RESOURCE[s.kind], s.action)) continue;
-    const key = `${s.action} ${s.kind}`;
-    lacking.set(key, [...(lacking.get(key) ?? []), `"${s.slug}"`]);
+/** What a kind's entries point at: a model its connector, a sync its connectors and model (and syncs by run_after), a rule its sync and channels. */
+const POINTS_AT: Record<ConfigKind, readonly ConfigKind[]> = {
+  connectors: [],
+  models: ["connectors"],
+  syncs: ["connectors", "models"],
+  alert_channels: [],
+  alert_rules: ["syncs", "alert_channels"],
+};
+
+/**
+ * Plan and apply compare the file with the workspace's objects, and the answer tells what they hold
+ * (plain values before and after, which slugs exist, how many are unchanged): the role needs read of
+ * each kind the file lists and each kind those point at, as export does.
+ */
+function assertReadable(auth: Auth, doc: ConfigDocument): void {
+  const listed = CONFIG_KINDS.filter((k) => doc[k] !== undefined);
+  const needed = new Set(listed.flatMap((k) => [k, ...POINTS_AT[k]]));
+  const refused = CONFIG_KINDS.filter((k) => needed.has(k) && !can(auth.policies, RESOURCE[k], "read"));
+  if (refused.length > 0) {
+    throw new Forbidden(`Your role (${auth.roleName}) may not read ${refused.join(", ")}, which plan and apply compare the file with; nothing was changed.`);
   }
+}
+
+/**
+ * Existing connectors the file hands a secret for. The plan compares it with the stored secret, so
+ * for a role that may not update connectors, "no change" against "may not update" would tell whether
+ * a guessed password is right: handing one in counts as updating the connector, whatever it holds.
+ */
+function secretUpdates(auth: Auth, doc: ConfigDocument, matches: Matches): string[] {
+  if (can(auth.policies, "connector", "update")) return [];
+  const secrets = doc.secrets ?? {};
+  return (doc.connectors ?? [])
+    .filter((entry) => {
+      const definition = matches.connectors.has(entry.slug) ? getDefinition(entry.connector_name, entry.connector_type) : undefined;
+      if (!definition) return false;
+      const configuration = resolveSecretRefs(entry.configuration, secrets, SECRET_MASK).value as Row;
+      return !sameJson(maskSecrets(configuration, definition), configuration);
+    })
+    .map((entry) => entry.slug);
+}
+
+/**
+ * The role must hold kind.action for every change, and update of each connector it hands a secret
+ * for (listed first, so the sentence is the same whether that secret differs or not); one sentence
+ * lists all it lacks.
+ */
+function assertAllowed(auth: Auth, steps: readonly Step[], connectorSecrets: readonly string[]): void {
+  const lacking = new Map<string, string[]>();
+  const add = (key: string, slug: string) => {
+    const slugs = lacking.get(key) ?? [];
+    if (!slugs.includes(`"${slug}"`)) lacking.set(key, [...slugs, `"${slug}"`]);
+  };
+  for (const slug of connectorSecrets) add("update connectors", slug);
+  for (const s of steps) if (!can(auth.policies, RESOURCE[s.kind], s.action)) add(`${s.action} ${s.kind}`, s.slug);
   if (lacking.size === 0) return;
   const parts = [...lacking].map(([what, slugs]) => `${what} (${slugs.slice(0, 5).join(", ")}${slugs.length > 5 ? ", …" : ""})`);
   throw new Forbidden(`Your role (${auth.roleName}) may not ${parts.join(", nor ")}; nothing was changed.`);
@@ -145,6 +195,7 @@ function answer(steps: readonly Step[], ids: (number | null)[], applied: boolean
 }
 
 async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<ConfigPlan> {
+  assertReadable(auth, doc);
   try {
     return await prisma().$transaction(
       async (tx) => {
@@ -153,7 +204,7 @@ async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<Co
         if (refErrors.length > 0) throw ValidationFailed.fromFields(refErrors);
         const matches = matchEntries(doc, state);
         const steps = planSteps(doc, state, matches);
-        assertAllowed(auth, steps);
+        assertAllowed(auth, steps, secretUpdates(auth, doc, matches));
         const entries = CONFIG_KINDS.reduce((n, k) => n + (doc[k]?.length ?? 0), 0);
         const unchanged = entries - steps.filter((s) => s.action !== "delete").length;
         const ctx: StepContext = {

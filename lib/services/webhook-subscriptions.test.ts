@@ -10,12 +10,14 @@ import { approveRun, cancelRun, startEngine, stopEngine, triggerSync } from "@/l
 import { retryDelaySeconds } from "@/lib/engine/webhooks/deliver";
 import { verifySignature } from "@/lib/engine/webhooks/signature";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, sql, tableStream, waitFor } from "@/lib/engine/test-support";
-import { ValidationFailed } from "@/lib/errors";
+import { Conflict, ValidationFailed } from "@/lib/errors";
+import { MAX_WEBHOOK_SUBSCRIPTIONS } from "@/lib/validation/webhook-subscriptions";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
 import type { AuthContext } from "./auth-context";
 import {
   createWebhookSubscription,
+  deleteWebhookSubscription,
   listWebhookDeliveries,
   redeliverWebhookDelivery,
   testWebhookSubscription,
@@ -308,5 +310,21 @@ describe("run lifecycle webhooks", () => {
     await expect(
       createWebhookSubscription(stranger, { url: `${base}/x`, events: ["sync_run.failed"], sync_ids: [syncOfMine], enabled: true }),
     ).rejects.toThrow(/not in this workspace/);
+  });
+
+  it("a workspace has at most MAX_WEBHOOK_SUBSCRIPTIONS subscriptions, even when they are created all at once", async () => {
+    const flooder = (await newMember("Member")).auth;
+    const create = (i: number) => createWebhookSubscription(flooder, { url: `${base}/flood/${i}`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
+    const results = await Promise.allSettled(Array.from({ length: MAX_WEBHOOK_SUBSCRIPTIONS + 10 }, (_, i) => create(i)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_WEBHOOK_SUBSCRIPTIONS);
+    const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+    expect(refused).toHaveLength(10);
+    for (const err of refused) expect(err).toBeInstanceOf(Conflict);
+    expect(await prisma().webhookSubscription.count({ where: { workspaceId: flooder.workspaceId } })).toBe(MAX_WEBHOOK_SUBSCRIPTIONS);
+    // Another workspace is not affected, and deleting one makes room again.
+    await createWebhookSubscription(auth, { url: `${base}/room`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
+    const first = await prisma().webhookSubscription.findFirstOrThrow({ where: { workspaceId: flooder.workspaceId } });
+    await deleteWebhookSubscription(flooder, first.id);
+    await create(99);
   });
 });

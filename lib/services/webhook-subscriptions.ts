@@ -9,9 +9,9 @@ import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy
 import { encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { createDeliveries, newWebhookSecret, pingPayload } from "@/lib/engine";
-import { NotFound, ValidationFailed } from "@/lib/errors";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
-import type { CreateWebhookSubscriptionInput, UpdateWebhookSubscriptionInput } from "@/lib/validation/webhook-subscriptions";
+import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type UpdateWebhookSubscriptionInput } from "@/lib/validation/webhook-subscriptions";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 
@@ -58,11 +58,19 @@ export async function listWebhookSubscriptions(auth: AuthContext, page: Page) {
   return { rows, total };
 }
 
+/** 'WHSB': the advisory-lock namespace of subscription creates (the workspace id is the second half). */
+const CREATE_NAMESPACE = 0x57485342;
+
 export async function createWebhookSubscription(auth: AuthContext, input: CreateWebhookSubscriptionInput) {
   const url = await allowedUrl(input.url);
   const syncIds = await workspaceSyncIds(auth.workspaceId, input.sync_ids);
   const { secret, data } = secretFields();
   return prisma().$transaction(async (tx) => {
+    // Counted under a per-workspace lock, so concurrent creates cannot pass the cap together.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CREATE_NAMESPACE}::int, ${auth.workspaceId}::int)`;
+    if ((await tx.webhookSubscription.count({ where: { workspaceId: auth.workspaceId } })) >= MAX_WEBHOOK_SUBSCRIPTIONS) {
+      throw new Conflict(`This workspace already has ${MAX_WEBHOOK_SUBSCRIPTIONS} webhook subscriptions, the most it may have; delete one, or widen one's events or syncs.`);
+    }
     const row = await tx.webhookSubscription.create({
       data: { workspaceId: auth.workspaceId, url, events: input.events, syncIds, enabled: input.enabled, ...data },
     });

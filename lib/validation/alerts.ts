@@ -58,6 +58,14 @@ export function requireTypeFields(v: ChannelShape, ctx: z.RefinementCtx, path: s
   }
 }
 
+/**
+ * Channels and rules one workspace may have. Every rule that fires sends to each of its channels (an
+ * email channel to up to 50 addresses): without caps, one member could turn one failing run into
+ * hundreds of thousands of messages.
+ */
+export const MAX_ALERT_CHANNELS = 50;
+export const MAX_ALERT_RULES = 100;
+
 export const createAlertChannelSchema = z
   .object({
     alert_channel: z.object(channelFields, { error: "is required: send {alert_channel: {name, channel_type, recipients? | url?}}" }),

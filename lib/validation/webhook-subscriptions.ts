@@ -4,6 +4,12 @@ import { z } from "zod";
 import { WEBHOOK_EVENTS } from "@/lib/sync-config/webhook-events";
 import { intId, idParam } from "./ids";
 
+/**
+ * Subscriptions one workspace may have. Each run event is sent to every one of them (and retried for
+ * hours while a receiver fails), so without a cap one member could make the server flood a target.
+ */
+export const MAX_WEBHOOK_SUBSCRIPTIONS = 25;
+
 const url = z
   .string({ error: "is required" })
   .trim()

@@ -8,7 +8,8 @@ import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { pgPool, prisma } from "@/lib/db/client";
 import { stopBoss } from "@/lib/engine/queue";
 import { setRunStatus } from "@/lib/engine/run-store";
-import { NotFound, ValidationFailed } from "@/lib/errors";
+import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import { MAX_ALERT_CHANNELS, MAX_ALERT_RULES } from "@/lib/validation/alerts";
 import { serializeAlertChannel } from "@/lib/serializers/alerts";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
@@ -202,6 +203,23 @@ describe("channels", () => {
     expect(stored.configurationEncrypted).not.toContain("secret");
   });
 
+  it("a Slack channel turned into a webhook channel does not carry (and so show) its secret URL", async () => {
+    const secret = `${receiver.url}/services/T111/B111/YYYYsecretYYYY`;
+    const slack = await createAlertChannel(auth, { name: "slack to webhook", channel_type: "slack", url: secret });
+    for (const url of [undefined, "*************"]) {
+      await expect(updateAlertChannel(auth, slack.id, { channel_type: "webhook", ...(url ? { url } : {}) })).rejects.toThrow(/url.*secret and is not kept/);
+    }
+    const after = await getAlertChannel(workspaceId, slack.id);
+    expect(after.channelType).toBe("slack");
+    expect(JSON.stringify(serializeAlertChannel(after))).not.toContain("YYYYsecretYYYY");
+    // A new URL, or a type without a URL, is fine.
+    const hook = await updateAlertChannel(auth, slack.id, { channel_type: "webhook", url: `${receiver.url}/new` });
+    expect(serializeAlertChannel(hook).attributes).toMatchObject({ url: `${receiver.url}/new` });
+    const other = await createAlertChannel(auth, { name: "slack to email", channel_type: "slack", url: secret });
+    const mail = await updateAlertChannel(auth, other.id, { channel_type: "email", recipients: ["ops@example.com"] });
+    expect(JSON.stringify(serializeAlertChannel(mail))).not.toContain("YYYYsecretYYYY");
+  });
+
   it("the test button answers a receiver's refusal; the outbound policy holds when saved and when sent", async () => {
     receiver.status.set("/refuses", 500);
     const refusing = await createAlertChannel(auth, { name: "refusing", channel_type: "webhook", url: `${receiver.url}/refuses` });
@@ -228,6 +246,24 @@ describe("channels", () => {
     await expect(createAlertRule(auth, { name: "steal", condition: "run_failed", channel_ids: [foreign.id] })).rejects.toThrow(/not found in this workspace/);
     const theirRule = await createAlertRule(other.auth, { name: "theirs", condition: "run_failed", channel_ids: [foreign.id] });
     await expect(getAlertRule(workspaceId, theirRule.id)).rejects.toThrow(NotFound);
+  });
+});
+
+describe("limits", () => {
+  it("a workspace has at most MAX_ALERT_CHANNELS channels and MAX_ALERT_RULES rules, even when created all at once", async () => {
+    const flooder = await newMember("Member");
+    const channel = (i: number) => createAlertChannel(flooder.auth, { name: `c${i}`, channel_type: "email", recipients: ["ops@example.com"] });
+    const channels = await Promise.allSettled(Array.from({ length: MAX_ALERT_CHANNELS + 5 }, (_, i) => channel(i)));
+    expect(channels.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_ALERT_CHANNELS);
+    expect(channels.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : [])).every((e) => e instanceof Conflict)).toBe(true);
+    const first = channels.find((r) => r.status === "fulfilled")!.value;
+    const rule = (i: number) => createAlertRule(flooder.auth, { name: `r${i}`, condition: "run_failed", channel_ids: [first.id] });
+    const rules = await Promise.allSettled(Array.from({ length: MAX_ALERT_RULES + 5 }, (_, i) => rule(i)));
+    expect(rules.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_ALERT_RULES);
+    expect(rules.filter((r) => r.status === "rejected" && r.reason instanceof Conflict)).toHaveLength(5);
+    expect(await prisma().alertRule.count({ where: { workspaceId: flooder.workspaceId } })).toBe(MAX_ALERT_RULES);
+    // Other workspaces are not affected.
+    await createAlertRule(auth, { name: "room", condition: "run_failed", channel_ids: [(await createAlertChannel(auth, { name: "room", channel_type: "email", recipients: ["a@example.com"] })).id] });
   });
 });
 

@@ -12,10 +12,11 @@ import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
 import type { AlertChannel } from "@/lib/generated/prisma/client";
 import type { AlertChannelType } from "@/lib/generated/prisma/enums";
 import type { Page } from "@/lib/page";
-import type { CreateAlertChannelInput, UpdateAlertChannelInput } from "@/lib/validation/alerts";
+import { MAX_ALERT_CHANNELS, type CreateAlertChannelInput, type UpdateAlertChannelInput } from "@/lib/validation/alerts";
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
 import { inTransaction, type Tx } from "../transaction";
+import { assertRoomFor } from "./limits";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -72,6 +73,7 @@ export async function getAlertChannel(workspaceId: number, id: number, db: Tx = 
 export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput, db?: Tx): Promise<AlertChannel> {
   const config = await configFor(input.channel_type, input);
   return inTransaction(db, async (tx) => {
+    await assertRoomFor(tx, "channels", auth.workspaceId, MAX_ALERT_CHANNELS);
     const channel = await tx.alertChannel.create({
       data: { workspaceId: auth.workspaceId, name: input.name, channelType: input.channel_type, configurationEncrypted: encryptJson(config) },
     });
@@ -85,7 +87,12 @@ export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAl
   const stored = channelConfig(current);
   const type = input.channel_type ?? current.channelType;
   // The mask sent back (a form that shows it) keeps the stored URL; so does leaving url out.
-  const url = input.url === undefined || input.url === SECRET_MASK ? stored.url : input.url;
+  const keepsUrl = input.url === undefined || input.url === SECRET_MASK;
+  // A secret URL is never carried into a type that shows its URL: the answer would reveal it.
+  if (keepsUrl && stored.url && urlIsSecret(current.channelType) && type !== "email" && !urlIsSecret(type)) {
+    throw ValidationFailed.field("alert_channel.url", `is required when a ${current.channelType} channel becomes a ${type} channel: its stored URL is a secret and is not kept`);
+  }
+  const url = keepsUrl ? stored.url : input.url;
   const config = await configFor(type, { recipients: input.recipients === undefined ? stored.recipients : input.recipients, url });
   return inTransaction(db, async (tx) => {
     const channel = await tx.alertChannel.update({

@@ -4,10 +4,11 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Page } from "@/lib/page";
-import { thresholdProblem, THRESHOLD_UNITS, type CreateAlertRuleInput, type UpdateAlertRuleInput } from "@/lib/validation/alerts";
+import { MAX_ALERT_RULES, thresholdProblem, THRESHOLD_UNITS, type CreateAlertRuleInput, type UpdateAlertRuleInput } from "@/lib/validation/alerts";
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
 import { inTransaction, type Tx } from "../transaction";
+import { assertRoomFor } from "./limits";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -46,6 +47,7 @@ export type AlertRuleRow = Awaited<ReturnType<typeof getAlertRule>>;
 export async function createAlertRule(auth: Auth, input: CreateAlertRuleInput, db?: Tx): Promise<AlertRuleRow> {
   const channelIds = [...new Set(input.channel_ids)];
   return inTransaction(db, async (tx) => {
+    await assertRoomFor(tx, "rules", auth.workspaceId, MAX_ALERT_RULES);
     await checkReferences(tx, auth.workspaceId, input.sync_id ?? null, channelIds);
     const rule = await tx.alertRule.create({
       data: {
