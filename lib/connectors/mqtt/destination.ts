@@ -12,20 +12,17 @@ import {
   brokerCatalog,
   brokerTarget,
   ConnectionCache,
-  connectionFailed,
   describeTarget,
   guardedStream,
   messageBody,
   messageId,
   renderName,
-  sendEach,
   type BrokerConnection,
   type BrokerTarget,
   type SentMessage,
 } from "../shared/broker";
 import { optionalString, stringField } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
-import { secretValues } from "../shared/secrets";
 import { mqttDestinationDefinition } from "./definition";
 
 const SCHEMES = { plain: "mqtt", tls: "mqtts", port: 1883, tlsPort: 8883 };
@@ -142,25 +139,19 @@ async function publish(
 }
 
 async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
-  if (records.length === 0) return [];
   const s = settings(config);
-  let connection: MqttConnection;
-  try {
-    connection = await connections.get(config, () => open(s));
-  } catch (err) {
-    return connectionFailed(records, err, secretValues(config, mqttDestinationDefinition));
-  }
-  const inFlight = Math.max(1, Math.min(64, connection.receiveMaximum));
-  return sendEach(
+  return connections.sendAll(
     records,
     {
       definition: mqttDestinationDefinition,
       config,
+      open: () => open(s),
       timeoutMs: s.target.timeoutMs,
       what: "message",
-      inFlight,
+      // No more unacknowledged QoS 1 publishes than the broker's Receive Maximum allows.
+      inFlight: (connection) => Math.max(1, Math.min(64, connection.receiveMaximum)),
     },
-    (record, sent) => publish(s, connection, record, sent),
+    (connection, record, sent) => publish(s, connection, record, sent),
   );
 }
 

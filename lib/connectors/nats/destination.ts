@@ -14,19 +14,16 @@ import {
   brokerCatalog,
   brokerTarget,
   ConnectionCache,
-  connectionFailed,
   describeTarget,
   messageBody,
   messageId,
   renderName,
-  sendEach,
   type BrokerConnection,
   type BrokerTarget,
   type SentMessage,
 } from "../shared/broker";
 import { optionalString, stringField } from "../shared/config";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { secretValues } from "../shared/secrets";
 import { natsDestinationDefinition } from "./definition";
 
 const SCHEMES = { plain: "nats", tls: "tls", port: 4222, tlsPort: 4222 };
@@ -128,24 +125,18 @@ async function publish(
 }
 
 async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
-  if (records.length === 0) return [];
   const s = settings(config);
-  let connection: NatsOpen;
-  try {
-    connection = await connections.get(config, () => open(s));
-  } catch (err) {
-    return connectionFailed(records, err, secretValues(config, natsDestinationDefinition));
-  }
-  return sendEach(
+  return connections.sendAll(
     records,
     {
       definition: natsDestinationDefinition,
       config,
+      open: () => open(s),
       timeoutMs: s.target.timeoutMs + 1000,
       what: "message",
-      inFlight: 256,
+      inFlight: () => 256,
     },
-    (record, sent) => publish(s, connection, record, sent),
+    (connection, record, sent) => publish(s, connection, record, sent),
   );
 }
 

@@ -11,20 +11,17 @@ import {
   brokerCatalog,
   brokerTarget,
   ConnectionCache,
-  connectionFailed,
   describeTarget,
   guardedSocketOptions,
   messageBody,
   messageId,
   renderName,
-  sendEach,
   type BrokerConnection,
   type BrokerTarget,
   type SentMessage,
 } from "../shared/broker";
 import { stringField } from "../shared/config";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { secretValues } from "../shared/secrets";
 import { rabbitmqDestinationDefinition } from "./definition";
 
 const SCHEMES = { plain: "amqp", tls: "amqps", port: 5672, tlsPort: 5671 };
@@ -215,24 +212,18 @@ function publish(
 }
 
 async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
-  if (records.length === 0) return [];
   const s = settings(config);
-  let connection: RabbitConnection;
-  try {
-    connection = await connections.get(config, () => open(s));
-  } catch (err) {
-    return connectionFailed(records, err, secretValues(config, rabbitmqDestinationDefinition));
-  }
-  return sendEach(
+  return connections.sendAll(
     records,
     {
       definition: rabbitmqDestinationDefinition,
       config,
+      open: () => open(s),
       timeoutMs: s.target.timeoutMs,
       what: "message",
-      inFlight: 256,
+      inFlight: () => 256,
     },
-    (record, sent) => publish(s, connection, record, sent),
+    (connection, record, sent) => publish(s, connection, record, sent),
   );
 }
 

@@ -7,12 +7,10 @@ import {
   brokerCatalog,
   brokerTarget,
   ConnectionCache,
-  connectionFailed,
   describeTarget,
   guardedSocketOptions,
   messageFields,
   renderName,
-  sendEach,
   serverName,
   transientError,
   type BrokerConnection,
@@ -20,7 +18,6 @@ import {
 } from "../shared/broker";
 import { numberField, stringField } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
-import { secretValues } from "../shared/secrets";
 import { redisDestinationDefinition } from "./definition";
 
 const SCHEMES = { plain: "redis", tls: "rediss", port: 6379, tlsPort: 6379 };
@@ -151,31 +148,26 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
 function classify(err: unknown): unknown {
   if (err instanceof ConnectorError) return err;
   const ErrorReply = redisLib.loaded()?.ErrorReply;
-  if (ErrorReply && err instanceof ErrorReply) return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
+  if (ErrorReply && err instanceof ErrorReply)
+    return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
   return transientError(
     `The connection to Redis failed: ${err instanceof Error ? err.message : String(err)}`,
   );
 }
 
 async function write(config: Row, records: WriteRecord[]): Promise<WriteOutcome[]> {
-  if (records.length === 0) return [];
   const s = settings(config);
-  let connection: RedisConnection;
-  try {
-    connection = await connections.get(config, () => open(s));
-  } catch (err) {
-    return connectionFailed(records, err, secretValues(config, redisDestinationDefinition));
-  }
-  return sendEach(
+  return connections.sendAll(
     records,
     {
       definition: redisDestinationDefinition,
       config,
+      open: () => open(s),
       timeoutMs: s.target.timeoutMs,
       what: s.mode === "hash" ? "HSET" : "XADD",
-      inFlight: 256,
+      inFlight: () => 256,
     },
-    (record, sent) =>
+    (connection, record, sent) =>
       sendOne(s, connection.client, record, sent).catch((err: unknown) => Promise.reject(classify(err))),
   );
 }

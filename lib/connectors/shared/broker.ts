@@ -205,15 +205,18 @@ export function failed(
  * one outcome per record, from its own acknowledgement. `send` throws for a refusal; what it returns
  * is the broker's reply for the log. A connection that cannot be opened fails the batch, retryable.
  */
+/** How sendEach sends: the connector, its configuration, the ack timeout, concurrency, the log's word for one send. */
+export interface SendOptions {
+  definition: ConnectorDefinition;
+  config: Row;
+  timeoutMs: number;
+  inFlight?: number;
+  what: string;
+}
+
 export async function sendEach(
   records: WriteRecord[],
-  options: {
-    definition: ConnectorDefinition;
-    config: Row;
-    timeoutMs: number;
-    inFlight?: number;
-    what: string;
-  },
+  options: SendOptions,
   send: (record: WriteRecord, sent: (message: SentMessage) => void) => Promise<string>,
 ): Promise<WriteOutcome[]> {
   const secrets = secretValues(options.config, options.definition);
@@ -263,6 +266,28 @@ export class ConnectionCache<C extends BrokerConnection> {
       if (this.entries.get(key) === opening) this.entries.delete(key);
     });
     return opening;
+  }
+
+  /**
+   * A connector's write: each record sent over this configuration's connection (sendEach); when none
+   * can be opened, every record fails with the reason (retryable when transient).
+   */
+  async sendAll(
+    records: WriteRecord[],
+    options: Omit<SendOptions, "inFlight"> & { open: () => Promise<C>; inFlight?: (connection: C) => number },
+    send: (connection: C, record: WriteRecord, sent: (message: SentMessage) => void) => Promise<string>,
+  ): Promise<WriteOutcome[]> {
+    if (records.length === 0) return [];
+    const { open, inFlight, ...rest } = options;
+    let connection: C;
+    try {
+      connection = await this.get(options.config, open);
+    } catch (err) {
+      return connectionFailed(records, err, secretValues(options.config, options.definition));
+    }
+    return sendEach(records, { ...rest, inFlight: inFlight?.(connection) }, (record, sent) =>
+      send(connection, record, sent),
+    );
   }
 
   async close(config: Row): Promise<void> {
