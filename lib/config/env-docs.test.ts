@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENV_NAMES } from "./env";
-import { MARKERS, renderTable, RUNTIME_VARIABLES, section, TEST_VARIABLES } from "./env-docs";
+import { CLI_VARIABLES, MARKERS, renderTable, RUNTIME_VARIABLES, section, TEST_VARIABLES } from "./env-docs";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -34,10 +34,15 @@ describe("README environment tables", () => {
 
   it("show the test variables", () => {
     expect(section(README, MARKERS.test)).toBe(renderTable(TEST_VARIABLES));
+    expect(section(README, MARKERS.cli)).toBe(renderTable(CLI_VARIABLES));
   });
 
   it("cover every variable the code reads by name", () => {
-    const documented = new Set([...ENV_NAMES, ...TEST_VARIABLES.map((v) => v.name), ...NOT_OURS]);
+    const documented = new Set([
+      ...ENV_NAMES,
+      ...[...TEST_VARIABLES, ...CLI_VARIABLES].map((v) => v.name),
+      ...NOT_OURS,
+    ]);
     const read = new Map<string, string>();
     const dirs = ["app", "components", "lib", "scripts", "tests", "e2e", "bench"].map((d) =>
       path.join(ROOT, d),

@@ -22,7 +22,11 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     default: "`.data/test`",
     meaning: "files of vitest's embedded PostgreSQL (without `TEST_DATABASE_URL`)",
   },
-  { name: "TEST_EMBEDDED_PG_PORT", default: "a free port", meaning: "port of vitest's embedded PostgreSQL (the system picks a free one when unset)" },
+  {
+    name: "TEST_EMBEDDED_PG_PORT",
+    default: "a free port",
+    meaning: "port of vitest's embedded PostgreSQL (the system picks a free one when unset)",
+  },
   {
     name: "MARIADB_URL",
     default: "",
@@ -32,22 +36,26 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
   {
     name: "REDIS_URL",
     default: "`redis://127.0.0.1:6379`",
-    meaning: "Redis server of the Redis destination tests and the broker e2e spec (they write keys under a unique prefix and delete them)",
+    meaning:
+      "Redis server of the Redis destination tests and the broker e2e spec (they write keys under a unique prefix and delete them)",
   },
   {
     name: "AMQP_URL",
     default: "`amqp://guest:guest@127.0.0.1:5672`",
-    meaning: "RabbitMQ broker of the RabbitMQ destination tests and the broker e2e spec (they declare and delete their own exchange and queue)",
+    meaning:
+      "RabbitMQ broker of the RabbitMQ destination tests and the broker e2e spec (they declare and delete their own exchange and queue)",
   },
   {
     name: "NATS_URL",
     default: "`nats://127.0.0.1:4222`",
-    meaning: "NATS server with JetStream of the NATS destination tests and the broker e2e spec (they add and delete their own stream)",
+    meaning:
+      "NATS server with JetStream of the NATS destination tests and the broker e2e spec (they add and delete their own stream)",
   },
   {
     name: "MQTT_URL",
     default: "`mqtt://127.0.0.1:1883`",
-    meaning: "MQTT broker (Mosquitto) of the MQTT destination tests and the broker e2e spec (they publish under a unique topic prefix)",
+    meaning:
+      "MQTT broker (Mosquitto) of the MQTT destination tests and the broker e2e spec (they publish under a unique topic prefix)",
   },
   {
     name: "PG_TEST_HOST",
@@ -93,7 +101,11 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
       "`tests/ops/worker-kill.test.ts`: trials (a sync whose worker is killed mid-run, then finished and re-run)",
   },
   { name: "OPS_LANES", default: "`2`", meaning: "`tests/ops/worker-kill.test.ts`: trials run side by side" },
-  { name: "OPS_HTTP_ROWS", default: "`3000`", meaning: "`tests/ops/worker-kill-http.test.ts`: rows of the webhook sync whose worker is killed mid-run" },
+  {
+    name: "OPS_HTTP_ROWS",
+    default: "`3000`",
+    meaning: "`tests/ops/worker-kill-http.test.ts`: rows of the webhook sync whose worker is killed mid-run",
+  },
   {
     name: "OPS_SEED",
     default: "the clock",
@@ -103,6 +115,25 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     name: "BENCH_DATABASE_URL",
     default: "`TEST_DATABASE_URL`",
     meaning: "`npm run bench`: PostgreSQL server of the benchmarks' databases",
+  },
+];
+
+/** Read by the `datasync` CLI (scripts/datasync.ts) on the operator's machine, never by the server. */
+export const CLI_VARIABLES: DocumentedVariable[] = [
+  {
+    name: "DATASYNC_URL",
+    default: "",
+    meaning: "the server the CLI talks to, e.g. `https://datasync.example.com`",
+  },
+  {
+    name: "DATASYNC_TOKEN",
+    default: "",
+    meaning: "an API token (`POST /api/v1/api_tokens`) the CLI authenticates with",
+  },
+  {
+    name: "DATASYNC_WORKSPACE_ID",
+    default: "the token's",
+    meaning: "the workspace to act in (an API token is bound to one already)",
   },
 ];
 
@@ -134,6 +165,7 @@ export function renderTable(variables: DocumentedVariable[]): string {
 export const MARKERS = {
   runtime: ["<!-- env:runtime:start (npm run docs:env writes this table) -->", "<!-- env:runtime:end -->"],
   test: ["<!-- env:test:start (npm run docs:env writes this table) -->", "<!-- env:test:end -->"],
+  cli: ["<!-- env:cli:start (npm run docs:env writes this table) -->", "<!-- env:cli:end -->"],
 } as const;
 
 /** The text between a pair of markers, or undefined when they are missing. */
@@ -150,6 +182,7 @@ export function withTables(text: string): string {
   for (const [key, variables] of [
     ["runtime", RUNTIME_VARIABLES],
     ["test", TEST_VARIABLES],
+    ["cli", CLI_VARIABLES],
   ] as const) {
     const [start, end] = MARKERS[key];
     const from = out.indexOf(start);

@@ -11,6 +11,8 @@ const SYNC_NAMESPACE = 0x53594e43;
 const TEST_NAMESPACE = 0x54455354;
 /** 'TRIG': serialises triggers of one sync (scheduler, API, several web processes) so the active-run check holds. */
 const TRIGGER_NAMESPACE = 0x54524947;
+/** 'QDDL': creating pg-boss queues (DDL on its job table), one process at a time. */
+export const QUEUE_DDL_LOCK: LockKey = [0x5144444c, 1];
 /** Scheduler leadership and record pruning: one process at a time. */
 export const SCHEDULER_LOCK: LockKey = [0x53434844, 1];
 

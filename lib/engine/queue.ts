@@ -8,6 +8,7 @@ import "server-only";
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
+import { QUEUE_DDL_LOCK } from "./locks";
 import { engineSettings } from "./settings";
 
 export const RUN_QUEUE = "sync-run";
@@ -40,7 +41,7 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
     });
     boss.on("error", (err) => logger.warn({ err: err.message }, "queue error"));
     await boss.start();
-    await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, policy: "standard", retryLimit: 0, expireInSeconds: 23 * 3600 });
+    await ensureQueue(boss, { name: RUN_QUEUE, policy: "standard", retryLimit: 0, expireInSeconds: 23 * 3600 });
     state.boss = boss;
     return boss;
   })();
@@ -49,6 +50,27 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
   } catch (err) {
     state.bossStarting = undefined;
     throw err;
+  }
+}
+
+/**
+ * Creates a queue unless it exists. pg-boss makes each queue a partition of its job table (DDL with
+ * foreign keys); two processes creating queues at once deadlocked (workers starting together in
+ * tests/ops/worker-kill.test.ts), so creation is serialised across processes, and a process that
+ * finds the queue there does no DDL at all.
+ */
+export async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue): Promise<void> {
+  if (await boss.getQueue(queue.name)) return;
+  const client = await pgPool().connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1, $2)", QUEUE_DDL_LOCK);
+    try {
+      if (!(await boss.getQueue(queue.name))) await boss.createQueue(queue.name, queue);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1, $2)", QUEUE_DDL_LOCK);
+    }
+  } finally {
+    client.release();
   }
 }
 

@@ -3,7 +3,7 @@
 // ones) makes one attempt, never two.
 import "server-only";
 import type PgBoss from "pg-boss";
-import { getBoss } from "../queue";
+import { ensureQueue, getBoss } from "../queue";
 
 export const WEBHOOK_QUEUE = "webhook-delivery";
 
@@ -21,7 +21,7 @@ export async function webhookBoss(): Promise<PgBoss> {
   if (!ready.has(boss)) {
     // No pg-boss retries: a failed attempt schedules its own next one (deliver.ts), and the sweep
     // re-sends a job lost with a crashed worker.
-    await boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE, policy: "standard", retryLimit: 0, expireInSeconds: 15 * 60 });
+    await ensureQueue(boss, { name: WEBHOOK_QUEUE, policy: "standard", retryLimit: 0, expireInSeconds: 15 * 60 });
     ready.add(boss);
   }
   return boss;

@@ -6,7 +6,7 @@ import "server-only";
 import type PgBoss from "pg-boss";
 import { env } from "@/lib/config/env";
 import { pgPool } from "@/lib/db/client";
-import { getBoss } from "@/lib/engine/queue";
+import { ensureQueue, getBoss } from "@/lib/engine/queue";
 import { logger } from "@/lib/logger";
 import { deliverAlertEvent } from "./deliver";
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
@@ -22,7 +22,7 @@ const ready: WeakSet<PgBoss> = (globals.__datasyncAlertQueues ??= new WeakSet())
 async function alertBoss(): Promise<PgBoss> {
   const boss = await getBoss();
   if (ready.has(boss)) return boss;
-  await boss.createQueue(ALERT_QUEUE, {
+  await ensureQueue(boss, {
     name: ALERT_QUEUE,
     policy: "standard",
     retryLimit: 5,
