@@ -41,7 +41,12 @@ export async function getBoss(options: { supervise?: boolean } = {}): Promise<Pg
     });
     boss.on("error", (err) => logger.warn({ err: err.message }, "queue error"));
     await boss.start();
-    await ensureQueue(boss, { name: RUN_QUEUE, policy: "standard", retryLimit: 0, expireInSeconds: 23 * 3600 });
+    await ensureQueue(boss, {
+      name: RUN_QUEUE,
+      policy: "standard",
+      retryLimit: 0,
+      expireInSeconds: 23 * 3600,
+    });
     state.boss = boss;
     return boss;
   })();
@@ -78,9 +83,15 @@ export async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue): Promise<vo
  * Puts a run on the queue (`startAfterSeconds` to retry it a little later, `startAt` for a paused run
  * once its wait is over). The job names the run only.
  */
-export async function enqueueRun(runId: number, options: { startAfterSeconds?: number; startAt?: Date | null } = {}): Promise<void> {
+export async function enqueueRun(
+  runId: number,
+  options: { startAfterSeconds?: number; startAt?: Date | null } = {},
+): Promise<void> {
   const boss = await getBoss();
-  const startAfter = options.startAt && options.startAt.getTime() > Date.now() ? options.startAt : options.startAfterSeconds || undefined;
+  const startAfter =
+    options.startAt && options.startAt.getTime() > Date.now()
+      ? options.startAt
+      : options.startAfterSeconds || undefined;
   await boss.send(RUN_QUEUE, { runId } satisfies RunJob, startAfter ? { startAfter } : {});
 }
 
