@@ -1,7 +1,12 @@
 // Alerts: channels (email, Slack, webhook), rules on sync runs and the events they produced.
 import { z } from "zod";
 import { listSchema, pageQuery, paginated } from "@/lib/http/pagination";
-import { alertChannelSchema, alertEventSchema, alertRuleSchema, alertTestResultSchema } from "@/lib/serializers/alerts.schema";
+import {
+  alertChannelSchema,
+  alertEventSchema,
+  alertRuleSchema,
+  alertTestResultSchema,
+} from "@/lib/serializers/alerts.schema";
 import {
   createAlertChannelSchema,
   createAlertRuleSchema,
@@ -87,7 +92,9 @@ export const alerts = {
     params: byId,
     status: 200,
     response: alertTestResultSchema,
-    notes: "200 whatever the outcome: `status` is sent, logged (email without SMTP_URL) or failed, with the reason in `error`.",
+    errors: [429],
+    notes:
+      "200 whatever the outcome: `status` is sent, logged (email without SMTP_URL) or failed, with the reason in `error`. 429 (Retry-After) past 5 tests a minute in the workspace: a test mails every recipient of the channel.",
   }),
   listAlertRules: operation({
     operationId: "listAlertRules",
@@ -135,7 +142,8 @@ export const alerts = {
     body: updateAlertRuleSchema,
     status: 200,
     response: z.strictObject({ data: alertRuleSchema }),
-    notes: "Changing the condition, threshold or sync, or disabling the rule, starts it afresh (no resolved message for what it watched before).",
+    notes:
+      "Changing the condition, threshold or sync, or disabling the rule, starts it afresh (no resolved message for what it watched before).",
   }),
   deleteAlertRule: operation({
     operationId: "deleteAlertRule",

@@ -8,7 +8,7 @@ import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { pgPool, prisma } from "@/lib/db/client";
 import { stopBoss } from "@/lib/engine/queue";
 import { setRunStatus } from "@/lib/engine/run-store";
-import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import { Conflict, NotFound, RateLimited, ValidationFailed } from "@/lib/errors";
 import { MAX_ALERT_CHANNELS, MAX_ALERT_RULES } from "@/lib/validation/alerts";
 import { serializeAlertChannel } from "@/lib/serializers/alerts";
 import { newMember } from "@/tests/support/auth-fixtures";
@@ -17,7 +17,7 @@ import { bareSync } from "@/tests/support/sync-fixtures";
 import type { AuthContext } from "../auth-context";
 import { createAlertChannel, getAlertChannel, updateAlertChannel } from "./channels";
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
-import { listAlertEvents, testAlertChannel } from "./events";
+import { CHANNEL_TESTS_PER_MINUTE, listAlertEvents, testAlertChannel } from "./events";
 import { queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
 import { createAlertRule, getAlertRule } from "./rules";
 
@@ -264,6 +264,21 @@ describe("limits", () => {
     expect(await prisma().alertRule.count({ where: { workspaceId: flooder.workspaceId } })).toBe(MAX_ALERT_RULES);
     // Other workspaces are not affected.
     await createAlertRule(auth, { name: "room", condition: "run_failed", channel_ids: [(await createAlertChannel(auth, { name: "room", channel_type: "email", recipients: ["a@example.com"] })).id] });
+  });
+});
+
+describe("test messages", () => {
+  it("a workspace sends at most CHANNEL_TESTS_PER_MINUTE a minute, so the button cannot mail anyone at will", async () => {
+    const member = await newMember("Member");
+    const email = await createAlertChannel(member.auth, { name: "many", channel_type: "email", recipients: ["someone@example.com"] });
+    for (let i = 0; i < CHANNEL_TESTS_PER_MINUTE; i++) expect((await testAlertChannel(member.auth, email.id)).status).toMatch(/^(sent|logged)$/);
+    const refused = await testAlertChannel(member.auth, email.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimited);
+    expect((refused as RateLimited).headers).toEqual({ "Retry-After": "60" });
+    // Another workspace still may.
+    const other = await newMember("Member");
+    const theirs = await createAlertChannel(other.auth, { name: "theirs", channel_type: "email", recipients: ["someone@example.com"] });
+    expect((await testAlertChannel(other.auth, theirs.id)).status).toMatch(/^(sent|logged)$/);
   });
 });
 
