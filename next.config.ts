@@ -34,6 +34,7 @@ const nextConfig: NextConfig = {
     "nodemailer",
     "@duckdb/node-api",
     "@duckdb/node-bindings",
+    "esbuild",
   ],
   // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
   async redirects() {

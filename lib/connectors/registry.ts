@@ -25,7 +25,7 @@ import { mariadbSource } from "./mariadb/source";
 import { mariadbDestination } from "./mariadb/destination";
 import { slackDestination } from "./slack/destination";
 import { httpModelSource } from "./http-model/source";
-import { duckdbSource } from "./duckdb/source";
+import { duckdbSource } from "./duckdb/isolated";
 import { redisDestination } from "./redis/destination";
 import { rabbitmqDestination } from "./rabbitmq/destination";
 import { natsDestination } from "./nats/destination";

@@ -34,7 +34,8 @@ export const duckdbSourceDefinition: ConnectorDefinition = {
       memory_limit_mb: {
         type: "integer",
         title: "Memory limit (MiB)",
-        description: "Most memory DuckDB may use for one query (it fails the query beyond it; it never spills to disk).",
+        description:
+          "Most memory DuckDB may use for one query (it fails the query beyond it; it never spills to disk).",
         minimum: 64,
         // Per query: several runs at once must still fit in the server's memory.
         maximum: 1024,

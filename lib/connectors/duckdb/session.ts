@@ -38,7 +38,9 @@ export const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 export async function duckSettings(config: Row): Promise<DuckSettings> {
   const root = env.DUCKDB_DATA_DIR;
   if (!root) {
-    throw new ConnectorError("The DuckDB source is not enabled on this server: its operator sets DUCKDB_DATA_DIR to the directory that holds the workspaces' files.");
+    throw new ConnectorError(
+      "The DuckDB source is not enabled on this server: its operator sets DUCKDB_DATA_DIR to the directory that holds the workspaces' files.",
+    );
   }
   const workspaceId = scopedWorkspaceId(config);
   if (workspaceId === undefined) throw new ConnectorError("The DuckDB source runs only for a workspace.");
@@ -47,7 +49,9 @@ export async function duckSettings(config: Row): Promise<DuckSettings> {
   try {
     dir = await realpath(path.join(root, name));
   } catch {
-    throw new ConnectorError(`This workspace has no data directory yet: the server's operator creates ${name} in DUCKDB_DATA_DIR and puts the files there.`);
+    throw new ConnectorError(
+      `This workspace has no data directory yet: the server's operator creates ${name} in DUCKDB_DATA_DIR and puts the files there.`,
+    );
   }
   const queryTimeout = typeof config.query_timeout === "number" ? config.query_timeout : 60;
   const memory = typeof config.memory_limit_mb === "number" ? config.memory_limit_mb : 256;
@@ -63,9 +67,13 @@ export async function duckSettings(config: Row): Promise<DuckSettings> {
 /** `file` inside `dir`: relative, no `..`, no link out of it, a regular file. */
 async function databaseFile(dir: string, file: string): Promise<string> {
   if (path.isAbsolute(file) || file.split(/[\\/]/).includes("..") || file.includes("\0")) {
-    throw new ConnectorError("database_file must be a path inside the workspace's data directory, relative to it, without `..`.");
+    throw new ConnectorError(
+      "database_file must be a path inside the workspace's data directory, relative to it, without `..`.",
+    );
   }
-  const missing = new ConnectorError(`database_file: there is no file "${file}" in the workspace's data directory.`);
+  const missing = new ConnectorError(
+    `database_file: there is no file "${file}" in the workspace's data directory.`,
+  );
   const real = await realpath(path.join(dir, file)).catch(() => {
     throw missing;
   });
@@ -122,14 +130,20 @@ export async function openSession(s: DuckSettings): Promise<DuckSession> {
   try {
     await conn.run("SET TimeZone = 'UTC'").catch(() => undefined);
     if (s.databaseFile) {
-      await conn.run(`ATTACH ${quoteText(s.databaseFile)} AS ${ATTACHED} (READ_ONLY)`).catch((err: unknown) => {
-        throw new ConnectorError(`database_file could not be opened as a DuckDB database: ${describeDuckError(err, s)}`);
-      });
+      await conn
+        .run(`ATTACH ${quoteText(s.databaseFile)} AS ${ATTACHED} (READ_ONLY)`)
+        .catch((err: unknown) => {
+          throw new ConnectorError(
+            `database_file could not be opened as a DuckDB database: ${describeDuckError(err, s)}`,
+          );
+        });
     }
     const files = await dataFiles(s.dir);
     for (const f of files) {
       // A file DuckDB cannot read is left out rather than failing every query of the directory.
-      await conn.run(`CREATE VIEW memory.main.${quoteIdent(f)} AS SELECT * FROM ${quoteText(path.join(s.dir, f))}`).catch(() => undefined);
+      await conn
+        .run(`CREATE VIEW memory.main.${quoteIdent(f)} AS SELECT * FROM ${quoteText(path.join(s.dir, f))}`)
+        .catch(() => undefined);
     }
     const searchPath = s.databaseFile ? `${ATTACHED}.main,memory.main` : "memory.main";
     await conn.run(`SET search_path = ${quoteText(searchPath)}`);
@@ -144,7 +158,10 @@ export async function openSession(s: DuckSettings): Promise<DuckSession> {
 }
 
 /** Runs `work` on a fresh session and closes it, whatever happens. */
-export async function withSession<T>(config: Row, work: (session: DuckSession, s: DuckSettings) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  config: Row,
+  work: (session: DuckSession, s: DuckSettings) => Promise<T>,
+): Promise<T> {
   const s = await duckSettings(config);
   const session = await openSession(s).catch((err: unknown) => {
     throw err instanceof ConnectorError ? err : new ConnectorError(describeDuckError(err, s));
@@ -164,17 +181,25 @@ export async function assertSelect(conn: DuckDBConnection, sql: string, s: DuckS
   let type: StatementType;
   try {
     const statements = await conn.extractStatements(sql);
-    if (statements.count !== 1) throw new ConnectorError("The query must be a single statement: remove the `;` and everything after it.");
+    if (statements.count !== 1)
+      throw new ConnectorError(
+        "The query must be a single statement: remove the `;` and everything after it.",
+      );
     type = (await statements.prepare(0)).statementType;
   } catch (err) {
     if (err instanceof ConnectorError) throw err;
     throw new ConnectorError(describeDuckError(err, s));
   }
-  if (type !== (await duckdbLib.load()).StatementType.SELECT) throw new ConnectorError("The query must be a SELECT statement: models only read rows.");
+  if (type !== (await duckdbLib.load()).StatementType.SELECT)
+    throw new ConnectorError("The query must be a SELECT statement: models only read rows.");
 }
 
 /** Runs `work`, interrupting the connection when it takes longer than the query timeout. */
-export async function withTimeout<T>(conn: DuckDBConnection, s: DuckSettings, work: () => Promise<T>): Promise<T> {
+export async function withTimeout<T>(
+  conn: DuckDBConnection,
+  s: DuckSettings,
+  work: () => Promise<T>,
+): Promise<T> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -183,7 +208,10 @@ export async function withTimeout<T>(conn: DuckDBConnection, s: DuckSettings, wo
   try {
     return await work();
   } catch (err) {
-    if (timedOut) throw new ConnectorError(`The query took longer than its timeout of ${s.queryTimeoutMs / 1000} s and was stopped.`);
+    if (timedOut)
+      throw new ConnectorError(
+        `The query took longer than its timeout of ${s.queryTimeoutMs / 1000} s and was stopped.`,
+      );
     throw err;
   } finally {
     clearTimeout(timer);

@@ -1,8 +1,9 @@
-// DuckDB source: model queries over the workspace's Parquet, CSV and JSON files (each a view named
-// by its path, e.g. "people.csv") and, optionally, a DuckDB database of that directory opened
-// read-only. Every operation runs in its own locked-down session (session.ts). Rows stream in
-// DuckDB's chunks; a fingerprinted read has DuckDB hash each row (md5 of the seed and the row's
-// JSON, vectorised on its threads) and parses only the rows the engine asks for.
+// DuckDB source, as run inside its child process (isolated.ts runs it there under a memory limit):
+// model queries over the workspace's Parquet, CSV and JSON files (each a view named by its path,
+// e.g. "people.csv") and, optionally, a DuckDB database of that directory opened read-only. Every
+// operation runs in its own locked-down session (session.ts). Rows stream in DuckDB's chunks; a
+// fingerprinted read has DuckDB hash each row (md5 of the seed and the row's JSON, vectorised on its
+// threads) and parses only the rows asked for.
 import type { DuckDBDataChunk, DuckDBResult } from "@duckdb/node-api";
 import type {
   Catalog,
@@ -49,7 +50,10 @@ async function check(config: Row): Promise<CheckResult> {
       withSession(config, async ({ conn, files, attached }) => {
         const version = (await conn.runAndReadAll("SELECT version() AS v")).getRowObjectsJson()[0].v;
         const what = `${files.length} data file${files.length === 1 ? "" : "s"}${attached ? " and the database file, read-only" : ""}`;
-        return { ok: true, details: `Connected to DuckDB ${String(version)}: ${what} in the workspace's data directory.` };
+        return {
+          ok: true,
+          details: `Connected to DuckDB ${String(version)}: ${what} in the workspace's data directory.`,
+        };
       }),
     (err) => describeDuckError(err),
   );
@@ -70,12 +74,18 @@ async function discover(config: Row): Promise<Catalog> {
           SELECT database_name AS db, schema_name AS sch, table_name AS tbl, constraint_column_names AS cols
             FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'`)
       ).getRowObjectsJson();
-      const nameOf = (r: Record<string, unknown>) => (r.sch === "main" ? String(r.tbl) : `${String(r.sch)}.${String(r.tbl)}`);
+      const nameOf = (r: Record<string, unknown>) =>
+        r.sch === "main" ? String(r.tbl) : `${String(r.sch)}.${String(r.tbl)}`;
       const tables = new Map<string, TableInfo>();
       for (const c of columns) {
         const name = nameOf(c);
         const table = tables.get(name) ?? { name, columns: [], primaryKey: [] };
-        table.columns.push({ name: String(c.col), type: String(c.type), nullable: c.nullable === "YES", hasDefault: false });
+        table.columns.push({
+          name: String(c.col),
+          type: String(c.type),
+          nullable: c.nullable === "YES",
+          hasDefault: false,
+        });
         tables.set(name, table);
       }
       for (const k of keys) {
@@ -96,7 +106,9 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
   return withSession(config, ({ conn }, s) =>
     described(s, async () => {
       await assertSelect(conn, sql, s);
-      const result = await withTimeout(conn, s, () => conn.run(`${select} LIMIT ${Math.max(0, Math.floor(limit))}`));
+      const result = await withTimeout(conn, s, () =>
+        conn.run(`${select} LIMIT ${Math.max(0, Math.floor(limit))}`),
+      );
       const chunks = await withTimeout(conn, s, () => result.fetchAllChunks());
       const names = result.deduplicatedColumnNames();
       const types = result.columnTypes();
@@ -115,11 +127,17 @@ async function readStatement(session: DuckSession, options: ReadOptions, seed?: 
   if (options.cursorField) {
     const prepared = await session.conn.prepare(`${select} LIMIT 0`);
     let type: string | undefined;
-    for (let i = 0; i < prepared.columnCount; i++) if (prepared.columnName(i) === options.cursorField) type = prepared.columnType(i).toString();
-    if (!type) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
+    for (let i = 0; i < prepared.columnCount; i++)
+      if (prepared.columnName(i) === options.cursorField) type = prepared.columnType(i).toString();
+    if (!type)
+      throw new ConnectorError(
+        `The cursor field "${options.cursorField}" is not a column of the model's query.`,
+      );
     const cursor = `q.${quoteIdent(options.cursorField)}`;
     const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
-    const from = hasValue ? ` WHERE ${cursor} >= CAST('${String(options.cursorValue).replace(/'/g, "''")}' AS ${type})` : "";
+    const from = hasValue
+      ? ` WHERE ${cursor} >= CAST('${String(options.cursorValue).replace(/'/g, "''")}' AS ${type})`
+      : "";
     select = `SELECT q.* FROM ${subquery(select)} AS q${from} ORDER BY ${cursor}`;
   }
   if (seed === undefined) return select;
@@ -129,7 +147,12 @@ async function readStatement(session: DuckSession, options: ReadOptions, seed?: 
 const FINGERPRINT = "__datasync_fingerprint";
 
 /** The chunks of `sql`, each fetch bounded by the query timeout and stopped by the signal. */
-async function* chunksOf(session: DuckSession, s: DuckSettings, sql: string, signal?: AbortSignal): AsyncGenerator<{ chunk: DuckDBDataChunk; result: DuckDBResult }> {
+async function* chunksOf(
+  session: DuckSession,
+  s: DuckSettings,
+  sql: string,
+  signal?: AbortSignal,
+): AsyncGenerator<{ chunk: DuckDBDataChunk; result: DuckDBResult }> {
   const stop = () => session.conn.interrupt();
   signal?.addEventListener("abort", stop);
   try {
@@ -186,7 +209,10 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
 }
 
 /** Rows of read(), hashed by DuckDB; a row is parsed only when the engine asks for it. */
-async function* readFingerprinted(config: Row, options: ReadOptions & { fingerprint: FingerprintOptions }): AsyncGenerator<FingerprintedBatch> {
+async function* readFingerprinted(
+  config: Row,
+  options: ReadOptions & { fingerprint: FingerprintOptions },
+): AsyncGenerator<FingerprintedBatch> {
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   const { seed, primaryKey } = options.fingerprint;
   let rows: { chunk: DuckDBDataChunk; reader: ColumnReader; index: number }[] = [];
@@ -221,12 +247,16 @@ async function* readFingerprinted(config: Row, options: ReadOptions & { fingerpr
   if (rows.length > 0) yield batch();
 }
 
-export const duckdbSource: SourceConnector = {
+/**
+ * The connector run in this process: what the DuckDB child process (child-main.ts) runs. The server
+ * uses isolated.ts, which runs it in that child under a memory limit.
+ */
+export const duckdbInProcess = {
   definition: duckdbSourceDefinition,
   check,
   discover,
   query,
-  checkQuery: (sql) => void modelSelect(sql, "postgresql"),
+  checkQuery: (sql: string) => void modelSelect(sql, "postgresql"),
   read,
   readFingerprinted,
-};
+} satisfies SourceConnector;
