@@ -67,7 +67,9 @@ class Child {
       if (stderr.length < 4000) stderr += d.toString();
     });
     this.proc.on("message", (reply: ChildReply) => this.push(reply));
-    this.proc.on("exit", (code, sig) => {
+    // "close", not "exit": it comes after the last IPC message and the whole of stderr (which the
+    // out-of-memory sentence is read from); "exit" may come before either.
+    this.proc.on("close", (code, sig) => {
       // A clean exit after its answer adds nothing; otherwise whatever is still awaited fails.
       const lastLine = stderr.trim().split("\n").pop() ?? "";
       this.exited = {
