@@ -108,17 +108,18 @@ async function seed(url: string, records: number, sourceUrl: string): Promise<{ 
     );
     const runId = r[0].id;
     await c.query(
-      `INSERT INTO sync_records (sync_id, sync_run_id, primary_key, record, status, action, created_at, updated_at)
-       SELECT $1, $2, i::text,
-              jsonb_build_object('id', i, 'state', 'CA', 'last_name', 'Smith', 'first_name', 'Ada', 'phone_number', 5550000000 + i,
-                                 'email_address', 'customer' || i || '@example.com', 'updated_at', '2026-01-01T00:00:00.000Z'),
-              'success', 'destination_insert', now(), now()
-       FROM generate_series(1, $3::int) AS i`,
+      // Blocks of 1000 records, as the engine writes them (lib/engine/records/format.ts; code A: success, insert).
+      `INSERT INTO sync_record_blocks (sync_id, sync_run_id, size, failed, codes, keys, rows, created_at)
+       SELECT $1, $2, count(*), 0, repeat('A', count(*)::int), string_agg(i::text, E'\\n' ORDER BY i),
+              string_agg('j' || jsonb_build_object('id', i, 'state', 'CA', 'last_name', 'Smith', 'first_name', 'Ada', 'phone_number', 5550000000 + i,
+                                 'email_address', 'customer' || i || '@example.com', 'updated_at', '2026-01-01T00:00:00.000Z')::text, E'\\n' ORDER BY i),
+              now()
+       FROM generate_series(1, $3::int) AS i GROUP BY (i - 1) / 1000 ORDER BY (i - 1) / 1000`,
       [syncId, runId, records],
     );
     await c.query("VACUUM ANALYZE syncs");
     await c.query("VACUUM ANALYZE sync_runs");
-    await c.query("VACUUM ANALYZE sync_records");
+    await c.query("VACUUM ANALYZE sync_record_blocks");
     return { workspaceId, syncId, runId };
   });
 }

@@ -73,7 +73,7 @@ export async function measuredRun(ctx: BenchContext, label: string, run: () => P
 async function bookkeepingBytes(ctx: BenchContext): Promise<number> {
   const [{ bytes }] = await query<{ bytes: string }>(
     ctx.appUrl,
-    "SELECT (pg_total_relation_size('sync_records') + pg_total_relation_size('sync_states'))::text AS bytes",
+    "SELECT (pg_total_relation_size('sync_record_blocks') + pg_total_relation_size('sync_states'))::text AS bytes",
   );
   return Number(bytes);
 }
@@ -174,7 +174,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
     name: "application database growth per synced row",
     value: bookkeeping / n,
     unit: "B",
-    note: "sync_records + sync_states with their indexes, after the full sync",
+    note: "sync_record_blocks + sync_states with their indexes, after the full sync",
   });
   report.add({ section: "sync", name: "full sync throughput", value: n / fullS, unit: "rows/s", baseline: { name: "COPY", value: n / copyBase.value, unit: "rows/s" } });
   report.note(`full sync time by phase (summed over concurrent batches): ${phases(full)}; queue pick-up ${fmt(full.queued_ms / 1000, "s")} (not counted)`);

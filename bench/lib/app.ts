@@ -138,7 +138,7 @@ export async function runSync(
       const wall_ms = performance.now() - started;
       if (row.status !== "success") {
         const { rows: errors } = await pgPool().query<{ error: string; n: number }>(
-          "SELECT error, count(*)::int AS n FROM sync_records WHERE sync_run_id = $1 AND status = 'failed' GROUP BY error ORDER BY n DESC LIMIT 3",
+          "SELECT error, count(*)::int AS n FROM sync_record_rows WHERE sync_run_id = $1 AND status = 'failed' GROUP BY error ORDER BY n DESC LIMIT 3",
           [run.id],
         );
         const sample = errors.map((e) => `\n  ${e.n} × ${e.error}`).join("");

@@ -9,9 +9,9 @@ export type ReadBatch = Row[] | FingerprintedBatch;
 /** A row on its way through one batch. */
 export interface Item {
   key: string;
-  /** JSON of the source row: fingerprinted and stored as the record (sync_records.record)... */
+  /** JSON of the source row: fingerprinted and stored as the record (lib/engine/records/format.ts)... */
   json?: string;
-  /** ...or the row as its source's COPY text line (pass-through), stored as sync_records.row_text. */
+  /** ...or the row as its source's COPY text line (pass-through), stored as such. */
   line?: string;
   fingerprint: string;
   /**

@@ -47,7 +47,7 @@ afterAll(async () => {
 async function leftovers(syncId: number, runId: number) {
   const [row] = await sql<{ records: number; states: number }>(
     process.env.DATABASE_URL as string,
-    `SELECT (SELECT count(*)::int FROM sync_records WHERE sync_run_id = $2) AS records,
+    `SELECT (SELECT count(*)::int FROM sync_record_rows WHERE sync_run_id = $2) AS records,
             (SELECT count(*)::int FROM sync_states WHERE sync_id = $1) AS states`,
     [syncId, runId],
   );

@@ -70,7 +70,7 @@ describe("null_policy skip through a run", () => {
       const { run, records } = await syncOnce({ connectorName: "Postgresql", config: pgConnectorConfig(destination.url), table: "people" });
       // Pass-through would have written the null: its records would be COPY lines, read with record_columns.
       expect(run.recordColumns).toBeNull();
-      expect(records.every((r) => r.rowText === null && r.status === "success")).toBe(true);
+      expect(records.every((r) => r.status === "success")).toBe(true);
       expect(await sql(destination.url, "SELECT id, name, email, score FROM people ORDER BY id")).toEqual(ids.map(expected));
     } finally {
       await destination.drop();

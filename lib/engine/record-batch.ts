@@ -1,10 +1,9 @@
-// Record: one transaction per batch with its records (COPY), the new change-tracking states
+// Record: one transaction per batch with its records (blocks, lib/records), the new change-tracking states
 // (accepted rows only) and the run's counters. Later batches may commit first; a crash in between
 // only means re-reading rows already recorded. After the commit: the cursor, memory, and the run's
 // first in_progress.
 import "server-only";
-import type { PoolClient } from "pg";
-import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { writeRecordBlocks } from "@/lib/engine/records/write";
 import type { Item, Outcome } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
 import { relieveMemoryPressure } from "./memory";
@@ -77,7 +76,7 @@ export class BatchRecorder {
                 attempt.stop("canceled");
                 throw new StopSignal("canceled");
               }
-              await copyRecords(client, sync.id, run.id, outcomes);
+              await writeRecordBlocks(client, sync.id, run.id, outcomes);
               if (this.options.states !== "none") {
                 // An insert-mode skip means the key is in the destination; an update-mode skip that it is not.
                 const skipsPresent = sync.writeMode === "insert";
@@ -97,28 +96,4 @@ export class BatchRecorder {
       await setRunStatus(attempt.pool, run.id, "in_progress");
     }
   }
-}
-
-/**
- * COPY is the cheapest way in; no conflict is possible: rows this run already recorded are
- * classified "d" and never reach this point again, and only the lock holder records.
- */
-async function copyRecords(client: PoolClient, syncId: number, runId: number, outcomes: Outcome[]): Promise<void> {
-  // Binary COPY: a record's row goes in as its bytes, with no escaping on either side.
-  const input = new BinaryCopyInput();
-  for (const o of outcomes) {
-    const { key, json, line, action } = o.item;
-    input
-      .row(9)
-      .int4(syncId)
-      .int4(runId)
-      .text(key)
-      .text(json)
-      .text(line)
-      .text(o.skipped ? "skipped" : o.ok ? "success" : "failed")
-      .text(action)
-      .text(o.error)
-      .jsonb(o.log === undefined ? undefined : JSON.stringify(o.log));
-  }
-  await input.copy(client, "COPY sync_records (sync_id, sync_run_id, primary_key, record, row_text, status, action, error, logs) FROM STDIN");
 }

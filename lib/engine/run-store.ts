@@ -6,6 +6,7 @@ import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { codesOtherThan } from "@/lib/engine/records/format";
 import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
@@ -202,15 +203,15 @@ export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
   const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
     `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = c.skipped, duplicate_rows = 0,
        total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
-     -- Skipped as already delivered (its idempotency key in the ledger) counts as delivered; skipped
-     -- by the write mode counts as skipped.
-     FROM (SELECT count(*)::int AS total,
-                  count(*) FILTER (WHERE status = 'success' OR (status = 'skipped' AND starts_with(error, $2)))::int AS ok,
-                  count(*) FILTER (WHERE status = 'failed')::int AS failed,
-                  count(*) FILTER (WHERE status = 'skipped' AND NOT starts_with(coalesce(error, ''), $2))::int AS skipped
-           FROM sync_records WHERE sync_run_id = $1) c
+     -- Counted from the blocks' codes (lib/engine/records/format.ts): translate() deletes the codes of the
+     -- other outcomes. Skipped as already delivered counts as delivered, as the engine counts it.
+     FROM (SELECT coalesce(sum(b.size), 0)::int AS total,
+                  coalesce(sum(length(translate(b.codes, $2, ''))), 0)::int AS ok,
+                  coalesce(sum(b.failed), 0)::int AS failed,
+                  coalesce(sum(length(translate(b.codes, $3, ''))), 0)::int AS skipped
+           FROM sync_record_blocks b WHERE b.sync_run_id = $1) c
      WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows, r.failed_rows`,
-    [runId, ALREADY_DELIVERED],
+    [runId, codesOtherThan(["success", "delivered"]), codesOtherThan(["skipped"])],
   );
   return totalsOf(rows[0]);
 }

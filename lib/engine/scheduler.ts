@@ -45,19 +45,20 @@ export function recordRetentionDays(): number {
   return engineSettings.recordRetentionDays;
 }
 
-/** Deletes records of runs finished before the retention window, in chunks; returns how many. */
+/** Deletes records of runs finished before the retention window, in chunks of blocks; returns how many records. */
 export async function pruneSyncRecords(options: { now?: Date; retentionDays?: number } = {}): Promise<number> {
   const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
   let total = 0;
   for (;;) {
-    const { rowCount } = await pgPool().query(
-      `DELETE FROM sync_records WHERE (sync_run_id, id) IN (
-         SELECT rec.sync_run_id, rec.id FROM sync_records rec JOIN sync_runs r ON r.id = rec.sync_run_id
-         WHERE r.finished_at < $1 LIMIT 10000)`,
+    const { rows } = await pgPool().query<{ size: number }>(
+      `DELETE FROM sync_record_blocks WHERE (sync_run_id, first_id) IN (
+         SELECT b.sync_run_id, b.first_id FROM sync_record_blocks b JOIN sync_runs r ON r.id = b.sync_run_id
+         WHERE r.finished_at < $1 LIMIT 100)
+       RETURNING size`,
       [cutoff],
     );
-    total += rowCount ?? 0;
-    if (!rowCount) return total;
+    if (rows.length === 0) return total;
+    for (const r of rows) total += r.size;
   }
 }
 

@@ -21,7 +21,7 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
   if (attempt.resumed) {
     // A test run sends one row and records it with its counters in one transaction: if an
     // interrupted attempt got that far, the run is done; sampling again could send a second row.
-    const { rowCount } = await pool.query("SELECT 1 FROM sync_records WHERE sync_run_id = $1 LIMIT 1", [ctx.run.id]);
+    const { rowCount } = await pool.query("SELECT 1 FROM sync_record_blocks WHERE sync_run_id = $1 LIMIT 1", [ctx.run.id]);
     if (rowCount) return;
   }
   const started = performance.now();

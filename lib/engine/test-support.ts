@@ -10,7 +10,8 @@ import { prisma } from "@/lib/db/client";
 import { toJsonColumn } from "@/lib/db/json";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import { pgConnectorConfig } from "@/tests/support/pg-connector";
-import { decodeRecordText } from "./pass-through/record-columns";
+import { allRecords } from "@/tests/support/record-blocks";
+import type { SyncRecord } from "@/lib/engine/records/types";
 
 /**
  * The secrets a spawned worker needs to read what this test process encrypted: this process's own
@@ -158,12 +159,9 @@ export function catalogOf(stream: Stream, rate: Partial<Omit<Catalog, "streams">
 }
 
 /** A run's records as the API reads them: a record kept as COPY text (pass-through) is decoded. */
-export async function runRecords(runId: number) {
-  const [run, records] = await Promise.all([
-    prisma().syncRun.findUniqueOrThrow({ where: { id: runId }, select: { recordColumns: true } }),
-    prisma().syncRecord.findMany({ where: { syncRunId: runId }, orderBy: { id: "asc" } }),
-  ]);
-  return records.map((r) => ({ ...r, record: r.record ?? (r.rowText === null ? null : (decodeRecordText(r.rowText, run.recordColumns) as Prisma.JsonValue)) }));
+export async function runRecords(runId: number): Promise<SyncRecord[]> {
+  const run = await prisma().syncRun.findUniqueOrThrow({ where: { id: runId }, select: { recordColumns: true } });
+  return allRecords(runId, run.recordColumns);
 }
 
 export async function reloadRun(runId: number): Promise<SyncRun> {

@@ -12,6 +12,7 @@ import {
   createPeople,
   pgConnectorConfig,
   reloadRun,
+  runRecords,
   sql,
   spawnWorker,
   stopWorker,
@@ -167,7 +168,7 @@ describe("workers stopped mid-run", () => {
       expect(done).toMatchObject({ status: "success", attempts: 2, error: null, successfulRows: 30_000, failedRows: 0, totalRows: 30_000 });
       expect(done.totalQueryRows).toBe(30_000);
 
-      const records = await prisma().syncRecord.findMany({ where: { syncRunId: run.id }, select: { primaryKey: true, status: true } });
+      const records = await runRecords(run.id);
       expect(records).toHaveLength(30_000);
       expect(new Set(records.map((r) => r.primaryKey)).size).toBe(30_000);
       expect(records.every((r) => r.status === "success")).toBe(true);

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { listDefinitions } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
-import type { Catalog, Connector, Role, SyncRecord, SyncRun } from "@/lib/generated/prisma/client";
+import type { Catalog, Connector, Role, SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncRecord } from "@/lib/engine/records/types";
 import type { SyncView } from "@/lib/services/syncs";
 import { catalogRecordSchema, catalogSchema } from "./catalogs.schema";
 import { serializeCatalog, serializeCatalogRecord } from "./catalogs";
@@ -96,7 +97,6 @@ describe("serializers answer what their schemas say", () => {
       syncRunId: 7,
       primaryKey: "42",
       record: { email: "a@example.com" },
-      rowText: null,
       status: "failed",
       action: "destination_insert",
       error: "refused",

@@ -3,7 +3,7 @@
 // log, or for a row a SQL destination accepted, one derived from the record and the run's write
 // target (lib/engine/record-logs.ts), which states only what those establish.
 import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
-import type { SyncRecord } from "@/lib/generated/prisma/client";
+import type { SyncRecord } from "@/lib/engine/records/types";
 import { iso, resource } from "./resource";
 import type { SyncRecordDetail } from "@/lib/services/sync-record-detail";
 import type { SyncRecordAttributes, SyncRecordDetailAttributes, SyncRecordDetailResource, SyncRecordResource } from "./sync-records.schema";

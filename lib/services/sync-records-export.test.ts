@@ -1,12 +1,12 @@
-// The CSV export streams a run's records a page at a time: a large run comes out whole, filtered,
+// The CSV export streams a run's records a few blocks at a time: a large run comes out whole, filtered,
 // without the process holding the run in memory.
 import { beforeAll, describe, expect, it } from "vitest";
 import { encryptJson } from "@/lib/crypto/encryption";
-import { prisma, queryRows } from "@/lib/db/client";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { prisma } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
+import { seedRecords } from "@/tests/support/record-blocks";
 import { exportSyncRecords } from "./sync-records-export";
 
 useTestDatabase();
@@ -31,14 +31,19 @@ beforeAll(async () => {
   syncId = sync.id;
   runId = (await prisma().syncRun.create({ data: { workspaceId: ws, syncId, status: "success", finishedAt: new Date() } })).id;
   // Every tenth record failed, its error a formula.
-  await queryRows(Prisma.sql`
-    INSERT INTO sync_records (sync_id, sync_run_id, primary_key, record, status, action, error)
-    SELECT ${syncId}, ${runId}, g::text, json_build_object('id', g, 'email', 'u' || g || '@example.com'),
-           (CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'success' END)::sync_record_status, 'destination_insert',
-           CASE WHEN g % 10 = 0 THEN '=HYPERLINK("http://evil")' END
-      FROM generate_series(1, ${ROWS}) g
-    RETURNING 1`).catch(async () => undefined);
-  expect(await prisma().syncRecord.count({ where: { syncRunId: runId } })).toBe(ROWS);
+  await seedRecords(
+    syncId,
+    runId,
+    Array.from({ length: ROWS }, (_, i) => ({
+      key: String(i + 1),
+      record: { id: i + 1, email: `u${i + 1}@example.com` },
+      action: "destination_insert" as const,
+      outcome: (i + 1) % 10 === 0 ? ("failed" as const) : ("success" as const),
+      error: (i + 1) % 10 === 0 ? '=HYPERLINK("http://evil")' : undefined,
+    })),
+    5000,
+  );
+  expect((await prisma().syncRecordBlock.aggregate({ where: { syncRunId: runId }, _sum: { size: true } }))._sum.size).toBe(ROWS);
 }, 120_000);
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ lines: number; first: string[]; peakHeapMb: number }> {

@@ -1,26 +1,39 @@
-// listSyncRecords reads the run and its page in one SQL statement; these tests hold it to what
-// Prisma says about the same records, and to the 404s and totals of the API contract. The runs of
+// listSyncRecords pages through a run's record blocks (lib/records); these tests hold it to a plain
+// filter over every record of the run, and to the 404s and totals of the API contract. The runs of
 // a sync (listSyncRuns, getSyncRun) check the sync in the same query; their 404s are here too.
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
-import type { Prisma, SyncRecordAction, SyncRecordStatus, SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncRecordAction, SyncRun } from "@/lib/generated/prisma/client";
 import { parsePage } from "@/lib/http/pagination";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
+import { allRecords, seedRecords, type SeedRecord } from "@/tests/support/record-blocks";
 import { bareSync } from "@/tests/support/sync-fixtures";
 import { listSyncRecords } from "./sync-records";
 import { getSyncRun, listSyncRuns } from "./sync-runs";
 
 useTestDatabase();
 
-const STATUSES: SyncRecordStatus[] = ["success", "success", "failed", "pending"];
+const OUTCOMES: SeedRecord["outcome"][] = ["success", "success", "failed", "skipped", "delivered"];
 const ACTIONS: SyncRecordAction[] = ["destination_insert", "destination_update", "destination_delete"];
+/** Keys that need the key line's escape (a newline, a leading double quote), among plain ones. */
+const keyOf = (i: number) => (i % 11 === 5 ? `"quoted ${i}` : i % 11 === 7 ? `two\nlines ${i}` : String(i));
 
-/** A run with `n` records; finished runs carry exact counters like the engine writes them. */
-async function runWith(workspaceId: number, syncId: number, n: number, finished: boolean): Promise<SyncRun> {
-  const statuses = Array.from({ length: n }, (_, i) => STATUSES[i % STATUSES.length]);
+/** A run with `n` records written by the engine's writer, `batch` a recorded batch; finished or not. */
+async function runWith(workspaceId: number, syncId: number, n: number, finished: boolean, batch = 7): Promise<SyncRun> {
+  const records: SeedRecord[] = Array.from({ length: n }, (_, i) => {
+    const outcome = OUTCOMES[i % OUTCOMES.length];
+    return {
+      key: keyOf(i),
+      record: i % 13 === 4 ? undefined : { id: i, name: `row ${i}`, nested: { ok: i % 2 === 0 } },
+      outcome,
+      action: ACTIONS[i % ACTIONS.length],
+      error: outcome === "failed" ? `failed ${i}` : outcome === "delivered" ? "Already delivered with idempotency key x" : undefined,
+      log: outcome === "failed" ? { request: { line: "insert" }, response: { line: `HTTP 500 ${i}` }, level: "error" } : undefined,
+    };
+  });
   const run = await prisma().syncRun.create({
     data: {
       workspaceId,
@@ -29,22 +42,11 @@ async function runWith(workspaceId: number, syncId: number, n: number, finished:
       startedAt: new Date(),
       finishedAt: finished ? new Date() : null,
       totalRows: n,
-      successfulRows: statuses.filter((s) => s === "success").length,
-      failedRows: statuses.filter((s) => s === "failed").length,
+      successfulRows: records.filter((r) => r.outcome === "success" || r.outcome === "delivered").length,
+      failedRows: records.filter((r) => r.outcome === "failed").length,
     },
   });
-  await prisma().syncRecord.createMany({
-    data: statuses.map((status, i) => ({
-      syncId,
-      syncRunId: run.id,
-      primaryKey: String(i),
-      record: { id: i, name: `row ${i}`, nested: { ok: i % 2 === 0 } },
-      status,
-      action: ACTIONS[i % ACTIONS.length],
-      error: status === "failed" ? `failed ${i}` : null,
-      logs: status === "failed" ? { level: "error", response: { status: 500 } } : undefined,
-    })),
-  });
+  await seedRecords(syncId, run.id, records, batch);
   return run;
 }
 
@@ -52,44 +54,53 @@ let ws: number;
 let syncId: number;
 let finished: SyncRun;
 let running: SyncRun;
+let large: SyncRun;
+let largeSyncId: number;
 
 beforeAll(async () => {
   ws = await newWorkspace();
   syncId = (await bareSync(ws)).sync.id;
   finished = await runWith(ws, syncId, 40, true);
   running = await runWith(ws, syncId, 13, false);
+  // Batches larger than a block: blocks of 1000 and of the rest.
+  largeSyncId = (await bareSync(ws)).sync.id;
+  large = await runWith(ws, largeSyncId, 2600, true, 1300);
 });
 
+/** The same page by brute force: every record of the run, filtered and sliced. */
 async function reference(runId: number, filter: ListSyncRecordsQuery, skip: number, take: number) {
-  const where: Prisma.SyncRecordWhereInput = {
-    syncRunId: runId,
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(filter.action ? { action: filter.action } : {}),
-  };
-  const rows = await prisma().syncRecord.findMany({
-    where: filter.after_id !== undefined ? { ...where, id: { gt: filter.after_id } } : where,
-    orderBy: { id: "asc" },
-    skip: filter.after_id !== undefined ? 0 : skip,
-    take,
-  });
-  return { rows, total: await prisma().syncRecord.count({ where }), writeTarget: null };
+  const matching = (await allRecords(runId)).filter(
+    (r) =>
+      (!filter.status || r.status === filter.status) &&
+      (!filter.action || r.action === filter.action) &&
+      (filter.primary_key === undefined || r.primaryKey === filter.primary_key),
+  );
+  const after = filter.after_id;
+  const rows = after !== undefined ? matching.filter((r) => r.id > after).slice(0, take) : matching.slice(skip, skip + take);
+  return { rows, total: matching.length, writeTarget: null };
 }
 
 describe("listSyncRecords", () => {
-  it("pages, filters and totals like Prisma, for finished and running runs", async () => {
+  it("pages, filters and totals like a plain filter over every record, for finished, running and large runs", async () => {
     const filters: ListSyncRecordsQuery[] = [
       {},
       { status: "success" },
       { status: "failed" },
+      { status: "skipped" },
       { status: "pending" },
       { action: "destination_update" },
       { status: "success", action: "destination_insert" },
+      { primary_key: "12" },
+      { primary_key: keyOf(16) },
+      { primary_key: keyOf(18) },
+      { primary_key: "12", status: "failed" },
+      { primary_key: "no such key" },
     ];
-    for (const run of [finished, running]) {
+    for (const [run, sync] of [[finished, syncId], [running, syncId], [large, largeSyncId]] as const) {
       for (const filter of filters) {
-        for (const query of ["", "page=2&per_page=7", "page=99"]) {
+        for (const query of ["", "page=2&per_page=7", "page=99", "page=3&per_page=100", "page=11&per_page=100"]) {
           const page = parsePage(new URLSearchParams(query));
-          const got = await listSyncRecords(ws, syncId, run.id, filter, page);
+          const got = await listSyncRecords(ws, sync, run.id, filter, page);
           expect(got, `${run.status} ${JSON.stringify(filter)} ${query}`).toEqual(
             await reference(run.id, filter, page.skip, page.take),
           );
@@ -121,6 +132,19 @@ describe("listSyncRecords", () => {
     expect(got.rows.every((r) => r.id > afterId)).toBe(true);
   });
 
+  it("keyset pages across blocks, with and without filters", async () => {
+    const all = await allRecords(large.id);
+    for (const at of [0, 998, 999, 1000, 1299, 1300, 2599]) {
+      for (const filter of [{}, { status: "failed" as const }, { action: "destination_delete" as const }]) {
+        const query = { ...filter, after_id: all[at].id };
+        const page = parsePage(new URLSearchParams("per_page=50"));
+        expect(await listSyncRecords(ws, largeSyncId, large.id, query, page), `${at} ${JSON.stringify(filter)}`).toEqual(
+          await reference(large.id, query, page.skip, page.take),
+        );
+      }
+    }
+  });
+
   it("returns the records' own values: ids as bigint, JSON as stored, logs of failures", async () => {
     const { rows } = await listSyncRecords(
       ws,
@@ -134,7 +158,7 @@ describe("listSyncRecords", () => {
       syncId,
       syncRunId: finished.id,
       record: { nested: { ok: true } },
-      logs: { level: "error" },
+      logs: { level: "error", response: { line: "HTTP 500 2" } },
     });
     expect(rows[0].error).toMatch(/^failed /);
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgPool, prisma } from "@/lib/db/client";
 import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
 import { isFree, runLockKey } from "@/lib/engine/locks";
-import { catalogOf, createFixture, createPeople, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
+import { catalogOf, createFixture, createPeople, reloadRun, runRecords, tableStream, waitFor } from "@/lib/engine/test-support";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
@@ -91,7 +91,7 @@ async function expectEachRowOnce(run: SyncRun, dest: Destination, rows: number) 
   expect(run).toMatchObject({ status: "success", successfulRows: rows, failedRows: 0, error: null });
   expect(dest.delivered.size).toBe(rows);
   expect([...dest.delivered.values()].every((n) => n === 1), JSON.stringify([...dest.delivered])).toBe(true);
-  const records = await prisma().syncRecord.findMany({ where: { syncRunId: run.id } });
+  const records = await runRecords(run.id);
   expect(records).toHaveLength(rows);
   expect(new Set(records.map((r) => r.primaryKey)).size).toBe(rows);
   expect(records.every((r) => r.status === "success")).toBe(true);

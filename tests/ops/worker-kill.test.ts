@@ -194,7 +194,7 @@ describe(`${TRIALS} trials of a ${ROWS}-row sync with workers killed mid-run (se
       const [rec] = await sql<{ n: string; keys: string; ok: string }>(
         db.url(),
         `SELECT count(*) AS n, count(DISTINCT primary_key) AS keys, count(*) FILTER (WHERE status = 'success') AS ok
-         FROM sync_records WHERE sync_run_id = $1`,
+         FROM sync_record_rows WHERE sync_run_id = $1`,
         [run.id],
       );
       expect({ n: Number(rec.n), keys: Number(rec.keys), ok: Number(rec.ok) }).toEqual({ n: ROWS, keys: ROWS, ok: ROWS });

@@ -1,5 +1,5 @@
 // The columns a run's text records were read with (sync_runs.record_columns): a record kept as its
-// source's COPY line (sync_records.row_text) is decoded with them, by the source connector that
+// source's COPY line (a "c" line of sync_record_blocks.rows, lib/engine/records/format.ts) is decoded with them, by the source connector that
 // wrote it, into the row the JSON path would have stored.
 import { getSource } from "@/lib/connectors/registry";
 import type { Row, TextColumn } from "@/lib/connectors/types";

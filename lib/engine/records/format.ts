@@ -1,0 +1,112 @@
+// The compact record format (sync_record_blocks): the records of one recorded batch are stored as one
+// row per block of up to BLOCK_RECORDS records instead of one row each. A per-row row with its
+// primary key index cost the application database ~1.7 µs and the worker a binary COPY tuple of nine
+// fields per record (bench/README.md); a block is a handful of texts, one line per record:
+//
+//   codes    one character per record: its status (as counted) and action (OUTCOME_CODES)
+//   keys     the primary keys, one per line (KEY_LINE)
+//   rows     the source rows: "j" + JSON, "c" + the source's COPY text line, "" for none
+//   details  "" or JSON {"e": error, "l": log} per record; NULL when no record of the block has one
+//
+// Record i (0-based) of a block has the id first_id + i; first_id comes from a sequence that steps by
+// BLOCK_ID_STEP, so ids stay unique and in recording order, as they were per row. JSON and COPY text
+// never hold a raw newline, which is what makes "\n" a safe separator for rows and details.
+import type { RecordLog } from "@/lib/connectors/types";
+import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
+
+/** Records per block at most: a page of records reads one or two blocks. */
+export const BLOCK_RECORDS = 1000;
+/** The step of sync_record_blocks_first_id_seq (migration 20261127161822_record_blocks). */
+export const BLOCK_ID_STEP = 1000;
+
+/**
+ * What a record's status counts as: `delivered` is a skip of a record already delivered with its
+ * idempotency key, shown as skipped but counted as delivered (run-store.ts:ALREADY_DELIVERED).
+ */
+export const OUTCOMES = ["success", "failed", "skipped", "delivered", "pending"] as const;
+export type OutcomeKind = (typeof OUTCOMES)[number];
+export const ACTIONS = ["destination_insert", "destination_update", "destination_delete"] as const satisfies readonly SyncRecordAction[];
+
+const STATUS_OF: Record<OutcomeKind, SyncRecordStatus> = {
+  success: "success",
+  failed: "failed",
+  skipped: "skipped",
+  delivered: "skipped",
+  pending: "pending",
+};
+
+/** 'A' + outcome × 3 + action: fifteen letters, A..O. The SQL view sync_record_rows decodes the same way. */
+export function outcomeCode(outcome: OutcomeKind, action: SyncRecordAction): string {
+  return String.fromCharCode(65 + OUTCOMES.indexOf(outcome) * ACTIONS.length + ACTIONS.indexOf(action as (typeof ACTIONS)[number]));
+}
+
+const DECODED = new Map<string, { status: SyncRecordStatus; action: SyncRecordAction; outcome: OutcomeKind }>();
+for (const outcome of OUTCOMES) {
+  for (const action of ACTIONS) DECODED.set(outcomeCode(outcome, action), { status: STATUS_OF[outcome], action, outcome });
+}
+
+export function decodeCode(code: string): { status: SyncRecordStatus; action: SyncRecordAction; outcome: OutcomeKind } {
+  const decoded = DECODED.get(code);
+  if (!decoded) throw new Error(`Unknown record code ${JSON.stringify(code)}.`);
+  return decoded;
+}
+
+/** The codes a list filter matches, for counting in SQL (translate) and filtering in TypeScript. */
+export function matchingCodes(filter: { status?: SyncRecordStatus; action?: SyncRecordAction }): string {
+  let codes = "";
+  for (const [code, d] of DECODED) {
+    if ((!filter.status || d.status === filter.status) && (!filter.action || d.action === filter.action)) codes += code;
+  }
+  return codes;
+}
+
+/** The codes of every outcome but these: translate(codes, them, '') leaves the records of these. */
+export function codesOtherThan(outcomes: OutcomeKind[]): string {
+  let codes = "";
+  for (const [code, d] of DECODED) if (!outcomes.includes(d.outcome)) codes += code;
+  return codes;
+}
+
+/** Every code letter, in order (the SQL counts matches as the length left after deleting the others). */
+export const ALL_CODES = [...DECODED.keys()].join("");
+
+/**
+ * A key as a line: as it is, unless it holds a newline or begins with a double quote; then as its
+ * JSON string (which begins with one). Keys are rarely either, so most cost nothing.
+ */
+export function keyLine(key: string): string {
+  return key.charCodeAt(0) === 34 || key.includes("\n") ? JSON.stringify(key) : key;
+}
+
+export function keyOfLine(line: string): string {
+  return line.charCodeAt(0) === 34 ? (JSON.parse(line) as string) : line;
+}
+
+/** A record's row as a line: "j" + JSON, "c" + COPY text, "" when the record has none (a delete). */
+export function rowLine(json: string | undefined, copyLine: string | undefined): string {
+  if (json !== undefined) return `j${json}`;
+  return copyLine === undefined ? "" : `c${copyLine}`;
+}
+
+export type StoredRow = { json: string } | { copyLine: string } | null;
+
+export function rowOfLine(line: string): StoredRow {
+  if (line === "") return null;
+  return line.charCodeAt(0) === 106 /* j */ ? { json: line.slice(1) } : { copyLine: line.slice(1) };
+}
+
+export interface RecordDetails {
+  error: string | null;
+  log: RecordLog | null;
+}
+
+export function detailsLine(error: string | undefined, log: RecordLog | undefined): string {
+  if (error === undefined && log === undefined) return "";
+  return JSON.stringify({ e: error ?? null, l: log ?? null });
+}
+
+export function detailsOfLine(line: string | undefined): RecordDetails {
+  if (!line) return { error: null, log: null };
+  const parsed = JSON.parse(line) as { e: string | null; l: RecordLog | null };
+  return { error: parsed.e, log: parsed.l };
+}

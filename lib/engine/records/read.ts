@@ -1,0 +1,192 @@
+// Reads records back out of their blocks (format.ts): which blocks hold a window of a run's records
+// (their heads: first id, size and how many records match a filter, counted in SQL from the codes),
+// then only the lines of those blocks the window needs, expanded into records here.
+import "server-only";
+import { queryRows } from "@/lib/db/client";
+import { decodeRecordText } from "@/lib/engine/pass-through/record-columns";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
+import { ALL_CODES, decodeCode, detailsOfLine, keyLine, keyOfLine, matchingCodes, rowOfLine } from "./format";
+import type { SyncRecord } from "./types";
+
+export interface RecordFilter {
+  status?: SyncRecordStatus;
+  action?: SyncRecordAction;
+  primaryKey?: string;
+}
+
+/** A block's place in its run, and how many of its records the filter's codes match. */
+export interface BlockHead {
+  firstId: bigint;
+  size: number;
+  matches: number;
+}
+
+/** Lines lo..hi (1-based, inclusive) of one block. */
+export interface BlockSlice {
+  firstId: bigint;
+  lo: number;
+  hi: number;
+}
+
+interface SliceRow {
+  first_id: bigint;
+  sync_id: number;
+  lo: number;
+  codes: string;
+  keys: string;
+  rows: string;
+  details: string | null;
+  created_at: Date;
+}
+
+/** Conditions on sync_record_blocks b that pass over blocks which cannot hold a match. */
+function blockConditions(runId: number, filter: RecordFilter): Prisma.Sql[] {
+  return [
+    Prisma.sql`b.sync_run_id = ${runId}`,
+    // The partial index sync_record_blocks_failed: failures are found without reading the others.
+    ...(filter.status === "failed" ? [Prisma.sql`b.failed > 0`] : []),
+    // A block whose keys hold the key as a whole line; the records are matched exactly on expansion.
+    ...(filter.primaryKey !== undefined ? [Prisma.sql`strpos(E'\n' || b.keys || E'\n', ${`\n${keyLine(filter.primaryKey)}\n`}) > 0`] : []),
+  ];
+}
+
+/** The run's blocks in id order, each with its count of records whose code matches the filter. */
+export async function blockHeads(runId: number, filter: RecordFilter): Promise<BlockHead[]> {
+  const codes = matchingCodes(filter);
+  const others = [...ALL_CODES].filter((c) => !codes.includes(c)).join("");
+  // translate() deletes every code the filter does not match: the length left is the count.
+  const matches = others === "" ? Prisma.sql`b.size` : Prisma.sql`length(translate(b.codes, ${others}, ''))`;
+  const rows = await queryRows<{ first_id: bigint; size: number; matches: number }>(Prisma.sql`
+    SELECT b.first_id, b.size, ${matches}::int AS matches FROM sync_record_blocks b
+     WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")} ORDER BY b.first_id`);
+  return rows.map((r) => ({ firstId: r.first_id, size: r.size, matches: r.matches }));
+}
+
+/** The lines of the slices, in id order: string_to_array in the database, so only they travel. */
+async function fetchSlices(runId: number, slices: BlockSlice[]): Promise<SliceRow[]> {
+  if (slices.length === 0) return [];
+  const line = (column: string) =>
+    Prisma.raw(`array_to_string((string_to_array(b.${column}, E'\\n'))[w.lo:w.hi], E'\\n')`);
+  return queryRows<SliceRow>(Prisma.sql`
+    SELECT b.first_id, b.sync_id, w.lo, substr(b.codes, w.lo, w.hi - w.lo + 1) AS codes, ${line("keys")} AS keys,
+           ${line("rows")} AS rows, ${line("details")} AS details, b.created_at
+      FROM unnest(${slices.map((s) => s.firstId.toString())}::bigint[], ${slices.map((s) => s.lo)}::int[], ${slices.map((s) => s.hi)}::int[]) AS w(first_id, lo, hi)
+      JOIN sync_record_blocks b ON b.sync_run_id = ${runId} AND b.first_id = w.first_id
+     ORDER BY b.first_id`);
+}
+
+export interface ExpandOptions {
+  runId: number;
+  /** sync_runs.record_columns: how COPY lines of the run decode. */
+  recordColumns: unknown;
+  filter: RecordFilter;
+  /** Only records with a larger id. */
+  afterId?: bigint;
+}
+
+/** The records of fetched slices that match the filter, in id order. */
+function expand(rows: SliceRow[], options: ExpandOptions): SyncRecord[] {
+  const codes = matchingCodes(options.filter);
+  const { primaryKey } = options.filter;
+  const out: SyncRecord[] = [];
+  for (const b of rows) {
+    const keys = b.keys.split("\n");
+    const lines = b.rows.split("\n");
+    const details = b.details?.split("\n");
+    for (let k = 0; k < b.codes.length; k++) {
+      const code = b.codes[k];
+      if (!codes.includes(code)) continue;
+      const id = b.first_id + BigInt(b.lo - 1 + k);
+      if (options.afterId !== undefined && id <= options.afterId) continue;
+      const key = keyOfLine(keys[k] ?? "");
+      if (primaryKey !== undefined && key !== primaryKey) continue;
+      const { status, action } = decodeCode(code);
+      const { error, log } = detailsOfLine(details?.[k]);
+      const stored = rowOfLine(lines[k] ?? "");
+      out.push({
+        id,
+        syncId: b.sync_id,
+        syncRunId: options.runId,
+        primaryKey: key,
+        record: stored === null ? null : "json" in stored ? JSON.parse(stored.json) : decodeRecordText(stored.copyLine, options.recordColumns),
+        status,
+        action,
+        error,
+        logs: log,
+        createdAt: b.created_at,
+        updatedAt: b.created_at,
+      });
+    }
+  }
+  return out;
+}
+
+/** At most this many whole blocks are fetched per query when a filter decides which lines match. */
+const BLOCKS_PER_FETCH = 4;
+
+/**
+ * Up to `take` matching records after skipping `skip` of them, walking `heads` in order. When the
+ * heads' counts are exact (a status or action filter, no key, no after_id) the skipped blocks are
+ * never fetched, and unfiltered pages fetch only the lines they show.
+ */
+export async function readWindow(heads: BlockHead[], options: ExpandOptions, skip: number, take: number): Promise<SyncRecord[]> {
+  const exact = options.filter.primaryKey === undefined && options.afterId === undefined;
+  const unfiltered = exact && matchingCodes(options.filter) === ALL_CODES;
+  let at = 0;
+  const { afterId } = options;
+  // Blocks wholly at or before after_id hold nothing for this page.
+  if (afterId !== undefined) while (at < heads.length && heads[at].firstId + BigInt(heads[at].size - 1) <= afterId) at++;
+  let toSkip = skip;
+  if (exact) {
+    while (at < heads.length && toSkip >= heads[at].matches) toSkip -= heads[at++].matches;
+  }
+  const out: SyncRecord[] = [];
+  while (at < heads.length && out.length < take) {
+    const slices: BlockSlice[] = [];
+    let expected = 0;
+    // Unfiltered: exactly the lines needed. Otherwise: whole blocks, a few at a time.
+    const wanted = (unfiltered ? 0 : toSkip) + take - out.length;
+    while (at < heads.length && slices.length < BLOCKS_PER_FETCH && expected < wanted) {
+      const h = heads[at++];
+      if (unfiltered) {
+        const lo = slices.length === 0 ? toSkip + 1 : 1;
+        const hi = Math.min(h.size, lo - 1 + take - out.length - expected);
+        slices.push({ firstId: h.firstId, lo, hi });
+        expected += hi - lo + 1;
+      } else {
+        slices.push({ firstId: h.firstId, lo: 1, hi: h.size });
+        expected += h.matches;
+      }
+    }
+    let records = expand(await fetchSlices(options.runId, slices), options);
+    if (unfiltered) toSkip = 0;
+    else if (toSkip > 0) {
+      const dropped = Math.min(toSkip, records.length);
+      records = records.slice(dropped);
+      toSkip -= dropped;
+    }
+    out.push(...records.slice(0, take - out.length));
+  }
+  return out;
+}
+
+/** Every matching record of the heads, a few blocks at a time (the CSV export). */
+export async function* readAll(heads: BlockHead[], options: ExpandOptions): AsyncGenerator<SyncRecord[]> {
+  for (let at = 0; at < heads.length; at += BLOCKS_PER_FETCH) {
+    const slices = heads.slice(at, at + BLOCKS_PER_FETCH).map((h) => ({ firstId: h.firstId, lo: 1, hi: h.size }));
+    const records = expand(await fetchSlices(options.runId, slices), options);
+    if (records.length) yield records;
+  }
+}
+
+/** One record by id, or undefined. */
+export async function readRecord(runId: number, recordColumns: unknown, id: bigint): Promise<SyncRecord | undefined> {
+  const [block] = await queryRows<{ first_id: bigint; size: number }>(Prisma.sql`
+    SELECT first_id, size FROM sync_record_blocks WHERE sync_run_id = ${runId} AND first_id <= ${id}
+     ORDER BY first_id DESC LIMIT 1`);
+  if (!block || id >= block.first_id + BigInt(block.size)) return undefined;
+  const at = Number(id - block.first_id) + 1;
+  const [record] = expand(await fetchSlices(runId, [{ firstId: block.first_id, lo: at, hi: at }]), { runId, recordColumns, filter: {} });
+  return record;
+}
