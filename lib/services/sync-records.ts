@@ -9,7 +9,7 @@ import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
-import { blockHeads, readAll, readWindow, type BlockHead, type ExpandOptions, type RecordFilter } from "@/lib/engine/records/read";
+import { blockHeads, pageHeads, readAll, readWindow, type BlockHead, type ExpandOptions, type RecordFilter } from "@/lib/engine/records/read";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
 
@@ -38,18 +38,21 @@ export function recordFilterOf(filter: { status?: RecordFilter["status"]; action
 export async function listSyncRecords(workspaceId: number, syncId: number, syncRunId: number, filter: ListSyncRecordsQuery, page: Page) {
   const run = await scopedRun(workspaceId, syncId, syncRunId);
   const options: ExpandOptions = { runId: syncRunId, recordColumns: run.record_columns, filter: recordFilterOf(filter), afterId: filter.after_id };
-  const heads = await blockHeads(syncRunId, options.filter);
   // With after_id the cursor replaces the offset; page numbers still work for the links.
-  const records = await readWindow(heads, options, filter.after_id !== undefined ? 0 : page.skip, page.take);
-  // The heads count the matches already (count(*) over a million per-row records cost ~200 ms a page).
-  const total = await countMatches(heads, { ...options, afterId: undefined });
+  const skip = filter.after_id !== undefined ? 0 : page.skip;
+  // A key search reads the few blocks that hold the key whole, and counts its matches there.
+  const byKey = options.filter.primaryKey !== undefined;
+  const heads = byKey
+    ? { heads: await blockHeads(syncRunId, options.filter), before: 0, total: undefined }
+    : await pageHeads(syncRunId, options.filter, { skip, take: page.take, afterId: filter.after_id });
+  const records = await readWindow(heads, options, skip, page.take);
+  const total = heads.total ?? (await countMatches(heads.heads, { ...options, afterId: undefined }));
   // The run's write target, for the logs of records that stored none (record-logs.ts).
   return { rows: records, total, writeTarget: parseWriteTarget(run.write_target) };
 }
 
-/** Exact from the heads; a key search counts the matches of the few blocks that hold the key. */
+/** The matches of a key search, counted in the blocks that hold the key. */
 async function countMatches(heads: BlockHead[], options: ExpandOptions): Promise<number> {
-  if (options.filter.primaryKey === undefined) return heads.reduce((n, h) => n + h.matches, 0);
   let n = 0;
   for await (const records of readAll(heads, options)) n += records.length;
   return n;

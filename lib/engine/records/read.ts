@@ -51,16 +51,53 @@ function blockConditions(runId: number, filter: RecordFilter): Prisma.Sql[] {
   ];
 }
 
-/** The run's blocks in id order, each with its count of records whose code matches the filter. */
-export async function blockHeads(runId: number, filter: RecordFilter): Promise<BlockHead[]> {
+/** SQL counting the records of block b whose code the filter matches. */
+function matchCount(filter: RecordFilter): Prisma.Sql {
   const codes = matchingCodes(filter);
   const others = [...ALL_CODES].filter((c) => !codes.includes(c)).join("");
   // translate() deletes every code the filter does not match: the length left is the count.
-  const matches = others === "" ? Prisma.sql`b.size` : Prisma.sql`length(translate(b.codes, ${others}, ''))`;
+  return others === "" ? Prisma.sql`b.size` : Prisma.sql`length(translate(b.codes, ${others}, ''))`;
+}
+
+/** The run's blocks in id order, each with its count of records whose code matches the filter. */
+export async function blockHeads(runId: number, filter: RecordFilter): Promise<BlockHead[]> {
   const rows = await queryRows<{ first_id: bigint; size: number; matches: number }>(Prisma.sql`
-    SELECT b.first_id, b.size, ${matches}::int AS matches FROM sync_record_blocks b
+    SELECT b.first_id, b.size, ${matchCount(filter)}::int AS matches FROM sync_record_blocks b
      WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")} ORDER BY b.first_id`);
   return rows.map((r) => ({ firstId: r.first_id, size: r.size, matches: r.matches }));
+}
+
+export interface PageHeads {
+  /** The blocks a page starting at `skip` matches (or after `afterId`) can need, in order. */
+  heads: BlockHead[];
+  /** Matches in the blocks before the first of `heads`. */
+  before: number;
+  /** Matches in the whole run, as the codes count them. */
+  total: number;
+}
+
+/**
+ * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
+ * database, so a page of a million-record run reads a thousand heads there but sends back a few.
+ * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
+ * before the skip or after_id).
+ */
+export async function pageHeads(runId: number, filter: RecordFilter, window: { skip: number; take: number; afterId?: bigint }): Promise<PageHeads> {
+  const after = window.afterId === undefined ? Prisma.empty : Prisma.sql`AND w.first_id + w.size - 1 > ${window.afterId}`;
+  const rows = await queryRows<{ total: number; first_id: bigint | null; size: number; matches: number; before: number }>(Prisma.sql`
+    WITH h AS MATERIALIZED (
+      SELECT b.first_id, b.size, ${matchCount(filter)}::int AS matches FROM sync_record_blocks b
+       WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")}
+    ), w AS (SELECT h.*, sum(h.matches) OVER (ORDER BY h.first_id) AS upto FROM h)
+    SELECT t.total, p.first_id, p.size, p.matches, p.before
+      FROM (SELECT coalesce(sum(matches), 0)::int AS total FROM h) t
+      LEFT JOIN LATERAL (
+        SELECT w.first_id, w.size, w.matches, (w.upto - w.matches)::int AS before FROM w
+         WHERE w.matches > 0 AND w.upto > ${window.skip} ${after} ORDER BY w.first_id LIMIT ${window.take + 1}
+      ) p ON true
+     ORDER BY p.first_id`);
+  const heads = rows.filter((r) => r.first_id !== null).map((r) => ({ firstId: r.first_id as bigint, size: r.size, matches: r.matches }));
+  return { heads, before: rows.find((r) => r.first_id !== null)?.before ?? 0, total: rows[0]?.total ?? 0 };
 }
 
 /** The lines of the slices, in id order: string_to_array in the database, so only they travel. */
@@ -126,18 +163,17 @@ function expand(rows: SliceRow[], options: ExpandOptions): SyncRecord[] {
 const BLOCKS_PER_FETCH = 4;
 
 /**
- * Up to `take` matching records after skipping `skip` of them, walking `heads` in order. When the
- * heads' counts are exact (a status or action filter, no key, no after_id) the skipped blocks are
- * never fetched, and unfiltered pages fetch only the lines they show.
+ * Up to `take` matching records after skipping `skip` of them, walking `heads` in order (heads as
+ * pageHeads gives them: `before` matches precede the first). Counts are exact for status and action
+ * filters, so unfiltered pages fetch only the lines they show; a key search or after_id fetches
+ * whole blocks and filters them here.
  */
-export async function readWindow(heads: BlockHead[], options: ExpandOptions, skip: number, take: number): Promise<SyncRecord[]> {
+export async function readWindow(page: Pick<PageHeads, "heads" | "before">, options: ExpandOptions, skip: number, take: number): Promise<SyncRecord[]> {
+  const { heads } = page;
   const exact = options.filter.primaryKey === undefined && options.afterId === undefined;
   const unfiltered = exact && matchingCodes(options.filter) === ALL_CODES;
   let at = 0;
-  const { afterId } = options;
-  // Blocks wholly at or before after_id hold nothing for this page.
-  if (afterId !== undefined) while (at < heads.length && heads[at].firstId + BigInt(heads[at].size - 1) <= afterId) at++;
-  let toSkip = skip;
+  let toSkip = Math.max(0, skip - page.before);
   if (exact) {
     while (at < heads.length && toSkip >= heads[at].matches) toSkip -= heads[at++].matches;
   }
