@@ -25,7 +25,7 @@ export { planSync } from "./plan/sync-plan";
 export { RUN_AFTER_EDGES_SQL, startSequence, toRunAfterEdges, type RunAfterEdgeRow } from "./sequences/start";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
-export { pruneSyncRecords, recordRetentionDays } from "./scheduler";
+export { pruneSequenceRuns, pruneSyncRecords, recordRetentionDays } from "./scheduler";
 export { createDeliveries } from "./webhooks/deliveries";
 export { pingPayload } from "./webhooks/payload";
 export { newWebhookSecret } from "./webhooks/signature";

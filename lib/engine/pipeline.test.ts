@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound } from "@/lib/errors";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
-import { cancelSync, pruneSyncRecords, stopEngine, transitionSyncStatus, triggerSync, triggerTestRun } from "./index";
+import { cancelSync, pruneSequenceRuns, pruneSyncRecords, stopEngine, transitionSyncStatus, triggerSync, triggerTestRun } from "./index";
 import { executeRun } from "./execute-run";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, waitFor, type Fixture } from "./test-support";
 
@@ -332,6 +332,18 @@ describe("test runs, cancel, status and retention", () => {
     expect(await pruneSyncRecords({ retentionDays: 30 })).toBe(50);
     expect(await count(old.id)).toBe(0);
     expect(await count(recent.id)).toBe(30);
+  });
+
+  it("prunes sequence runs started before the retention window, with their steps", async () => {
+    const f = await peopleSync(1);
+    const started = (createdAt: Date) =>
+      prisma().sequenceRun.create({ data: { workspaceId: f.workspaceId, syncId: f.syncId, createdAt, steps: { create: [{ syncId: f.syncId, upstreamSyncIds: [] }] } } });
+    const old = await started(new Date(Date.now() - 31 * 86_400_000));
+    const recent = await started(new Date());
+    expect(await pruneSequenceRuns({ retentionDays: 30 })).toBe(1);
+    expect(await prisma().sequenceRun.findUnique({ where: { id: old.id } })).toBeNull();
+    expect(await prisma().sequenceRunStep.count({ where: { sequenceRunId: old.id } })).toBe(0);
+    expect(await prisma().sequenceRunStep.count({ where: { sequenceRunId: recent.id } })).toBe(1);
   });
 
   it("deleting the workspace deletes its runs' records and its syncs' states (triggers, not foreign keys)", async () => {

@@ -63,6 +63,16 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
 }
 
 /**
+ * Deletes sequence runs (with their steps) started before the record retention window: by then their
+ * runs' records are gone too, and a sequence that has not moved for that long never will.
+ */
+export async function pruneSequenceRuns(options: { now?: Date; retentionDays?: number } = {}): Promise<number> {
+  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
+  const { rowCount } = await pgPool().query("DELETE FROM sequence_runs WHERE created_at < $1", [cutoff]);
+  return rowCount ?? 0;
+}
+
+/**
  * One scheduler pass. Returns the ids of runs it queued, or null when another process is the leader.
  * Due syncs with an active run are skipped for this slot (their next_run_at still moves on).
  */
@@ -119,6 +129,8 @@ export function startScheduler(): SchedulerHandle {
         lastPrune = Date.now();
         const pruned = await pruneSyncRecords();
         if (pruned > 0) logger.info({ pruned }, "pruned old sync records");
+        const sequences = await pruneSequenceRuns();
+        if (sequences > 0) logger.info({ sequences }, "pruned old sequence runs");
       }
     },
     (err) => logger.warn({ err: (err as Error).message }, "scheduler tick failed"),
