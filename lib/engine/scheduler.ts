@@ -13,6 +13,7 @@ import { createGeneralRun } from "./run-store";
 import { advanceNextRunAt, computeNextRunAt } from "@/lib/sync-config/schedule";
 import { engineSettings } from "./settings";
 import { withTransaction } from "./transaction";
+import { sweepLostHooks } from "./sequences/advance";
 
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -124,6 +125,9 @@ export function startScheduler(): SchedulerHandle {
       if (Date.now() - lastAlertSweep >= env.ALERT_SWEEP_SECONDS * 1000) {
         lastAlertSweep = Date.now();
         await queueAlertSweep();
+        // On the same cadence: sequence steps whose hook a dying worker never ran.
+        const swept = await sweepLostHooks();
+        if (swept.length > 0) logger.info({ runs: swept }, "ran the lost after-success hooks of sequence runs");
       }
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now();

@@ -30,6 +30,26 @@ export async function startDependents(runId: number): Promise<void> {
   }
 }
 
+/** A hook this long overdue after its run's success was lost (its worker died): the sweep runs it. */
+const HOOK_GRACE_SECONDS = 60;
+
+/**
+ * Runs the hook for sequence steps whose run succeeded over a minute ago but whose dependents were
+ * never looked at: the worker that ran it died between the success and the hook. The hook decides
+ * under each dependent's trigger lock and sees a run started since, so it never starts one twice.
+ * Returns the runs it looked at.
+ */
+export async function sweepLostHooks(limit = 100): Promise<number[]> {
+  const { rows } = await pgPool().query<{ sync_run_id: number }>(
+    `SELECT DISTINCT st.sync_run_id FROM sequence_run_steps st JOIN sync_runs r ON r.id = st.sync_run_id
+     WHERE st.dependents_checked_at IS NULL AND r.status = 'success' AND r.finished_at < now() - make_interval(secs => $1)
+     ORDER BY st.sync_run_id LIMIT $2`,
+    [HOOK_GRACE_SECONDS, limit],
+  );
+  for (const r of rows) await startDependents(r.sync_run_id);
+  return rows.map((r) => r.sync_run_id);
+}
+
 async function advance(runId: number): Promise<void> {
   const pool = pgPool();
   const { rows } = await pool.query<SucceededRun>(
