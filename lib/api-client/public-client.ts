@@ -19,10 +19,32 @@ export interface PublicApiOptions {
   fetch?: typeof fetch;
 }
 
+/** The API never redirects: a redirect would carry the token to wherever it points, so it stops the call. */
+export class RedirectRefused extends Error {
+  constructor(readonly location: string | null) {
+    super(
+      `The server answered with a redirect${location ? ` to ${location}` : ""}; the token was not sent there. ` +
+        "Set the client's URL (DATASYNC_URL) to the server's final address.",
+    );
+    this.name = "RedirectRefused";
+  }
+}
+
+function refusingRedirects(send: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await send(input instanceof Request ? new Request(input, { redirect: "manual" }) : input, { ...init, redirect: "manual" });
+    if (response.status >= 300 && response.status < 400 && response.status !== 304) {
+      await response.body?.cancel();
+      throw new RedirectRefused(response.headers.get("location"));
+    }
+    return response;
+  };
+}
+
 export function createPublicApiClient(options: PublicApiOptions): PublicApiClient {
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
-    fetch: options.fetch,
+    fetch: refusingRedirects(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
     querySerializer: queryString,
     headers: {
       Accept: "application/json",
