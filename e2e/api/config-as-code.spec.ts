@@ -109,6 +109,12 @@ test("applying the export unchanged changes nothing, in YAML or JSON", async () 
   expect((await json.json()).summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 4 });
   await expectError(await ws.admin.post("/api/v1/config/plan", "version: [1", { "Content-Type": "text/yaml" }), 400, "bad_request");
   await expectError(await ws.admin.post("/api/v1/config/plan", "<xml/>", { "Content-Type": "application/xml" }), 415, "unsupported_media_type");
+  // A file past the inline size is read in a worker thread (lib/config-as-code/yaml-off-thread.ts): same answers.
+  const padding = `${"# a comment that only makes the file longer\n".repeat(1000)}`;
+  const big = await ws.admin.post("/api/v1/config/plan", padding + text, { "Content-Type": "application/yaml" });
+  expect(big.status(), await big.text()).toBe(200);
+  expect((await big.json()).summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 4 });
+  await expectError(await ws.admin.post("/api/v1/config/plan", `${padding}version: [1`, { "Content-Type": "text/yaml" }), 400, "bad_request");
 });
 
 test("plan lists creates, updates and deletes by slug without writing; apply writes them and is audit-logged", async () => {

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ZodType } from "zod";
 import { can } from "@/lib/auth/permissions";
-import { ConfigSyntaxError, parseConfigYaml } from "@/lib/config-as-code/yaml";
+import { ConfigSyntaxError } from "@/lib/config-as-code/yaml";
+import { parseConfigYamlOffThread } from "@/lib/config-as-code/yaml-off-thread";
 import type { Operation, Reply } from "@/lib/contract/operation";
 import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
@@ -72,10 +73,10 @@ async function readJson(req: NextRequest, yamlBody = false): Promise<unknown> {
   if (!text.trim()) return undefined;
   let value: unknown;
   try {
-    value = yaml ? parseConfigYaml(text) : JSON.parse(text);
+    value = yaml ? await parseConfigYamlOffThread(text) : JSON.parse(text);
   } catch (err) {
     if (err instanceof ConfigSyntaxError) throw new BadRequest(err.message);
-    throw new BadRequest("The request body is not valid JSON.");
+    throw new BadRequest(yaml ? "The request body could not be read as YAML." : "The request body is not valid JSON.");
   }
   if (depthOver(value, MAX_JSON_DEPTH)) {
     throw new BadRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels; flatten it.`);
