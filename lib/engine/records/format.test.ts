@@ -54,4 +54,15 @@ describe("record block format", () => {
     expect(detailsLine(undefined, undefined)).toBe("");
     expect(detailsOfLine("")).toEqual({ error: null, log: null });
   });
+
+  it("writes a lone surrogate (a text cut inside an emoji) as U+FFFD, never as a \\ud escape PostgreSQL's JSON refuses", () => {
+    const cut = "🙂".slice(0, 1);
+    expect(keyOfLine(keyLine(`"a${cut}`))).toBe('"a\ufffd');
+    expect(keyOfLine(keyLine(`two\nlines 🙂`))).toBe("two\nlines 🙂");
+    const line = detailsLine(`HTTP 400: ${cut}`, { request: { line: "POST" }, response: { line: "400", body: `x${"🙂".slice(1)}` }, level: "error" });
+    expect(line).not.toMatch(/\\ud[89a-f]/i);
+    expect(detailsOfLine(line)).toMatchObject({ error: "HTTP 400: \ufffd", log: { response: { body: "x\ufffd" } } });
+    // A backslash of the text itself is kept as it is.
+    expect(detailsOfLine(detailsLine("\\ud83d 🙂", undefined)).error).toBe("\\ud83d 🙂");
+  });
 });

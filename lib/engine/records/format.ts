@@ -75,11 +75,28 @@ export const ALL_CODES = [...DECODED.keys()].join("");
  * JSON string (which begins with one). Keys are rarely either, so most cost nothing.
  */
 export function keyLine(key: string): string {
-  return key.charCodeAt(0) === 34 || key.includes("\n") ? JSON.stringify(key) : key;
+  return key.charCodeAt(0) === 34 || key.includes("\n") ? JSON.stringify(wellFormed(key)) : key;
 }
 
 export function keyOfLine(line: string): string {
   return line.charCodeAt(0) === 34 ? (JSON.parse(line) as string) : line;
+}
+
+/** A lone surrogate (a text cut inside an emoji, e.g. shared/http.ts:describeExchange). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Lone surrogates as U+FFFD, what PostgreSQL stores for them in a text: JSON.stringify escapes them
+ * as \udXXX, which PostgreSQL's JSON operators refuse (the view sync_record_rows would fail for the run).
+ */
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/** JSON whose strings hold no lone surrogate; JSON.stringify escapes nothing else as \ud8..\udf. */
+function wellFormedJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return /\\ud[89a-f]/i.test(json) ? JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? wellFormed(v) : v)) : json;
 }
 
 /** A record's row as a line: "j" + JSON, "c" + COPY text, "" when the record has none (a delete). */
@@ -102,7 +119,7 @@ export interface RecordDetails {
 
 export function detailsLine(error: string | undefined, log: RecordLog | undefined): string {
   if (error === undefined && log === undefined) return "";
-  return JSON.stringify({ e: error ?? null, l: log ?? null });
+  return wellFormedJson({ e: error ?? null, l: log ?? null });
 }
 
 export function detailsOfLine(line: string | undefined): RecordDetails {
