@@ -46,7 +46,10 @@ export function recordRetentionDays(): number {
   return engineSettings.recordRetentionDays;
 }
 
-/** Deletes records of runs finished before the retention window, in chunks of blocks; returns how many records. */
+/**
+ * Deletes records of runs finished before the retention window, in chunks of 1000 blocks (up to a
+ * million records, or a thousand migrated one-record blocks); returns how many records.
+ */
 export async function pruneSyncRecords(options: { now?: Date; retentionDays?: number } = {}): Promise<number> {
   const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
   let total = 0;
@@ -54,7 +57,7 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
     const { rows } = await pgPool().query<{ size: number }>(
       `DELETE FROM sync_record_blocks WHERE (sync_run_id, first_id) IN (
          SELECT b.sync_run_id, b.first_id FROM sync_record_blocks b JOIN sync_runs r ON r.id = b.sync_run_id
-         WHERE r.finished_at < $1 LIMIT 100)
+         WHERE r.finished_at < $1 LIMIT 1000)
        RETURNING size`,
       [cutoff],
     );

@@ -16,6 +16,8 @@ import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/
 
 /** Records per block at most: a page of records reads one or two blocks. */
 export const BLOCK_RECORDS = 1000;
+/** A block ends once its lines hold this many characters, even with fewer records (write.ts). */
+export const BLOCK_CHARS = 8 * 1024 * 1024;
 /** The step of sync_record_blocks_first_id_seq (migration 20261127161822_record_blocks). */
 export const BLOCK_ID_STEP = 1000;
 

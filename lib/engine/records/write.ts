@@ -2,7 +2,7 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import type { Outcome } from "@/lib/engine/batch";
-import { BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowLine, type OutcomeKind } from "./format";
+import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowLine, type OutcomeKind } from "./format";
 
 export interface RecordBlock {
   size: number;
@@ -19,37 +19,47 @@ function outcomeKind(o: Outcome): OutcomeKind {
   return o.ok ? "success" : "failed";
 }
 
-/** The outcomes as blocks of at most BLOCK_RECORDS records, in order. */
+/**
+ * The outcomes as blocks of at most BLOCK_RECORDS records, in order; a block also ends once its
+ * texts pass BLOCK_CHARS, so rows of megabytes never make one string past V8's limit (~512M
+ * characters) and a page never unpacks more than that.
+ */
 export function recordBlocks(outcomes: Outcome[]): RecordBlock[] {
   const blocks: RecordBlock[] = [];
-  for (let start = 0; start < outcomes.length; start += BLOCK_RECORDS) {
-    const end = Math.min(outcomes.length, start + BLOCK_RECORDS);
+  let start = 0;
+  while (start < outcomes.length) {
     const keys: string[] = [];
     const rows: string[] = [];
     const details: string[] = [];
     let codes = "";
     let failed = 0;
     let anyDetails = false;
-    for (let i = start; i < end; i++) {
+    let chars = 0;
+    let i = start;
+    for (; i < outcomes.length && i - start < BLOCK_RECORDS && chars < BLOCK_CHARS; i++) {
       const o = outcomes[i];
       const { item } = o;
       const kind = outcomeKind(o);
       if (kind === "failed") failed++;
       codes += outcomeCode(kind, item.action);
-      keys.push(keyLine(item.key));
-      rows.push(rowLine(item.json, item.line));
+      const key = keyLine(item.key);
+      const row = rowLine(item.json, item.line);
       const line = detailsLine(o.error, o.log);
+      keys.push(key);
+      rows.push(row);
       if (line) anyDetails = true;
       details.push(line);
+      chars += key.length + row.length + line.length;
     }
     blocks.push({
-      size: end - start,
+      size: i - start,
       failed,
       codes,
       keys: keys.join("\n"),
       rows: rows.join("\n"),
       details: anyDetails ? details.join("\n") : null,
     });
+    start = i;
   }
   return blocks;
 }
