@@ -9,7 +9,8 @@ import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
-import { blockHeads, pageHeads, readAll, readWindow, type BlockHead, type ExpandOptions, type RecordFilter } from "@/lib/engine/records/read";
+import { blockHeads, pageHeads, readAll, readWindow, type ExpandOptions, type RecordFilter } from "@/lib/engine/records/read";
+import type { SyncRecord } from "@/lib/engine/records/types";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
 
@@ -40,20 +41,25 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   const options: ExpandOptions = { runId: syncRunId, recordColumns: run.record_columns, filter: recordFilterOf(filter), afterId: filter.after_id };
   // With after_id the cursor replaces the offset; page numbers still work for the links.
   const skip = filter.after_id !== undefined ? 0 : page.skip;
-  // A key search reads the few blocks that hold the key whole, and counts its matches there.
-  const byKey = options.filter.primaryKey !== undefined;
-  const heads = byKey
-    ? { heads: await blockHeads(syncRunId, options.filter), before: 0, total: undefined }
-    : await pageHeads(syncRunId, options.filter, { skip, take: page.take, afterId: filter.after_id });
-  const records = await readWindow(heads, options, skip, page.take);
-  const total = heads.total ?? (await countMatches(heads.heads, { ...options, afterId: undefined }));
+  const { rows, total } =
+    options.filter.primaryKey !== undefined
+      ? await keySearch(options, skip, page.take)
+      : await pagedRead(options, skip, page.take);
   // The run's write target, for the logs of records that stored none (record-logs.ts).
-  return { rows: records, total, writeTarget: parseWriteTarget(run.write_target) };
+  return { rows, total, writeTarget: parseWriteTarget(run.write_target) };
 }
 
-/** The matches of a key search, counted in the blocks that hold the key. */
-async function countMatches(heads: BlockHead[], options: ExpandOptions): Promise<number> {
-  let n = 0;
-  for await (const records of readAll(heads, options)) n += records.length;
-  return n;
+/** A page and the run's total: the heads the page needs, then only its lines. */
+async function pagedRead(options: ExpandOptions, skip: number, take: number): Promise<{ rows: SyncRecord[]; total: number }> {
+  const heads = await pageHeads(options.runId, options.filter, { skip, take, afterId: options.afterId });
+  return { rows: await readWindow(heads, options, skip, take), total: heads.total };
+}
+
+/** A key search: the few blocks that hold the key, read once for both the page and the total. */
+async function keySearch(options: ExpandOptions, skip: number, take: number): Promise<{ rows: SyncRecord[]; total: number }> {
+  const matching: SyncRecord[] = [];
+  for await (const records of readAll(await blockHeads(options.runId, options.filter), { ...options, afterId: undefined })) matching.push(...records);
+  const { afterId } = options;
+  const rows = afterId !== undefined ? matching.filter((r) => r.id > afterId).slice(0, take) : matching.slice(skip, skip + take);
+  return { rows, total: matching.length };
 }
