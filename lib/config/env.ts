@@ -265,6 +265,11 @@ export const envSchema = z.object({
     20,
     "long-polls (`GET …/sync_runs/{id}?wait=N` and `GET /api/v1/sequence_runs/{id}?wait=N` with N > 0) one workspace may hold open at once in one API process; more answer 429 with `Retry-After` until one ends, so one tenant cannot tie up the server",
   ),
+  LONG_POLL_MAX_PER_USER: integer(
+    1,
+    40,
+    "long-polls one user (or their API tokens) may hold open at once in one API process, across every workspace they belong to; more answer 429 with `Retry-After`, so workspaces of one's own cannot multiply the per-workspace cap",
+  ),
   ENGINE_MAX_RUN_ATTEMPTS: integer(
     1,
     3,

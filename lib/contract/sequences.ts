@@ -58,6 +58,6 @@ export const sequences = {
     response: z.strictObject({ data: sequenceRunSchema }),
     errors: [429],
     notes:
-      "With wait=N (0-60) the request long-polls until the status is success, failed or needs_approval, or N seconds pass. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits in this process.",
+      "With wait=N (0-60) the request long-polls until the status is success, failed or needs_approval, or N seconds pass. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits, or the caller LONG_POLL_MAX_PER_USER across their workspaces, in this process.",
   }),
 };

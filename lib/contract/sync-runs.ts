@@ -44,7 +44,7 @@ export const syncRuns = {
     response: z.strictObject({ data: syncRunSchema }),
     errors: [429],
     notes:
-      "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits in this process.",
+      "With wait=N (0-60) the request long-polls until the run ends (success, failed, canceled, needs_approval) or N seconds pass; the status tells which. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits, or the caller LONG_POLL_MAX_PER_USER across their workspaces, in this process.",
   }),
   getWorkspaceSyncRun: operation({
     operationId: "getWorkspaceSyncRun",
@@ -59,7 +59,7 @@ export const syncRuns = {
     response: z.strictObject({ data: syncRunSchema }),
     errors: [429],
     notes:
-      "The same body and wait=N long-poll as GET /api/v1/syncs/{sync_id}/sync_runs/{id}, for a caller that kept only the run id. Another workspace's run is a 404. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits in this process.",
+      "The same body and wait=N long-poll as GET /api/v1/syncs/{sync_id}/sync_runs/{id}, for a caller that kept only the run id. Another workspace's run is a 404. 429 (Retry-After) when the workspace already holds LONG_POLL_MAX_PER_WORKSPACE waits, or the caller LONG_POLL_MAX_PER_USER across their workspaces, in this process.",
   }),
   approveSyncRun: operation({
     operationId: "approveSyncRun",

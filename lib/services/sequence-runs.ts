@@ -10,7 +10,7 @@ import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { SequenceRun, SequenceRunStep, SyncRun } from "@/lib/generated/prisma/client";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
-import { longPoll } from "./long-poll";
+import { longPoll, type Waiter } from "./long-poll";
 import { triggerOnce } from "./trigger-keys";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
@@ -98,6 +98,6 @@ export async function getSequenceRun(workspaceId: number, id: number): Promise<S
 }
 
 /** getSequenceRun, long-polling up to `waitSeconds` for it to settle (./long-poll.ts, same cap as runs). */
-export async function waitForSequenceRun(workspaceId: number, id: number, waitSeconds: number, signal?: AbortSignal): Promise<SequenceRunView> {
-  return longPoll(workspaceId, waitSeconds, () => getSequenceRun(workspaceId, id), (v) => SETTLED_SEQUENCE_STATUSES.has(v.status), signal);
+export async function waitForSequenceRun(who: Waiter, id: number, waitSeconds: number, signal?: AbortSignal): Promise<SequenceRunView> {
+  return longPoll(who, waitSeconds, () => getSequenceRun(who.workspaceId, id), (v) => SETTLED_SEQUENCE_STATUSES.has(v.status), signal);
 }

@@ -5,7 +5,7 @@ import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { ListSyncRunsQuery } from "@/lib/validation/sync-runs";
-import { longPoll } from "./long-poll";
+import { longPoll, type Waiter } from "./long-poll";
 import { requireSync } from "./syncs";
 
 export async function listSyncRuns(workspaceId: number, syncId: number, filter: ListSyncRunsQuery, page: Page) {
@@ -45,13 +45,13 @@ export const SETTLED_RUN_STATUSES: ReadonlySet<SyncRun["status"]> = new Set(["su
 
 /** getSyncRun, long-polling up to `waitSeconds` for the run to settle (./long-poll.ts). */
 export async function waitForSyncRun(
-  workspaceId: number,
+  who: Waiter,
   syncId: number,
   id: number,
   waitSeconds: number,
   signal?: AbortSignal,
 ): Promise<SyncRun> {
-  return longPoll(workspaceId, waitSeconds, () => getSyncRun(workspaceId, syncId, id), isSettled, signal);
+  return longPoll(who, waitSeconds, () => getSyncRun(who.workspaceId, syncId, id), isSettled, signal);
 }
 
 /** One run of the workspace by id alone (GET /api/v1/sync_runs/{id}); another workspace's is a 404. */
@@ -62,8 +62,8 @@ export async function getWorkspaceSyncRun(workspaceId: number, id: number): Prom
 }
 
 /** getWorkspaceSyncRun with the same long-poll as waitForSyncRun. */
-export async function waitForWorkspaceSyncRun(workspaceId: number, id: number, waitSeconds: number, signal?: AbortSignal): Promise<SyncRun> {
-  return longPoll(workspaceId, waitSeconds, () => getWorkspaceSyncRun(workspaceId, id), isSettled, signal);
+export async function waitForWorkspaceSyncRun(who: Waiter, id: number, waitSeconds: number, signal?: AbortSignal): Promise<SyncRun> {
+  return longPoll(who, waitSeconds, () => getWorkspaceSyncRun(who.workspaceId, id), isSettled, signal);
 }
 
 const isSettled = (run: SyncRun): boolean => SETTLED_RUN_STATUSES.has(run.status);

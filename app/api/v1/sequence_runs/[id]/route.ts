@@ -6,5 +6,5 @@ import { serializeSequenceRun } from "@/lib/serializers/sequences";
 import { waitForSequenceRun } from "@/lib/services/sequence-runs";
 
 export const GET = route(sequences.getSequenceRun, async ({ auth, params, query, req }) => ({
-  data: serializeSequenceRun(await waitForSequenceRun(auth.workspaceId, params.id, query.wait ?? 0, req.signal), actorAccess(auth)),
+  data: serializeSequenceRun(await waitForSequenceRun({ workspaceId: auth.workspaceId, userId: auth.user.id }, params.id, query.wait ?? 0, req.signal), actorAccess(auth)),
 }));

@@ -6,5 +6,5 @@ import { serializeSyncRun } from "@/lib/serializers/sync-runs";
 import { waitForWorkspaceSyncRun } from "@/lib/services/sync-runs";
 
 export const GET = route(syncRuns.getWorkspaceSyncRun, async ({ auth, params, query, req }) => ({
-  data: serializeSyncRun(await waitForWorkspaceSyncRun(auth.workspaceId, params.id, query.wait ?? 0, req.signal), actorAccess(auth)),
+  data: serializeSyncRun(await waitForWorkspaceSyncRun({ workspaceId: auth.workspaceId, userId: auth.user.id }, params.id, query.wait ?? 0, req.signal), actorAccess(auth)),
 }));

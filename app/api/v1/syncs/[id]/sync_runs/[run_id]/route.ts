@@ -7,7 +7,7 @@ import { waitForSyncRun } from "@/lib/services/sync-runs";
 
 export const GET = route(syncRuns.getSyncRun, async ({ auth, params, query, req }) => ({
   data: serializeSyncRun(
-    await waitForSyncRun(auth.workspaceId, params.sync_id, params.id, query.wait ?? 0, req.signal),
+    await waitForSyncRun({ workspaceId: auth.workspaceId, userId: auth.user.id }, params.sync_id, params.id, query.wait ?? 0, req.signal),
     actorAccess(auth),
   ),
 }));
