@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pgPool, prisma } from "@/lib/db/client";
+import { pgPool } from "@/lib/db/client";
 import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
 import { isFree, runLockKey } from "@/lib/engine/locks";
 import { catalogOf, createFixture, createPeople, reloadRun, runRecords, tableStream, waitFor } from "@/lib/engine/test-support";

@@ -10,7 +10,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db/client";
 import { stopEngine, triggerSync } from "@/lib/engine";
 import { catalogOf, createFixture, reloadRun, runRecords, spawnWorker, sql, stopWorker, tableStream, waitFor } from "@/lib/engine/test-support";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
