@@ -15,8 +15,11 @@ import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import { PlanDialog } from "./plan-dialog";
 import { RunOutcomeBadge } from "./run-outcome";
+import { RunAfterCard } from "./run-after-card";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
+import { SequenceProgress } from "./sequence-progress";
+import { SequenceRunButton } from "./sequence-run-button";
 import { syncName } from "./syncs-list";
 import { TestRowDialog, TestRunResult } from "./test-row";
 import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
@@ -30,6 +33,7 @@ export function SyncDetail({ id }: { id: string }) {
   const [testing, setTesting] = useState(false);
   const [planning, setPlanning] = useState(false);
   const [testRunId, setTestRunId] = useState<string | null>(null);
+  const [sequenceRunId, setSequenceRunId] = useState<string | null>(null);
   const remove = useDeleteSync();
   const [confirm, setConfirm] = useState<"delete" | "cancel" | null>(null);
   const canUpdate = useCan("sync", "update");
@@ -71,6 +75,7 @@ export function SyncDetail({ id }: { id: string }) {
                 Run now
               </Button>
             )}
+            {canCreate && <SequenceRunButton syncId={id} disabled={disabled || active} onStarted={setSequenceRunId} />}
             {canCreate && active && (
               <Button variant="secondary" onClick={() => setConfirm("cancel")}>
                 Cancel run
@@ -101,6 +106,7 @@ export function SyncDetail({ id }: { id: string }) {
           <LinkButton size="sm" href={`/syncs/${id}/runs/${a.last_run.id}`}>Review run #{a.last_run.id}</LinkButton>
         </div>
       )}
+      {sequenceRunId && <SequenceProgress id={sequenceRunId} onDismiss={() => setSequenceRunId(null)} />}
       {testRunId && <TestRunResult syncId={id} runId={testRunId} onDismiss={() => setTestRunId(null)} />}
       <div className="mb-6 grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="lg:col-span-2">
@@ -151,6 +157,7 @@ export function SyncDetail({ id }: { id: string }) {
           </CardBody>
         </Card>
       </div>
+      <RunAfterCard syncId={id} canUpdate={canUpdate} />
       <h2 className="mb-3 text-lg font-semibold">Runs</h2>
       <RunsTable syncId={id} />
       <PlanDialog
