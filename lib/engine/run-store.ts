@@ -14,6 +14,7 @@ import { lockForTransaction, triggerLockKey } from "./locks";
 import { writeSkippedStates } from "./skipped-states";
 import { emitRunEvent } from "./webhooks/emit";
 import type { WriteTarget } from "./record-logs";
+import { withTransaction } from "./transaction";
 import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./transitions";
 
 type Db = Pool | PoolClient;
@@ -98,9 +99,30 @@ export async function setRunStatus(
   return changed;
 }
 
-/** Ends a run with its outcome (an error makes it failed). */
-export async function finishRun(runId: number, error: string | null): Promise<void> {
-  await setRunStatus(pgPool(), runId, error === null ? "success" : "failed", { error, finished: true });
+/**
+ * Ends a run with its outcome (an error makes it failed) and, for a general run (`syncId`), the sync's
+ * status after it, in one transaction: a run canceled while its last batch was being written (the
+ * worker notices a cancel within a second) ends canceled and leaves the sync's status alone, instead
+ * of the sync taking the outcome of a run shown as canceled. False when the run had ended meanwhile.
+ */
+export async function finishRun(runId: number, error: string | null, syncId: number | null = null): Promise<boolean> {
+  const to: SyncRunStatus = error === null ? "success" : "failed";
+  const changed = await withTransaction(pgPool(), async (client) => {
+    const { rowCount } = await client.query(
+      `UPDATE sync_runs SET status = $2::sync_run_status, error = $4, finished_at = now(), updated_at = now()
+       WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
+      [runId, to, runStatusesAllowing(to), error],
+    );
+    if (!rowCount) return false;
+    if (syncId !== null) await applySyncOutcome(syncId, to, client);
+    return true;
+  });
+  // The hooks of setRunStatus, once the end is visible.
+  if (changed) {
+    await alertsOnRunEnded(runId);
+    await statusChanged(runId, to);
+  }
+  return changed;
 }
 
 /**
@@ -285,8 +307,8 @@ export async function saveWriteTarget(runId: number, target: WriteTarget): Promi
 // ---- Sync status and cursor -----------------------------------------------------------------------
 
 /** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
-export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled"): Promise<void> {
-  const pool = pgPool();
+export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled", db: Db = pgPool()): Promise<void> {
+  const pool = db;
   const { rows } = await pool.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
   if (rows.length === 0) return;
   const to = syncStatusAfterRun(rows[0].status, outcome);
