@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigSyntaxError, parseConfigYaml, stringifyConfigYaml } from "./yaml";
 import { parseConfigYamlOffThread } from "./yaml-off-thread";
+import { RateLimited } from "@/lib/errors";
 
 const large = (n: number) =>
   stringifyConfigYaml({ version: 1, models: Array.from({ length: n }, (_, i) => ({ slug: `model-${i}`, name: `Model ${i}`, query: `SELECT ${i}` })) });
@@ -40,4 +41,18 @@ describe("parseConfigYamlOffThread", () => {
   it("refuses a file that takes longer than the time limit, with a sentence", async () => {
     await expect(parseConfigYamlOffThread(large(30_000), { timeLimitMs: 50 })).rejects.toThrow(/took longer than 0.05 s to read; split it/);
   }, 60_000);
+});
+
+describe("the YAML readers' queue", () => {
+  it("refuses a file with 429 once both threads are busy and eight files wait, and reads the others", async () => {
+    const text = large(600);
+    const reads = Array.from({ length: 10 }, () => parseConfigYamlOffThread(text));
+    // Two read, eight wait: one more is refused at once, not queued without bound.
+    await expect(parseConfigYamlOffThread(text)).rejects.toBeInstanceOf(RateLimited);
+    await expect(parseConfigYamlOffThread(text)).rejects.toThrow(/already reading several large YAML files/);
+    const values = await Promise.all(reads);
+    expect(values.every((v) => JSON.stringify(v) === JSON.stringify(parseConfigYaml(text)))).toBe(true);
+    // Slots free again.
+    expect(await parseConfigYamlOffThread(text)).toEqual(parseConfigYaml(text));
+  }, 120_000);
 });

@@ -2,6 +2,7 @@
 // seconds for a legal 1 MB file, and on the web process's thread that would hold every other request
 // for as long. A thread also gets a time and a memory limit, past which the file is refused.
 import { Worker } from "node:worker_threads";
+import { RateLimited } from "@/lib/errors";
 import { bundledScript } from "@/lib/runtime/script-bundle";
 import { ConfigSyntaxError, parseConfigYaml } from "./yaml";
 import type { YamlThreadAnswer } from "./yaml-thread";
@@ -10,6 +11,8 @@ import type { YamlThreadAnswer } from "./yaml-thread";
 const INLINE_CHARS = 16 * 1024;
 /** Threads reading YAML at once in this process; more wait for one to end. */
 const MAX_THREADS = 2;
+/** Files waiting for a thread at most; more are refused (429), so waiting bodies cannot pile up. */
+const MAX_WAITING = 8;
 const TIME_LIMIT_MS = 20_000;
 const MEMORY_LIMIT_MB = 512;
 
@@ -17,7 +20,14 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 async function slot(): Promise<() => void> {
-  if (running >= MAX_THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (running >= MAX_THREADS) {
+    if (waiting.length >= MAX_WAITING) {
+      throw new RateLimited("The server is already reading several large YAML files; send this one again in a few seconds, or as JSON.", {
+        headers: { "Retry-After": "5" },
+      });
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
   running++;
   return () => {
     running--;

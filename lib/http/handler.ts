@@ -8,7 +8,7 @@ import { can } from "@/lib/auth/permissions";
 import { ConfigSyntaxError } from "@/lib/config-as-code/yaml";
 import { parseConfigYamlOffThread } from "@/lib/config-as-code/yaml-off-thread";
 import type { Operation, Reply } from "@/lib/contract/operation";
-import { BadRequest, Forbidden, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
+import { BadRequest, Forbidden, PayloadTooLarge, RateLimited, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext, type WorkspaceMode } from "@/lib/services/auth-context";
 import { requestToken } from "./credentials";
@@ -76,6 +76,7 @@ async function readJson(req: NextRequest, yamlBody = false): Promise<unknown> {
     value = yaml ? await parseConfigYamlOffThread(text) : JSON.parse(text);
   } catch (err) {
     if (err instanceof ConfigSyntaxError) throw new BadRequest(err.message);
+    if (err instanceof RateLimited) throw err;
     throw new BadRequest(yaml ? "The request body could not be read as YAML." : "The request body is not valid JSON.");
   }
   if (depthOver(value, MAX_JSON_DEPTH)) {

@@ -9,8 +9,8 @@
 //   details  "" or JSON {"e": error, "l": log} per record; NULL when no record of the block has one
 //
 // Record i (0-based) of a block has the id first_id + i; first_id comes from a sequence that steps by
-// BLOCK_ID_STEP, so ids stay unique and in recording order, as they were per row. JSON and COPY text
-// never hold a raw newline, which is what makes "\n" a safe separator for rows and details.
+// 1000, at least BLOCK_RECORDS (migration 20261127161822_record_blocks), so ids stay unique and in
+// recording order, as they were per row. JSON and COPY text never hold a raw newline, which is what makes "\n" a safe separator for rows and details.
 import type { RecordLog } from "@/lib/connectors/types";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 
@@ -18,8 +18,6 @@ import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/
 export const BLOCK_RECORDS = 1000;
 /** A block ends once its lines hold this many characters, even with fewer records (write.ts). */
 export const BLOCK_CHARS = 8 * 1024 * 1024;
-/** The step of sync_record_blocks_first_id_seq (migration 20261127161822_record_blocks). */
-export const BLOCK_ID_STEP = 1000;
 
 /**
  * What a record's status counts as: `delivered` is a skip of a record already delivered with its

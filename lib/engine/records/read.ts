@@ -165,12 +165,12 @@ const BLOCKS_PER_FETCH = 4;
 /**
  * Up to `take` matching records after skipping `skip` of them, walking `heads` in order (heads as
  * pageHeads gives them: `before` matches precede the first). Counts are exact for status and action
- * filters, so unfiltered pages fetch only the lines they show; a key search or after_id fetches
- * whole blocks and filters them here.
+ * filters, so unfiltered pages fetch only the lines they show; after_id fetches whole blocks and
+ * filters them here. Not for a key search, whose counts are not exact (sync-records.ts:keySearch).
  */
 export async function readWindow(page: Pick<PageHeads, "heads" | "before">, options: ExpandOptions, skip: number, take: number): Promise<SyncRecord[]> {
   const { heads } = page;
-  const exact = options.filter.primaryKey === undefined && options.afterId === undefined;
+  const exact = options.afterId === undefined;
   const unfiltered = exact && matchingCodes(options.filter) === ALL_CODES;
   let at = 0;
   let toSkip = Math.max(0, skip - page.before);
