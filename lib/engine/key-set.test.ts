@@ -16,6 +16,17 @@ describe("KeySet", () => {
     expect(keys.has("999999999")).toBe(false);
   });
 
+  it("keeps every non-canonical spelling of an integer apart from the integer", () => {
+    const keys = new KeySet();
+    keys.add("7");
+    keys.add("1234567890");
+    for (const k of ["07", "+7", " 7", "7 ", "00", "0x7", "7/", ":7", "٧", "123456789", "12345678901"]) expect(keys.has(k)).toBe(false);
+    for (const k of ["07", "+7", "7 ", "00"]) keys.add(k);
+    expect(keys.has("07") && keys.has("+7") && keys.has("7 ") && keys.has("00")).toBe(true);
+    expect(keys.has("0")).toBe(false);
+    expect(keys.has("1234567890")).toBe(true);
+  });
+
   it("holds a million ids, and grows past its first size", () => {
     const keys = new KeySet();
     for (let i = 0; i < 1_000_000; i += 2) keys.add(String(i));

@@ -8,6 +8,7 @@ import { cursorText, rowAt, type ReadBatch } from "./batch";
 import { BatchDiffer } from "./batch-diff";
 import { CursorTracker } from "./cursor-tracker";
 import { detectDeletes } from "./delete-detection";
+import { SendGroups } from "./send-groups";
 import { hasStates } from "./diff";
 import { BatchRecorder } from "./record-batch";
 import type { RunAttempt, RunStrategy } from "./run-attempt";
@@ -66,18 +67,19 @@ async function extractRows(
   const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen, run.unchanged);
   const { cursorField } = options;
 
-  /** Diff → map and load → record, for one batch. */
+  const groups = new SendGroups((items) => sendItems(attempt, items), run.recorder);
+  /** Diff, then map, load and record with the group the batch joins (send-groups.ts). */
   const processBatch = async (seq: number, batch: ReadBatch) => {
     const cursorValue = cursorField && batch.length > 0 ? cursorText(rowAt(batch, batch.length - 1)[cursorField]) : undefined;
     const started = performance.now();
     const { delta, toSend, rebaselined } = await differ.diff(batch);
     attempt.timings.diff += performance.now() - started;
-    const outcomes = await sendItems(attempt, toSend);
-    await run.recorder.record({ seq, outcomes, delta, cursorValue, rebaselined, complete: outcomes.length === toSend.length });
+    await groups.add({ seq, items: toSend, delta, cursorValue, rebaselined });
   };
   // Sources that fingerprint rows themselves spare us parsing the rows that turn out unchanged.
   const iterable: AsyncIterable<ReadBatch> = ctx.source.readFingerprinted
     ? ctx.source.readFingerprinted(ctx.sourceConfig, { ...options, fingerprint: { seed: ctx.fingerprintSeed, primaryKey: ctx.model.primaryKey } })
     : ctx.source.read(ctx.sourceConfig, options);
   await forEachBatch(attempt, iterable, processBatch);
+  await groups.flush().catch((err: unknown) => attempt.fail(err));
 }

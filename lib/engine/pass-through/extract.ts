@@ -18,6 +18,7 @@ import type { BatchRecorder } from "../record-batch";
 import type { RunAttempt } from "../run-attempt";
 import { zeroCounters, type RunCounters } from "../run-store";
 import { sendItems } from "../send-batch";
+import { SendGroups } from "../send-groups";
 import type { PendingFilter } from "../unchanged-filter";
 import type { PassThroughPlan } from "./plan";
 
@@ -134,6 +135,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     return sendItems(attempt, items);
   };
 
+  const groups = new SendGroups(send, run.recorder);
   const processBatch = async (seq: number, lines: string[]) => {
     const started = performance.now();
     const delta = zeroCounters();
@@ -143,10 +145,10 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const { items, unchanged } = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
     delta.skippedRows += unchanged;
     attempt.timings.diff += performance.now() - started;
-    const outcomes = await send(items);
     const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
-    await run.recorder.record({ seq, outcomes, delta, cursorValue, complete: outcomes.length === items.length });
+    await groups.add({ seq, items, delta, cursorValue });
   };
 
   await forEachBatch(attempt, plan.source.read(ctx.sourceConfig, run.options), processBatch);
+  await groups.flush().catch((err: unknown) => attempt.fail(err));
 }
