@@ -3,8 +3,10 @@
 import { hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { pgPool } from "@/lib/db/client";
+import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
-import { UnchangedFilter } from "./unchanged-filter";
+import { bareSync } from "@/tests/support/sync-fixtures";
+import { loadUnchangedFilter, UnchangedFilter } from "./unchanged-filter";
 
 useTestDatabase();
 
@@ -52,7 +54,7 @@ describe("UnchangedFilter", () => {
     expect(f.has(md5("1 row 5").slice(0, 31))).toBe(false);
   });
 
-  it("reads a sync of several pages whole", { timeout: 30_000 }, async () => {
+  it("reads a sync of several pages whole, growing its table as it goes", { timeout: 30_000 }, async () => {
     await pgPool().query(
       `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
        SELECT 4, g::text, md5('4 row ' || g), 'success', 3, now() FROM generate_series(1, 140000) g`,
@@ -72,8 +74,32 @@ describe("UnchangedFilter", () => {
       `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at) VALUES (5, '1', md5('x'), 'success', 3, now()), (5, '2', repeat('z', 32), 'success', 3, now())`,
     );
     expect(await UnchangedFilter.load(pgPool(), 5, RUN, 1_000_000)).toBeNull();
-    // The limit is on the rows the sync tracks, whatever their status.
-    expect(await UnchangedFilter.load(pgPool(), 3, RUN, ROWS - 1)).toBeNull();
-    expect((await UnchangedFilter.load(pgPool(), 3, RUN, ROWS))?.size).toBe((ROWS / 10) * 7);
+    // The limit is on the fingerprints the filter would hold (7 of 10 rows here): one more, and there is none.
+    const held = (ROWS / 10) * 7;
+    expect(await UnchangedFilter.load(pgPool(), 3, RUN, held - 1)).toBeNull();
+    expect((await UnchangedFilter.load(pgPool(), 3, RUN, held))?.size).toBe(held);
+    // The connection left in the middle of its COPY is not reused: the pool still answers.
+    expect((await pgPool().query("SELECT 1 AS one")).rows[0].one).toBe(1);
+  });
+
+  it("is not loaded for a re-run whose sync's last read had more rows than the filter may hold", async () => {
+    const workspaceId = await newWorkspace();
+    const { sync } = await bareSync(workspaceId);
+    // States seeded above under plain numbers may share the new sync's id.
+    await pgPool().query("DELETE FROM sync_states WHERE sync_id = $1", [sync.id]);
+    await seed(sync.id);
+    const read = { noStates: false, fromCursor: false };
+    const ctx = { sync: { id: sync.id, syncMode: "incremental" }, run: { id: RUN } };
+    const lastRead = async (rows: number) =>
+      pgPool().query(
+        `INSERT INTO sync_runs (workspace_id, sync_id, status, total_query_rows, created_at, updated_at) VALUES ($1, $2, 'success', $3, now(), now())`,
+        [workspaceId, sync.id, rows],
+      );
+    // No earlier run: loaded (the load itself holds to the limit).
+    expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
+    await lastRead(ROWS);
+    expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
+    await lastRead(5_000_000);
+    expect(await loadUnchangedFilter(pgPool(), ctx, read)).toBeNull();
   });
 });

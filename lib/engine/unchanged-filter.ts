@@ -14,8 +14,10 @@ import { engineSettings } from "./settings";
 
 /** Words per entry: 96 bits of the fingerprint. */
 const WORDS = 3;
-/** Entries per slot at most (linear probing stays short below this). */
+/** Entries per slot at most (linear probing stays short below this); the table doubles past it. */
 const MAX_LOAD = 0.7;
+/** Slots of a new table (a power of two: a slot is the fingerprint's first word masked). */
+const FIRST_CAPACITY = 1 << 16;
 
 /** Each UTF-16 code unit's hex digit value, or -1: one load per digit, for a million rows a run. */
 const HEX = new Int8Array(65536).fill(-1);
@@ -31,47 +33,50 @@ const COPY_HEADER = 19;
 /** A tuple of one ENTRY_BYTES bytea: field count (2), length (4), the bytes. */
 const TUPLE = 6 + ENTRY_BYTES;
 
+/** The sync has more fingerprints than the filter may hold: its rows are probed instead. */
+class TooManyStates extends Error {}
+
 export class UnchangedFilter {
-  private readonly slots: Uint32Array;
-  private readonly capacity: number;
+  private slots = new Uint32Array(FIRST_CAPACITY * WORDS);
+  private mask = FIRST_CAPACITY - 1;
   /** Fingerprints held (not counting any that could not be read as 32 hex digits). */
   size = 0;
 
-  private constructor(expected: number) {
-    this.capacity = Math.max(16, Math.ceil(expected / MAX_LOAD));
-    this.slots = new Uint32Array(this.capacity * WORDS);
-  }
-
   /**
    * The filter of a full re-read of `syncId`, or null when it would not pay or would not fit: nothing
-   * tracked, or more than `maxStates` fingerprints (memory: ~17 bytes per tracked row).
+   * delivered before, or more than `maxStates` fingerprints to hold (memory: ~17-34 bytes each).
    * States this run recorded in an earlier attempt stay out: the probe tells those apart ("already
    * recorded"), and they must keep being told apart for the counters to stay exact.
    */
   static async load(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
     if (maxStates <= 0) return null;
-    // Sized once from the sync's state count (an upper bound of what qualifies); states a concurrent
-    // writer adds meanwhile are simply not in it.
+    // Not sized by a count(*) first: on a million states that count took as long as the load itself,
+    // in the way of the run's first diff. The table grows instead; states a concurrent writer adds
+    // meanwhile are simply not in it.
     const where = `sync_id = ${Number(syncId)} AND last_run_id <> ${Number(runId)} AND last_status IN ('success', 'skipped') AND length(fingerprint) = 32`;
-    const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_states WHERE sync_id = $1", [syncId]);
-    const count = rows[0]?.n ?? 0;
-    if (count === 0 || count > maxStates) return null;
-    const filter = new UnchangedFilter(count);
+    const filter = new UnchangedFilter();
     const client = await pool.connect();
+    let broken = false;
     try {
       // Binary COPY of the first 12 bytes, decoded from hex by the database: fixed-size tuples the
       // worker reads as three integers each (hex decoding here cost a third of a no-change re-run's
       // filter).
       const stream = client.query(copyTo(`COPY (SELECT decode(left(fingerprint, 24), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
-      const reader = new TupleReader(filter, count);
+      const reader = new TupleReader(filter, maxStates);
       for await (const chunk of stream as AsyncIterable<Buffer>) reader.push(chunk);
-      return filter;
+      return filter.size > 0 ? filter : null;
     } catch (err) {
+      // Left in the middle of its COPY: the connection is not given back to the pool.
+      if (err instanceof TooManyStates) {
+        broken = true;
+        return null;
+      }
       // A fingerprint that is not hex (none the engine writes): the run probes every row, as without a filter.
       if ((err as { code?: string }).code === "22023") return null;
+      broken = true;
       throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -89,8 +94,10 @@ export class UnchangedFilter {
   add(w0: number, w1: number, w2: number): void {
     // All-zero marks an empty slot: such a fingerprint is left to the probe.
     if ((w0 | w1 | w2) === 0) return;
+    if (this.size + 1 > (this.mask + 1) * MAX_LOAD) this.grow();
     const s = this.slots;
-    let slot = w0 % this.capacity;
+    const mask = this.mask;
+    let slot = w0 & mask;
     for (;;) {
       const base = slot * WORDS;
       if ((s[base] | s[base + 1] | s[base + 2]) === 0) {
@@ -101,19 +108,31 @@ export class UnchangedFilter {
         return;
       }
       if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return;
-      slot = slot + 1 === this.capacity ? 0 : slot + 1;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** Twice the slots, every entry placed again. */
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Uint32Array(old.length * 2);
+    this.mask = this.mask * 2 + 1;
+    this.size = 0;
+    for (let base = 0; base < old.length; base += WORDS) {
+      if ((old[base] | old[base + 1] | old[base + 2]) !== 0) this.add(old[base], old[base + 1], old[base + 2]);
     }
   }
 
   private find(w0: number, w1: number, w2: number): number {
     if ((w0 | w1 | w2) === 0) return -1;
-    let slot = w0 % this.capacity;
     const s = this.slots;
+    const mask = this.mask;
+    let slot = w0 & mask;
     for (;;) {
       const base = slot * WORDS;
       if ((s[base] | s[base + 1] | s[base + 2]) === 0) return -1;
       if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return slot;
-      slot = slot + 1 === this.capacity ? 0 : slot + 1;
+      slot = (slot + 1) & mask;
     }
   }
 
@@ -142,10 +161,26 @@ export function loadUnchangedFilter(
   if (read.noStates || read.fromCursor || ctx.sync.syncMode === "full_refresh") return null;
   // Loaded while the source starts answering; the first batch's diff waits for it. A filter that
   // cannot be loaded only means every row is probed.
-  return UnchangedFilter.load(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows).catch((err: unknown) => {
+  return loadIfItFits(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows).catch((err: unknown) => {
     logger.warn({ syncId: ctx.sync.id, err: err instanceof Error ? err.message : String(err) }, "unchanged filter not loaded; every row is probed");
     return null;
   });
+}
+
+/**
+ * The filter, unless the sync's last full read already read more rows than it may hold: a cheap
+ * guess (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them. When
+ * the guess is wrong (states of rows gone from the source), the load itself stops at the limit.
+ */
+async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT total_query_rows::int AS n FROM sync_runs
+     WHERE sync_id = $1 AND id <> $2 AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [syncId, runId],
+  );
+  if ((rows[0]?.n ?? 0) > maxStates) return null;
+  return UnchangedFilter.load(pool, syncId, runId, maxStates);
 }
 
 /** A filter, none, or one still loading. */
@@ -177,7 +212,7 @@ class TupleReader {
       if (buf[at] !== 0 || buf[at + 1] !== 1 || buf[at + 2] !== 0 || buf[at + 3] !== 0 || buf[at + 4] !== 0 || buf[at + 5] !== ENTRY_BYTES) {
         throw new Error("unexpected tuple in the fingerprints' COPY");
       }
-      if (this.filter.size >= limit) continue;
+      if (this.filter.size >= limit) throw new TooManyStates();
       const b = at + 6;
       this.filter.add(
         ((buf[b] << 24) | (buf[b + 1] << 16) | (buf[b + 2] << 8) | buf[b + 3]) >>> 0,
