@@ -8,7 +8,7 @@
 // one of the sync's others, about n / 2^96 per changed row).
 import "server-only";
 import type { Pool } from "pg";
-import { to as copyTo } from "pg-copy-streams";
+import { copyOut } from "@/lib/connectors/shared/pg-copy-out";
 import { logger } from "@/lib/logger";
 import { engineSettings } from "./settings";
 
@@ -37,10 +37,18 @@ const TUPLE = 6 + ENTRY_BYTES;
 class TooManyStates extends Error {}
 
 export class UnchangedFilter {
-  private slots = new Uint32Array(FIRST_CAPACITY * WORDS);
-  private mask = FIRST_CAPACITY - 1;
+  private slots: Uint32Array;
+  private mask: number;
   /** Fingerprints held (not counting any that could not be read as 32 hex digits). */
   size = 0;
+
+  /** Room for `expected` fingerprints without growing (growing re-places every entry: a third of a load). */
+  private constructor(expected: number) {
+    let capacity = FIRST_CAPACITY;
+    while (capacity * MAX_LOAD < expected) capacity *= 2;
+    this.slots = new Uint32Array(capacity * WORDS);
+    this.mask = capacity - 1;
+  }
 
   /**
    * The filter of a full re-read of `syncId`, or null when it would not pay or would not fit: nothing
@@ -48,20 +56,20 @@ export class UnchangedFilter {
    * States this run recorded in an earlier attempt stay out: the probe tells those apart ("already
    * recorded"), and they must keep being told apart for the counters to stay exact.
    */
-  static async load(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
+  static async load(pool: Pool, syncId: number, runId: number, maxStates: number, expected = 0): Promise<UnchangedFilter | null> {
     if (maxStates <= 0) return null;
-    // Not sized by a count(*) first: on a million states that count took as long as the load itself,
-    // in the way of the run's first diff. The table grows instead; states a concurrent writer adds
-    // meanwhile are simply not in it.
+    // Sized by the caller's guess, not by a count(*) first: on a million states that count took as
+    // long as the load itself, in the way of the run's first diff. Past the guess the table grows;
+    // states a concurrent writer adds meanwhile are simply not in it.
     const where = `sync_id = ${Number(syncId)} AND last_run_id <> ${Number(runId)} AND last_status IN ('success', 'skipped') AND length(fingerprint) = 32`;
-    const filter = new UnchangedFilter();
+    const filter = new UnchangedFilter(Math.min(expected, maxStates));
     const client = await pool.connect();
     let broken = false;
     try {
       // Binary COPY of the first 12 bytes, decoded from hex by the database: fixed-size tuples the
       // worker reads as three integers each (hex decoding here cost a third of a no-change re-run's
       // filter).
-      const stream = client.query(copyTo(`COPY (SELECT decode(left(fingerprint, 24), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
+      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 24), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
       const reader = new TupleReader(filter, maxStates);
       for await (const chunk of stream as AsyncIterable<Buffer>) reader.push(chunk);
       return filter.size > 0 ? filter : null;
@@ -168,9 +176,10 @@ export function loadUnchangedFilter(
 }
 
 /**
- * The filter, unless the sync's last full read already read more rows than it may hold: a cheap
- * guess (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them. When
- * the guess is wrong (states of rows gone from the source), the load itself stops at the limit.
+ * The filter, unless the sync's last read already read more rows than it may hold: a cheap guess
+ * (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them, and sizes
+ * the table. When the guess is wrong (states of rows gone from the source), the load itself stops
+ * at the limit.
  */
 async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
   const { rows } = await pool.query<{ n: number }>(
@@ -179,8 +188,9 @@ async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [syncId, runId],
   );
-  if ((rows[0]?.n ?? 0) > maxStates) return null;
-  return UnchangedFilter.load(pool, syncId, runId, maxStates);
+  const lastRead = rows[0]?.n ?? 0;
+  if (lastRead > maxStates) return null;
+  return UnchangedFilter.load(pool, syncId, runId, maxStates, lastRead);
 }
 
 /** A filter, none, or one still loading. */

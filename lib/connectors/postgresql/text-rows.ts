@@ -4,7 +4,7 @@
 // so the same row always gives the same line, whatever the server's defaults.
 import { StringDecoder } from "node:string_decoder";
 import type pg from "pg";
-import { to as copyTo } from "pg-copy-streams";
+import { copyOut } from "../shared/pg-copy-out";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
@@ -55,7 +55,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   try {
     await client.query("BEGIN TRANSACTION READ ONLY");
     await client.query(SESSION);
-    const stream = client.query(copyTo(`COPY (${modelQuery(options, client)}) TO STDOUT`));
+    const stream = client.query(copyOut(`COPY (${modelQuery(options, client)}) TO STDOUT`));
     const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const decoder = new StringDecoder("utf8");
     let rest = "";

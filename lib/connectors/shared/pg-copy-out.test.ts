@@ -1,0 +1,67 @@
+// The COPY-out reader against a real PostgreSQL: the same bytes as pg-copy-streams' own reader for
+// rows of every size (tiny, past a socket chunk, past a whole read), notices between rows, a slow
+// consumer, an error in the middle of the copy, and the connection usable after each.
+import pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScratchDatabase } from "@/tests/support/db";
+import { copyOut } from "./pg-copy-out";
+
+let scratch: { url: string; drop(): Promise<void> };
+let client: pg.Client;
+
+beforeAll(async () => {
+  scratch = await createScratchDatabase("ds_copy_out");
+  client = new pg.Client({ connectionString: scratch.url });
+  await client.connect();
+  await client.query(`CREATE FUNCTION noisy(i int) RETURNS int LANGUAGE plpgsql AS $$
+    BEGIN IF i % 1000 = 0 THEN RAISE NOTICE 'row %', i; END IF; RETURN i; END $$`);
+});
+
+afterAll(async () => {
+  await client?.end();
+  await scratch?.drop();
+});
+
+async function bytes(stream: NodeJS.ReadableStream, slow = false): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    parts.push(chunk);
+    if (slow && parts.length % 50 === 0) await new Promise((r) => setTimeout(r, 1));
+  }
+  return Buffer.concat(parts);
+}
+
+const SQL = {
+  // Tiny rows, rows past a 64 kB chunk, a row of 3 MB, multibyte text and binary COPY.
+  mixed: `COPY (SELECT i, noisy(i), CASE WHEN i % 5000 = 0 THEN repeat('é☃x', 30000) WHEN i = 7777 THEN repeat('z', 3000000) ELSE md5(i::text) END
+           FROM generate_series(1, 20000) i) TO STDOUT`,
+  binary: `COPY (SELECT i, md5(i::text)::bytea FROM generate_series(1, 50000) i) TO STDOUT (FORMAT binary)`,
+  empty: `COPY (SELECT 1 WHERE false) TO STDOUT`,
+};
+
+describe("copyOut", () => {
+  it.each(Object.keys(SQL) as (keyof typeof SQL)[])("gives the library's bytes (%s), and the connection goes on", { timeout: 60_000 }, async (name) => {
+    const expected = await bytes(client.query(copyTo(SQL[name])));
+    const fast = await bytes(client.query(copyOut(SQL[name])));
+    expect(fast.length).toBe(expected.length);
+    expect(fast.equals(expected)).toBe(true);
+    const slow = await bytes(client.query(copyOut(SQL[name])), true);
+    expect(slow.equals(expected)).toBe(true);
+    expect((await client.query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
+  });
+
+  it("fails with the server's error in the middle of a copy, and the connection goes on", { timeout: 30_000 }, async () => {
+    const stream = client.query(copyOut("COPY (SELECT 1 / (i - 30000) FROM generate_series(1, 40000) i) TO STDOUT"));
+    let received = 0;
+    const failure = await (async () => {
+      for await (const chunk of stream as AsyncIterable<Buffer>) received += chunk.length;
+    })().then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failure?.message).toMatch(/division by zero/);
+    expect(received).toBeGreaterThan(0);
+    expect((await client.query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
+  });
+});
