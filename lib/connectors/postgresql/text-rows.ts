@@ -2,9 +2,8 @@
 // `COPY (…) TO STDOUT` inside a read-only transaction and its lines are handed on unparsed. Session
 // settings that shape the text (time zone, date and interval styles, float digits, bytea) are fixed,
 // so the same row always gives the same line, whatever the server's defaults.
-import { StringDecoder } from "node:string_decoder";
 import type pg from "pg";
-import { copyOut } from "../shared/pg-copy-out";
+import { copyOutLines } from "../shared/pg-copy-out";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
@@ -55,10 +54,8 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   try {
     await client.query("BEGIN TRANSACTION READ ONLY");
     await client.query(SESSION);
-    const stream = client.query(copyOut(`COPY (${modelQuery(options, client)}) TO STDOUT`));
-    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const decoder = new StringDecoder("utf8");
-    let rest = "";
+    const stream = client.query(copyOutLines(`COPY (${modelQuery(options, client)}) TO STDOUT`));
+    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string[]>;
     let batch: string[] = [];
     for (;;) {
       throwIfAborted(options.signal);
@@ -68,19 +65,14 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
         return new ConnectorError(`The query did not return more rows within ${s.queryTimeoutMs / 1000} s.`);
       });
       if (next.done) break;
-      const text = rest + decoder.write(next.value);
-      let start = 0;
-      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
-        batch.push(text.slice(start, end));
-        start = end + 1;
+      for (const line of next.value) {
+        batch.push(line);
         if (batch.length === batchSize) {
           yield batch;
           batch = [];
         }
       }
-      rest = text.slice(start);
     }
-    if (rest !== "") throw new ConnectorError("The query's output ended in the middle of a row.");
     if (batch.length > 0) yield batch;
     await client.query("COMMIT");
   } catch (err) {

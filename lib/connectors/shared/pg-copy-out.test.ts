@@ -5,7 +5,7 @@ import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScratchDatabase } from "@/tests/support/db";
-import { copyOut } from "./pg-copy-out";
+import { copyOut, copyOutLines } from "./pg-copy-out";
 
 let scratch: { url: string; drop(): Promise<void> };
 let client: pg.Client;
@@ -49,6 +49,25 @@ describe("copyOut", () => {
     const slow = await bytes(client.query(copyOut(SQL[name])), true);
     expect(slow.equals(expected)).toBe(true);
     expect((await client.query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
+  });
+
+  it("reads text rows as lines: the library's bytes split at their newlines, a row past many chunks whole", { timeout: 60_000 }, async () => {
+    const expected = (await bytes(client.query(copyTo(SQL.mixed)))).toString("utf8").split("\n").slice(0, -1);
+    for (const slow of [false, true]) {
+      const lines: string[] = [];
+      let arrays = 0;
+      for await (const part of client.query(copyOutLines(SQL.mixed)) as AsyncIterable<string[]>) {
+        lines.push(...part);
+        if (slow && ++arrays % 20 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(lines.length).toBe(20_000);
+      expect(lines).toEqual(expected);
+      expect(lines[7776]).toBe(`7777\t7777\t${"z".repeat(3_000_000)}`);
+    }
+    const none: string[][] = [];
+    for await (const part of client.query(copyOutLines(SQL.empty)) as AsyncIterable<string[]>) none.push(part);
+    expect(none).toEqual([]);
+    expect((await client.query("SELECT 'on' AS s")).rows[0].s).toBe("on");
   });
 
   it("fails with the server's error in the middle of a copy, and the connection goes on", { timeout: 30_000 }, async () => {
