@@ -40,6 +40,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   delete process.env.ENGINE_PASS_THROUGH;
+  delete process.env.ENGINE_BATCH_SIZE;
 });
 
 afterAll(async () => {
@@ -153,6 +154,37 @@ describe("pass-through against the JSON path", () => {
     ]);
     expect(await sql(destination.url, "SELECT label FROM kinds_text WHERE id = 7")).toEqual([{ label: "changed\tagain" }]);
     await sql(source.url, "UPDATE kinds SET label = 'row ' || id WHERE id IN (7, 2500); DELETE FROM kinds WHERE id = 2501");
+  });
+
+  it("sends a re-run's few changed rows of many batches together, on both paths, with exact counters and records", async () => {
+    // 25 batches of 100 rows; three changed rows in three of them (send-groups.ts holds them together).
+    process.env.ENGINE_BATCH_SIZE = "100";
+    for (const [table, passThrough] of [
+      ["kinds_sparse_text", true],
+      ["kinds_sparse_json", false],
+    ] as const) {
+      await sql(destination.url, `CREATE TABLE ${table} (${COLUMNS})`);
+      process.env.ENGINE_PASS_THROUGH = passThrough ? "1" : "0";
+      const f = await fixture(table);
+      const first = await run(f);
+      expect(first.passedThrough).toBe(passThrough);
+      expect(counters(first.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
+      await sql(source.url, "UPDATE kinds SET label = 'sparse ' || id WHERE id IN (10, 1010, 2410)");
+      const changed = await run(f);
+      await sql(source.url, "UPDATE kinds SET label = 'row ' || id WHERE id IN (10, 1010, 2410)");
+      expect(changed.result).toBe("success");
+      expect(counters(changed.run)).toEqual({ totalQueryRows: 2500, totalRows: 3, successfulRows: 3, failedRows: 0, skippedRows: 2497 });
+      expect(changed.records.map((r) => [r.primaryKey, r.action, r.status]).sort()).toEqual([
+        ["10", "destination_update", "success"],
+        ["1010", "destination_update", "success"],
+        ["2410", "destination_update", "success"],
+      ]);
+      expect(await sql(destination.url, `SELECT id::int, label FROM ${table} WHERE label LIKE 'sparse%' ORDER BY id`)).toEqual([
+        { id: 10, label: "sparse 10" },
+        { id: 1010, label: "sparse 1010" },
+        { id: 2410, label: "sparse 2410" },
+      ]);
+    }
   });
 
   it("is not taken for templates, static values, nested paths, rate limits or types whose text differs", async () => {
