@@ -16,7 +16,7 @@ import { engineSettings } from "./settings";
 const WORDS = 3;
 /** Entries per slot at most (linear probing stays short below this); the table doubles past it. */
 const MAX_LOAD = 0.7;
-/** Slots of a new table (a power of two: a slot is the fingerprint's first word masked). */
+/** Slots of a table sized for nothing in particular. */
 const FIRST_CAPACITY = 1 << 16;
 
 /** Each UTF-16 code unit's hex digit value, or -1: one load per digit, for a million rows a run. */
@@ -38,21 +38,20 @@ class TooManyStates extends Error {}
 
 export class UnchangedFilter {
   private slots: Uint32Array;
-  private mask: number;
+  private capacity: number;
   /** Fingerprints held (not counting any that could not be read as 32 hex digits). */
   size = 0;
 
   /** Room for `expected` fingerprints without growing (growing re-places every entry: a third of a load). */
   private constructor(expected: number) {
-    let capacity = FIRST_CAPACITY;
-    while (capacity * MAX_LOAD < expected) capacity *= 2;
-    this.slots = new Uint32Array(capacity * WORDS);
-    this.mask = capacity - 1;
+    // Sized to the guess itself, not to a power of two: at the 4M-row limit that is 69 MB, not 100.
+    this.capacity = Math.max(FIRST_CAPACITY, Math.ceil(expected / MAX_LOAD));
+    this.slots = new Uint32Array(this.capacity * WORDS);
   }
 
   /**
    * The filter of a full re-read of `syncId`, or null when it would not pay or would not fit: nothing
-   * delivered before, or more than `maxStates` fingerprints to hold (memory: ~17-34 bytes each).
+   * delivered before, or more than `maxStates` fingerprints to hold (memory: ~17 bytes each when the guess holds).
    * States this run recorded in an earlier attempt stay out: the probe tells those apart ("already
    * recorded"), and they must keep being told apart for the counters to stay exact.
    */
@@ -102,10 +101,10 @@ export class UnchangedFilter {
   add(w0: number, w1: number, w2: number): void {
     // All-zero marks an empty slot: such a fingerprint is left to the probe.
     if ((w0 | w1 | w2) === 0) return;
-    if (this.size + 1 > (this.mask + 1) * MAX_LOAD) this.grow();
+    if (this.size + 1 > this.capacity * MAX_LOAD) this.grow();
     const s = this.slots;
-    const mask = this.mask;
-    let slot = w0 & mask;
+    const capacity = this.capacity;
+    let slot = w0 % capacity;
     for (;;) {
       const base = slot * WORDS;
       if ((s[base] | s[base + 1] | s[base + 2]) === 0) {
@@ -116,7 +115,7 @@ export class UnchangedFilter {
         return;
       }
       if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return;
-      slot = (slot + 1) & mask;
+      slot = slot + 1 === capacity ? 0 : slot + 1;
     }
   }
 
@@ -124,7 +123,7 @@ export class UnchangedFilter {
   private grow(): void {
     const old = this.slots;
     this.slots = new Uint32Array(old.length * 2);
-    this.mask = this.mask * 2 + 1;
+    this.capacity *= 2;
     this.size = 0;
     for (let base = 0; base < old.length; base += WORDS) {
       if ((old[base] | old[base + 1] | old[base + 2]) !== 0) this.add(old[base], old[base + 1], old[base + 2]);
@@ -134,13 +133,13 @@ export class UnchangedFilter {
   private find(w0: number, w1: number, w2: number): number {
     if ((w0 | w1 | w2) === 0) return -1;
     const s = this.slots;
-    const mask = this.mask;
-    let slot = w0 & mask;
+    const capacity = this.capacity;
+    let slot = w0 % capacity;
     for (;;) {
       const base = slot * WORDS;
       if ((s[base] | s[base + 1] | s[base + 2]) === 0) return -1;
       if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return slot;
-      slot = (slot + 1) & mask;
+      slot = slot + 1 === capacity ? 0 : slot + 1;
     }
   }
 
