@@ -20,12 +20,17 @@ function databaseUrl(): string {
   return url;
 }
 
+/** How long a query or a transaction waits for a free connection of the pool. */
+const CONNECTION_WAIT_MS = 10_000;
+
 export function pgPool(): Pool {
   if (!globals.pool) {
     const pool = new Pool({
       connectionString: databaseUrl(),
       max: env.DATABASE_POOL_SIZE,
-      connectionTimeoutMillis: 5_000,
+      // As long as a transaction waits for a connection (below): the shorter of the two decided, and
+      // a burst of 100 writes serialised by a lock failed with "timeout exceeded" on a busy machine.
+      connectionTimeoutMillis: CONNECTION_WAIT_MS,
       idleTimeoutMillis: 30_000,
     });
     // An idle connection dropped by the server (database restart, failover) is reported here; without
@@ -39,14 +44,13 @@ export function pgPool(): Pool {
   return globals.pool;
 }
 
-const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 export function prisma(): PrismaClient {
   // A transaction waits for a free connection as long as a plain query does (Prisma's default of 2 s
   // turned a busy moment on a 2-core machine into a 500 for whoever came next).
   globals.prisma ??= new PrismaClient({
     adapter: new PrismaPg(pgPool()),
-    transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS },
+    transactionOptions: { maxWait: CONNECTION_WAIT_MS },
   });
   return globals.prisma;
 }
