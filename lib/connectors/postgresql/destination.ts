@@ -342,7 +342,7 @@ async function upsertText(config: Row, stream: Stream, columns: readonly string[
   try {
     const table = await tableInfo(entry, client, stream.name);
     const input = new CopyInput();
-    for (const line of lines) input.push(`${line}\n`);
+    input.pushLines(lines);
     await client.query("BEGIN");
     let keysExisted: boolean | undefined;
     if (options.likelyNew) {
