@@ -177,13 +177,13 @@ export function loadUnchangedFilter(
 /**
  * The filter, unless the sync's last read already read more rows than it may hold: a cheap guess
  * (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them, and sizes
- * the table. When the guess is wrong (states of rows gone from the source), the load itself stops
- * at the limit.
+ * the table. Test runs read one row: they say nothing of the sync's size. When the guess is wrong
+ * (states of rows gone from the source), the load itself stops at the limit.
  */
 async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
   const { rows } = await pool.query<{ n: number }>(
     `SELECT total_query_rows::int AS n FROM sync_runs
-     WHERE sync_id = $1 AND id <> $2 AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
+     WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [syncId, runId],
   );
