@@ -32,11 +32,13 @@ const M = {
   data: (bytes: Buffer) => message("d", bytes),
   notice: (text: string) => message("N", Buffer.concat([cstr("SNOTICE", `M${text}`), Buffer.from([0])])),
   parameterStatus: (name: string, value: string) => message("S", cstr(name, value)),
-  notification: (channel: string, payload: string) => message("A", Buffer.concat([int32(4242), cstr(channel, payload)])),
+  notification: (channel: string, payload: string) =>
+    message("A", Buffer.concat([int32(4242), cstr(channel, payload)])),
   copyDone: () => message("c"),
   commandComplete: (tag: string) => message("C", cstr(tag)),
   readyForQuery: () => message("Z", Buffer.from("I")),
-  error: (text: string) => message("E", Buffer.concat([cstr("SERROR", "C22012", `M${text}`), Buffer.from([0])])),
+  error: (text: string) =>
+    message("E", Buffer.concat([cstr("SERROR", "C22012", `M${text}`), Buffer.from([0])])),
 };
 
 /** What a run of the reader gave: its output, what it handed back to pg, and whether it ended. */
@@ -107,7 +109,10 @@ function copySequence(rows: string[]): { before: Buffer; after: Buffer } {
     if (i === 0) parts.push(M.notice("between rows"));
     if (i === 2) parts.push(M.parameterStatus("TimeZone", "UTC"), M.notification("chan", "hello"));
   });
-  return { before: Buffer.concat(parts), after: Buffer.concat([M.copyDone(), M.commandComplete(`COPY ${rows.length}`), M.readyForQuery()]) };
+  return {
+    before: Buffer.concat(parts),
+    after: Buffer.concat([M.copyDone(), M.commandComplete(`COPY ${rows.length}`), M.readyForQuery()]),
+  };
 }
 
 const lines = (o: Outcome) => (o.out as string[][]).flat();
@@ -138,7 +143,10 @@ describe("copyOut's reading of the wire (synthetic messages)", () => {
     for (let round = 0; round < 400; round++) {
       const rows = Array.from({ length: random(30) }, () => {
         const chars = ["a", "\t", "é", "☃", "𝄞", "\\", "0", " "];
-        return Array.from({ length: random(random(10) === 0 ? 3000 : 40) }, () => chars[random(chars.length)]).join("");
+        return Array.from(
+          { length: random(random(10) === 0 ? 3000 : 40) },
+          () => chars[random(chars.length)],
+        ).join("");
       });
       const seq = copySequence(rows);
       const all = Buffer.concat([seq.before, seq.after]);
@@ -174,7 +182,12 @@ describe("copyOut's reading of the wire (synthetic messages)", () => {
   });
 
   it("ends an empty copy, and one without asynchronous messages", async () => {
-    const empty = Buffer.concat([M.copyOutResponse(1), M.copyDone(), M.commandComplete("COPY 0"), M.readyForQuery()]);
+    const empty = Buffer.concat([
+      M.copyOutResponse(1),
+      M.copyDone(),
+      M.commandComplete("COPY 0"),
+      M.readyForQuery(),
+    ]);
     for (let a = 0; a <= empty.length; a++) {
       const o = await feed(copyOutLines("COPY x TO STDOUT") as unknown as Internals, cut(empty, [a]));
       expect(lines(o)).toEqual([]);
