@@ -65,6 +65,23 @@ describe("UnchangedFilter", () => {
     for (const g of [1, 2, 65_536, 65_537, 99_999, 100_000, 131_072, 139_999, 140_000]) expect(f.has(md5(`4 row ${g}`))).toBe(true);
   });
 
+  it("grows no further than its limit needs: ~17 bytes an entry at the limit, whatever the guess", { timeout: 30_000 }, async () => {
+    await pgPool().query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+       SELECT 6, g::text, md5('6 row ' || g), 'success', 3, now() FROM generate_series(1, 100000) g`,
+    );
+    const capacity = (f: UnchangedFilter | null) => (f as unknown as { capacity: number }).capacity;
+    // No guess (65,536 slots), and a guess a little short: the table stops at the limit's size.
+    for (const guess of [0, 90_000]) {
+      const f = await UnchangedFilter.load(pgPool(), 6, RUN, 100_000, guess);
+      expect(f?.size).toBe(100_000);
+      expect(capacity(f)).toBeLessThanOrEqual(Math.ceil(100_000 / 0.7));
+      for (const g of [1, 50_000, 100_000]) expect(f?.has(md5(`6 row ${g}`))).toBe(true);
+    }
+    // One more than the limit: none.
+    expect(await UnchangedFilter.load(pgPool(), 6, RUN, 99_999, 90_000)).toBeNull();
+  });
+
   it("holds exactly what was added across many growths, with clustered and colliding words (fuzz)", () => {
     // Built empty (the smallest table) and filled far past it: every entry must survive each regrowth,
     // and nothing else may be found, whatever the probe chains (many entries share their first word).
