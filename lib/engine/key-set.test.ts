@@ -27,6 +27,43 @@ describe("KeySet", () => {
     expect(keys.has("1234567890")).toBe(true);
   });
 
+  it("behaves exactly as a Set of strings, for random keys near every edge of the bitmap's parsing (fuzz)", () => {
+    // Deterministic pseudo-random keys: digits with the odd lookalike character (ASCII neighbours of
+    // '0' and '9', non-ASCII digits, sign, space), every length up to past the bitmap's digits, and
+    // the integers around 2^27 and 10^9. Any key taken for another (or missed) shows as a difference.
+    let seed = 12345;
+    // mulberry32
+    const random = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const alphabet = ["0", "1", "2", "5", "7", "9", "/", ":", "+", "-", " ", "٠", "０", "e", "."];
+    const edges = [0, 1, 9, 10, 2 ** 27 - 1, 2 ** 27, 2 ** 27 + 1, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 2 ** 31, 2 ** 32];
+    const keyAt = (): string => {
+      if (random(4) === 0) {
+        const k = String(edges[random(edges.length)]);
+        return random(3) === 0 ? `0${k}` : k;
+      }
+      const length = random(12);
+      let k = "";
+      for (let i = 0; i < length; i++) k += random(5) === 0 ? alphabet[random(alphabet.length)] : String(random(10));
+      return k;
+    };
+    const keys = new KeySet();
+    const model = new Set<string>();
+    for (let i = 0; i < 200_000; i++) {
+      const k = keyAt();
+      if (keys.has(k) !== model.has(k)) throw new Error(`has(${JSON.stringify(k)}) = ${keys.has(k)}, a Set says ${model.has(k)}`);
+      if (random(2) === 0) {
+        keys.add(k);
+        model.add(k);
+      }
+    }
+    expect(model.size).toBeGreaterThan(10_000);
+  });
+
   it("holds a million ids, and grows past its first size", () => {
     const keys = new KeySet();
     for (let i = 0; i < 1_000_000; i += 2) keys.add(String(i));

@@ -32,8 +32,8 @@ export interface BatchToRecord {
   rebaselined?: Item[];
   /** False when a stop left rows of the batch unsent: then the cursor must not pass it. */
   complete?: boolean;
-  /** Earlier batches whose rows this one carries (send-groups.ts): the cursor passes them with it. */
-  carried?: { seq: number; cursorValue?: string }[];
+  /** Earlier batches whose rows this one carries (send-groups.ts): the cursor passes each complete one with it. */
+  carried?: { seq: number; cursorValue?: string; complete?: boolean }[];
 }
 
 export class BatchRecorder {
@@ -91,10 +91,10 @@ export class BatchRecorder {
     }
     attempt.noteTotals(totals);
     attempt.delivered += delta.successfulRows;
-    if (batch.complete !== false) {
-      for (const earlier of batch.carried ?? []) this.options.cursor?.recordedBatch(earlier.seq, earlier.cursorValue);
-      this.options.cursor?.recordedBatch(batch.seq, batch.cursorValue);
+    for (const earlier of batch.carried ?? []) {
+      if (earlier.complete !== false) this.options.cursor?.recordedBatch(earlier.seq, earlier.cursorValue);
     }
+    if (batch.complete !== false) this.options.cursor?.recordedBatch(batch.seq, batch.cursorValue);
     relieveMemoryPressure();
     if (!this.inProgress) {
       this.inProgress = true;

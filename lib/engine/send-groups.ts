@@ -2,10 +2,11 @@
 // each read batch; sending and recording each handful alone costs a destination transaction and a
 // bookkeeping transaction per batch, which was most of a 1%-changed re-run's time (bench/README.md).
 // So a diffed batch waits in a group, and the group is sent as one and recorded in one transaction
-// once it holds half a batch of rows, SEND_GROUP_MAX_BATCHES batches, or a batch read a second ago,
-// and at the end of the read. A batch with many rows to send goes at once (a first sync's batches
-// never wait). The guarantees are those of one batch: a group's counters commit with its records,
-// and the cursor passes a batch only once the group holding it is recorded (a crash re-reads it).
+// once it holds half a batch of rows (to send or to rebaseline), SEND_GROUP_MAX_BATCHES batches, or a
+// batch read a second ago, and at the end of the read. A batch with many rows to send goes at once (a
+// first sync's batches never wait). The guarantees are those of one batch: a group's counters commit
+// with its records, and the cursor passes a batch only once the group holding it is recorded (a
+// crash re-reads it) and only if all its rows were sent (a stop re-reads the rest).
 import "server-only";
 import type { Item, Outcome } from "./batch";
 import type { BatchRecorder } from "./record-batch";
@@ -46,7 +47,8 @@ export class SendGroups {
   async add(batch: DiffedBatch): Promise<void> {
     if (this.held.length === 0) this.firstHeldAt = performance.now();
     this.held.push(batch);
-    this.heldItems += batch.items.length;
+    // Rebaselined rows are written with the group too, and each holds its parsed row until then.
+    this.heldItems += batch.items.length + (batch.rebaselined?.length ?? 0);
     const due =
       this.heldItems >= this.dueItems ||
       this.held.length >= SEND_GROUP_MAX_BATCHES ||
@@ -62,6 +64,10 @@ export class SendGroups {
     this.heldItems = 0;
     const items = group.length === 1 ? group[0].items : group.flatMap((b) => b.items);
     const outcomes = await this.send(items);
+    // A stop may leave some of the rows unsent: the cursor still passes each batch all of whose rows
+    // have their outcome here (one without rows to send among them), as it would have alone.
+    const answered = outcomes.length === items.length ? null : new Set(outcomes.map((o) => o.item));
+    const complete = (b: DiffedBatch) => answered === null || b.items.every((i) => answered.has(i));
     const last = group[group.length - 1];
     const delta = zeroCounters();
     for (const b of group) for (const k of Object.keys(delta) as (keyof RunCounters)[]) delta[k] += b.delta[k];
@@ -69,11 +75,11 @@ export class SendGroups {
     await this.recorder.record({
       seq: last.seq,
       cursorValue: last.cursorValue,
-      carried: group.slice(0, -1).map((b) => ({ seq: b.seq, cursorValue: b.cursorValue })),
+      carried: group.slice(0, -1).map((b) => ({ seq: b.seq, cursorValue: b.cursorValue, complete: complete(b) })),
       outcomes,
       delta,
       rebaselined,
-      complete: outcomes.length === items.length,
+      complete: complete(last),
     });
   }
 }

@@ -65,6 +65,60 @@ describe("UnchangedFilter", () => {
     for (const g of [1, 2, 65_536, 65_537, 99_999, 100_000, 131_072, 139_999, 140_000]) expect(f.has(md5(`4 row ${g}`))).toBe(true);
   });
 
+  it("grows no further than its limit needs: ~17 bytes an entry at the limit, whatever the guess", { timeout: 30_000 }, async () => {
+    await pgPool().query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+       SELECT 6, g::text, md5('6 row ' || g), 'success', 3, now() FROM generate_series(1, 100000) g`,
+    );
+    const capacity = (f: UnchangedFilter | null) => (f as unknown as { capacity: number }).capacity;
+    // No guess (65,536 slots), and a guess a little short: the table stops at the limit's size.
+    for (const guess of [0, 90_000]) {
+      const f = await UnchangedFilter.load(pgPool(), 6, RUN, 100_000, guess);
+      expect(f?.size).toBe(100_000);
+      expect(capacity(f)).toBeLessThanOrEqual(Math.ceil(100_000 / 0.7));
+      for (const g of [1, 50_000, 100_000]) expect(f?.has(md5(`6 row ${g}`))).toBe(true);
+    }
+    // One more than the limit: none.
+    expect(await UnchangedFilter.load(pgPool(), 6, RUN, 99_999, 90_000)).toBeNull();
+  });
+
+  it("holds exactly what was added across many growths, with clustered and colliding words (fuzz)", () => {
+    // Built empty (the smallest table) and filled far past it: every entry must survive each regrowth,
+    // and nothing else may be found, whatever the probe chains (many entries share their first word).
+    const make = UnchangedFilter as unknown as { new (expected: number): UnchangedFilter };
+    const filter = new make(0);
+    let seed = 99;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+    const hex = (w: number[]) => w.map((x) => x.toString(16).padStart(8, "0")).join("") + "0".repeat(8);
+    const added = new Set<string>();
+    const triples: number[][] = [];
+    for (let i = 0; i < 300_000; i++) {
+      // Some share a handful of first words (a long probe chain), some are 0 in one word, and a few
+      // are added twice.
+      const w0 = i % 500 === 0 ? random() % 8 : random();
+      const w = [w0, i % 11 === 0 ? 0 : random(), random() % 1000];
+      if ((w[0] | w[1] | w[2]) === 0) continue;
+      filter.add(w[0], w[1], w[2]);
+      if (i % 50 === 0) filter.add(w[0], w[1], w[2]);
+      added.add(hex(w));
+      triples.push(w);
+    }
+    expect(filter.size).toBe(added.size);
+    expect(triples.filter((w) => !filter.has(hex(w)))).toEqual([]);
+    let found = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const w = [i % 500 === 0 ? random() % 8 : random(), random(), random() % 1000];
+      if (filter.has(hex(w)) !== added.has(hex(w))) found++;
+    }
+    expect(found).toBe(0);
+    expect(filter.has(hex([0, 0, 0]))).toBe(false);
+  });
+
   it("is not loaded when nothing is tracked, when it is off, or when the sync tracks more than the limit", async () => {
     await seed(3);
     expect(await UnchangedFilter.load(pgPool(), 99, RUN, 1_000_000)).toBeNull();
@@ -100,6 +154,13 @@ describe("UnchangedFilter", () => {
     await lastRead(ROWS);
     expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
     await lastRead(5_000_000);
+    expect(await loadUnchangedFilter(pgPool(), ctx, read)).toBeNull();
+    // A test run since (one row read) says nothing of the sync's size: still skipped.
+    await pgPool().query(
+      `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, total_query_rows, created_at, updated_at)
+       VALUES ($1, $2, 'success', 'test', 1, now() + interval '1 second', now())`,
+      [workspaceId, sync.id],
+    );
     expect(await loadUnchangedFilter(pgPool(), ctx, read)).toBeNull();
   });
 });

@@ -39,13 +39,19 @@ class TooManyStates extends Error {}
 export class UnchangedFilter {
   private slots: Uint32Array;
   private capacity: number;
+  /** Slots enough for the most entries the filter may hold: it never grows past them. */
+  private readonly maxCapacity: number;
   /** Fingerprints held (not counting any that could not be read as 32 hex digits). */
   size = 0;
 
-  /** Room for `expected` fingerprints without growing (growing re-places every entry: a third of a load). */
-  private constructor(expected: number) {
+  /**
+   * Room for `expected` fingerprints without growing (growing re-places every entry: a third of a
+   * load), and for `most` at the most.
+   */
+  private constructor(expected: number, most = Infinity) {
+    this.maxCapacity = Math.max(FIRST_CAPACITY, Math.ceil(most / MAX_LOAD));
     // Sized to the guess itself, not to a power of two: at the 4M-row limit that is 69 MB, not 100.
-    this.capacity = Math.max(FIRST_CAPACITY, Math.ceil(expected / MAX_LOAD));
+    this.capacity = Math.min(this.maxCapacity, Math.max(FIRST_CAPACITY, Math.ceil(expected / MAX_LOAD)));
     this.slots = new Uint32Array(this.capacity * WORDS);
   }
 
@@ -61,7 +67,7 @@ export class UnchangedFilter {
     // long as the load itself, in the way of the run's first diff. Past the guess the table grows;
     // states a concurrent writer adds meanwhile are simply not in it.
     const where = `sync_id = ${Number(syncId)} AND last_run_id <> ${Number(runId)} AND last_status IN ('success', 'skipped') AND length(fingerprint) = 32`;
-    const filter = new UnchangedFilter(Math.min(expected, maxStates));
+    const filter = new UnchangedFilter(Math.min(expected, maxStates), maxStates);
     const client = await pool.connect();
     let broken = false;
     try {
@@ -119,11 +125,20 @@ export class UnchangedFilter {
     }
   }
 
-  /** Twice the slots, every entry placed again. */
+  /**
+   * Twice the slots (at most the limit's), every entry placed again. Doubling past the limit's size
+   * would hold the limit's entries in up to twice the memory it is set for.
+   */
   private grow(): void {
+    const capacity = Math.min(this.capacity * 2, this.maxCapacity);
+    if (capacity === this.capacity) {
+      // At the limit's size: more entries than the limit only by a caller that does not hold to it.
+      if (this.size + 1 >= capacity) throw new TooManyStates();
+      return;
+    }
     const old = this.slots;
-    this.slots = new Uint32Array(old.length * 2);
-    this.capacity *= 2;
+    this.slots = new Uint32Array(capacity * WORDS);
+    this.capacity = capacity;
     this.size = 0;
     for (let base = 0; base < old.length; base += WORDS) {
       if ((old[base] | old[base + 1] | old[base + 2]) !== 0) this.add(old[base], old[base + 1], old[base + 2]);
@@ -177,13 +192,13 @@ export function loadUnchangedFilter(
 /**
  * The filter, unless the sync's last read already read more rows than it may hold: a cheap guess
  * (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them, and sizes
- * the table. When the guess is wrong (states of rows gone from the source), the load itself stops
- * at the limit.
+ * the table. Test runs read one row: they say nothing of the sync's size. When the guess is wrong
+ * (states of rows gone from the source), the load itself stops at the limit.
  */
 async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
   const { rows } = await pool.query<{ n: number }>(
     `SELECT total_query_rows::int AS n FROM sync_runs
-     WHERE sync_id = $1 AND id <> $2 AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
+     WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [syncId, runId],
   );

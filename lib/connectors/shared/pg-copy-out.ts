@@ -46,6 +46,17 @@ class CopyOutStream extends LibraryCopyTo {
 
   /** The library's reader, replaced: returns false when the consumer wants no more for now. */
   _parse(chunk: Buffer): boolean {
+    try {
+      return this.parse(chunk);
+    } catch (err) {
+      // Called from the socket's own events: thrown, it would end the process. The stream fails
+      // instead, holding the connection (its owner ends it: the copy cannot be resumed).
+      this.destroy(err as Error);
+      return false;
+    }
+  }
+
+  private parse(chunk: Buffer): boolean {
     const self = this as unknown as LibraryInternals;
     let buf = chunk;
     if (this.partialHeader) {
