@@ -6,6 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import autocannon, { type Result } from "autocannon";
 import { encryptJson } from "@/lib/crypto/encryption";
+import { WEB_NODE_FLAGS } from "../scripts/web-node-flags";
 import { CUSTOMER_MAPPING, pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { withClient } from "./lib/pg";
@@ -21,8 +22,8 @@ const ADMIN = { email: "bench@example.com", password: "bench-admin-password-0123
  * test run on the same checkout), waits for it and starts again.
  */
 async function startServer(ctx: BenchContext, base: string, env: Record<string, string>): Promise<Child> {
-  // --cpu-prof profiles the web server here (written into bench/results when it stops).
-  const nodeArgs = ctx.args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : [];
+  // The V8 flags `npm start` gives the server; --cpu-prof profiles it (written into bench/results when it stops).
+  const nodeArgs = [...WEB_NODE_FLAGS, ...(ctx.args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : [])];
   for (let attempt = 1; ; attempt++) {
     const web = spawnTs("scripts/start.ts", env, nodeArgs);
     const deadline = Date.now() + 20 * 60_000;

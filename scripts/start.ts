@@ -16,6 +16,7 @@ import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
 import { limitBody } from "../lib/http/body-limit";
 import { sanitizeForwarded, trustProxy } from "../lib/http/forwarded";
+import { coalesceHeaderFlush } from "../lib/http/header-flush";
 import { stampPeer } from "../lib/http/peer";
 import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
@@ -87,6 +88,7 @@ async function main() {
     // is the peer), and the real socket peer in a header only this process can stamp.
     sanitizeForwarded(incoming.headers, incoming.socket.remoteAddress, trusted);
     stampPeer(incoming.headers, incoming.socket.remoteAddress);
+    coalesceHeaderFlush(res);
     // The body limit of every route (next-auth's included), before Next reads a byte of it.
     void limitBody(incoming, res).then((req) => req && handle(req, res));
   });

@@ -34,4 +34,38 @@ describe("queryRows", () => {
     await queryRows(Prisma.sql`SELECT set_config('TimeZone', 'UTC', false)`);
     expect(rows[0].tz.toISOString()).toBe("2026-11-22T08:12:56.500Z");
   });
+
+  it("reads timestamps as the ISO text of the same instants with timestamps: iso, in any session zone", async () => {
+    const dates = await queryRows<{ tz: Date | null; ts: Date | null }>(sample);
+    const texts = await queryRows<{ tz: string | null; ts: string | null }>(sample, { timestamps: "iso" });
+    expect(texts).toEqual(dates.map((r) => ({ ...r, tz: r.tz?.toISOString() ?? null, ts: r.ts?.toISOString() ?? null })));
+    expect(texts.map((r) => r.tz)).toEqual(["2026-11-22T08:12:56.123Z", "2026-01-01T00:00:00.000Z", "1999-12-31T23:59:59.999Z", "0050-06-01T12:00:00.000Z"]);
+    // PostgreSQL drops a fraction's trailing zeros; the ISO text has three digits.
+    const fractions = await queryRows<{ tz: string; ts: string }>(
+      Prisma.sql`SELECT v::timestamptz AS tz, v::timestamp AS ts FROM unnest(${["2026-03-04 05:06:07.5", "2026-03-04 05:06:07.12", "2026-03-04 05:06:07.1204"]}::text[]) v`,
+      { timestamps: "iso" },
+    );
+    expect(fractions.map((r) => [r.tz, r.ts])).toEqual([
+      ["2026-03-04T05:06:07.500Z", "2026-03-04T05:06:07.500Z"],
+      ["2026-03-04T05:06:07.120Z", "2026-03-04T05:06:07.120Z"],
+      ["2026-03-04T05:06:07.120Z", "2026-03-04T05:06:07.120Z"],
+    ]);
+    const [other] = await queryRows<{ tz: string }>(
+      Prisma.sql`SELECT set_config('TimeZone', 'Asia/Kolkata', false) AS zone, '2026-11-22 08:12:56.5+00'::timestamptz AS tz`,
+      { timestamps: "iso" },
+    );
+    await queryRows(Prisma.sql`SELECT set_config('TimeZone', 'UTC', false)`);
+    expect(other.tz).toBe("2026-11-22T08:12:56.500Z");
+  });
+
+  it("prepares each text once per connection and runs it again with other values", async () => {
+    const query = (n: number) => Prisma.sql`SELECT ${n}::int + 1 AS n, 'queryRows prepared test' AS tag`;
+    for (let n = 0; n < 8; n++) expect(await queryRows(query(n))).toEqual([{ n: n + 1, tag: "queryRows prepared test" }]);
+    const [{ count }] = await queryRows<{ count: number }>(
+      Prisma.sql`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE statement LIKE '%queryRows prepared test%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+    );
+    // One after another, the queries take the connection the last one gave back (pg-pool reuses the
+    // most recently released), so the statement was prepared there, once.
+    expect(count).toBe(1);
+  });
 });

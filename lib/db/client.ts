@@ -1,6 +1,7 @@
 // The one Prisma client of a process. Prisma 7 needs no engine binary: the pg driver adapter runs
 // the queries. The pool is shared with raw SQL users (the engine) through `pgPool()`.
 import "server-only";
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool, types, type CustomTypesConfig } from "pg";
 import { env } from "@/lib/config/env";
@@ -87,13 +88,67 @@ const rawTypes: CustomTypesConfig = {
   }) as CustomTypesConfig["getTypeParser"],
 };
 
+/** A timestamp read by queryRows with `timestamps: "iso"`: ISO 8601 UTC with milliseconds, as Date#toISOString writes it. */
+export type IsoTimestamp = string;
+
+// UTC values (every value read in the server's zone) become ISO text directly: a list page has
+// hundreds of timestamps, and a Date per value then toISOString() was a tenth of its CPU (Next
+// wraps the global Date constructor, which makes `new Date` several times slower).
+// Checked without captures and cut by position: a match array per value was most of the cost.
+const UTC_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?(?:\+00)?$/;
+function isoTimestamp(value: string, utcIfZoneless: boolean): IsoTimestamp {
+  const zoned = value.endsWith("+00");
+  if ((zoned || utcIfZoneless) && UTC_TEXT.test(value)) {
+    // "YYYY-MM-DD HH:MM:SS[.f…][+00]": the fraction, if any, starts at 20.
+    const end = zoned ? value.length - 3 : value.length;
+    const ms = end === 19 ? "000" : end >= 23 ? value.slice(20, 23) : value.slice(20, end).padEnd(3, "0");
+    return `${value.slice(0, 10)}T${value.slice(11, 19)}.${ms}Z`;
+  }
+  return timestamp(value, utcIfZoneless).toISOString();
+}
+const isoTypes: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => {
+    if (format !== "binary" && oid === OID.TIMESTAMPTZ) return (value: string) => isoTimestamp(value, false);
+    if (format !== "binary" && oid === OID.TIMESTAMP) return (value: string) => isoTimestamp(value, true);
+    return rawTypes.getTypeParser(oid, format);
+  }) as CustomTypesConfig["getTypeParser"],
+};
+
+/**
+ * Names of prepared statements by their text. A named statement is parsed and planned once per
+ * connection, then executed from PostgreSQL's plan cache: planning the sync list's joins cost the
+ * database three times what running them did. The texts queryRows sees are few (one per query and
+ * filter combination); past MAX_PREPARED distinct texts the rest run unnamed, so no caller can make
+ * the server keep an unbounded number of plans per connection.
+ */
+const MAX_PREPARED = 256;
+const statementNames = new Map<string, string>();
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= MAX_PREPARED) return known;
+  const name = `ds_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+export interface QueryRowsOptions {
+  /** "date" (default): timestamps as Date, as $queryRaw reads them; "iso": as IsoTimestamp text. */
+  timestamps?: "date" | "iso";
+}
+
 /**
  * `prisma().$queryRaw` for hot reads outside a transaction, on the pool directly: the same rows
  * (int4 numbers, int8 BigInt, timestamps Date, json parsed; numeric stays a string, unlike Prisma's
  * Decimal) without Prisma's per-query pipeline, which cost a list request about a tenth of its CPU.
- * Errors are pg's own (code, message), which lib/http/errors maps like Prisma's.
+ * Statements are prepared (statementName). Errors are pg's own (code, message), which
+ * lib/http/errors maps like Prisma's.
  */
-export async function queryRows<T>(query: Prisma.Sql): Promise<T[]> {
-  const result = await pgPool().query({ text: query.text, values: query.values, types: rawTypes });
+export async function queryRows<T>(query: Prisma.Sql, options: QueryRowsOptions = {}): Promise<T[]> {
+  const result = await pgPool().query({
+    name: statementName(query.text),
+    text: query.text,
+    values: query.values,
+    types: options.timestamps === "iso" ? isoTypes : rawTypes,
+  });
   return result.rows as T[];
 }

@@ -34,4 +34,16 @@ describe("absoluteUrl", () => {
     expect(withPublicOrigin("https://etl.example.org", () => absoluteUrl("https://cdn.example/x.svg"))).toBe("https://cdn.example/x.svg");
     expect(withPublicOrigin("https://etl.example.org", () => absoluteUrl("//other.example/x.svg"))).toBe("//other.example/x.svg");
   });
+
+  it("answers each request with its own origin when requests of several origins interleave", async () => {
+    const icon = (origin: string) =>
+      withPublicOrigin(origin, async () => {
+        const first = absoluteUrl("/icons/http.svg");
+        await new Promise((resolve) => setImmediate(resolve));
+        return [first, absoluteUrl("/icons/http.svg"), absoluteUrl("/icons/postgresql.svg")];
+      });
+    const [a, b] = await Promise.all([icon("https://a.example"), icon("http://b.example:8080")]);
+    expect(a).toEqual(["https://a.example/icons/http.svg", "https://a.example/icons/http.svg", "https://a.example/icons/postgresql.svg"]);
+    expect(b).toEqual(["http://b.example:8080/icons/http.svg", "http://b.example:8080/icons/http.svg", "http://b.example:8080/icons/postgresql.svg"]);
+  });
 });

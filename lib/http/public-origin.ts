@@ -11,8 +11,23 @@ export function withPublicOrigin<T>(origin: string, fn: () => T): T {
   return store.run(origin, fn);
 }
 
+// URLs made for the last origin seen, by path: a list repeats a few icons on every item.
+const MAX_REMEMBERED = 64;
+let rememberedOrigin: string | undefined;
+const remembered = new Map<string, string>();
+
 /** `path` (starting with `/`) as an absolute URL on the public origin; unchanged without one, or when already absolute. */
 export function absoluteUrl(path: string): string {
   const origin = store.getStore();
-  return origin && path.startsWith("/") && !path.startsWith("//") ? `${origin}${path}` : path;
+  if (!origin || !path.startsWith("/") || path.startsWith("//")) return path;
+  if (origin !== rememberedOrigin) {
+    remembered.clear();
+    rememberedOrigin = origin;
+  }
+  let url = remembered.get(path);
+  if (url === undefined) {
+    url = `${origin}${path}`;
+    if (remembered.size < MAX_REMEMBERED) remembered.set(path, url);
+  }
+  return url;
 }

@@ -17,11 +17,22 @@ export const resource = <A, T extends string>(id: number | bigint | string, type
   attributes,
 });
 
+// The last instant formatted: lists repeat one often (a page of records shares its block's time).
+let lastTime = NaN;
+let lastIso = "";
+
 /** ISO 8601 UTC with milliseconds, or null. */
 export function iso(d: Date): string;
 export function iso(d: Date | null | undefined): string | null;
 export function iso(d: Date | null | undefined): string | null {
-  return d ? d.toISOString() : null;
+  if (!d) return null;
+  const time = d.getTime();
+  if (time !== lastTime) {
+    // Throws for an invalid Date (NaN never equals lastTime), as toISOString does.
+    lastIso = d.toISOString();
+    lastTime = time;
+  }
+  return lastIso;
 }
 
 /** The schema of `iso(date)`. */

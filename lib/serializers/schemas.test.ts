@@ -109,7 +109,8 @@ describe("serializers answer what their schemas say", () => {
   });
 
   it("a sync whose schedule leaves interval, unit, cron and cursor unset, with and without a last run", () => {
-    const summary = { ...connector, connectorType: "source" as const };
+    const iso = at.toISOString();
+    const summary = { ...connector, connectorType: "source" as const, createdAt: iso, updatedAt: iso };
     const sync: SyncView = {
       id: 5,
       workspaceId: 1,
@@ -134,8 +135,8 @@ describe("serializers answer what their schemas say", () => {
       status: "pending",
       nextRunAt: null,
       deletedAt: null,
-      createdAt: at,
-      updatedAt: at,
+      createdAt: iso,
+      updatedAt: iso,
       source: summary,
       destination: { ...summary, id: 4, connectorType: "destination", connectorName: "Nowhere" },
       model: {
@@ -147,8 +148,8 @@ describe("serializers answer what their schemas say", () => {
         configuration: {},
         primaryKey: "id",
         connectorId: 3,
-        createdAt: at,
-        updatedAt: at,
+        createdAt: iso,
+        updatedAt: iso,
         connector: summary,
       },
       lastRun: null,
@@ -156,10 +157,10 @@ describe("serializers answer what their schemas say", () => {
     const serialized = serializeSync(sync, { actors: true });
     expectValid(syncSchema, serialized);
     expect(serialized.attributes.cron_expression).toBeNull();
-    expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: at, finishedAt: null } }, { actors: true }));
+    expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: iso, finishedAt: null } }, { actors: true }));
     // Who canceled the latest run: named to callers who may read members or the audit log only.
-    const canceled = { id: 8, status: "failed" as const, failedRows: 0, error: null, canceledBy: "Ada Lovelace", finishedAt: at };
-    const withCancel = { ...sync, lastRun: { ...canceled, syncRunType: "general" as const, startedAt: at }, lastEnded: canceled };
+    const canceled = { id: 8, status: "failed" as const, failedRows: 0, error: null, canceledBy: "Ada Lovelace", finishedAt: iso };
+    const withCancel = { ...sync, lastRun: { ...canceled, syncRunType: "general" as const, startedAt: iso }, lastEnded: canceled };
     expect(serializeSync(withCancel, { actors: true }).attributes.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: "Ada Lovelace" });
     const hidden = serializeSync(withCancel, { actors: false });
     expectValid(syncSchema, hidden);

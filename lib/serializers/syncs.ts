@@ -1,12 +1,13 @@
 // Sync resources with flat source/destination/model summaries and the latest run. The summaries have
 // the members of the reference's sync serializer (connectors without their configuration; the model
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
+// The view's timestamps are ISO text already (lib/services/sync-view.ts).
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
 import type { ActorAccess } from "@/lib/auth/actors";
 import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon } from "./connectors";
-import { iso, resource } from "./resource";
+import { resource } from "./resource";
 import type { SyncAttributes, SyncConnector, SyncDocument, SyncModel, SyncResource } from "./syncs.schema";
 
 const connector = (c: ConnectorSummary): SyncConnector => ({
@@ -17,8 +18,8 @@ const connector = (c: ConnectorSummary): SyncConnector => ({
   workspace_id: c.workspaceId,
   connector_name: c.connectorName,
   icon: connectorIcon(c),
-  created_at: iso(c.createdAt),
-  updated_at: iso(c.updatedAt),
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
 });
 
 const model = (m: ModelSummary): SyncModel => ({
@@ -31,8 +32,8 @@ const model = (m: ModelSummary): SyncModel => ({
   primary_key: m.primaryKey,
   connector_id: m.connectorId,
   connector: connector(m.connector),
-  created_at: iso(m.createdAt),
-  updated_at: iso(m.updatedAt),
+  created_at: m.createdAt,
+  updated_at: m.updatedAt,
 });
 
 /** A run's derived outcome and the facts its words need (lib/sync-config/run-outcome.ts). */
@@ -71,7 +72,7 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
     guard: s.guard === null ? null : storedGuard(s.guard),
     effective_guard: effectiveGuard(s),
     write_mode: s.writeMode,
-    next_run_at: iso(s.nextRunAt),
+    next_run_at: s.nextRunAt,
     source: connector(s.source),
     destination: connector(s.destination),
     model: model(s.model),
@@ -80,16 +81,16 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
           id: s.lastRun.id,
           status: s.lastRun.status,
           sync_run_type: s.lastRun.syncRunType,
-          started_at: iso(s.lastRun.startedAt),
-          finished_at: iso(s.lastRun.finishedAt),
+          started_at: s.lastRun.startedAt,
+          finished_at: s.lastRun.finishedAt,
           ...outcomeOf({ ...s.lastRun, failedRows: s.lastRun.failedRows ?? 0, error: s.lastRun.error ?? null, canceledBy: s.lastRun.canceledBy ?? null }, access),
         }
       : null,
     last_outcome: s.lastEnded
-      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: iso(s.lastEnded.finishedAt), ...outcomeOf(s.lastEnded, access) }
+      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: s.lastEnded.finishedAt, ...outcomeOf(s.lastEnded, access) }
       : null,
-    created_at: iso(s.createdAt),
-    updated_at: iso(s.updatedAt),
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
   } satisfies SyncAttributes);
 
 /**

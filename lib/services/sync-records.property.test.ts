@@ -1,4 +1,4 @@
-// Tries to break the block reader (pageHeads/readWindow/readRecord) with random runs: blocks of random
+// Tries to break the block reader (pageHeadsQuery/readWindow/readRecord) with random runs: blocks of random
 // sizes (one-record legacy blocks with their old ids among them, blocks of 1000, the rest), random
 // outcomes and actions, and keys that need the key line's escape or sit next to it (newlines, a
 // leading double quote, empty, unicode, \r, tabs). Every page, keyset page, total and detail is held

@@ -9,7 +9,17 @@ import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
-import { blockHeads, pageHeads, readAll, readWindow, type ExpandOptions, type RecordFilter } from "@/lib/engine/records/read";
+import {
+  blockHeads,
+  pageHeadsQuery,
+  readAll,
+  readWindow,
+  toPageHeads,
+  type ExpandOptions,
+  type PageHeadRow,
+  type PageWindow,
+  type RecordFilter,
+} from "@/lib/engine/records/read";
 import type { SyncRecord } from "@/lib/engine/records/types";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
@@ -19,17 +29,37 @@ interface ScopedRunRow {
   record_columns: Prisma.JsonValue | null;
 }
 
-/** The run, scoped to the workspace and to a sync that is not deleted; 404 naming what is missing. */
-async function scopedRun(workspaceId: number, syncId: number, syncRunId: number): Promise<ScopedRunRow> {
-  const [run] = await queryRows<ScopedRunRow>(Prisma.sql`
+/** The run's row when it is the workspace's and its sync is not deleted: one row or none. */
+const scopedRunQuery = (workspaceId: number, syncId: number, syncRunId: number) => Prisma.sql`
     SELECT r.write_target, r.record_columns
       FROM sync_runs r
       JOIN syncs s ON s.id = r.sync_id AND s.workspace_id = ${workspaceId} AND s.deleted_at IS NULL
-     WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}`);
-  if (run) return run;
-  // Says whether the sync or the run is missing.
+     WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}`;
+
+/** The 404 of a run that is not found: says whether the sync or the run is missing. */
+async function missingRun(workspaceId: number, syncId: number, syncRunId: number): Promise<never> {
   await getSyncRun(workspaceId, syncId, syncRunId);
   throw new NotFound(`Sync run ${syncRunId} of sync ${syncId} was not found.`);
+}
+
+/** The run, scoped to the workspace and to a sync that is not deleted; 404 naming what is missing. */
+async function scopedRun(workspaceId: number, syncId: number, syncRunId: number): Promise<ScopedRunRow> {
+  const [run] = await queryRows<ScopedRunRow>(scopedRunQuery(workspaceId, syncId, syncRunId));
+  return run ?? missingRun(workspaceId, syncId, syncRunId);
+}
+
+/**
+ * scopedRun and pageHeadsQuery in one statement (a round trip less per page): the heads are read only
+ * for a run the scope lets through, and no row at all means the run is not the caller's.
+ */
+async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
+  const rows = await queryRows<ScopedRunRow & PageHeadRow>(Prisma.sql`
+    SELECT g.write_target, g.record_columns, ph.total, ph.first_id, ph.size, ph.matches, ph.before
+      FROM (${scopedRunQuery(workspaceId, syncId, syncRunId)}) g
+     CROSS JOIN LATERAL (${pageHeadsQuery(syncRunId, filter, window)}) ph
+     ORDER BY ph.first_id`);
+  if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
+  return { run: rows[0], page: toPageHeads(rows) };
 }
 
 export function recordFilterOf(filter: { status?: RecordFilter["status"]; action?: RecordFilter["action"]; primary_key?: string }): RecordFilter {
@@ -37,22 +67,23 @@ export function recordFilterOf(filter: { status?: RecordFilter["status"]; action
 }
 
 export async function listSyncRecords(workspaceId: number, syncId: number, syncRunId: number, filter: ListSyncRecordsQuery, page: Page) {
-  const run = await scopedRun(workspaceId, syncId, syncRunId);
-  const options: ExpandOptions = { runId: syncRunId, recordColumns: run.record_columns, filter: recordFilterOf(filter), afterId: filter.after_id };
+  const recordFilter = recordFilterOf(filter);
   // With after_id the cursor replaces the offset; page numbers still work for the links.
   const skip = filter.after_id !== undefined ? 0 : page.skip;
-  const { rows, total } =
-    options.filter.primaryKey !== undefined
-      ? await keySearch(options, skip, page.take)
-      : await pagedRead(options, skip, page.take);
+  const options = (run: ScopedRunRow): ExpandOptions => ({ runId: syncRunId, recordColumns: run.record_columns, filter: recordFilter, afterId: filter.after_id });
+  let run: ScopedRunRow;
+  let read: { rows: SyncRecord[]; total: number };
+  if (recordFilter.primaryKey !== undefined) {
+    run = await scopedRun(workspaceId, syncId, syncRunId);
+    read = await keySearch(options(run), skip, page.take);
+  } else {
+    // A page and the run's total: the heads the page needs (with the run), then only its lines.
+    const scoped = await scopedPageHeads(workspaceId, syncId, syncRunId, recordFilter, { skip, take: page.take, afterId: filter.after_id });
+    run = scoped.run;
+    read = { rows: await readWindow(scoped.page, options(run), skip, page.take), total: scoped.page.total };
+  }
   // The run's write target, for the logs of records that stored none (record-logs.ts).
-  return { rows, total, writeTarget: parseWriteTarget(run.write_target) };
-}
-
-/** A page and the run's total: the heads the page needs, then only its lines. */
-async function pagedRead(options: ExpandOptions, skip: number, take: number): Promise<{ rows: SyncRecord[]; total: number }> {
-  const heads = await pageHeads(options.runId, options.filter, { skip, take, afterId: options.afterId });
-  return { rows: await readWindow(heads, options, skip, take), total: heads.total };
+  return { ...read, writeTarget: parseWriteTarget(run.write_target) };
 }
 
 /** A key search: the few blocks that hold the key, read once for both the page and the total. */

@@ -1,8 +1,10 @@
 // The sync resource as the API shows it: the sync with its source, destination, model (with its own
 // connector) and latest run, read by one hand-mapped SQL view instead of an include per relation.
+// Timestamps are ISO 8601 text, as the API shows them: the list reads them so from the database
+// (queryRows' "iso" timestamps), sparing a Date and its formatting per value.
 import "server-only";
 import { DEFAULT_SORT, type SortOrder } from "@/lib/validation/sort";
-import { prisma, queryRows } from "@/lib/db/client";
+import { prisma, queryRows, type IsoTimestamp } from "@/lib/db/client";
 import { NotFound } from "@/lib/errors";
 import {
   Prisma,
@@ -28,8 +30,8 @@ export interface LastRun {
   id: number;
   status: SyncRunStatus;
   syncRunType: SyncRunType;
-  startedAt: Date | null;
-  finishedAt: Date | null;
+  startedAt: IsoTimestamp | null;
+  finishedAt: IsoTimestamp | null;
   /** What its outcome is derived from (lib/sync-config/run-outcome.ts). */
   failedRows?: number;
   error?: string | null;
@@ -43,23 +45,29 @@ export interface LastEndedRun {
   failedRows: number;
   error: string | null;
   canceledBy: string | null;
-  finishedAt: Date | null;
+  finishedAt: IsoTimestamp | null;
+}
+
+/** Creation and update times, as ISO text. */
+interface Stamped {
+  createdAt: IsoTimestamp;
+  updatedAt: IsoTimestamp;
 }
 
 /** A connector without its configuration (the summaries never carry one, not even masked). */
-export type ConnectorSummary = Pick<
-  Connector,
-  "id" | "name" | "description" | "connectorName" | "connectorType" | "workspaceId" | "createdAt" | "updatedAt"
->;
+export type ConnectorSummary = Stamped &
+  Pick<Connector, "id" | "name" | "description" | "connectorName" | "connectorType" | "workspaceId">;
 
 /** The sync's model, with the source connector it reads from. */
-export type ModelSummary = Pick<
-  Model,
-  "id" | "name" | "description" | "query" | "queryType" | "configuration" | "primaryKey" | "connectorId" | "createdAt" | "updatedAt"
-> & { connector: ConnectorSummary };
+export type ModelSummary = Stamped &
+  Pick<Model, "id" | "name" | "description" | "query" | "queryType" | "configuration" | "primaryKey" | "connectorId"> & {
+    connector: ConnectorSummary;
+  };
 
 /** A sync with the summaries its resource carries. */
-export type SyncView = Sync & {
+export type SyncView = Stamped & Omit<Sync, "nextRunAt" | "deletedAt" | "createdAt" | "updatedAt"> & {
+  nextRunAt: IsoTimestamp | null;
+  deletedAt: IsoTimestamp | null;
   source: ConnectorSummary;
   destination: ConnectorSummary;
   model: ModelSummary;
@@ -93,10 +101,10 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   write_mode: WriteMode;
   guard: Prisma.JsonValue;
   status: SyncStatus;
-  next_run_at: Date | null;
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  next_run_at: Instant | null;
+  deleted_at: Instant | null;
+  created_at: Instant;
+  updated_at: Instant;
   model_name: string;
   model_description: string;
   model_query: string;
@@ -104,13 +112,13 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   model_configuration: Prisma.JsonValue;
   model_primary_key: string | null;
   model_connector_id: number;
-  model_created_at: Date;
-  model_updated_at: Date;
+  model_created_at: Instant;
+  model_updated_at: Instant;
   run_id: number | null;
   run_status: SyncRunStatus | null;
   run_type: SyncRunType | null;
-  run_started_at: Date | null;
-  run_finished_at: Date | null;
+  run_started_at: Instant | null;
+  run_finished_at: Instant | null;
   run_failed_rows: number | null;
   run_error: string | null;
   run_canceled_by: string | null;
@@ -119,7 +127,16 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   ended_failed_rows: number | null;
   ended_error: string | null;
   ended_canceled_by: string | null;
-  ended_finished_at: Date | null;
+  ended_finished_at: Instant | null;
+}
+
+/** A timestamp of a view row: ISO text from listSyncs, a Date from getSync (Prisma's $queryRaw). */
+type Instant = Date | IsoTimestamp;
+
+function isoOf(at: Instant): IsoTimestamp;
+function isoOf(at: Instant | null): IsoTimestamp | null;
+function isoOf(at: Instant | null): IsoTimestamp | null {
+  return at === null || typeof at === "string" ? at : at.toISOString();
 }
 
 /** A connector summary's columns from the connectors row aliased `alias`, each as `<alias>_<column>`. */
@@ -169,8 +186,8 @@ function connectorSummary<P extends string>(r: ConnectorColumns<P>, prefix: P, i
     connectorName: c[`${prefix}connector_name`] as string,
     connectorType: c[`${prefix}connector_type`] as ConnectorType,
     workspaceId: c[`${prefix}workspace_id`] as number,
-    createdAt: c[`${prefix}created_at`] as Date,
-    updatedAt: c[`${prefix}updated_at`] as Date,
+    createdAt: isoOf(c[`${prefix}created_at`] as Instant),
+    updatedAt: isoOf(c[`${prefix}updated_at`] as Instant),
   };
 }
 
@@ -197,10 +214,10 @@ function syncView(r: SyncViewRow): SyncView {
     writeMode: r.write_mode,
     guard: r.guard,
     status: r.status,
-    nextRunAt: r.next_run_at,
-    deletedAt: r.deleted_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    nextRunAt: isoOf(r.next_run_at),
+    deletedAt: isoOf(r.deleted_at),
+    createdAt: isoOf(r.created_at),
+    updatedAt: isoOf(r.updated_at),
     source: connectorSummary(r, "src_", r.source_id),
     destination: connectorSummary(r, "dst_", r.destination_id),
     model: {
@@ -212,8 +229,8 @@ function syncView(r: SyncViewRow): SyncView {
       configuration: r.model_configuration,
       primaryKey: r.model_primary_key,
       connectorId: r.model_connector_id,
-      createdAt: r.model_created_at,
-      updatedAt: r.model_updated_at,
+      createdAt: isoOf(r.model_created_at),
+      updatedAt: isoOf(r.model_updated_at),
       connector: connectorSummary(r, "mc_", r.model_connector_id),
     },
     lastRun:
@@ -223,8 +240,8 @@ function syncView(r: SyncViewRow): SyncView {
             id: r.run_id,
             status: r.run_status!,
             syncRunType: r.run_type!,
-            startedAt: r.run_started_at,
-            finishedAt: r.run_finished_at,
+            startedAt: isoOf(r.run_started_at),
+            finishedAt: isoOf(r.run_finished_at),
             failedRows: r.run_failed_rows ?? 0,
             error: r.run_error,
             canceledBy: r.run_canceled_by,
@@ -238,7 +255,7 @@ function syncView(r: SyncViewRow): SyncView {
             failedRows: r.ended_failed_rows ?? 0,
             error: r.ended_error,
             canceledBy: r.ended_canceled_by,
-            finishedAt: r.ended_finished_at,
+            finishedAt: isoOf(r.ended_finished_at),
           },
   };
 }
@@ -288,10 +305,13 @@ export async function listSyncs(workspaceId: number, filter: ListSyncsQuery, pag
     SELECT s.*, row_number() OVER (ORDER BY ${order}) AS ord FROM syncs s
      WHERE ${where} ORDER BY ${order} LIMIT ${page.take} OFFSET ${page.skip}`;
   // One statement, one snapshot: the total and the page (a row of NULLs when the page is empty).
-  const rows = await queryRows<Partial<SyncViewRow> & { total: number }>(Prisma.sql`
+  const rows = await queryRows<Partial<SyncViewRow> & { total: number }>(
+    Prisma.sql`
     SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM syncs s WHERE ${where}) c
       LEFT JOIN LATERAL (${syncViewSelect(pageQuery, true)}) p ON true
-     ORDER BY p.ord`);
+     ORDER BY p.ord`,
+    { timestamps: "iso" },
+  );
   return {
     rows: rows.filter((r) => r.id != null).map((r) => syncView(r as SyncViewRow)),
     total: rows[0]?.total ?? 0,

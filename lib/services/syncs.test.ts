@@ -124,7 +124,15 @@ beforeAll(async () => {
   ).id;
 });
 
-/** The same rows through Prisma's include and a latest-run lookup per sync. */
+/** `value` with every Date as its ISO text: the view's timestamps are text. */
+function isoDates(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(isoDates);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isoDates(v)]));
+  return value;
+}
+
+/** The same rows through Prisma's include and a latest-run lookup per sync (timestamps as ISO text). */
 async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number; take: number }) {
   const where: Prisma.SyncWhereInput = {
     workspaceId: ws,
@@ -171,7 +179,7 @@ async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number;
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       select: { id: true, status: true, failedRows: true, error: true, canceledBy: true, finishedAt: true },
     });
-    views.push({ ...row, lastRun: run, lastEnded });
+    views.push(isoDates({ ...row, lastRun: run, lastEnded }) as SyncView);
   }
   return { rows: views, total: await prisma().sync.count({ where }) };
 }

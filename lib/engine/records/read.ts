@@ -76,15 +76,32 @@ export interface PageHeads {
   total: number;
 }
 
+/** Which records a page shows: `take` of them after skipping `skip`, or after the record `afterId`. */
+export interface PageWindow {
+  skip: number;
+  take: number;
+  afterId?: bigint;
+}
+
+/** A row of pageHeadsQuery: the run's total, and one head (none: first_id null). */
+export interface PageHeadRow {
+  total: number;
+  first_id: bigint | null;
+  size: number;
+  matches: number;
+  before: number;
+}
+
 /**
  * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
  * database, so a page of a million-record run reads a thousand heads there but sends back a few.
  * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
- * before the skip or after_id).
+ * before the skip or after_id). Its rows become PageHeads with toPageHeads; the caller runs it
+ * with what else it reads (sync-records.ts: the run's scope).
  */
-export async function pageHeads(runId: number, filter: RecordFilter, window: { skip: number; take: number; afterId?: bigint }): Promise<PageHeads> {
+export function pageHeadsQuery(runId: number, filter: RecordFilter, window: PageWindow): Prisma.Sql {
   const after = window.afterId === undefined ? Prisma.empty : Prisma.sql`AND w.first_id + w.size - 1 > ${window.afterId}`;
-  const rows = await queryRows<{ total: number; first_id: bigint | null; size: number; matches: number; before: number }>(Prisma.sql`
+  return Prisma.sql`
     WITH h AS MATERIALIZED (
       SELECT b.first_id, b.size, ${matchCount(filter)}::int AS matches FROM sync_record_blocks b
        WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")}
@@ -95,7 +112,11 @@ export async function pageHeads(runId: number, filter: RecordFilter, window: { s
         SELECT w.first_id, w.size, w.matches, (w.upto - w.matches)::int AS before FROM w
          WHERE w.matches > 0 AND w.upto > ${window.skip} ${after} ORDER BY w.first_id LIMIT ${window.take + 1}
       ) p ON true
-     ORDER BY p.first_id`);
+     ORDER BY p.first_id`;
+}
+
+/** The heads of pageHeadsQuery's rows, in order. */
+export function toPageHeads(rows: PageHeadRow[]): PageHeads {
   const heads = rows.filter((r) => r.first_id !== null).map((r) => ({ firstId: r.first_id as bigint, size: r.size, matches: r.matches }));
   return { heads, before: rows.find((r) => r.first_id !== null)?.before ?? 0, total: rows[0]?.total ?? 0 };
 }
@@ -164,7 +185,7 @@ const BLOCKS_PER_FETCH = 4;
 
 /**
  * Up to `take` matching records after skipping `skip` of them, walking `heads` in order (heads as
- * pageHeads gives them: `before` matches precede the first). Counts are exact for status and action
+ * pageHeadsQuery gives them: `before` matches precede the first). Counts are exact for status and action
  * filters, so unfiltered pages fetch only the lines they show; after_id fetches whole blocks and
  * filters them here. Not for a key search, whose counts are not exact (sync-records.ts:keySearch).
  */
