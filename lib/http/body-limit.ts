@@ -18,9 +18,12 @@ const DRAIN_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
  * sending is read and dropped (never kept), up to a bound: a socket closed mid-upload would reach
  * the client as a reset instead of this answer.
  */
-function refuse(req: IncomingMessage, res: ServerResponse): null {
+function refuse(req: IncomingMessage, res: ServerResponse, declared?: number): null {
   if (!res.headersSent) {
-    res.writeHead(413, { "content-type": "application/json", connection: "close" });
+    // A body of known length that will be drained keeps the connection: closing it while the client
+    // still sends made the client see EPIPE instead of this answer. Longer or unknown bodies close it.
+    const keep = declared !== undefined && declared <= DRAIN_LIMIT_BYTES;
+    res.writeHead(413, keep ? { "content-type": "application/json" } : { "content-type": "application/json", connection: "close" });
     res.end(JSON.stringify(errorBody(413, "payload_too_large", BODY_TOO_LARGE_MESSAGE)));
   }
   let drained = 0;
@@ -62,7 +65,7 @@ export async function limitBody(
   max = MAX_BODY_BYTES,
 ): Promise<IncomingMessage | null> {
   const declared = req.headers["content-length"];
-  if (declared !== undefined) return Number(declared) > max ? refuse(req, res) : req;
+  if (declared !== undefined) return Number(declared) > max ? refuse(req, res, Number(declared)) : req;
   if (req.headers["transfer-encoding"] === undefined) return req;
   // Events rather than for-await: leaving an async iterator early destroys the socket.
   return new Promise((resolve) => {
