@@ -10,7 +10,7 @@ import { CursorTracker } from "./cursor-tracker";
 import { BatchRecorder, type BatchToRecord } from "./record-batch";
 import { StopSignal, type RunAttempt } from "./run-attempt";
 import { zeroCounters, type RunCounters } from "./run-store";
-import { SendGroups, type DiffedBatch } from "./send-groups";
+import { SendGroups, type GroupedBatch } from "./send-groups";
 
 const db = vi.hoisted(() => ({
   /** Outcomes of each committed record, and the cursor values saved, in order. */
@@ -164,7 +164,7 @@ describe("SendGroups under concurrency, stops and failures (fuzz)", () => {
         await forEachBatch(attempt as unknown as RunAttempt, source(batches), async (seq, b) => {
           seqs.push(seq);
           await someTurns();
-          const diffed: DiffedBatch = {
+          const diffed: GroupedBatch = {
             seq,
             items: b.items,
             delta: delta(),

@@ -4,11 +4,11 @@ import type { CursorTracker } from "./cursor-tracker";
 import { BatchRecorder, type BatchToRecord } from "./record-batch";
 import type { RunAttempt } from "./run-attempt";
 import { zeroCounters } from "./run-store";
-import { SEND_GROUP_MAX_BATCHES, SendGroups, type DiffedBatch } from "./send-groups";
+import { SEND_GROUP_MAX_BATCHES, SendGroups, type GroupedBatch } from "./send-groups";
 
 const item = (key: string): Item => ({ key, json: "{}", fingerprint: "f", action: "destination_update" });
 
-function batch(seq: number, changed: number, read = 100): DiffedBatch {
+function batch(seq: number, changed: number, read = 100): GroupedBatch {
   const delta = zeroCounters();
   delta.totalQueryRows = read;
   delta.processedRows = read;

@@ -19,7 +19,7 @@ export const SEND_GROUP_MAX_BATCHES = 16;
 export const SEND_GROUP_MAX_WAIT_MS = 1000;
 
 /** One read batch after its diff. */
-export interface DiffedBatch {
+export interface GroupedBatch {
   seq: number;
   items: Item[];
   /** The batch's read counters (rows read, unchanged, duplicates). */
@@ -31,7 +31,7 @@ export interface DiffedBatch {
 }
 
 export class SendGroups {
-  private held: DiffedBatch[] = [];
+  private held: GroupedBatch[] = [];
   private heldItems = 0;
   private firstHeldAt = 0;
 
@@ -44,7 +44,7 @@ export class SendGroups {
   ) {}
 
   /** Adds a diffed batch; sends and records the group when it is due. */
-  async add(batch: DiffedBatch): Promise<void> {
+  async add(batch: GroupedBatch): Promise<void> {
     if (this.held.length === 0) this.firstHeldAt = performance.now();
     this.held.push(batch);
     // Rebaselined rows are written with the group too, and each holds its parsed row until then.
@@ -67,7 +67,7 @@ export class SendGroups {
     // A stop may leave some of the rows unsent: the cursor still passes each batch all of whose rows
     // have their outcome here (one without rows to send among them), as it would have alone.
     const answered = outcomes.length === items.length ? null : new Set(outcomes.map((o) => o.item));
-    const complete = (b: DiffedBatch) => answered === null || b.items.every((i) => answered.has(i));
+    const complete = (b: GroupedBatch) => answered === null || b.items.every((i) => answered.has(i));
     const last = group[group.length - 1];
     const delta = zeroCounters();
     for (const b of group) for (const k of Object.keys(delta) as (keyof RunCounters)[]) delta[k] += b.delta[k];
