@@ -235,7 +235,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
   });
   report.note(`1%-changed re-run by phase: ${phases(delta)}`);
   // The JSON path at 10M rows would add many minutes to a run whose point is memory and re-runs.
-  if (n <= 1_000_000) await templateVariant(ctx, config, copyBase);
+  if (n <= 1_000_000 && ctx.args.stopAfter !== "changed") await templateVariant(ctx, config, copyBase);
   if (after) {
     const end = memoryOf(worker.pid);
     if (end) {

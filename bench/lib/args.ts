@@ -12,7 +12,7 @@ export interface BenchArgs {
   /** Write a V8 CPU profile of the worker into bench/results. */
   cpuProf: boolean;
   /** Sync section: stop after this run (with --cpu-prof, a profile of the runs up to it). */
-  stopAfter?: "full" | "nochange";
+  stopAfter?: "full" | "nochange" | "changed";
 }
 
 const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api] [--json] [--keep] [--cpu-prof]
@@ -22,8 +22,8 @@ const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|a
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
   --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)
-  --stop-after R  sync section: stop after the full sync (full) or the no-change re-run (nochange),
-                for a profile of those runs alone`;
+  --stop-after R  sync section: stop after the full sync (full), the no-change re-run (nochange) or
+                the 1%-changed re-run (changed), for a profile of those runs alone`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = { rows: 100_000, smoke: false, json: false, keep: false, cpuProf: false };
@@ -43,7 +43,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (a === "--cpu-prof") args.cpuProf = true;
     else if (a === "--stop-after") {
       const r = value();
-      if (r !== "full" && r !== "nochange") throw new Error(`--stop-after takes full or nochange\n${USAGE}`);
+      if (r !== "full" && r !== "nochange" && r !== "changed") throw new Error(`--stop-after takes full, nochange or changed\n${USAGE}`);
       args.stopAfter = r;
     }
     else if (a === "--only") {

@@ -7,7 +7,7 @@ import type { ClientBase } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
-const CHUNK = 64 * 1024;
+const CHUNK = 256 * 1024;
 /** Text up to this length is checked for ASCII and copied by hand. */
 const ASCII_INLINE = 64;
 
@@ -57,8 +57,9 @@ export class BinaryCopyInput {
       this.at += 4;
       return this;
     }
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    this.room(4 + value.length * 3);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a long text (a block of records) is measured
+    // instead, so its buffer is not three times its size.
+    this.room(4 + (value.length <= ASCII_INLINE ? value.length * 3 : Buffer.byteLength(value, "utf8")));
     const { buf, at } = this;
     const start = at + 4;
     // Short ASCII text (keys, fingerprints, statuses: three a state, a million states a run) is

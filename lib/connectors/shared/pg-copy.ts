@@ -17,10 +17,10 @@ export function copyEscape(value: string): string {
 }
 
 /** Characters per piece. */
-const PIECE_CHARS = 64 * 1024;
+const PIECE_CHARS = 256 * 1024;
 
 /**
- * COPY input built line by line in pieces of ~64 KB, so the stream writes small Buffers instead of
+ * COPY input built line by line in pieces of ~256 KB, so the stream writes small Buffers instead of
  * one multi-megabyte string (and Buffer) per batch.
  */
 export class CopyInput {
