@@ -7,7 +7,7 @@ import type { ClientBase } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
-const CHUNK = 256 * 1024;
+const CHUNK = 64 * 1024;
 /** Text up to this length is checked for ASCII and copied by hand. */
 const ASCII_INLINE = 64;
 
