@@ -39,16 +39,20 @@ export function rowJson(row: Record<string, unknown>): string {
   return JSON.stringify(row);
 }
 
-/** The primary key as text; blank (null, undefined, "") means the row cannot be tracked. */
+/** The primary key as text; null means the row cannot be tracked (keyText). */
 export function primaryKeyOf(row: Record<string, unknown>, column: string): string | null {
   return keyText(row[column]);
 }
 
-/** A primary key column's value as text, null when blank. */
+/**
+ * A primary key column's value as text; null when blank (null, undefined, only spaces) or holding a
+ * NUL character, which no PostgreSQL text can store: such a key cannot be tracked, so its row is
+ * skipped and counted like a blank key instead of failing every run of the sync.
+ */
 export function keyText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const text = typeof value === "object" ? JSON.stringify(value) : String(value);
-  return text.trim() === "" ? null : text;
+  return text.trim() === "" || text.includes("\u0000") ? null : text;
 }
 
 /** i: insert, u: update, d: already recorded by this run (a retried attempt). Unchanged rows are omitted. */

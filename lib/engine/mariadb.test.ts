@@ -128,4 +128,30 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
     expect(await runRecords(again.id)).toHaveLength(0);
     expect(await reloadRun(again.id)).toMatchObject({ totalQueryRows: 2, skippedRows: 2, totalRows: 0 });
   });
+
+  it("a key holding a NUL character (PostgreSQL text cannot) skips that row, not the whole run", async () => {
+    await admin.query(`CREATE TABLE ${database}.coded (code VARCHAR(20) PRIMARY KEY, name VARCHAR(50))`);
+    await admin.query(`INSERT INTO ${database}.coded VALUES ('a', 'Ada'), (CONCAT('b', CHAR(0), 'c'), 'Nul'), ('d', 'Dee')`);
+    await sql(source.url, "CREATE TABLE coded (code text PRIMARY KEY, name text)");
+    const fixture = await createFixture({
+      sourceUrl: source.url,
+      source: {
+        connectorName: "MariaDB",
+        config: { host: url.hostname, port: Number(url.port || 3306), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database },
+      },
+      destination: { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream("coded")) },
+      query: "SELECT code, name FROM coded",
+      primaryKey: "code",
+      sync: { configuration: ["code", "name"].map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
+    });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const run = await triggerSync(fixture.workspaceId, fixture.syncId);
+      expect(await executeRun(run.id)).toBe("success");
+      expect(await reloadRun(run.id)).toMatchObject({ totalQueryRows: 3, skippedRows: attempt === 0 ? 1 : 3, failedRows: 0 });
+    }
+    expect(await sql(source.url, "SELECT code, name FROM coded ORDER BY code")).toEqual([
+      { code: "a", name: "Ada" },
+      { code: "d", name: "Dee" },
+    ]);
+  });
 });
