@@ -29,6 +29,19 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
     return rows as Record<string, unknown>[];
   };
   const pgRows = () => sql(source.url, "SELECT id, name, email, score FROM people ORDER BY id");
+  /** A sync of the MariaDB table `table` into the PostgreSQL table of the same name, column for column. */
+  const fromMariaDb = (table: string, columns: string[], primaryKey?: string) =>
+    createFixture({
+      sourceUrl: source.url,
+      source: {
+        connectorName: "MariaDB",
+        config: { host: url.hostname, port: Number(url.port || 3306), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database },
+      },
+      destination: { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream(table)) },
+      query: `SELECT ${columns.join(", ")} FROM ${table}`,
+      primaryKey,
+      sync: { configuration: columns.map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
+    });
 
   beforeAll(async () => {
     admin = await mysql.createConnection({
@@ -94,16 +107,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
     await admin.query(`CREATE TABLE ${database}.big_people (id BIGINT PRIMARY KEY, phone BIGINT, name VARCHAR(50))`);
     await admin.query(`INSERT INTO ${database}.big_people VALUES (1, 5550000001, 'Ada'), (9007199254740993, NULL, 'Huge')`);
     await sql(source.url, "CREATE TABLE big_people (id bigint PRIMARY KEY, phone bigint, name text)");
-    const fixture = await createFixture({
-      sourceUrl: source.url,
-      source: {
-        connectorName: "MariaDB",
-        config: { host: url.hostname, port: Number(url.port || 3306), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database },
-      },
-      destination: { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream("big_people")) },
-      query: "SELECT id, phone, name FROM big_people",
-      sync: { configuration: ["id", "phone", "name"].map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
-    });
+    const fixture = await fromMariaDb("big_people", ["id", "phone", "name"]);
     const first = await triggerSync(fixture.workspaceId, fixture.syncId);
     expect(await executeRun(first.id)).toBe("success");
     const records = await runRecords(first.id);
@@ -133,17 +137,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
     await admin.query(`CREATE TABLE ${database}.coded (code VARCHAR(20) PRIMARY KEY, name VARCHAR(50))`);
     await admin.query(`INSERT INTO ${database}.coded VALUES ('a', 'Ada'), (CONCAT('b', CHAR(0), 'c'), 'Nul'), ('d', 'Dee')`);
     await sql(source.url, "CREATE TABLE coded (code text PRIMARY KEY, name text)");
-    const fixture = await createFixture({
-      sourceUrl: source.url,
-      source: {
-        connectorName: "MariaDB",
-        config: { host: url.hostname, port: Number(url.port || 3306), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database },
-      },
-      destination: { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream("coded")) },
-      query: "SELECT code, name FROM coded",
-      primaryKey: "code",
-      sync: { configuration: ["code", "name"].map((c) => ({ from: c, to: c, mapping_type: "standard" })) },
-    });
+    const fixture = await fromMariaDb("coded", ["code", "name"], "code");
     for (let attempt = 0; attempt < 2; attempt++) {
       const run = await triggerSync(fixture.workspaceId, fixture.syncId);
       expect(await executeRun(run.id)).toBe("success");
