@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KeySet } from "./key-set";
+import { seededBelow } from "@/tests/support/random";
 
 describe("KeySet", () => {
   it("remembers integer keys in the bitmap and every other key exactly", () => {
@@ -31,14 +32,7 @@ describe("KeySet", () => {
     // Deterministic pseudo-random keys: digits with the odd lookalike character (ASCII neighbours of
     // '0' and '9', non-ASCII digits, sign, space), every length up to past the bitmap's digits, and
     // the integers around 2^27 and 10^9. Any key taken for another (or missed) shows as a difference.
-    let seed = 12345;
-    // mulberry32
-    const random = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    const random = seededBelow(12345);
     const alphabet = ["0", "1", "2", "5", "7", "9", "/", ":", "+", "-", " ", "٠", "０", "e", "."];
     const edges = [0, 1, 9, 10, 2 ** 27 - 1, 2 ** 27, 2 ** 27 + 1, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 2 ** 31, 2 ** 32];
     const keyAt = (): string => {

@@ -11,6 +11,7 @@ import { BatchRecorder, type BatchToRecord } from "./record-batch";
 import { StopSignal, type RunAttempt } from "./run-attempt";
 import { zeroCounters, type RunCounters } from "./run-store";
 import { SendGroups, type GroupedBatch } from "./send-groups";
+import { seededBelow } from "@/tests/support/random";
 
 const db = vi.hoisted(() => ({
   /** Outcomes of each committed record, and the cursor values saved, in order. */
@@ -39,13 +40,7 @@ vi.mock("./transaction", () => ({
     fn({ query: async () => ({ rowCount: 1, rows: [] }) }),
 }));
 
-let seed = 7;
-function random(n: number): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) % n;
-}
+const random = seededBelow(7);
 
 /** A few turns of the event loop, a random number of them: diffs and sends finish in any order. */
 async function someTurns(): Promise<void> {

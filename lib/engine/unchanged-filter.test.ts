@@ -7,6 +7,7 @@ import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { bareSync } from "@/tests/support/sync-fixtures";
 import { loadUnchangedFilter, UnchangedFilter } from "./unchanged-filter";
+import { mulberry32 } from "@/tests/support/random";
 
 useTestDatabase();
 
@@ -87,13 +88,7 @@ describe("UnchangedFilter", () => {
     // and nothing else may be found, whatever the probe chains (many entries share their first word).
     const make = UnchangedFilter as unknown as { new (expected: number): UnchangedFilter };
     const filter = new make(0);
-    let seed = 99;
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return (t ^ (t >>> 14)) >>> 0;
-    };
+    const random = mulberry32(99);
     const hex = (w: number[]) => w.map((x) => x.toString(16).padStart(8, "0")).join("") + "0".repeat(8);
     const added = new Set<string>();
     const triples: number[][] = [];

@@ -19,19 +19,13 @@ import { allRecords, seedRecords, type SeedRecord } from "@/tests/support/record
 import { bareSync } from "@/tests/support/sync-fixtures";
 import { getSyncRecord } from "./sync-record-detail";
 import { listSyncRecords } from "./sync-records";
+import { seededFraction } from "@/tests/support/random";
 
 useTestDatabase();
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededFraction(seed);
   return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
 }
 

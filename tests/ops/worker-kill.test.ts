@@ -19,6 +19,7 @@ import {
   waitFor,
 } from "@/lib/engine/test-support";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { seededFraction } from "@/tests/support/random";
 
 const db = useTestDatabase();
 
@@ -28,17 +29,8 @@ const LANES = Number(process.env.OPS_LANES ?? 2);
 const SEED = Number(process.env.OPS_SEED ?? Date.now() % 100_000);
 const WORKER_ENV = { ENGINE_BATCH_SIZE: "2500", ENGINE_REAPER_INTERVAL_MS: "300", WORKER_SCHEDULER: "0" };
 
-/** mulberry32: a small seeded generator, so a failing trial can be replayed with OPS_SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A failing trial can be replayed with OPS_SEED. */
+const random = seededFraction;
 
 let source: { url: string; drop(): Promise<void> };
 let destination: { url: string; drop(): Promise<void> };

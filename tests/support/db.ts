@@ -51,3 +51,26 @@ export function useTestDatabase(): { url: () => string } {
   });
   return { url: () => current.url };
 }
+
+/**
+ * A scratch database (createScratchDatabase) and a client connected to it for this test file, after
+ * `setup` (SQL) has run in it; both go away after the file. Call at the top of the file.
+ */
+export function useScratchClient(prefix: string, setup = ""): () => Client {
+  let scratch: { url: string; drop(): Promise<void> } | undefined;
+  let client: Client | undefined;
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(prefix);
+    client = new Client({ connectionString: scratch.url });
+    await client.connect();
+    if (setup) await client.query(setup);
+  });
+  afterAll(async () => {
+    await client?.end();
+    await scratch?.drop();
+  });
+  return () => {
+    if (!client) throw new Error("useScratchClient: the client exists once beforeAll has run");
+    return client;
+  };
+}

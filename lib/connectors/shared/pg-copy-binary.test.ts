@@ -1,24 +1,10 @@
 // Binary COPY input against a real PostgreSQL: what goes in comes back byte for byte, whatever the
 // text holds, across the 64 KB chunks the input is cut into.
-import { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScratchDatabase } from "@/tests/support/db";
+import { describe, expect, it } from "vitest";
+import { useScratchClient } from "@/tests/support/db";
 import { BinaryCopyInput } from "./pg-copy-binary";
 
-let db: { url: string; drop(): Promise<void> };
-let client: Client;
-
-beforeAll(async () => {
-  db = await createScratchDatabase("ds_copy_bin");
-  client = new Client({ connectionString: db.url });
-  await client.connect();
-  await client.query("CREATE TYPE mood AS ENUM ('ok', 'bad'); CREATE TABLE t (n int, s text, m mood, j json, b jsonb)");
-});
-
-afterAll(async () => {
-  await client?.end();
-  await db?.drop();
-});
+const client = useScratchClient("ds_copy_bin", "CREATE TYPE mood AS ENUM ('ok', 'bad'); CREATE TABLE t (n int, s text, m mood, j json, b jsonb)");
 
 describe("BinaryCopyInput", () => {
   it("round-trips integers, text of any content, enums, json and jsonb, and NULLs", async () => {
@@ -29,8 +15,8 @@ describe("BinaryCopyInput", () => {
     texts.forEach((s, i) => input.row(5).int4(i - 1).text(s).text(i % 2 ? "bad" : "ok").text(JSON.stringify({ s })).jsonb(JSON.stringify([s])));
     input.row(5).int4(2147483647).text(null).text(undefined).text(null).jsonb(undefined);
     input.row(5).int4(-2147483648).text("min").text(null).text(null).jsonb(undefined);
-    await input.copy(client, "COPY t (n, s, m, j, b) FROM STDIN");
-    const { rows } = await client.query("SELECT n, s, m::text, j::text, b FROM t ORDER BY n");
+    await input.copy(client(), "COPY t (n, s, m, j, b) FROM STDIN");
+    const { rows } = await client().query("SELECT n, s, m::text, j::text, b FROM t ORDER BY n");
     expect(rows).toEqual([
       { n: -2147483648, s: "min", m: null, j: null, b: null },
       ...texts.map((s, i) => ({ n: i - 1, s, m: i % 2 ? "bad" : "ok", j: JSON.stringify({ s }), b: [s] })),

@@ -8,6 +8,7 @@ import { PassThrough, type Readable } from "node:stream";
 import { to as copyTo } from "pg-copy-streams";
 import { describe, expect, it } from "vitest";
 import { copyOut, copyOutLines } from "./pg-copy-out";
+import { seededBelow } from "@/tests/support/random";
 
 /** A backend message: type, length (counting itself), payload. */
 function message(type: string, payload: Buffer = Buffer.alloc(0)): Buffer {
@@ -89,14 +90,8 @@ function cut(bytes: Buffer, cuts: number[]): Buffer[] {
   return chunks;
 }
 
-let seed = 2024;
-/** mulberry32: deterministic, so a failure repeats. */
-function random(n: number): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) % n;
-}
+/** Deterministic, so a failure repeats. */
+const random = seededBelow(2024);
 
 /** Text rows with 1-, 2-, 3- and 4-byte characters, an empty row, and one longer than most chunks. */
 const ROWS = ["1\tplain", "", "2\té☃𝄞 mixed", "3\t\\N", `4\t${"☃".repeat(40)}`, "5\tlast"];

@@ -1,27 +1,16 @@
 // The COPY-out reader against a real PostgreSQL: the same bytes as pg-copy-streams' own reader for
 // rows of every size (tiny, past a socket chunk, past a whole read), notices between rows, a slow
 // consumer, an error in the middle of the copy, and the connection usable after each.
-import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScratchDatabase } from "@/tests/support/db";
+import { describe, expect, it } from "vitest";
+import { useScratchClient } from "@/tests/support/db";
 import { copyOut, copyOutLines } from "./pg-copy-out";
 
-let scratch: { url: string; drop(): Promise<void> };
-let client: pg.Client;
-
-beforeAll(async () => {
-  scratch = await createScratchDatabase("ds_copy_out");
-  client = new pg.Client({ connectionString: scratch.url });
-  await client.connect();
-  await client.query(`CREATE FUNCTION noisy(i int) RETURNS int LANGUAGE plpgsql AS $$
-    BEGIN IF i % 1000 = 0 THEN RAISE NOTICE 'row %', i; END IF; RETURN i; END $$`);
-});
-
-afterAll(async () => {
-  await client?.end();
-  await scratch?.drop();
-});
+const client = useScratchClient(
+  "ds_copy_out",
+  `CREATE FUNCTION noisy(i int) RETURNS int LANGUAGE plpgsql AS $$
+    BEGIN IF i % 1000 = 0 THEN RAISE NOTICE 'row %', i; END IF; RETURN i; END $$`,
+);
 
 async function bytes(stream: NodeJS.ReadableStream, slow = false): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -42,21 +31,21 @@ const SQL = {
 
 describe("copyOut", () => {
   it.each(Object.keys(SQL) as (keyof typeof SQL)[])("gives the library's bytes (%s), and the connection goes on", { timeout: 60_000 }, async (name) => {
-    const expected = await bytes(client.query(copyTo(SQL[name])));
-    const fast = await bytes(client.query(copyOut(SQL[name])));
+    const expected = await bytes(client().query(copyTo(SQL[name])));
+    const fast = await bytes(client().query(copyOut(SQL[name])));
     expect(fast.length).toBe(expected.length);
     expect(fast.equals(expected)).toBe(true);
-    const slow = await bytes(client.query(copyOut(SQL[name])), true);
+    const slow = await bytes(client().query(copyOut(SQL[name])), true);
     expect(slow.equals(expected)).toBe(true);
-    expect((await client.query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
+    expect((await client().query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
   });
 
   it("reads text rows as lines: the library's bytes split at their newlines, a row past many chunks whole", { timeout: 60_000 }, async () => {
-    const expected = (await bytes(client.query(copyTo(SQL.mixed)))).toString("utf8").split("\n").slice(0, -1);
+    const expected = (await bytes(client().query(copyTo(SQL.mixed)))).toString("utf8").split("\n").slice(0, -1);
     for (const slow of [false, true]) {
       const lines: string[] = [];
       let arrays = 0;
-      for await (const part of client.query(copyOutLines(SQL.mixed)) as AsyncIterable<string[]>) {
+      for await (const part of client().query(copyOutLines(SQL.mixed)) as AsyncIterable<string[]>) {
         lines.push(...part);
         if (slow && ++arrays % 20 === 0) await new Promise((r) => setTimeout(r, 1));
       }
@@ -65,13 +54,13 @@ describe("copyOut", () => {
       expect(lines[7776]).toBe(`7777\t7777\t${"z".repeat(3_000_000)}`);
     }
     const none: string[][] = [];
-    for await (const part of client.query(copyOutLines(SQL.empty)) as AsyncIterable<string[]>) none.push(part);
+    for await (const part of client().query(copyOutLines(SQL.empty)) as AsyncIterable<string[]>) none.push(part);
     expect(none).toEqual([]);
-    expect((await client.query("SELECT 'on' AS s")).rows[0].s).toBe("on");
+    expect((await client().query("SELECT 'on' AS s")).rows[0].s).toBe("on");
   });
 
   it("fails with the server's error in the middle of a copy, and the connection goes on", { timeout: 30_000 }, async () => {
-    const stream = client.query(copyOut("COPY (SELECT 1 / (i - 30000) FROM generate_series(1, 40000) i) TO STDOUT"));
+    const stream = client().query(copyOut("COPY (SELECT 1 / (i - 30000) FROM generate_series(1, 40000) i) TO STDOUT"));
     let received = 0;
     const failure = await (async () => {
       for await (const chunk of stream as AsyncIterable<Buffer>) received += chunk.length;
@@ -81,6 +70,6 @@ describe("copyOut", () => {
     );
     expect(failure?.message).toMatch(/division by zero/);
     expect(received).toBeGreaterThan(0);
-    expect((await client.query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
+    expect((await client().query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
   });
 });
