@@ -8,6 +8,7 @@ import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import type { ReadBatch, Item } from "./batch";
 import type { RunContext } from "./context";
 import { allInserts, classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { fingerprintAll, HexFingerprints, type Fingerprints } from "./fingerprints";
 import { KeySet } from "./key-set";
 import type { PendingFilter } from "./unchanged-filter";
 import { zeroCounters, type RunCounters } from "./run-store";
@@ -17,7 +18,7 @@ const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "desti
 /** A batch's trackable rows before the diff; `item` builds the i-th one's Item once it is to be sent. */
 interface Prepared {
   keys: string[];
-  fingerprints: string[];
+  fingerprints: Fingerprints;
   item: (index: number, action: SyncRecordAction) => Item;
 }
 
@@ -108,7 +109,6 @@ export class BatchDiffer {
     const { primaryKey } = this.ctx.model;
     const seed = this.ctx.fingerprintSeed;
     const keys: string[] = [];
-    const fingerprints: string[] = [];
     const jsons: string[] = [];
     // The rows themselves are kept only when no diff query comes in between: otherwise a sent row is
     // parsed back from its JSON, so unchanged rows die young instead of waiting out the diff.
@@ -119,10 +119,10 @@ export class BatchDiffer {
       const json = rowJson(row);
       keys.push(key);
       jsons.push(json);
-      fingerprints.push(fingerprint(seed, json));
       rows?.push(row);
     }
-    return { keys, fingerprints, item: (i, action) => ({ key: keys[i], json: jsons[i], fingerprint: fingerprints[i], row: rows?.[i], action }) };
+    const fingerprints = fingerprintAll(seed, jsons);
+    return { keys, fingerprints, item: (i, action) => ({ key: keys[i], json: jsons[i], fingerprint: fingerprints.hex(i), row: rows?.[i], action }) };
   }
 }
 
@@ -140,7 +140,7 @@ function prepareFingerprinted(batch: FingerprintedBatch, track: Track): Prepared
   }
   return {
     keys,
-    fingerprints,
+    fingerprints: new HexFingerprints(fingerprints),
     // Made after the diff, for sent rows only: the parsed row is kept for the mapping.
     item: (i, action) => {
       const row = batch.row(at[i]);

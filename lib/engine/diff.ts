@@ -4,6 +4,7 @@
 import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
+import { hexOf, type Fingerprints } from "./fingerprints";
 import type { PendingFilter } from "./unchanged-filter";
 
 /** JSON with object keys sorted at every depth, so the same row always gives the same text. */
@@ -78,14 +79,14 @@ export async function classifyBatch(
   args: ClassifyArgs & { unchanged?: PendingFilter },
 ): Promise<BatchDiff> {
   const unchanged = await args.unchanged;
-  if (!unchanged || args.fullRefresh) return probeBatch(pool, args);
+  if (!unchanged || args.fullRefresh) return probeBatch(pool, { ...args, fingerprints: hexOf(args.fingerprints) });
   const rest: number[] = [];
-  for (let i = 0; i < args.fingerprints.length; i++) if (!unchanged.has(args.fingerprints[i])) rest.push(i);
-  if (rest.length === args.keys.length) return probeBatch(pool, args);
+  for (let i = 0; i < args.fingerprints.length; i++) if (!unchanged.hasAt(args.fingerprints, i)) rest.push(i);
+  if (rest.length === args.keys.length) return probeBatch(pool, { ...args, fingerprints: hexOf(args.fingerprints) });
   const diff: BatchDiff =
     rest.length === 0
       ? { classes: new Map(), storedFingerprints: new Map() }
-      : await probeBatch(pool, { ...args, keys: rest.map((i) => args.keys[i]), fingerprints: rest.map((i) => args.fingerprints[i]) });
+      : await probeBatch(pool, { ...args, keys: rest.map((i) => args.keys[i]), fingerprints: hexOf(args.fingerprints, rest) });
   // Back to the batch's own positions.
   const classes = new Map<number, DiffClass>();
   const storedFingerprints = new Map<number, string>();
@@ -94,11 +95,11 @@ export async function classifyBatch(
   return { classes, storedFingerprints };
 }
 
-interface ClassifyArgs {
+interface ClassifyArgs<F = Fingerprints> {
   syncId: number;
   runId: number;
   keys: string[];
-  fingerprints: string[];
+  fingerprints: F;
   fullRefresh: boolean;
 }
 
@@ -107,7 +108,7 @@ interface ClassifyArgs {
  * failed), so it is an insert again, as is a changed row the write mode skipped (unchanged, it is left alone); a failed last status is retried as an update; full refresh
  * re-sends every row.
  */
-async function probeBatch(pool: Pool, args: ClassifyArgs): Promise<BatchDiff> {
+async function probeBatch(pool: Pool, args: ClassifyArgs<string[]>): Promise<BatchDiff> {
   const { rows } = await pool.query<{ ord: number; c: DiffClass; stored: string | null }>(
     `SELECT ord, c, stored FROM (
        SELECT i.ord::int4 AS ord,

@@ -10,6 +10,7 @@ import "server-only";
 import type { Pool } from "pg";
 import { copyOut } from "@/lib/connectors/shared/pg-copy-out";
 import { logger } from "@/lib/logger";
+import { HexFingerprints, type Fingerprints } from "./fingerprints";
 import { engineSettings } from "./settings";
 
 /** Words per entry: 96 bits of the fingerprint. */
@@ -18,13 +19,6 @@ const WORDS = 3;
 const MAX_LOAD = 0.7;
 /** Slots of a table sized for nothing in particular. */
 const FIRST_CAPACITY = 1 << 16;
-
-/** Each UTF-16 code unit's hex digit value, or -1: one load per digit, for a million rows a run. */
-const HEX = new Int8Array(65536).fill(-1);
-for (let d = 0; d < 16; d++) {
-  HEX["0123456789abcdef".charCodeAt(d)] = d;
-  HEX["0123456789ABCDEF".charCodeAt(d)] = d;
-}
 
 /** Bytes kept per fingerprint (WORDS 32-bit words). */
 const ENTRY_BYTES = WORDS * 4;
@@ -93,14 +87,18 @@ export class UnchangedFilter {
     }
   }
 
-  /** True when `fp` (32 hex digits) was delivered before: the row it fingerprints is unchanged. */
-  has(fp: string): boolean {
-    if (fp.length !== 32) return false;
-    const w0 = UnchangedFilter.word(fp, 0);
-    const w1 = UnchangedFilter.word(fp, 8);
-    const w2 = UnchangedFilter.word(fp, 16);
+  /** True when the i-th of `fingerprints` was delivered before: the row it fingerprints is unchanged. */
+  hasAt(fingerprints: Fingerprints, i: number): boolean {
+    const w0 = fingerprints.word(i, 0);
+    const w1 = fingerprints.word(i, 1);
+    const w2 = fingerprints.word(i, 2);
     if (w0 < 0 || w1 < 0 || w2 < 0) return false;
-    return this.find(w0 >>> 0, w1 >>> 0, w2 >>> 0) >= 0;
+    return this.find(w0, w1, w2) >= 0;
+  }
+
+  /** True when `fp` (32 hex digits) was delivered before. */
+  has(fp: string): boolean {
+    return this.hasAt(new HexFingerprints([fp]), 0);
   }
 
   /** Adds a fingerprint by its first three 32-bit words. */
@@ -156,17 +154,6 @@ export class UnchangedFilter {
       if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return slot;
       slot = slot + 1 === capacity ? 0 : slot + 1;
     }
-  }
-
-  /** The 32-bit word of 8 hex digits at `at`, or -1. */
-  private static word(text: string, at: number): number {
-    let value = 0;
-    for (let i = 0; i < 8; i++) {
-      const n = HEX[text.charCodeAt(at + i)];
-      if (n < 0) return -1;
-      value = value * 16 + n;
-    }
-    return value;
   }
 }
 

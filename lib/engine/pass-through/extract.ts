@@ -11,7 +11,8 @@ import type { ReadOptions } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
-import { classifyBatch, fingerprint, keyText } from "../diff";
+import { classifyBatch, keyText } from "../diff";
+import { fingerprintAll, type Fingerprints } from "../fingerprints";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
@@ -57,7 +58,6 @@ function field(line: string, index: number): string {
  */
 export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, delta: RunCounters) {
   const keys: string[] = [];
-  const fingerprints: string[] = [];
   const kept: string[] = [];
   let blank = 0;
   for (const line of lines) {
@@ -70,11 +70,10 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
     else {
       seen.add(key);
       keys.push(key);
-      fingerprints.push(fingerprint(plan.seed, line));
       kept.push(line);
     }
   }
-  return { keys, fingerprints, kept, blank };
+  return { keys, fingerprints: fingerprintAll(plan.seed, kept), kept, blank };
 }
 
 /**
@@ -84,7 +83,7 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
 export async function diffLines(
   pool: Pool,
   ctx: Pick<RunContext, "sync"> & { run: { id: number } },
-  keyed: { keys: string[]; fingerprints: string[]; kept: string[] },
+  keyed: { keys: string[]; fingerprints: Fingerprints; kept: string[] },
   state: { noStates: boolean; unchanged: PendingFilter },
 ): Promise<{ items: Item[]; unchanged: number }> {
   const { keys, fingerprints, kept } = keyed;
@@ -105,7 +104,7 @@ export async function diffLines(
   for (let i = 0; i < keys.length; i++) {
     const c = classes ? classes.get(i) : "i";
     if (c === undefined) unchanged++;
-    else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints[i], action: ACTION[c] });
+    else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints.hex(i), action: ACTION[c] });
   }
   return { items, unchanged };
 }

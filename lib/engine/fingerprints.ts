@@ -1,0 +1,90 @@
+// A batch's fingerprints (diff.ts: md5 of the sync's seed and the row's text) computed together, the
+// 16-byte digests side by side; hex is made only for a row that needs it (sent, or probed). An
+// unchanged row is found in the filter by its digest's words, with no string made at all. Per row,
+// node:crypto's one-shot hash and its hex string were the largest part of a no-change re-run's
+// worker time (bench/README.md, 2026-11-28b).
+import "server-only";
+import { hash } from "node:crypto";
+import { LITTLE_ENDIAN, SeededMd5 } from "./md5";
+
+/** Fingerprints by position: the digests of a batch, or the hex ones a source computed itself. */
+export interface Fingerprints {
+  readonly length: number;
+  /** The i-th fingerprint as 32 lowercase hex digits (what sync_states stores). */
+  hex(i: number): string;
+  /** The w-th (0–3) big-endian 32-bit word of the i-th fingerprint, or -1 when it is not 32 hex digits. */
+  word(i: number, w: number): number;
+}
+
+const DIGEST = 16;
+
+/** md5 digests side by side. */
+export class Digests implements Fingerprints {
+  constructor(
+    private readonly bytes: Buffer,
+    readonly length: number,
+  ) {}
+
+  hex(i: number): string {
+    return this.bytes.toString("hex", i * DIGEST, (i + 1) * DIGEST);
+  }
+
+  word(i: number, w: number): number {
+    const b = i * DIGEST + w * 4;
+    const x = this.bytes;
+    return ((x[b] << 24) | (x[b + 1] << 16) | (x[b + 2] << 8) | x[b + 3]) >>> 0;
+  }
+}
+
+/** Each UTF-16 code unit's hex digit value, or -1. */
+const HEX = new Int8Array(65536).fill(-1);
+for (let d = 0; d < 16; d++) {
+  HEX["0123456789abcdef".charCodeAt(d)] = d;
+  HEX["0123456789ABCDEF".charCodeAt(d)] = d;
+}
+
+/** Fingerprints already in hex (a source that fingerprints rows itself; tests). */
+export class HexFingerprints implements Fingerprints {
+  constructor(private readonly texts: readonly string[]) {}
+
+  get length(): number {
+    return this.texts.length;
+  }
+
+  hex(i: number): string {
+    return this.texts[i];
+  }
+
+  word(i: number, w: number): number {
+    const text = this.texts[i];
+    if (text.length !== 32) return -1;
+    let value = 0;
+    for (let at = w * 8, end = at + 8; at < end; at++) {
+      const n = HEX[text.charCodeAt(at)];
+      if (n < 0) return -1;
+      value = value * 16 + n;
+    }
+    return value;
+  }
+}
+
+/** Every fingerprint in hex, in order (the probe's parameter). */
+export function hexOf(fingerprints: Fingerprints, positions?: readonly number[]): string[] {
+  if (positions) return positions.map((i) => fingerprints.hex(i));
+  const out = new Array<string>(fingerprints.length);
+  for (let i = 0; i < out.length; i++) out[i] = fingerprints.hex(i);
+  return out;
+}
+
+/** md5(seed + text) of every text, equal to node:crypto's `hash("md5", seed + text)`. */
+export function fingerprintAll(seed: string, texts: readonly string[]): Digests {
+  const n = texts.length;
+  const out = Buffer.allocUnsafe(n * DIGEST);
+  if (LITTLE_ENDIAN) {
+    const md5 = new SeededMd5(seed);
+    for (let i = 0; i < n; i++) md5.digest(texts[i], out, i * DIGEST);
+  } else {
+    for (let i = 0; i < n; i++) out.set(hash("md5", seed + texts[i], "buffer"), i * DIGEST);
+  }
+  return new Digests(out, n);
+}
