@@ -227,7 +227,7 @@ export const envSchema = z.object({
   ENGINE_UNCHANGED_FILTER_MAX_ROWS: integer(
     0,
     4_000_000,
-    "a re-run of a sync tracking at most this many rows holds their fingerprints in the worker's memory (~17 bytes each) to pass unchanged rows without a database lookup; `0` = never",
+    "a re-run holds up to this many of the sync's fingerprints in the worker's memory (~11.4 bytes each) to pass unchanged rows without a database lookup (a larger sync's other rows are looked up); `0` = never",
   ),
   ENGINE_PASS_THROUGH: flag(
     true,

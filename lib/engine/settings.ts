@@ -15,7 +15,7 @@ const AS_IS = {
   statusPollMs: "ENGINE_STATUS_POLL_MS", // how often a running run looks for a cancel or disable
   writeAttempts: "ENGINE_WRITE_ATTEMPTS", // attempts per record (and retry pauses in a row) before it fails
   retryBaseMs: "ENGINE_RETRY_BASE_MS", // the first backoff step of a retried write
-  unchangedFilterMaxRows: "ENGINE_UNCHANGED_FILTER_MAX_ROWS", // re-runs tracking at most this many rows pass unchanged rows in memory
+  unchangedFilterMaxRows: "ENGINE_UNCHANGED_FILTER_MAX_ROWS", // re-runs pass unchanged rows in memory, up to this many fingerprints
   passThrough: "ENGINE_PASS_THROUGH", // COPY text straight through when source, destination and mapping allow it
   memoryLog: "ENGINE_MEMORY_LOG", // logs the process's memory after every batch
   bossSchema: "PGBOSS_SCHEMA", // pg-boss's schema in the application database

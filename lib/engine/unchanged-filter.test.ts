@@ -6,6 +6,7 @@ import { pgPool } from "@/lib/db/client";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { bareSync } from "@/tests/support/sync-fixtures";
+import { engineSettings } from "./settings";
 import { loadUnchangedFilter, UnchangedFilter } from "./unchanged-filter";
 import { mulberry32 } from "@/tests/support/random";
 
@@ -66,7 +67,7 @@ describe("UnchangedFilter", () => {
     for (const g of [1, 2, 65_536, 65_537, 99_999, 100_000, 131_072, 139_999, 140_000]) expect(f.has(md5(`4 row ${g}`))).toBe(true);
   });
 
-  it("grows no further than its limit needs: ~17 bytes an entry at the limit, whatever the guess", { timeout: 30_000 }, async () => {
+  it("grows no further than its limit needs: ~11.4 bytes an entry at the limit, whatever the guess", { timeout: 30_000 }, async () => {
     await pgPool().query(
       `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
        SELECT 6, g::text, md5('6 row ' || g), 'success', 3, now() FROM generate_series(1, 100000) g`,
@@ -79,8 +80,10 @@ describe("UnchangedFilter", () => {
       expect(capacity(f)).toBeLessThanOrEqual(Math.ceil(100_000 / 0.7));
       for (const g of [1, 50_000, 100_000]) expect(f?.has(md5(`6 row ${g}`))).toBe(true);
     }
-    // One more than the limit: none.
-    expect(await UnchangedFilter.load(pgPool(), 6, RUN, 99_999, 90_000)).toBeNull();
+    // One more than the limit: the filter holds what fits, the rest is left to the probe.
+    const partial = await UnchangedFilter.load(pgPool(), 6, RUN, 99_999, 90_000);
+    expect(partial?.size).toBe(99_999);
+    expect(capacity(partial)).toBeLessThanOrEqual(Math.ceil(100_000 / 0.7));
   });
 
   it("holds exactly what was added across many growths, with clustered and colliding words (fuzz)", () => {
@@ -89,32 +92,32 @@ describe("UnchangedFilter", () => {
     const make = UnchangedFilter as unknown as { new (expected: number): UnchangedFilter };
     const filter = new make(0);
     const random = mulberry32(99);
-    const hex = (w: number[]) => w.map((x) => x.toString(16).padStart(8, "0")).join("") + "0".repeat(8);
+    const hex = (w: number[]) => w.map((x) => x.toString(16).padStart(8, "0")).join("") + "0".repeat(16);
     const added = new Set<string>();
-    const triples: number[][] = [];
+    const pairs: number[][] = [];
     for (let i = 0; i < 300_000; i++) {
       // Some share a handful of first words (a long probe chain), some are 0 in one word, and a few
       // are added twice.
       const w0 = i % 500 === 0 ? random() % 8 : random();
-      const w = [w0, i % 11 === 0 ? 0 : random(), random() % 1000];
-      if ((w[0] | w[1] | w[2]) === 0) continue;
-      filter.add(w[0], w[1], w[2]);
-      if (i % 50 === 0) filter.add(w[0], w[1], w[2]);
+      const w = [w0, i % 11 === 0 ? 0 : random() % 100_000];
+      if ((w[0] | w[1]) === 0) continue;
+      filter.add(w[0], w[1]);
+      if (i % 50 === 0) filter.add(w[0], w[1]);
       added.add(hex(w));
-      triples.push(w);
+      pairs.push(w);
     }
     expect(filter.size).toBe(added.size);
-    expect(triples.filter((w) => !filter.has(hex(w)))).toEqual([]);
+    expect(pairs.filter((w) => !filter.has(hex(w)))).toEqual([]);
     let found = 0;
     for (let i = 0; i < 100_000; i++) {
-      const w = [i % 500 === 0 ? random() % 8 : random(), random(), random() % 1000];
+      const w = [i % 500 === 0 ? random() % 8 : random(), random() % 100_000];
       if (filter.has(hex(w)) !== added.has(hex(w))) found++;
     }
     expect(found).toBe(0);
-    expect(filter.has(hex([0, 0, 0]))).toBe(false);
+    expect(filter.has(hex([0, 0]))).toBe(false);
   });
 
-  it("is not loaded when nothing is tracked, when it is off, or when the sync tracks more than the limit", async () => {
+  it("is not loaded when nothing is tracked or when it is off, and holds what fits of a sync past its limit", async () => {
     await seed(3);
     expect(await UnchangedFilter.load(pgPool(), 99, RUN, 1_000_000)).toBeNull();
     expect(await UnchangedFilter.load(pgPool(), 3, RUN, 0)).toBeNull();
@@ -123,15 +126,20 @@ describe("UnchangedFilter", () => {
       `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at) VALUES (5, '1', md5('x'), 'success', 3, now()), (5, '2', repeat('z', 32), 'success', 3, now())`,
     );
     expect(await UnchangedFilter.load(pgPool(), 5, RUN, 1_000_000)).toBeNull();
-    // The limit is on the fingerprints the filter would hold (7 of 10 rows here): one more, and there is none.
+    // The limit is on the fingerprints the filter holds (7 of 10 rows here): one less, and the filter
+    // holds that many of them, each one the sync's; the rows of the others are probed.
     const held = (ROWS / 10) * 7;
-    expect(await UnchangedFilter.load(pgPool(), 3, RUN, held - 1)).toBeNull();
+    const partial = (await UnchangedFilter.load(pgPool(), 3, RUN, held - 1)) as UnchangedFilter;
+    expect(partial.size).toBe(held - 1);
+    let mine = 0;
+    for (let g = 1; g <= ROWS; g++) if (partial.has(md5(`3 row ${g}`))) mine++;
+    expect(mine).toBe(held - 1);
     expect((await UnchangedFilter.load(pgPool(), 3, RUN, held))?.size).toBe(held);
     // The connection left in the middle of its COPY is not reused: the pool still answers.
     expect((await pgPool().query("SELECT 1 AS one")).rows[0].one).toBe(1);
   });
 
-  it("is not loaded for a re-run whose sync's last read had more rows than the filter may hold", async () => {
+  it("is sized by the sync's last general read, even one of more rows than the filter may hold", async () => {
     const workspaceId = await newWorkspace();
     const { sync } = await bareSync(workspaceId);
     // States seeded above under plain numbers may share the new sync's id.
@@ -148,14 +156,18 @@ describe("UnchangedFilter", () => {
     expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
     await lastRead(ROWS);
     expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
-    await lastRead(5_000_000);
-    expect(await loadUnchangedFilter(pgPool(), ctx, read)).toBeNull();
-    // A test run since (one row read) says nothing of the sync's size: still skipped.
+    const capacity = async () => ((await loadUnchangedFilter(pgPool(), ctx, read)) as unknown as { capacity: number }).capacity;
+    expect(await capacity()).toBe(Math.ceil(ROWS / 0.7));
+    // More rows than the limit: the table is sized for the limit, and still holds every fingerprint here.
+    await lastRead(engineSettings.unchangedFilterMaxRows + 1);
+    expect(await capacity()).toBe(Math.ceil(engineSettings.unchangedFilterMaxRows / 0.7));
+    expect((await loadUnchangedFilter(pgPool(), ctx, read))?.size).toBe((ROWS / 10) * 7);
+    // A test run since (one row read) says nothing of the sync's size: the general run still sizes it.
     await pgPool().query(
       `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, total_query_rows, created_at, updated_at)
        VALUES ($1, $2, 'success', 'test', 1, now() + interval '1 second', now())`,
       [workspaceId, sync.id],
     );
-    expect(await loadUnchangedFilter(pgPool(), ctx, read)).toBeNull();
+    expect(await capacity()).toBe(Math.ceil(engineSettings.unchangedFilterMaxRows / 0.7));
   });
 });

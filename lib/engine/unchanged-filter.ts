@@ -3,9 +3,10 @@
 // database CPU of a no-change re-run: bench/README.md). A fingerprint is the md5 of the sync's seed and
 // the whole row, key included, so finding it among the delivered ones means this very row was
 // delivered as it is now: the probe would have answered "unchanged". Anything not found goes on to
-// the probe as before, so the filter can only spare work, never change a classification (96 of the
+// the probe as before, so the filter can only spare work, never change a classification (64 of the
 // 128 bits are kept: a changed row is taken for unchanged only if its new fingerprint shares them with
-// one of the sync's others, about n / 2^96 per changed row).
+// one of the sync's others, about n / 2^64 per changed row: 2e-13 at the 4M-row limit). A sync with
+// more fingerprints than the limit gets a filter of the first ones read: the others are probed.
 import "server-only";
 import type { Pool } from "pg";
 import { copyOut } from "@/lib/connectors/shared/pg-copy-out";
@@ -13,8 +14,8 @@ import { logger } from "@/lib/logger";
 import { HexFingerprints, type Fingerprints } from "./fingerprints";
 import { engineSettings } from "./settings";
 
-/** Words per entry: 96 bits of the fingerprint. */
-const WORDS = 3;
+/** Words per entry: 64 bits of the fingerprint. */
+const WORDS = 2;
 /** Entries per slot at most (linear probing stays short below this); the table doubles past it. */
 const MAX_LOAD = 0.7;
 /** Slots of a table sized for nothing in particular. */
@@ -27,7 +28,7 @@ const COPY_HEADER = 19;
 /** A tuple of one ENTRY_BYTES bytea: field count (2), length (4), the bytes. */
 const TUPLE = 6 + ENTRY_BYTES;
 
-/** The sync has more fingerprints than the filter may hold: its rows are probed instead. */
+/** The filter holds as many fingerprints as it may: the sync's other rows are probed. */
 class TooManyStates extends Error {}
 
 export class UnchangedFilter {
@@ -44,14 +45,15 @@ export class UnchangedFilter {
    */
   private constructor(expected: number, most = Infinity) {
     this.maxCapacity = Math.max(FIRST_CAPACITY, Math.ceil(most / MAX_LOAD));
-    // Sized to the guess itself, not to a power of two: at the 4M-row limit that is 69 MB, not 100.
+    // Sized to the guess itself, not to a power of two: at the 4M-row limit that is 46 MB, not 67.
     this.capacity = Math.min(this.maxCapacity, Math.max(FIRST_CAPACITY, Math.ceil(expected / MAX_LOAD)));
     this.slots = new Uint32Array(this.capacity * WORDS);
   }
 
   /**
-   * The filter of a full re-read of `syncId`, or null when it would not pay or would not fit: nothing
-   * delivered before, or more than `maxStates` fingerprints to hold (memory: ~17 bytes each when the guess holds).
+   * The filter of a full re-read of `syncId`, or null when it would not pay: nothing delivered before.
+   * It holds `maxStates` fingerprints at the most (memory: ~11.4 bytes each when the guess holds);
+   * past them the load stops, and the rows of the fingerprints left out are probed.
    * States this run recorded in an earlier attempt stay out: the probe tells those apart ("already
    * recorded"), and they must keep being told apart for the counters to stay exact.
    */
@@ -65,10 +67,10 @@ export class UnchangedFilter {
     const client = await pool.connect();
     let broken = false;
     try {
-      // Binary COPY of the first 12 bytes, decoded from hex by the database: fixed-size tuples the
-      // worker reads as three integers each (hex decoding here cost a third of a no-change re-run's
+      // Binary COPY of the first 8 bytes, decoded from hex by the database: fixed-size tuples the
+      // worker reads as two integers each (hex decoding here cost a third of a no-change re-run's
       // filter).
-      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 24), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
+      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 16), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
       const reader = new TupleReader(filter, maxStates);
       for await (const chunk of stream as AsyncIterable<Buffer>) reader.push(chunk);
       return filter.size > 0 ? filter : null;
@@ -76,7 +78,7 @@ export class UnchangedFilter {
       // Left in the middle of its COPY: the connection is not given back to the pool.
       if (err instanceof TooManyStates) {
         broken = true;
-        return null;
+        return filter;
       }
       // A fingerprint that is not hex (none the engine writes): the run probes every row, as without a filter.
       if ((err as { code?: string }).code === "22023") return null;
@@ -91,9 +93,9 @@ export class UnchangedFilter {
   hasAt(fingerprints: Fingerprints, i: number): boolean {
     const w0 = fingerprints.word(i, 0);
     const w1 = fingerprints.word(i, 1);
-    const w2 = fingerprints.word(i, 2);
-    if (w0 < 0 || w1 < 0 || w2 < 0) return false;
-    return this.find(w0, w1, w2) >= 0;
+    // A fingerprint that is not 32 hex digits (-1 from word(i, 3) only) is never "unchanged".
+    if (w0 < 0 || w1 < 0 || fingerprints.word(i, 3) < 0) return false;
+    return this.find(w0, w1) >= 0;
   }
 
   /** True when `fp` (32 hex digits) was delivered before. */
@@ -101,24 +103,23 @@ export class UnchangedFilter {
     return this.hasAt(new HexFingerprints([fp]), 0);
   }
 
-  /** Adds a fingerprint by its first three 32-bit words. */
-  add(w0: number, w1: number, w2: number): void {
+  /** Adds a fingerprint by its first two 32-bit words. */
+  add(w0: number, w1: number): void {
     // All-zero marks an empty slot: such a fingerprint is left to the probe.
-    if ((w0 | w1 | w2) === 0) return;
+    if ((w0 | w1) === 0) return;
     if (this.size + 1 > this.capacity * MAX_LOAD) this.grow();
     const s = this.slots;
     const capacity = this.capacity;
     let slot = w0 % capacity;
     for (;;) {
       const base = slot * WORDS;
-      if ((s[base] | s[base + 1] | s[base + 2]) === 0) {
+      if ((s[base] | s[base + 1]) === 0) {
         s[base] = w0;
         s[base + 1] = w1;
-        s[base + 2] = w2;
         this.size++;
         return;
       }
-      if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return;
+      if (s[base] === w0 && s[base + 1] === w1) return;
       slot = slot + 1 === capacity ? 0 : slot + 1;
     }
   }
@@ -139,19 +140,19 @@ export class UnchangedFilter {
     this.capacity = capacity;
     this.size = 0;
     for (let base = 0; base < old.length; base += WORDS) {
-      if ((old[base] | old[base + 1] | old[base + 2]) !== 0) this.add(old[base], old[base + 1], old[base + 2]);
+      if ((old[base] | old[base + 1]) !== 0) this.add(old[base], old[base + 1]);
     }
   }
 
-  private find(w0: number, w1: number, w2: number): number {
-    if ((w0 | w1 | w2) === 0) return -1;
+  private find(w0: number, w1: number): number {
+    if ((w0 | w1) === 0) return -1;
     const s = this.slots;
     const capacity = this.capacity;
     let slot = w0 % capacity;
     for (;;) {
       const base = slot * WORDS;
-      if ((s[base] | s[base + 1] | s[base + 2]) === 0) return -1;
-      if (s[base] === w0 && s[base + 1] === w1 && s[base + 2] === w2) return slot;
+      if ((s[base] | s[base + 1]) === 0) return -1;
+      if (s[base] === w0 && s[base + 1] === w1) return slot;
       slot = slot + 1 === capacity ? 0 : slot + 1;
     }
   }
@@ -170,34 +171,31 @@ export function loadUnchangedFilter(
   if (read.noStates || read.fromCursor || ctx.sync.syncMode === "full_refresh") return null;
   // Loaded while the source starts answering; the first batch's diff waits for it. A filter that
   // cannot be loaded only means every row is probed.
-  return loadIfItFits(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows).catch((err: unknown) => {
+  return loadSized(pool, ctx.sync.id, ctx.run.id, engineSettings.unchangedFilterMaxRows).catch((err: unknown) => {
     logger.warn({ syncId: ctx.sync.id, err: err instanceof Error ? err.message : String(err) }, "unchanged filter not loaded; every row is probed");
     return null;
   });
 }
 
 /**
- * The filter, unless the sync's last read already read more rows than it may hold: a cheap guess
- * (one row of sync_runs) that spares loading `maxStates` fingerprints only to drop them, and sizes
- * the table. Test runs read one row: they say nothing of the sync's size. When the guess is wrong
- * (states of rows gone from the source), the load itself stops at the limit.
+ * The filter, its table sized by a cheap guess: the rows the sync's last read read (one row of
+ * sync_runs; test runs read one row and say nothing of the sync's size). Growing a table re-places
+ * every entry, and a count(*) of the states took as long as the load.
  */
-async function loadIfItFits(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
+async function loadSized(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
   const { rows } = await pool.query<{ n: number }>(
     `SELECT total_query_rows::int AS n FROM sync_runs
      WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [syncId, runId],
   );
-  const lastRead = rows[0]?.n ?? 0;
-  if (lastRead > maxStates) return null;
-  return UnchangedFilter.load(pool, syncId, runId, maxStates, lastRead);
+  return UnchangedFilter.load(pool, syncId, runId, maxStates, rows[0]?.n ?? 0);
 }
 
 /** A filter, none, or one still loading. */
 export type PendingFilter = UnchangedFilter | null | Promise<UnchangedFilter | null>;
 
-/** Reads binary COPY tuples of one 12-byte value across chunk boundaries into a filter. */
+/** Reads binary COPY tuples of one 8-byte value across chunk boundaries into a filter. */
 class TupleReader {
   private carry: Buffer | null = null;
   private headerLeft = COPY_HEADER;
@@ -228,7 +226,6 @@ class TupleReader {
       this.filter.add(
         ((buf[b] << 24) | (buf[b + 1] << 16) | (buf[b + 2] << 8) | buf[b + 3]) >>> 0,
         ((buf[b + 4] << 24) | (buf[b + 5] << 16) | (buf[b + 6] << 8) | buf[b + 7]) >>> 0,
-        ((buf[b + 8] << 24) | (buf[b + 9] << 16) | (buf[b + 10] << 8) | buf[b + 11]) >>> 0,
       );
     }
     this.carry = at < buf.length ? buf.subarray(at) : null;
