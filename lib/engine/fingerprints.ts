@@ -80,7 +80,10 @@ export function hexOf(fingerprints: Fingerprints, positions?: readonly number[])
 export function fingerprintAll(seed: string, texts: readonly string[]): Digests {
   const n = texts.length;
   const out = Buffer.allocUnsafe(n * DIGEST);
-  if (LITTLE_ENDIAN) {
+  // md5.ts encodes the seed on its own: one ending in half a surrogate pair (never an engine seed,
+  // which is hex) could pair with a text's first unit in the joined string.
+  const last = seed.charCodeAt(seed.length - 1);
+  if (LITTLE_ENDIAN && !(last >= 0xd800 && last <= 0xdbff)) {
     const md5 = new SeededMd5(seed);
     for (let i = 0; i < n; i++) md5.digest(texts[i], out, i * DIGEST);
   } else {

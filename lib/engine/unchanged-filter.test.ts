@@ -53,6 +53,9 @@ describe("UnchangedFilter", () => {
     expect(f.has(md5("1 row 60001"))).toBe(false);
     expect(f.has("")).toBe(false);
     expect(f.has(`zz${md5("1 row 5").slice(2)}`)).toBe(false);
+    // The filter keeps 64 bits, but the whole of a fingerprint must be hex to be "unchanged".
+    expect(f.has(`${md5("1 row 5").slice(0, 16)}zz${md5("1 row 5").slice(18)}`)).toBe(false);
+    expect(f.has(`${md5("1 row 5").slice(0, 30)}zz`)).toBe(false);
     expect(f.has(md5("1 row 5").slice(0, 31))).toBe(false);
   });
 

@@ -93,8 +93,8 @@ export class UnchangedFilter {
   hasAt(fingerprints: Fingerprints, i: number): boolean {
     const w0 = fingerprints.word(i, 0);
     const w1 = fingerprints.word(i, 1);
-    // A fingerprint that is not 32 hex digits (-1 from word(i, 3) only) is never "unchanged".
-    if (w0 < 0 || w1 < 0 || fingerprints.word(i, 3) < 0) return false;
+    // A fingerprint that is not 32 hex digits (a word of -1) is never "unchanged".
+    if (w0 < 0 || w1 < 0 || fingerprints.word(i, 2) < 0 || fingerprints.word(i, 3) < 0) return false;
     return this.find(w0, w1) >= 0;
   }
 
