@@ -23,7 +23,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * One-shot md5 (several times cheaper per row than createHash) of the seed and the row's JSON.
+ * One-shot md5 (several times cheaper per row than createHash) of the seed and the row's JSON; a
+ * whole batch's at once: fingerprints.ts (the same digests, cheaper still).
  * Sources with readFingerprinted hash rows themselves (PostgreSQL: md5 of the seed and the row's
  * `row_to_json` text); a source always takes the same path, so the two kinds never meet in a sync.
  */

@@ -2,7 +2,7 @@
 // 16-byte digests side by side; hex is made only for a row that needs it (sent, or probed). An
 // unchanged row is found in the filter by its digest's words, with no string made at all. Per row,
 // node:crypto's one-shot hash and its hex string were the largest part of a no-change re-run's
-// worker time (bench/README.md, 2026-11-28b).
+// worker time (bench/README.md, "2026-11-28 (b)").
 import "server-only";
 import { hash } from "node:crypto";
 import { LITTLE_ENDIAN, SeededMd5 } from "./md5";

@@ -102,6 +102,7 @@ export class SeededMd5 {
   constructor(seed: string) {
     const bytes = Buffer.from(seed, "utf8");
     const whole = bytes.length - (bytes.length % 64);
+    // Buffer.alloc, never the shared pool: the words view needs the buffer to start 4-byte aligned.
     this.scratch = Buffer.alloc(4096);
     this.words = new Int32Array(this.scratch.buffer, this.scratch.byteOffset, 1024);
     for (let at = 0; at < whole; at += 64) {

@@ -98,7 +98,7 @@ export class UnchangedFilter {
     return this.find(w0, w1) >= 0;
   }
 
-  /** True when `fp` (32 hex digits) was delivered before. */
+  /** True when `fp` (32 hex digits) was delivered before: one fingerprint at a time (the engine uses hasAt). */
   has(fp: string): boolean {
     return this.hasAt(new HexFingerprints([fp]), 0);
   }
