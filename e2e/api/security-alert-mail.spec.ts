@@ -263,6 +263,6 @@ test("a subject with line breaks and a long text of the workspace's cannot injec
   const after = (await (await ws.member.get(`/api/v1/alert_channels/${channel.id}`)).json()).data.attributes;
   expect(after.recipient_states).toEqual([{ email: ws.memberEmail, status: "unsubscribed", confirmation_sent_at: null }]);
   const again = (await (await ws.member.post(`/api/v1/alert_channels/${channel.id}/test`)).json()).data;
-  expect(again).toMatchObject({ status: "unconfirmed", error: expect.stringContaining("nothing was mailed") });
+  expect(again).toMatchObject({ status: "unconfirmed", error: expect.stringContaining("Nothing was mailed") });
   expect(smtp.mails.filter((m) => m.to.includes(ws.memberEmail))).toHaveLength(2);
 });

@@ -55,7 +55,7 @@ async function sendMail(channel: AlertChannel, recipients: string[], message: Al
   if (to.length === 0) {
     return {
       status: "unconfirmed",
-      error: "No recipient of this channel is a member of the workspace or has confirmed the mailed link yet; nothing was mailed.",
+      error: "Nothing was mailed: no recipient of this channel is a member of the workspace or an address that confirmed (pending ones get alerts once they confirm the mailed link; unsubscribed ones never).",
       recipients: { mailed: 0, unconfirmed, suppressed: 0 },
     };
   }
