@@ -1,14 +1,15 @@
 // Every page passes here. It gets a fresh CSP nonce (Next reads it from the request's
 // Content-Security-Policy header and puts it on its own scripts), and console pages need a
 // signed-in session; without one the request goes to /login (and comes back after signing in).
-// The sign-in, first-run and account-mail pages (password reset, email verification) are open to everyone. The API, next-auth's routes and static
+// The sign-in, first-run and mail-link pages (password reset, email verification, alert confirm and
+// unsubscribe) are open to everyone. The API, next-auth's routes and static
 // files are not matched: the API authenticates every request itself, and next.config.ts gives
 // those responses a policy without scripts.
 import { NextResponse, type NextRequest } from "next/server";
 import { consoleSession } from "@/lib/auth/session-cookie";
 import { newNonce, pagePolicy } from "@/lib/http/content-security-policy";
 
-const OPEN_PAGES = /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user)(?:\/|$)/;
+const OPEN_PAGES = /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user|alert-subscription)(?:\/|$)/;
 
 async function signedIn(req: NextRequest): Promise<"yes" | "no" | "expired"> {
   const token = await consoleSession(req);

@@ -32,6 +32,29 @@ import { CONDITION_LABELS, RuleDialog } from "./rule-dialog";
 const ruleCol = createColumnHelper<AlertRule>();
 const channelCol = createColumnHelper<AlertChannel>();
 
+const RECIPIENT_BADGE = {
+  member: { tone: "green", text: "member" },
+  confirmed: { tone: "green", text: "confirmed" },
+  pending: { tone: "amber", text: "pending confirmation" },
+  unsubscribed: { tone: "slate", text: "unsubscribed" },
+} as const;
+
+type RecipientStates = NonNullable<AlertChannel["attributes"]["recipient_states"]>;
+
+/** Each address of an email channel with whether it gets alerts: only members and confirmed addresses do. */
+function RecipientList({ states }: { states: RecipientStates }) {
+  return (
+    <ul className="space-y-1" aria-label="Recipients">
+      {states.map((r) => (
+        <li key={r.email} className="flex flex-wrap items-center gap-1">
+          <span>{r.email}</span>
+          <Badge tone={RECIPIENT_BADGE[r.status].tone}>{r.status === "pending" && !r.confirmation_sent_at ? "pending (confirmation not sent yet)" : RECIPIENT_BADGE[r.status].text}</Badge>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function conditionText(r: AlertRule["attributes"]): string {
   const unit = THRESHOLD_UNITS[r.condition];
   return unit ? `${CONDITION_LABELS[r.condition]} ${r.threshold}${unit === "percent" ? "%" : ` ${unit}`}` : CONDITION_LABELS[r.condition];
@@ -88,7 +111,11 @@ export function AlertsPage() {
     () => [
       channelCol.accessor((c) => c.attributes.name, { id: "name", header: "Name", cell: (i) => <span className="font-medium text-slate-900">{i.getValue()}</span> }),
       channelCol.accessor((c) => c.attributes.channel_type, { id: "type", header: "Type" }),
-      channelCol.accessor((c) => c.attributes.recipients?.join(", ") ?? c.attributes.url_host ?? "", { id: "target", header: "Sends to" }),
+      channelCol.accessor((c) => c.attributes.recipients?.join(", ") ?? c.attributes.url_host ?? "", {
+        id: "target",
+        header: "Sends to",
+        cell: ({ row: { original: c }, getValue }) => (c.attributes.recipient_states ? <RecipientList states={c.attributes.recipient_states} /> : getValue()),
+      }),
       channelCol.accessor((c) => c.attributes.created_at, { id: "created", header: "Created", cell: (i) => relativeTime(i.getValue()) }),
       channelCol.display({
         id: "actions",
@@ -136,10 +163,11 @@ export function AlertsPage() {
         <Card>
           <CardHeader title="Channels" description="Where alert messages go." />
           {tested && (
-            <p role="status" className={`mx-4 mb-2 rounded-md px-3 py-2 text-sm ${tested.status === "failed" ? "bg-red-50 text-red-700" : "bg-emerald-50 text-emerald-700"}`}>
+            <p role="status" className={`mx-4 mb-2 rounded-md px-3 py-2 text-sm ${tested.status === "failed" || tested.status === "suppressed" || tested.status === "unconfirmed" ? "bg-red-50 text-red-700" : "bg-emerald-50 text-emerald-700"}`}>
               {tested.status === "sent" && "Test message sent."}
               {tested.status === "logged" && "SMTP is not configured: the test message was written to the server log."}
               {tested.status === "failed" && `The test message was not delivered: ${tested.error}`}
+              {(tested.status === "suppressed" || tested.status === "unconfirmed") && tested.error}
             </p>
           )}
           <DataTable

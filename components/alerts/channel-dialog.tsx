@@ -49,7 +49,7 @@ export function ChannelDialog({ onClose }: { onClose: () => void }) {
           )}
         </Field>
         {type === "email" ? (
-          <Field label="Recipients" required hint="Email addresses, separated by commas." error={errors?.recipients && `Recipients ${errors.recipients.message ?? "must be email addresses"}`}>
+          <Field label="Recipients" required hint="Email addresses, separated by commas. Members of the workspace get alerts at once; any other address gets one mail with a link to confirm, and no alert until it does." error={errors?.recipients && `Recipients ${errors.recipients.message ?? "must be email addresses"}`}>
             {(p) => <Input {...p} placeholder="ops@example.com" {...form.register("alert_channel.recipients", { setValueAs: splitList })} />}
           </Field>
         ) : (

@@ -8,7 +8,9 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useAlertEvents, type AlertEvent } from "@/lib/api-client/alerts";
 
-const deliveryTone = { sent: "green", logged: "amber", failed: "red", pending: "slate" } as const;
+const deliveryTone = { sent: "green", logged: "amber", failed: "red", pending: "slate", suppressed: "red", unconfirmed: "slate" } as const;
+
+const deliveryText = { logged: "logged (no SMTP)", suppressed: "suppressed (hourly mail limit)", unconfirmed: "not mailed (no confirmed recipient)" } as const;
 
 function EventItem({ event }: { event: AlertEvent }) {
   const e = event.attributes;
@@ -23,8 +25,9 @@ function EventItem({ event }: { event: AlertEvent }) {
       <ul className="mt-2 flex flex-wrap gap-2" aria-label="Deliveries">
         {e.deliveries.map((d) => (
           <li key={d.channel_id} title={d.error ?? undefined}>
+            {d.error && (d.status === "suppressed" || d.status === "unconfirmed") && <span className="sr-only">{d.error}</span>}
             <Badge tone={deliveryTone[d.status]}>
-              {d.channel_name}: {d.status === "logged" ? "logged (no SMTP)" : d.status}
+              {d.channel_name}: {d.status in deliveryText ? deliveryText[d.status as keyof typeof deliveryText] : d.status}
             </Badge>
           </li>
         ))}

@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { ISO_TIME, expectError, fieldErrors, memberWithRole, newWorkspace, type TestWorkspace } from "../support/api";
+import { ADMIN, ISO_TIME, expectError, fieldErrors, memberWithRole, newWorkspace, type TestWorkspace } from "../support/api";
 import { ensureTestDatabase, sql } from "../support/data";
 import { rejectingSync, trigger, waitForRun } from "../support/run-scenarios";
 
@@ -45,6 +45,8 @@ async function channel(api = ws.admin, body: Record<string, unknown> = { channel
 test("channels and rules: create, list, show, update, delete, audited", async () => {
   const email = await channel();
   expect(email).toMatchObject({ type: "alert_channels", attributes: { channel_type: "email", recipients: ["ops@example.com"], url: null, workspace_id: ws.id } });
+  // Not a member's address: it gets a confirmation link (logged here, without SMTP) and no alert until it confirms.
+  expect(email.attributes.recipient_states).toEqual([{ email: "ops@example.com", status: "pending", confirmation_sent_at: expect.stringMatching(ISO_TIME) }]);
   expect(email.attributes.created_at).toMatch(ISO_TIME);
 
   const res = await ws.admin.post("/api/v1/alert_rules", {
@@ -145,7 +147,7 @@ test("a Slack URL is masked everywhere and kept when the mask is sent back; the 
 
   const test1 = await ws.admin.post(`/api/v1/alert_channels/${slack.id}/test`);
   expect(test1.status(), await test1.text()).toBe(200);
-  expect((await test1.json()).data).toMatchObject({ channel_id: Number(slack.id), status: "sent", error: null, subject: '[Test] Alert channel "renamed"' });
+  expect((await test1.json()).data).toMatchObject({ channel_id: Number(slack.id), status: "sent", error: null, subject: '[Test] Datasync alert channel "renamed"' });
   expect(received.find((r) => r.path === secretPath)?.body.text).toContain("[Test]");
 
   const down = await channel(ws.admin, { channel_type: "webhook", url: `${receiverUrl}/down` });
@@ -161,7 +163,8 @@ test("real runs: a rejected-rows alert fires once over two bad runs and resolves
   await ensureTestDatabase();
   const { syncId, tables: created } = await rejectingSync(ws.admin, 20, 3);
   tables.push(...created);
-  const email = await channel();
+  // The admin's own address: a member's, so it gets the alert without confirming.
+  const email = await channel(ws.admin, { channel_type: "email", recipients: [ADMIN.email] });
   const hook = await channel(ws.admin, { channel_type: "webhook", url: `${receiverUrl}/rejects` });
   const res = await ws.admin.post("/api/v1/alert_rules", {
     alert_rule: { name: "Rejects", sync_id: syncId, condition: "rejected_rows_percent", threshold: 10, channel_ids: [Number(email.id), Number(hook.id)] },

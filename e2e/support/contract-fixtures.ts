@@ -155,6 +155,22 @@ export class Fixtures {
     return token;
   }
 
+  /** A confirmation or unsubscribe token for an alert address of the workspace, written the way the server keeps it. */
+  async alertLinkToken(email: string, link: "confirm" | "unsubscribe"): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    const hash = createHash("sha256").update(token, "utf8").digest("hex");
+    const db = new Client({ ...(await appDatabase(this.workspaceName)) });
+    await db.connect();
+    try {
+      const set = link === "confirm" ? "confirm_token_hash = $2, confirm_expires_at = now() + interval '1 hour'" : "unsubscribe_token_hash = $2";
+      const { rowCount } = await db.query(`UPDATE alert_subscriptions SET ${set} WHERE email = $1`, [email, hash]);
+      if (!rowCount) throw new Error(`no alert subscription of ${email}`);
+    } finally {
+      await db.end();
+    }
+    return token;
+  }
+
   /** Source and destination tables in the local PostgreSQL test database. */
   tables(): Promise<void> {
     return this.once("tables", async () => {

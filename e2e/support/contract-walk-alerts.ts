@@ -75,4 +75,26 @@ export const ALERT_STEPS = {
   listAlertEvents: async (fx) => {
     await expectStatus((await fx.admin()).GET("/api/v1/alert_events", { params: { query: { per_page: 10 } } }), 200);
   },
+  confirmAlertSubscription: async (fx) => {
+    const email = `${unique("confirm")}@example.com`.toLowerCase();
+    const id = await createdId(
+      (await fx.admin()).POST("/api/v1/alert_channels", { body: { alert_channel: { name: unique("channel"), channel_type: "email", recipients: [email] } } }),
+    );
+    // The address keeps its state without the channel (and the workspace stays under ALERT_MAX_EMAIL_CHANNELS).
+    await expectStatus((await fx.admin()).DELETE("/api/v1/alert_channels/{id}", { params: { path: { id } } }), 204);
+    const token = await fx.alertLinkToken(email, "confirm");
+    await expectStatus(fx.anonymous().POST("/api/v1/alert_subscriptions/confirm", { body: { token } }), 200);
+    await expectStatus(fx.anonymous().POST("/api/v1/alert_subscriptions/confirm", { body: { token } }), 422);
+  },
+  unsubscribeAlertSubscription: async (fx) => {
+    const email = `${unique("unsubscribe")}@example.com`.toLowerCase();
+    const id = await createdId(
+      (await fx.admin()).POST("/api/v1/alert_channels", { body: { alert_channel: { name: unique("channel"), channel_type: "email", recipients: [email] } } }),
+    );
+    // The address keeps its state without the channel (and the workspace stays under ALERT_MAX_EMAIL_CHANNELS).
+    await expectStatus((await fx.admin()).DELETE("/api/v1/alert_channels/{id}", { params: { path: { id } } }), 204);
+    const token = await fx.alertLinkToken(email, "unsubscribe");
+    await expectStatus(fx.anonymous().POST("/api/v1/alert_subscriptions/unsubscribe", { body: { token } }), 200);
+    await expectStatus(fx.anonymous().POST("/api/v1/alert_subscriptions/unsubscribe", { body: { token } }), 422);
+  },
 } satisfies Steps;

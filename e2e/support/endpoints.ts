@@ -79,6 +79,9 @@ const FLAGS: Record<string, Flags> = {
   createWebhookSubscription: { body: {} },
   updateWebhookSubscription: { body: {} },
   setRunAfter: { body: {} },
+  // Alert links: an empty body ends in validation (422), confirming and unsubscribing nothing.
+  confirmAlertSubscription: { body: {} },
+  unsubscribeAlertSubscription: { body: {} },
   // A document that lists no entries: every role reaches the service, which changes nothing.
   planConfig: { body: { version: 1 } },
   applyConfig: { body: { version: 1 } },

@@ -8,12 +8,14 @@ export interface CapturedMail {
   to: string[];
   subject: string;
   text: string;
+  /** The message's header block as received (continuation lines unfolded), to look for injected headers. */
+  headers: string;
   /** The first http(s) link of the text. */
   link?: string;
 }
 
 /** Decodes the single text part nodemailer writes (7bit, quoted-printable or base64). */
-function decode(raw: string): { subject: string; text: string } {
+function decode(raw: string): { subject: string; text: string; headers: string } {
   const [head, ...rest] = raw.split(/\r?\n\r?\n/);
   const headers = head.replace(/\r?\n[ \t]+/g, " ");
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(headers)?.[1]?.trim() ?? "";
@@ -27,7 +29,7 @@ function decode(raw: string): { subject: string; text: string } {
   } else if (encoding === "base64") {
     body = Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
   }
-  return { subject: header("Subject"), text: body.replace(/\r\n/g, "\n") };
+  return { subject: header("Subject"), text: body.replace(/\r\n/g, "\n"), headers };
 }
 
 export interface SmtpCapture {
@@ -49,12 +51,13 @@ export async function startSmtpCapture(port = 0): Promise<SmtpCapture> {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        const { subject, text } = decode(Buffer.concat(chunks).toString("utf8"));
+        const { subject, text, headers } = decode(Buffer.concat(chunks).toString("utf8"));
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           subject,
           text,
+          headers,
           link: /https?:\/\/\S+/.exec(text)?.[0],
         });
         callback();

@@ -146,6 +146,18 @@ export const envSchema = z.object({
     "how often the scheduler checks the alert rules that time alone can break (a sync without a successful run for too long, a run running too long), seconds; email alerts go out through `SMTP_URL` (unset: each message is logged and listed in the console's alert events)",
   ),
   ALERT_HTTP_TIMEOUT_MS: integer(1, 10000, "how long a Slack or webhook alert channel may take to answer, ms"),
+  ALERT_MAX_EMAIL_CHANNELS: integer(1, 10, "email alert channels one workspace may have; beyond it, 409"),
+  ALERT_MAX_RECIPIENTS_PER_CHANNEL: integer(1, 20, "addresses one email alert channel may name (at most 1000); beyond it, 422"),
+  ALERT_MAX_MAILS_PER_HOUR: integer(
+    1,
+    200,
+    "alert mails (messages × recipients, test messages included) one workspace may send per hour; beyond it each message is recorded as `suppressed` on its alert event, not mailed",
+  ),
+  ALERT_MAX_CONFIRMATIONS_PER_HOUR: integer(
+    1,
+    20,
+    "confirmation mails one workspace may send per hour to alert recipients that are not its members (each address also gets at most one a day from a workspace, and 3 a day from all workspaces); the others stay pending and are mailed when their channel is saved again",
+  ),
   // Sign-in and account throttling
   LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS: integer(
     1,

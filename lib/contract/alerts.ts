@@ -7,11 +7,13 @@ import {
   alertRuleSchema,
   alertTestResultSchema,
 } from "@/lib/serializers/alerts.schema";
+import { messageResourceSchema } from "@/lib/serializers/accounts.schema";
 import {
   createAlertChannelSchema,
   createAlertRuleSchema,
   MAX_ALERT_CHANNELS,
   MAX_ALERT_RULES,
+  alertSubscriptionTokenSchema,
   listAlertEventsQuerySchema,
   updateAlertChannelSchema,
   updateAlertRuleSchema,
@@ -44,7 +46,7 @@ export const alerts = {
     body: createAlertChannelSchema,
     status: 201,
     response: z.strictObject({ data: alertChannelSchema }),
-    notes: `422 when a URL is not http(s) or the server's outbound policy refuses its host (OUTBOUND_ALLOW_PRIVATE). 409 when the workspace already has ${MAX_ALERT_CHANNELS} channels.`,
+    notes: `422 when a URL is not http(s) or the server's outbound policy refuses its host (OUTBOUND_ALLOW_PRIVATE), or an email channel names more than ALERT_MAX_RECIPIENTS_PER_CHANNEL addresses. 409 when the workspace already has ${MAX_ALERT_CHANNELS} channels, or ALERT_MAX_EMAIL_CHANNELS email channels. Each address that is not a member's gets one mail with a link to confirm (at most one a day per address, ALERT_MAX_CONFIRMATIONS_PER_HOUR per workspace); \`recipient_states\` says where each stands.`,
     errors: [409],
   }),
   getAlertChannel: operation({
@@ -94,7 +96,7 @@ export const alerts = {
     response: alertTestResultSchema,
     errors: [429],
     notes:
-      "200 whatever the outcome: `status` is sent, logged (email without SMTP_URL) or failed, with the reason in `error`. 429 (Retry-After) past 5 tests a minute in the workspace: a test mails every recipient of the channel.",
+      "200 whatever the outcome: `status` is sent, logged (email without SMTP_URL), failed, suppressed (the workspace's ALERT_MAX_MAILS_PER_HOUR) or unconfirmed (no member or confirmed recipient), with the reason in `error`. 429 (Retry-After) past 5 tests a minute in the workspace: a test mails every member and confirmed recipient of the channel.",
   }),
   listAlertRules: operation({
     operationId: "listAlertRules",
@@ -165,5 +167,31 @@ export const alerts = {
     query: paginated(listAlertEventsQuerySchema),
     status: 200,
     response: listSchema(alertEventSchema),
+  }),
+  confirmAlertSubscription: operation({
+    operationId: "confirmAlertSubscription",
+    method: "post",
+    path: "/api/v1/alert_subscriptions/confirm",
+    tag,
+    summary: "Confirm an address's alert mails with the token of its confirmation link (works once)",
+    permission: "public",
+    body: alertSubscriptionTokenSchema,
+    status: 200,
+    response: messageResourceSchema,
+    errors: [429],
+    notes: "422 for a used, replaced, expired or unknown token. 429 with Retry-After past ACCOUNT_MAX_REQUESTS_PER_IP requests from one address.",
+  }),
+  unsubscribeAlertSubscription: operation({
+    operationId: "unsubscribeAlertSubscription",
+    method: "post",
+    path: "/api/v1/alert_subscriptions/unsubscribe",
+    tag,
+    summary: "Stop a workspace's alert mails to an address with the token of the link in an alert mail (works once)",
+    permission: "public",
+    body: alertSubscriptionTokenSchema,
+    status: 200,
+    response: messageResourceSchema,
+    errors: [429],
+    notes: "422 for a used or unknown token. 429 with Retry-After past ACCOUNT_MAX_REQUESTS_PER_IP requests from one address.",
   }),
 };

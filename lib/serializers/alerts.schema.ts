@@ -4,10 +4,27 @@ import { z } from "zod";
 import { ALERT_CHANNEL_TYPES, ALERT_CONDITIONS } from "@/lib/validation/alerts";
 import { dateTime, resourceSchema } from "./resource";
 
+export const alertRecipientCountsSchema = z.strictObject({
+  mailed: z.number().int(),
+  unconfirmed: z.number().int(),
+  suppressed: z.number().int(),
+});
+
+export const alertRecipientSchema = z.strictObject({
+  email: z.string(),
+  status: z
+    .enum(["member", "confirmed", "pending", "unsubscribed"])
+    .describe(
+      "member: a member of the workspace (its account's verified address), mailed at once; confirmed: confirmed the mailed link; pending: gets no alert until it confirms; unsubscribed: used the unsubscribe link of an alert mail, gets nothing more from this workspace.",
+    ),
+  confirmation_sent_at: dateTime().nullable().describe("pending: when the confirmation link was mailed; null while a cap holds it back (it goes out when the channel is saved again or alerts)."),
+});
+
 export const alertChannelAttributesSchema = z.strictObject({
   name: z.string(),
   channel_type: z.enum(ALERT_CHANNEL_TYPES),
   recipients: z.array(z.string()).nullable().describe("email channels: the addresses; null for the others."),
+  recipient_states: z.array(alertRecipientSchema).nullable().describe("email channels: whether each address gets alerts (member, confirmed) or not (pending, unsubscribed); null for the others."),
   url: z.string().nullable().describe("slack and webhook channels: the URL; a Slack URL is a secret and shows as the mask."),
   url_host: z.string().nullable().describe("The URL's host (also for a masked Slack URL), to tell channels apart."),
   workspace_id: z.number().int(),
@@ -45,9 +62,12 @@ export const alertDeliverySchema = z.strictObject({
   channel_name: z.string(),
   channel_type: z.enum(ALERT_CHANNEL_TYPES),
   status: z
-    .enum(["pending", "sent", "logged", "failed"])
-    .describe("logged: an email channel while SMTP_URL is unset (the message was written to the server log instead)."),
+    .enum(["pending", "sent", "logged", "failed", "suppressed", "unconfirmed"])
+    .describe(
+      "logged: an email channel while SMTP_URL is unset (the message was written to the server log instead); suppressed: the workspace reached ALERT_MAX_MAILS_PER_HOUR, so (some) recipients were not mailed (`error` says how many); unconfirmed: no recipient of the email channel is a member or has confirmed, so nothing was mailed.",
+    ),
   error: z.string().nullable(),
+  recipients: alertRecipientCountsSchema.nullable().default(null).describe("email channels: how many recipients were mailed, not confirmed yet, and suppressed by the hourly cap; null for the others."),
   at: dateTime().nullable(),
 });
 export type AlertDelivery = z.infer<typeof alertDeliverySchema>;
@@ -70,8 +90,8 @@ export type AlertEventResource = z.infer<typeof alertEventSchema>;
 export const alertTestResultSchema = z.strictObject({
   data: z.strictObject({
     channel_id: z.number().int(),
-    status: z.enum(["sent", "logged", "failed"]),
-    error: z.string().nullable().describe("Why the test message did not go out (the receiver's answer, the outbound policy, SMTP)."),
+    status: z.enum(["sent", "logged", "failed", "suppressed", "unconfirmed"]),
+    error: z.string().nullable().describe("Why the test message did not go out (the receiver's answer, the outbound policy, SMTP, the hourly mail cap, no confirmed recipient)."),
     subject: z.string(),
     message: z.string().describe("The test message as sent (or logged)."),
   }),

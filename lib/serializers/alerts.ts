@@ -3,7 +3,7 @@
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import type { AlertChannel, AlertEvent, AlertRule, AlertState } from "@/lib/generated/prisma/client";
-import type { ChannelTestResult } from "@/lib/services/alerts";
+import type { AlertChannelView, ChannelTestResult } from "@/lib/services/alerts";
 import { deliveriesOf } from "@/lib/services/alerts/deliver";
 import type {
   AlertChannelAttributes,
@@ -25,13 +25,18 @@ function hostOf(url: string | undefined): string | null {
   }
 }
 
-export function serializeAlertChannel(c: AlertChannel): AlertChannelResource {
+/** A channel read without its recipients' states (`recipient_states` null) only where none is wanted. */
+export function serializeAlertChannel(c: AlertChannel | AlertChannelView): AlertChannelResource {
+  const states = "recipientStates" in c ? c.recipientStates : null;
   const config = decryptJson<{ recipients?: string[]; url?: string }>(c.configurationEncrypted);
   const url = config.url ? (c.channelType === "slack" ? SECRET_MASK : config.url) : null;
   return resource(c.id, "alert_channels", {
     name: c.name,
     channel_type: c.channelType,
     recipients: c.channelType === "email" ? (config.recipients ?? []) : null,
+    recipient_states: states
+      ? states.map((r) => ({ email: r.email, status: r.status, confirmation_sent_at: r.confirmationSentAt ? iso(r.confirmationSentAt) : null }))
+      : null,
     url,
     url_host: hostOf(config.url),
     workspace_id: c.workspaceId,

@@ -10,7 +10,6 @@
 //    change made after it was issued.
 // All requests pass the account throttle (account-throttle.ts) first.
 import "server-only";
-import { createHash, randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { env } from "@/lib/config/env";
@@ -29,6 +28,7 @@ import type {
 import { alreadyRegisteredMail, resetPasswordMail, verificationMail } from "./account-mails";
 import { throttleAccountRequest } from "./account-throttle";
 import { audit } from "./audit";
+import { hashLinkToken as hashToken, newLinkToken } from "./link-tokens";
 import { slugFor } from "./workspaces";
 
 type Tx = Prisma.TransactionClient;
@@ -53,14 +53,12 @@ export function assertSignupEnabled(): void {
   }
 }
 
-const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
-
 /** A new single-use token for the user; older ones of the same purpose stop working. */
 async function issueToken(tx: Tx, userId: number, purpose: AccountTokenPurpose, ttlMs: number): Promise<string> {
-  const token = randomBytes(32).toString("base64url");
+  const { token, hash } = newLinkToken();
   await tx.accountToken.deleteMany({ where: { userId, purpose } });
   await tx.accountToken.create({
-    data: { userId, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + ttlMs) },
+    data: { userId, purpose, tokenHash: hash, expiresAt: new Date(Date.now() + ttlMs) },
   });
   return token;
 }

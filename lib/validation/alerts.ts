@@ -32,9 +32,11 @@ const channelFields = {
   recipients: z
     .array(z.email({ error: "must be an email address" }).max(254), { error: "must be a list of email addresses" })
     .min(1, "must name at least one address")
-    .max(50, "must be at most 50 addresses")
+    .max(1000, "must be at most 1000 addresses")
     .nullish()
-    .describe("email channels: who gets the messages."),
+    .describe(
+      "email channels: who gets the messages (at most ALERT_MAX_RECIPIENTS_PER_CHANNEL, default 20). Members of the workspace get them at once; any other address is mailed a link to confirm first, and gets nothing else until it does.",
+    ),
   url: z
     .string({ error: "must be a URL" })
     .trim()
@@ -59,9 +61,10 @@ export function requireTypeFields(v: ChannelShape, ctx: z.RefinementCtx, path: s
 }
 
 /**
- * Channels and rules one workspace may have. Every rule that fires sends to each of its channels (an
- * email channel to up to 50 addresses): without caps, one member could turn one failing run into
- * hundreds of thousands of messages.
+ * Channels and rules one workspace may have. Every rule that fires sends to each of its channels:
+ * without caps, one member could turn one failing run into thousands of messages. Email is bounded
+ * further by settings (ALERT_MAX_EMAIL_CHANNELS, ALERT_MAX_RECIPIENTS_PER_CHANNEL,
+ * ALERT_MAX_MAILS_PER_HOUR) and goes only to members and confirmed addresses (docs/alerts.md).
  */
 export const MAX_ALERT_CHANNELS = 50;
 export const MAX_ALERT_RULES = 100;
@@ -147,3 +150,14 @@ export const listAlertEventsQuerySchema = z.object({
   sync_id: queryIntId("a sync id").optional().describe("Only events about this sync."),
 });
 export type ListAlertEventsQuery = z.infer<typeof listAlertEventsQuerySchema>;
+
+/** The body of the public confirm and unsubscribe endpoints: the token of the mailed link. */
+export const alertSubscriptionTokenSchema = z.object({
+  token: z
+    .string({ error: "is required: the token of the link in the mail" })
+    .trim()
+    .min(1, "is required: the token of the link in the mail")
+    .max(200, "must be at most 200 characters")
+    .describe("The `token` of the link in the mail."),
+});
+export type AlertSubscriptionTokenInput = z.infer<typeof alertSubscriptionTokenSchema>;

@@ -2,7 +2,11 @@
 // encrypted like a connector's, because a Slack incoming webhook URL is a credential: anyone holding
 // it may post to the channel. A URL must pass the outbound network policy when saved (an early,
 // clear 422) and again when sent (sendHttp checks the addresses it actually connects to).
+// An email channel names at most ALERT_MAX_RECIPIENTS_PER_CHANNEL addresses, a workspace has at most
+// ALERT_MAX_EMAIL_CHANNELS of them, and saving one asks its new addresses that are not members to
+// confirm (./recipients.ts): the channel is no way to mail strangers.
 import "server-only";
+import { env } from "@/lib/config/env";
 import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
@@ -17,6 +21,7 @@ import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
 import { inTransaction, type Tx } from "../transaction";
 import { assertRoomFor } from "./limits";
+import { ensureSubscriptions, recipientStates, requestConfirmations, type RecipientState } from "./recipients";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -47,7 +52,12 @@ async function assertChannelUrl(url: string): Promise<void> {
 async function configFor(type: AlertChannelType, input: { recipients?: string[] | null; url?: string | null }): Promise<ChannelConfig> {
   if (type === "email") {
     if (!input.recipients?.length) throw ValidationFailed.field("alert_channel.recipients", "is required for an email channel");
-    return { recipients: input.recipients.map((r) => r.toLowerCase()) };
+    const recipients = [...new Set(input.recipients.map((r) => r.trim().toLowerCase()))];
+    const max = env.ALERT_MAX_RECIPIENTS_PER_CHANNEL;
+    if (recipients.length > max) {
+      throw ValidationFailed.field("alert_channel.recipients", `must be at most ${max} addresses (this server's ALERT_MAX_RECIPIENTS_PER_CHANNEL)`);
+    }
+    return { recipients };
   }
   if (!input.url) throw ValidationFailed.field("alert_channel.url", `is required for a ${type} channel`);
   await assertChannelUrl(input.url);
@@ -69,20 +79,47 @@ export async function getAlertChannel(workspaceId: number, id: number, db: Tx = 
   return channel;
 }
 
+/** A channel with the state of each of its recipients (email channels), as the API answers it. */
+export type AlertChannelView = AlertChannel & { recipientStates: RecipientState[] | null };
+
+export async function withRecipientStates(channel: AlertChannel): Promise<AlertChannelView> {
+  const recipients = channel.channelType === "email" ? (channelConfig(channel).recipients ?? []) : null;
+  return { ...channel, recipientStates: recipients ? await recipientStates(channel.workspaceId, recipients) : null };
+}
+
+/** Where the links of confirmation mails point: the request's console base (lib/config/console-url.ts). */
+export interface ChannelSaveOptions {
+  linkBase?: string;
+}
+
+/**
+ * After a save committed: confirmation mails for the channel's new addresses. Not in a caller's
+ * transaction (config apply): its rows are not visible yet, so those go out at the channel's first
+ * alert (senders.ts), within the same caps.
+ */
+async function afterSave(channel: AlertChannel, config: ChannelConfig, db: Tx | undefined, options: ChannelSaveOptions): Promise<void> {
+  if (db || channel.channelType !== "email" || !config.recipients) return;
+  await requestConfirmations(channel.workspaceId, config.recipients, { linkBase: options.linkBase });
+}
+
 /** In the caller's transaction `db` when given (config apply), else in one of its own; so for update and delete. */
-export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput, db?: Tx): Promise<AlertChannel> {
+export async function createAlertChannel(auth: Auth, input: CreateAlertChannelInput, db?: Tx, options: ChannelSaveOptions = {}): Promise<AlertChannel> {
   const config = await configFor(input.channel_type, input);
-  return inTransaction(db, async (tx) => {
+  const created = await inTransaction(db, async (tx) => {
     await assertRoomFor(tx, "channels", auth.workspaceId, MAX_ALERT_CHANNELS);
+    if (input.channel_type === "email") await assertRoomFor(tx, "email_channels", auth.workspaceId, env.ALERT_MAX_EMAIL_CHANNELS);
     const channel = await tx.alertChannel.create({
       data: { workspaceId: auth.workspaceId, name: input.name, channelType: input.channel_type, configurationEncrypted: encryptJson(config) },
     });
+    await ensureSubscriptions(tx, auth.workspaceId, config.recipients ?? []);
     await audit(auth, "create", "alert_channel", channel.id, { name: channel.name, channel_type: channel.channelType }, tx);
     return channel;
   });
+  await afterSave(created, config, db, options);
+  return created;
 }
 
-export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAlertChannelInput, db?: Tx): Promise<AlertChannel> {
+export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAlertChannelInput, db?: Tx, options: ChannelSaveOptions = {}): Promise<AlertChannel> {
   const current = await getAlertChannel(auth.workspaceId, id, db);
   const stored = channelConfig(current);
   const type = input.channel_type ?? current.channelType;
@@ -94,15 +131,19 @@ export async function updateAlertChannel(auth: Auth, id: number, input: UpdateAl
   }
   const url = keepsUrl ? stored.url : input.url;
   const config = await configFor(type, { recipients: input.recipients === undefined ? stored.recipients : input.recipients, url });
-  return inTransaction(db, async (tx) => {
+  const updated = await inTransaction(db, async (tx) => {
+    if (type === "email" && current.channelType !== "email") await assertRoomFor(tx, "email_channels", auth.workspaceId, env.ALERT_MAX_EMAIL_CHANNELS);
     const channel = await tx.alertChannel.update({
       where: { id: current.id },
       data: { name: input.name ?? current.name, channelType: type, configurationEncrypted: encryptJson(config) },
     });
+    await ensureSubscriptions(tx, auth.workspaceId, config.recipients ?? []);
     const changed = Object.keys(input).filter((k) => k !== "url" || input.url !== SECRET_MASK);
     await audit(auth, "update", "alert_channel", id, { name: channel.name, channel_type: type, changed }, tx);
     return channel;
   });
+  await afterSave(updated, config, db, options);
+  return updated;
 }
 
 /** 409 while a rule sends to it: the rule would lose a channel without anyone noticing. */

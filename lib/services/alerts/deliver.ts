@@ -21,10 +21,12 @@ export async function deliverAlertEvent(eventId: number): Promise<AlertDelivery[
   const deliveries = deliveriesOf(event.deliveries);
   const message = eventMessage(event);
   for (const [i, delivery] of deliveries.entries()) {
-    if (delivery.status === "sent" || delivery.status === "logged") continue;
+    // Only pending and failed deliveries are (re)tried: a suppressed or unconfirmed one is final, so
+    // a retry cannot pass the hourly cap later or mail an address that confirmed after the event.
+    if (delivery.status !== "pending" && delivery.status !== "failed") continue;
     const channel = await prisma().alertChannel.findFirst({ where: { id: delivery.channel_id, workspaceId: event.workspaceId } });
     const result = channel ? await sendToChannel(channel, message) : { status: "failed" as const, error: "The channel was deleted." };
-    deliveries[i] = { ...delivery, status: result.status, error: result.error, at: new Date().toISOString() };
+    deliveries[i] = { ...delivery, status: result.status, error: result.error, recipients: result.recipients ?? null, at: new Date().toISOString() };
     await prisma().alertEvent.update({ where: { id: eventId }, data: { deliveries: deliveries as Prisma.InputJsonValue } });
   }
   return deliveries.filter((d) => d.status === "failed");

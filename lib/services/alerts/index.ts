@@ -2,6 +2,15 @@
 // The engine calls alertsOnRunEnded when a run ends (run-store.ts:setRunStatus), the scheduler
 // queueAlertSweep, the worker startAlertWork; the API uses the CRUD functions.
 export { alertsOnRunEnded, queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
-export { listAlertChannels, getAlertChannel, createAlertChannel, updateAlertChannel, deleteAlertChannel } from "./channels";
+export {
+  listAlertChannels,
+  getAlertChannel,
+  createAlertChannel,
+  updateAlertChannel,
+  deleteAlertChannel,
+  withRecipientStates,
+  type AlertChannelView,
+} from "./channels";
+export { confirmAlertSubscription, unsubscribeAlertSubscription, type RecipientState } from "./recipients";
 export { listAlertRules, getAlertRule, createAlertRule, updateAlertRule, deleteAlertRule, type AlertRuleRow } from "./rules";
 export { listAlertEvents, testAlertChannel, type ChannelTestResult } from "./events";

@@ -8,12 +8,23 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 /** 'ALRT': the advisory-lock namespace of alert creates (the workspace id is the second half). */
 const NAMESPACE = 0x414c5254;
 
-/** 409 when the workspace already has `max` alert channels or rules. */
-export async function assertRoomFor(tx: Prisma.TransactionClient, what: "channels" | "rules", workspaceId: number, max: number): Promise<void> {
+type Counted = "channels" | "rules" | "email_channels";
+
+const SAYS: Record<Counted, string> = {
+  channels: "alert channels",
+  rules: "alert rules",
+  email_channels: "email alert channels (ALERT_MAX_EMAIL_CHANNELS)",
+};
+
+/** 409 when the workspace already has `max` alert channels, rules or email channels. */
+export async function assertRoomFor(tx: Prisma.TransactionClient, what: Counted, workspaceId: number, max: number): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${NAMESPACE}::int, ${workspaceId}::int)`;
   const where = { workspaceId };
-  const count = what === "channels" ? await tx.alertChannel.count({ where }) : await tx.alertRule.count({ where });
+  const count =
+    what === "rules"
+      ? await tx.alertRule.count({ where })
+      : await tx.alertChannel.count({ where: what === "email_channels" ? { ...where, channelType: "email" } : where });
   if (count >= max) {
-    throw new Conflict(`This workspace already has ${max} alert ${what}, the most it may have; delete one first (a rule may watch every sync and send to several channels).`);
+    throw new Conflict(`This workspace already has ${max} ${SAYS[what]}, the most it may have; delete one first (a rule may watch every sync and send to several channels).`);
   }
 }

@@ -4,6 +4,7 @@ import "server-only";
 import { env } from "@/lib/config/env";
 import type { AlertChannel, AlertEvent } from "@/lib/generated/prisma/client";
 import type { AlertMessage } from "./senders";
+import { quoted } from "./subject";
 
 export interface RunSummary {
   id: number;
@@ -33,7 +34,9 @@ export function composeEvent(input: {
   since: Date | null;
 }): { subject: string; message: string } {
   const label = syncLabel(input.sync);
-  const subject = `[${input.kind === "firing" ? "Firing" : "Resolved"}] ${input.ruleName}: ${label}`;
+  // The product's words around the workspace's (quoted, short, one line: subject.ts).
+  const sync = input.sync.name ? `${quoted(input.sync.name)} (sync ${input.sync.id})` : `sync ${input.sync.id}`;
+  const subject = `[${input.kind === "firing" ? "Firing" : "Resolved"}] Datasync alert ${quoted(input.ruleName)}: ${sync}`;
   const lines = [
     input.kind === "firing"
       ? `Alert "${input.ruleName}" is firing for ${label}: ${input.condition}.`
@@ -72,7 +75,7 @@ export function eventMessage(event: AlertEvent): AlertMessage {
 
 /** The message of a channel's test button. */
 export function testMessage(channel: Pick<AlertChannel, "id" | "name">): AlertMessage {
-  const subject = `[Test] Alert channel "${channel.name}"`;
+  const subject = `[Test] Datasync alert channel ${quoted(channel.name)}`;
   const text = `This is a test message from Datasync for the alert channel "${channel.name}". Alerts of the rules that use this channel arrive here.`;
   return {
     subject,
