@@ -4,6 +4,7 @@
 import { Context, Liquid, Value, toValueSync, type Template } from "liquidjs";
 import { assertTemplateLength, createLiquid, templateErrorMessage } from "@/lib/liquid/engine";
 import { compileRegex, regexReplace } from "./regex-replace";
+import { scalarText } from "@/lib/connectors/shared/values";
 
 /** The format of `current_timestamp` and of `{{ 'now' | date: … }}` in the reference docs. */
 export const TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%L%z";
@@ -28,7 +29,7 @@ function castFilter(value: unknown, type: unknown): unknown {
   switch (type) {
     case "string":
       if (value === null || value === undefined) return "";
-      return typeof value === "object" ? JSON.stringify(value) : String(value);
+      return scalarText(value);
     case "number": {
       if (typeof value === "number") return value;
       if (typeof value === "boolean") return value ? 1 : 0;
