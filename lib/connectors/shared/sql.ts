@@ -171,7 +171,7 @@ export function requiredForWrite(columns: ColumnInfo[]): string[] {
   return columns.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name);
 }
 
-/** Dates become ISO strings, bytes base64, bigints numbers when exact (else strings), so rows survive JSON as they are. */
+/** Dates become ISO strings, bytes `\x` hex, bigints numbers when exact (else strings), so rows survive JSON as they are. */
 export function jsonSafeValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") {
     if (typeof value === "number") return floatValue(value);
@@ -182,7 +182,8 @@ export function jsonSafeValue(value: unknown): unknown {
   if (value instanceof JsonNumber) return value;
   // An invalid date has no value to show; its text says so instead of a NULL the source never held.
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
-  if (Buffer.isBuffer(value)) return value.toString("base64");
+  // Bytes as PostgreSQL writes bytea (`\x` and hex): one form for every source, read back exactly by bytea.
+  if (Buffer.isBuffer(value)) return `\\x${value.toString("hex")}`;
   if (Array.isArray(value)) return value.map(jsonSafeValue);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafeValue(v)]));
 }
