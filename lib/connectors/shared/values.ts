@@ -45,8 +45,8 @@ export function markedNumber(value: string): string | undefined {
  * JSON text of a value, with each JsonNumber (or its marker, as stored in records and plans) written
  * as the number itself. What every destination that sends JSON, and the API, writes.
  */
-export function exactJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? "null";
+export function exactJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) ?? "null";
   return text.includes(MARKER_JSON) ? text.replace(MARKED_NUMBER, "$1") : text;
 }
 
