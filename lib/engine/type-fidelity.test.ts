@@ -7,7 +7,7 @@ import { exactJson } from "@/lib/connectors/shared/values";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { expectRecordValues, expectSameCells, PG_TYPES, pgColumnsDdl, pgInsert, pgTextSelect, ROWS } from "@/tests/support/type-fidelity";
 import { executeRun } from "./execute-run";
-import { stopEngine, triggerSync } from "./index";
+import { planSync, stopEngine, triggerSync } from "./index";
 import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
 
 useTestDatabase();
@@ -71,6 +71,17 @@ describe("PostgreSQL to PostgreSQL, 19 awkward types", () => {
       expect(again.run).toMatchObject({ totalQueryRows: ROWS, totalRows: 0, skippedRows: ROWS });
     });
   }
+
+  it("the plan shows each value exactly, in the sample rows and payloads", async () => {
+    await sql(destination.url, `CREATE TABLE awkward_plan (${pgColumnsDdl(PG_TYPES)})`);
+    const f = await fixture("awkward_plan", STANDARD);
+    const plan = await planSync(f.workspaceId, f.syncId, { sampleSize: ROWS });
+    expect(plan.samples.insert).toHaveLength(ROWS);
+    for (const sample of plan.samples.insert) {
+      expectRecordValues(Number(sample.primary_key), sample.row as Record<string, unknown>);
+      expectRecordValues(Number(sample.primary_key), sample.payload as Record<string, unknown>);
+    }
+  });
 
   it("the records' JSON, as the API writes it, carries big numbers inside JSON exactly", async () => {
     const f = await fixture("awkward_api", STANDARD);
