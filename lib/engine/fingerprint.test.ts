@@ -119,7 +119,7 @@ describe("fingerprints computed by the PostgreSQL source", () => {
       id: 1,
       amount: "1.0",
       doc: { a: 1 },
-      seen_at: "2026-01-01T00:00:01.123Z",
+      seen_at: "2026-01-01T00:00:01.1234Z",
       label: "Item 1",
     });
 
@@ -131,7 +131,7 @@ describe("fingerprints computed by the PostgreSQL source", () => {
   it("detects changes of the database's text, also those the row's JSON would not show", async () => {
     await sql(source.url, "UPDATE items SET amount = 1.00 WHERE id = 3"); // "1.0" → "1.00"
     await sql(source.url, `UPDATE items SET doc = '{"a": 1}' WHERE id = 4`); // same JSON value
-    await sql(source.url, "UPDATE items SET seen_at = seen_at + interval '1 microsecond' WHERE id = 5"); // same milliseconds
+    await sql(source.url, "UPDATE items SET seen_at = seen_at + interval '1 microsecond' WHERE id = 5"); // same milliseconds, kept (issue 33)
     await sql(source.url, "UPDATE items SET label = 'Renamed' WHERE id = 6");
     const { result, records } = await run(f);
     expect(result).toBe("success");
@@ -144,7 +144,7 @@ describe("fingerprints computed by the PostgreSQL source", () => {
     const byKey = new Map(records.map((r) => [r.primaryKey, r.record as Row]));
     expect(byKey.get("3")?.amount).toBe("1.00");
     expect(byKey.get("4")?.doc).toEqual({ a: 1 });
-    expect(byKey.get("5")?.seen_at).toBe("2026-01-01T00:00:05.123Z");
+    expect(byKey.get("5")?.seen_at).toBe("2026-01-01T00:00:05.123401Z");
     expect(
       (await sql(destination.url, "SELECT amount, label FROM items WHERE id IN (3, 6) ORDER BY id")).map(
         (r) => [r.amount, r.label],

@@ -5,6 +5,7 @@
 // record, its action and the run's write target, and says only what those establish.
 // Stored logs keep each side as {line, body} with the body as its JSON value where it is one: the
 // row's JSON inside a string would be escaped twice (JSON, then COPY), several times the cost.
+import { exactJson } from "@/lib/connectors/shared/values";
 import type { LogPart, RecordLog, Row, WriteAction } from "@/lib/connectors/types";
 import { logUrl, truncate } from "@/lib/connectors/shared/http";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
@@ -92,7 +93,7 @@ export interface LoggedRecord {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const bodyText = (body: unknown) => (typeof body === "string" ? body : truncate(JSON.stringify(body), 10 * 1024));
+const bodyText = (body: unknown) => (typeof body === "string" ? body : truncate(exactJson(body), 10 * 1024));
 
 /**
  * Text of a stored side: {line, body}, a string, or what logs held before they were text (the HTTP
@@ -109,7 +110,7 @@ function text(value: unknown): string {
     if (typeof value.status === "number") return `HTTP ${value.status}${body}`;
     if (typeof value.error === "string") return value.error;
   }
-  return JSON.stringify(value);
+  return exactJson(value);
 }
 
 /**

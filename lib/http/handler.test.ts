@@ -8,6 +8,7 @@ import { newMember, newWorkspace, systemRoleId } from "@/tests/support/auth-fixt
 import { useTestDatabase } from "@/tests/support/db";
 import { testOperation } from "@/tests/support/operation";
 import { route } from "./handler";
+import { JsonNumber, parseJsonExact } from "@/lib/connectors/shared/values";
 
 useTestDatabase();
 
@@ -80,5 +81,18 @@ describe("remembered authentications", () => {
     expect((await call(token, workspaceId)).body).toEqual({ role: "Admin", workspace: workspaceId });
     expect((await call(token, second)).body).toEqual({ role: "Viewer", workspace: second });
     expect((await call(token, workspaceId)).body).toEqual({ role: "Admin", workspace: workspaceId });
+  });
+});
+
+describe("JSON answers", () => {
+  it("write a number held exactly (a record's JSON from the source) as its digits, stored or live (issue 33)", async () => {
+    const exact = route(testOperation({ permission: "public" }), async () => ({
+      live: parseJsonExact('{"n":12345678901234567890}'),
+      // As records and plans are stored: the JsonNumber's marker string.
+      stored: JSON.parse(JSON.stringify({ n: new JsonNumber("1.50") })) as unknown,
+    }));
+    const res = await exact(new NextRequest("http://127.0.0.1/api/v1/test"));
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.text()).toBe('{"live":{"n":12345678901234567890},"stored":{"n":1.50}}');
   });
 });

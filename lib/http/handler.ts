@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ZodType } from "zod";
 import { can } from "@/lib/auth/permissions";
+import { exactJson } from "@/lib/connectors/shared/values";
 import { ConfigSyntaxError } from "@/lib/config-as-code/yaml";
 import { parseConfigYamlOffThread } from "@/lib/config-as-code/yaml-off-thread";
 import type { Operation, Reply } from "@/lib/contract/operation";
@@ -266,7 +267,12 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       const result = await handler({ req, url, params, query, body, auth, requestId });
       // A non-JSON answer (`produces`: a CSV download) is built by its handler.
       response =
-        result instanceof Response ? result : op.status === 204 ? new Response(null, { status: 204 }) : Response.json(result, { status: op.status });
+        result instanceof Response
+          ? result
+          : op.status === 204
+            ? new Response(null, { status: 204 })
+            : // exactJson: a number inside a source's JSON (records, plans) is written as its digits (values.ts).
+              new Response(exactJson(result), { status: op.status, headers: { "content-type": "application/json" } });
     } catch (err) {
       response = errorResponse(err, requestId);
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileMapping, deletePayload, MappingConfigurationError, MappingError, normalizeConfiguration, previewMapping } from "./mapping";
 import { compileTemplate, TemplateError } from "./templates";
+import { exactJson, parseJsonExact } from "@/lib/connectors/shared/values";
 import { syncConfigurationsPayload } from "./configurations";
 
 const row = { id: 7, first_name: "Ada", last_name: "Lovelace", email: "ADA@Example.com", price: "12.50", active: "yes", sku: "A-1" };
@@ -84,6 +85,14 @@ describe("mapping", () => {
 });
 
 describe("templates", () => {
+  it("keep a number inside JSON exactly: printed, cast and written as JSON as the source wrote it (issue 33)", () => {
+    const row = { doc: parseJsonExact('{"big":12345678901234567890,"dec":1.50}') };
+    expect(compileTemplate("id {{ doc.big }}").render(row)).toBe("id 12345678901234567890");
+    expect(compileTemplate("{{ doc | json }}").render(row)).toBe('{"big":12345678901234567890,"dec":1.50}');
+    expect(compileTemplate("{{ doc.dec | cast: 'string' }}").render(row)).toBe("1.50");
+    expect(exactJson(compileTemplate("{{ doc.big | cast: 'number' }}").render(row))).toBe("12345678901234567890");
+  });
+
   const at = new Date("2026-02-24T12:00:00.000Z");
 
   it("renders now and current_timestamp in UTC with milliseconds", () => {

@@ -4,6 +4,7 @@
 import { Context, Liquid, Value, toValueSync, type Template } from "liquidjs";
 import { assertTemplateLength, createLiquid, templateErrorMessage } from "@/lib/liquid/engine";
 import { compileRegex, regexReplace } from "./regex-replace";
+import { exactJson, JsonNumber, scalarText } from "@/lib/connectors/shared/values";
 
 /** The format of `current_timestamp` and of `{{ 'now' | date: … }}` in the reference docs. */
 export const TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%L%z";
@@ -28,9 +29,10 @@ function castFilter(value: unknown, type: unknown): unknown {
   switch (type) {
     case "string":
       if (value === null || value === undefined) return "";
-      return typeof value === "object" ? JSON.stringify(value) : String(value);
+      return scalarText(value);
     case "number": {
-      if (typeof value === "number") return value;
+      // Already a number, held exactly (a number inside JSON a JS number would bend).
+      if (typeof value === "number" || value instanceof JsonNumber) return value;
       if (typeof value === "boolean") return value ? 1 : 0;
       const text = typeof value === "string" ? value.trim() : "";
       const n = text === "" ? NaN : Number(text);
@@ -81,6 +83,8 @@ function createEngine(): Liquid {
   // UTC everywhere: a sync must render the same on every worker whatever its local time zone.
   const engine = createLiquid({ timezoneOffset: 0, strictFilters: true, ownPropertyOnly: true, cache: false });
   engine.registerFilter("cast", castFilter);
+  // Liquid's own `json` would write a number held exactly (values.ts: JsonNumber) as its marker.
+  engine.registerFilter("json", (value: unknown, space?: unknown) => exactJson(value, typeof space === "number" ? space : 0));
   engine.registerFilter("regex_replace", regexReplaceFilter);
   engine.registerFilter("to_datetime", function (this: { liquid: Liquid }, value: unknown, format?: unknown) {
     const date = parseDateInput(value);

@@ -11,6 +11,7 @@ import { buildCatalog } from "../shared/catalog";
 import { numberField, secondsToMs, stringField, stringMap } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
 import { batchOutcomes, describeExchange, outcomeFromExchange, sendHttp } from "../shared/http";
+import { exactJson, scalarText } from "../shared/values";
 import { httpDestinationDefinition } from "./definition";
 import { renderUrl, requestTargets, type RequestTargets, type WriteMethod } from "./targets";
 
@@ -46,10 +47,10 @@ function withQuery(url: string, payload: unknown): string {
   const u = new URL(url);
   if (payload && typeof payload === "object" && !Array.isArray(payload)) {
     for (const [k, v] of Object.entries(payload)) {
-      u.searchParams.set(k, typeof v === "string" ? v : JSON.stringify(v));
+      u.searchParams.set(k, scalarText(v));
     }
   } else {
-    u.searchParams.set("payload", JSON.stringify(payload));
+    u.searchParams.set("payload", exactJson(payload));
   }
   return u.toString();
 }
@@ -78,7 +79,7 @@ interface Target {
 }
 
 function send(s: HttpSettings, to: Target, payload: unknown, records: WriteRecord[], signal?: AbortSignal) {
-  const body = to.method === "GET" ? "" : JSON.stringify(payload);
+  const body = to.method === "GET" ? "" : exactJson(payload);
   const idempotency = idempotencyHeaders(records);
   // The engine's keys replace configured headers of the same names.
   const headers: Record<string, string> = Object.fromEntries(

@@ -5,6 +5,7 @@
 import type { Row, WriteAction } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { renderTemplate } from "../shared/liquid";
+import { scalarText } from "../shared/values";
 import type { HttpMethod } from "../shared/http";
 
 export type WriteMethod = Exclude<HttpMethod, "OPTIONS" | "HEAD">;
@@ -41,7 +42,7 @@ export function requestTargets(config: Row, base: RequestTarget): RequestTargets
  */
 function urlPiece(key: string, value: unknown): string {
   if (value === null || value === undefined) return "";
-  const raw = typeof value === "object" ? JSON.stringify(value) : String(value);
+  const raw = scalarText(value);
   if (raw === "." || raw === "..") throw new ConnectorError(`The value of "${key}" (${raw}) cannot be put in a URL: it would change the path.`);
   return encodeURIComponent(raw);
 }

@@ -9,6 +9,7 @@ import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/err
 import type { ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-catalog";
 import { connectGuarded } from "../net-policy";
+import { parseJsonExact } from "../shared/values";
 
 export interface MariaSettings {
   host: string;
@@ -45,7 +46,8 @@ export function trySettings(config: Row): MariaSettings | undefined {
 /**
  * TIMESTAMP is stored in UTC and the session runs in UTC, so it gets a Z; DATETIME has no zone.
  * BIGINT arrives as a number when exact (|n| ≤ 2^53 − 1), else as its digits (supportBigNumbers
- * without bigNumberStrings); DECIMAL as its exact string; like the PostgreSQL source.
+ * without bigNumberStrings); DECIMAL as its exact string; JSON with every number exact; like the
+ * PostgreSQL source (docs/connectors.md, "Values").
  */
 const typeCast: mysql.TypeCast = (field, next) => {
   if (field.type === "TIMESTAMP" || field.type === "DATETIME") {
@@ -54,6 +56,12 @@ const typeCast: mysql.TypeCast = (field, next) => {
     return field.type === "TIMESTAMP" ? `${value.replace(" ", "T")}Z` : value.replace(" ", "T");
   }
   if (field.type === "DATE") return field.string();
+  // mysql2 would JSON.parse it, bending big numbers: the value model keeps them (shared/values.ts).
+  // MariaDB's JSON is LONGTEXT, known by its extended metadata; MySQL's is a type of its own.
+  if (field.type === "JSON" || (field as { extendedFormat?: string }).extendedFormat === "json") {
+    const text = field.string("utf8");
+    return text === null ? null : parseJsonExact(text);
+  }
   return next();
 };
 

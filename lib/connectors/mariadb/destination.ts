@@ -3,6 +3,7 @@
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import type { DestinationConnector, Row, Stream, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
+import { exactJson, JsonNumber, markedNumber } from "../shared/values";
 import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
@@ -88,13 +89,23 @@ export function mariaDatetime(text: string): string {
 
 const isDatetime = (type: string) => /^(datetime|timestamp)/i.test(type);
 
+const isBinary = (type: string) => /^(tiny|medium|long)?blob|^(var)?binary/i.test(type);
+/** Bytes as the value model carries them (PostgreSQL's bytea text): `\x` and hex digits. */
+const HEX_BYTES = /^\\x(?:[0-9a-fA-F]{2})*$/;
+
 /**
- * A payload value as mysql2 should send it for a column of `type`: objects as JSON text (mysql2 would
- * expand them into `key = value` pairs), ISO instants in date-time columns as UTC DATETIME text.
+ * A payload value as mysql2 should send it for a column of `type`: objects as exact JSON text
+ * (mysql2 would expand them into `key = value` pairs), ISO instants in date-time columns as UTC
+ * DATETIME text, `\x…` hex into binary columns as its bytes. NaN, the infinities, intervals and
+ * infinite timestamps go as their text: MariaDB cannot hold them, and strict mode fails the record
+ * with a sentence naming the column and the value (docs/connectors.md, "Values").
  */
 function sqlValue(value: unknown, type = ""): unknown {
-  if (value !== null && typeof value === "object") return JSON.stringify(value);
-  return typeof value === "string" && isDatetime(type) ? mariaDatetime(value) : value;
+  if (value !== null && typeof value === "object") return value instanceof JsonNumber ? value.text : exactJson(value);
+  if (typeof value !== "string") return value;
+  if (isDatetime(type)) return mariaDatetime(value);
+  if (isBinary(type) && HEX_BYTES.test(value)) return Buffer.from(value.slice(2), "hex");
+  return markedNumber(value) ?? value;
 }
 
 function mariaWriter(conn: PoolConnection, database: string, s: MariaSettings): SqlBatchWriter {

@@ -1,5 +1,5 @@
 // PostgreSQL connection handling shared by the source and the destination: configuration, type
-// parsing to JSON-safe values, error sentences, pools and table metadata.
+// parsing into the value model (values.ts), error sentences, pools and table metadata.
 import { createHash } from "node:crypto";
 import { Socket } from "node:net";
 import pg from "pg";
@@ -9,6 +9,7 @@ import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/err
 import type { ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-catalog";
 import { connectGuarded } from "../net-policy";
+import { valueTypes } from "./values";
 
 export interface PgSettings {
   host: string;
@@ -51,59 +52,7 @@ function sslOption(mode: string): pg.ClientConfig["ssl"] {
   }
 }
 
-const OID = { bytea: 17, int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
-
-/** `2024-05-01 10:00:00[.ffffff]+00`: what a UTC session prints, the common case. */
-const UTC_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?\+00$/;
-
-/**
- * timestamptz text → ISO 8601 in UTC with milliseconds, as Date#toISOString prints it. A UTC value is
- * rewritten as text (a source read spends a tenth of its time in Date parsing otherwise); other offsets,
- * BC dates and infinity go through pg's parser.
- */
-export function timestamptzToIso(value: string): string {
-  if (UTC_TIMESTAMPTZ.test(value)) {
-    // Date keeps milliseconds and truncates the rest.
-    const fraction = value.length > 22 ? value.slice(20, value.length - 3).padEnd(3, "0").slice(0, 3) : "000";
-    return `${value.slice(0, 10)}T${value.slice(11, 19)}.${fraction}Z`;
-  }
-  const parsed = pg.types.getTypeParser(OID.timestamptz, "text")(value) as Date | number;
-  return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
-}
-
-/**
- * int8 text → a JSON number when it is exact as one (|n| ≤ 2^53 − 1), else the text unchanged: a
- * record's `id` is 1, not "1" (the API contract types it integer), and no digit is ever lost.
- */
-export function int8Value(value: string): number | string {
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : value;
-}
-
-/**
- * Per-client parsers (never the global pg.types: the app's Prisma adapter shares the module).
- * int8 becomes a number when exact (int8Value); numeric stays a string, exact (as the reference's
- * console shows it); dates stay as written; timestamps become ISO 8601.
- */
-const jsonSafeTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (format === undefined || format === "text") {
-      switch (oid) {
-        case OID.int8:
-          return int8Value;
-        case OID.date:
-          return (value: string) => value;
-        case OID.bytea:
-          return (value: string) => value; // `\x…` hex text, unambiguous and JSON-safe
-        case OID.timestamp:
-          return (value: string) => value.replace(" ", "T");
-        case OID.timestamptz:
-          return timestamptzToIso;
-      }
-    }
-    return pg.types.getTypeParser(oid, format ?? "text");
-  },
-} as unknown as pg.CustomTypesConfig;
+export { int8Value, timestamptzToIso } from "./values";
 
 /**
  * pg opens its own socket; this one routes the connect through the outbound guard, so pg connects
@@ -134,11 +83,12 @@ export function clientConfig(s: PgSettings, options: { clientSideTimeout?: boole
     // pg's client-side query timeout breaks cursors (it expects a callback), so cursor readers opt out.
     ...(options.clientSideTimeout === false ? {} : { query_timeout: s.queryTimeoutMs + 5000 }),
     application_name: "datasync",
-    types: jsonSafeTypes,
+    types: valueTypes,
   };
 }
 
-export { jsonSafeTypes };
+/** The value model's parsers (values.ts), under the name the readers know them by. */
+export const jsonSafeTypes = valueTypes;
 
 const asText = (value: string) => value;
 

@@ -14,6 +14,7 @@ import type {
   WriteRecord,
 } from "../types";
 import { ConnectorError } from "../shared/errors";
+import { exactJson, scalarText } from "../shared/values";
 import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
@@ -94,23 +95,12 @@ function copyColumns(table: TableInfo, columns: string[]): boolean[] | undefined
 
 /**
  * One value in COPY text format, converted as jsonb_to_recordset would convert its JSON: json
- * columns take the value's JSON, other columns its text (objects as JSON, non-finite numbers null).
+ * columns take the value's exact JSON, other columns its text (values.ts: scalarText; NaN and the
+ * infinities as PostgreSQL writes them, a number inside JSON as its digits).
  */
 function copyValue(value: unknown, json: boolean): string {
   if (value === null || value === undefined) return COPY_NULL;
-  if (json) return copyEscape(JSON.stringify(value));
-  switch (typeof value) {
-    case "string":
-      return copyEscape(value);
-    case "number":
-      return Number.isFinite(value) ? String(value) : COPY_NULL;
-    case "boolean":
-      return value ? "true" : "false";
-    case "bigint":
-      return value.toString();
-    default:
-      return copyEscape(value instanceof Date ? value.toISOString() : JSON.stringify(value));
-  }
+  return copyEscape(json ? exactJson(value) : scalarText(value));
 }
 
 /** The rows of `records` as COPY input for `columns` (json: copyColumns' flags), in order. */
@@ -186,11 +176,11 @@ function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage
         }
         await client.query(
           `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${recordset(table, columns)}${conflict}`,
-          [JSON.stringify(records.map((r) => r.payload))],
+          [exactJson(records.map((r) => r.payload))],
         );
         return misses;
       }
-      const payload = JSON.stringify(records.map((r) => r.payload));
+      const payload = exactJson(records.map((r) => r.payload));
       const match = pk.map((c) => `t.${c} = r.${c}`).join(" AND ");
       const returning = `RETURNING ${pk.map((c) => `t.${c}`).join(", ")}`;
       if (action === "delete") {
@@ -277,7 +267,7 @@ async function existingKeys(config: Row, stream: Stream, keys: Row[]): Promise<b
     const probe = async (indexes: number[]): Promise<void> => {
       if (indexes.length === 0) return;
       try {
-        const { rows } = await client.query<{ ord: number }>(sql, [JSON.stringify(indexes.map((i) => keys[i]))]);
+        const { rows } = await client.query<{ ord: number }>(sql, [exactJson(indexes.map((i) => keys[i]))]);
         for (const r of rows) found[indexes[r.ord - 1]] = true;
       } catch (err) {
         if (!/^22/.test((err as { code?: string }).code ?? "")) throw err;

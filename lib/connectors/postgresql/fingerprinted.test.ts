@@ -110,15 +110,17 @@ describe("readFingerprinted", () => {
         b: "9007199254740993",
         n: "1.50",
         flag: true,
-        tstz: "2024-05-01T10:00:00.123Z",
+        tstz: "2024-05-01T10:00:00.123456Z",
         bytes: "\\x00ff10",
       });
       expect(first.j).toEqual({ b: 1, a: [1, 2] });
       expect(first.texts).toEqual(["a b", 'c"d', null]);
       expect(first.stamps).toEqual(["2024-01-01T00:00:00.000Z", "2024-06-01T10:30:00.000Z"]);
-      expect(second.r).toBeNaN();
+      expect(second.r).toBe("NaN");
+      expect(second.d).toBe("Infinity");
+      expect(second.span).toBe("-1 mons");
       expect(second.t).toBe('Grüße, 世界 🚀 "quoted" \\ back');
-      expect(second.tstz).toBe("2000-01-01T07:59:59.999Z");
+      expect(second.tstz).toBe("2000-01-01T07:59:59.999999Z");
       expect(Object.values(expected[0][2]).filter((v) => v === null)).toHaveLength(19);
     });
   }
@@ -134,7 +136,7 @@ describe("readFingerprinted", () => {
       const [atKeys] = await fingerprinted(options, "at", "seed", login);
       expect(atKeys.keyValues.map(keyText)).toEqual([
         "2024-05-01T10:00:00.500Z",
-        "2024-05-01T08:00:00.123Z",
+        "2024-05-01T08:00:00.123456Z",
         "1970-01-01T00:00:00.000Z",
         "infinity",
       ]);
@@ -168,6 +170,26 @@ describe("readFingerprinted", () => {
       "id",
     );
     expect(same.fingerprints).toEqual(a.fingerprints);
+  });
+
+  it("marks rows holding a value carried bent before the value model, so their fingerprints change once; the others keep theirs", async () => {
+    // id, text, float8, timestamptz, jsonb: row 2 holds Infinity, a microsecond timestamp and a big
+    // integer inside JSON; rows 1, 3 and 4 hold only values the engine always carried exactly.
+    const columns = "id, t, d, ts, jb";
+    const options = { query: `SELECT ${columns} FROM ${schema}.wide ORDER BY id`, batchSize: 10 };
+    await sql(`UPDATE ${schema}.wide SET jb = '{"n": 12345678901234567890}' WHERE id = 2`);
+    try {
+      const [batch] = await fingerprinted(options, "id");
+      const { rows } = await admin.query<{ fp: string }>(`SELECT md5('seed' || row_to_json(x)::text) AS fp FROM (SELECT ${columns} FROM ${schema}.wide ORDER BY id) x`);
+      expect(batch.fingerprints.map((fp, i) => fp === rows[i].fp)).toEqual([true, false, true, true]);
+      for (const [column, bent] of [["d", "'-Infinity'::float8"], ["tstz", "'2024-01-01 00:00:00.0001+00'::timestamptz"], ["jb", `'{"a": 1.50}'::jsonb`], ["span", "'1 day'::interval"]]) {
+        const [one] = await fingerprinted({ query: `SELECT 1 AS id, ${bent} AS ${column}`, batchSize: 1 }, "id");
+        const plain = await admin.query<{ fp: string }>(`SELECT md5('seed' || row_to_json(x)::text) AS fp FROM (SELECT 1 AS id, ${bent} AS ${column}) x`);
+        expect(one.fingerprints[0], column).not.toBe(plain.rows[0].fp);
+      }
+    } finally {
+      await sql(`UPDATE ${schema}.wide SET jb = '{}' WHERE id = 2`);
+    }
   });
 
   it("fingerprints the server's text: a change that parses to the same JSON value still counts", async () => {

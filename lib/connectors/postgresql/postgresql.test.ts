@@ -271,19 +271,20 @@ describe("source", () => {
 });
 
 describe("timestamptz text", () => {
-  it("converts UTC values by rewriting the text, exactly as pg's parser and toISOString would", () => {
+  it("converts values to ISO 8601 in UTC as toISOString would, every microsecond kept", () => {
     const viaDate = (v: string) => (pg.types.getTypeParser(1184, "text")(v) as Date).toISOString();
-    for (const v of [
-      "2024-05-01 10:00:00+00",
-      "2024-05-01 10:00:00.1+00",
-      "2024-05-01 10:00:00.123456+00",
-      "1999-12-31 23:59:59.9999+00",
-      "2024-05-01 10:00:00+02",
-      "2024-05-01 10:00:00.5-05:30",
-    ]) {
+    // At most milliseconds: what Date gives.
+    for (const v of ["2024-05-01 10:00:00+00", "2024-05-01 10:00:00.1+00", "2024-05-01 10:00:00+02", "2024-05-01 10:00:00.5-05:30", "2024-01-01 00:30:00+05:30:15"]) {
       expect(timestamptzToIso(v)).toBe(viaDate(v));
     }
-    expect(timestamptzToIso("infinity")).toBe("infinity");
+    // Microseconds, which Date would truncate, are kept (issue 33).
+    expect(timestamptzToIso("2024-05-01 10:00:00.123456+00")).toBe("2024-05-01T10:00:00.123456Z");
+    expect(timestamptzToIso("1999-12-31 23:59:59.9999-08")).toBe("2000-01-01T07:59:59.9999Z");
+    expect(timestamptzToIso("0001-01-01 00:00:00.000001+00")).toBe("0001-01-01T00:00:00.000001Z");
+    // Out of ISO's four-digit years, and infinity: the server's text, which PostgreSQL reads back.
+    for (const v of ["infinity", "-infinity", "0044-03-15 00:00:00+00 BC", "12000-01-01 00:00:00+00", "0001-01-01 00:30:00+01"]) {
+      expect(timestamptzToIso(v)).toBe(v);
+    }
   });
 });
 

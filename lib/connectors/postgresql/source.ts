@@ -23,6 +23,7 @@ import {
 } from "./connection";
 import { postgresqlSourceDefinition } from "./definition";
 import { postgresqlTextRows } from "./text-rows";
+import { bentBeforeCondition } from "./values";
 import { estimateRows } from "./estimate";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
@@ -78,7 +79,7 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
  * fingerprint seed each row comes after its fingerprint: md5 of the seed and the row's JSON as
  * PostgreSQL writes it (`row_to_json`), so the server hashes the rows and we parse only those sent.
  */
-export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string): { text: string; values: unknown[] } {
+export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string, repair = ""): { text: string; values: unknown[] } {
   const inner = modelSelect(options.query, "postgresql");
   // Wrapped even without a cursor or fingerprint: only a SELECT parses as a subquery.
   if (!options.cursorField && fingerprintSeed === undefined) return { text: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
@@ -98,9 +99,27 @@ export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string)
   if (fingerprintSeed !== undefined) {
     values.push(fingerprintSeed);
     // `subquery.*` is the whole row even when the model has a column named "subquery".
-    select = `md5($${values.length}::text || row_to_json(subquery.*)::text) AS fingerprint, subquery.*`;
+    select = `md5($${values.length}::text || row_to_json(subquery.*)::text${repair}) AS fingerprint, subquery.*`;
   }
   return { text: `SELECT ${select} FROM ${subquery(inner)} AS subquery${where}${order}`, values };
+}
+
+/**
+ * Appended to a row's fingerprint text: a mark on rows holding a value the engine carried bent before
+ * the value model (values.ts: bentBeforeCondition), so their fingerprints change once and the next
+ * run sends them again, exactly; every other row keeps its fingerprint. Empty when no column can.
+ */
+async function repairMark(client: pg.Client, options: ReadOptions): Promise<string> {
+  const { fields } = await client.query(`SELECT * FROM ${subquery(modelSelect(options.query, "postgresql"))} AS subquery LIMIT 0`);
+  const names = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))]);
+  const conditions: string[] = [];
+  for (const f of fields) {
+    // A repeated name cannot be referred to; its values keep their fingerprints.
+    if (fields.filter((g) => g.name === f.name).length > 1) continue;
+    const condition = bentBeforeCondition(names.get(f.dataTypeID) ?? "");
+    if (condition) conditions.push(condition.replaceAll("$c", `subquery.${quoteIdent(f.name)}`));
+  }
+  return conditions.length === 0 ? "" : ` || CASE WHEN ${conditions.map((c) => `coalesce(${c}, false)`).join(" OR ")} THEN ':exact' ELSE '' END`;
 }
 
 type Parser = (value: string) => unknown;
@@ -117,7 +136,7 @@ function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fie
 async function* cursorBatches<T>(
   config: Row,
   options: ReadOptions,
-  query: { text: string; values: unknown[] },
+  query: { text: string; values: unknown[] } | ((client: pg.Client) => Promise<{ text: string; values: unknown[] }>),
   cursorConfig?: Cursor.CursorQueryConfig,
 ): AsyncGenerator<{ rows: T[]; fields: pg.FieldDef[] }> {
   const s = pgSettings(config);
@@ -135,7 +154,8 @@ async function* cursorBatches<T>(
     // The server's statement timer would span the whole portal (every FETCH until the end), so
     // long reads are bounded per batch on our side instead.
     await client.query("SET LOCAL statement_timeout = 0");
-    const opened = client.query(new Cursor<T>(query.text, query.values, cursorConfig));
+    const { text, values } = typeof query === "function" ? await query(client) : query;
+    const opened = client.query(new Cursor<T>(text, values, cursorConfig));
     cursor = opened;
     const readNext = () => {
       const next = withTimeout(readRows(opened, batchSize), s.queryTimeoutMs, () => {
@@ -205,7 +225,7 @@ function rowShape(fields: pg.FieldDef[], primaryKey: string): RowShape {
 }
 
 async function* readFingerprinted(config: Row, options: ReadOptions & { fingerprint: FingerprintOptions }): AsyncGenerator<FingerprintedBatch> {
-  const query = incrementalQuery(options, options.fingerprint.seed);
+  const query = async (client: pg.Client) => incrementalQuery(options, options.fingerprint.seed, await repairMark(client, options));
   let shape: RowShape | undefined;
   let shapeOf: pg.FieldDef[] | undefined;
   const batches = cursorBatches<(string | null)[]>(config, options, query, { rowMode: "array", types: rawTextTypes });

@@ -12,6 +12,7 @@ import { buildCatalog } from "./catalog";
 import { numberField, optionalString, secondsToMs, stringField } from "./config";
 import { ConnectorError, errorMessage } from "./errors";
 import { renderTemplate } from "./liquid";
+import { exactJson, scalarText } from "./values";
 import { redact, secretValues } from "./secrets";
 
 /** Where a broker is: parsed from the configuration's `url` (never with a password in it). */
@@ -119,9 +120,9 @@ export function renderName(
   return name;
 }
 
-/** The message body: the mapped record as JSON. */
+/** The message body: the mapped record as JSON, each value exact (values.ts). */
 export function messageBody(payload: Row): string {
-  return JSON.stringify(payload);
+  return exactJson(payload);
 }
 
 /** The payload's top-level fields as strings (Redis stream entries and hashes): text as is, the rest as JSON. */
@@ -129,7 +130,7 @@ export function messageFields(payload: Row): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(payload)) {
     if (v === undefined) continue;
-    out[k] = typeof v === "string" ? v : JSON.stringify(v);
+    out[k] = scalarText(v);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // JSON Schema, and JSON-safe row values.
 import type { JsonSchema, Row } from "../types";
 import { ConnectorError } from "./errors";
+import { floatValue, JsonNumber } from "./values";
 
 /** Trailing `;`, whitespace and line comments are dropped so the query can be wrapped as a subquery. */
 export function normalizeModelQuery(query: string): string {
@@ -170,14 +171,19 @@ export function requiredForWrite(columns: ColumnInfo[]): string[] {
   return columns.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name);
 }
 
-/** Dates become ISO strings, bytes base64, bigints numbers when exact (else strings), so rows survive JSON as they are. */
+/** Dates become ISO strings, bytes `\x` hex, bigints numbers when exact (else strings), so rows survive JSON as they are. */
 export function jsonSafeValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") {
+    if (typeof value === "number") return floatValue(value);
     if (typeof value !== "bigint") return value;
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
   }
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (Buffer.isBuffer(value)) return value.toString("base64");
+  // Already exact (shared/values.ts).
+  if (value instanceof JsonNumber) return value;
+  // An invalid date has no value to show; its text says so instead of a NULL the source never held.
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
+  // Bytes as PostgreSQL writes bytea (`\x` and hex): one form for every source, read back exactly by bytea.
+  if (Buffer.isBuffer(value)) return `\\x${value.toString("hex")}`;
   if (Array.isArray(value)) return value.map(jsonSafeValue);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafeValue(v)]));
 }
@@ -187,6 +193,8 @@ export function jsonSafeRow(row: Row): Row {
   for (const key in row) {
     const value = row[key];
     if (value !== null && (typeof value === "object" || typeof value === "bigint")) row[key] = jsonSafeValue(value);
+    // NaN and the infinities as their text (values.ts): JSON would turn them into null.
+    else if (typeof value === "number" && value - value !== 0) row[key] = floatValue(value);
   }
   return row;
 }

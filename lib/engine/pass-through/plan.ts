@@ -29,8 +29,29 @@ export interface PassThroughPlan {
 
 const INTEGERS = ["smallint", "integer", "bigint"];
 const TEXTS = ["text", "character varying", "character"];
-/** Types whose COPY text, read back by the same type, is the value the JSON path would write. */
-const EXACT = ["boolean", "numeric", "real", "double precision", "date", "timestamp without time zone", "timestamp with time zone", "uuid"];
+/**
+ * Types whose COPY text, read back by the same type, is the value the JSON path writes: with the value
+ * model (lib/connectors/postgresql/values.ts) the JSON path writes each of these exactly too.
+ */
+const EXACT = [
+  "boolean",
+  "numeric",
+  "real",
+  "double precision",
+  "date",
+  "timestamp without time zone",
+  "timestamp with time zone",
+  "uuid",
+  "interval",
+  "time without time zone",
+  "time with time zone",
+  "json",
+  "jsonb",
+  "bytea",
+  "inet",
+  "cidr",
+  "macaddr",
+];
 /** Key types whose text is the key the JSON path derives (diff.ts:keyText of the parsed value). */
 const KEY_TYPES = [...INTEGERS, ...TEXTS, "numeric", "uuid"];
 
@@ -38,7 +59,10 @@ const KEY_TYPES = [...INTEGERS, ...TEXTS, "numeric", "uuid"];
 export function sameText(source: string, destination: string): boolean {
   if (INTEGERS.includes(source)) return [...INTEGERS, "numeric", "text", "character varying"].includes(destination);
   if (TEXTS.includes(source)) return TEXTS.includes(destination);
-  return source === destination && EXACT.includes(source);
+  if (source !== destination) return false;
+  // An array of a type goes as its array literal, element by element the type's own text.
+  const element = source.endsWith("[]") ? source.slice(0, -2) : source;
+  return EXACT.includes(element) || (element !== source && (INTEGERS.includes(element) || TEXTS.includes(element)));
 }
 
 /** Destination column → source column, or undefined when a mapping is not a plain column copy. */

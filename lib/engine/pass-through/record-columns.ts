@@ -29,10 +29,8 @@ export function decodeRecordText(rowText: string, stored: unknown): Row | null {
   try {
     const source = getSource(columns.connector).textRows;
     if (!source) return null;
-    const row = source.decode(rowText, columns.columns);
-    // As the JSON path stored it: JSON has no NaN or infinities.
-    for (const key in row) if (typeof row[key] === "number" && !Number.isFinite(row[key])) row[key] = null;
-    return row;
+    // As the JSON path stored it (the value model: NaN and the infinities as their text).
+    return source.decode(rowText, columns.columns);
   } catch {
     return null;
   }
