@@ -132,7 +132,8 @@ export async function reserveInWindow(key: string, limit: number, window: number
   return row?.retry_after ?? 1;
 }
 
-async function giveBack(key: string): Promise<void> {
+/** Gives back one use of `key` (a reservation that did not go ahead). */
+export async function giveBack(key: string): Promise<void> {
   await prisma()
     .$executeRaw`UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ${key}`;
 }
