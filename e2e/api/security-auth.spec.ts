@@ -302,8 +302,31 @@ test("a common password is refused wherever an account gets one", async () => {
   });
   const body = await expectError(res, 422, "validation_failed");
   expect(fieldErrors(body)).toEqual([
-    { path: "member.password", message: expect.stringMatching(/most common passwords/) },
+    { path: "member.password", message: expect.stringMatching(/^is too easy to guess .*; make it stronger/) },
   ]);
+});
+
+test("passwords a strength estimator scores as trivial are refused on password change and invitation, saying what would help", async ({ request }) => {
+  const member = await memberWithRole(request, ws, "Member");
+  for (const [weak, why] of [
+    ["aaaaaaaa", /repeats one character/],
+    ["12345678", /ten most used passwords/],
+    ["12341234", /repeats a short group/],
+    ["abcdefgh", /is a sequence/],
+    ["qwertyuiop", /hundred most used/],
+    ["asdfghjkl;", /row of keys on the keyboard/],
+    ["1qaz2wsx3edc", /commonly used password/],
+  ] as const) {
+    const changed = await expectError(await member.api.put("/api/v1/users/me/password", { current_password: member.password, password: weak }), 422, "validation_failed");
+    expect(fieldErrors(changed), weak).toEqual([{ path: "password", message: expect.stringMatching(why) }]);
+    expect(fieldErrors(changed)[0].message).toMatch(/; make it stronger with a few uncommon words or a longer mix of characters/);
+    const invited = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+      member: { email: `weak-${uniqueSuffix()}@example.com`, name: "Weak", password: weak, role_id: ws.roles.Viewer },
+    });
+    expect(fieldErrors(await expectError(invited, 422, "validation_failed")), weak).toEqual([{ path: "member.password", message: expect.stringMatching(why) }]);
+  }
+  // Nothing changed: the member's password still signs in.
+  expect((await request.post("/api/v1/login", { data: { email: member.email, password: member.password } })).status()).toBe(200);
 });
 
 test.describe("PUT /api/v1/users/me/password", () => {
@@ -327,7 +350,7 @@ test.describe("PUT /api/v1/users/me/password", () => {
       password: "iloveyou1",
     });
     expect(fieldErrors(await expectError(res, 422, "validation_failed"))).toEqual([
-      { path: "password", message: expect.stringMatching(/most common/) },
+      { path: "password", message: expect.stringMatching(/^is too easy to guess .*; make it stronger/) },
     ]);
     await expectError(
       await member.api.put("/api/v1/users/me/password", {

@@ -12,7 +12,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
-import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, ValidationFailed } from "@/lib/errors";
@@ -88,7 +88,7 @@ export interface SignupResult {
  */
 export async function signup(input: SignupInput, client: AccountClient): Promise<SignupResult> {
   await throttleAccountRequest({ ip: client.ip, email: input.email });
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password", [input.email, input.name]);
   const passwordHash = await hashPassword(input.password);
   const createdAt = new Date();
   let token: string | null = null;
@@ -189,7 +189,7 @@ export async function resetPassword(input: ResetPasswordInput, client: { ip?: st
   await throttleAccountRequest({ ip: client.ip });
   const field = "reset_password_token";
   const row = await usableToken(input.reset_password_token, "reset_password", field, "password reset");
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password");
   const passwordHash = await hashPassword(input.password);
   const changedAt = new Date();
   await prisma().$transaction(async (tx) => {
