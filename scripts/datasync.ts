@@ -4,13 +4,13 @@
 // in DATASYNC_TOKEN against the server at DATASYNC_URL.
 //
 // Secrets: the file holds ${env:NAME} references; this program resolves them from ITS environment,
-// only for names starting with DATASYNC_SECRET_ or listed with --allow-env, and sends the values in
-// the request's `secrets`. The server never resolves a reference from its own environment.
+// only for names listed with --allow-env or starting with DATASYNC_SECRET_ (each bound to the field
+// export made it for), and sends the values in the request's `secrets`. The server never resolves a reference from its own environment.
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { paths } from "../lib/api-client/generated/openapi";
 import { createPublicApiClient, errorLines, type JsonBody, type PublicApiClient } from "../lib/api-client/public-client";
-import { clientSecrets, SECRET_ENV_PREFIX } from "../lib/config-as-code/secret-refs";
+import { clientSecrets, describePlace, documentRefs, SECRET_ENV_PREFIX } from "../lib/config-as-code/secret-refs";
 import { ConfigSyntaxError, parseConfigYaml } from "../lib/config-as-code/yaml";
 
 const USAGE = `Usage: datasync config <command> [options]
@@ -68,7 +68,7 @@ async function exportCommand(api: PublicApiClient, file: string | undefined, kin
 }
 
 /** The file's document and the secrets its references may read from this process's environment. */
-function readDocument(file: string, allowEnv: string | undefined): JsonBody<"/api/v1/config/apply"> {
+async function readDocument(api: PublicApiClient, file: string, allowEnv: string | undefined): Promise<JsonBody<"/api/v1/config/apply">> {
   let document: unknown;
   try {
     document = parseConfigYaml(readFileSync(file, "utf8"));
@@ -78,17 +78,30 @@ function readDocument(file: string, allowEnv: string | undefined): JsonBody<"/ap
   }
   if (!document || typeof document !== "object" || Array.isArray(document)) throw new UsageError(`${file}: not a configuration document.`);
   const allowed = new Set((allowEnv ?? "").split(",").map((n) => n.trim()).filter(Boolean));
-  // References may stand in connector configurations and alert channel URLs, and only there.
-  const field = (kind: string, name: string): unknown[] => {
-    const list = (document as Record<string, unknown>)[kind];
-    return Array.isArray(list) ? list.map((e: unknown) => (e && typeof e === "object" ? (e as Record<string, unknown>)[name] : undefined)) : [];
-  };
-  const { secrets, refused, unset } = clientSecrets([...field("connectors", "configuration"), ...field("alert_channels", "url")], process.env, allowed);
+  // A DATASYNC_SECRET_ name is bound to where the workspace's export puts it: fetch that first.
+  const needsExport = documentRefs(document).some((r) => r.name.startsWith(SECRET_ENV_PREFIX) && !allowed.has(r.name));
+  const exported = needsExport ? await exportedDocument(api) : {};
+  const { secrets, refused, misplaced, unset } = clientSecrets(document, process.env, allowed, exported);
   if (refused.length > 0) {
     throw new UsageError(`${file} refers to ${refused.map((n) => `\${env:${n}}`).join(", ")}; allow ${refused.length > 1 ? "them" : "it"} with --allow-env ${refused.join(",")} (names starting with ${SECRET_ENV_PREFIX} need no flag).`);
   }
+  if (misplaced.length > 0) {
+    // Nothing is sent: the server resolves a name wherever it stands, so one misplaced use is enough.
+    const lines = misplaced.map(
+      ({ name, at, boundTo }) =>
+        `${file}: \${env:${name}} stands in ${describePlace(at)}, but it may be used only ${boundTo ? `in ${describePlace(boundTo)}, where the workspace's export puts it` : `once, in the field its name was made for (${SECRET_ENV_PREFIX}<CONNECTOR SLUG>_<FIELD PATH>)`}.`,
+    );
+    throw new UsageError(`${lines.join("\n")}\nNothing was sent. If you mean to use it there, name it with --allow-env ${[...new Set(misplaced.map((m) => m.name))].join(",")}.`);
+  }
   for (const name of unset) process.stderr.write(`warning: ${name} is not set; an existing connector or alert channel keeps its stored value, a new one is refused.\n`);
   return { ...document, secrets } as JsonBody<"/api/v1/config/apply">;
+}
+
+/** The workspace's connectors and alert channels as export writes them (with their references). */
+async function exportedDocument(api: PublicApiClient): Promise<unknown> {
+  const { data, error, response } = await api.GET("/api/v1/config/export", { params: { query: { kinds: "connectors,alert_channels" } }, parseAs: "text" });
+  if (!response.ok || typeof data !== "string") throw new ApiFailure(errorLines(response.status, error));
+  return parseConfigYaml(data);
 }
 
 /** Error lines with each entry path (`syncs.0.stream_name`) followed by the entry's slug, as the file names it. */
@@ -108,7 +121,7 @@ function withSlugs(lines: string[], document: Readonly<Record<string, unknown>>)
 }
 
 async function planOrApply(api: PublicApiClient, command: "plan" | "apply", file: string, allowEnv: string | undefined, json: boolean): Promise<void> {
-  const body = readDocument(file, allowEnv);
+  const body = await readDocument(api, file, allowEnv);
   const { data, error, response } = command === "plan" ? await api.POST("/api/v1/config/plan", { body }) : await api.POST("/api/v1/config/apply", { body });
   if (!response.ok || !data) throw new ApiFailure(withSlugs(errorLines(response.status, error), body));
   process.stdout.write(`${json ? JSON.stringify(data, null, 2) : planText(data)}\n`);

@@ -27,6 +27,8 @@ export function ModelDetail({ id }: { id: string }) {
   const syncs = useSyncs({ page: 1, perPage: 100, modelId: id });
   const canUpdate = useCan("model", "update");
   const canDelete = useCan("model", "delete");
+  // Previews run the query on the source: they need the right to write models (query_source).
+  const canPreview = useCan("model", "create");
 
   if (model.isLoading) return <LoadingState />;
   if (model.error || !model.data) return <ErrorState error={model.error ?? "Not found"} onRetry={() => void model.refetch()} />;
@@ -63,7 +65,7 @@ export function ModelDetail({ id }: { id: string }) {
                 </>
               }
               actions={
-                <Button variant="secondary" size="sm" loading={preview.isPending} onClick={() => preview.mutate({ connectorId: m.attributes.connector_id, query: m.attributes.query, limit: 50 })}>
+                canPreview && <Button variant="secondary" size="sm" loading={preview.isPending} onClick={() => preview.mutate({ connectorId: m.attributes.connector_id, query: m.attributes.query, limit: 50 })}>
                   Preview rows
                 </Button>
               }

@@ -55,7 +55,7 @@ export function PasswordPage() {
             <Field
               label="New password"
               required
-              hint="At least 8 characters, and not one of the most common passwords."
+              hint="At least 8 characters, and not easy to guess: a few uncommon words work well."
               error={
                 errors.password?.message
                   ? `New password ${errors.password.message}`

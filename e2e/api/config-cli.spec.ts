@@ -2,6 +2,8 @@
 // server: export, plan and apply with an API token from DATASYNC_TOKEN; ${env:NAME} references
 // resolved from the CLI's own environment, only for allowed names (docs/config-as-code.md).
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -102,14 +104,61 @@ test("references resolve from the CLI's environment, only for allowed names", as
   expect(JSON.parse(allowed.stdout).summary).toMatchObject({ create: 1 });
   expect(allowed.stdout).not.toContain("operator-secret-value");
   // A DATASYNC_SECRET_ name needs no flag; unset, the server refuses the new connector (422, exit 1).
+  // (It must be the name export would give that field: a DATASYNC_SECRET_ name is bound to its place.)
   writeFileSync(file, stringify(connector("${env:DATASYNC_SECRET_COPY_PASSWORD}")));
+  const elsewhere = await cli(["config", "plan", file], { DATASYNC_SECRET_COPY_PASSWORD: "pw" });
+  expect(elsewhere.code).toBe(2);
+  expect(elsewhere.stderr).toContain('${env:DATASYNC_SECRET_COPY_PASSWORD} stands in connector "copy" at configuration.credentials.password');
+  writeFileSync(file, stringify(connector("${env:DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD}")));
   const unset = await cli(["config", "apply", file]);
   expect(unset.code).toBe(1);
   expect(unset.stderr).toContain("HTTP 422");
   expect(unset.stderr).toContain('connector "copy"');
-  const set = await cli(["config", "apply", file], { DATASYNC_SECRET_COPY_PASSWORD: "pw" });
+  const set = await cli(["config", "apply", file], { DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD: "pw" });
   expect(set.code, set.stderr).toBe(0);
   expect(set.stdout).toContain("+ create connector copy");
+});
+
+test("a hostile file cannot move an exported secret reference into another connector's header: the CLI refuses, nothing reaches the receiver", async () => {
+  const seen: string[] = [];
+  const receiver = createServer((req, res) => {
+    seen.push(JSON.stringify(req.headers));
+    req.resume();
+    req.on("end", () => res.writeHead(200).end("{}"));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  try {
+    const file = path.join(dir, "hostile.yaml");
+    const exported = await cli(["config", "export", file, "--kinds", "connectors"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = parse(readFileSync(file, "utf8")) as { connectors: Record<string, unknown>[] };
+    const reference = "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}";
+    expect(JSON.stringify(doc)).toContain(reference);
+    // The attacker's addition: an HTTP destination at their server, the operator's password as a header.
+    doc.connectors.push({
+      slug: "exfil",
+      name: "Exfil",
+      connector_type: "destination",
+      connector_name: "Http",
+      configuration: { destination_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/steal`, headers: { "X-Stolen": reference } },
+    });
+    writeFileSync(file, stringify(doc));
+    const env = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "operator-db-password-8815" };
+    for (const command of ["plan", "apply"]) {
+      const outcome = await cli(["config", command, file], env);
+      expect(outcome.code, outcome.stdout).toBe(2);
+      expect(outcome.stderr).toContain(`${reference} stands in connector "exfil" at configuration.headers.X-Stolen`);
+      expect(outcome.stderr).toContain('may be used only in connector "warehouse" at configuration.credentials.password');
+    }
+    // Had the connector been created, its check would send the header: nothing was.
+    const list = await (await ws.admin.get("/api/v1/connectors?per_page=100")).json();
+    const exfil = (list.data as { id: string; attributes: { name: string } }[]).filter((c) => c.attributes.name === "Exfil");
+    for (const c of exfil) await ws.admin.post(`/api/v1/connectors/${c.id}/check`, {});
+    expect(exfil).toEqual([]);
+    expect(seen.join("\n")).not.toContain("operator-db-password-8815");
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
 });
 
 test("usage and authentication errors", async () => {

@@ -176,27 +176,30 @@ test("GET /connectors/{id}/discover stores and returns the catalog", async () =>
 
 test("POST /connectors/{id}/query_source previews rows of a source", async () => {
   const source = await createConnector("source");
-  const res = await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT id, email FROM ${table} ORDER BY id` });
+  // A Viewer may read the connector but not run SQL with its credentials (model.create is needed).
+  const viewer = await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: "SELECT 1" }), 403, "forbidden");
+  expect(viewer.message).toBe("Your role (Viewer) may not create models.");
+  const res = await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT id, email FROM ${table} ORDER BY id` });
   expect(res.status(), await res.text()).toBe(200);
   const { data } = await res.json();
   expect(data).toHaveLength(50);
   expect(data[0]).toEqual({ id: 1, email: "user1@example.com" });
-  const limited = await (await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table}`, limit: 3 })).json();
+  const limited = await (await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table}`, limit: 3 })).json();
   expect(limited.data).toHaveLength(3);
 
   const paging = await expectError(
-    await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table} LIMIT 5` }),
+    await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table} LIMIT 5` }),
     422,
     "validation_failed",
   );
   expect(paging.message).toMatch(/LIMIT or OFFSET/);
-  await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table} OFFSET 5` }), 422, "validation_failed");
-  const syntax = await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: "SELEC 1" }), 422, "validation_failed");
+  await expectError(await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT * FROM ${table} OFFSET 5` }), 422, "validation_failed");
+  const syntax = await expectError(await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: "SELEC 1" }), 422, "validation_failed");
   expect(syntax.message).toMatch(/must be a SELECT/);
-  await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, {}), 422, "validation_failed");
+  await expectError(await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, {}), 422, "validation_failed");
 
   const destination = await createConnector("destination");
-  const dest = await expectError(await ws.viewer.post(`/api/v1/connectors/${destination.id}/query_source`, { query: "SELECT 1" }), 422, "validation_failed");
+  const dest = await expectError(await ws.admin.post(`/api/v1/connectors/${destination.id}/query_source`, { query: "SELECT 1" }), 422, "validation_failed");
   expect(dest.message).toContain("destination");
 });
 

@@ -313,7 +313,7 @@ test("13.11 every record of a run carries truthful logs, without secrets (Postgr
 
 test("13.12 bigint values are JSON numbers within 2^53 and strings beyond, in records and query_source previews", async () => {
   // the API contract's sync record: record.id and phone_number are integers.
-  const preview = await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, {
+  const preview = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, {
     query: `SELECT id, phone_number, amount FROM ${bigSrc} ORDER BY id`,
   });
   expect(preview.status(), await preview.text()).toBe(200);
@@ -378,7 +378,7 @@ test("13.12 MariaDB: BIGINT values are numbers within 2^53 and strings beyond, i
         ).data as Resource
       ).id,
     );
-    const preview = await ws.viewer.post(`/api/v1/connectors/${maria}/query_source`, { query: `SELECT id, phone_number, amount FROM ${table}` });
+    const preview = await ws.admin.post(`/api/v1/connectors/${maria}/query_source`, { query: `SELECT id, phone_number, amount FROM ${table}` });
     expect(preview.status(), await preview.text()).toBe(200);
     const rows = ((await preview.json()).data as Json[]).sort((a, b) => String(a.id).length - String(b.id).length);
     expect(rows).toEqual([

@@ -274,13 +274,13 @@ test("a test run sends the row picked by primary key; an unknown key fails the r
 });
 
 test("a model query with a typo reports PostgreSQL's error at the user's own line and column, without internal ids", async () => {
-  const res = await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `SELECT code,\n    , email FROM ${src};` });
+  const res = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `SELECT code,\n    , email FROM ${src};` });
   const body = await expectError(res, 422, "validation_failed");
   expect(body.message).toContain('syntax error at or near ","');
   expect(body.message).toContain(`at line 2, column 5 of your query, near ", email FROM ${src};"`);
   expect(body.message).not.toMatch(/connector \d|AS q|\$1/);
   const column = await expectError(
-    await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `SELECT code, emial FROM ${src}` }),
+    await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `SELECT code, emial FROM ${src}` }),
     422,
     "validation_failed",
   );
@@ -311,7 +311,7 @@ test("a model query with a typo reports MariaDB's error at the user's own line a
         },
       },
     });
-    const res = await ws.viewer.post(`/api/v1/connectors/${maria.data.id}/query_source`, { query: `SELECT id,\n  , email FROM ${table}` });
+    const res = await ws.admin.post(`/api/v1/connectors/${maria.data.id}/query_source`, { query: `SELECT id,\n  , email FROM ${table}` });
     const body = await expectError(res, 422, "validation_failed");
     // MariaDB points at the comma or just after it, depending on its version: line 2 either way.
     expect(body.message).toMatch(new RegExp(`at line 2, column [34] of your query, near ",? ?email FROM ${table}"$`));

@@ -133,6 +133,45 @@ test("7. a model is one SELECT: DDL, DML and a second statement are refused on c
   expect(preview.status(), await preview.text()).toBe(200);
 });
 
+test("19. only those who may write models run SQL on a source; server-file functions are refused even on a superuser's connector, whose check warns", async () => {
+  // pgConfiguration() signs in as the test server's postgres: a superuser.
+  const source = await ws.admin.post("/api/v1/connectors", {
+    connector: { name: unique("super"), connector_type: "source", connector_name: "Postgresql", configuration: pgConfiguration() },
+  });
+  expect(source.status(), await source.text()).toBe(201);
+  const sourceId = Number((await source.json()).data.id);
+  const viewer = await expectError(await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, { query: "SELECT pg_read_file('/etc/passwd')" }), 403, "forbidden");
+  expect(viewer.message).toBe("Your role (Viewer) may not create models.");
+
+  const attacks: [string, string][] = [
+    ["SELECT pg_read_file('/etc/passwd') AS f", "pg_read_file"],
+    ['SELECT * FROM pg_catalog."pg_read_file"(\'/etc/passwd\') AS f', "pg_read_file"],
+    ["SELECT lo_import('/etc/passwd') AS oid", "lo_import"],
+    ["SELECT convert_from(lo_get(lo_import('/etc/passwd')), 'UTF8') AS f", "lo_get"],
+    ["SELECT name FROM pg_ls_dir('/etc') AS name", "pg_ls_dir"],
+    ["SELECT query_to_xml('select pg_read_file(''/etc/passwd'')', true, false, '') AS x", "query_to_xml"],
+  ];
+  for (const [query, fn] of attacks) {
+    const preview = await expectError(await member.post(`/api/v1/connectors/${sourceId}/query_source`, { query }), 422, "validation_failed");
+    expect(preview.message, query).toContain(`The query must not call ${fn}(): models read the database's rows, not the server's files`);
+    expect(JSON.stringify(preview)).not.toContain("root:x:0:0");
+    const model = await expectError(
+      await member.post("/api/v1/models", { model: { name: unique("m"), query, query_type: "raw_sql", primary_key: "f", connector_id: sourceId } }),
+      422,
+      "validation_failed",
+    );
+    expect(fieldErrors(model), query).toEqual([expect.objectContaining({ path: "model.query", message: expect.stringContaining(`must not call ${fn}()`) })]);
+  }
+  // A plain query still previews for the Member.
+  expect((await member.post(`/api/v1/connectors/${sourceId}/query_source`, { query: "SELECT 1 AS one" })).status()).toBe(200);
+
+  const check = await member.post(`/api/v1/connectors/${sourceId}/check`);
+  expect(check.status(), await check.text()).toBe(200);
+  const answer = (await check.json()) as { result: string; details: string };
+  expect(answer.result).toBe("success");
+  expect(answer.details).toContain(`Warning: "postgres" is a superuser, so anyone who may write this workspace's models can reach the database server's files through it`);
+});
+
 test("8. a stored secret is never sent to a target the Member chose: URL, host or port changes need it re-entered", async () => {
   const legit = await receiver();
   const attacker = await receiver();

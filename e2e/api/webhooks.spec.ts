@@ -186,3 +186,31 @@ test("the test button's ping reaches the endpoint signed; the delivery log shows
   const audit = await (await ws.admin.get(`/api/v1/audit_logs?resource_type=webhook_subscription&resource_id=${sub.id}`)).json();
   expect(audit.data.map((e: { attributes: { action: string } }) => e.attributes.action)).toEqual(expect.arrayContaining(["test", "redeliver"]));
 });
+
+test("hammering redeliver is refused with 429 and Retry-After past the subscription's limit; the receiver gets at most that many", async () => {
+  const sub = await created();
+  const ping = await ws.admin.post(`/api/v1/webhook_subscriptions/${sub.id}/test`);
+  expect(ping.status(), await ping.text()).toBe(201);
+  const delivery = (await ping.json()).data;
+  const eventHits = () => hits.filter((h) => h.headers["datasync-event-id"] === delivery.attributes.event_id).length;
+  await expect.poll(eventHits, { timeout: 20_000 }).toBe(1);
+
+  // WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION: 10 by default (the e2e server keeps the default).
+  const LIMIT = 10;
+  const answers = await Promise.all(Array.from({ length: 30 }, () => ws.admin.post(`/api/v1/webhook_subscriptions/${sub.id}/deliveries/${delivery.id}/redeliver`)));
+  const statuses = answers.map((a) => a.status());
+  expect(statuses.filter((s) => s === 201)).toHaveLength(LIMIT);
+  expect(statuses.filter((s) => s === 429)).toHaveLength(30 - LIMIT);
+  const refused = answers.find((a) => a.status() === 429)!;
+  const body = await expectError(refused, 429, "rate_limited");
+  expect(body.message).toMatch(/^Too many redeliveries: at most 10 redeliveries of a subscription per \d+ seconds \(WEBHOOK_REDELIVERY_WINDOW_SECONDS\)\. Try again in \d+ seconds?\.$/);
+  expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);
+
+  // Every accepted redelivery is delivered, and nothing more: the log has the ping and LIMIT redeliveries, all done.
+  const log = async () => (await (await ws.admin.get(`/api/v1/webhook_subscriptions/${sub.id}/deliveries?per_page=100`)).json()).data as { attributes: { status: string } }[];
+  await expect.poll(async () => (await log()).filter((d) => d.attributes.status === "succeeded").length, { timeout: 60_000 }).toBe(LIMIT + 1);
+  expect(await log()).toHaveLength(LIMIT + 1);
+  expect(eventHits()).toBe(LIMIT + 1);
+  // Still refused afterwards, within the window.
+  await expectError(await ws.admin.post(`/api/v1/webhook_subscriptions/${sub.id}/deliveries/${delivery.id}/redeliver`), 429, "rate_limited");
+});

@@ -68,12 +68,43 @@ describe("secret references", () => {
   });
 
   it("the client resolves only allowed names (the DATASYNC_SECRET_ prefix or --allow-env) from its environment", () => {
-    const configs = [{ a: "${env:DATASYNC_SECRET_A}", b: "${env:DATABASE_URL}", c: "${env:PG_PASSWORD}", d: "${env:DATASYNC_SECRET_UNSET}" }];
-    const environment = { DATASYNC_SECRET_A: "1", DATABASE_URL: "postgres://server", PG_PASSWORD: "pw" };
-    const result = clientSecrets(configs, environment, new Set(["PG_PASSWORD"]));
-    expect(result.secrets).toEqual({ DATASYNC_SECRET_A: "1", PG_PASSWORD: "pw" });
+    const doc = {
+      connectors: [{ slug: "a", connector_name: "Postgresql", configuration: { b: "${env:DATABASE_URL}", c: "${env:PG_PASSWORD}", d: "${env:DATASYNC_SECRET_A_D}", e: { f: "${env:DATASYNC_SECRET_A_E_F}" } } }],
+      alert_channels: [{ slug: "ops", url: "${env:DATASYNC_SECRET_OPS_URL}" }],
+    };
+    const environment = { DATASYNC_SECRET_A_D: "1", DATASYNC_SECRET_OPS_URL: "https://hooks", DATABASE_URL: "postgres://server", PG_PASSWORD: "pw" };
+    const result = clientSecrets(doc, environment, new Set(["PG_PASSWORD"]));
+    expect(result.secrets).toEqual({ DATASYNC_SECRET_A_D: "1", DATASYNC_SECRET_OPS_URL: "https://hooks", PG_PASSWORD: "pw" });
     expect(result.refused).toEqual(["DATABASE_URL"]);
-    expect(result.unset).toEqual(["DATASYNC_SECRET_UNSET"]);
+    expect(result.misplaced).toEqual([]);
+    expect(result.unset).toEqual(["DATASYNC_SECRET_A_E_F"]);
+  });
+
+  it("binds a DATASYNC_SECRET_ name to the connector, type and field it was exported for", () => {
+    const pg = { slug: "warehouse", connector_name: "Postgresql", configuration: { credentials: { password: "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}" } } };
+    const exported = { connectors: [pg] };
+    const env = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw", DATASYNC_SECRET_HOOK_HEADERS_X: "x" };
+    const hook = (headers: Record<string, string>) => ({ slug: "hook", connector_name: "Http", configuration: { destination_url: "https://evil", headers } });
+    // In its own place: resolved.
+    expect(clientSecrets(exported, env, new Set(), exported)).toMatchObject({ secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" }, misplaced: [] });
+    // Moved into another connector's header (with or without the original use).
+    for (const connectors of [[hook({ X: pg.configuration.credentials.password })], [pg, hook({ X: pg.configuration.credentials.password })]]) {
+      const { misplaced } = clientSecrets({ connectors }, env, new Set(), exported);
+      expect(misplaced).toEqual([
+        { name: "DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD", at: { kind: "connectors", slug: "hook", type: "Http", field: "configuration.headers.X" }, boundTo: { kind: "connectors", slug: "warehouse", type: "Postgresql", field: "configuration.credentials.password" } },
+      ]);
+    }
+    // Another field of the same connector, or the same slug turned into another type.
+    expect(clientSecrets({ connectors: [{ ...pg, configuration: { host: pg.configuration.credentials.password } }] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    expect(clientSecrets({ connectors: [{ ...pg, connector_name: "Http" }] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    // A slug crafted so that its own name collides with an exported one is still refused.
+    const collide = { slug: "warehouse-credentials", connector_name: "Http", configuration: { password: "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}" } };
+    expect(clientSecrets({ connectors: [collide] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    // A name not exported (a new connector's) must be the one its place would get, used once.
+    expect(clientSecrets({ connectors: [hook({ X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" })] }, env, new Set(), exported).misplaced).toEqual([]);
+    expect(clientSecrets({ connectors: [hook({ X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}", Y: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" })] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    // --allow-env names the variable explicitly: the operator's choice, anywhere.
+    expect(clientSecrets({ connectors: [hook({ X: pg.configuration.credentials.password })] }, env, new Set(["DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD"]), exported).misplaced).toEqual([]);
   });
 });
 

@@ -67,22 +67,96 @@ export function resolveSecretRefs(
   return { value: out, missing };
 }
 
+/** Where a reference stands in a document: the entry (its kind and slug) and the field inside it. */
+export interface RefPlace {
+  kind: "connectors" | "alert_channels";
+  slug: string;
+  /** The entry's connector_name (connectors only): a reference exported for a PostgreSQL password is not an HTTP header's. */
+  type?: string;
+  /** The field, as the file writes it: `configuration.credentials.password`, `url`. */
+  field: string;
+}
+
+/** How an error names a place: `connector "warehouse" at configuration.credentials.password`. */
+export function describePlace(place: RefPlace): string {
+  return `${place.kind === "connectors" ? "connector" : "alert channel"} "${place.slug}" at ${place.field}`;
+}
+
+const samePlace = (a: RefPlace, b: RefPlace) => a.kind === b.kind && a.slug === b.slug && a.field === b.field && (a.type ?? "") === (b.type ?? "");
+
 /**
- * What the CLI may resolve: names listed with --allow-env, and names with the DATASYNC_SECRET_
- * prefix. Returns the values found in `environment` and the names it refused or could not find.
+ * Every reference where one may stand (connector configurations and alert channel URLs), with its
+ * place and the variable name export would give that place.
+ */
+export function documentRefs(document: Json): { name: string; place: RefPlace; canonical: string }[] {
+  const out: { name: string; place: RefPlace; canonical: string }[] = [];
+  if (!isObject(document)) return out;
+  const entries = (kind: RefPlace["kind"]) => (Array.isArray(document[kind]) ? (document[kind] as unknown[]).filter(isObject) : []);
+  for (const entry of entries("connectors")) {
+    const slug = typeof entry.slug === "string" ? entry.slug : "";
+    const type = typeof entry.connector_name === "string" ? entry.connector_name : "";
+    for (const ref of secretRefs(entry.configuration)) {
+      const path = ref.path === "" ? [] : ref.path.split(".");
+      out.push({ name: ref.name, place: { kind: "connectors", slug, type, field: ["configuration", ...path].join(".") }, canonical: secretEnvName(slug, path) });
+    }
+  }
+  for (const entry of entries("alert_channels")) {
+    const slug = typeof entry.slug === "string" ? entry.slug : "";
+    const name = secretRefName(entry.url);
+    if (name !== undefined) out.push({ name, place: { kind: "alert_channels", slug, field: "url" }, canonical: secretEnvName(slug, ["url"]) });
+  }
+  return out;
+}
+
+/** A DATASYNC_SECRET_ reference found where it was not exported for, and where it may stand. */
+export interface MisplacedRef {
+  name: string;
+  at: RefPlace;
+  /** The one place the workspace's export puts it, when it does. */
+  boundTo?: RefPlace;
+}
+
+/**
+ * What the CLI may resolve from its environment, and what it must refuse.
+ *
+ * A name listed with --allow-env (the operator chose it) resolves wherever the file puts it. A
+ * name with the DATASYNC_SECRET_ prefix needs no flag, so a file from someone else could otherwise
+ * move the operator's database password into an HTTP destination's header pointed at their server.
+ * Such a name is therefore bound to the place it was exported for: where the workspace's current
+ * export (`exported`) writes it, the entry's kind, slug, connector type and field must be the same;
+ * a name the workspace does not export (a new connector's secret) must be the one export would
+ * give its place (DATASYNC_SECRET_<SLUG>_<FIELD PATH>). Either way it may stand in one place only.
+ * Any other name is refused.
  */
 export function clientSecrets(
   document: Json,
   environment: Readonly<Record<string, string | undefined>>,
   allowed: ReadonlySet<string>,
-): { secrets: Record<string, string>; refused: string[]; unset: string[] } {
+  exported: Json = {},
+): { secrets: Record<string, string>; refused: string[]; misplaced: MisplacedRef[]; unset: string[] } {
+  const bound = new Map<string, RefPlace>();
+  for (const ref of documentRefs(exported)) bound.set(ref.name, ref.place);
   const secrets: Record<string, string> = {};
   const refused = new Set<string>();
   const unset = new Set<string>();
-  for (const { name } of secretRefs(document)) {
-    if (!allowed.has(name) && !name.startsWith(SECRET_ENV_PREFIX)) refused.add(name);
-    else if (environment[name] === undefined) unset.add(name);
+  const misplaced: MisplacedRef[] = [];
+  const seen = new Map<string, RefPlace>();
+  for (const { name, place, canonical } of documentRefs(document)) {
+    if (!allowed.has(name)) {
+      if (!name.startsWith(SECRET_ENV_PREFIX)) {
+        refused.add(name);
+        continue;
+      }
+      const boundTo = bound.get(name);
+      const first = seen.get(name);
+      seen.set(name, first ?? place);
+      if ((boundTo ? !samePlace(boundTo, place) : name !== canonical) || (first && !samePlace(first, place))) {
+        misplaced.push({ name, at: place, ...(boundTo ? { boundTo } : {}) });
+        continue;
+      }
+    }
+    if (environment[name] === undefined) unset.add(name);
     else secrets[name] = environment[name];
   }
-  return { secrets, refused: [...refused], unset: [...unset] };
+  return { secrets, refused: [...refused], misplaced, unset: [...unset] };
 }

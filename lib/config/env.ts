@@ -328,6 +328,17 @@ export const envSchema = z.object({
     true,
   ),
   WEBHOOK_TIMEOUT_SECONDS: decimal(0, 10, "longest one webhook attempt may wait for the receiver's answer", true),
+  WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION: integer(
+    1,
+    10,
+    "redeliveries (`…/deliveries/{id}/redeliver`) of one webhook subscription per `WEBHOOK_REDELIVERY_WINDOW_SECONDS`; beyond it, 429 with `Retry-After`",
+  ),
+  WEBHOOK_MAX_REDELIVERIES_PER_WORKSPACE: integer(
+    1,
+    50,
+    "redeliveries of all of one workspace's webhook subscriptions per `WEBHOOK_REDELIVERY_WINDOW_SECONDS`; beyond it, 429 with `Retry-After`",
+  ),
+  WEBHOOK_REDELIVERY_WINDOW_SECONDS: integer(1, 600, "the window the webhook redelivery limits count in"),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -141,7 +141,9 @@ export const connectors = {
     path: "/api/v1/connectors/{id}/query_source",
     tag: "Connectors",
     summary: "Preview a query on a source",
-    permission: ["connector", "read"],
+    // Any SQL the caller writes runs with the connector's credentials: the right to write a model's
+    // query, not to read the connector (a Viewer gets 403).
+    permission: ["model", "create"],
     params: byId,
     body: querySourceSchema,
     status: 200,

@@ -123,6 +123,8 @@ export const webhooks = {
     params: webhookDeliveryParams,
     status: 201,
     response: oneDelivery,
-    notes: "Sent also while the subscription is disabled.",
+    errors: [429],
+    notes:
+      "Sent also while the subscription is disabled. 429 with Retry-After past WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION (or _PER_WORKSPACE) in WEBHOOK_REDELIVERY_WINDOW_SECONDS.",
   }),
 };

@@ -2,7 +2,7 @@
 // and, on an empty database, a first admin in a default workspace.
 import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
-import { isCommonPassword } from "@/lib/auth/password-policy";
+import { passwordWeakness } from "@/lib/auth/password-policy";
 import { SYSTEM_ROLES } from "@/lib/auth/permissions";
 import { env, type Env } from "@/lib/config/env";
 import { prisma } from "./client";
@@ -29,9 +29,8 @@ export async function seed(firstAdmin: Partial<Pick<Env, "ADMIN_EMAIL" | "ADMIN_
   const email = (firstAdmin.ADMIN_EMAIL ?? env.ADMIN_EMAIL).trim().toLowerCase();
   const generatedPassword = firstAdmin.ADMIN_PASSWORD ? undefined : randomBytes(12).toString("base64url");
   const password = firstAdmin.ADMIN_PASSWORD ?? generatedPassword!;
-  if (isCommonPassword(password)) {
-    throw new Error("ADMIN_PASSWORD is one of the most common passwords; choose one that is harder to guess.");
-  }
+  const weakness = passwordWeakness(password, [email]);
+  if (weakness !== null) throw new Error(`ADMIN_PASSWORD ${weakness}.`);
   const admin = await db.role.findFirstOrThrow({ where: { workspaceId: null, name: "Admin" } });
   const passwordHash = await hashPassword(password);
   // One transaction and a unique email: two processes seeding at once create one admin.

@@ -11,7 +11,7 @@
 // All requests pass the account throttle (account-throttle.ts) first.
 import "server-only";
 import { hashPassword } from "@/lib/auth/password";
-import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, ValidationFailed } from "@/lib/errors";
@@ -86,7 +86,7 @@ export interface SignupResult {
  */
 export async function signup(input: SignupInput, client: AccountClient): Promise<SignupResult> {
   await throttleAccountRequest({ ip: client.ip, email: input.email });
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password", [input.email, input.name]);
   const passwordHash = await hashPassword(input.password);
   const createdAt = new Date();
   let token: string | null = null;
@@ -187,7 +187,7 @@ export async function resetPassword(input: ResetPasswordInput, client: { ip?: st
   await throttleAccountRequest({ ip: client.ip });
   const field = "reset_password_token";
   const row = await usableToken(input.reset_password_token, "reset_password", field, "password reset");
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password");
   const passwordHash = await hashPassword(input.password);
   const changedAt = new Date();
   await prisma().$transaction(async (tx) => {

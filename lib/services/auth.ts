@@ -4,7 +4,7 @@
 import "server-only";
 import { signToken } from "@/lib/auth/jwt";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "@/lib/auth/password";
-import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
@@ -51,7 +51,7 @@ export async function changePassword(
   if (auth.tokenKind !== "session") {
     throw new Forbidden("Change the password while signed in (POST /api/v1/login), not with an API token.");
   }
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password");
   if (input.password === input.current_password) {
     throw ValidationFailed.field("password", "must differ from the current password");
   }

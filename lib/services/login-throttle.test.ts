@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { RateLimited, Unauthorized } from "@/lib/errors";
 import { prisma } from "@/lib/db/client";
 import { clientAddress } from "@/lib/http/forwarded";
@@ -79,14 +79,40 @@ describe("login throttle", () => {
     await expect(fail("nobody@example.com", "10.9.9.9")).rejects.toBeInstanceOf(RateLimited);
   });
 
-  it("limits an address that guesses at many accounts, except for accounts that signed in from it", async () => {
+  it("limits an address that guesses at many accounts, except for accounts that signed in from it and one first attempt at each other account", async () => {
     const { user } = await newMember();
     await login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.7.7.7" });
     for (let i = 0; i < 5; i++) await fail(`a${i}@example.com`, "10.7.7.7");
+    // Over the limit: an account it guessed at is refused; another gets one first attempt, once.
+    await expect(fail("a0@example.com", "10.7.7.7")).rejects.toBeInstanceOf(RateLimited);
+    await expect(fail("fresh@example.com", "10.7.7.7")).resolves.toBeDefined();
     await expect(fail("fresh@example.com", "10.7.7.7")).rejects.toBeInstanceOf(RateLimited);
+    // The first attempt is the account's, not the address's: another over-limit address gets none.
+    for (let i = 0; i < 5; i++) await fail(`b${i}@example.com`, "10.7.7.9");
+    await expect(fail("fresh@example.com", "10.7.7.9")).rejects.toBeInstanceOf(RateLimited);
     await expect(fail("fresh@example.com", "10.7.7.8")).resolves.toBeDefined();
     const known = await beginLoginAttempt({ email: user.email, ip: "10.7.7.7" }, limits);
     await known.succeeded();
+  });
+
+  it("lets a new person behind a busy shared address sign in at once, and again after that", async () => {
+    // login() reads its limits from the environment.
+    process.env.LOGIN_MAX_FAILURES_PER_IP = "5";
+    onTestFinished(() => void delete process.env.LOGIN_MAX_FAILURES_PER_IP);
+    const { user } = await newMember();
+    for (let i = 0; i < 6; i++) await rejection(login({ email: `c${i}@example.com`, password: "not-it" }, { ip: "10.8.8.8" }));
+    await expect(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.8.8.8" })).resolves.toHaveProperty("token");
+    // Now known from that address: signs in whatever the address's count.
+    await expect(login({ email: user.email, password: FIXTURE_PASSWORD }, { ip: "10.8.8.8" })).resolves.toHaveProperty("token");
+    // A wrong first attempt uses it up: the right password then waits for the address's window.
+    const { user: typo } = await newMember();
+    await expect(rejection(login({ email: typo.email, password: "not-it" }, { ip: "10.8.8.8" }))).resolves.toBeInstanceOf(Unauthorized);
+    await expect(rejection(login({ email: typo.email, password: FIXTURE_PASSWORD }, { ip: "10.8.8.8" }))).resolves.toBeInstanceOf(RateLimited);
+    // Parallel first attempts at one account: one is checked.
+    const { user: raced } = await newMember();
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => rejection(login({ email: raced.email, password: "not-it" }, { ip: "10.8.8.8" }))));
+    expect(outcomes.filter((e) => e instanceof Unauthorized)).toHaveLength(1);
+    expect(outcomes.filter((e) => e instanceof RateLimited)).toHaveLength(7);
   });
 
   it("a success gives its reservations back and clears the account+address counter", async () => {

@@ -3,9 +3,14 @@
 //    attempt of that account from that address waits, the wait doubling from
 //    LOGIN_BACKOFF_BASE_SECONDS up to the window. Guessing at an account from one address only
 //    slows that address down; the owner signing in from anywhere else is not affected.
-//  - Per address: after LOGIN_MAX_FAILURES_PER_IP failures in a window, the address may only sign
-//    in to accounts that have signed in from it before, so a guesser behind a shared address does
-//    not lock out the people who use it every day.
+//  - Per address: after LOGIN_MAX_FAILURES_PER_IP failures in a window, the address may sign in to
+//    accounts that have signed in from it before, so a guesser behind a shared address does not
+//    lock out the people who use it every day; and to any other account, ONE first attempt, when
+//    that account has no failures from this address and has not had its first attempt from an
+//    over-limit address yet (since its last successful sign-in). So a new person behind a busy
+//    company NAT gets in at once with the right password, while a sprayer past the limit gets one
+//    guess per account in all (not per window, not per address), and none at the accounts it
+//    already guessed at: it cannot try a list of passwords across accounts.
 // Every attempt is counted BEFORE its password is checked, by one atomic upsert per counter that
 // also decides whether the attempt may go ahead: concurrent attempts queue on the row, so no more
 // passwords than the limit are ever checked. A success gives its reservation back.
@@ -69,7 +74,7 @@ export function throttleAddress(ip: string): string {
 const keysOf = (client: LoginClient) => {
   const account = client.email.trim().toLowerCase();
   const ip = client.ip ? throttleAddress(client.ip) : "unknown";
-  return { pair: `pair:${account}|${ip}`, ip: `ip:${ip}`, known: `known:${account}|${ip}` };
+  return { pair: `pair:${account}|${ip}`, ip: `ip:${ip}`, known: `known:${account}|${ip}`, first: `first:${account}` };
 };
 
 function rateLimited(retryAfter: number): RateLimited {
@@ -132,7 +137,25 @@ export async function reserveInWindow(key: string, limit: number, window: number
   return row?.retry_after ?? 1;
 }
 
-async function giveBack(key: string): Promise<void> {
+/**
+ * An over-limit address's one first attempt at an account: true (and taken) when the account has
+ * no failure from this address in the window and no first attempt outstanding from any over-limit
+ * address. One atomic insert, so parallel attempts get one between them.
+ */
+async function reserveFirstAttempt(keys: ReturnType<typeof keysOf>, l: ThrottleLimits): Promise<boolean> {
+  const taken = await prisma().$queryRaw<{ key: string }[]>`
+    INSERT INTO login_throttles (key, failures, window_started_at, updated_at)
+    SELECT ${keys.first}, 1, now(), now()
+     WHERE NOT EXISTS (SELECT 1 FROM login_throttles
+                        WHERE key = ${keys.pair} AND failures > 0
+                          AND updated_at > now() - make_interval(secs => ${l.windowSeconds}))
+    ON CONFLICT (key) DO NOTHING
+    RETURNING key`;
+  return taken.length > 0;
+}
+
+/** Gives back one use of `key` (a reservation that did not go ahead). */
+export async function giveBack(key: string): Promise<void> {
   await prisma()
     .$executeRaw`UPDATE login_throttles SET failures = GREATEST(failures - 1, 0) WHERE key = ${key}`;
 }
@@ -152,10 +175,12 @@ export async function beginLoginAttempt(
     select: { key: true },
   });
   // An address over its limit still reaches the accounts that signed in from it before.
-  const countAddress = !known;
+  let countAddress = !known;
   if (countAddress) {
     const wait = await reserveAddress(keys.ip, limits);
-    if (wait !== null) throw rateLimited(wait);
+    // Over its limit: a first attempt at an account it has not guessed at (see the header).
+    if (wait !== null && !(await reserveFirstAttempt(keys, limits))) throw rateLimited(wait);
+    if (wait !== null) countAddress = false;
   }
   const wait = await reservePair(keys.pair, limits);
   if (wait !== null) {
@@ -167,16 +192,18 @@ export async function beginLoginAttempt(
       // The password was right: bookkeeping that fails here only leaves the throttle stricter than
       // it needs to be, so it is logged rather than turned into a failed sign-in.
       try {
+        // The owner is back: the account may have one first attempt from an over-limit address again.
         await prisma().$executeRaw`
-          WITH cleared AS (DELETE FROM login_throttles WHERE key = ${keys.pair}),
+          WITH cleared AS (DELETE FROM login_throttles WHERE key IN (${keys.pair}, ${keys.first})),
                known AS (
                  INSERT INTO login_throttles (key, failures, window_started_at, updated_at)
                  VALUES (${keys.known}, 0, now(), now())
                  ON CONFLICT (key) DO UPDATE SET updated_at = now())
-          -- Housekeeping: counters quiet for a day, and addresses not used to sign in for 90 days.
+          -- Housekeeping: counters quiet for a day, and addresses not used to sign in (or first
+          -- attempts not followed by a sign-in) for 90 days.
           DELETE FROM login_throttles
-           WHERE key NOT IN (${keys.known}, ${keys.pair})
-             AND ((key NOT LIKE 'known:%' AND updated_at < now() - interval '1 day')
+           WHERE key NOT IN (${keys.known}, ${keys.pair}, ${keys.first})
+             AND ((key NOT LIKE 'known:%' AND key NOT LIKE 'first:%' AND updated_at < now() - interval '1 day')
                   OR updated_at < now() - interval '90 days')`;
         if (countAddress) await giveBack(keys.ip);
       } catch (err) {

@@ -10,7 +10,7 @@
 // concurrent demotions cannot both pass the last-Admin check.
 import "server-only";
 import { hashPassword } from "@/lib/auth/password";
-import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { within, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
@@ -71,7 +71,7 @@ export async function addMember(
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
   // The same rule for every email, registered or not, so the answer tells nothing about it.
-  assertUncommonPassword(input.password, "member.password");
+  assertStrongPassword(input.password, "member.password", [input.email, input.name]);
   // Hashed whether or not it is used, outside the transaction (scrypt is slow on purpose and must
   // not hold the lock): the answer takes as long for a registered email as for a new one.
   const passwordHash = await hashPassword(input.password);

@@ -3,7 +3,7 @@
 import "server-only";
 import type { SetupInput } from "@/lib/validation/setup";
 import { hashPassword } from "@/lib/auth/password";
-import { assertUncommonPassword } from "@/lib/auth/password-policy";
+import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { prisma } from "@/lib/db/client";
 import { seedSystemRoles } from "@/lib/db/seed";
 import { Conflict } from "@/lib/errors";
@@ -28,7 +28,7 @@ export async function createFirstAdmin(input: SetupInput) {
   await seedSystemRoles();
   const db = prisma();
   const adminRole = await db.role.findFirstOrThrow({ where: { workspaceId: null, name: "Admin", roleType: "system" } });
-  assertUncommonPassword(input.password, "password");
+  assertStrongPassword(input.password, "password", [input.email, input.name]);
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SETUP_LOCK})`;

@@ -10,7 +10,7 @@ import { approveRun, cancelRun, startEngine, stopEngine, triggerSync } from "@/l
 import { retryDelaySeconds } from "@/lib/engine/webhooks/deliver";
 import { verifySignature } from "@/lib/engine/webhooks/signature";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, sql, tableStream, waitFor } from "@/lib/engine/test-support";
-import { Conflict, ValidationFailed } from "@/lib/errors";
+import { Conflict, RateLimited, ValidationFailed } from "@/lib/errors";
 import { MAX_WEBHOOK_SUBSCRIPTIONS } from "@/lib/validation/webhook-subscriptions";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
@@ -269,6 +269,35 @@ describe("run lifecycle webhooks", () => {
     // Enabling again clears the reason.
     const enabled = await updateWebhookSubscription(auth, sub.row.id, { enabled: true });
     expect(enabled.disabledReason).toBeNull();
+  }, 60_000);
+
+  it("redeliveries are limited per subscription and per workspace, with Retry-After and the limit named", async () => {
+    setEnv("WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION", "2");
+    setEnv("WEBHOOK_MAX_REDELIVERIES_PER_WORKSPACE", "3");
+    // Earlier tests' redeliveries count against the workspace: start from none.
+    await prisma().$executeRaw`DELETE FROM login_throttles WHERE key LIKE 'webhook-redeliver%'`;
+    try {
+      const one = await createWebhookSubscription(auth, { url: `${base}/limited-1`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
+      const two = await createWebhookSubscription(auth, { url: `${base}/limited-2`, events: ["sync_run.failed"], sync_ids: null, enabled: true });
+      const pingOne = await testWebhookSubscription(auth, one.row.id);
+      const pingTwo = await testWebhookSubscription(auth, two.row.id);
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => redeliverWebhookDelivery(auth, one.row.id, pingOne.id)));
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(2);
+      const refused = outcomes.find((o) => o.status === "rejected")!.reason as RateLimited;
+      expect(refused).toBeInstanceOf(RateLimited);
+      expect(refused.message).toMatch(/^Too many redeliveries: at most 2 redeliveries of a subscription per 600 seconds/);
+      expect(Number(refused.headers?.["Retry-After"])).toBeGreaterThan(0);
+      // The other subscription has its own 2, but the workspace only 1 left of its 3.
+      await redeliverWebhookDelivery(auth, two.row.id, pingTwo.id);
+      const workspace = await redeliverWebhookDelivery(auth, two.row.id, pingTwo.id).catch((err: unknown) => err);
+      expect(workspace).toBeInstanceOf(RateLimited);
+      expect((workspace as RateLimited).message).toMatch(/at most 3 redeliveries in a workspace/);
+      // Only the accepted ones were made.
+      expect(await prisma().webhookDelivery.count({ where: { subscriptionId: { in: [one.row.id, two.row.id] }, redeliveryOf: { not: null } } })).toBe(3);
+    } finally {
+      setEnv("WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION", undefined);
+      setEnv("WEBHOOK_MAX_REDELIVERIES_PER_WORKSPACE", undefined);
+    }
   }, 60_000);
 
   it("refuses metadata and (by policy) private URLs when saved, and checks the policy again at send time", async () => {

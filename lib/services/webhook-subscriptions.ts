@@ -9,11 +9,13 @@ import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy
 import { encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { createDeliveries, newWebhookSecret, pingPayload } from "@/lib/engine";
-import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
+import { env } from "@/lib/config/env";
+import { Conflict, NotFound, RateLimited, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type UpdateWebhookSubscriptionInput } from "@/lib/validation/webhook-subscriptions";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
+import { giveBack, reserveInWindow } from "./login-throttle";
 
 /** The URL as the policy allows it, or a 422 on the url field saying why not. */
 async function allowedUrl(url: string): Promise<string> {
@@ -154,13 +156,38 @@ export async function listWebhookDeliveries(auth: AuthContext, id: number, page:
   return { rows, total };
 }
 
-/** Sends a delivery's event again, as a new delivery with the same event id and body. */
+/**
+ * Counts one redelivery against the subscription's and the workspace's limits, or throws 429 with
+ * Retry-After. A redelivery is a request a person aims at a URL of their choosing (pings are not
+ * counted: they are the test button, audited alike); without a limit, a script could make the
+ * workers send a stored event to that URL as fast as it can call this endpoint.
+ */
+async function reserveRedelivery(workspaceId: number, subscriptionId: number): Promise<void> {
+  const window = env.WEBHOOK_REDELIVERY_WINDOW_SECONDS;
+  const subscriptionKey = `webhook-redeliver:${subscriptionId}`;
+  let wait = await reserveInWindow(subscriptionKey, env.WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION, window);
+  let limit = `${env.WEBHOOK_MAX_REDELIVERIES_PER_SUBSCRIPTION} redeliveries of a subscription`;
+  if (wait === null) {
+    wait = await reserveInWindow(`webhook-redeliver-ws:${workspaceId}`, env.WEBHOOK_MAX_REDELIVERIES_PER_WORKSPACE, window);
+    limit = `${env.WEBHOOK_MAX_REDELIVERIES_PER_WORKSPACE} redeliveries in a workspace`;
+    if (wait !== null) await giveBack(subscriptionKey);
+  }
+  if (wait === null) return;
+  const seconds = Math.max(1, wait);
+  throw new RateLimited(
+    `Too many redeliveries: at most ${limit} per ${window} seconds (WEBHOOK_REDELIVERY_WINDOW_SECONDS). Try again in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+    { headers: { "Retry-After": String(seconds) } },
+  );
+}
+
+/** Sends a delivery's event again, as a new delivery with the same event id and body; rate-limited. */
 export async function redeliverWebhookDelivery(auth: AuthContext, id: number, deliveryId: number) {
   await findWebhookSubscription(auth, id);
   const original = await prisma().webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId: id, workspaceId: auth.workspaceId } });
   if (!original) throw new NotFound(`Delivery ${deliveryId} of webhook subscription ${id} was not found.`);
   const payload = original.payload;
   if (payload === null || typeof payload !== "object") throw new NotFound(`Delivery ${deliveryId} has no body to send again.`);
+  await reserveRedelivery(auth.workspaceId, id);
   const [delivery] = await createDeliveries({
     workspaceId: auth.workspaceId,
     subscriptionIds: [id],

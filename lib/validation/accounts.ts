@@ -21,7 +21,7 @@ const newPassword = z
   .string({ error: "is required" })
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(1024, "must be at most 1024 characters")
-  .describe(`The new password: at least ${MIN_PASSWORD_LENGTH} characters and not one of the most common passwords.`);
+  .describe(`The new password: at least ${MIN_PASSWORD_LENGTH} characters and not too easy to guess (a strength estimate: no common passwords, repeats, sequences or keyboard rows).`);
 
 const confirmation = z
   .string({ error: "is required" })

@@ -21,6 +21,6 @@ export const changePasswordSchema = z.object({
     .string({ error: "is required" })
     .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
     .max(1024, "must be at most 1024 characters")
-    .describe(`The new password: at least ${MIN_PASSWORD_LENGTH} characters and not one of the most common passwords.`),
+    .describe(`The new password: at least ${MIN_PASSWORD_LENGTH} characters and not too easy to guess (a strength estimate: no common passwords, repeats, sequences or keyboard rows).`),
 });
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;

@@ -241,7 +241,7 @@ async function close(config: Row): Promise<void> {
 
 export const mariadbDestination: DestinationConnector = {
   definition: mariadbDestinationDefinition,
-  check: checkMariadb,
+  check: (config) => checkMariadb(config),
   discover,
   write,
   existingKeys,

@@ -62,6 +62,10 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB" : `MariaDB (skipped: ${SKI
   describe("check", () => {
     it("connects and reports the server version", async () => {
       expect(await mariadbSource.check(config())).toEqual({ ok: true, details: expect.stringMatching(/^Connected to MariaDB \d+/) });
+      // root holds ALL PRIVILEGES (FILE among them): the source's check warns, the destination's does not.
+      expect((await mariadbSource.check(config())).details).toContain("holds ALL PRIVILEGES on every database, so anyone who may write this workspace's models can read the database server's files");
+      expect((await mariadbDestination.check(config())).details).not.toContain("Warning");
+      expect((await mariadbSource.check(config({ username: pwUser, password: "right-password" }))).details).not.toContain("Warning");
     });
 
     it("explains an unreachable port", async () => {

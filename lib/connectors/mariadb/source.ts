@@ -1,7 +1,7 @@
 // MariaDB source: previews and streaming reads of model queries, read-only.
 import { hash } from "node:crypto";
 import { Types, type FieldPacket } from "mysql2";
-import type { RowDataPacket } from "mysql2/promise";
+import type { Connection, RowDataPacket } from "mysql2/promise";
 import type { CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { inBatches } from "../shared/batching";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
@@ -21,8 +21,21 @@ import {
 } from "./connection";
 import { mariadbSourceDefinition } from "./definition";
 
-/** Shared with the destination. */
-export async function checkMariadb(config: Row): Promise<CheckResult> {
+/**
+ * A sentence (with a leading space) when the account holds SUPER or FILE on every database (ALL
+ * PRIVILEGES included): FILE lets LOAD_FILE read the server's files, so whoever may write this
+ * workspace's models would hold it too. "" otherwise.
+ */
+async function serverFileWarning(conn: Connection, user: string, timeout: number): Promise<string> {
+  const [rows] = await conn.query<RowDataPacket[]>({ sql: "SHOW GRANTS FOR CURRENT_USER()", timeout, rowsAsArray: true });
+  const global = rows.map((r) => String(r[0])).filter((g) => /^GRANT .+ ON \*\.\* TO /i.test(g));
+  const held = ["ALL PRIVILEGES", "SUPER", "FILE"].filter((p) => global.some((g) => new RegExp(`^GRANT (.*, )?${p}(,| ON )`, "i").test(g)));
+  if (held.length === 0) return "";
+  return ` Warning: "${user}" holds ${held.join(" and ")} on every database, so anyone who may write this workspace's models can read the database server's files through it (LOAD_FILE); connect with an account that can only read the tables the models need.`;
+}
+
+/** Shared with the destination, which never runs a model query and so gets no warning. */
+export async function checkMariadb(config: Row, warnServerFiles = false): Promise<CheckResult> {
   let settings: MariaSettings | undefined;
   return safeCheck(
     mariadbSourceDefinition,
@@ -31,7 +44,8 @@ export async function checkMariadb(config: Row): Promise<CheckResult> {
       withConnection(config, async (conn, s) => {
         settings = s;
         const [rows] = await conn.query<RowDataPacket[]>({ sql: "SELECT VERSION() AS version", timeout: s.queryTimeoutMs });
-        return { ok: true, details: `Connected to MariaDB ${rows[0].version} at ${s.host}:${s.port}, database "${s.database}".` };
+        const warning = warnServerFiles ? await serverFileWarning(conn, s.user, s.queryTimeoutMs) : "";
+        return { ok: true, details: `Connected to MariaDB ${rows[0].version} at ${s.host}:${s.port}, database "${s.database}".${warning}` };
       }),
     (err) => describeMariaError(err, settings ?? trySettings(config)),
   );
@@ -174,7 +188,7 @@ async function discover(config: Row) {
 
 export const mariadbSource: SourceConnector = {
   definition: mariadbSourceDefinition,
-  check: checkMariadb,
+  check: (config) => checkMariadb(config, true),
   discover,
   query,
   checkQuery: (query) => void modelSelect(query, "mariadb"),

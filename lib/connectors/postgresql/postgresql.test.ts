@@ -59,6 +59,24 @@ describe("check", () => {
     expect(result.details).toMatch(/Connected to PostgreSQL \d+/);
   });
 
+  it("warns when the credentials are a superuser's or may read the server's files, and not otherwise", async () => {
+    const superuser = await postgresqlSource.check(config());
+    expect(superuser).toEqual({ ok: true, details: expect.stringContaining('Warning: "postgres" is a superuser, so anyone who may write this workspace\'s models can reach the database server\'s files') });
+    const plain = uniqueName("ds_plain");
+    const reader = uniqueName("ds_reader");
+    await sql(`CREATE ROLE ${plain} LOGIN; CREATE ROLE ${reader} LOGIN IN ROLE pg_read_server_files`);
+    try {
+      const creds = (user: string) => config({ credentials: { auth_type: "username/password", username: user, password: "" } });
+      // The shared test server trusts local connections, so any role logs in without a password.
+      const ok = await postgresqlSource.check(creds(plain));
+      expect(ok.ok).toBe(true);
+      expect(ok.details).not.toContain("Warning");
+      expect((await postgresqlSource.check(creds(reader))).details).toContain(`Warning: "${reader}" is a member of pg_read_server_files`);
+    } finally {
+      await sql(`DROP ROLE ${plain}; DROP ROLE ${reader}`);
+    }
+  });
+
   it("explains an unreachable port", async () => {
     const result = await postgresqlSource.check(config({ port: await closedPort() }));
     expect(result).toMatchObject({ ok: false });

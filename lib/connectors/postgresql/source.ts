@@ -43,10 +43,30 @@ export async function checkPostgresql(config: Row): Promise<CheckResult> {
           return { ok: false, details: `Connected, but schema "${s.schema}" does not exist in database "${s.database}".` };
         }
         const version = /^\S+ [\d.]+/.exec(rows[0].version)?.[0] ?? rows[0].version;
-        return { ok: true, details: `Connected to ${version} at ${s.host}:${s.port}, database "${s.database}".` };
+        const warning = await serverFileWarning(client, s.user);
+        return { ok: true, details: `Connected to ${version} at ${s.host}:${s.port}, database "${s.database}".${warning}` };
       }),
     (err) => describePgError(err, settings ?? trySettings(config)),
   );
+}
+
+/**
+ * A sentence (with a leading space) when the credentials are a superuser's or may read or write the
+ * server's files or run its programs: the check still passes, but whoever may write this
+ * workspace's models then holds those powers too, beyond what a read-only transaction and the
+ * model query check stop. "" otherwise.
+ */
+async function serverFileWarning(client: pg.ClientBase, username: string): Promise<string> {
+  const { rows } = await client.query<{ superuser: boolean; roles: string[] }>(
+    `SELECT r.rolsuper AS superuser,
+            ARRAY(SELECT g FROM unnest(ARRAY['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program']) AS g
+                   WHERE pg_has_role(current_user, g, 'MEMBER')) AS roles
+       FROM pg_roles r WHERE r.rolname = current_user`,
+  );
+  const row = rows[0];
+  if (!row || (!row.superuser && row.roles.length === 0)) return "";
+  const what = row.superuser ? "a superuser" : `a member of ${row.roles.join(", ")}`;
+  return ` Warning: "${username}" is ${what}, so anyone who may write this workspace's models can reach the database server's files through it; connect with a role that can only read the tables the models need.`;
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {

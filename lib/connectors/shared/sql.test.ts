@@ -51,6 +51,31 @@ describe("modelSelect", () => {
     expect(modelSelect("SELECT 1 --1) AS s INTO OUTFILE '/tmp/f' #", "mariadb")).toBe("SELECT 1");
   });
 
+  it("refuses calls to functions that reach the server's files, large objects, settings or sessions, however they are written", () => {
+    const attacks: [SqlDialect, string, string][] = [
+      ["postgresql", "SELECT pg_read_file('/etc/passwd')", "pg_read_file"],
+      ["postgresql", "SELECT * FROM pg_catalog.pg_read_file ( '/etc/passwd' )", "pg_read_file"],
+      ["postgresql", 'SELECT "pg_read_file"(\'/etc/passwd\')', "pg_read_file"],
+      ["postgresql", "SELECT PG_READ_BINARY_FILE/* x */('/etc/hostname')", "pg_read_binary_file"],
+      ["postgresql", "SELECT lo_import('/etc/passwd')", "lo_import"],
+      ["postgresql", "SELECT lo_get(16384)", "lo_get"],
+      ["postgresql", "SELECT * FROM pg_ls_dir('/')", "pg_ls_dir"],
+      ["postgresql", "SELECT set_config('statement_timeout', '0', true)", "set_config"],
+      ["postgresql", "SELECT query_to_xml('select pg_read_file(''/etc/passwd'')', true, false, '')", "query_to_xml"],
+      ["postgresql", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity", "pg_terminate_backend"],
+      ["mariadb", "SELECT LOAD_FILE('/etc/passwd')", "load_file"],
+      ["mariadb", "SELECT `load_file`('/etc/passwd')", "load_file"],
+      ["mariadb", "SELECT load_file /* x */ ('/etc/passwd')", "load_file"],
+    ];
+    for (const [dialect, query, name] of attacks) {
+      expect(() => modelSelect(query, dialect), `${dialect}: ${query}`).toThrow(`The query must not call ${name}(): models read the database's rows`);
+    }
+    expect(() => modelSelect('SELECT U&"\\0070g_read_file"(\'/etc/passwd\')', "postgresql")).toThrow(/Unicode-escaped names/);
+    // In strings, comments and column names they are only text.
+    expect(modelSelect("SELECT 'pg_read_file(x)' AS a, lo_count, \"load_file\" -- pg_read_file(\nFROM t", "postgresql")).toContain("FROM t");
+    expect(modelSelect("SELECT 'load_file(x)' AS a, pg_read_file FROM t", "mariadb")).toContain("FROM t");
+  });
+
   it("wraps with a line break, so a trailing comment cannot hide the closing bracket", () => {
     expect(subquery("SELECT 1 # note")).toBe("(SELECT 1 # note\n)");
   });

@@ -27,7 +27,7 @@ const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
  * $tag$…$tag$ and E'…' strings. MariaDB's executable comments (`/*! … *\/`) run as code, so they
  * are refused rather than blanked.
  */
-function codeOnly(query: string, dialect: SqlDialect): string {
+function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
   const maria = dialect === "mariadb";
   let out = "";
   let i = 0;
@@ -47,7 +47,14 @@ function codeOnly(query: string, dialect: SqlDialect): string {
         else if (query[j] === ch) break;
         else j++;
       }
-      blank(i, Math.min(j + 1, query.length));
+      const quotedName = maria ? ch === "`" : ch === '"';
+      if (keepQuotedNames && quotedName) {
+        // A quoted name stays visible (unquoted), so "pg_read_file"(…) is seen as a call.
+        if (!maria && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
+        const name = query.slice(i + 1, j).replaceAll(ch + ch, ch);
+        out += ` ${name} `;
+        i = Math.min(j + 1, query.length);
+      } else blank(i, Math.min(j + 1, query.length));
     } else if ((ch === "-" && next === "-" && (!maria || /^\s?$/.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
@@ -104,8 +111,31 @@ export function modelSelect(query: string, dialect: SqlDialect): string {
   if (writing) {
     throw new ConnectorError(`The query must not use ${writing[0].replace(/\s+/g, " ").toUpperCase()}: models only read rows, without locking them.`);
   }
+  assertNoForbiddenCall(normalized, dialect);
   assertNoTrailingPaging(normalized);
   return normalized;
+}
+
+/**
+ * Functions a model may not call, though a read-only transaction lets them run: they reach the
+ * database server's files, large objects (lo_import reads a server file, and is not refused by READ
+ * ONLY on PostgreSQL 15), other sessions or its configuration, or run SQL given as a string (which
+ * this check cannot see into). They need a superuser or a role such as pg_read_server_files (on
+ * MariaDB the FILE privilege); a connector's check warns when its credentials have those.
+ */
+const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
+  postgresql:
+    /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i,
+  mariadb: /\b(load_file|sys_exec|sys_eval|sys_get|sys_set)\s*\(/i,
+};
+
+/** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
+function assertNoForbiddenCall(query: string, dialect: SqlDialect): void {
+  const call = FORBIDDEN_FUNCTIONS[dialect].exec(codeOnly(query, dialect, true));
+  if (!call) return;
+  throw new ConnectorError(
+    `The query must not call ${call[1].toLowerCase()}(): models read the database's rows, not the server's files, large objects, settings or other sessions.`,
+  );
 }
 
 /** `(query\n)`: the line break keeps a trailing comment in the query from hiding the closing bracket. */
