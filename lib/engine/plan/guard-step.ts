@@ -28,8 +28,11 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   attempt.timings.query += performance.now() - started;
   const beyond = approval && plan.exceeded.length > 0 ? beyondApproval(approval, plan) : [];
   if (plan.exceeded.length === 0 || (approval !== null && beyond.length === 0)) {
-    // The approved plan stays beside the new one: the delete step (delete-detection.ts) binds to it too.
-    const saved: StoredPlan = approval ? { ...plan, approval } : plan;
+    // Going on, its own keys are of no further use (only a held plan's are approved): every guarded
+    // run keeps a plan, so it stays small. The approved plan stays beside it: the delete step
+    // (delete-detection.ts) binds to it too.
+    const { changes: _changes, ...kept } = plan;
+    const saved: StoredPlan = approval ? { ...kept, approval } : kept;
     await saveRunPlan(run.id, saved);
     run.plan = saved as unknown as SyncRun["plan"];
     return false;

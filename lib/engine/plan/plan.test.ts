@@ -228,6 +228,9 @@ describe("the blast-radius guard", () => {
     expect(await executeRun(held.run.id)).toBe("success");
     const done = await reloadRun(held.run.id);
     expect(done).toMatchObject({ status: "success", approvedBy: "Ada", error: null, attempts: 1 });
+    // It went on with the approved plan beside its own; its own keys are not kept (only a held plan's are).
+    expect(done.plan).toMatchObject({ counts: { delete: 95 }, approval: { counts: { delete: 95 }, changes: { delete: { count: 95 } } } });
+    expect(done.plan).not.toHaveProperty("changes");
     expect(recordCounts(await runRecords(held.run.id))).toEqual({ insert: 0, update: 0, delete: 95, skip: 0 });
     expect(await sql(destination.url, `SELECT id FROM ${f.table} ORDER BY id`)).toEqual([1, 2, 3, 4, 5].map((id) => ({ id })));
 
