@@ -263,7 +263,7 @@ export const envSchema = z.object({
   PLAN_MAX_CONCURRENT_PER_WORKSPACE: integer(
     1,
     1,
-    "plans one workspace may have under way at once in one API process (never all of `PLAN_MAX_CONCURRENT`: one is always left to the other workspaces); more answer 429 with `Retry-After`, so one tenant's slow models cannot hold every plan slot",
+    "plans one workspace may have under way at once in one API process (never all of `PLAN_MAX_CONCURRENT` when it is 2 or more: one is always left to the other workspaces); more answer 429 with `Retry-After`, so one tenant's slow models cannot hold every plan slot",
   ),
   LONG_POLL_MAX_PER_WORKSPACE: integer(
     1,

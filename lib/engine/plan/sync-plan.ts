@@ -16,10 +16,10 @@ let running = 0;
 const runningIn = new Map<number, number>();
 
 /**
- * The slots one workspace may hold: PLAN_MAX_CONCURRENT_PER_WORKSPACE, and never every slot, so
+ * The slots one workspace may hold: PLAN_MAX_CONCURRENT_PER_WORKSPACE, and never every slot (of two or more), so
  * another workspace's plan always finds one free while a tenant's slow models run to their timeout.
  */
-export function workspacePlanShare(): number {
+function workspacePlanShare(): number {
   return Math.max(1, Math.min(engineSettings.planMaxPerWorkspace, engineSettings.planMaxConcurrent - 1));
 }
 
