@@ -1,6 +1,6 @@
 "use client";
 // A run its sync's blast-radius limits held (needs_approval): the numbers, and Approve / Cancel for
-// whoever may run the sync. Approving queues it; it then runs without the limits. Canceling drops it.
+// whoever may run the sync. Approving queues it bound to this plan (plan/approval.ts); canceling drops it.
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/dialog";
@@ -25,7 +25,11 @@ export function ApprovalPanel({ syncId, runId, run, canDecide }: { syncId: strin
       ) : (
         <p className="mt-1">{run.error}</p>
       )}
-      <p className="mt-2">Approve it to run as planned (the limits are not checked again), or cancel it. No other run of this sync starts while it waits.</p>
+      {run.error?.includes("changed after approval") ? <p className="mt-1" data-testid="approval-changed">{run.error}</p> : null}
+      <p className="mt-2">
+        Approve it to run as planned, or cancel it. The approval holds for these rows only: if the source changes so that the run would delete or update more
+        or other rows, it stops again for a new approval. No other run of this sync starts while it waits.
+      </p>
       {canDecide && (
         <div className="mt-3 flex gap-2">
           <Button onClick={() => setConfirm("approve")}>Approve run</Button>
@@ -39,7 +43,7 @@ export function ApprovalPanel({ syncId, runId, run, canDecide }: { syncId: strin
         description={exceeded.length > 0 ? `It ${exceeded.join("; it ")}.` : undefined}
         confirmLabel="Approve and run"
         loading={approve.isPending}
-        onConfirm={() => approve.mutate(runId, { onSettled: () => setConfirm(null) })}
+        onConfirm={() => approve.mutate({ runId, plannedAt: run.plan?.planned_at }, { onSettled: () => setConfirm(null) })}
       />
       <ConfirmDialog
         open={confirm === "cancel"}

@@ -70,7 +70,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
         <Card className="mb-4">
           <CardHeader
             title="Planned before its first write"
-            description={r.approved_by ? `Approved by ${r.approved_by}: it ran without its limits.` : r.plan?.exceeded.length ? "Approved: it ran without its limits." : "Within the sync's limits."}
+            description={r.approved_by ? `Approved by ${r.approved_by}: it ran within the approved plan.` : r.plan?.exceeded.length ? "Approved: it ran within the approved plan." : "Within the sync's limits."}
           />
           {r.plan && (
             <CardBody className="space-y-3">

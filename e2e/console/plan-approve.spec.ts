@@ -80,7 +80,7 @@ for (const viewport of VIEWPORTS) {
       await approval.getByRole("button", { name: "Approve run" }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Approve and run" }).click();
       await expect(page.getByRole("heading", { level: 1 })).toContainText("succeeded", { timeout: 60_000 });
-      await expect(page.getByText(`Approved by ${who}: it ran without its limits.`)).toBeVisible();
+      await expect(page.getByText(`Approved by ${who}: it ran within the approved plan.`)).toBeVisible();
       await expect(page.locator("[data-plan-count=delete]")).toHaveText("18");
       expect(await rowsIn(dst)).toBe(2);
       await attachShot(page, testInfo, "4-run-approved");

@@ -270,7 +270,8 @@ const SPECS: Record<string, SweepSpec> = {
   "POST /enterprise/api/v1/syncs/{}/test": { mutates: true, ids: ["sync"] },
   // No body spec: an empty body or {} is a valid plan request; plan-and-guard.spec.ts covers its options.
   "POST /api/v1/syncs/{}/plan": { mutates: false, ids: ["sync"] },
-  // The fixture's run is not waiting for approval: real ids answer 409, bad ones 400/404.
+  // The fixture's run is not waiting for approval: real ids answer 409, bad ones 400/404. No body
+  // spec: the body is optional ({"planned_at"}, approval-binding.spec.ts covers it).
   "POST /api/v1/syncs/{}/sync_runs/{}/approve": { mutates: true, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs": {
     mutates: false,

@@ -18,8 +18,14 @@ export function usePlanSync(syncId: string) {
 
 export function useApproveRun(syncId: string) {
   const api = useApi();
-  const approve = (runId: string) =>
-    api.ok(api.POST("/api/v1/syncs/{sync_id}/sync_runs/{id}/approve", { params: { path: { sync_id: Number(syncId), id: Number(runId) } } }));
+  // The plan the person saw: a run held again since with another plan is then refused, not approved unseen.
+  const approve = ({ runId, plannedAt }: { runId: string; plannedAt?: string }) =>
+    api.ok(
+      api.POST("/api/v1/syncs/{sync_id}/sync_runs/{id}/approve", {
+        params: { path: { sync_id: Number(syncId), id: Number(runId) } },
+        body: plannedAt === undefined ? undefined : { planned_at: plannedAt },
+      }),
+    );
   return useApiMutation(approve, {
     success: (r) => r?.message ?? "Run approved.",
     invalidate: [["syncs"], ["runs", syncId]],

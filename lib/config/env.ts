@@ -272,6 +272,11 @@ export const envSchema = z.object({
     2,
     "plans one API process computes at once; more answer 429 until one finishes",
   ),
+  PLAN_MAX_CONCURRENT_PER_WORKSPACE: integer(
+    1,
+    1,
+    "plans one workspace may have under way at once in one API process (never all of `PLAN_MAX_CONCURRENT` when it is 2 or more: one is always left to the other workspaces); more answer 429 with `Retry-After`, so one tenant's slow models cannot hold every plan slot",
+  ),
   LONG_POLL_MAX_PER_WORKSPACE: integer(
     1,
     20,

@@ -10,6 +10,7 @@ import {
   syncRecordsParamsSchema,
 } from "@/lib/validation/sync-records";
 import {
+  approveSyncRunSchema,
   getSyncRunQuerySchema,
   listSyncRunsQuerySchema,
   syncRunParamsSchema,
@@ -69,11 +70,13 @@ export const syncRuns = {
     summary: "Let a run held by its sync's blast-radius limits go on",
     permission: ["sync", "create"],
     params: syncRunParamsSchema,
+    body: approveSyncRunSchema,
+    bodyOptional: true,
     status: 200,
     response: z.strictObject({ message: z.string(), data: syncRunSchema }),
     errors: [409],
     notes:
-      "The run (status needs_approval) is queued again with approved_by set and then runs without the limit check. Audit-logged. 409 when the run is not waiting for approval. Cancel a held run with DELETE /api/v1/schedule_syncs/{sync_id}.",
+      "The run (status needs_approval) is queued again with approved_by set. The approval binds to the plan it was held with: the run plans again and goes on within it (the same or fewer deletes and updates, of the same rows); if it would delete or update more or other rows, or the model is now empty, it is held again with a sentence saying what changed. Audit-logged. 409 when the run is not waiting for approval, or `planned_at` is not its plan's. Cancel a held run with DELETE /api/v1/schedule_syncs/{sync_id}.",
   }),
   cancelSyncRun: operation({
     operationId: "cancelSyncRun",

@@ -423,11 +423,13 @@ export async function saveRunPlan(runId: number, plan: object): Promise<void> {
 
 /**
  * The guard stops the run before its first write (still under its lock): needs_approval, with the
- * plan and the sentence of what it would break. Like a pause, not an attempt. False when it ended meanwhile.
+ * plan and the sentence of what it would break. Like a pause, not an attempt. False when it ended
+ * meanwhile. An earlier approval no longer counts (approved_by cleared): a new plan needs a new one.
  */
 export async function holdRunForApproval(runId: number, plan: object, error: string): Promise<boolean> {
   const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, attempts = GREATEST(attempts - 1, 0), updated_at = now()
+    `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, approved_by = NULL,
+       attempts = GREATEST(attempts - 1, 0), updated_at = now()
      WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
     [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
   );
@@ -436,12 +438,19 @@ export async function holdRunForApproval(runId: number, plan: object, error: str
   return held;
 }
 
-/** Someone approved a held run: queued again, who in approved_by (it then skips the guard). False unless it was waiting. */
-export async function approveHeldRun(runId: number, approvedBy: string): Promise<boolean> {
+/**
+ * Someone approved a held run: queued again, who in approved_by. The plan they were shown becomes
+ * `approval` (plan/approval.ts), alone in sync_runs.plan, so the run plans again and goes on only
+ * within it. With `plannedAt`, only the plan planned then is approved (a run held again since, with
+ * another plan, is not). False unless it was waiting (with that plan).
+ */
+export async function approveHeldRun(runId: number, approvedBy: string, plannedAt?: string): Promise<boolean> {
   const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET status = 'queued', approved_by = $2, error = NULL, updated_at = now()
-     WHERE id = $1 AND status = 'needs_approval'`,
-    [runId, approvedBy],
+    `UPDATE sync_runs SET status = 'queued', approved_by = $2, error = NULL, updated_at = now(),
+       plan = jsonb_build_object('approval', jsonb_build_object('planned_at', plan->'planned_at', 'counts', plan->'counts',
+         'tracked', plan->'tracked', 'full_read', plan->'full_read', 'changes', plan->'changes'))
+     WHERE id = $1 AND status = 'needs_approval' AND ($3::text IS NULL OR plan->>'planned_at' = $3)`,
+    [runId, approvedBy, plannedAt ?? null],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -59,14 +59,21 @@ async function busyMessage(syncId: number): Promise<string> {
 }
 
 /**
- * Lets a run the guard held (needs_approval) go on: queued again with who approved it, it then runs
- * without the guard's check. 404 for another sync's or workspace's run, 409 when it is not waiting.
+ * Lets a run the guard held (needs_approval) go on: queued again with who approved it, bound to the
+ * plan it was held with (run-store.ts approveHeldRun, plan/approval.ts). 404 for another sync's or
+ * workspace's run, 409 when it is not waiting, or `plannedAt` (the plan the approver saw) is not its plan.
  */
-export async function approveRun(workspaceId: number, syncId: number, runId: number, approvedBy: string): Promise<SyncRun> {
+export async function approveRun(workspaceId: number, syncId: number, runId: number, approvedBy: string, plannedAt?: string): Promise<SyncRun> {
   await findSync(workspaceId, syncId);
   const run = await prisma().syncRun.findFirst({ where: { id: runId, syncId, workspaceId } });
   if (!run) throw new NotFound(`Sync run ${runId} of sync ${syncId} was not found.`);
-  if (!(await approveHeldRun(run.id, approvedBy))) {
+  if (!(await approveHeldRun(run.id, approvedBy, plannedAt))) {
+    const shown = (run.plan as { planned_at?: unknown } | null)?.planned_at;
+    if (run.status === "needs_approval" && plannedAt !== undefined && shown !== plannedAt) {
+      throw new Conflict(
+        `Sync run ${runId} was held again with another plan (planned at ${String(shown)}) since the one you approved (${plannedAt}); review the new plan and approve it instead.`,
+      );
+    }
     throw new Conflict(`Sync run ${runId} is not waiting for approval (its status is ${run.status === "needs_approval" ? "changing" : run.status}); only a run stopped by the sync's limits can be approved.`);
   }
   return enqueueOrFail(await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } }));

@@ -33,6 +33,7 @@ const AS_IS = {
   recordRetentionDays: "SYNC_RECORD_RETENTION_DAYS", // records of runs finished longer ago are pruned
   planTimeoutSeconds: "PLAN_TIMEOUT_SECONDS", // a plan answered by the API stops (424) after this long
   planMaxConcurrent: "PLAN_MAX_CONCURRENT", // plans one API process computes at once (429 past it)
+  planMaxPerWorkspace: "PLAN_MAX_CONCURRENT_PER_WORKSPACE", // of those, one workspace's at once (429 past it)
 } as const satisfies Record<string, keyof Env>;
 
 type AsIs = { readonly [K in keyof typeof AS_IS]: Env[(typeof AS_IS)[K]] };

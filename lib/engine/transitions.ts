@@ -37,7 +37,7 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
   paused: ["started", "in_progress", "queued", "canceled", "failed"],
   /**
    * Stopped before its first write because it would exceed its sync's blast-radius limits; holds no
-   * worker. Approving queues it again (it then runs without the limits); a cancel, or disabling or
+   * worker. Approving queues it again (it then goes on within the approved plan); a cancel, or disabling or
    * deleting the sync, fails it like any run stopped from outside.
    */
   needs_approval: ["queued", "canceled", "failed"],

@@ -1,6 +1,7 @@
 // Plans: the answer of POST /syncs/{id}/plan, and a run's stored plan read back defensively (a JSON
 // column: anything that is not a plan reads as none).
 import type { SyncPlan } from "@/lib/engine";
+import { z } from "zod";
 import { runPlanSchema, type RunPlanAttributes, type SyncPlanBody } from "./plans.schema";
 
 export const serializeSyncPlan = (syncId: number, plan: SyncPlan): SyncPlanBody => ({
@@ -18,9 +19,15 @@ export const serializeSyncPlan = (syncId: number, plan: SyncPlan): SyncPlanBody 
   },
 });
 
-/** sync_runs.plan as the run resource shows it; null when the run did not plan. */
+/**
+ * The stored plan's shown fields: what the engine keeps beside them (the keys an approval binds to,
+ * the approved plan) is left out, never shown.
+ */
+const storedPlanFields = z.object(runPlanSchema.shape);
+
+/** sync_runs.plan as the run resource shows it; null when the run did not plan (or, approved, has not planned again yet). */
 export function storedRunPlan(stored: unknown): RunPlanAttributes | null {
   if (stored === null || stored === undefined) return null;
-  const parsed = runPlanSchema.safeParse(stored);
+  const parsed = storedPlanFields.safeParse(stored);
   return parsed.success ? parsed.data : null;
 }

@@ -297,8 +297,8 @@ export async function planSync(auth: Auth, syncId: number, input: PlanSyncInput 
 }
 
 /** Approves a run its limits held (POST …/sync_runs/{id}/approve): 409 unless it waits for approval. */
-export async function approveSyncRun(auth: Auth, syncId: number, runId: number) {
-  const run = await approveRun(auth.workspaceId, syncId, runId, actorName(auth));
+export async function approveSyncRun(auth: Auth, syncId: number, runId: number, plannedAt?: string) {
+  const run = await approveRun(auth.workspaceId, syncId, runId, actorName(auth), plannedAt);
   await audit(auth, "approve", "sync", syncId, { sync_run_id: run.id });
   return run;
 }

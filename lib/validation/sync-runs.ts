@@ -15,6 +15,19 @@ export const syncRunParamsSchema = z.preprocess(
   z.object({ sync_id: idParam, id: idParam }),
 );
 
+/** POST …/sync_runs/{id}/approve: which plan the person saw (the run's plan.planned_at). */
+export const approveSyncRunSchema = z
+  .strictObject({
+    planned_at: z
+      .string({ error: "must be the planned_at of the run's plan, as shown" })
+      .max(64, "must be the planned_at of the run's plan, as shown")
+      .optional()
+      .describe("The run's plan.planned_at as shown to the approver: a run held again since, with another plan, is then a 409 instead of approved unseen."),
+  })
+  .optional()
+  .describe("Optional: leave the body out to approve the plan the run holds now.");
+export type ApproveSyncRunInput = NonNullable<z.infer<typeof approveSyncRunSchema>>;
+
 export const listSyncRunsQuerySchema = z.object({
   status: z.enum(SYNC_RUN_STATUSES, { error: `must be one of: ${SYNC_RUN_STATUSES.join(", ")}` }).optional().describe("Only runs in this status."),
   sync_run_type: z.enum(SYNC_RUN_TYPES, { error: `must be one of: ${SYNC_RUN_TYPES.join(", ")}` }).optional().describe("general or test runs."),

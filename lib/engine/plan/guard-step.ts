@@ -1,27 +1,43 @@
 // The guard's step of a general run, before its first write: when the sync has limits in force, the
-// run plans (the same planner as POST /syncs/{id}/plan), keeps the counts in sync_runs.plan and, when
+// run plans (the same planner as POST /syncs/{id}/plan), keeps the plan in sync_runs.plan and, when
 // a limit is exceeded, stops as needs_approval with the numbers in its error, freeing its worker.
-// An approved run (approved_by set) and a run that already planned (a resumed attempt) go straight on.
+// An approved run plans again too: it goes on only within the plan that was approved (approval.ts),
+// else it is held again saying what changed. A run that already planned (a resumed attempt) goes
+// straight on; its deletes are still checked when it makes them (delete-detection.ts).
 import "server-only";
 import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
+import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";
 import type { PendingFilter } from "../unchanged-filter";
+import { beyondApproval, isApprovedPlan, reapprovalMessage, type StoredPlan } from "./approval";
 import { planRun } from "./planner";
 
 /** True when the attempt must stop here (held for approval, or ended meanwhile). */
 export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFilter): Promise<boolean> {
   const { ctx } = attempt;
   const { run } = ctx;
-  if (run.syncRunType !== "general" || run.approvedBy !== null || run.plan !== null || !guardInForce(ctx.sync)) return false;
+  if (run.syncRunType !== "general" || !guardInForce(ctx.sync)) return false;
+  const stored = (run.plan ?? null) as StoredPlan | null;
+  // Planned already: a resumed attempt of a run that planned (an approved one planned after its approval).
+  if (stored !== null && stored.planned_at !== undefined) return false;
+  const approval = stored !== null && isApprovedPlan(stored.approval) ? stored.approval : null;
   const started = performance.now();
   const { samples: _samples, ...plan } = await planRun(ctx, { signal: attempt.signal, unchanged });
   // The plan's read is the run's reading time too.
   attempt.timings.query += performance.now() - started;
-  if (plan.exceeded.length === 0) {
-    await saveRunPlan(run.id, plan);
+  const beyond = approval && plan.exceeded.length > 0 ? beyondApproval(approval, plan) : [];
+  if (plan.exceeded.length === 0 || (approval !== null && beyond.length === 0)) {
+    // Going on, its own keys are of no further use (only a held plan's are approved): every guarded
+    // run keeps a plan, so it stays small. The approved plan stays beside it: the delete step
+    // (delete-detection.ts) binds to it too.
+    const { changes: _changes, ...kept } = plan;
+    const saved: StoredPlan = approval ? { ...kept, approval } : kept;
+    await saveRunPlan(run.id, saved);
+    run.plan = saved as unknown as SyncRun["plan"];
     return false;
   }
-  attempt.stop((await holdRunForApproval(run.id, plan, approvalMessage(plan.exceeded))) ? "approval" : "canceled");
+  const message = approval ? reapprovalMessage(beyond, plan.exceeded) : approvalMessage(plan.exceeded);
+  attempt.stop((await holdRunForApproval(run.id, plan, message)) ? "approval" : "canceled");
   return true;
 }

@@ -228,6 +228,9 @@ describe("the blast-radius guard", () => {
     expect(await executeRun(held.run.id)).toBe("success");
     const done = await reloadRun(held.run.id);
     expect(done).toMatchObject({ status: "success", approvedBy: "Ada", error: null, attempts: 1 });
+    // It went on with the approved plan beside its own; its own keys are not kept (only a held plan's are).
+    expect(done.plan).toMatchObject({ counts: { delete: 95 }, approval: { counts: { delete: 95 }, changes: { delete: { count: 95 } } } });
+    expect(done.plan).not.toHaveProperty("changes");
     expect(recordCounts(await runRecords(held.run.id))).toEqual({ insert: 0, update: 0, delete: 95, skip: 0 });
     expect(await sql(destination.url, `SELECT id FROM ${f.table} ORDER BY id`)).toEqual([1, 2, 3, 4, 5].map((id) => ({ id })));
 
@@ -270,6 +273,61 @@ describe("the blast-radius guard", () => {
     // No limit in force: the run does not plan.
     expect(unguarded.run.plan).toBeNull();
     expect(recordCounts(unguarded.records).delete).toBe(20);
+  });
+
+  it("an approval binds to the plan shown: emptied after approval, the run is held again and deletes nothing", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(10, { sync: { writeMode: "mirror" } });
+    expect((await run(f)).result).toBe("success");
+    await sql(source.url, `DELETE FROM ${f.table} WHERE id > 7`);
+    const held = await run(f);
+    expect(held.run.error).toContain("would delete 3 of 10 tracked rows (30%)");
+    const shown = (held.run.plan as { planned_at: string }).planned_at;
+    await sql(source.url, `DELETE FROM ${f.table}`);
+    await approveRun(f.workspaceId, f.syncId, held.run.id, "Ada", shown);
+    expect(await executeRun(held.run.id)).toBe("needs_approval");
+    const again = await reloadRun(held.run.id);
+    expect(again).toMatchObject({ status: "needs_approval", approvedBy: null });
+    expect(again.error).toContain("the source changed after approval: the model returns no rows now, 7 when it was approved; 10 deletes now, 3 approved");
+    expect(await runRecords(held.run.id)).toHaveLength(0);
+    expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(10);
+    // The plan the approver saw is spent; the one shown now can be approved, and then it runs.
+    await expect(approveRun(f.workspaceId, f.syncId, held.run.id, "Ada", shown)).rejects.toThrow(/held again with another plan/);
+    await approveRun(f.workspaceId, f.syncId, held.run.id, "Ada", (again.plan as { planned_at: string }).planned_at);
+    expect(await executeRun(held.run.id)).toBe("success");
+    expect(recordCounts(await runRecords(held.run.id))).toEqual({ insert: 0, update: 0, delete: 10, skip: 0 });
+  });
+
+  it("the delete step checks again: a model emptied after the run planned (or after its approval) deletes nothing", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(10, { sync: { writeMode: "mirror" } });
+    expect((await run(f)).result).toBe("success");
+    // A run that planned while the model was whole (a resumed attempt does not plan again), then the model empties.
+    const planned = await planSync(f.workspaceId, f.syncId, { sampleSize: 0 });
+    const { samples: _samples, ...stored } = planned;
+    await sql(source.url, `DELETE FROM ${f.table}`);
+    const resumed = await triggerSync(f.workspaceId, f.syncId);
+    await prisma().syncRun.update({ where: { id: resumed.id }, data: { plan: stored as object } });
+    expect(await executeRun(resumed.id)).toBe("failed");
+    const failed = await reloadRun(resumed.id);
+    expect(failed.error).toBe(
+      "Nothing was deleted: the model changed after the run planned: it would delete 10 of 10 tracked rows (100%), over the 20% limit; would delete every one of the 10 tracked rows (the model returned none of them), which is refused. Run the sync again: it plans again, and its limits hold it for approval if it still would.",
+    );
+    expect(await runRecords(resumed.id)).toHaveLength(0);
+    expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(10);
+
+    // Approved for 3 deletes, planned again within them, then emptied before its deletes: none made.
+    await sql(source.url, `INSERT INTO ${f.table} (id, name, email, score, updated_at) SELECT id, name, email, score, updated_at FROM (SELECT g AS id, 'Person ' || g AS name, 'p' || g || '@example.com' AS email, g % 100 AS score, timestamptz '2026-01-01' + g * interval '1 second' AS updated_at FROM generate_series(1, 7) g) x`);
+    const approvedFor3 = await planSync(f.workspaceId, f.syncId, { sampleSize: 0 });
+    expect(approvedFor3.counts.delete).toBe(3);
+    const { samples: _s, ...three } = approvedFor3;
+    await sql(source.url, `DELETE FROM ${f.table}`);
+    const approved = await triggerSync(f.workspaceId, f.syncId);
+    const approval = { planned_at: three.planned_at, counts: three.counts, tracked: three.tracked, full_read: three.full_read, changes: three.changes };
+    await prisma().syncRun.update({ where: { id: approved.id }, data: { plan: { ...three, approval } as object, approvedBy: "Ada" } });
+    expect(await executeRun(approved.id)).toBe("failed");
+    expect((await reloadRun(approved.id)).error).toBe(
+      "Nothing was deleted: the source changed after approval: 10 deletes now, 3 approved. Run the sync again: it plans again, and its limits hold it for approval if it still would.",
+    );
+    expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(10);
   });
 
   it("a change limit holds a sync that never deletes", { timeout: 30_000 }, async () => {

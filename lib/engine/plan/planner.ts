@@ -23,6 +23,7 @@ import { mapItems } from "../send-batch";
 import { engineSettings } from "../settings";
 import { loadUnchangedFilter, type PendingFilter } from "../unchanged-filter";
 import { recordActionOf, splitByWriteMode } from "../write-mode";
+import { ChangeKeyCollector, type ChangeKeys } from "./change-keys";
 
 export const PLAN_ACTIONS = ["insert", "update", "delete", "skip"] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
@@ -57,6 +58,8 @@ export interface RunPlan {
   guard: EffectiveGuard;
   /** The limits the run would break, as sentences; empty when it may go on. */
   exceeded: string[];
+  /** The keys it would update and delete: what an approval of this plan binds to (approval.ts). Not in the API. */
+  changes: { update: ChangeKeys; delete: ChangeKeys };
 }
 
 export interface PlanSample {
@@ -96,6 +99,12 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
   const counts: PlanCounts = { read: 0, insert: 0, update: 0, delete: 0, skip: 0, unchanged: 0, duplicate: 0, blank_key: 0 };
   const samples: Record<PlanAction, PlanSample[]> = { insert: [], update: [], delete: [], skip: [] };
   const room = (action: PlanAction) => samples[action].length < sampleSize;
+  const changed = { update: new ChangeKeyCollector(), delete: new ChangeKeyCollector() };
+  /** One row counted under its action; the keys an approval binds to are kept. */
+  const note = (action: PlanAction, key: string) => {
+    counts[action]++;
+    if (action === "update" || action === "delete") changed[action].add(key);
+  };
 
   const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_states WHERE sync_id = $1", [sync.id]);
   const tracked = rows[0]?.n ?? 0;
@@ -127,7 +136,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
       toMap = [];
       for (const i of items) {
         const action = ACTION_OF[i.action];
-        counts[action]++;
+        note(action, i.key);
         if (samples[action].length + wanted[action] < sampleSize) {
           wanted[action]++;
           toMap.push(i);
@@ -141,7 +150,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     for (const f of failures) {
       const action = ACTION_OF[f.item.action];
       // The run records a row it cannot map as failed, under its action.
-      if (modeMaySkip) counts[action]++;
+      if (modeMaySkip) note(action, f.item.key);
       if (room(action)) samples[action].push({ primary_key: f.item.key, row: rowOf(f.item), payload: null, error: f.error });
     }
     const sample = (action: PlanAction, record: WriteRecord, reason?: string) => {
@@ -157,7 +166,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     for (const r of split.send) {
       // As the run records it: the mode's presence check decides insert or update, not the diff.
       const action = ACTION_OF[recordActionOf(r.action, (byKey.get(r.key) as Item).action)];
-      counts[action]++;
+      note(action, r.key);
       sample(action, r);
     }
     for (const s of split.skipped) {
@@ -189,7 +198,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
   const fullRead = !sync.cursorField || sync.syncMode === "full_refresh";
   if (fullRead && detectsDeletes(sync)) {
     for await (const page of goneStates(pool, sync.id, ctx.run.id, seen, halted)) {
-      counts.delete += page.delivered.length;
+      for (const gone of page.delivered) note("delete", gone.key);
       for (const gone of page.delivered) {
         if (!room("delete")) break;
         samples.delete.push({ primary_key: gone.key, row: null, payload: deletePayload(ctx.mapping, ctx.model.primaryKey, gone.key) });
@@ -209,6 +218,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     cursor: cursorField ? { field: cursorField, from: sync.currentCursorField } : null,
     guard,
     exceeded: guardViolations(guard, { tracked, keyed, update: counts.update, delete: counts.delete, fullRead }),
+    changes: { update: changed.update.result(), delete: changed.delete.result() },
     samples,
   };
 }

@@ -1,8 +1,8 @@
 // POST /api/v1/syncs/{id}/plan, engine side: the plan of the sync's next general run, computed in
 // the calling (API) process with the run's own stages and nothing written. Bounded: at most
-// PLAN_MAX_CONCURRENT plans per process (429 past it), PLAN_TIMEOUT_SECONDS each (424 past it), and
-// the caller's signal (the client went away) stops it. Why inline and not a worker job: see
-// docs/plan-and-guard.md ("Where the plan runs").
+// PLAN_MAX_CONCURRENT plans per process, of which one workspace may hold a share (429 past either),
+// PLAN_TIMEOUT_SECONDS each (424 past it), and the caller's signal (the client went away) stops it.
+// Why inline and not a worker job: see docs/plan-and-guard.md ("Where the plan runs").
 import "server-only";
 import { prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound, RateLimited } from "@/lib/errors";
@@ -12,6 +12,43 @@ import { engineSettings } from "../settings";
 import { planRun, type SyncPlan } from "./planner";
 
 let running = 0;
+/** Plans under way per workspace (entries removed at 0). */
+const runningIn = new Map<number, number>();
+
+/**
+ * The slots one workspace may hold: PLAN_MAX_CONCURRENT_PER_WORKSPACE, and never every slot (of two or more), so
+ * another workspace's plan always finds one free while a tenant's slow models run to their timeout.
+ */
+function workspacePlanShare(): number {
+  return Math.max(1, Math.min(engineSettings.planMaxPerWorkspace, engineSettings.planMaxConcurrent - 1));
+}
+
+/** Takes a plan slot for the workspace, or answers 429 saying whose slots are full; the release. */
+function takeSlot(workspaceId: number): () => void {
+  const limit = engineSettings.planMaxConcurrent;
+  const share = workspacePlanShare();
+  const mine = runningIn.get(workspaceId) ?? 0;
+  if (mine >= share) {
+    throw new RateLimited(
+      `This workspace has ${mine} plan${mine === 1 ? "" : "s"} being computed already (at most ${share} at once, PLAN_MAX_CONCURRENT_PER_WORKSPACE); try again when ${mine === 1 ? "it finishes" : "one finishes"}.`,
+      { headers: { "Retry-After": "5" } },
+    );
+  }
+  if (running >= limit) {
+    throw new RateLimited(`${limit} plan${limit === 1 ? " is" : "s are"} being computed already; try again in a few seconds.`, { headers: { "Retry-After": "5" } });
+  }
+  running++;
+  runningIn.set(workspaceId, mine + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    running--;
+    const left = (runningIn.get(workspaceId) ?? 1) - 1;
+    if (left > 0) runningIn.set(workspaceId, left);
+    else runningIn.delete(workspaceId);
+  };
+}
 
 /**
  * The run the plan stands for: not stored, id 0 (ids start at 1, so no tracked row counts as
@@ -55,16 +92,12 @@ function draftRun(sync: Sync): SyncRun {
 export async function planSync(workspaceId: number, syncId: number, options: { signal?: AbortSignal; sampleSize: number }): Promise<SyncPlan> {
   const sync = await prisma().sync.findFirst({ where: { id: syncId, workspaceId, deletedAt: null } });
   if (!sync) throw new NotFound(`Sync ${syncId} was not found.`);
-  const limit = engineSettings.planMaxConcurrent;
-  if (running >= limit) {
-    throw new RateLimited(`${limit} plan${limit === 1 ? " is" : "s are"} being computed already; try again in a few seconds.`, { headers: { "Retry-After": "5" } });
-  }
-  running++;
+  const release = takeSlot(workspaceId);
   const seconds = engineSettings.planTimeoutSeconds;
   const timeout = AbortSignal.timeout(seconds * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const ctx = await loadRunContext(draftRun(sync)).catch((err: unknown) => {
-    running--;
+    release();
     if (err instanceof RunSetupError) throw new FailedDependency(`The sync cannot run, so it cannot be planned: ${err.message}`);
     throw err;
   });
@@ -79,7 +112,7 @@ export async function planSync(workspaceId: number, syncId: number, options: { s
     if (options.signal?.aborted) throw new FailedDependency("The plan was stopped because the request was closed; nothing was changed.");
     throw new FailedDependency(`The plan could not read the model: ${ctx.scrub(err instanceof Error ? err.message : String(err))}`);
   } finally {
-    running--;
+    release();
     await ctx.destination.close?.(ctx.destinationConfig).catch(() => undefined);
   }
 }

@@ -5,7 +5,10 @@ import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
 import { approveSyncRun } from "@/lib/services/syncs";
 
-export const POST = route(syncRuns.approveSyncRun, async ({ auth, params }) => {
-  const run = await approveSyncRun(auth, params.sync_id, params.id);
-  return { message: `Sync run ${run.id} approved: it is queued and runs without its limits.`, data: serializeSyncRun(run, actorAccess(auth)) };
+export const POST = route(syncRuns.approveSyncRun, async ({ auth, params, body }) => {
+  const run = await approveSyncRun(auth, params.sync_id, params.id, body?.planned_at);
+  return {
+    message: `Sync run ${run.id} approved: it is queued and goes on within the plan you approved (more or other deletes or updates hold it again).`,
+    data: serializeSyncRun(run, actorAccess(auth)),
+  };
 });
