@@ -133,11 +133,18 @@ export class ConnectorCalls {
     return {
       [Symbol.asyncIterator]: () => {
         const inner = open()[Symbol.asyncIterator]();
+        let unsettled = false;
         return {
-          next: () => this.call(label, () => inner.next()),
-          // A generator whose next() never settled queues return() behind it: do not wait for that.
+          next: () =>
+            this.call(label, () => {
+              unsettled = true;
+              return inner.next().finally(() => (unsettled = false));
+            }),
           return: async (value?: unknown) => {
-            await settleWithin(inner.return?.(value as T), CLEANUP_WAIT_MS);
+            // A generator whose next() never settled queues return() behind it: ask, but do not wait.
+            const closing = inner.return?.(value as T);
+            if (unsettled) void closing?.catch(() => undefined);
+            else await settleWithin(closing, CLEANUP_WAIT_MS);
             return { done: true as const, value: value as T };
           },
         };

@@ -42,6 +42,8 @@ const COMMENT = /\{%-?\s*comment\s*-?%\}[\s\S]*?\{%-?\s*endcomment\s*-?%\}|\{%-?
  * without the whitespace that `{{-` / `-}}` trim or that the rendered name's trim removes at its ends.
  */
 export function fixedText(template: string): string[] {
+  // Not a template (renderName uses it as it is, untrimmed).
+  if (!template.includes("{{") && !template.includes("{%")) return template === "" ? [] : [template];
   const source = template.replace(COMMENT, "");
   const parts: string[] = [];
   let last = 0;
