@@ -48,6 +48,8 @@ test("a Member's MQTT sync with a line feed in a rendered topic: those records f
     model: { name: unique("m"), query: `SELECT id, device FROM ${table}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
   });
   const destinationId = await created(api, "/api/v1/connectors", mqttDestination(`${prefix}/{{ device }}/state`));
+  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
+  expect(discovered.status(), await discovered.text()).toBe(200);
   const syncId = await created(
     api,
     "/api/v1/syncs",

@@ -30,7 +30,6 @@ function silentSource(): SourceConnector {
     definition: definition("Silent", "source"),
     check: never,
     discover: never,
-    // eslint-disable-next-line require-yield -- a read that never yields its first batch
     read: async function* () {
       await never();
     },

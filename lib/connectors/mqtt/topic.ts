@@ -10,7 +10,6 @@
 import type { ConfigurationProblem } from "../types";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 const CONTROL = /[\u0001-\u001F\u007F-\u009F]/;
 const NON_CHARACTER = /[\uFDD0-\uFDEF\uFFFE\uFFFF]|[\uD83F\uD87F\uD8BF\uD8FF\uD93F\uD97F\uD9BF\uD9FF\uDA3F\uDA7F\uDABF\uDAFF\uDB3F\uDB7F\uDBBF\uDBFF][\uDFFE\uDFFF]/;
 const MAX_BYTES = 65535;
