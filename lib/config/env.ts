@@ -256,10 +256,10 @@ export const envSchema = z.object({
     "longest one call of a run into a connector may take (reading the next batch, with its connect and query; writing a batch, with its acknowledgements; a key lookup; a COPY): past it the run fails saying which connector did not answer, its connections are closed and its worker slot is free. It bounds connectors' own timeouts too (a `query_timeout` above it is cut here): raise it for models whose batches take longer",
     true,
   ),
-  ENGINE_SHUTDOWN_GRACE_SECONDS: decimal(
+  ENGINE_STOP_GRACE_SECONDS: decimal(
     0,
-    10,
-    "on a graceful stop, how long a worker lets connector calls in flight finish before abandoning them; the runs then go back to the queue",
+    5,
+    "on a cancel, a disable or a graceful stop of the worker, how long connector calls in flight may still answer (what they deliver is recorded) before they are abandoned; a stopped worker's runs then go back to the queue",
   ),
   PLAN_TIMEOUT_SECONDS: integer(
     1,

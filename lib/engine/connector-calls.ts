@@ -1,8 +1,8 @@
 // The one boundary between the engine and the connectors: every call a run makes into a source or a
 // destination (a read of the next batch, which connects and queries; a write, which connects, sends
 // and waits for acknowledgements; a key lookup, a COPY, an inference, a close) is raced against a
-// deadline (ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS) and against the run being abandoned (cancel,
-// disable, shutdown after its grace, a lost lock). A call that never answers therefore cannot hold a
+// deadline (ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS) and against the run being abandoned (a cancel,
+// disable or shutdown once ENGINE_STOP_GRACE_SECONDS passed, a lost lock at once). A call that never answers therefore cannot hold a
 // worker slot: the run fails with a sentence naming the connector and the call, its connections are
 // closed best-effort with a bounded wait, and the worker takes the next run. loadRunContext wraps the
 // registry's connectors here, so every connector, present or future, gets this without doing anything.

@@ -1,7 +1,8 @@
 // Runs one sync run to its end in this worker: fetch it, take its lock, claim it, run the attempt
 // (extract → diff → map → load → record, then report), and hand it back to the queue when it
 // stopped for a shutdown or to wait for its destination. Cancel and disable arrive through the
-// database: a light poll notices them and abandons the connector calls in flight (connector-calls.ts).
+// database: a light poll notices them, and connector calls still in flight after a short grace are
+// abandoned (connector-calls.ts).
 import "server-only";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
@@ -22,7 +23,7 @@ export type { RunResult } from "./run-attempt";
 export interface ExecuteOptions {
   /**
    * Aborting with reason "shutdown" stops at a batch boundary and reports "requeue"; connector calls
-   * still in flight after ENGINE_SHUTDOWN_GRACE_SECONDS are abandoned.
+   * still in flight after ENGINE_STOP_GRACE_SECONDS are abandoned.
    */
   signal?: AbortSignal;
 }
@@ -130,7 +131,7 @@ async function watched(attempt: RunAttempt, lock: RunLock, options: ExecuteOptio
         [run.id],
       )
       .then(({ rows: [r] }) => {
-        // Ended from outside (a cancel fails it): stop, leaving any connector call in flight.
+        // Ended from outside (a cancel fails it): stop, leaving a connector call that does not answer.
         if (!r || TERMINAL_RUN_STATUSES.includes(r.status)) attempt.stop("canceled");
         else if (run.syncRunType === "general" && (r.sync_status === "disabled" || r.deleted)) attempt.stop("disabled");
       })

@@ -143,15 +143,17 @@ export class RunAttempt {
   }
 
   /**
-   * Stops at the next batch boundary. A cancel or disable also abandons the connector calls in flight
-   * at once (a call that never answers must not keep the run); a shutdown gives them
-   * ENGINE_SHUTDOWN_GRACE_SECONDS to finish, so what they deliver is recorded. Waits (pause, approval)
-   * let them finish: they are bounded by their deadline.
+   * Stops at the next batch boundary. A cancel, a disable or a shutdown also abandons the connector
+   * calls still in flight after ENGINE_STOP_GRACE_SECONDS (a call that never answers must not keep
+   * the run; one that answers meanwhile has what it delivered recorded). Waits (pause, approval) let
+   * them finish: they are bounded by their deadline.
    */
   stop(reason: StopSignal["reason"]): void {
     if (!this.signal.aborted) this.controller.abort(new StopSignal(reason));
-    if (reason === "canceled" || reason === "disabled") this.abandonCalls(reason);
-    else if (reason === "shutdown") setTimeout(() => this.abandonCalls("shutdown"), engineSettings.shutdownGraceMs).unref();
+    if (reason !== "canceled" && reason !== "disabled" && reason !== "shutdown") return;
+    const grace = engineSettings.stopGraceMs;
+    if (grace <= 0) this.abandonCalls(reason);
+    else setTimeout(() => this.abandonCalls(reason), grace).unref();
   }
 
   /** Every connector call in flight rejects now (the run's own stop, not a failure). */

@@ -51,9 +51,9 @@ const derived = {
   get connectorCallTimeoutMs(): number {
     return env.ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS * 1000;
   },
-  /** ENGINE_SHUTDOWN_GRACE_SECONDS: connector calls in flight at a graceful stop are abandoned after this. */
-  get shutdownGraceMs(): number {
-    return env.ENGINE_SHUTDOWN_GRACE_SECONDS * 1000;
+  /** ENGINE_STOP_GRACE_SECONDS: connector calls in flight at a cancel, disable or graceful stop are abandoned after this. */
+  get stopGraceMs(): number {
+    return env.ENGINE_STOP_GRACE_SECONDS * 1000;
   },
   /** ENGINE_HEAP_SOFT_LIMIT_MB: above this heap size a full collection runs between batches. */
   get heapSoftLimitBytes(): number {

@@ -119,7 +119,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
       // Running jobs see the abort, hand their run back to the queue at a batch boundary and return;
-      // connector calls still in flight after ENGINE_SHUTDOWN_GRACE_SECONDS are abandoned, so this ends.
+      // connector calls still in flight after ENGINE_STOP_GRACE_SECONDS are abandoned, so this ends.
       await Promise.allSettled([...active]);
     },
   };

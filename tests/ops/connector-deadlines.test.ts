@@ -34,17 +34,19 @@ let source: { url: string; drop(): Promise<void> };
 /** A TCP server that accepts connections, reads what it is sent and never answers. */
 function silentServer() {
   const sockets = new Set<Socket>();
-  // Chunks received: a client may open a connection before it has anything to send (undici does).
-  let received = 0;
+  // Connections and chunks received: NATS waits for the server to speak first, undici may open a
+  // connection before it has anything to send on it.
+  let activity = 0;
   const server: Server = createServer((socket) => {
+    activity++;
     sockets.add(socket);
-    socket.on("data", () => void received++);
+    socket.on("data", () => void activity++);
     socket.on("error", () => undefined);
     socket.on("close", () => sockets.delete(socket));
   });
   return {
-    get received() {
-      return received;
+    get activity() {
+      return activity;
     },
     listen: () => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)),
     port: () => (server.address() as AddressInfo).port,
@@ -175,11 +177,11 @@ describe.each([
     await other.close();
   });
 
-  /** A run of A that is inside its connector call (the silent server got what it sent). */
+  /** A run of A that is inside its connector call (the silent server heard from it). */
   async function hungRun(syncOf: { workspaceId: number; syncId: number }) {
-    const before = silent.received;
+    const before = silent.activity;
     const run = await triggerSync(syncOf.workspaceId, syncOf.syncId);
-    await waitFor(async () => (silent.received > before ? true : undefined), 30_000, "the connector to reach the silent server");
+    await waitFor(async () => (silent.activity > before ? true : undefined), 30_000, "the connector to reach the silent server");
     return run;
   }
 
@@ -218,7 +220,7 @@ describe.each([
   });
 
   it("a graceful shutdown finishes and hands the run back to the queue", { timeout: 60_000 }, async () => {
-    process.env.ENGINE_SHUTDOWN_GRACE_SECONDS = "0";
+    process.env.ENGINE_STOP_GRACE_SECONDS = "0";
     const a = await createFixture(kind.fixture(silent.port()));
     const runA = await hungRun(a);
     try {
@@ -226,7 +228,7 @@ describe.each([
       const handedBack = await reloadRun(runA.id);
       expect(handedBack.status).toBe("queued");
     } finally {
-      delete process.env.ENGINE_SHUTDOWN_GRACE_SECONDS;
+      delete process.env.ENGINE_STOP_GRACE_SECONDS;
       await startEngine({ worker: true, scheduler: false, concurrency: 1 });
     }
     // Queued again, it would resume (and hang again) on the restarted worker: it is not wanted.
