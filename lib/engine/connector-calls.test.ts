@@ -75,4 +75,20 @@ describe("ConnectorCalls", () => {
     await expect(iterator.return?.()).resolves.toMatchObject({ done: true });
     await expect(destination.close?.({})).resolves.toBeUndefined();
   }, 20_000);
+
+  it("passes a connector's own answer and error through, a synchronous throw included", async () => {
+    const calls = new ConnectorCalls(50);
+    const failing: DestinationConnector = {
+      ...silentDestination([]),
+      write: () => {
+        throw new Error("bad configuration");
+      },
+    };
+    await expect(calls.destination(failing, {}).write({}, [], { stream, batch: true })).rejects.toThrow("bad configuration");
+    const answering: DestinationConnector = { ...silentDestination([]), write: async () => [{ key: "1", ok: true }] };
+    await expect(calls.destination(answering, {}).write({}, [], { stream, batch: true })).resolves.toEqual([{ key: "1", ok: true }]);
+    // Nothing overran: the calls are still usable after the deadline would have passed.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls.signal.aborted).toBe(false);
+  });
 });

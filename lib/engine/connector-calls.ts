@@ -105,7 +105,8 @@ export class ConnectorCalls {
       onAbort = () => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
     });
-    const work = start();
+    // A connector that throws before returning its promise rejects here too (the timer is set).
+    const work = new Promise<T>((resolve) => resolve(start()));
     // Abandoned: whatever it ends with later is nobody's (and no unhandled rejection).
     work.catch(() => undefined);
     try {
