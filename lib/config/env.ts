@@ -262,6 +262,17 @@ export const envSchema = z.object({
     10,
     "a wait for a destination (rate limit, `Retry-After`, backoff) longer than this frees the worker: the run stops after recording what it sent, shows status `paused` with `waiting_until`, and is queued to resume then. Retry pauses with no row delivered in between count against `ENGINE_WRITE_ATTEMPTS`",
   ),
+  ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS: decimal(
+    0,
+    300,
+    "longest one call of a run into a connector may take (reading the next batch, with its connect and query; writing a batch, with its acknowledgements; a key lookup; a COPY): past it the run fails saying which connector did not answer, its connections are closed and its worker slot is free. It bounds connectors' own timeouts too (a `query_timeout` above it is cut here): raise it for models whose batches take longer",
+    true,
+  ),
+  ENGINE_STOP_GRACE_SECONDS: decimal(
+    0,
+    5,
+    "on a cancel, a disable or a graceful stop of the worker, how long connector calls in flight may still answer (what they deliver is recorded) before they are abandoned; a stopped worker's runs then go back to the queue",
+  ),
   PLAN_TIMEOUT_SECONDS: integer(
     1,
     120,

@@ -201,7 +201,7 @@ export function validateConfiguration(
   config: unknown,
 ): ConfigurationError[] {
   const validate = validatorFor(definition);
-  if (validate(config)) return [];
+  if (validate(config)) return definition.configurationProblems?.(config as Row) ?? [];
   const errors = (validate.errors ?? [])
     // `if`/`then` report a summary error besides the real one; the real one is enough.
     .filter((e) => e.keyword !== "if")

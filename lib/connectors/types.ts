@@ -55,6 +55,17 @@ export interface ConnectorDefinition {
    * workspace's own.
    */
   workspaceScoped?: boolean;
+  /**
+   * Checks the JSON Schema cannot express (a template's fixed text), run on save after the schema
+   * passes: each problem is a 422 on its field. Pure: no network, no secrets.
+   */
+  configurationProblems?: (config: Row) => ConfigurationProblem[];
+}
+
+/** A configuration field the connector refuses: its dotted path and why (a sentence's tail: "cannot…"). */
+export interface ConfigurationProblem {
+  path: string;
+  message: string;
 }
 
 export interface CheckResult {

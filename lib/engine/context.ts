@@ -15,6 +15,7 @@ import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping"
 import { effectiveRateSettings, type RateSettings } from "./rate-limit";
 import { canonicalJson } from "./diff";
 import { splitsByPresence } from "@/lib/sync-config/write-mode";
+import { ConnectorCalls } from "./connector-calls";
 
 /** A problem with the sync's setup: the run fails with this message, nothing is retried. */
 export class RunSetupError extends Error {
@@ -31,8 +32,10 @@ export interface RunContext {
   run: SyncRun;
   sync: Sync;
   model: KeyedModel;
+  /** The registry's source, every call guarded by `calls`. */
   source: SourceConnector;
   sourceConfig: Row;
+  /** The registry's destination, every call guarded by `calls`. */
   destination: DestinationConnector;
   destinationConfig: Row;
   stream: Stream;
@@ -45,13 +48,16 @@ export interface RunContext {
    * configurations, and whatever ENV['X'] placeholders resolved to.
    */
   scrub: (message: string) => string;
+  /** The deadline of each connector call and the switch that abandons them (cancel, shutdown). */
+  calls: ConnectorCalls;
 }
 
 function setupError(prefix: string, err: unknown): RunSetupError {
   return new RunSetupError(`${prefix}: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-export async function loadRunContext(run: SyncRun): Promise<RunContext> {
+/** `calls` guards every call the run makes into its connectors (connector-calls.ts). */
+export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls()): Promise<RunContext> {
   const sync = await prisma().sync.findUnique({
     where: { id: run.syncId },
     include: { model: true, source: true, destination: { include: { catalog: true } } },
@@ -118,10 +124,11 @@ export async function loadRunContext(run: SyncRun): Promise<RunContext> {
     run,
     sync: plainSync,
     model: { ...model, primaryKey },
-    source,
+    source: calls.source(source),
     sourceConfig,
-    destination,
+    destination: calls.destination(destination, destinationConfig),
     destinationConfig,
+    calls,
     stream,
     rate: effectiveRateSettings(catalog, stream),
     mapping,

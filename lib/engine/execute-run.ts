@@ -1,7 +1,8 @@
 // Runs one sync run to its end in this worker: fetch it, take its lock, claim it, run the attempt
 // (extract → diff → map → load → record, then report), and hand it back to the queue when it
 // stopped for a shutdown or to wait for its destination. Cancel and disable arrive through the
-// database: a light poll notices them between batches.
+// database: a light poll notices them, and connector calls still in flight after a short grace are
+// abandoned (connector-calls.ts).
 import "server-only";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
@@ -20,7 +21,10 @@ import { TERMINAL_RUN_STATUSES } from "./transitions";
 export type { RunResult } from "./run-attempt";
 
 export interface ExecuteOptions {
-  /** Aborting with reason "shutdown" stops at a batch boundary and reports "requeue". */
+  /**
+   * Aborting with reason "shutdown" stops at a batch boundary and reports "requeue"; connector calls
+   * still in flight after ENGINE_STOP_GRACE_SECONDS are abandoned.
+   */
   signal?: AbortSignal;
 }
 
@@ -114,7 +118,11 @@ async function watched(attempt: RunAttempt, lock: RunLock, options: ExecuteOptio
   const onAbort = () => attempt.stop("shutdown");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
-  lock.whenLost(onAbort);
+  // Another worker may take the run now: leave its connector calls at once.
+  lock.whenLost(() => {
+    attempt.stop("shutdown");
+    attempt.abandonCalls("shutdown");
+  });
   const poll = setInterval(() => {
     pgPool()
       .query<{ status: SyncRunStatus; sync_status: string; deleted: boolean }>(
@@ -123,7 +131,7 @@ async function watched(attempt: RunAttempt, lock: RunLock, options: ExecuteOptio
         [run.id],
       )
       .then(({ rows: [r] }) => {
-        // Ended from outside (a cancel fails it): stop at the next batch boundary.
+        // Ended from outside (a cancel fails it): stop, leaving a connector call that does not answer.
         if (!r || TERMINAL_RUN_STATUSES.includes(r.status)) attempt.stop("canceled");
         else if (run.syncRunType === "general" && (r.sync_status === "disabled" || r.deleted)) attempt.stop("disabled");
       })
@@ -134,6 +142,7 @@ async function watched(attempt: RunAttempt, lock: RunLock, options: ExecuteOptio
   } finally {
     clearInterval(poll);
     options.signal?.removeEventListener("abort", onAbort);
+    // Bounded (connector-calls.ts), even when the destination never answers.
     await attempt.ctx.destination.close?.(attempt.ctx.destinationConfig).catch(() => undefined);
   }
 }

@@ -72,6 +72,8 @@ export class RunAttempt {
     const stored = (ctx.run.timings ?? {}) as Partial<RunTimings>;
     this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0, record: stored.record ?? 0 };
     this.totals = { totalRows: ctx.run.totalRows, successfulRows: ctx.run.successfulRows, failedRows: ctx.run.failedRows };
+    // A connector call past its deadline fails the attempt (with the sentence naming the call).
+    ctx.calls.onOverrun((err) => this.fail(err));
     const { rate, stream } = ctx;
     const longWaitMs = engineSettings.releaseWaitMs;
     const ledger = (this.ledger = deliveryLedgerFor(ctx, this.pool, strategy.tracksSync));
@@ -140,8 +142,23 @@ export class RunAttempt {
     if (!this.signal.aborted) this.controller.abort(err);
   }
 
+  /**
+   * Stops at the next batch boundary. A cancel, a disable or a shutdown also abandons the connector
+   * calls still in flight after ENGINE_STOP_GRACE_SECONDS (a call that never answers must not keep
+   * the run; one that answers meanwhile has what it delivered recorded). Waits (pause, approval) let
+   * them finish: they are bounded by their deadline.
+   */
   stop(reason: StopSignal["reason"]): void {
     if (!this.signal.aborted) this.controller.abort(new StopSignal(reason));
+    if (reason !== "canceled" && reason !== "disabled" && reason !== "shutdown") return;
+    const grace = engineSettings.stopGraceMs;
+    if (grace <= 0) this.abandonCalls(reason);
+    else setTimeout(() => this.abandonCalls(reason), grace).unref();
+  }
+
+  /** Every connector call in flight rejects now (the run's own stop, not a failure). */
+  abandonCalls(reason: StopSignal["reason"]): void {
+    this.ctx.calls.abandon(new StopSignal(reason));
   }
 
   stopReason(): StopSignal["reason"] | undefined {

@@ -48,6 +48,14 @@ const derived = {
   get releaseWaitMs(): number {
     return env.ENGINE_RELEASE_WAIT_SECONDS * 1000;
   },
+  /** ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS: the deadline of each call a run makes into a connector (connector-calls.ts). */
+  get connectorCallTimeoutMs(): number {
+    return env.ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS * 1000;
+  },
+  /** ENGINE_STOP_GRACE_SECONDS: connector calls in flight at a cancel, disable or graceful stop are abandoned after this. */
+  get stopGraceMs(): number {
+    return env.ENGINE_STOP_GRACE_SECONDS * 1000;
+  },
   /** ENGINE_HEAP_SOFT_LIMIT_MB: above this heap size a full collection runs between batches. */
   get heapSoftLimitBytes(): number {
     return env.ENGINE_HEAP_SOFT_LIMIT_MB * 1024 * 1024;

@@ -118,7 +118,8 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
       await webhooks.stop();
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();
-      // Running jobs see the abort, hand their run back to the queue at a batch boundary and return.
+      // Running jobs see the abort, hand their run back to the queue at a batch boundary and return;
+      // connector calls still in flight after ENGINE_STOP_GRACE_SECONDS are abandoned, so this ends.
       await Promise.allSettled([...active]);
     },
   };

@@ -2,6 +2,7 @@ import { WRITE_MODES } from "@/lib/sync-config/write-mode";
 import { BROKER_SENDING_FIELDS, brokerConnectionFields, nameTemplateField } from "../shared/broker-spec";
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition } from "../types";
+import { topicTemplateProblems } from "./topic";
 
 export const mqttDestinationDefinition: ConnectorDefinition = {
   name: "Mqtt",
@@ -16,6 +17,8 @@ export const mqttDestinationDefinition: ConnectorDefinition = {
   idempotentWrites: false,
   writeModes: WRITE_MODES,
   secretTargetFields: ["url"],
+  // Fixed text no record can turn into a topic (a line feed, a wildcard) is refused on save.
+  configurationProblems: topicTemplateProblems,
   connectionSpecification: {
     $schema: JSON_SCHEMA_DRAFT,
     title: "MQTT",

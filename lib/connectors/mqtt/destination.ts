@@ -23,7 +23,9 @@ import {
 } from "../shared/broker";
 import { optionalString, stringField } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
+import { withTimeout } from "../shared/batching";
 import { mqttDestinationDefinition } from "./definition";
+import { invalidTopic } from "./topic";
 
 const SCHEMES = { plain: "mqtt", tls: "mqtts", port: 1883, tlsPort: 8883 };
 
@@ -45,6 +47,8 @@ function settings(config: Row): MqttSettings {
 
 interface MqttConnection extends BrokerConnection {
   client: MqttClient;
+  /** `publishing`, or a connection_lost failure as soon as the connection closes. */
+  untilClosed<T>(publishing: Promise<T>): Promise<T>;
   /** Unacknowledged QoS 1 messages the broker takes at once (its Receive Maximum). */
   receiveMaximum: number;
 }
@@ -96,16 +100,44 @@ async function open(s: MqttSettings): Promise<MqttConnection> {
   }
   client.removeAllListeners("error");
   client.on("error", () => undefined);
-  return { client, receiveMaximum, alive: () => client.connected, end: () => client.endAsync() };
+  // With reconnectPeriod 0, mqtt.js keeps the QoS 1 publishes of a closed connection for a reconnect
+  // that never comes, and never answers them: they fail here when it closes, each on its own.
+  const pending = new Set<(err: Error) => void>();
+  client.on("close", () => {
+    const lost = Object.assign(new ConnectorError("The broker closed the connection before acknowledging the message."), {
+      code: "connection_lost",
+    });
+    for (const reject of pending) reject(lost);
+    pending.clear();
+  });
+  return {
+    client,
+    receiveMaximum,
+    alive: () => client.connected,
+    untilClosed: <T>(publishing: Promise<T>) => {
+      let reject: (err: Error) => void = () => undefined;
+      const closed = new Promise<never>((_, r) => pending.add((reject = r)));
+      return Promise.race([publishing, closed]).finally(() => pending.delete(reject));
+    },
+    end: () => endClient(client),
+  };
 }
+
+/**
+ * A clean DISCONNECT, bounded: mqtt.js's end() waits for every PUBACK still owed, which a broker that
+ * dropped the connection never sends; then (or when already closed) the socket is destroyed.
+ */
+async function endClient(client: MqttClient): Promise<void> {
+  if (!client.connected) {
+    client.end(true);
+    return;
+  }
+  await withTimeout(client.endAsync(), END_WAIT_MS, () => new Error("DISCONNECT took too long")).catch(() => client.end(true));
+}
+
+const END_WAIT_MS = 2000;
 
 const connections = new ConnectionCache<MqttConnection>();
-
-function invalidTopic(topic: string): string | undefined {
-  if (/[+#]/.test(topic)) return "a published topic has no wildcards (+ or #)";
-  if (topic.includes("\u0000")) return "topics contain no NUL character";
-  return Buffer.byteLength(topic) > 65535 ? "topics are at most 65535 bytes" : undefined;
-}
 
 async function publish(
   s: MqttSettings,
@@ -116,14 +148,18 @@ async function publish(
   const topic = renderName(s.topicTemplate, record.payload, "topic", invalidTopic);
   sent({ line: `PUBLISH ${topic} (QoS 1${s.retain ? ", retained" : ""})`, body: record.payload });
   try {
-    const puback = await c.client.publishAsync(topic, messageBody(record.payload), {
-      qos: 1,
-      retain: s.retain,
-      properties: {
-        contentType: "application/json",
-        userProperties: { action: record.action, message_id: messageId(record) },
-      },
-    });
+    // A closed connection would queue the message for a reconnect that never comes.
+    if (!c.client.connected) throw new Error("the connection to the broker is closed");
+    const puback = await c.untilClosed(
+      c.client.publishAsync(topic, messageBody(record.payload), {
+        qos: 1,
+        retain: s.retain,
+        properties: {
+          contentType: "application/json",
+          userProperties: { action: record.action, message_id: messageId(record) },
+        },
+      }),
+    );
     return `PUBACK (reason code ${puback && "reasonCode" in puback ? (puback.reasonCode ?? 0) : 0})`;
   } catch (err) {
     // A PUBACK that refuses carries a reason code; anything else is the connection's trouble.

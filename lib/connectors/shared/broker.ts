@@ -116,7 +116,8 @@ export function renderName(
   const name = isTemplate ? renderTemplate(template, { ...payload, payload }).trim() : template;
   if (name === "") throw new ConnectorError(`The ${what} template gave an empty ${what}.`);
   const reason = invalid?.(name);
-  if (reason) throw new ConnectorError(`The ${what} "${name.slice(0, 200)}" cannot be used: ${reason}.`);
+  // JSON-quoted: a line feed or other control character shows as an escape, not as a broken line.
+  if (reason) throw new ConnectorError(`The ${what} ${JSON.stringify(name.slice(0, 200))} cannot be used: ${reason}.`);
   return name;
 }
 
@@ -259,7 +260,8 @@ export class ConnectionCache<C extends BrokerConnection> {
       const connection = await existing.catch(() => undefined);
       if (connection?.alive()) return connection;
       if (this.entries.get(key) === existing) this.entries.delete(key);
-      await connection?.end().catch(() => undefined);
+      // Not awaited: a dead connection's end may wait for answers that never come (mqtt.js did).
+      void connection?.end().catch(() => undefined);
     }
     const opening = open();
     this.entries.set(key, opening);
@@ -296,8 +298,16 @@ export class ConnectionCache<C extends BrokerConnection> {
     const entry = this.entries.get(key);
     this.entries.delete(key);
     const connection = await entry?.catch(() => undefined);
-    await connection?.end().catch(() => undefined);
+    if (connection) await endWithin(connection, END_WAIT_MS);
   }
+}
+
+/** How long close(config) waits for a connection to end cleanly before leaving it to its client. */
+const END_WAIT_MS = 5000;
+
+/** Ends `connection`, waiting at most `ms` for it (its client finishes in the background). */
+async function endWithin(connection: BrokerConnection, ms: number): Promise<void> {
+  await withTimeout(connection.end(), ms, () => new Error("ending the connection took too long")).catch(() => undefined);
 }
 
 /** Opening a connection failed: every record of the batch fails with the reason, retryable when transient. */

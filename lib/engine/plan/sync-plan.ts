@@ -101,6 +101,9 @@ export async function planSync(workspaceId: number, syncId: number, options: { s
     if (err instanceof RunSetupError) throw new FailedDependency(`The sync cannot run, so it cannot be planned: ${err.message}`);
     throw err;
   });
+  // The plan's timeout or a closed request leaves the connector calls in flight (connector-calls.ts).
+  const abandon = () => ctx.calls.abandon(signal.reason);
+  signal.addEventListener("abort", abandon, { once: true });
   try {
     return await planRun(ctx, { signal, sampleSize: options.sampleSize });
   } catch (err) {
@@ -112,6 +115,7 @@ export async function planSync(workspaceId: number, syncId: number, options: { s
     if (options.signal?.aborted) throw new FailedDependency("The plan was stopped because the request was closed; nothing was changed.");
     throw new FailedDependency(`The plan could not read the model: ${ctx.scrub(err instanceof Error ? err.message : String(err))}`);
   } finally {
+    signal.removeEventListener("abort", abandon);
     release();
     await ctx.destination.close?.(ctx.destinationConfig).catch(() => undefined);
   }
