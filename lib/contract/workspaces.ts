@@ -96,7 +96,7 @@ export const workspaces = {
     method: "post",
     path: "/api/v1/workspaces/{id}/members",
     tag: "Workspaces",
-    summary: "Add a member (creates the account for a new email)",
+    summary: "Invite a member: a pending membership and a link mailed to the address",
     permission: ["user", "create"],
     inPathWorkspace: true,
     params: byId,
@@ -105,7 +105,7 @@ export const workspaces = {
     response: member,
     errors: [409],
     notes:
-      "name and password are always required (used only for a new account), so the answer never tells whether the email is registered. 403 when the role has permissions you do not hold; 409 when already a member.",
+      "The membership is pending (status pending, no access) until the person accepts through the link mailed to the address (POST /api/v1/accept_invitation); an address without an account chooses its password there. name is always required (used only for a new account), so the answer never tells whether the email is registered; a password is refused (422). 403 when the role has permissions you do not hold; 409 when already a member or invited.",
   }),
   getMember: operation({
     operationId: "getMember",
@@ -139,7 +139,7 @@ export const workspaces = {
     method: "delete",
     path: "/api/v1/workspaces/{id}/members/{user_id}",
     tag: "Workspaces",
-    summary: "Remove a member (and revoke its API tokens there)",
+    summary: "Remove a member or a pending invitation (and revoke its API tokens there)",
     permission: ["user", "delete"],
     inPathWorkspace: true,
     params: byMember,

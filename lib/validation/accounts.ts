@@ -74,3 +74,18 @@ export type VerifyUserQuery = z.infer<typeof verifyUserQuerySchema>;
 
 export const resendVerificationSchema = z.object({ email });
 export type ResendVerificationInput = z.infer<typeof resendVerificationSchema>;
+
+/**
+ * Accepting an invitation with the token of its link. A password (with its confirmation) is sent
+ * only when the account has none yet (the link of such an invitation carries new_account=1).
+ */
+export const acceptInvitationSchema = z
+  .object({
+    invitation_token: token("invitation"),
+    password: newPassword.optional().describe(
+      `Only for a new account (the link says new_account=1): its password, at least ${MIN_PASSWORD_LENGTH} characters and not a common one. An account that has a password keeps it; sending one then is a 422.`,
+    ),
+    password_confirmation: confirmation.optional(),
+  })
+  .refine((v) => v.password === undefined || v.password === v.password_confirmation, mismatch);
+export type AcceptInvitationInput = z.infer<typeof acceptInvitationSchema>;
