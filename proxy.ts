@@ -8,7 +8,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { consoleSession } from "@/lib/auth/session-cookie";
 import { newNonce, pagePolicy } from "@/lib/http/content-security-policy";
 
-const OPEN_PAGES = /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user)(?:\/|$)/;
+const OPEN_PAGES = /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user|accept-invitation)(?:\/|$)/;
 
 async function signedIn(req: NextRequest): Promise<"yes" | "no" | "expired"> {
   const token = await consoleSession(req);

@@ -21,6 +21,7 @@ import {
   uniqueSuffix,
   type TestWorkspace,
 } from "../support/api";
+import { invitationFor } from "../support/mailbox";
 
 let ws: TestWorkspace;
 test.beforeAll(async ({ request }) => {
@@ -291,19 +292,20 @@ test("/api/metrics without a token is refused to a remote client behind the prox
   expect((await request.get("/api/metrics")).status()).toBe(200);
 });
 
-test("a common password is refused wherever an account gets one", async () => {
-  const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-    member: {
-      email: `common-${uniqueSuffix()}@example.com`,
-      name: "Common",
-      password: "Password123",
-      role_id: ws.roles.Viewer,
-    },
+test("a common password is refused wherever an account gets one", async ({ request }) => {
+  // An invited person chooses theirs when accepting the invitation.
+  const email = `common-${uniqueSuffix()}@example.com`;
+  const invited = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+    member: { email, name: "Common", role_id: ws.roles.Viewer },
+  });
+  expect(invited.status(), await invited.text()).toBe(201);
+  const { token } = await invitationFor(email);
+  const res = await request.post("/api/v1/accept_invitation", {
+    headers: { "X-Forwarded-For": "198.51.100.77" },
+    data: { invitation_token: token, password: "Password123", password_confirmation: "Password123" },
   });
   const body = await expectError(res, 422, "validation_failed");
-  expect(fieldErrors(body)).toEqual([
-    { path: "member.password", message: expect.stringMatching(/most common passwords/) },
-  ]);
+  expect(fieldErrors(body)).toEqual([{ path: "password", message: expect.stringMatching(/most common passwords/) }]);
 });
 
 test.describe("PUT /api/v1/users/me/password", () => {

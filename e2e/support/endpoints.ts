@@ -55,7 +55,7 @@ const FLAGS: Record<string, Flags> = {
   updateWorkspace: { body: { workspace: { name: "Permissions matrix" } } },
   createMember: {
     body: ({ roles }: { roles: Record<string, number> }) => ({
-      member: { email: uniqueEmail(), name: "Matrix", password: "matrix-password", role_id: roles.Viewer },
+      member: { email: uniqueEmail(), name: "Matrix", role_id: roles.Viewer },
     }),
   },
   updateMember: { body: ({ roles }: { roles: Record<string, number> }) => ({ member: { role_id: roles.Viewer } }) },

@@ -44,16 +44,19 @@ export async function invitationFor(to: string, workspace?: string): Promise<{ t
   return { token: url.searchParams.get("invitation_token")!, newAccount: url.searchParams.get("new_account") === "1" };
 }
 
-/** Accepts `to`'s invitation (into `workspace` when named), choosing `password` for a new account. */
+/**
+ * Accepts `to`'s invitation (into `workspace` when named), choosing `password` for a new account.
+ * `url` turns the API path into the address to call (the console specs' url()).
+ */
 export async function acceptInvitation(
   request: APIRequestContext,
   to: string,
   password?: string,
-  workspace?: string,
+  { workspace, url = (p) => p }: { workspace?: string; url?: (path: string) => string } = {},
 ): Promise<void> {
   const { token, newAccount } = await invitationFor(to, workspace);
   // From an address of its own: the account endpoints are throttled per client address.
-  const res = await request.post("/api/v1/accept_invitation", {
+  const res = await request.post(url("/api/v1/accept_invitation"), {
     headers: { "X-Forwarded-For": `198.18.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}` },
     data: {
       invitation_token: token,

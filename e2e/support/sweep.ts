@@ -120,7 +120,6 @@ const SPECS: Record<string, SweepSpec> = {
       member: {
         email: `${unique("m")}@example.com`,
         name: "M",
-        password: "member-password",
         role_id: ids.role,
       },
     }),
@@ -512,7 +511,6 @@ export async function resourceFixture(
         member: {
           email: `${unique("member")}@example.com`,
           name: "Member",
-          password: "member-password-1",
           role_id: role,
         },
       }),

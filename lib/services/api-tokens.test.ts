@@ -25,7 +25,7 @@ describe("API tokens", () => {
     // A second workspace of the same user is out of the token's reach.
     const other = await newWorkspace();
     await prisma().workspaceUser.create({
-      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Admin") },
+      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Admin"), joinedAt: new Date() },
     });
     await expect(authenticate(created.token, String(other))).rejects.toBeInstanceOf(NotFound);
     const log = await prisma().auditLog.findFirstOrThrow({
