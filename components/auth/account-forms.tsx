@@ -120,7 +120,7 @@ export function ResetPasswordForm({ token }: { token: string }) {
 
 /**
  * The link of an invitation mail: /accept-invitation?invitation_token=…[&new_account=1]. A new
- * account chooses its password here; an existing one just accepts (the server decides either way).
+ * account chooses its password here; an existing one gives its own (the server decides either way).
  */
 export function AcceptInvitationForm({ token, newAccount }: { token: string; newAccount: boolean }) {
   const [password, setPassword] = useState("");
@@ -130,7 +130,7 @@ export function AcceptInvitationForm({ token, newAccount }: { token: string; new
   return (
     <AuthCard
       title="Accept the invitation"
-      subtitle={newAccount ? "Choose the password of your account; you then sign in with it." : "You join the workspace and sign in with your own password."}
+      subtitle={newAccount ? "Choose the password of your account; you then sign in with it." : "Enter the password of your account to join the workspace."}
     >
       {outcome?.ok ? (
         <p role="status" className="text-sm text-slate-700">
@@ -145,21 +145,33 @@ export function AcceptInvitationForm({ token, newAccount }: { token: string; new
             setOutcome(
               await call("POST", "/api/v1/accept_invitation", {
                 invitation_token: token,
-                ...(newAccount ? { password, password_confirmation: confirmation } : {}),
+                password,
+                ...(newAccount ? { password_confirmation: confirmation } : {}),
               }),
             );
             setBusy(false);
           }}
         >
+          <Field
+            label={newAccount ? "Password" : "Your password"}
+            hint={newAccount ? "At least 8 characters, and not a common one." : "The one you sign in with. Never chose one? Use Forgot password first."}
+          >
+            {(p) => (
+              <Input
+                {...p}
+                type="password"
+                autoComplete={newAccount ? "new-password" : "current-password"}
+                required
+                autoFocus
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
+          </Field>
           {newAccount && (
-            <>
-              <Field label="Password" hint="At least 8 characters, and not a common one.">
-                {(p) => <Input {...p} type="password" autoComplete="new-password" required autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
-              </Field>
-              <Field label="The password again">
-                {(p) => <Input {...p} type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />}
-              </Field>
-            </>
+            <Field label="The password again">
+              {(p) => <Input {...p} type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />}
+            </Field>
           )}
           <InlineError message={token ? outcome?.message : "This page needs the link from the mail."} />
           <Button type="submit" className="w-full" loading={busy} disabled={!token}>

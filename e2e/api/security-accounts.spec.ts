@@ -95,7 +95,8 @@ test("an existing account invited into another workspace gets no access there un
   const mine = (await (await person.api.get("/api/v1/workspaces")).json()).data as { id: string }[];
   expect(mine.map((w) => Number(w.id))).toEqual([home.id]);
 
-  // The link of an existing account only accepts: it sets no password (that would be a reset).
+  // The link of an existing account sets no password (that would be a reset): its owner gives the
+  // one they have, so the link alone does not join an account someone else holds the password of.
   const otherName = await workspaceName(other.admin, other.id);
   const { token, newAccount } = await invitationFor(person.email, otherName);
   expect(newAccount).toBe(false);
@@ -108,8 +109,9 @@ test("an existing account invited into another workspace gets no access there un
     422,
     "validation_failed",
   );
-  expect(fieldErrors(body)[0]).toMatchObject({ path: "password", message: expect.stringMatching(/must not be sent/) });
-  const accepted = await request.post("/api/v1/accept_invitation", { headers, data: { invitation_token: token } });
+  expect(fieldErrors(body)[0]).toMatchObject({ path: "password", message: expect.stringMatching(/is not this account's password/) });
+  expect((await there.get("/api/v1/connectors")).status()).toBe(404);
+  const accepted = await request.post("/api/v1/accept_invitation", { headers, data: { invitation_token: token, password: person.password } });
   expect(accepted.status(), await accepted.text()).toBe(200);
   expect((await accepted.json()).data.attributes.message).toMatch(/You joined the workspace/);
   expect(await signInStatus(request, person.email, "takeover-pass-1")).toBe(401);
@@ -120,7 +122,9 @@ test("an existing account invited into another workspace gets no access there un
   }[];
   expect(listed.find((m) => m.attributes.email === person.email)?.attributes.status).toBe("active");
   // A used link is spent.
-  expect((await request.post("/api/v1/accept_invitation", { headers, data: { invitation_token: token } })).status()).toBe(422);
+  expect(
+    (await request.post("/api/v1/accept_invitation", { headers, data: { invitation_token: token, password: person.password } })).status(),
+  ).toBe(422);
 });
 
 /** A member with an API token and a token that token minted, both working. */

@@ -121,7 +121,7 @@ test.describe("workspaces", () => {
       member: { email: viewer.email, name: "Viewer", role_id: ws.roles.Admin },
     });
     expect(add.status(), await add.text()).toBe(201);
-    await acceptInvitation(request, viewer.email, undefined, { workspace: "Second" });
+    await acceptInvitation(request, viewer.email, viewer.password, { workspace: "Second" });
     const fromSecond = viewer.api.inWorkspace(second);
     await expectError(
       await fromSecond.put(`/api/v1/workspaces/${ws.id}`, { workspace: { name: "x" } }),
@@ -334,7 +334,7 @@ test.describe("members", () => {
     // to them, its managers see who they work with.
     expect((await victim.api.inWorkspace(attacker.id).get("/api/v1/connectors")).status()).toBe(404);
     const attackerName = (await (await attacker.admin.get(`/api/v1/workspaces/${attacker.id}`)).json()).data.attributes.name;
-    await acceptInvitation(request, victim.email, undefined, { workspace: attackerName });
+    await acceptInvitation(request, victim.email, victim.password, { workspace: attackerName });
     expect((await victim.api.inWorkspace(attacker.id).get("/api/v1/users/me")).status()).toBe(200);
     const joined = (await (await attacker.admin.get(`${path}/${victim.userId}`)).json()).data.attributes;
     expect(joined.name).toBe("Viewer member");

@@ -45,13 +45,14 @@ export async function invitationFor(to: string, workspace?: string): Promise<{ t
 }
 
 /**
- * Accepts `to`'s invitation (into `workspace` when named), choosing `password` for a new account.
- * `url` turns the API path into the address to call (the console specs' url()).
+ * Accepts `to`'s invitation (into `workspace` when named) with the account's `password`: a new
+ * account chooses it, an existing one gives its own. `url` turns the API path into the address to
+ * call (the console specs' url()).
  */
 export async function acceptInvitation(
   request: APIRequestContext,
   to: string,
-  password?: string,
+  password: string,
   { workspace, url = (p) => p }: { workspace?: string; url?: (path: string) => string } = {},
 ): Promise<void> {
   const { token, newAccount } = await invitationFor(to, workspace);
@@ -60,7 +61,8 @@ export async function acceptInvitation(
     headers: { "X-Forwarded-For": `198.18.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}` },
     data: {
       invitation_token: token,
-      ...(newAccount && password ? { password, password_confirmation: password } : {}),
+      password,
+      ...(newAccount ? { password_confirmation: password } : {}),
     },
   });
   expect(res.status(), await res.text()).toBe(200);

@@ -87,7 +87,7 @@ export function invitationMail(base: string, to: string, token: string, invite: 
       `${invite.inviter} invited this address into the workspace "${invite.workspace}".`,
       invite.setPassword
         ? "Open this link to accept and choose the password of your account:"
-        : "Open this link to accept; you then sign in with the password you already have:",
+        : "Open this link and enter the password of your account to accept:",
       "",
       url,
       "",

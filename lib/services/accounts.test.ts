@@ -97,7 +97,9 @@ describe("accounts", () => {
     const url = new URL(invitation.link!);
     expect(url.searchParams.get("new_account")).toBe("1");
     const invitationToken = url.searchParams.get("invitation_token")!;
-    await expect(acceptInvitation({ invitation_token: invitationToken }, client())).rejects.toThrow(/password: is required/);
+    await expect(acceptInvitation({ invitation_token: invitationToken, password: "stranger-pass-1" }, client())).rejects.toThrow(
+      /password_confirmation: is required/,
+    );
     await acceptInvitation({ invitation_token: invitationToken, password: "owner-chosen-1", password_confirmation: "owner-chosen-1" }, client());
     await expect(login({ email, password: "stranger-pass-1" })).rejects.toBeInstanceOf(Unauthorized);
     const session = await login({ email, password: "owner-chosen-1" });

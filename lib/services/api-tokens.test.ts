@@ -123,4 +123,16 @@ describe("API tokens", () => {
     expect(own.roleId).toBeNull();
     expect(own.expiresAt).toBeNull();
   });
+
+  it("revoking a token revokes the tokens it minted, down the generations, and no other", async () => {
+    const { auth } = await newMember("Admin");
+    const parent = await createApiToken(auth, { name: "parent" });
+    const child = await createApiToken(await authenticate(parent.token, null), { name: "child" });
+    const grandchild = await createApiToken(await authenticate(child.token, null), { name: "grandchild" });
+    const sibling = await createApiToken(auth, { name: "sibling" });
+    expect(child.parentId).toBe(parent.id);
+    await revokeApiToken(auth, parent.id);
+    for (const t of [parent, child, grandchild]) await expect(authenticate(t.token, null)).rejects.toThrow(/revoked/);
+    await expect(authenticate(sibling.token, null)).resolves.toMatchObject({ tokenKind: "api_token" });
+  });
 });

@@ -5,21 +5,27 @@
 //  - an address without an account gets an account without a password (NO_PASSWORD); so does an
 //    unverified self sign-up, whose password whoever signed it up chose: it is wiped, with its
 //    verification links, so a stranger who signed up the address first can never sign in to it;
-//  - the link (POST /api/v1/accept_invitation) accepts; for an account without a password it also
-//    sets the one its owner chooses there, which ends every session and API token the account had.
+//  - the link (POST /api/v1/accept_invitation) accepts; an account without a password sets the one
+//    its owner chooses there (which ends every session and API token the account had); an account
+//    with one must give it. Both the inbox and the password are needed, so a stranger's account
+//    that the owner verified by mistake (a verification link for a sign-up they did not make) cannot
+//    be joined to the owner's company: the owner cannot give that password, and resets it instead
+//    (which ends the stranger's sessions and tokens) before accepting.
 // Inviting answers alike whether or not the address has an account (members.ts).
 import "server-only";
-import { hashPassword, hasPassword, NO_PASSWORD } from "@/lib/auth/password";
+import { hashPassword, hasPassword, NO_PASSWORD, verifyPassword } from "@/lib/auth/password";
 import { assertUncommonPassword } from "@/lib/auth/password-policy";
 import { prisma } from "@/lib/db/client";
 import { ValidationFailed } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { sendInBackground } from "@/lib/mail";
 import type { AcceptInvitationInput } from "@/lib/validation/accounts";
+import { MIN_PASSWORD_LENGTH } from "@/lib/validation/members";
 import { invitationMail } from "./account-mails";
 import { endedSentence, replaceCredentials } from "./account-recovery";
 import { consume, issueToken, usableToken } from "./accounts";
 import { throttleAccountRequest } from "./account-throttle";
+import { beginLoginAttempt } from "./login-throttle";
 
 type Tx = Prisma.TransactionClient;
 
@@ -69,27 +75,34 @@ export async function sendInvitation(
 
 /**
  * Accepts the invitation of the link: the membership gives access from now on. An account without
- * a password gets the one sent (required then, refused otherwise: a link is no password reset), and
- * its address counts as verified. Answers the sentence to show.
+ * a password gets the one sent, and its address counts as verified; an account with one must send
+ * it (checked under the sign-in throttle, so a link is no way to guess it faster). Answers the
+ * sentence to show.
  */
 export async function acceptInvitation(input: AcceptInvitationInput, client: { ip?: string | null }): Promise<string> {
   await throttleAccountRequest({ ip: client.ip });
   const field = "invitation_token";
   const row = await usableToken(input.invitation_token, "accept_invitation", field, "invitation");
   const setPassword = !hasPassword(row.user.passwordHash);
-  if (setPassword && input.password === undefined) {
-    throw ValidationFailed.field("password", "is required: choose the password of your new account (and send it again as password_confirmation)");
-  }
-  if (!setPassword && input.password !== undefined) {
-    throw ValidationFailed.field(
-      "password",
-      "must not be sent: this account has a password already; accept without one and sign in with it (Forgot password changes it)",
-    );
-  }
   let passwordHash: string | undefined;
-  if (input.password !== undefined) {
+  if (setPassword) {
+    if (input.password_confirmation === undefined) {
+      throw ValidationFailed.field("password_confirmation", "is required: send the new account's password again");
+    }
+    if (input.password.length < MIN_PASSWORD_LENGTH) {
+      throw ValidationFailed.field("password", `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
     assertUncommonPassword(input.password, "password");
     passwordHash = await hashPassword(input.password);
+  } else {
+    const attempt = await beginLoginAttempt({ email: row.user.email, ip: client.ip });
+    if (!(await verifyPassword(input.password, row.user.passwordHash))) {
+      throw ValidationFailed.field(
+        "password",
+        "is not this account's password: send the password you sign in with (if you never chose one, set it with Forgot password first, then open this link again)",
+      );
+    }
+    await attempt.succeeded();
   }
   const now = new Date();
   const { workspace, revoked } = await prisma().$transaction(async (tx) => {

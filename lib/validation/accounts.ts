@@ -76,16 +76,20 @@ export const resendVerificationSchema = z.object({ email });
 export type ResendVerificationInput = z.infer<typeof resendVerificationSchema>;
 
 /**
- * Accepting an invitation with the token of its link. A password (with its confirmation) is sent
- * only when the account has none yet (the link of such an invitation carries new_account=1).
+ * Accepting an invitation with the token of its link, and the account's password: a new account
+ * (the link says new_account=1) chooses it, with its confirmation; an existing one proves it.
  */
 export const acceptInvitationSchema = z
   .object({
     invitation_token: token("invitation"),
-    password: newPassword.optional().describe(
-      `Only for a new account (the link says new_account=1): its password, at least ${MIN_PASSWORD_LENGTH} characters and not a common one. An account that has a password keeps it; sending one then is a 422.`,
-    ),
-    password_confirmation: confirmation.optional(),
+    password: z
+      .string({ error: "is required" })
+      .min(1, "is required")
+      .max(1024, "must be at most 1024 characters")
+      .describe(
+        `The account's password. A new account (the link says new_account=1) chooses it here: at least ${MIN_PASSWORD_LENGTH} characters and not a common one, sent again as password_confirmation. An existing account sends its current password, to show the account is the link's owner's.`,
+      ),
+    password_confirmation: confirmation.optional().describe("A new account's password again."),
   })
-  .refine((v) => v.password === undefined || v.password === v.password_confirmation, mismatch);
+  .refine((v) => v.password_confirmation === undefined || v.password === v.password_confirmation, mismatch);
 export type AcceptInvitationInput = z.infer<typeof acceptInvitationSchema>;
