@@ -49,6 +49,7 @@ const FLAGS: Record<string, Flags> = {
   signup: { body: {}, offUnless: "SIGNUP_ENABLED" },
   forgotPassword: { body: {} },
   resetPassword: { body: {} },
+  acceptInvitation: { body: {} },
   resendVerification: { body: {} },
   createApiToken: { body: {} },
   createWorkspace: { body: {} },
