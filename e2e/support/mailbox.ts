@@ -24,8 +24,7 @@ export async function waitForMail(
   const deadline = Date.now() + ms;
   for (;;) {
     const names = (await readdir(dir).catch(() => [] as string[])).sort().reverse();
-    for (const name of names) {
-      // A file being written does not parse yet: skip it, it is read on the next round.
+    for (const name of names.filter((n) => n.endsWith(".json"))) {
       const mail = await readFile(path.join(dir, name), "utf8").then(
         (text) => JSON.parse(text) as KeptMail,
         () => null,

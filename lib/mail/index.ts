@@ -4,7 +4,7 @@
 // person their link. Links carry single-use secrets: they are logged only on that path, never when
 // mail goes out. MAIL_DIR (development and tests) also keeps each unsent mail as a JSON file there.
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTransport, type Transporter } from "nodemailer";
 import { env } from "@/lib/config/env";
@@ -38,11 +38,12 @@ export const mailSettings = (): MailSettings => ({
   mailDir: env.MAIL_DIR,
 });
 
-/** Writes the mail whole (a temporary name first is not needed: readers skip files that do not parse). */
+/** Writes the mail under a temporary name, then renames it: a reader never sees half a file. */
 async function keepInDir(dir: string, message: MailMessage): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const name = `${Date.now()}-${randomBytes(6).toString("hex")}.json`;
-  await writeFile(path.join(dir, name), JSON.stringify(message), { mode: 0o600 });
+  await writeFile(path.join(dir, `${name}.tmp`), JSON.stringify(message), { mode: 0o600 });
+  await rename(path.join(dir, `${name}.tmp`), path.join(dir, name));
 }
 
 export function createMailer(settings: MailSettings): Mailer {

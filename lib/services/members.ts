@@ -134,8 +134,9 @@ async function assertNotLastAdmin(
   verb: string,
 ): Promise<void> {
   const adminId = await adminRoleId(tx);
-  if (member.roleId !== adminId) return;
-  const admins = await tx.workspaceUser.count({ where: { workspaceId, roleId: adminId } });
+  // A pending invitation is no Admin yet: it may go, and it does not keep the workspace managed.
+  if (member.roleId !== adminId || member.joinedAt === null) return;
+  const admins = await tx.workspaceUser.count({ where: { workspaceId, roleId: adminId, joinedAt: { not: null } } });
   if (admins <= 1) {
     throw new Conflict(
       `${member.user.email} is the last Admin of this workspace and cannot be ${verb}; make someone else Admin first.`,

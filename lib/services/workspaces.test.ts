@@ -124,6 +124,10 @@ describe("members", () => {
       updateMember(admin.auth, admin.workspaceId, admin.user.id, { role_id: memberRole }),
     ).rejects.toBeInstanceOf(Conflict);
     await expect(removeMember(admin.auth, admin.workspaceId, admin.user.id)).rejects.toThrow(/last Admin/);
+    // A pending Admin invitation does not count: it may never be accepted.
+    const invited = await addMember(admin.auth, admin.workspaceId, { email: "pending-admin@example.com", name: "P", role_id: await systemRoleId("Admin") }, base);
+    await expect(removeMember(admin.auth, admin.workspaceId, admin.user.id)).rejects.toThrow(/last Admin/);
+    await removeMember(admin.auth, admin.workspaceId, invited.userId);
     const second = await newMember("Member", admin.workspaceId);
     await updateMember(admin.auth, admin.workspaceId, second.user.id, {
       role_id: await systemRoleId("Admin"),
