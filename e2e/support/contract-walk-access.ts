@@ -85,8 +85,8 @@ export const ACCESS_STEPS = {
     const { email } = await fx.invite();
     const { token } = await invitationFor(email);
     const password = strongPassword();
-    // A new account must choose its password: without one it is a 422 saying so.
-    await expectStatus(fx.anonymous().POST("/api/v1/accept_invitation", { body: { invitation_token: token } }), 422);
+    // A new account chooses its password, with its confirmation: without one it is a 422 saying so.
+    await expectStatus(fx.anonymous().POST("/api/v1/accept_invitation", { body: { invitation_token: token, password } }), 422);
     await expectStatus(
       fx.anonymous().POST("/api/v1/accept_invitation", {
         body: { invitation_token: token, password, password_confirmation: password },

@@ -103,9 +103,9 @@ export const workspaces = {
     body: createMemberSchema,
     status: 201,
     response: member,
-    errors: [409],
+    errors: [409, 429],
     notes:
-      "The membership is pending (status pending, no access) until the person accepts through the link mailed to the address (POST /api/v1/accept_invitation); an address without an account chooses its password there. name is always required (used only for a new account), so the answer never tells whether the email is registered; a password is refused (422). 403 when the role has permissions you do not hold; 409 when already a member or invited.",
+      "The membership is pending (status pending, no access) until the person accepts through the link mailed to the address (POST /api/v1/accept_invitation); an address without an account chooses its password there. name is always required (used only for a new account), so the answer never tells whether the email is registered; a password is refused (422). 403 when the role has permissions you do not hold; 409 when already a member or invited; 429 with Retry-After past the mails one address may get in a window (ACCOUNT_MAX_MAILS_PER_EMAIL).",
   }),
   getMember: operation({
     operationId: "getMember",

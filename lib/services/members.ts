@@ -17,6 +17,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
 import { rolePolicies } from "@/lib/validation/roles";
+import { throttleMailTo } from "./account-throttle";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { invitee, sendInvitation } from "./invitations";
@@ -72,6 +73,8 @@ export async function addMember(
   client: { consoleBase: string },
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
+  // Every invitation mails the address: the same per-address budget as the account mails.
+  await throttleMailTo(input.email);
   const { member, send } = await prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);

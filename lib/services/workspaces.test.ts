@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_PASSWORD } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
-import { Conflict, Forbidden, NotFound } from "@/lib/errors";
+import { Conflict, Forbidden, NotFound, RateLimited } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
 import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken } from "./api-tokens";
@@ -115,6 +115,16 @@ describe("members", () => {
     await expect(
       addMember(admin.auth, admin.workspaceId, { email: "x@example.com", name: "X", role_id: 999_999 }, base),
     ).rejects.toThrow(/member\.role_id: role 999999 does not exist/);
+  });
+
+  it("mails one address at most ACCOUNT_MAX_MAILS_PER_EMAIL invitations a window (invite, remove, invite… is a 429)", async () => {
+    const admin = await newMember("Admin");
+    const invite = { email: "flooded@example.com", name: "F", role_id: await systemRoleId("Viewer") };
+    for (let i = 0; i < 5; i++) {
+      const m = await addMember(admin.auth, admin.workspaceId, invite, base);
+      await removeMember(admin.auth, admin.workspaceId, m.userId);
+    }
+    await expect(addMember(admin.auth, admin.workspaceId, invite, base)).rejects.toBeInstanceOf(RateLimited);
   });
 
   it("never leaves a workspace without an Admin", async () => {
