@@ -138,7 +138,7 @@ export const accounts = {
     response: messageResourceSchema,
     errors: [429],
     notes:
-      "The membership gives access from now on. An account without a password (the link says new_account=1) sends password and password_confirmation: they become its password, its address counts as verified, and any earlier session or API token of it ends. An account with a password sends it (422 when it is not the account's; 429 after too many, like sign-in). 422 for a used, expired or unknown token.",
+      "The membership gives access from now on. An account without a password (the link says new_account=1) sends password and password_confirmation: they become its password, and its address counts as verified. An account with a password sends it (422 when it is not the account's; 429 after too many, like sign-in). 422 for a used, expired or unknown token.",
   }),
   verifyUser: operation({
     operationId: "verifyUser",

@@ -6,8 +6,8 @@
 //    unverified self sign-up, whose password whoever signed it up chose: it is wiped, with its
 //    verification links, so a stranger who signed up the address first can never sign in to it;
 //  - the link (POST /api/v1/accept_invitation) accepts; an account without a password sets the one
-//    its owner chooses there (which ends every session and API token the account had); an account
-//    with one must give it. Both the inbox and the password are needed, so a stranger's account
+//    its owner chooses there (it can have no session or API token to end: nobody could sign in to
+//    it, and wiping a sign-up's password ended its sessions); an account with one must give it. Both the inbox and the password are needed, so a stranger's account
 //    that the owner verified by mistake (a verification link for a sign-up they did not make) cannot
 //    be joined to the owner's company: the owner cannot give that password, and resets it instead
 //    (which ends the stranger's sessions and tokens) before accepting.
@@ -22,7 +22,6 @@ import { sendInBackground } from "@/lib/mail";
 import type { AcceptInvitationInput } from "@/lib/validation/accounts";
 import { MIN_PASSWORD_LENGTH } from "@/lib/validation/members";
 import { invitationMail } from "./account-mails";
-import { endedSentence, replaceCredentials } from "./account-recovery";
 import { consume, issueToken, usableToken } from "./accounts";
 import { throttleAccountRequest } from "./account-throttle";
 import { beginLoginAttempt } from "./login-throttle";
@@ -105,19 +104,19 @@ export async function acceptInvitation(input: AcceptInvitationInput, client: { i
     await attempt.succeeded();
   }
   const now = new Date();
-  const { workspace, revoked } = await prisma().$transaction(async (tx) => {
+  const workspace = await prisma().$transaction(async (tx) => {
     await consume(tx, row.id, field, "invitation");
     const membership = await tx.workspaceUser.update({
       where: { id: row.membershipId! },
       data: { joinedAt: now },
       select: { workspace: { select: { name: true } } },
     });
-    const revoked = passwordHash ? await replaceCredentials(tx, row.userId, passwordHash, now, row.user.confirmedAt ?? now) : null;
-    if (!passwordHash && !row.user.confirmedAt) await tx.user.update({ where: { id: row.userId }, data: { confirmedAt: now } });
-    return { workspace: membership.workspace.name, revoked };
+    // The link proved the address. password_changed_at stays: no session can predate a first password.
+    await tx.user.update({
+      where: { id: row.userId },
+      data: { confirmedAt: row.user.confirmedAt ?? now, ...(passwordHash ? { passwordHash } : {}) },
+    });
+    return membership.workspace.name;
   });
-  const joined = `You joined the workspace ${workspace}.`;
-  return revoked === null
-    ? `${joined} Sign in with your password.`
-    : `${joined} Your password is set. ${endedSentence(revoked)} Sign in with it.`;
+  return `You joined the workspace ${workspace}. ${passwordHash ? "Your password is set: sign in with it." : "Sign in with your password."}`;
 }
