@@ -9,7 +9,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { consoleSession } from "@/lib/auth/session-cookie";
 import { newNonce, pagePolicy } from "@/lib/http/content-security-policy";
 
-const OPEN_PAGES = /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user|alert-subscription)(?:\/|$)/;
+const OPEN_PAGES =
+  /^\/(?:login|setup|sign-in|forgot-password|reset-password|verify-user|alert-subscription|accept-invitation)(?:\/|$)/;
 
 async function signedIn(req: NextRequest): Promise<"yes" | "no" | "expired"> {
   const token = await consoleSession(req);

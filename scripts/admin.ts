@@ -1,6 +1,7 @@
 // npm run admin -- <command>: operator commands run on the server's machine, against the same
 // database as `npm start` (DATABASE_URL, else the embedded one under DATA_DIR, also while it runs).
-//   reset-password EMAIL   give the account a new generated password and print it
+//   reset-password EMAIL   give the account a new generated password and print it (its sessions end
+//                          and its API tokens are revoked)
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../lib/config/env";
@@ -13,8 +14,9 @@ import { resetPasswordByEmail, UnknownAccount } from "./admin/reset-password";
 const USAGE = `Usage: npm run admin -- reset-password EMAIL
 
   reset-password EMAIL   give the account a new generated password and print it
-                         (its sessions end; sign in with the new one and change it
-                         under Settings → Password)`;
+                         (every session ends and every API token of the account is
+                         revoked; sign in with the new one and change it under
+                         Settings → Password)`;
 
 /**
  * The database of a running `npm start` with the embedded PostgreSQL: a second instance cannot
@@ -38,7 +40,16 @@ async function main(args: string[]): Promise<number> {
   const db = runningEmbedded() ?? (await prepareDatabase());
   try {
     const reset = await resetPasswordByEmail(email);
-    console.log(boxed([`New password for ${reset.email}:`, "", `    ${reset.password}`, "", "Shown once. Sign in and change it under Settings → Password."]));
+    console.log(
+      boxed([
+        `New password for ${reset.email}:`,
+        "",
+        `    ${reset.password}`,
+        "",
+        "Shown once. Sign in and change it under Settings → Password.",
+        `Every earlier session has ended; API tokens revoked: ${reset.revokedTokens}.`,
+      ]),
+    );
     return 0;
   } catch (err) {
     if (!(err instanceof UnknownAccount)) throw err;

@@ -53,9 +53,16 @@ async function freshDatabase(): Promise<ServerEnv> {
   };
 }
 
+/** Where the server keeps the mails it does not send (MAIL_DIR): e2e/support/mailbox.ts reads them. */
+const e2eMailDir = (port: string | number) => path.resolve(".data/e2e-mail", String(port));
+
 async function main() {
+  const mailDir = e2eMailDir(process.env.PORT ?? "0");
+  rmSync(mailDir, { recursive: true, force: true });
   const env: ServerEnv = {
     ...(await freshDatabase()),
+    // Without SMTP, invitation and reset links are logged; the tests read them from these files.
+    MAIL_DIR: process.env.MAIL_DIR ?? mailDir,
     ADMIN_EMAIL: E2E_ADMIN.email,
     ADMIN_PASSWORD: E2E_ADMIN.password,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

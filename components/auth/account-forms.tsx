@@ -1,6 +1,6 @@
 "use client";
-// The console ends of the account mails: ask for a reset link, set a new password from one, and
-// verify an address. Same paths and query members as the reference console (lib/services/account-mails.ts),
+// The console ends of the account mails: ask for a reset link, set a new password from one, verify
+// an address, and accept an invitation. Same paths and query members as the reference console (lib/services/account-mails.ts),
 // so a link works whichever console CONSOLE_URL names.
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
@@ -110,6 +110,72 @@ export function ResetPasswordForm({ token }: { token: string }) {
           <InlineError message={token ? outcome?.message : "This page needs the link from the mail."} />
           <Button type="submit" className="w-full" loading={busy} disabled={!token}>
             Set the password
+          </Button>
+        </form>
+      )}
+      {backToSignIn}
+    </AuthCard>
+  );
+}
+
+/**
+ * The link of an invitation mail: /accept-invitation?invitation_token=…[&new_account=1]. A new
+ * account chooses its password here; an existing one gives its own (the server decides either way).
+ */
+export function AcceptInvitationForm({ token, newAccount }: { token: string; newAccount: boolean }) {
+  const [password, setPassword] = useState("");
+  const [confirmation, setConfirmation] = useState("");
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <AuthCard
+      title="Accept the invitation"
+      subtitle={newAccount ? "Choose the password of your account; you then sign in with it." : "Enter the password of your account to join the workspace."}
+    >
+      {outcome?.ok ? (
+        <p role="status" className="text-sm text-slate-700">
+          {outcome.message}
+        </p>
+      ) : (
+        <form
+          className="space-y-4"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setOutcome(
+              await call("POST", "/api/v1/accept_invitation", {
+                invitation_token: token,
+                password,
+                ...(newAccount ? { password_confirmation: confirmation } : {}),
+              }),
+            );
+            setBusy(false);
+          }}
+        >
+          <Field
+            label={newAccount ? "Password" : "Your password"}
+            hint={newAccount ? "At least 8 characters, and not a common one." : "The one you sign in with. Never chose one? Use Forgot password first."}
+          >
+            {(p) => (
+              <Input
+                {...p}
+                type="password"
+                autoComplete={newAccount ? "new-password" : "current-password"}
+                required
+                autoFocus
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
+          </Field>
+          {newAccount && (
+            <Field label="The password again">
+              {(p) => <Input {...p} type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />}
+            </Field>
+          )}
+          <InlineError message={token ? outcome?.message : "This page needs the link from the mail."} />
+          <Button type="submit" className="w-full" loading={busy} disabled={!token}>
+            Accept the invitation
           </Button>
         </form>
       )}

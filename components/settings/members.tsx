@@ -40,8 +40,8 @@ export function MembersPage() {
       col.accessor((m) => m.attributes.name, {
         id: "name",
         header: "Name",
-        // Null until the person has used this workspace: an invitation does not reveal the account.
-        cell: (i) => i.getValue() === null ? <span className="text-slate-500">Invited</span> : <span className="font-medium text-slate-900">{i.getValue()}</span>,
+        // Null until the person accepts: an invitation does not reveal the account, nor gives access.
+        cell: (i) => i.getValue() === null ? <span className="text-slate-500">Pending invitation</span> : <span className="font-medium text-slate-900">{i.getValue()}</span>,
       }),
       col.accessor((m) => m.attributes.email, { id: "email", header: "Email" }),
       col.display({
@@ -118,7 +118,7 @@ function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClo
   const add = useAddMember(workspaceId);
   const form = useForm({
     resolver: zodResolver(addMemberFormSchema),
-    defaultValues: { member: { email: "", name: "", password: "", role_id: null } },
+    defaultValues: { member: { email: "", name: "", role_id: null } },
   });
   const errors = form.formState.errors.member;
   const submit = form.handleSubmit((values) => {
@@ -126,19 +126,16 @@ function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClo
       onSuccess: onClose,
       onError: (err) => {
         for (const [path, message] of Object.entries(fieldErrors(err, "member"))) {
-          if (["email", "name", "password", "role_id"].includes(path)) form.setError(`member.${path}` as "member.email", { message });
+          if (["email", "name", "role_id"].includes(path)) form.setError(`member.${path}` as "member.email", { message });
         }
       },
     });
   });
   return (
-    <Dialog open onClose={onClose} title="Add a member" description="Give a name and an initial password; they are used only if the email has no account yet. The person's profile shows here once they open this workspace.">
+    <Dialog open onClose={onClose} title="Add a member" description="They get a link at this address to accept the invitation (choosing their password if they have no account yet). Until they accept, they are listed as a pending invitation and have no access.">
       <form onSubmit={submit} noValidate className="space-y-4">
         <Field label="Email" required error={errors?.email && `Email ${errors.email.message}`}>{(p) => <Input {...p} type="email" autoFocus {...form.register("member.email")} />}</Field>
-        <Field label="Name" required error={errors?.name && `Name ${errors.name.message}`}>{(p) => <Input {...p} {...form.register("member.name")} />}</Field>
-        <Field label="Initial password" required hint="At least 8 characters; an existing account keeps its own." error={errors?.password && `Password ${errors.password.message}`}>
-          {(p) => <Input {...p} type="password" autoComplete="new-password" {...form.register("member.password")} />}
-        </Field>
+        <Field label="Name" required hint="Used for a new account; an existing one keeps its own." error={errors?.name && `Name ${errors.name.message}`}>{(p) => <Input {...p} {...form.register("member.name")} />}</Field>
         <Field label="Role" required error={errors?.role_id && "Choose a role"}>
           {(p) => (
             <Select {...p} {...form.register("member.role_id", { valueAsNumber: true })}>

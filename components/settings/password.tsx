@@ -30,7 +30,7 @@ export function PasswordPage() {
       <Card className="max-w-lg">
         <CardHeader
           title="Change password"
-          description="You will be signed out everywhere, this browser included, and sign in again with the new password."
+          description="You will be signed out everywhere, this browser included, and sign in again with the new password. Every API token of your account is revoked too."
         />
         <CardBody>
           <form onSubmit={submit} noValidate className="space-y-4">

@@ -55,7 +55,7 @@ test("create, update and delete of every resource kind leave audit entries", asy
   const role = idOf(await ok(await admin.post("/enterprise/api/v1/roles", { role: { role_name: unique("r"), role_desc: "x", policies: { permissions: { sync: { read: true } } } } })));
   await ok(await admin.put(`/enterprise/api/v1/roles/${role}`, { role: { role_desc: "audited" } }));
   const member = idOf(
-    await ok(await admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email: `${unique("a")}@example.com`, name: "A", password: "audit-password", role_id: role } })),
+    await ok(await admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email: `${unique("a")}@example.com`, name: "A", role_id: role } })),
   );
   const roles = (await (await admin.get("/enterprise/api/v1/roles")).json()).data as { id: string; attributes: { role_name: string } }[];
   const viewer = Number(roles.find((r) => r.attributes.role_name === "Viewer")!.id);

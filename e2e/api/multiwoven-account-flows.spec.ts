@@ -169,15 +169,23 @@ test.describe("13.14 account flows on a server with sign-up on and mail over SMT
   test("13.14 signup with an address that has an account changes nothing and answers like a new one", async () => {
     const admin = await tokenFor(api, ADMIN.email, ADMIN.password);
     const adminWs = Number((await (await api.get("/api/v1/workspaces", { headers: bearer(admin) })).json()).data[0].id);
-    // A person invited by an Admin (lib/services/members.ts): the Admin chose the initial password.
+    // A person invited by an Admin (lib/services/invitations.ts), who accepted and chose their password.
     const invited = `invited-${uniqueSuffix()}@example.com`;
     const roles = (await (await api.get("/enterprise/api/v1/roles", { headers: bearer(admin, String(adminWs)) })).json()).data;
     const viewerRole = Number(roles.find((r: { attributes: { role_name: string } }) => r.attributes.role_name === "Viewer").id);
     const added = await api.post(`/api/v1/workspaces/${adminWs}/members`, {
       headers: bearer(admin, String(adminWs)),
-      data: { member: { email: invited, name: "Invited", password: "initial-password-1", role_id: viewerRole } },
+      data: { member: { email: invited, name: "Invited", role_id: viewerRole } },
     });
     expect(added.status(), await added.text()).toBe(201);
+    const invitation = new URL((await smtp.waitFor(invited, (m) => m.link?.includes("/accept-invitation?") ?? false)).link!);
+    expect(invitation.origin).toBe(CONSOLE);
+    const accepted = await post("/api/v1/accept_invitation", {
+      invitation_token: invitation.searchParams.get("invitation_token"),
+      password: "initial-password-1",
+      password_confirmation: "initial-password-1",
+    });
+    expect(accepted.status(), await accepted.text()).toBe(200);
 
     const fresh = `fresh-${uniqueSuffix()}@example.com`;
     const attempt = (email: string) =>
@@ -203,7 +211,7 @@ test.describe("13.14 account flows on a server with sign-up on and mail over SMT
     const list = (await (await api.get("/api/v1/workspaces", { headers: bearer(theirs) })).json()).data;
     expect(list.map((w: { id: string }) => Number(w.id))).toEqual([adminWs]);
     // The owner hears of it, with no verification link; the new address gets its verification.
-    const notice = await smtp.waitFor(invited);
+    const notice = await smtp.waitFor(invited, (m) => !m.link?.includes("/accept-invitation?"));
     expect(notice.subject).toMatch(/already have an account/);
     expect(notice.text).not.toContain("confirmation_token");
     expect(notice.text).toContain(`${CONSOLE}/forgot-password`);

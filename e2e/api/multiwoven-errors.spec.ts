@@ -129,7 +129,7 @@ test("13.5 role_id of a new member and of an API token as a string of digits", a
   const viewer = roles.find((r) => r.attributes.role_name === "Viewer")!.id;
   const member = await ok(
     await ws.admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, {
-      member: { email: `mw-${uniqueSuffix()}@example.com`, name: "String Role", password: "string-role-pw-1", role_id: viewer },
+      member: { email: `mw-${uniqueSuffix()}@example.com`, name: "String Role", role_id: viewer },
     }),
     201,
   );

@@ -9,6 +9,7 @@ import { expect, test } from "@playwright/test";
 import { RESOURCES } from "../../lib/auth/permissions";
 import { Api, expectError, loginAs } from "../support/api";
 import { dataWorkspace, ensureTestDatabase, pgConfiguration, sql, unique, type DataWorkspace } from "../support/data";
+import { acceptInvitation } from "../support/mailbox";
 
 let ws: DataWorkspace;
 let other: DataWorkspace;
@@ -243,7 +244,8 @@ test("the export and the record detail: 403 for a role that may not read syncs, 
   const role = await post(ws.admin, "/enterprise/api/v1/roles", { role: { role_name: unique("No syncs"), role_desc: "Everything but syncs", policies: { permissions } } });
   const email = `${unique("nosync")}@example.com`;
   const password = "no-sync-password-1";
-  await post(ws.admin, `/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email, name: "No syncs", password, role_id: Number(role.data.id) } });
+  await post(ws.admin, `/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email, name: "No syncs", role_id: Number(role.data.id) } });
+  await acceptInvitation(request, email, password);
   const noSyncs = new Api({ token: await loginAs(request, email, password), workspaceId: ws.workspaceId });
   const [rec] = await records(pgSync, pgRun, "?primary_key=k5");
   await expectError(await noSyncs.get(`/api/v1/syncs/${pgSync}/sync_runs/${pgRun}/sync_records/export`), 403, "forbidden");

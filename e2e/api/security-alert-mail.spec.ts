@@ -63,8 +63,15 @@ async function workspaceWithMember(): Promise<{ id: number; admin: ServerApi; me
   const memberRole = Number(roles.find((r) => r.attributes.role_name === "Member")!.id);
   const memberEmail = `member-${uniqueSuffix()}@example.com`;
   const password = `pw-${uniqueSuffix()}-long`;
-  const added = await admin.post(`/api/v1/workspaces/${id}/members`, { member: { email: memberEmail, name: "Member", password, role_id: memberRole } });
+  const added = await admin.post(`/api/v1/workspaces/${id}/members`, { member: { email: memberEmail, name: "Member", role_id: memberRole } });
   expect(added.status(), await added.text()).toBe(201);
+  // The invited person chooses their password through the link mailed to them.
+  const invitation = await smtp.waitFor(memberEmail, (m) => m.subject.startsWith("You are invited"));
+  const accepted = await anonymous.post("/api/v1/accept_invitation", {
+    headers: { "X-Forwarded-For": clientAddress() },
+    data: { invitation_token: new URL(invitation.link!).searchParams.get("invitation_token"), password, password_confirmation: password },
+  });
+  expect(accepted.status(), await accepted.text()).toBe(200);
   return { id, admin, member: new ServerApi({ token: await login(memberEmail, password), workspaceId: id }, server!.base), memberEmail };
 }
 
@@ -240,8 +247,8 @@ test("a subject with line breaks and a long text of the workspace's cannot injec
   const [event] = await settledEvents(ws.member, syncId, 1);
   expect(event.attributes.deliveries[0]).toMatchObject({ status: "sent", recipients: { mailed: 1, unconfirmed: 0, suppressed: 0 } });
 
-  await expect.poll(() => smtp.mails.filter((m) => m.to.includes(ws.memberEmail)).length, { timeout: 30_000 }).toBe(2);
-  const mails = smtp.mails.filter((m) => m.to.includes(ws.memberEmail));
+  await expect.poll(() => smtp.mails.filter((m) => m.to.includes(ws.memberEmail) && isAlert(m)).length, { timeout: 30_000 }).toBe(2);
+  const mails = smtp.mails.filter((m) => m.to.includes(ws.memberEmail) && isAlert(m));
   const subjects = mails.map((m) => decodeHeader(m.subject));
   // One line; the workspace's text quoted after the product's words, cut to 40 characters.
   const quotedName = `"Ops Bcc: injected@evil.test X-Injected:…"`;
@@ -264,5 +271,5 @@ test("a subject with line breaks and a long text of the workspace's cannot injec
   expect(after.recipient_states).toEqual([{ email: ws.memberEmail, status: "unsubscribed", confirmation_sent_at: null }]);
   const again = (await (await ws.member.post(`/api/v1/alert_channels/${channel.id}/test`)).json()).data;
   expect(again).toMatchObject({ status: "unconfirmed", error: expect.stringContaining("Nothing was mailed") });
-  expect(smtp.mails.filter((m) => m.to.includes(ws.memberEmail))).toHaveLength(2);
+  expect(smtp.mails.filter((m) => m.to.includes(ws.memberEmail) && isAlert(m))).toHaveLength(2);
 });

@@ -21,6 +21,7 @@ import {
   uniqueSuffix,
   type TestWorkspace,
 } from "../support/api";
+import { invitationFor } from "../support/mailbox";
 
 let ws: TestWorkspace;
 test.beforeAll(async ({ request }) => {
@@ -306,22 +307,23 @@ test("/api/metrics without a token is refused to a remote client behind the prox
   expect((await request.get("/api/metrics")).status()).toBe(200);
 });
 
-test("a common password is refused wherever an account gets one", async () => {
-  const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-    member: {
-      email: `common-${uniqueSuffix()}@example.com`,
-      name: "Common",
-      password: "Password123",
-      role_id: ws.roles.Viewer,
-    },
+test("a common password is refused wherever an account gets one", async ({ request }) => {
+  // An invited person chooses theirs when accepting the invitation.
+  const email = `common-${uniqueSuffix()}@example.com`;
+  const invited = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
+    member: { email, name: "Common", role_id: ws.roles.Viewer },
+  });
+  expect(invited.status(), await invited.text()).toBe(201);
+  const { token } = await invitationFor(email);
+  const res = await request.post("/api/v1/accept_invitation", {
+    headers: { "X-Forwarded-For": "198.51.100.77" },
+    data: { invitation_token: token, password: "Password123", password_confirmation: "Password123" },
   });
   const body = await expectError(res, 422, "validation_failed");
-  expect(fieldErrors(body)).toEqual([
-    { path: "member.password", message: expect.stringMatching(/^is too easy to guess .*; make it stronger/) },
-  ]);
+  expect(fieldErrors(body)).toEqual([{ path: "password", message: expect.stringMatching(/^is too easy to guess .*; make it stronger/) }]);
 });
 
-test("passwords a strength estimator scores as trivial are refused on password change and invitation, saying what would help", async ({ request }) => {
+test("passwords a strength estimator scores as trivial are refused on password change and on accepting an invitation, saying what would help", async ({ request }) => {
   const member = await memberWithRole(request, ws, "Member");
   for (const [weak, why] of [
     ["aaaaaaaa", /repeats one character/],
@@ -335,10 +337,16 @@ test("passwords a strength estimator scores as trivial are refused on password c
     const changed = await expectError(await member.api.put("/api/v1/users/me/password", { current_password: member.password, password: weak }), 422, "validation_failed");
     expect(fieldErrors(changed), weak).toEqual([{ path: "password", message: expect.stringMatching(why) }]);
     expect(fieldErrors(changed)[0].message).toMatch(/; make it stronger with a few uncommon words or a longer mix of characters/);
-    const invited = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-      member: { email: `weak-${uniqueSuffix()}@example.com`, name: "Weak", password: weak, role_id: ws.roles.Viewer },
+    // An invited person chooses their password when accepting the invitation.
+    const email = `weak-${uniqueSuffix()}@example.com`;
+    const invited = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, { member: { email, name: "Weak", role_id: ws.roles.Viewer } });
+    expect(invited.status(), await invited.text()).toBe(201);
+    const { token } = await invitationFor(email);
+    const accepted = await request.post("/api/v1/accept_invitation", {
+      headers: { "X-Forwarded-For": "198.51.100.78" },
+      data: { invitation_token: token, password: weak, password_confirmation: weak },
     });
-    expect(fieldErrors(await expectError(invited, 422, "validation_failed")), weak).toEqual([{ path: "member.password", message: expect.stringMatching(why) }]);
+    expect(fieldErrors(await expectError(accepted, 422, "validation_failed")), weak).toEqual([{ path: "password", message: expect.stringMatching(why) }]);
   }
   // Nothing changed: the member's password still signs in.
   expect((await request.post("/api/v1/login", { data: { email: member.email, password: member.password } })).status()).toBe(200);

@@ -8,6 +8,7 @@ import { expect, test } from "@playwright/test";
 import { ADMIN, Api, expectError, fieldErrors, loginAs } from "../support/api";
 import { appDatabase } from "../support/app-database";
 import { dataWorkspace, MASK, pgConfiguration, sql, unique, type DataWorkspace } from "../support/data";
+import { acceptInvitation } from "../support/mailbox";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -21,9 +22,10 @@ test.beforeAll(async ({ playwright }) => {
   expect(role).toBeTruthy();
   const email = `${unique("member")}@example.com`;
   const password = "member-password-8c1f";
-  const res = await ws.admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email, name: "Member", password, role_id: Number(role!.id) } });
+  const res = await ws.admin.post(`/api/v1/workspaces/${ws.workspaceId}/members`, { member: { email, name: "Member", role_id: Number(role!.id) } });
   expect(res.status(), await res.text()).toBe(201);
   const request = await playwright.request.newContext({ baseURL: test.info().project.use.baseURL });
+  await acceptInvitation(request, email, password);
   member = new Api({ token: await loginAs(request, email, password), workspaceId: ws.workspaceId });
 });
 test.afterAll(async () => ws?.dispose());

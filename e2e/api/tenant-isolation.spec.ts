@@ -5,6 +5,7 @@
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { Api, BASE_URL, loginAs } from "../support/api";
 import { dataWorkspace, type DataWorkspace } from "../support/data";
+import { acceptInvitation } from "../support/mailbox";
 import { fillPath, resourceFixture, SWEEP, type Ids } from "../support/sweep";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
@@ -24,10 +25,11 @@ test.beforeAll(async () => {
   const roles = (await (await b.admin.get("/enterprise/api/v1/roles")).json()).data as { id: string; attributes: { role_name: string } }[];
   const email = `stranger-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const res = await b.admin.post(`/api/v1/workspaces/${workspaceB}/members`, {
-    member: { email, name: "Stranger", password: "stranger-password", role_id: Number(roles.find((r) => r.attributes.role_name === "Admin")!.id) },
+    member: { email, name: "Stranger", role_id: Number(roles.find((r) => r.attributes.role_name === "Admin")!.id) },
   });
   expect(res.status(), await res.text()).toBe(201);
   const ctx = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  await acceptInvitation(ctx, email, "stranger-password");
   stranger = new Api({ token: await loginAs(ctx, email, "stranger-password"), workspaceId: workspaceB });
 });
 

@@ -13,6 +13,7 @@ import {
   uniqueSuffix,
   type TestWorkspace,
 } from "../support/api";
+import { acceptInvitation } from "../support/mailbox";
 
 let ws: TestWorkspace;
 test.beforeAll(async ({ request }) => {
@@ -117,9 +118,10 @@ test.describe("workspaces", () => {
     );
     const inSecond = root.inWorkspace(second);
     const add = await inSecond.post(`/api/v1/workspaces/${second}/members`, {
-      member: { email: viewer.email, name: "Viewer", password: "unused-password", role_id: ws.roles.Admin },
+      member: { email: viewer.email, name: "Viewer", role_id: ws.roles.Admin },
     });
     expect(add.status(), await add.text()).toBe(201);
+    await acceptInvitation(request, viewer.email, viewer.password, { workspace: "Second" });
     const fromSecond = viewer.api.inWorkspace(second);
     await expectError(
       await fromSecond.put(`/api/v1/workspaces/${ws.id}`, { workspace: { name: "x" } }),
@@ -149,12 +151,12 @@ test.describe("workspaces", () => {
 });
 
 test.describe("members", () => {
-  test("POST creates an account for a new email (201); its profile shows once it uses the workspace", async ({
+  test("POST invites a new email (201, pending); its profile shows once the person accepts", async ({
     request,
   }) => {
     const email = `new-${uniqueSuffix()}@Example.com`;
     const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-      member: { email, name: "New Person", password: "a-good-password", role_id: ws.roles.Member },
+      member: { email, name: "New Person", role_id: ws.roles.Member },
     });
     expect(res.status(), await res.text()).toBe(201);
     const m = (await res.json()).data;
@@ -168,6 +170,7 @@ test.describe("members", () => {
         "name",
         "role_id",
         "role_name",
+        "status",
         "updated_at",
         "user_id",
         "workspace_id",
@@ -179,11 +182,13 @@ test.describe("members", () => {
       role_id: ws.roles.Member,
       role_name: "Member",
       workspace_id: ws.id,
+      status: "pending",
       joined_at: null,
       last_login_at: null,
     });
     expect(m.id).toBe(String(m.attributes.user_id));
     expect(m.attributes.created_at).toMatch(ISO_TIME);
+    await acceptInvitation(request, email.toLowerCase(), "a-good-password");
     const token = await loginAs(request, email.toLowerCase(), "a-good-password");
     expect((await new Api({ token, workspaceId: ws.id }).get("/api/v1/users/me")).status()).toBe(
       200,
@@ -191,12 +196,13 @@ test.describe("members", () => {
     const shown = (await (await ws.admin.get(`/api/v1/workspaces/${ws.id}/members/${m.id}`)).json()).data;
     expect(shown.attributes).toMatchObject({
       name: "New Person",
+      status: "active",
       joined_at: expect.stringMatching(ISO_TIME),
     });
     expect(shown.attributes.last_login_at).toMatch(ISO_TIME);
     const again = await expectError(
       await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-        member: { email, name: "N", password: "long-enough", role_id: ws.roles.Viewer },
+        member: { email, name: "N", role_id: ws.roles.Viewer },
       }),
       409,
       "conflict",
@@ -204,38 +210,29 @@ test.describe("members", () => {
     expect(again.message).toMatch(/already a member of this workspace/);
   });
 
-  test("POST validation: name and password always (min 8); role must exist here", async () => {
+  test("POST validation: name always, never a password (the invitee chooses it); role must exist here", async () => {
     const path = `/api/v1/workspaces/${ws.id}/members`;
     const email = `v-${uniqueSuffix()}@example.com`;
-    const noPw = await expectError(
-      await ws.admin.post(path, { member: { email, name: "N", role_id: ws.roles.Viewer } }),
+    const withPw = await expectError(
+      await ws.admin.post(path, { member: { email, name: "N", password: "long-enough-1", role_id: ws.roles.Viewer } }),
       422,
       "validation_failed",
     );
-    expect(fieldErrors(noPw)).toEqual([
-      { path: "member.password", message: "is required (at least 8 characters)" },
+    expect(fieldErrors(withPw)).toEqual([
+      {
+        path: "member.password",
+        message:
+          "is not accepted: the person chooses their own password through the invitation link mailed to them (an account that exists keeps its own)",
+      },
     ]);
-    const short = await expectError(
-      await ws.admin.post(path, {
-        member: { email, name: "N", password: "short", role_id: ws.roles.Viewer },
-      }),
-      422,
-      "validation_failed",
-    );
-    expect(fieldErrors(short)).toEqual([{ path: "member.password", message: "must be at least 8 characters" }]);
     const bad = await expectError(
       await ws.admin.post(path, { member: { email: "not-an-email", role_id: "Admin" } }),
       422,
       "validation_failed",
     );
-    expect(fieldErrors(bad).map((e) => e.path).sort()).toEqual([
-      "member.email",
-      "member.name",
-      "member.password",
-      "member.role_id",
-    ]);
+    expect(fieldErrors(bad).map((e) => e.path).sort()).toEqual(["member.email", "member.name", "member.role_id"]);
     const role = await expectError(
-      await ws.admin.post(path, { member: { email, name: "N", password: "long-enough", role_id: 99999999 } }),
+      await ws.admin.post(path, { member: { email, name: "N", role_id: 99999999 } }),
       422,
       "validation_failed",
     );
@@ -244,14 +241,14 @@ test.describe("members", () => {
     ]);
   });
 
-  test("an existing account is added (keeping its own password); PUT changes the role; DELETE removes", async ({
+  test("an existing account is invited (keeping its own password); PUT changes the role; DELETE removes", async ({
     request,
   }) => {
     const other = await newWorkspace(request);
     const person = await memberWithRole(request, other, "Viewer");
     const path = `/api/v1/workspaces/${ws.id}/members`;
     const added = await ws.admin.post(path, {
-      member: { email: person.email, name: "Typed", password: "typed-password", role_id: ws.roles.Viewer },
+      member: { email: person.email, name: "Typed", role_id: ws.roles.Viewer },
     });
     expect(added.status(), await added.text()).toBe(201);
     expect(await loginAs(request, person.email, person.password)).toMatch(/\./);
@@ -277,7 +274,7 @@ test.describe("members", () => {
     const path = `/api/v1/workspaces/${attacker.id}/members`;
     const invite = (email: string) =>
       attacker.admin.post(path, {
-        member: { email, name: "Guess", password: "guess-password", role_id: attacker.roles.Viewer },
+        member: { email, name: "Guess", role_id: attacker.roles.Viewer },
       });
     const profileOf = (a: Record<string, unknown>) => ({
       name: a.name,
@@ -295,10 +292,7 @@ test.describe("members", () => {
         422,
         "validation_failed",
       );
-      expect(fieldErrors(body)).toEqual([
-        { path: "member.name", message: "is required" },
-        { path: "member.password", message: "is required (at least 8 characters)" },
-      ]);
+      expect(fieldErrors(body)).toEqual([{ path: "member.name", message: "is required" }]);
     }
     const existing = await invite(victim.email);
     const created = await invite(fresh);
@@ -336,7 +330,11 @@ test.describe("members", () => {
       ).status(),
     ).toBe(401);
 
-    // Once the person opens the workspace, its managers see who they work with.
+    // The pending invitation gives the victim no access; once they accept it through the link mailed
+    // to them, its managers see who they work with.
+    expect((await victim.api.inWorkspace(attacker.id).get("/api/v1/connectors")).status()).toBe(404);
+    const attackerName = (await (await attacker.admin.get(`/api/v1/workspaces/${attacker.id}`)).json()).data.attributes.name;
+    await acceptInvitation(request, victim.email, victim.password, { workspace: attackerName });
     expect((await victim.api.inWorkspace(attacker.id).get("/api/v1/users/me")).status()).toBe(200);
     const joined = (await (await attacker.admin.get(`${path}/${victim.userId}`)).json()).data.attributes;
     expect(joined.name).toBe("Viewer member");
@@ -364,7 +362,7 @@ test.describe("members", () => {
     await expectError(await member.api.get(path), 403, "forbidden");
     await expectError(
       await member.api.post(path, {
-        member: { email: "x@example.com", name: "X", password: "long-enough", role_id: ws.roles.Viewer },
+        member: { email: "x@example.com", name: "X", role_id: ws.roles.Viewer },
       }),
       403,
       "forbidden",

@@ -7,6 +7,7 @@
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { ADMIN, Api, BASE_URL, loginAs } from "../support/api";
 import { pgConfiguration, sql, unique } from "../support/data";
+import { acceptInvitation } from "../support/mailbox";
 import { attachShot, expect, signIn, test, url } from "./fixtures";
 import { wizardToMapping } from "./wizard";
 
@@ -73,9 +74,10 @@ for (const viewport of VIEWPORTS) {
       const me = (await (await api.get("/api/v1/users/me")).json()).data;
       const roles = (await (await api.get("/enterprise/api/v1/roles")).json()).data as { id: string; attributes: { role_name: string } }[];
       const res = await api.post(`/api/v1/workspaces/${me.attributes.workspace_id}/members`, {
-        member: { ...member, name: "Mo Member", role_id: Number(roles.find((r) => r.attributes.role_name === "Member")!.id) },
+        member: { email: member.email, name: "Mo Member", role_id: Number(roles.find((r) => r.attributes.role_name === "Member")!.id) },
       });
       expect(res.status(), await res.text()).toBe(201);
+      await acceptInvitation(context, member.email, member.password);
     });
 
     test.afterAll(async () => {

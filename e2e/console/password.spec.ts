@@ -2,6 +2,7 @@
 // new password signs in and the old one no longer does.
 import { randomBytes } from "node:crypto";
 import { ADMIN, Api } from "../support/api";
+import { acceptInvitation } from "../support/mailbox";
 import { expect, signIn, test, url } from "./fixtures";
 
 const person = { email: `pw-${randomBytes(4).toString("hex")}@example.com`, password: "first-password-1" };
@@ -19,11 +20,11 @@ test.beforeAll(async ({ request }) => {
     member: {
       email: person.email,
       name: "Pat Password",
-      password: person.password,
       role_id: Number(roles.find((r) => r.attributes.role_name === "Viewer")!.id),
     },
   });
   expect(res.status(), await res.text()).toBe(201);
+  await acceptInvitation(request, person.email, person.password, { url });
 });
 
 test("changing the password signs out; the new one signs in, the old one does not", async ({

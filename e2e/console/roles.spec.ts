@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
 import { ADMIN, Api } from "../support/api";
+import { acceptInvitation } from "../support/mailbox";
 import { expect, shot, signIn, test, url } from "./fixtures";
 
 /** Signs in over the API of the server under test (CONSOLE_BASE_URL when set). */
@@ -20,9 +21,10 @@ test.beforeAll(async ({ request }) => {
   const roles = (await (await admin.get(url("/enterprise/api/v1/roles"))).json()).data as { id: string; attributes: { role_name: string } }[];
   const viewerRole = roles.find((r) => r.attributes.role_name === "Viewer")!;
   const res = await admin.post(url(`/api/v1/workspaces/${me.attributes.workspace_id}/members`), {
-    member: { email: viewer.email, name: "Vera Viewer", password: viewer.password, role_id: Number(viewerRole.id) },
+    member: { email: viewer.email, name: "Vera Viewer", role_id: Number(viewerRole.id) },
   });
   expect(res.status(), await res.text()).toBe(201);
+  await acceptInvitation(request, viewer.email, viewer.password, { url });
 });
 
 test("a Viewer sees no create buttons and cannot write", async ({ page, consoleErrors, request }) => {

@@ -1,8 +1,10 @@
 // Sequences on a sync's page (docs/orchestration.md, section 4): B is set to run after A through
 // the "Runs after" form; setting A after B is refused with the API's cycle message; "Run with the
 // syncs after it" on A starts the sequence and its progress shows both steps ending in success.
-import { ADMIN, roleIds, uniqueSuffix } from "../support/api";
+import { request as playwrightRequest } from "@playwright/test";
+import { ADMIN, BASE_URL, roleIds, uniqueSuffix } from "../support/api";
 import { unique } from "../support/data";
+import { acceptInvitation } from "../support/mailbox";
 import { attachShot, expect, signIn, test, url } from "./fixtures";
 import { PgScenario } from "./pg-scenario";
 
@@ -55,9 +57,12 @@ test.beforeAll(async () => {
   // A Viewer of the admin's workspace (the one the console opens for both).
   const me = await world.attributes<{ workspace_id: number }>("/api/v1/users/me");
   const res = await world.api.post(`/api/v1/workspaces/${me.workspace_id}/members`, {
-    member: { email: viewer.email, name: "Sequence Viewer", password: viewer.password, role_id: (await roleIds(world.api)).Viewer },
+    member: { email: viewer.email, name: "Sequence Viewer", role_id: (await roleIds(world.api)).Viewer },
   });
   expect(res.status(), await res.text()).toBe(201);
+  const context = await playwrightRequest.newContext({ baseURL: BASE_URL });
+  await acceptInvitation(context, viewer.email, viewer.password);
+  await context.dispose();
 });
 
 test.afterAll(() => world.close());

@@ -6,6 +6,7 @@ import {
   type APIRequestContext,
   type APIResponse,
 } from "@playwright/test";
+import { acceptInvitation } from "./mailbox";
 
 export const ADMIN = { email: "admin@example.com", password: "e2e-admin-password" };
 
@@ -182,7 +183,10 @@ export interface TestMember {
   api: Api;
 }
 
-/** A new account added to the workspace with the named role (system or custom), signed in there. */
+/**
+ * A new account added to the workspace with the named role (system or custom), signed in there: the
+ * admin invites the address, and the invitee accepts through the mailed link, choosing `password`.
+ */
 export async function memberWithRole(
   request: APIRequestContext,
   ws: TestWorkspace,
@@ -193,10 +197,11 @@ export async function memberWithRole(
   const email = `${roleName.toLowerCase().replace(/\W+/g, "-")}-${uniqueSuffix()}@example.com`;
   const password = `pw-${uniqueSuffix()}-long`;
   const res = await ws.admin.post(`/api/v1/workspaces/${ws.id}/members`, {
-    member: { email, name: `${roleName} member`, password, role_id: roleId },
+    member: { email, name: `${roleName} member`, role_id: roleId },
   });
   expect(res.status(), await res.text()).toBe(201);
   const userId = Number((await res.json()).data.id);
+  await acceptInvitation(request, email, password);
   const token = await loginAs(request, email, password);
   return { userId, email, password, api: new Api({ token, workspaceId: ws.id }) };
 }

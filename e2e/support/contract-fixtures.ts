@@ -7,6 +7,7 @@ import { expect } from "@playwright/test";
 import { Client } from "pg";
 import { ADMIN, clientAddress as address } from "./api";
 import { appDatabase } from "./app-database";
+import { invitationFor } from "./mailbox";
 import { contractClient, type ApiClient, type ContractChecker } from "./openapi-contract";
 import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
 
@@ -120,22 +121,37 @@ export class Fixtures {
     });
   }
 
-  /** A new account added to the workspace with the role, signed in there. */
+  /** A new account invited into the workspace with the role, accepted through its link, signed in there. */
   async newMember(roleName = "Viewer"): Promise<Member> {
-    const workspaceId = await this.workspaceId();
-    const email = `${unique("contract")}@example.com`;
+    const { userId, email } = await this.invite(roleName);
     const password = strongPassword();
+    await this.acceptInvitation(email, password);
+    const workspaceId = await this.workspaceId();
+    return { userId, email, password, client: this.client(await this.login(email, password), workspaceId) };
+  }
+
+  /** Invites a new address into the walk's workspace with the role; the pending member. */
+  async invite(roleName = "Viewer"): Promise<{ userId: number; email: string }> {
+    const email = `${unique("contract")}@example.com`;
     const body = await expectStatus(
       (await this.admin()).POST("/api/v1/workspaces/{id}/members", {
-        params: { path: { id: workspaceId } },
-        body: {
-          member: { email, name: "Contract member", password, role_id: (await this.roleIds())[roleName] },
-        },
+        params: { path: { id: await this.workspaceId() } },
+        body: { member: { email, name: "Contract member", role_id: (await this.roleIds())[roleName] } },
       }),
       201,
     );
-    const userId = idOf(body);
-    return { userId, email, password, client: this.client(await this.login(email, password), workspaceId) };
+    return { userId: idOf(body), email };
+  }
+
+  /** Accepts the invitation mailed to `email`, choosing `password`. */
+  async acceptInvitation(email: string, password: string): Promise<void> {
+    const { token } = await invitationFor(email);
+    await expectStatus(
+      this.anonymous().POST("/api/v1/accept_invitation", {
+        body: { invitation_token: token, password, password_confirmation: password },
+      }),
+      200,
+    );
   }
 
   /** A single-use account token (password reset or email confirmation) written the way the server keeps it. */

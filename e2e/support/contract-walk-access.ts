@@ -5,6 +5,7 @@ import { ADMIN } from "./api";
 import { createdId, expectStatus, strongPassword } from "./contract-fixtures";
 import type { Steps } from "./contract-walk";
 import { unique } from "./data";
+import { invitationFor } from "./mailbox";
 
 const CRUD = { create: true, read: true, update: true, delete: false };
 
@@ -76,6 +77,25 @@ export const ACCESS_STEPS = {
     await expectStatus(
       fx.anonymous().POST("/api/v1/reset_password", {
         body: { reset_password_token: token, password, password_confirmation: password },
+      }),
+      422,
+    );
+  },
+  acceptInvitation: async (fx) => {
+    const { email } = await fx.invite();
+    const { token } = await invitationFor(email);
+    const password = strongPassword();
+    // A new account chooses its password, with its confirmation: without one it is a 422 saying so.
+    await expectStatus(fx.anonymous().POST("/api/v1/accept_invitation", { body: { invitation_token: token, password } }), 422);
+    await expectStatus(
+      fx.anonymous().POST("/api/v1/accept_invitation", {
+        body: { invitation_token: token, password, password_confirmation: password },
+      }),
+      200,
+    );
+    await expectStatus(
+      fx.anonymous().POST("/api/v1/accept_invitation", {
+        body: { invitation_token: token, password, password_confirmation: password },
       }),
       422,
     );

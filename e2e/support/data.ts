@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
 import { Client } from "pg";
 import { ADMIN, Api, loginAs } from "./api";
+import { acceptInvitation } from "./mailbox";
 
 export const PG = {
   host: process.env.E2E_PG_HOST ?? "127.0.0.1",
@@ -86,9 +87,10 @@ export async function dataWorkspace(label: string, given?: APIRequestContext): P
   const email = `${unique("viewer")}@example.com`;
   const password = "viewer-password-1";
   const member = await admin.post(`/api/v1/workspaces/${workspaceId}/members`, {
-    member: { email, name: "Viewer", password, role_id: Number(viewerRole!.id) },
+    member: { email, name: "Viewer", role_id: Number(viewerRole!.id) },
   });
   expect(member.status(), await member.text()).toBe(201);
+  await acceptInvitation(request, email, password);
   const viewer = new Api({ token: await loginAs(request, email, password), workspaceId });
   return { workspaceId, admin, viewer, dispose: async () => (given ? undefined : request.dispose()) };
 }

@@ -49,13 +49,14 @@ const FLAGS: Record<string, Flags> = {
   signup: { body: {}, offUnless: "SIGNUP_ENABLED" },
   forgotPassword: { body: {} },
   resetPassword: { body: {} },
+  acceptInvitation: { body: {} },
   resendVerification: { body: {} },
   createApiToken: { body: {} },
   createWorkspace: { body: {} },
   updateWorkspace: { body: { workspace: { name: "Permissions matrix" } } },
   createMember: {
     body: ({ roles }: { roles: Record<string, number> }) => ({
-      member: { email: uniqueEmail(), name: "Matrix", password: "matrix-password", role_id: roles.Viewer },
+      member: { email: uniqueEmail(), name: "Matrix", role_id: roles.Viewer },
     }),
   },
   updateMember: { body: ({ roles }: { roles: Record<string, number> }) => ({ member: { role_id: roles.Viewer } }) },

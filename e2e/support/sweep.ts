@@ -87,6 +87,14 @@ const SPECS: Record<string, SweepSpec> = {
       password_confirmation: "sweep-long-passphrase-9",
     }),
   },
+  "POST /api/v1/accept_invitation": {
+    mutates: true,
+    body: () => ({
+      invitation_token: "sweep-not-a-token",
+      password: "sweep-long-passphrase-9",
+      password_confirmation: "sweep-long-passphrase-9",
+    }),
+  },
   "GET /api/v1/verify_user": { mutates: true, query: { confirmation_token: "sweep-not-a-token" } },
   "POST /api/v1/resend_verification": { mutates: true, body: () => ({ email: "sweep-nobody@example.com" }) },
 
@@ -120,7 +128,6 @@ const SPECS: Record<string, SweepSpec> = {
       member: {
         email: `${unique("m")}@example.com`,
         name: "M",
-        password: "member-password",
         role_id: ids.role,
       },
     }),
@@ -513,7 +520,6 @@ export async function resourceFixture(
         member: {
           email: `${unique("member")}@example.com`,
           name: "Member",
-          password: "member-password-1",
           role_id: role,
         },
       }),

@@ -85,7 +85,7 @@ export function useAddMember(workspaceId: number | undefined) {
   const add = (member: CreateMemberInput) =>
     api.ok(api.POST("/api/v1/workspaces/{id}/members", { params: { path: { id: Number(workspaceId) } }, body: { member } }));
   return useApiMutation(add, {
-    success: (_r, m) => `${m.email} added to the workspace.`,
+    success: (_r, m) => `${m.email} invited: they join once they accept through the link mailed to them.`,
     invalidate: [["members"]],
     toastErrors: false,
   });

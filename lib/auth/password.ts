@@ -29,6 +29,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
+/**
+ * The stored "hash" of an account nobody has chosen a password for yet (an invited person who has
+ * not accepted): it verifies nothing, and tells the invitation link to ask for a password.
+ */
+export const NO_PASSWORD = "";
+export const hasPassword = (stored: string): boolean => stored !== NO_PASSWORD;
+
 /** A hash that verifies nothing, so unknown emails cost the same time as wrong passwords. */
 export const DUMMY_HASH =
   "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";

@@ -139,6 +139,9 @@ export const envSchema = z.object({
     "the request's address",
   ),
   MAIL_FROM: textWithDefault("Datasync <no-reply@localhost>", "sender of those mails"),
+  MAIL_DIR: text(
+    "without `SMTP_URL`: also write each mail (its text and link) as a JSON file into this directory, for development and tests; its files hold live single-use links (invitations, resets), so keep it private",
+  ),
   // Alerts (docs/alerts.md)
   ALERT_SWEEP_SECONDS: integer(
     1,

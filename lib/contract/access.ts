@@ -3,8 +3,9 @@ import { z } from "zod";
 import { listSchema, pageQuery } from "@/lib/http/pagination";
 import { messageResourceSchema, signupResponseSchema } from "@/lib/serializers/accounts.schema";
 import { apiTokenSchema, createdApiTokenSchema } from "@/lib/serializers/api-tokens.schema";
-import { currentUserSchema, tokenDocumentSchema } from "@/lib/serializers/auth.schema";
+import { currentUserSchema, passwordChangedSchema, tokenDocumentSchema } from "@/lib/serializers/auth.schema";
 import {
+  acceptInvitationSchema,
   forgotPasswordSchema,
   resendVerificationSchema,
   resetPasswordSchema,
@@ -71,14 +72,14 @@ export const authentication = {
     method: "put",
     path: "/api/v1/users/me/password",
     tag: "Authentication",
-    summary: "Change the signed-in user's password; every other session ends",
+    summary: "Change the signed-in user's password; every other session ends and every API token is revoked",
     permission: "user",
     body: changePasswordSchema,
     status: 200,
-    response: tokenDocumentSchema,
+    response: passwordChangedSchema,
     errors: [403, 429],
     notes:
-      "Answers a fresh session token (sessions issued before the change no longer work). 403 with an API token, 422 for a wrong current_password or a common new one, 429 with Retry-After after too many wrong current passwords.",
+      "Answers a fresh session token and a sentence saying what ended (sessions issued before the change no longer work, and every API token of the account, in every workspace, is revoked). 403 with an API token, 422 for a wrong current_password or a common new one, 429 with Retry-After after too many wrong current passwords.",
   }),
   nextAuthGet: nextAuth("get"),
   nextAuthPost: nextAuth("post"),
@@ -117,13 +118,27 @@ export const accounts = {
     method: "post",
     path: "/api/v1/reset_password",
     tag: "Accounts",
-    summary: "Set a new password with the token of a reset link; every session ends",
+    summary: "Set a new password with the token of a reset link; every session ends and every API token is revoked",
     permission: "public",
     body: resetPasswordSchema,
     status: 200,
     response: messageResourceSchema,
     errors: [429],
     notes: "422 for a used, replaced, expired or unknown token, a confirmation that does not match, or a common password.",
+  }),
+  acceptInvitation: operation({
+    operationId: "acceptInvitation",
+    method: "post",
+    path: "/api/v1/accept_invitation",
+    tag: "Accounts",
+    summary: "Accept a workspace invitation with the token of its link (a new account also chooses its password)",
+    permission: "public",
+    body: acceptInvitationSchema,
+    status: 200,
+    response: messageResourceSchema,
+    errors: [429],
+    notes:
+      "The membership gives access from now on. An account without a password (the link says new_account=1) sends password and password_confirmation: they become its password, and its address counts as verified. An account with a password sends it (422 when it is not the account's; 429 after too many, like sign-in). 422 for a used, expired or unknown token.",
   }),
   verifyUser: operation({
     operationId: "verifyUser",

@@ -66,7 +66,7 @@ describe("remembered authentications", () => {
     const { token } = await signToken({ userId: user.id, kind: "session" });
     expect((await call(token, other)).status).toBe(404);
     await prisma().workspaceUser.create({
-      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Viewer") },
+      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Viewer"), joinedAt: new Date() },
     });
     expect(await call(token, other)).toMatchObject({ status: 200, body: { role: "Viewer" } });
   });
@@ -75,7 +75,7 @@ describe("remembered authentications", () => {
     const { user, workspaceId } = await newMember("Admin");
     const second = await newWorkspace();
     await prisma().workspaceUser.create({
-      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Viewer") },
+      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Viewer"), joinedAt: new Date() },
     });
     const { token } = await signToken({ userId: user.id, kind: "session" });
     expect((await call(token, workspaceId)).body).toEqual({ role: "Admin", workspace: workspaceId });

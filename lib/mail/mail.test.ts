@@ -1,4 +1,7 @@
 // The mail module over real SMTP (a local smtp-server) and its log path (pino into a buffer).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,6 +54,22 @@ describe("lib/mail", () => {
     expect(String(lines[0].msg)).toContain(message.link);
     expect(String(lines[0].msg)).toMatch(/SMTP_URL is not set/);
     expect(smtp.mails.some((m) => m.to.includes("nobody@example.com"))).toBe(false);
+  });
+
+  it("with MAIL_DIR, keeps each unsent mail as a private JSON file there too; with SMTP, writes none", async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), "mail-")), "kept");
+    try {
+      const { logger } = memoryLogger();
+      expect(await createMailer({ from: "x@example.com", mailDir: dir, logger }).send(message)).toBe("logged");
+      const [name] = readdirSync(dir);
+      expect(name).toMatch(/^\d+-[0-9a-f]{12}\.json$/);
+      expect(JSON.parse(readFileSync(path.join(dir, name), "utf8"))).toEqual(message);
+      expect(statSync(path.join(dir, name)).mode & 0o077).toBe(0);
+      await createMailer({ smtpUrl: smtp.url, from: "x@example.com", mailDir: dir, logger }).send(message);
+      expect(readdirSync(dir)).toHaveLength(1);
+    } finally {
+      rmSync(path.dirname(dir), { recursive: true, force: true });
+    }
   });
 
   it("an unreachable SMTP server fails the send (the caller's background send logs it)", async () => {

@@ -9,6 +9,20 @@ export const tokenDocumentSchema = z
   .meta({ id: "TokenDocument" });
 export type TokenDocument = z.infer<typeof tokenDocumentSchema>;
 
+/** A password change: the caller's fresh session, and the sentence saying what else ended. */
+export const passwordChangedSchema = z
+  .strictObject({
+    data: resourceSchema(
+      "token",
+      z.strictObject({
+        token: z.string().describe("A fresh session bearer JWT; every earlier one no longer works."),
+        message: z.string().describe("What the change ended: every other session and every API token of the account."),
+      }),
+    ),
+  })
+  .meta({ id: "PasswordChanged" });
+export type PasswordChanged = z.infer<typeof passwordChangedSchema>;
+
 const crud = z.strictObject({ create: z.boolean(), read: z.boolean(), update: z.boolean(), delete: z.boolean() });
 export const effectivePoliciesSchema = z
   .strictObject({ permissions: z.partialRecord(z.enum(RESOURCES), crud) })

@@ -1,5 +1,5 @@
 import type { CurrentUser } from "@/lib/services/auth";
-import type { CurrentUserAttributes, CurrentUserBody, TokenDocument } from "./auth.schema";
+import type { CurrentUserAttributes, CurrentUserBody, PasswordChanged, TokenDocument } from "./auth.schema";
 import { iso, resource } from "./resource";
 
 /** GET /api/v1/users/me: the user, the role it acts with here (effective policies), its workspaces. */
@@ -22,3 +22,7 @@ export const serializeCurrentUser = ({ user, auth }: CurrentUser): CurrentUserBo
 
 /** A session token (sign-in, password change): {data: {type: "token", id: <jwt>, attributes: {token}}}. */
 export const serializeToken = (token: string): TokenDocument => ({ data: resource(token, "token", { token }) });
+
+export const serializePasswordChanged = (token: string, message: string): PasswordChanged => ({
+  data: resource(token, "token", { token, message }),
+});

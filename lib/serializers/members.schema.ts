@@ -5,12 +5,15 @@ import { dateTime, resourceSchema } from "./resource";
 export const memberAttributesSchema = z.strictObject({
   user_id: z.number().int(),
   email: z.string(),
-  name: z.string().nullable().describe("null until the person has used the workspace (joined_at)."),
+  name: z.string().nullable().describe("null until the person has accepted the invitation (joined_at)."),
   workspace_id: z.number().int(),
   role_id: z.number().int(),
   role_name: z.string(),
-  joined_at: dateTime().nullable(),
-  last_login_at: dateTime().nullable().describe("null until the person has used the workspace (joined_at)."),
+  status: z
+    .enum(["pending", "active"])
+    .describe("pending: invited, not accepted yet (the membership gives no access until the person accepts through the link mailed to them)."),
+  joined_at: dateTime().nullable().describe("When the person accepted the invitation; null while pending."),
+  last_login_at: dateTime().nullable().describe("null until the person has accepted the invitation (joined_at)."),
   created_at: dateTime(),
   updated_at: dateTime(),
 });

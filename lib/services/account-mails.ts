@@ -60,3 +60,39 @@ export function alreadyRegisteredMail(base: string, to: string): MailMessage {
     ].join("\n"),
   };
 }
+
+export interface InvitationMailInput {
+  workspace: string;
+  /** Who invited, as the workspace knows them. */
+  inviter: string;
+  /** The account has no password yet: the link asks for one. */
+  setPassword: boolean;
+  days: number;
+}
+
+/**
+ * An invitation into a workspace. Only the person who reads this inbox can accept it: the link is
+ * the acceptance, and for an address without an account it is also where its password is chosen.
+ */
+export function invitationMail(base: string, to: string, token: string, invite: InvitationMailInput): MailMessage {
+  const url = link(base, "/accept-invitation", {
+    invitation_token: token,
+    ...(invite.setPassword ? { new_account: "1" } : {}),
+  });
+  return {
+    to,
+    subject: `You are invited to the workspace ${invite.workspace}`,
+    link: url,
+    text: [
+      `${invite.inviter} invited this address into the workspace "${invite.workspace}".`,
+      invite.setPassword
+        ? "Open this link to accept and choose the password of your account:"
+        : "Open this link and enter the password of your account to accept:",
+      "",
+      url,
+      "",
+      `The link works once, for ${invite.days} days. Until you accept, the workspace gives your account no access.`,
+      "If you do not know this workspace, ignore this mail: nothing happens without you.",
+    ].join("\n"),
+  };
+}

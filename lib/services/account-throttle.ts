@@ -43,8 +43,14 @@ export async function throttleAccountRequest(
   const ip = client.ip ? throttleAddress(client.ip) : "unknown";
   const waitIp = await reserveInWindow(`account-ip:${ip}`, limits.perIp, limits.windowSeconds);
   if (waitIp !== null) throw rateLimited(waitIp);
-  if (client.email === undefined) return;
-  const email = client.email.trim().toLowerCase();
-  const waitEmail = await reserveInWindow(`account-email:${email}`, limits.perEmail, limits.windowSeconds);
-  if (waitEmail !== null) throw rateLimited(waitEmail);
+  if (client.email !== undefined) await throttleMailTo(client.email, limits);
+}
+
+/**
+ * Counts one mail to `email` against ACCOUNT_MAX_MAILS_PER_EMAIL (also for invitations, which any
+ * workspace Admin can send to any address); 429 with Retry-After past it.
+ */
+export async function throttleMailTo(email: string, limits = accountLimits()): Promise<void> {
+  const wait = await reserveInWindow(`account-email:${email.trim().toLowerCase()}`, limits.perEmail, limits.windowSeconds);
+  if (wait !== null) throw rateLimited(wait);
 }

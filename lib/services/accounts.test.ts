@@ -9,6 +9,7 @@ import { useTestDatabase } from "@/tests/support/db";
 import { forgotPassword, resendVerification, resetPassword, signup, verifyUser } from "./accounts";
 import { login } from "./auth";
 import { FIXTURE_PASSWORD, newMember, systemRoleId } from "@/tests/support/auth-fixtures";
+import { acceptInvitation } from "./invitations";
 import { addMember } from "./members";
 
 useTestDatabase();
@@ -75,25 +76,33 @@ describe("accounts", () => {
   // password); the victim's company then invites that address; the stranger asks for a new
   // verification link, which lands in the victim's inbox right after the invitation. Had the
   // invitation left the stranger's password in place, the victim's click would hand the stranger a
-  // verified account inside the company's workspace.
-  it("an invitation to an unverified sign-up sets the inviter's password: the stranger who signed up is out", async () => {
+  // verified account; an invitation that set a password would hand it to the inviter instead.
+  it("an invitation to an unverified sign-up wipes the stranger's password; only the invitation link sets one", async () => {
     const email = "prehijack@example.com";
     await signup({ ...input(email), password: "stranger-pass-1", password_confirmation: "stranger-pass-1" }, client());
     const first = await smtp.waitFor(email);
     const company = await newMember("Admin");
-    await addMember(company.auth, company.workspaceId, {
-      email,
-      name: "Victim",
-      password: "company-given-1",
-      role_id: await systemRoleId("Member"),
-    });
+    await addMember(
+      company.auth,
+      company.workspaceId,
+      { email, name: "Victim", role_id: await systemRoleId("Member") },
+      { consoleBase: "https://console.test" },
+    );
     await resendVerification({ email }, client());
-    // With the fix the account is verified and no new link goes out; without it, one does.
     const mail = await smtp.waitFor(email, (m) => m.link !== first.link && (m.link?.includes("confirmation_token") ?? false), 3_000).catch(() => undefined);
     const token = mail ? new URL(mail.link!).searchParams.get("confirmation_token") : null;
     if (token) await verifyUser({ confirmation_token: token }, client()).catch(() => undefined);
     await expect(login({ email, password: "stranger-pass-1" })).rejects.toBeInstanceOf(Unauthorized);
-    const session = await login({ email, password: "company-given-1" });
+    const invitation = await smtp.waitFor(email, (m) => m.link?.includes("invitation_token") ?? false);
+    const url = new URL(invitation.link!);
+    expect(url.searchParams.get("new_account")).toBe("1");
+    const invitationToken = url.searchParams.get("invitation_token")!;
+    await expect(acceptInvitation({ invitation_token: invitationToken, password: "stranger-pass-1" }, client())).rejects.toThrow(
+      /password_confirmation: is required/,
+    );
+    await acceptInvitation({ invitation_token: invitationToken, password: "owner-chosen-1", password_confirmation: "owner-chosen-1" }, client());
+    await expect(login({ email, password: "stranger-pass-1" })).rejects.toBeInstanceOf(Unauthorized);
+    const session = await login({ email, password: "owner-chosen-1" });
     expect(session.userId).toBeGreaterThan(0);
   });
 });

@@ -26,6 +26,7 @@ import type {
   VerifyUserQuery,
 } from "@/lib/validation/accounts";
 import { alreadyRegisteredMail, resetPasswordMail, verificationMail } from "./account-mails";
+import { endedSentence, replaceCredentials } from "./account-recovery";
 import { throttleAccountRequest } from "./account-throttle";
 import { audit } from "./audit";
 import { hashLinkToken as hashToken, newLinkToken } from "./link-tokens";
@@ -53,12 +54,21 @@ export function assertSignupEnabled(): void {
   }
 }
 
-/** A new single-use token for the user; older ones of the same purpose stop working. */
-async function issueToken(tx: Tx, userId: number, purpose: AccountTokenPurpose, ttlMs: number): Promise<string> {
+/**
+ * A new single-use token for the user; older ones of the same purpose (for an invitation: of the
+ * same membership) stop working.
+ */
+export async function issueToken(
+  tx: Tx,
+  userId: number,
+  purpose: AccountTokenPurpose,
+  ttlMs: number,
+  membershipId?: number,
+): Promise<string> {
   const { token, hash } = newLinkToken();
-  await tx.accountToken.deleteMany({ where: { userId, purpose } });
+  await tx.accountToken.deleteMany({ where: { userId, purpose, membershipId } });
   await tx.accountToken.create({
-    data: { userId, purpose, tokenHash: hash, expiresAt: new Date(Date.now() + ttlMs) },
+    data: { userId, purpose, membershipId, tokenHash: hash, expiresAt: new Date(Date.now() + ttlMs) },
   });
   return token;
 }
@@ -156,10 +166,10 @@ const expiredLink = (field: string, what: string) =>
   });
 
 /** The live token row for `token`, or a 422 saying why not (an expired one is deleted). */
-async function usableToken(token: string, purpose: AccountTokenPurpose, field: string, what: string) {
+export async function usableToken(token: string, purpose: AccountTokenPurpose, field: string, what: string) {
   const row = await prisma().accountToken.findUnique({
     where: { tokenHash: hashToken(token) },
-    include: { user: { select: { id: true, passwordChangedAt: true, confirmedAt: true } } },
+    include: { user: { select: { id: true, email: true, passwordHash: true, passwordChangedAt: true, confirmedAt: true } } },
   });
   if (!row || row.purpose !== purpose) throw invalidLink(field, what);
   if (row.expiresAt.getTime() <= Date.now()) {
@@ -174,30 +184,30 @@ async function usableToken(token: string, purpose: AccountTokenPurpose, field: s
 }
 
 /** Consumes the token (exactly once, even under concurrent use) inside `tx`, or throws. */
-async function consume(tx: Tx, id: number, field: string, what: string): Promise<void> {
+export async function consume(tx: Tx, id: number, field: string, what: string): Promise<void> {
   const { count } = await tx.accountToken.deleteMany({ where: { id } });
   if (count !== 1) throw invalidLink(field, what);
 }
 
 /**
- * Sets a new password with a reset token. Every session issued before ends (password_changed_at),
- * every other reset link of the user dies, and the address counts as verified: the link proved it.
+ * Sets a new password with a reset token. Every session issued before ends, every API token of the
+ * user is revoked (account-recovery.ts), every other reset link of the user dies, and the address
+ * counts as verified: the link proved it. Answers the sentence that says so.
  */
-export async function resetPassword(input: ResetPasswordInput, client: { ip?: string | null }): Promise<void> {
+export async function resetPassword(input: ResetPasswordInput, client: { ip?: string | null }): Promise<string> {
   await throttleAccountRequest({ ip: client.ip });
   const field = "reset_password_token";
   const row = await usableToken(input.reset_password_token, "reset_password", field, "password reset");
   assertStrongPassword(input.password, "password");
   const passwordHash = await hashPassword(input.password);
   const changedAt = new Date();
-  await prisma().$transaction(async (tx) => {
+  const revoked = await prisma().$transaction(async (tx) => {
     await consume(tx, row.id, field, "password reset");
-    await tx.user.update({
-      where: { id: row.userId },
-      data: { passwordHash, passwordChangedAt: changedAt, confirmedAt: row.user.confirmedAt ?? changedAt },
-    });
+    const count = await replaceCredentials(tx, row.userId, passwordHash, changedAt, row.user.confirmedAt ?? changedAt);
     await tx.accountToken.deleteMany({ where: { userId: row.userId, purpose: "reset_password" } });
+    return count;
   });
+  return `Your password is changed. ${endedSentence(revoked)} Sign in with the new one.`;
 }
 
 /** Marks the user's address verified with a verification token; from then on it can sign in. */

@@ -25,7 +25,7 @@ describe("API tokens", () => {
     // A second workspace of the same user is out of the token's reach.
     const other = await newWorkspace();
     await prisma().workspaceUser.create({
-      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Admin") },
+      data: { workspaceId: other, userId: user.id, roleId: await systemRoleId("Admin"), joinedAt: new Date() },
     });
     await expect(authenticate(created.token, String(other))).rejects.toBeInstanceOf(NotFound);
     const log = await prisma().auditLog.findFirstOrThrow({
@@ -122,5 +122,17 @@ describe("API tokens", () => {
     const own = await createApiToken(auth, { name: "own" });
     expect(own.roleId).toBeNull();
     expect(own.expiresAt).toBeNull();
+  });
+
+  it("revoking a token revokes the tokens it minted, down the generations, and no other", async () => {
+    const { auth } = await newMember("Admin");
+    const parent = await createApiToken(auth, { name: "parent" });
+    const child = await createApiToken(await authenticate(parent.token, null), { name: "child" });
+    const grandchild = await createApiToken(await authenticate(child.token, null), { name: "grandchild" });
+    const sibling = await createApiToken(auth, { name: "sibling" });
+    expect(child.parentId).toBe(parent.id);
+    await revokeApiToken(auth, parent.id);
+    for (const t of [parent, child, grandchild]) await expect(authenticate(t.token, null)).rejects.toThrow(/revoked/);
+    await expect(authenticate(sibling.token, null)).resolves.toMatchObject({ tokenKind: "api_token" });
   });
 });

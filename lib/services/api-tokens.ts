@@ -6,7 +6,10 @@
 // effective rights, and the new token expires no later than the caller token (absent expires_at:
 // the same expiry; a later one is refused with 403, never silently shortened).
 // Listing and revoking: your own tokens; a workspace manager (user.read / user.delete) sees and
-// revokes every token of the workspace, e.g. one a departed colleague leaked.
+// revokes every token of the workspace, e.g. one a departed colleague leaked. Revoking a token
+// revokes the tokens it minted too (parent_id), and theirs: whoever held it cannot have kept access
+// through a token they made with it. Recovering an account revokes all of its tokens
+// (account-recovery.ts).
 import "server-only";
 import { signToken } from "@/lib/auth/jwt";
 import { can } from "@/lib/auth/permissions";
@@ -61,6 +64,7 @@ export async function createApiToken(auth: AuthContext, input: CreateApiTokenInp
         name: input.name,
         jti,
         expiresAt,
+        parentId: auth.apiToken?.id ?? null,
       },
       include: withRelations,
     });
@@ -100,7 +104,15 @@ export async function revokeApiToken(auth: AuthContext, id: number): Promise<voi
       },
     });
     if (!token) throw new NotFound(`API token ${id} was not found.`);
-    await tx.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
+    // The token and every token minted from it, down the generations.
+    await tx.$executeRaw`
+      WITH RECURSIVE minted AS (
+        SELECT id FROM api_tokens WHERE id = ${id}
+        UNION
+        SELECT t.id FROM api_tokens t JOIN minted m ON t.parent_id = m.id
+      )
+      UPDATE api_tokens SET revoked_at = now(), updated_at = now()
+       WHERE id IN (SELECT id FROM minted) AND revoked_at IS NULL`;
     await audit(auth, "delete", "api_token", id, { name: token.name, user_id: token.userId }, tx);
   });
 }

@@ -18,7 +18,7 @@ describe("authenticate: every request sees the current state of the database", (
     const { user, workspaceId } = await newMember("Viewer");
     const second = await newWorkspace();
     await prisma().workspaceUser.create({
-      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Admin") },
+      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Admin"), joinedAt: new Date() },
     });
     const token = await session(user.id);
     expect(await authenticate(token, null)).toMatchObject({
@@ -41,7 +41,7 @@ describe("authenticate: every request sees the current state of the database", (
     const { user, workspaceId } = await newMember("Viewer");
     const second = await newWorkspace();
     await prisma().workspaceUser.create({
-      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Admin") },
+      data: { workspaceId: second, userId: user.id, roleId: await systemRoleId("Admin"), joinedAt: new Date() },
     });
     const token = await session(user.id);
     expect(await authenticate(token, "0")).toMatchObject({ workspaceId, roleName: "Viewer" });

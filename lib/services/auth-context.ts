@@ -1,7 +1,8 @@
 // Turns a bearer token and the Workspace-Id header into the caller's identity, workspace and
 // effective permissions. Revoked or expired tokens, and unknown users, are all 401.
 // One SQL statement, read fresh on every call: a logout, a revoked API token, a role change or a
-// removed membership applies to the next call. (The route wrapper remembers answers for a second;
+// removed membership applies to the next call. Only accepted memberships count: a pending invitation
+// (workspace_users.joined_at null, lib/services/invitations.ts) gives no access at all. (The route wrapper remembers answers for a second;
 // lib/http/handler.ts says how that is bounded.)
 import "server-only";
 import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
@@ -56,10 +57,8 @@ export function parseWorkspaceHeader(value: string | null): number | undefined {
  */
 export type WorkspaceMode = "selected" | "any";
 
-/** The user's membership (the requested workspace, else the first one), with the user and role. */
+/** The user's accepted membership (the requested workspace, else the first one), with the user and role. */
 interface MembershipRow {
-  membership_id: number | null;
-  joined_at: Date | null;
   user_id: number;
   email: string;
   name: string;
@@ -69,17 +68,17 @@ interface MembershipRow {
   policies: Policies | null;
 }
 
-const membershipColumns = Prisma.sql`m.membership_id, m.joined_at, u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
+const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
 
 /**
- * LATERAL subquery `m` over the user `u`: the membership in `workspace` (any when null, then the
- * one in `preferred` if there is one, else the first).
+ * LATERAL subquery `m` over the user `u`: the accepted membership in `workspace` (any when null,
+ * then the one in `preferred` if there is one, else the first).
  */
 const membershipOf = (workspace: Prisma.Sql | null, preferred?: number) => Prisma.sql`
   LEFT JOIN LATERAL (
-    SELECT wu.id AS membership_id, wu.joined_at, wu.workspace_id, wu.role_id, r.role_name, r.policies
+    SELECT wu.workspace_id, wu.role_id, r.role_name, r.policies
       FROM workspace_users wu JOIN roles r ON r.id = wu.role_id
-     WHERE wu.user_id = u.id ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
+     WHERE wu.user_id = u.id AND wu.joined_at IS NOT NULL ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
      ORDER BY ${preferred !== undefined ? Prisma.sql`(wu.workspace_id = ${preferred}) DESC, ` : Prisma.empty}wu.id LIMIT 1
   ) m ON true`;
 
@@ -167,9 +166,10 @@ export async function authenticate(
   const apiToken = "apiToken" in found ? found.apiToken : undefined;
   if (m.workspace_id === null || m.role_id === null || m.role_name === null || m.policies === null) {
     if (workspaceId !== undefined) throw new NotFound(`Workspace ${workspaceId} was not found.`);
-    throw new Unauthorized("This account is not a member of any workspace.");
+    throw new Unauthorized(
+      "This account is not a member of any workspace yet: accept an invitation through the link mailed to you.",
+    );
   }
-  if (m.joined_at === null && m.membership_id !== null) await markJoined(m.membership_id);
   return {
     user: { id: m.user_id, email: m.email, name: m.name },
     workspaceId: m.workspace_id,
@@ -181,14 +181,4 @@ export async function authenticate(
     exp: claims.exp,
     ...(apiToken ? { apiToken } : {}),
   };
-}
-
-/**
- * The member's first request in a workspace is its acceptance of an invitation: from then on the
- * workspace's managers see its name and last sign-in (lib/serializers/members.ts). Awaited, so a
- * manager's next listing sees it; it happens once per membership.
- */
-async function markJoined(membershipId: number): Promise<void> {
-  await prisma()
-    .$executeRaw`UPDATE workspace_users SET joined_at = now() WHERE id = ${membershipId} AND joined_at IS NULL`;
 }

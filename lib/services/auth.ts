@@ -9,6 +9,7 @@ import { WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
 import type { ChangePasswordInput, LoginInput } from "@/lib/validation/auth";
+import { endedSentence, replaceCredentials } from "./account-recovery";
 import type { AuthContext } from "./auth-context";
 import { beginLoginAttempt } from "./login-throttle";
 
@@ -18,7 +19,9 @@ export async function login(
 ): Promise<{ token: string; expiresAt: Date | null; userId: number }> {
   const attempt = await beginLoginAttempt({ email: input.email, ip: client.ip });
   const user = await prisma().user.findUnique({ where: { email: input.email } });
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
+  // An invited person who has not chosen a password yet has none (NO_PASSWORD): the dummy hash costs
+  // the same time as a real one, so sign-in does not tell such accounts apart.
+  const ok = await verifyPassword(input.password, user?.passwordHash || DUMMY_HASH);
   if (!user || !ok) throw new Unauthorized(WRONG_CREDENTIALS);
   await attempt.succeeded();
   // A self sign-up that has not verified its address yet (lib/services/accounts.ts). Told only to
@@ -39,15 +42,16 @@ export async function login(
 
 /**
  * Changes the signed-in user's password. The current password is checked under the same throttle
- * as sign-in (a stolen session cannot guess it faster), and every session issued before the change
- * stops working; the caller gets a fresh session token. API tokens are not sessions: they cannot
- * change the password and keep working (revoke them separately).
+ * as sign-in (a stolen session cannot guess it faster); every session issued before the change
+ * stops working and every API token of the user is revoked (account-recovery.ts: a password is
+ * changed because someone else may know it, and a token they minted must not outlive that); the
+ * caller gets a fresh session token and the sentence saying so. API tokens cannot change it.
  */
 export async function changePassword(
   auth: AuthContext,
   input: ChangePasswordInput,
   client: { ip?: string | null } = {},
-): Promise<{ token: string; expiresAt: Date | null }> {
+): Promise<{ token: string; expiresAt: Date | null; message: string }> {
   if (auth.tokenKind !== "session") {
     throw new Forbidden("Change the password while signed in (POST /api/v1/login), not with an API token.");
   }
@@ -64,12 +68,9 @@ export async function changePassword(
   await attempt.succeeded();
   const passwordHash = await hashPassword(input.password);
   const changedAt = new Date();
-  await prisma().user.update({
-    where: { id: user.id },
-    data: { passwordHash, passwordChangedAt: changedAt },
-  });
+  const revoked = await prisma().$transaction((tx) => replaceCredentials(tx, user.id, passwordHash, changedAt));
   const { token, expiresAt } = await signToken({ userId: user.id, kind: "session", notBefore: changedAt });
-  return { token, expiresAt };
+  return { token, expiresAt, message: `Your password is changed. ${endedSentence(revoked)}` };
 }
 
 /** Revokes the session token used for this request until it would have expired anyway. */
@@ -92,7 +93,8 @@ export async function currentUser(auth: AuthContext) {
     include: {
       memberships: {
         // An API token is confined to its workspace, so it sees only that one.
-        where: auth.tokenKind === "api_token" ? { workspaceId: auth.workspaceId } : {},
+        // Pending invitations give no access, so they are not the user's workspaces yet.
+        where: { joinedAt: { not: null }, ...(auth.tokenKind === "api_token" ? { workspaceId: auth.workspaceId } : {}) },
         include: { workspace: true, role: true },
         orderBy: { workspaceId: "asc" },
       },

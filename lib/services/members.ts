@@ -1,16 +1,15 @@
-// Members of a workspace named in the path. Adding an email that has no account (or only an
-// unverified sign-up) creates the user with the name and initial password given; an existing
-// account just gains a membership. Both
-// cases answer alike (same required fields, same response, same audit entry), so an invitation
-// never tells the inviter whether, or as whom, an email is registered (lib/serializers/members.ts
-// hides the profile until the person uses the workspace). Nobody hands out or takes away rights
-// beyond their own: the role given must be within the caller's, and a member whose role exceeds
-// the caller's can be neither changed nor removed by it. A workspace always keeps at least one
+// Members of a workspace named in the path. Adding an email is an invitation (invitations.ts): a
+// pending membership that gives no access until the person accepts it through the link mailed to
+// the address; an email without an account gets an account without a password, chosen by its owner
+// on acceptance. Nobody but the address's owner ever sets its password, so the inviter cannot sign
+// in as the invitee. Both cases answer alike (same required fields, same response, same audit entry),
+// so an invitation never tells the inviter whether, or as whom, an email is registered
+// (lib/serializers/members.ts shows the email and role until acceptance). Nobody hands out or takes
+// away rights beyond their own: the role given must be within the caller's, and a member whose role
+// exceeds the caller's can be neither changed nor removed by it. A workspace always keeps at least one
 // Admin: removing or demoting the last one is a 409. Member changes lock the workspace row, so two
 // concurrent demotions cannot both pass the last-Admin check.
 import "server-only";
-import { hashPassword } from "@/lib/auth/password";
-import { assertStrongPassword } from "@/lib/auth/password-policy";
 import { within, type Policies } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
@@ -18,8 +17,10 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
 import { rolePolicies } from "@/lib/validation/roles";
+import { throttleMailTo } from "./account-throttle";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
+import { invitee, sendInvitation } from "./invitations";
 import { assertWithin, assignableRole } from "./roles";
 import { workspaceAccess } from "./workspaces";
 
@@ -64,59 +65,52 @@ async function findMember(tx: Tx, workspaceId: number, userId: number): Promise<
 const lockWorkspace = (tx: Tx, workspaceId: number) =>
   tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
 
+/** Invites `input.email` (see the header); the pending membership, shown as such until accepted. */
 export async function addMember(
   auth: AuthContext,
   workspaceId: number,
   input: CreateMemberInput,
+  client: { consoleBase: string },
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
-  // The same rule for every email, registered or not, so the answer tells nothing about it.
-  assertStrongPassword(input.password, "member.password", [input.email, input.name]);
-  // Hashed whether or not it is used, outside the transaction (scrypt is slow on purpose and must
-  // not hold the lock): the answer takes as long for a registered email as for a new one.
-  const passwordHash = await hashPassword(input.password);
-  return prisma().$transaction(async (tx) => {
+  // Every invitation mails the address: the same per-address budget as the account mails.
+  await throttleMailTo(input.email);
+  const { member, send } = await prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
     assertWithin(access.policies, rolePolicies(role), `The role ${role.name}`);
-    const user =
-      (await claimUnverified(tx, input, passwordHash)) ??
-      (await tx.user.findUnique({ where: { email: input.email }, select: { id: true } })) ??
-      (await tx.user.create({
-        data: { email: input.email, name: input.name, passwordHash },
-        select: { id: true },
-      }));
+    const user = await invitee(tx, input.email, input.name);
     const already = await tx.workspaceUser.findUnique({
       where: { workspaceId_userId: { workspaceId, userId: user.id } },
     });
-    if (already) throw new Conflict(`${input.email} is already a member of this workspace.`);
+    if (already) {
+      throw new Conflict(
+        already.joinedAt
+          ? `${input.email} is already a member of this workspace.`
+          : `${input.email} is already invited to this workspace; to send a new link, remove the invitation and invite again.`,
+      );
+    }
     const member = await tx.workspaceUser.create({
-      data: { workspaceId, userId: user.id, roleId: role.id },
-      include,
+      data: { workspaceId, userId: user.id, roleId: role.id, joinedAt: null },
+      include: { ...include, workspace: { select: { name: true } } },
     });
+    const send = await sendInvitation(
+      tx,
+      {
+        userId: user.id,
+        membershipId: member.id,
+        email: input.email,
+        setPassword: user.setPassword,
+        workspace: member.workspace.name,
+        inviter: `${access.auth.user.name} (${access.auth.user.email})`,
+      },
+      client.consoleBase,
+    );
     await audit(access.auth, "create", "member", user.id, { email: input.email, role_name: role.name }, tx);
-    return member;
+    return { member, send };
   });
-}
-
-/**
- * An unverified self sign-up (lib/services/accounts.ts) proves nothing about who chose its password:
- * anyone can sign up someone else's address. An invitation vouches for the address instead, so it
- * treats such an account as new: the invitation's password and name replace the sign-up's, the
- * address counts as verified, and the pending links die. Otherwise whoever signed up the address
- * first would be let into the inviting workspace as soon as its owner clicked a verification link
- * (pre-account hijacking). Null when the address has no unverified account.
- */
-async function claimUnverified(tx: Tx, input: CreateMemberInput, passwordHash: string) {
-  const now = new Date();
-  const { count } = await tx.user.updateMany({
-    where: { email: input.email, confirmedAt: null },
-    data: { passwordHash, name: input.name, confirmedAt: now, passwordChangedAt: now },
-  });
-  if (count === 0) return null;
-  const user = await tx.user.findUniqueOrThrow({ where: { email: input.email }, select: { id: true } });
-  await tx.accountToken.deleteMany({ where: { userId: user.id } });
-  return user;
+  send();
+  return member;
 }
 
 /** A member holding rights the caller lacks is out of its reach (a user manager cannot demote an Admin). */
@@ -143,8 +137,9 @@ async function assertNotLastAdmin(
   verb: string,
 ): Promise<void> {
   const adminId = await adminRoleId(tx);
-  if (member.roleId !== adminId) return;
-  const admins = await tx.workspaceUser.count({ where: { workspaceId, roleId: adminId } });
+  // A pending invitation is no Admin yet: it may go, and it does not keep the workspace managed.
+  if (member.roleId !== adminId || member.joinedAt === null) return;
+  const admins = await tx.workspaceUser.count({ where: { workspaceId, roleId: adminId, joinedAt: { not: null } } });
   if (admins <= 1) {
     throw new Conflict(
       `${member.user.email} is the last Admin of this workspace and cannot be ${verb}; make someone else Admin first.`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { verifyPassword } from "@/lib/auth/password";
+import { NO_PASSWORD } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
-import { Conflict, Forbidden, NotFound } from "@/lib/errors";
+import { Conflict, Forbidden, NotFound, RateLimited } from "@/lib/errors";
 import { parsePage } from "@/lib/http/pagination";
 import { useTestDatabase } from "@/tests/support/db";
 import { createApiToken } from "./api-tokens";
@@ -20,6 +20,7 @@ import {
 useTestDatabase();
 
 const page = parsePage(new URLSearchParams());
+const base = { consoleBase: "https://console.test" };
 
 describe("workspaces", () => {
   it("creates a workspace whose creator is Admin, listed among the caller's workspaces", async () => {
@@ -91,34 +92,39 @@ describe("workspaces", () => {
 });
 
 describe("members", () => {
-  it("adds a new account or an existing one (keeping its own name and password), never twice", async () => {
+  it("invites a new address (an account without a password) or an existing account (keeping its own), pending, never twice", async () => {
     const admin = await newMember("Admin");
     const viewerRole = await systemRoleId("Viewer");
-    const created = await addMember(admin.auth, admin.workspaceId, {
-      email: "new@example.com",
-      name: "New",
-      password: "long-enough",
-      role_id: viewerRole,
-    });
+    const created = await addMember(admin.auth, admin.workspaceId, { email: "new@example.com", name: "New", role_id: viewerRole }, base);
     expect(created.role.name).toBe("Viewer");
-    const invite = { email: "new@example.com", name: "Typed", password: "typed-password", role_id: viewerRole };
-    await expect(addMember(admin.auth, admin.workspaceId, invite)).rejects.toThrow(/already a member/);
+    expect(created.joinedAt).toBeNull();
+    const invite = { email: "new@example.com", name: "Typed", role_id: viewerRole };
+    await expect(addMember(admin.auth, admin.workspaceId, invite, base)).rejects.toThrow(/already invited/);
     const elsewhere = await newMember("Admin");
-    const added = await addMember(elsewhere.auth, elsewhere.workspaceId, invite);
-    expect(added.userId).toBe(created.userId);
+    const added = await addMember(elsewhere.auth, elsewhere.workspaceId, { ...invite, email: admin.user.email }, base);
+    expect(added.userId).toBe(admin.user.id);
     expect(added.joinedAt).toBeNull();
-    const account = await prisma().user.findUniqueOrThrow({ where: { id: created.userId } });
-    expect(account.name).toBe("New");
-    expect(await verifyPassword("long-enough", account.passwordHash)).toBe(true);
+    const fresh = await prisma().user.findUniqueOrThrow({ where: { id: created.userId } });
+    expect(fresh.passwordHash).toBe(NO_PASSWORD);
+    const existing = await prisma().user.findUniqueOrThrow({ where: { id: admin.user.id } });
+    expect(existing.passwordHash).not.toBe(NO_PASSWORD);
+    expect(existing.name).not.toBe("Typed");
+    // The pending membership gives no access to the invited account.
+    await expect(workspaceAccess(admin.auth, elsewhere.workspaceId, "connector", "read")).rejects.toBeInstanceOf(NotFound);
     expect((await listMembers(admin.auth, admin.workspaceId, page)).total).toBe(2);
     await expect(
-      addMember(admin.auth, admin.workspaceId, {
-        email: "x@example.com",
-        name: "X",
-        password: "long-enough",
-        role_id: 999_999,
-      }),
+      addMember(admin.auth, admin.workspaceId, { email: "x@example.com", name: "X", role_id: 999_999 }, base),
     ).rejects.toThrow(/member\.role_id: role 999999 does not exist/);
+  });
+
+  it("mails one address at most ACCOUNT_MAX_MAILS_PER_EMAIL invitations a window (invite, remove, invite… is a 429)", async () => {
+    const admin = await newMember("Admin");
+    const invite = { email: "flooded@example.com", name: "F", role_id: await systemRoleId("Viewer") };
+    for (let i = 0; i < 5; i++) {
+      const m = await addMember(admin.auth, admin.workspaceId, invite, base);
+      await removeMember(admin.auth, admin.workspaceId, m.userId);
+    }
+    await expect(addMember(admin.auth, admin.workspaceId, invite, base)).rejects.toBeInstanceOf(RateLimited);
   });
 
   it("never leaves a workspace without an Admin", async () => {
@@ -128,6 +134,10 @@ describe("members", () => {
       updateMember(admin.auth, admin.workspaceId, admin.user.id, { role_id: memberRole }),
     ).rejects.toBeInstanceOf(Conflict);
     await expect(removeMember(admin.auth, admin.workspaceId, admin.user.id)).rejects.toThrow(/last Admin/);
+    // A pending Admin invitation does not count: it may never be accepted.
+    const invited = await addMember(admin.auth, admin.workspaceId, { email: "pending-admin@example.com", name: "P", role_id: await systemRoleId("Admin") }, base);
+    await expect(removeMember(admin.auth, admin.workspaceId, admin.user.id)).rejects.toThrow(/last Admin/);
+    await removeMember(admin.auth, admin.workspaceId, invited.userId);
     const second = await newMember("Member", admin.workspaceId);
     await updateMember(admin.auth, admin.workspaceId, second.user.id, {
       role_id: await systemRoleId("Admin"),
@@ -171,9 +181,8 @@ describe("members", () => {
       addMember(manager, admin.workspaceId, {
         email: "boss@example.com",
         name: "B",
-        password: "long-enough",
         role_id: await systemRoleId("Admin"),
-      }),
+      }, base),
     ).rejects.toThrow(/would grant permissions your own role does not have/);
   });
 
@@ -182,9 +191,8 @@ describe("members", () => {
     await addMember(admin.auth, admin.workspaceId, {
       email: "audit@example.com",
       name: "A",
-      password: "long-enough",
       role_id: await systemRoleId("Viewer"),
-    });
+    }, base);
     const logs = await prisma().auditLog.findMany({
       where: { workspaceId: admin.workspaceId, resourceType: "member" },
     });

@@ -45,7 +45,8 @@ export async function workspaceAccess(
       where: { workspaceId_userId: { workspaceId, userId: auth.user.id } },
       include: { role: true },
     });
-    if (!membership) throw notFound(workspaceId);
+    // A pending invitation gives no access (lib/services/invitations.ts).
+    if (!membership?.joinedAt) throw notFound(workspaceId);
     const policies = rolePolicies(membership.role);
     access = {
       auth: { ...auth, workspaceId, roleId: membership.roleId, roleName: membership.role.name, policies },
@@ -71,7 +72,7 @@ const withCallerRole = (userId: number) =>
 /** Workspaces the caller belongs to (an API token: only its own), oldest first. */
 export async function listWorkspaces(auth: AuthContext, page: Page) {
   const where: Prisma.WorkspaceWhereInput = {
-    members: { some: { userId: auth.user.id } },
+    members: { some: { userId: auth.user.id, joinedAt: { not: null } } },
     ...(auth.tokenKind === "api_token" ? { id: auth.workspaceId } : {}),
   };
   const [rows, total] = await Promise.all([
@@ -175,7 +176,7 @@ export async function deleteWorkspace(auth: AuthContext, id: number): Promise<vo
     await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${id} FOR UPDATE`;
     const workspace = await tx.workspace.findUniqueOrThrow({ where: { id } });
     const others = await tx.workspaceUser.findFirst({
-      where: { userId: auth.user.id, workspaceId: { not: id } },
+      where: { userId: auth.user.id, workspaceId: { not: id }, joinedAt: { not: null } },
       orderBy: { workspaceId: "asc" },
       select: { workspaceId: true },
     });

@@ -74,3 +74,22 @@ export type VerifyUserQuery = z.infer<typeof verifyUserQuerySchema>;
 
 export const resendVerificationSchema = z.object({ email });
 export type ResendVerificationInput = z.infer<typeof resendVerificationSchema>;
+
+/**
+ * Accepting an invitation with the token of its link, and the account's password: a new account
+ * (the link says new_account=1) chooses it, with its confirmation; an existing one proves it.
+ */
+export const acceptInvitationSchema = z
+  .object({
+    invitation_token: token("invitation"),
+    password: z
+      .string({ error: "is required" })
+      .min(1, "is required")
+      .max(1024, "must be at most 1024 characters")
+      .describe(
+        `The account's password. A new account (the link says new_account=1) chooses it here: at least ${MIN_PASSWORD_LENGTH} characters and not a common one, sent again as password_confirmation. An existing account sends its current password, to show the account is the link's owner's.`,
+      ),
+    password_confirmation: confirmation.optional().describe("A new account's password again."),
+  })
+  .refine((v) => v.password_confirmation === undefined || v.password === v.password_confirmation, mismatch);
+export type AcceptInvitationInput = z.infer<typeof acceptInvitationSchema>;

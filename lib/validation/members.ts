@@ -18,7 +18,9 @@ export const createMemberSchema = z.object({
         .toLowerCase()
         .email("must be an email address")
         .max(320, "must be at most 320 characters")
-        .describe("The person's email; an existing account is added, otherwise one is created."),
+        .describe(
+          "The person's email. They get a link there to accept (an address without an account chooses its password there); until then the membership is pending and gives no access.",
+        ),
       // Both are required whether or not the email has an account: asking only for new accounts
       // would tell the inviter which emails are registered.
       name: z
@@ -27,16 +29,20 @@ export const createMemberSchema = z.object({
         .min(1, "must not be empty")
         .max(100, "must be at most 100 characters")
         .describe("The person's name, used when the email has no account yet."),
+      // An inviter who chose the password could sign in as the invitee: only the address's owner
+      // sets it, through the invitation link. Refused rather than ignored, so a client written for
+      // the old behaviour learns its password is not the account's.
       password: z
-        .string({ error: `is required (at least ${MIN_PASSWORD_LENGTH} characters)` })
-        .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-        .max(1024, "must be at most 1024 characters")
-        .describe(
-          `Initial password (at least ${MIN_PASSWORD_LENGTH} characters), used when the email has no account yet; an existing account keeps its own.`,
-        ),
+        .unknown()
+        .refine((v) => v === undefined, {
+          message:
+            "is not accepted: the person chooses their own password through the invitation link mailed to them (an account that exists keeps its own)",
+        })
+        .optional()
+        .describe("Not accepted (a 422): the invited person sets their own password through the link mailed to them."),
       role_id: roleId,
     },
-    { error: "is required: send {member: {email, name, password, role_id}}" },
+    { error: "is required: send {member: {email, name, role_id}}" },
   ),
 });
 export type CreateMemberInput = z.infer<typeof createMemberSchema>["member"];

@@ -9,6 +9,7 @@ import { login } from "@/lib/services/auth";
 import { authenticate } from "@/lib/services/auth-context";
 import { FIXTURE_PASSWORD, newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
+import { createApiToken } from "@/lib/services/api-tokens";
 import { resetPasswordByEmail, UnknownAccount } from "./reset-password";
 
 const db = useTestDatabase();
@@ -39,6 +40,15 @@ describe("resetPasswordByEmail", () => {
     await expect(login({ email: user.email, password: reset.password }, { ip: "127.0.0.1" })).resolves.toMatchObject({ userId: user.id });
   });
 
+  it("revokes every API token of the account, in every workspace", async () => {
+    const { user, auth } = await newMember("Admin");
+    const token = await createApiToken(auth, { name: "before the reset" });
+    const minted = await createApiToken(await authenticate(token.token, null), { name: "minted by it" });
+    const reset = await resetPasswordByEmail(user.email);
+    expect(reset.revokedTokens).toBe(2);
+    for (const t of [token, minted]) await expect(authenticate(t.token, null)).rejects.toThrow(/revoked/);
+  });
+
   it("names an unknown address instead of creating an account", async () => {
     const users = await prisma().user.count();
     await expect(resetPasswordByEmail("nobody@example.com")).rejects.toBeInstanceOf(UnknownAccount);
@@ -58,6 +68,7 @@ describe("npm run admin -- reset-password", () => {
     expect(password).toBeTruthy();
     const stored = await prisma().user.findUniqueOrThrow({ where: { id: user.id } });
     expect(await verifyPassword(password!, stored.passwordHash)).toBe(true);
+    expect(result.stdout).toMatch(/Every earlier session has ended; API tokens revoked: 0\./);
   });
 
   it("exits 1 with a sentence for an unknown address, and 2 with the usage for a bad command", () => {

@@ -4,15 +4,21 @@
 import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
+import { replaceCredentials } from "@/lib/services/account-recovery";
 
 export class UnknownAccount extends Error {}
 
 /**
  * Sets a new random password for the account of `email` and returns it. Sessions signed before
- * now stop working (passwordChangedAt), the address counts as verified (the operator vouches for
- * it), and the account's failed-sign-in counters go, so the new password works at once.
+ * now stop working and every API token of the user is revoked (lib/services/account-recovery.ts:
+ * the operator resets an account because its password may be known to someone else), the address
+ * counts as verified (the operator vouches for it), and the account's failed-sign-in counters go,
+ * so the new password works at once. Pending invitations stay pending: the person accepts them
+ * through their links, or the operator hands them the logged links.
  */
-export async function resetPasswordByEmail(email: string): Promise<{ email: string; password: string }> {
+export async function resetPasswordByEmail(
+  email: string,
+): Promise<{ email: string; password: string; revokedTokens: number }> {
   const address = email.trim().toLowerCase();
   const user = await prisma().user.findFirst({ where: { email: { equals: address, mode: "insensitive" } }, select: { id: true, email: true, confirmedAt: true } });
   if (!user) throw new UnknownAccount(`No account has the email address "${email.trim()}". Check the address (the console's Settings → Members lists them).`);
@@ -20,10 +26,11 @@ export async function resetPasswordByEmail(email: string): Promise<{ email: stri
   const password = randomBytes(12).toString("base64url");
   const passwordHash = await hashPassword(password);
   const now = new Date();
-  await prisma().$transaction([
-    prisma().user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: now, confirmedAt: user.confirmedAt ?? now } }),
-    prisma().accountToken.deleteMany({ where: { userId: user.id, purpose: "reset_password" } }),
-    prisma().loginThrottle.deleteMany({ where: { key: { startsWith: `pair:${user.email.toLowerCase()}|` } } }),
-  ]);
-  return { email: user.email, password };
+  const revokedTokens = await prisma().$transaction(async (tx) => {
+    const revoked = await replaceCredentials(tx, user.id, passwordHash, now, user.confirmedAt ?? now);
+    await tx.accountToken.deleteMany({ where: { userId: user.id, purpose: "reset_password" } });
+    await tx.loginThrottle.deleteMany({ where: { key: { startsWith: `pair:${user.email.toLowerCase()}|` } } });
+    return revoked;
+  });
+  return { email: user.email, password, revokedTokens };
 }

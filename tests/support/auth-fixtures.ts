@@ -30,7 +30,7 @@ export async function newMember(role: SystemRoleName = "Admin", workspaceId?: nu
     data: { email: `u-${randomBytes(4).toString("hex")}@example.com`, name: `${role} user`, passwordHash },
   });
   await prisma().workspaceUser.create({
-    data: { workspaceId: ws, userId: user.id, roleId: await systemRoleId(role) },
+    data: { workspaceId: ws, userId: user.id, roleId: await systemRoleId(role), joinedAt: new Date() },
   });
   const auth = await signedIn(user.id, ws);
   return { user, workspaceId: ws, auth };

@@ -39,11 +39,11 @@ export interface RecipientState {
 const linkTo = (path: string, token: string, base = configuredConsoleUrl() ?? "") =>
   `${base}${path}?${new URLSearchParams({ token }).toString()}`;
 
-/** The verified account addresses, among `emails`, of the workspace's members. */
+/** The verified account addresses, among `emails`, of the workspace's members (a pending invitation is none). */
 async function memberAddresses(workspaceId: number, emails: string[]): Promise<Set<string>> {
   if (emails.length === 0) return new Set();
   const rows = await prisma().workspaceUser.findMany({
-    where: { workspaceId, user: { confirmedAt: { not: null }, email: { in: emails, mode: "insensitive" } } },
+    where: { workspaceId, joinedAt: { not: null }, user: { confirmedAt: { not: null }, email: { in: emails, mode: "insensitive" } } },
     select: { user: { select: { email: true } } },
   });
   return new Set(rows.map((r) => r.user.email.toLowerCase()));

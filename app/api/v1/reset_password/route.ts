@@ -1,4 +1,5 @@
-// POST /api/v1/reset_password - set a new password with the token of a reset link; every session ends.
+// POST /api/v1/reset_password - set a new password with the token of a reset link; every session ends
+// and every API token of the account is revoked.
 import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
@@ -6,6 +7,5 @@ import { messageResource } from "@/lib/serializers/accounts";
 import { resetPassword } from "@/lib/services/accounts";
 
 export const POST = route(accounts.resetPassword, async ({ req, body }) => {
-  await resetPassword(body, { ip: clientAddress(req.headers) });
-  return messageResource("Your password is changed. Sign in with the new one.");
+  return messageResource(await resetPassword(body, { ip: clientAddress(req.headers) }));
 });

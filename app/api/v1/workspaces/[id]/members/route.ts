@@ -1,4 +1,6 @@
-// GET/POST /api/v1/workspaces/{id}/members - list members; add one (creating the account for a new email).
+// GET/POST /api/v1/workspaces/{id}/members - list members; invite one (a pending membership and a link
+// mailed to the address).
+import { consoleBase } from "@/lib/config/console-url";
 import { workspaces } from "@/lib/contract/workspaces";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
@@ -10,6 +12,6 @@ export const GET = route(workspaces.listMembers, async ({ auth, url, params, que
   return { data: rows.map(serializeMember), ...pageLinks(url, page, total) };
 });
 
-export const POST = route(workspaces.createMember, async ({ auth, params, body }) => ({
-  data: serializeMember(await addMember(auth, params.id, body.member)),
+export const POST = route(workspaces.createMember, async ({ auth, url, params, body }) => ({
+  data: serializeMember(await addMember(auth, params.id, body.member, { consoleBase: consoleBase(url) })),
 }));
