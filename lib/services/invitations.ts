@@ -91,7 +91,7 @@ export async function acceptInvitation(input: AcceptInvitationInput, client: { i
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       throw ValidationFailed.field("password", `must be at least ${MIN_PASSWORD_LENGTH} characters`);
     }
-    assertStrongPassword(input.password, "password", [row.user.email, row.user.name ?? ""]);
+    assertStrongPassword(input.password, "password", [row.user.email]);
     passwordHash = await hashPassword(input.password);
   } else {
     const attempt = await beginLoginAttempt({ email: row.user.email, ip: client.ip });
