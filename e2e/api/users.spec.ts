@@ -99,7 +99,7 @@ test("ten failed sign-ins of an account from one address make that address wait,
   expect(await loginAs(request, victim.email, victim.password)).toMatch(/\./);
 });
 
-test("fifty failed sign-ins from one address stop it signing in to new accounts, not other addresses", async ({ request }) => {
+test("fifty failed sign-ins from one address leave an account one first attempt there, not a second; other addresses are unaffected", async ({ request }) => {
   const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}, 10.${Math.floor(Math.random() * 250)}.0.1`;
   for (let i = 0; i < 50; i++) {
     const res = await request.post("/api/v1/login", {
@@ -108,14 +108,12 @@ test("fifty failed sign-ins from one address stop it signing in to new accounts,
     });
     expect(res.status()).toBe(401);
   }
+  // One guess at an account from the over-limit address is checked (a new person behind a shared
+  // address gets in with the right one, docs/security.md item 12); a second is not.
   const member = await memberWithRole(request, ws, "Viewer");
-  await expectError(
-    await request.post("/api/v1/login", {
-      data: { email: member.email, password: member.password },
-      headers: { "X-Forwarded-For": address },
-    }),
-    429,
-    "rate_limited",
-  );
+  const signIn = (password: string) =>
+    request.post("/api/v1/login", { data: { email: member.email, password }, headers: { "X-Forwarded-For": address } });
+  expect((await signIn("not-the-password")).status()).toBe(401);
+  await expectError(await signIn(member.password), 429, "rate_limited");
   expect(await loginAs(request, member.email, member.password)).toMatch(/\./);
 });

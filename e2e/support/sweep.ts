@@ -338,6 +338,9 @@ const SPECS: Record<string, SweepSpec> = {
     body: () => ({ alert_rule: { enabled: true } }),
   },
   "DELETE /api/v1/alert_rules/{}": { mutates: true, ids: ["alertRule"] },
+  // Alert links: a token that is not one, so every body is refused (the valid one with 422 at the token check).
+  "POST /api/v1/alert_subscriptions/confirm": { mutates: true, body: () => ({ token: "sweep-not-a-token" }) },
+  "POST /api/v1/alert_subscriptions/unsubscribe": { mutates: true, body: () => ({ token: "sweep-not-a-token" }) },
   "GET /api/v1/alert_events": { mutates: false, paginated: true, idQuery: ["alert_rule_id", "sync_id"] },
   "GET /api/v1/webhook_subscriptions": { mutates: false, paginated: true },
   "POST /api/v1/webhook_subscriptions": {
