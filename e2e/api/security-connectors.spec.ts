@@ -149,6 +149,8 @@ test("19. only those who may write models run SQL on a source; server-file funct
     ["SELECT pg_read_file('/etc/passwd') AS f", "pg_read_file"],
     ['SELECT * FROM pg_catalog."pg_read_file"(\'/etc/passwd\') AS f', "pg_read_file"],
     ["SELECT lo_import('/etc/passwd') AS oid", "lo_import"],
+    // PostgreSQL's comments nest: the quote is inside the comment, not the start of a string.
+    ["SELECT /* /* */ ' */ pg_read_file('/etc/passwd') AS f", "pg_read_file"],
     ["SELECT convert_from(lo_get(lo_import('/etc/passwd')), 'UTF8') AS f", "lo_get"],
     ["SELECT name FROM pg_ls_dir('/etc') AS name", "pg_ls_dir"],
     ["SELECT query_to_xml('select pg_read_file(''/etc/passwd'')', true, false, '') AS x", "query_to_xml"],

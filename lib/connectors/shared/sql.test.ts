@@ -66,6 +66,13 @@ describe("modelSelect", () => {
       ["mariadb", "SELECT LOAD_FILE('/etc/passwd')", "load_file"],
       ["mariadb", "SELECT `load_file`('/etc/passwd')", "load_file"],
       ["mariadb", "SELECT load_file /* x */ ('/etc/passwd')", "load_file"],
+      // PostgreSQL's block comments nest: ending this one at the first */ would take the quote for
+      // the start of a string and hide the call in it.
+      ["postgresql", "SELECT /* /* */ ' */ pg_read_file('/etc/passwd') AS x", "pg_read_file"],
+      ["postgresql", "SELECT /* a /* b /* c */ */ ' */ lo_import('/etc/passwd') AS x", "lo_import"],
+      // MariaDB ends a `--` comment's start at any control character, not only a space.
+      ["mariadb", "SELECT 1 --\x01 '\n, LOAD_FILE('/etc/passwd') AS x", "load_file"],
+      ["mariadb", "SELECT 1 --\x1f '\n, LOAD_FILE('/etc/passwd') AS x", "load_file"],
     ];
     for (const [dialect, query, name] of attacks) {
       expect(() => modelSelect(query, dialect), `${dialect}: ${query}`).toThrow(`The query must not call ${name}(): models read the database's rows`);

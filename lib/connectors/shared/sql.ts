@@ -20,6 +20,34 @@ export type SqlDialect = "postgresql" | "mariadb";
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
 
+/** MariaDB takes `--` as a comment only before whitespace or a control character (or the end). */
+const MARIADB_LINE_COMMENT_END = /^[\s\x00-\x1f\x7f]?$/;
+
+/** Where a MariaDB block comment starting at `from` ends: at the first `*\/` (they do not nest). */
+function flatCommentEnd(query: string, from: number): number {
+  const end = query.indexOf("*/", from + 2);
+  return end === -1 ? query.length : end + 2;
+}
+
+/**
+ * Where a PostgreSQL block comment starting at `from` ends: its comments nest, so `/* /* *\/ ' *\/`
+ * is one comment (ending it at the first `*\/` would take the quote for code and hide what follows).
+ */
+function nestedCommentEnd(query: string, from: number): number {
+  let depth = 0;
+  let i = from;
+  while (i < query.length) {
+    if (query.startsWith("/*", i)) {
+      depth++;
+      i += 2;
+    } else if (query.startsWith("*/", i)) {
+      i += 2;
+      if (--depth === 0) return i;
+    } else i++;
+  }
+  return query.length;
+}
+
 /**
  * The model query with every string, quoted name and comment blanked (same length), so keywords,
  * brackets and `;` can be looked for in what remains, tokenized as the database will: MariaDB
@@ -55,15 +83,14 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
         out += ` ${name} `;
         i = Math.min(j + 1, query.length);
       } else blank(i, Math.min(j + 1, query.length));
-    } else if ((ch === "-" && next === "-" && (!maria || /^\s?$/.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
+    } else if ((ch === "-" && next === "-" && (!maria || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
     } else if (ch === "/" && next === "*") {
       if (maria && /^\/\*M?!/.test(query.slice(i, i + 4))) {
         throw new ConnectorError("The query must not contain executable comments (/*! … */).");
       }
-      const end = query.indexOf("*/", i + 2);
-      blank(i, end === -1 ? query.length : end + 2);
+      blank(i, maria ? flatCommentEnd(query, i) : nestedCommentEnd(query, i));
     } else if (!maria && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
