@@ -7,6 +7,7 @@ import type { RunContext } from "./context";
 import { deliveryLedgerFor, type DeliveryLedger } from "./delivery-ledger";
 import { Loader, type LongWaitCause } from "./load";
 import { resetMemoryPressure } from "./memory";
+import type { UpdateBinding } from "./plan/approval";
 import { estimateRun } from "./run-estimate";
 import { SharedRateBudget } from "./rate-limit";
 import { reportRun } from "./run-report";
@@ -57,6 +58,8 @@ export class RunAttempt {
   readonly loader: Loader;
   /** Destinations whose writes are not idempotent: the keys and ledger of their deliveries. */
   readonly ledger?: DeliveryLedger;
+  /** An approved run's updates, checked before they are written (plan/approval.ts); null for any other run. */
+  updates: UpdateBinding | null = null;
   private readonly controller = new AbortController();
   private failure: unknown;
   /** Set when a long wait for the destination stopped this attempt. */

@@ -22,6 +22,8 @@ import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
 import { detectsDeletes } from "@/lib/sync-config/write-mode";
 import { holdsForApproval } from "./plan/guard-step";
+import { updateBindingFor } from "./plan/approval";
+import { guardInForce } from "@/lib/sync-config/guard";
 
 export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractAndLoad };
 
@@ -34,6 +36,9 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
   const unchanged = loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
   // Before anything is written: a sync with blast-radius limits plans first and may stop here.
   if (await holdsForApproval(attempt, unchanged)) return;
+  // Decided once: only an approved run checks its updates as it writes them (the source may have
+  // changed since it planned, and a resumed attempt does not plan again).
+  attempt.updates = guardInForce(ctx.sync) ? updateBindingFor(ctx.run.plan) : null;
   const seen = new KeySet();
   const cursor = new CursorTracker(ctx.sync.id);
   const recorder = new BatchRecorder(attempt, { states: noStates ? "copy" : "upsert", cursor });

@@ -9,6 +9,7 @@ import type { RunAttempt } from "./run-attempt";
 import { admitDeliveries } from "./delivery-ledger";
 import type { RunContext } from "./context";
 import { recordActionOf, splitByWriteMode } from "./write-mode";
+import type { UpdateBinding } from "./plan/approval";
 
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn. */
 const YIELD_AFTER_MS = 20;
@@ -55,14 +56,19 @@ export async function mapItems(ctx: RunContext, items: readonly Item[], now = ne
   return { records, byKey, failures };
 }
 
-/** Outcomes of the Items sent or refused; Items a stop left unsent have none. */
-export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Outcome[]> {
+/**
+ * Outcomes of the Items sent or refused; Items a stop left unsent have none. `bound`: their updates
+ * were checked against the run's approval already (pass-through lines the destination refused).
+ */
+export async function sendItems(attempt: RunAttempt, items: Item[], bound = false): Promise<Outcome[]> {
   if (items.length === 0) return [];
   const { ctx } = attempt;
   const { records, byKey, failures: results } = await mapItems(ctx, items);
   if (records.length === 0) return results;
   // update and insert modes leave some records unsent on purpose: recorded as skipped, with why.
   const split = await splitByWriteMode(ctx, records, attempt.signal);
+  // Here, once the write mode said which records are updates (update mode's can be rows new to the sync).
+  if (attempt.updates && !bound) bindUpdates(attempt.updates, split.send, byKey);
   for (const { record, reason } of split.skipped) {
     const item = byKey.get(record.key) as Item;
     item.action = recordActionOf(record.action, item.action);
@@ -85,4 +91,12 @@ export async function sendItems(attempt: RunAttempt, items: Item[]): Promise<Out
     results.push({ item, ok: o.ok, error, log: log && storedLog(log, o.ok, ctx.scrub, memo) });
   }
   return results;
+}
+
+/** Throws, before anything of the batch is written, at the first update its approval does not cover. */
+function bindUpdates(binding: UpdateBinding, records: readonly WriteRecord[], byKey: Map<string, Item>): void {
+  for (const record of records) {
+    if (recordActionOf(record.action, (byKey.get(record.key) as Item).action) !== "destination_update") continue;
+    binding.admit(record.key);
+  }
 }

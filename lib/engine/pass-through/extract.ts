@@ -22,6 +22,7 @@ import { sendItems } from "../send-batch";
 import { SendGroups } from "../send-groups";
 import type { PendingFilter } from "../unchanged-filter";
 import type { PassThroughPlan } from "./plan";
+import type { UpdateBinding } from "../plan/approval";
 
 export interface PassThroughRun {
   options: ReadOptions;
@@ -109,6 +110,11 @@ export async function diffLines(
   return { items, unchanged };
 }
 
+/** Throws, before the batch joins a send, at the first update the run's approval does not cover. */
+function bindLines(binding: UpdateBinding, items: readonly Item[]): void {
+  for (const item of items) if (item.action === "destination_update") binding.admit(item.key);
+}
+
 export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughPlan, run: PassThroughRun): Promise<void> {
   const { ctx, pool } = attempt;
   const { recordColumns, cursorIndex } = plan;
@@ -131,7 +137,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       return items.map((item) => ({ item, ok: true }));
     }
     for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
-    return sendItems(attempt, items);
+    return sendItems(attempt, items, true);
   };
 
   const groups = new SendGroups(send, run.recorder);
@@ -143,6 +149,8 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
     const { items, unchanged } = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
     delta.skippedRows += unchanged;
+    // Lines go in as upserts, so the diff's updates are the writes' (passesThrough): bound here.
+    if (attempt.updates) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
     const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
     await groups.add({ seq, items, delta, cursorValue });

@@ -1,7 +1,7 @@
 // What an approval binds to (approval.ts) and the keys a plan keeps for it (change-keys.ts): pure.
 import { describe, expect, it } from "vitest";
 import { DELETE_GUARD_DEFAULTS } from "@/lib/sync-config/guard";
-import { beyondApproval, deleteStoppers, isApprovedPlan, reapprovalMessage, type ApprovedPlan } from "./approval";
+import { beyondApproval, deleteStoppers, isApprovedPlan, reapprovalMessage, updateBindingFor, updateRefusedMessage, type ApprovedPlan } from "./approval";
 import { APPROVAL_MAX_KEYS, changeKeysOf } from "./change-keys";
 import type { PlanCounts } from "./planner";
 
@@ -90,5 +90,40 @@ describe("the delete step's last check", () => {
     const noDeleteLimit = { ...DELETE_GUARD_DEFAULTS, max_delete_percent: null };
     expect(deleteStoppers(noDeleteLimit, 10, changeKeysOf(range(1, 9)), null)).toEqual([]);
     expect(deleteStoppers(noDeleteLimit, 10, changeKeysOf(range(1, 10)), null)).toHaveLength(1);
+  });
+});
+
+describe("the updates an approved run writes", () => {
+  /** Every refusal of the keys in order, null where the update may be written. */
+  const admit = (approved: ApprovedPlan, keys: string[]) => {
+    const binding = updateBindingFor({ planned_at: approved.planned_at, approval: approved });
+    if (binding === null) throw new Error("no binding");
+    return keys.map((k) => binding.refusal(k));
+  };
+
+  it("no approval, or one from before keys were kept, binds nothing", () => {
+    expect(updateBindingFor(null)).toBeNull();
+    expect(updateBindingFor({ planned_at: "2026-11-28T16:00:00.000Z", counts: counts({}) })).toBeNull();
+    expect(updateBindingFor({ approval: { counts: counts({ update: 1 }), tracked: 10 } })).toBeNull();
+  });
+
+  it("the approved rows, or fewer of them, go on; another row is refused by its key", () => {
+    const approved = plan(10, [], ["1", "2", "3"]);
+    expect(admit(approved, ["3", "1", "2"])).toEqual([null, null, null]);
+    expect(admit(approved, ["2"])).toEqual([null]);
+    expect(admit(approved, ["1", "7"])).toEqual([null, 'it would update row "7" the approved plan did not']);
+    expect(admit(plan(10, []), ["1"])).toEqual(['it would update row "1" the approved plan did not']);
+    expect(updateRefusedMessage('it would update row "7" the approved plan did not')).toBe(
+      'Nothing more was written: the source changed after approval: it would update row "7" the approved plan did not. Run the sync again: it plans again, and its limits hold it for approval if it still would.',
+    );
+  });
+
+  it("past the bound of kept keys, only the approved count goes on", () => {
+    const big = range(1, APPROVAL_MAX_KEYS + 1);
+    const approved = plan(10, [], big);
+    expect(approved.changes.update.keys).toBeNull();
+    const refusals = admit(approved, [...range(100_001, 100_000 + big.length), "x"]);
+    expect(refusals.slice(0, -1).every((r) => r === null)).toBe(true);
+    expect(refusals.at(-1)).toBe(`it would update more rows than the ${big.length.toLocaleString("en-US")} approved`);
   });
 });

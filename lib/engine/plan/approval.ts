@@ -1,7 +1,10 @@
 // What an approval binds to. A person approves the plan they were shown (its counts and the keys it
 // would update and delete), not whatever the run finds later: the approved run plans again and goes
 // on only while it stays within that plan (fewer is fine); beyond it, it is held again with a
-// sentence saying what changed. Pure: the guard step (guard-step.ts) and the delete step
+// sentence saying what changed. Past its plan the run stays bound: each update is checked as it is
+// about to be written (UpdateBinding) and the deletes before the first of them (deleteStoppers), as
+// the source may change after the plan and a resumed attempt does not plan again. Pure: the guard step
+// (guard-step.ts), the send stages (send-batch.ts, pass-through/extract.ts) and the delete step
 // (delete-detection.ts) decide with it.
 import { guardViolations, type EffectiveGuard } from "@/lib/sync-config/guard";
 import type { ChangeKeys } from "./change-keys";
@@ -81,4 +84,44 @@ export function deleteStoppers(guard: EffectiveGuard, tracked: number, deletes: 
   if (violations.length === 0) return [];
   if (approval === null) return violations;
   return beyondKeys("delete", deletes, approval.changes.delete);
+}
+
+/**
+ * An approved run's updates against the approved ones, one at a time as the run is about to write
+ * them: a key the approved plan did not update (when its keys were kept one by one), or more updates
+ * than approved (always; with only a digest, the one check that can be made before the end), stops
+ * the run. Fewer is fine. Counts within one attempt: a resumed attempt finds the rows its predecessor
+ * updated unchanged.
+ */
+export class UpdateBinding {
+  private admitted = 0;
+  private readonly allowed: ReadonlySet<string> | null;
+
+  constructor(private readonly approved: ChangeKeys) {
+    this.allowed = approved.keys === null ? null : new Set(approved.keys);
+  }
+
+  /** The sentence that stops the run at this update; null when it may be written. */
+  refusal(key: string): string | null {
+    if (this.allowed !== null && !this.allowed.has(key)) return `it would update row ${JSON.stringify(key)} the approved plan did not`;
+    if (++this.admitted > this.approved.count) return `it would update more rows than the ${n(this.approved.count)} approved`;
+    return null;
+  }
+
+  /** As refusal, for the run: throws its error (updateRefusedMessage) instead of returning the sentence. */
+  admit(key: string): void {
+    const refusal = this.refusal(key);
+    if (refusal !== null) throw new Error(updateRefusedMessage(refusal));
+  }
+}
+
+/** The binding a run's stored plan calls for: null without an approval (no per-row cost then). */
+export function updateBindingFor(plan: unknown): UpdateBinding | null {
+  const approval = plan !== null && typeof plan === "object" ? (plan as StoredPlan).approval : undefined;
+  return isApprovedPlan(approval) ? new UpdateBinding(approval.changes.update) : null;
+}
+
+/** The run's error when an update is refused; what it wrote before stays, as with deletes. */
+export function updateRefusedMessage(refusal: string): string {
+  return `Nothing more was written: the source changed after approval: ${refusal}. Run the sync again: it plans again, and its limits hold it for approval if it still would.`;
 }

@@ -3,7 +3,8 @@
 // a limit is exceeded, stops as needs_approval with the numbers in its error, freeing its worker.
 // An approved run plans again too: it goes on only within the plan that was approved (approval.ts),
 // else it is held again saying what changed. A run that already planned (a resumed attempt) goes
-// straight on; its deletes are still checked when it makes them (delete-detection.ts).
+// straight on; its deletes are still checked when it makes them (delete-detection.ts), and an
+// approved run's updates as it writes them (UpdateBinding in approval.ts, set in run-execution.ts).
 import "server-only";
 import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
 import type { SyncRun } from "@/lib/generated/prisma/client";
@@ -30,7 +31,7 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   if (plan.exceeded.length === 0 || (approval !== null && beyond.length === 0)) {
     // Going on, its own keys are of no further use (only a held plan's are approved): every guarded
     // run keeps a plan, so it stays small. The approved plan stays beside it: the delete step
-    // (delete-detection.ts) binds to it too.
+    // (delete-detection.ts) and the writes of updates (UpdateBinding) bind to it too.
     const { changes: _changes, ...kept } = plan;
     const saved: StoredPlan = approval ? { ...kept, approval } : kept;
     await saveRunPlan(run.id, saved);

@@ -330,6 +330,60 @@ describe("the blast-radius guard", () => {
     expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(10);
   });
 
+  /**
+   * Holds a run of a sync tracking 10 rows that updates `ids`, approves it, and stores the plan its
+   * guard step would keep going on (as a resumed attempt finds it): the run does not plan again.
+   */
+  const approvedFor = async (f: Fixture & { table: string }, ids: number[]) => {
+    await sql(source.url, `UPDATE ${f.table} SET score = score + 1 WHERE id IN (${ids.join(", ")})`);
+    const held = await run(f);
+    expect(held.run.error).toContain(`would change ${ids.length} of 10 tracked rows`);
+    const shown = held.run.plan as { planned_at: string; counts: object; tracked: number; full_read: boolean };
+    await approveRun(f.workspaceId, f.syncId, held.run.id, "Ada", shown.planned_at);
+    const { approval } = (await reloadRun(held.run.id)).plan as { approval: object };
+    const replanned = { planned_at: new Date().toISOString(), counts: shown.counts, tracked: shown.tracked, full_read: shown.full_read, approval };
+    await prisma().syncRun.update({ where: { id: held.run.id }, data: { plan: replanned as object } });
+    return held.run.id;
+  };
+
+  for (const path of ["COPY text", "JSON"] as const) {
+    it(`${path} path: an approved run writes only the updates approved, also when it does not plan again`, { timeout: 30_000 }, async () => {
+      const f = await peopleSync(10, { json: path === "JSON", sync: { guard: { max_change_percent: 10 } } });
+      expect((await run(f)).result).toBe("success");
+      const nameOf = async (id: number) => ((await sql(destination.url, `SELECT name FROM ${f.table} WHERE id = ${id}`)) as { name: string }[])[0].name;
+
+      // The approved updates, as approved: they go through.
+      const same = await approvedFor(f, [1, 2]);
+      expect(await executeRun(same)).toBe("success");
+      expect(recordCounts(await runRecords(same))).toEqual({ insert: 0, update: 2, delete: 0, skip: 0 });
+      // The run took the path this case is about.
+      expect((await reloadRun(same)).recordColumns === null).toBe(path === "JSON");
+
+      // Approved for rows 3 and 4; then the source changes row 5 too, after the plan and before the read.
+      const other = await approvedFor(f, [3, 4]);
+      await sql(source.url, `UPDATE ${f.table} SET name = 'Not approved' WHERE id = 5`);
+      expect(await executeRun(other)).toBe("failed");
+      expect((await reloadRun(other)).error).toBe(
+        'Nothing more was written: the source changed after approval: it would update row "5" the approved plan did not. Run the sync again: it plans again, and its limits hold it for approval if it still would.',
+      );
+      expect(await runRecords(other)).toHaveLength(0);
+      expect(await nameOf(5)).toBe(path === "JSON" ? "PERSON 5" : "Person 5");
+    });
+  }
+
+  it("update mode: an approved run does not update a row new to the sync that the destination already has", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(10, { json: true, sync: { writeMode: "update", guard: { max_change_percent: 10 } } });
+    // The destination holds rows 1–11 already (11 is someone else's); the sync updates 1–10.
+    await sql(destination.url, `INSERT INTO ${f.table} (id, name, email, score) SELECT g, 'Theirs ' || g, 't' || g || '@example.com', 0 FROM generate_series(1, 11) g`);
+    expect((await run(f)).result).toBe("success");
+    const approved = await approvedFor(f, [1, 2]);
+    // Row 11 joins the model: new to the sync (the diff says insert), but update mode would update it there.
+    await sql(source.url, `INSERT INTO ${f.table} VALUES (11, 'Not approved', 'n@x.io', 1, now())`);
+    expect(await executeRun(approved)).toBe("failed");
+    expect((await reloadRun(approved)).error).toContain('it would update row "11" the approved plan did not');
+    expect(await sql(destination.url, `SELECT name FROM ${f.table} WHERE id = 11`)).toEqual([{ name: "Theirs 11" }]);
+  });
+
   it("a change limit holds a sync that never deletes", { timeout: 30_000 }, async () => {
     const f = await peopleSync(40, { sync: { guard: { max_change_percent: 10 } } });
     const first = await run(f);
