@@ -154,7 +154,7 @@ export function clientSecrets(
   const unset = new Set<string>();
   const misplaced: MisplacedRef[] = [];
   for (const ref of documentRefs(document)) {
-    const { name, place } = ref;
+    const { name } = ref;
     if (!allowed.has(name)) {
       if (!name.startsWith(SECRET_ENV_PREFIX)) {
         refused.add(name);
