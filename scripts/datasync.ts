@@ -104,11 +104,11 @@ function misplacedLine(m: MisplacedRef): string {
     case "moved":
       return `${ref} stands in ${describePlace(m.at)}, but it may be used only in ${describePlace(m.boundTo)}, where the workspace's export puts it.`;
     case "target":
-      return `${ref} stands in ${describePlace(m.at)}, whose ${m.changed.join(", ")} differs from the workspace's export: the secret would go to another server, so it must be given again (--allow-env ${m.name}, or the value set explicitly).`;
+      return `${ref} stands in ${describePlace(m.at)}, whose ${m.changed.join(", ")} ${m.changed.length > 1 ? "differ" : "differs"} from the workspace's export: the secret would go to another server, so it must be given again (--allow-env ${m.name}, or the value set explicitly).`;
     case "unknown":
       return `${ref} stands in ${describePlace(m.at)}, a ${m.at.connectorType} "${m.at.type}" the server has no definition for, so where the secret would go cannot be checked.`;
     case "new":
-      return `${ref} stands in ${describePlace(m.at)}, which the workspace's export does not have: a new ${m.at.kind === "connectors" ? "connector" : "alert channel"} sends the secret wherever the file says, so it must be given explicitly (--allow-env ${m.name}).`;
+      return `${ref} stands in ${describePlace(m.at)}, which the workspace's export does not have: a new ${m.at.kind === "connectors" ? "connector" : "alert channel"} points wherever the file says, so the secret must be given explicitly (--allow-env ${m.name}).`;
   }
 }
 

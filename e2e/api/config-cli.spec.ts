@@ -205,7 +205,7 @@ test("a hostile file cannot keep the reference and point the connector at anothe
     for (const command of ["plan", "apply"]) {
       const outcome = await cli(["config", command, file], env);
       expect(outcome.code, outcome.stdout).toBe(2);
-      expect(outcome.stderr).toContain(`${reference} stands in connector "warehouse" at configuration.credentials.password, whose configuration.host, configuration.port differs from the workspace's export`);
+      expect(outcome.stderr).toContain(`${reference} stands in connector "warehouse" at configuration.credentials.password, whose configuration.host, configuration.port differ from the workspace's export`);
       expect(outcome.stderr).toContain("--allow-env DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD, or the value set explicitly");
       expect(outcome.stderr).toContain("Nothing was sent.");
     }
