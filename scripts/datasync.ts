@@ -5,12 +5,13 @@
 //
 // Secrets: the file holds ${env:NAME} references; this program resolves them from ITS environment,
 // only for names listed with --allow-env or starting with DATASYNC_SECRET_ (each bound to the field
-// export made it for), and sends the values in the request's `secrets`. The server never resolves a reference from its own environment.
+// export made it for and to that connector's target: host, port, database, URL), and sends the
+// values in the request's `secrets`. The server never resolves a reference from its own environment.
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { paths } from "../lib/api-client/generated/openapi";
 import { createPublicApiClient, errorLines, type JsonBody, type PublicApiClient } from "../lib/api-client/public-client";
-import { clientSecrets, describePlace, documentRefs, SECRET_ENV_PREFIX } from "../lib/config-as-code/secret-refs";
+import { clientSecrets, describePlace, documentRefs, type MisplacedRef, SECRET_ENV_PREFIX, type TargetsLookup } from "../lib/config-as-code/secret-refs";
 import { ConfigSyntaxError, parseConfigYaml } from "../lib/config-as-code/yaml";
 
 const USAGE = `Usage: datasync config <command> [options]
@@ -19,7 +20,8 @@ const USAGE = `Usage: datasync config <command> [options]
         --kinds LIST        only these kinds (connectors,models,syncs,alert_channels,alert_rules)
   config plan FILE          show what applying FILE would change; changes nothing
   config apply FILE         apply FILE in one transaction (all or nothing)
-        --allow-env LIST    environment variables ${"${env:NAME}"} may read besides ${SECRET_ENV_PREFIX}*
+        --allow-env LIST    environment variables ${"${env:NAME}"} may read anywhere (without it, only
+                            ${SECRET_ENV_PREFIX}* names where export put them, same host/URL)
         --json              print the server's answer as JSON
 
 Environment: DATASYNC_URL (the server), DATASYNC_TOKEN (an API token),
@@ -78,23 +80,46 @@ async function readDocument(api: PublicApiClient, file: string, allowEnv: string
   }
   if (!document || typeof document !== "object" || Array.isArray(document)) throw new UsageError(`${file}: not a configuration document.`);
   const allowed = new Set((allowEnv ?? "").split(",").map((n) => n.trim()).filter(Boolean));
-  // A DATASYNC_SECRET_ name is bound to where the workspace's export puts it: fetch that first.
+  // A DATASYNC_SECRET_ name is bound to where the workspace's export puts it, and to where that
+  // connector sends its secrets (its definition's target fields): fetch both first.
   const needsExport = documentRefs(document).some((r) => r.name.startsWith(SECRET_ENV_PREFIX) && !allowed.has(r.name));
-  const exported = needsExport ? await exportedDocument(api) : {};
-  const { secrets, refused, misplaced, unset } = clientSecrets(document, process.env, allowed, exported);
+  const [exported, definitions] = needsExport ? await Promise.all([exportedDocument(api), definitionTargets(api)]) : [{}, undefined];
+  const { secrets, refused, misplaced, unset } = clientSecrets(document, process.env, allowed, exported, definitions);
   if (refused.length > 0) {
-    throw new UsageError(`${file} refers to ${refused.map((n) => `\${env:${n}}`).join(", ")}; allow ${refused.length > 1 ? "them" : "it"} with --allow-env ${refused.join(",")} (names starting with ${SECRET_ENV_PREFIX} need no flag).`);
+    throw new UsageError(`${file} refers to ${refused.map((n) => `\${env:${n}}`).join(", ")}; allow ${refused.length > 1 ? "them" : "it"} with --allow-env ${refused.join(",")} (a ${SECRET_ENV_PREFIX} name needs no flag where the workspace's export put it).`);
   }
   if (misplaced.length > 0) {
     // Nothing is sent: the server resolves a name wherever it stands, so one misplaced use is enough.
-    const lines = misplaced.map(
-      ({ name, at, boundTo }) =>
-        `${file}: \${env:${name}} stands in ${describePlace(at)}, but it may be used only ${boundTo ? `in ${describePlace(boundTo)}, where the workspace's export puts it` : `once, in the field its name was made for (${SECRET_ENV_PREFIX}<CONNECTOR SLUG>_<FIELD PATH>)`}.`,
-    );
-    throw new UsageError(`${lines.join("\n")}\nNothing was sent. If you mean to use it there, name it with --allow-env ${[...new Set(misplaced.map((m) => m.name))].join(",")}.`);
+    const names = [...new Set(misplaced.map((m) => m.name))].join(",");
+    throw new UsageError(`${misplaced.map((m) => `${file}: ${misplacedLine(m)}`).join("\n")}\nNothing was sent. If you mean to send it there, name it with --allow-env ${names}, or set the value explicitly.`);
   }
   for (const name of unset) process.stderr.write(`warning: ${name} is not set; an existing connector or alert channel keeps its stored value, a new one is refused.\n`);
   return { ...document, secrets } as JsonBody<"/api/v1/config/apply">;
+}
+
+/** Why the CLI refuses to resolve a DATASYNC_SECRET_ reference, as one line. */
+function misplacedLine(m: MisplacedRef): string {
+  const ref = `\${env:${m.name}}`;
+  switch (m.reason) {
+    case "moved":
+      return `${ref} stands in ${describePlace(m.at)}, but it may be used only in ${describePlace(m.boundTo)}, where the workspace's export puts it.`;
+    case "target":
+      return `${ref} stands in ${describePlace(m.at)}, whose ${m.changed.join(", ")} ${m.changed.length > 1 ? "differ" : "differs"} from the workspace's export: the secret would go to another server, so it must be given again (--allow-env ${m.name}, or the value set explicitly).`;
+    case "unknown":
+      return `${ref} stands in ${describePlace(m.at)}, a ${m.at.connectorType} "${m.at.type}" the server has no definition for, so where the secret would go cannot be checked.`;
+    case "new":
+      return `${ref} stands in ${describePlace(m.at)}, which the workspace's export does not have: a new ${m.at.kind === "connectors" ? "connector" : "alert channel"} points wherever the file says, so the secret must be given explicitly (--allow-env ${m.name}).`;
+  }
+}
+
+/** Where each connector type sends its secrets, as the server defines it (the definitions the server enforces, without loading connector code here). */
+async function definitionTargets(api: PublicApiClient): Promise<TargetsLookup> {
+  const { data, error, response } = await api.GET("/api/v1/connector_definitions");
+  if (!response.ok || !data) throw new ApiFailure(errorLines(response.status, error));
+  const byKey = new Map(
+    data.map((d) => [`${d.connector_type}:${d.name.toLowerCase()}`, { secretTargetFields: d.connector_spec.secret_target_fields, connectionSpecification: d.connector_spec.connection_specification }]),
+  );
+  return (connectorType, connectorName) => byKey.get(`${connectorType}:${connectorName.toLowerCase()}`);
 }
 
 /** The workspace's connectors and alert channels as export writes them (with their references). */

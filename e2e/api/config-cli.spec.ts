@@ -3,7 +3,7 @@
 // resolved from the CLI's own environment, only for allowed names (docs/config-as-code.md).
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -103,18 +103,23 @@ test("references resolve from the CLI's environment, only for allowed names", as
   expect(allowed.code, allowed.stderr).toBe(0);
   expect(JSON.parse(allowed.stdout).summary).toMatchObject({ create: 1 });
   expect(allowed.stdout).not.toContain("operator-secret-value");
-  // A DATASYNC_SECRET_ name needs no flag; unset, the server refuses the new connector (422, exit 1).
-  // (It must be the name export would give that field: a DATASYNC_SECRET_ name is bound to its place.)
-  writeFileSync(file, stringify(connector("${env:DATASYNC_SECRET_COPY_PASSWORD}")));
-  const elsewhere = await cli(["config", "plan", file], { DATASYNC_SECRET_COPY_PASSWORD: "pw" });
-  expect(elsewhere.code).toBe(2);
-  expect(elsewhere.stderr).toContain('${env:DATASYNC_SECRET_COPY_PASSWORD} stands in connector "copy" at configuration.credentials.password');
-  writeFileSync(file, stringify(connector("${env:DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD}")));
-  const unset = await cli(["config", "apply", file]);
+  // A DATASYNC_SECRET_ name needs no flag only where the workspace's export puts it: a new
+  // connector's target is whatever the file says, so its secret needs --allow-env, even under the
+  // name export would give it.
+  for (const name of ["DATASYNC_SECRET_COPY_PASSWORD", "DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD"]) {
+    writeFileSync(file, stringify(connector(`\${env:${name}}`)));
+    const fresh = await cli(["config", "plan", file], { [name]: "pw" });
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain(`\${env:${name}} stands in connector "copy" at configuration.credentials.password, which the workspace's export does not have`);
+    expect(fresh.stderr).toContain(`--allow-env ${name}`);
+  }
+  // Allowed but unset: the server refuses the new connector (422, exit 1).
+  const allowCopy = ["--allow-env", "DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD"];
+  const unset = await cli(["config", "apply", file, ...allowCopy]);
   expect(unset.code).toBe(1);
   expect(unset.stderr).toContain("HTTP 422");
   expect(unset.stderr).toContain('connector "copy"');
-  const set = await cli(["config", "apply", file], { DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD: "pw" });
+  const set = await cli(["config", "apply", file, ...allowCopy], { DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD: "pw" });
   expect(set.code, set.stderr).toBe(0);
   expect(set.stdout).toContain("+ create connector copy");
 });
@@ -158,6 +163,61 @@ test("a hostile file cannot move an exported secret reference into another conne
     expect(seen.join("\n")).not.toContain("operator-db-password-8815");
   } finally {
     await new Promise((resolve) => receiver.close(resolve));
+  }
+});
+
+/** A PostgreSQL server as an attacker runs one: it asks for the password in clear text and keeps every byte it gets. */
+async function passwordCatcher(host: string): Promise<{ port: number; received: () => string; close: () => Promise<void> }> {
+  const chunks: Buffer[] = [];
+  const server = createNetServer((socket) => {
+    let asked = false;
+    socket.on("data", (data) => {
+      chunks.push(data);
+      // AuthenticationCleartextPassword ('R', length 8, code 3): the client answers with the password.
+      if (!asked) socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]));
+      asked = true;
+    });
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    received: () => Buffer.concat(chunks).toString("latin1"),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+test("a hostile file cannot keep the reference and point the connector at another host: the CLI refuses, the receiver gets nothing", async () => {
+  // 127.0.0.2 is loopback too, and not the test database's host: a host of the attacker's.
+  const catcher = await passwordCatcher("127.0.0.2");
+  try {
+    const file = path.join(dir, "retarget.yaml");
+    const exported = await cli(["config", "export", file, "--kinds", "connectors"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = parse(readFileSync(file, "utf8")) as { connectors: { slug: string; configuration: Record<string, unknown> }[] };
+    const warehouse = doc.connectors.find((c) => c.slug === "warehouse");
+    const reference = "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}";
+    expect(JSON.stringify(warehouse?.configuration.credentials)).toContain(reference);
+    // The attack: the reference stays where export put it; the host (and port) become the attacker's.
+    Object.assign(warehouse!.configuration, { host: "127.0.0.2", port: catcher.port });
+    writeFileSync(file, stringify(doc));
+    const env = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "operator-db-password-4471" };
+    for (const command of ["plan", "apply"]) {
+      const outcome = await cli(["config", command, file], env);
+      expect(outcome.code, outcome.stdout).toBe(2);
+      expect(outcome.stderr).toContain(`${reference} stands in connector "warehouse" at configuration.credentials.password, whose configuration.host, configuration.port differ from the workspace's export`);
+      expect(outcome.stderr).toContain("--allow-env DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD, or the value set explicitly");
+      expect(outcome.stderr).toContain("Nothing was sent.");
+    }
+    // Had the file been applied, a check would log in to the attacker's server: the connector still
+    // points at the real database, and the catcher heard nothing.
+    const list = await (await ws.admin.get("/api/v1/connectors?per_page=100")).json();
+    const stored = (list.data as { id: string; attributes: { name: string; configuration: Record<string, unknown> } }[]).find((c) => c.attributes.name === "Warehouse");
+    expect(stored?.attributes.configuration.host).toBe(pgConfiguration().host);
+    await ws.admin.post(`/api/v1/connectors/${stored!.id}/check`, {});
+    expect(catcher.received()).toBe("");
+  } finally {
+    await catcher.close();
   }
 });
 

@@ -1,6 +1,8 @@
 // The pure parts of configuration as code: slugs, secret references, YAML, the field diff and the
 // document schema (docs/config-as-code.md).
 import { describe, expect, it } from "vitest";
+import { getDefinition } from "@/lib/connectors/registry";
+import type { ConnectorKind } from "@/lib/connectors/types";
 import { configDocumentSchema } from "@/lib/validation/config";
 import { changedFields, createdFields, sameJson } from "./diff";
 import { clientSecrets, maskedToRefs, resolveSecretRefs, secretEnvName, secretRefs } from "./secret-refs";
@@ -67,44 +69,93 @@ describe("secret references", () => {
     ]);
   });
 
+  // The server's definitions (the CLI reads the same ones over GET /api/v1/connector_definitions).
+  const definitions = (connectorType: string, connectorName: string) => getDefinition(connectorName, connectorType as ConnectorKind);
+
   it("the client resolves only allowed names (the DATASYNC_SECRET_ prefix or --allow-env) from its environment", () => {
     const doc = {
-      connectors: [{ slug: "a", connector_name: "Postgresql", configuration: { b: "${env:DATABASE_URL}", c: "${env:PG_PASSWORD}", d: "${env:DATASYNC_SECRET_A_D}", e: { f: "${env:DATASYNC_SECRET_A_E_F}" } } }],
+      connectors: [{ slug: "a", connector_type: "source", connector_name: "Postgresql", configuration: { host: "db", b: "${env:DATABASE_URL}", c: "${env:PG_PASSWORD}", d: "${env:DATASYNC_SECRET_A_D}", e: { f: "${env:DATASYNC_SECRET_A_E_F}" } } }],
       alert_channels: [{ slug: "ops", url: "${env:DATASYNC_SECRET_OPS_URL}" }],
     };
     const environment = { DATASYNC_SECRET_A_D: "1", DATASYNC_SECRET_OPS_URL: "https://hooks", DATABASE_URL: "postgres://server", PG_PASSWORD: "pw" };
-    const result = clientSecrets(doc, environment, new Set(["PG_PASSWORD"]));
+    const result = clientSecrets(doc, environment, new Set(["PG_PASSWORD"]), doc, definitions);
     expect(result.secrets).toEqual({ DATASYNC_SECRET_A_D: "1", DATASYNC_SECRET_OPS_URL: "https://hooks", PG_PASSWORD: "pw" });
     expect(result.refused).toEqual(["DATABASE_URL"]);
     expect(result.misplaced).toEqual([]);
     expect(result.unset).toEqual(["DATASYNC_SECRET_A_E_F"]);
   });
 
+  const password = "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}";
+  const pg = {
+    slug: "warehouse",
+    connector_type: "source",
+    connector_name: "Postgresql",
+    configuration: { host: "db.internal", port: 5432, database: "prod", credentials: { auth_type: "username/password", username: "u", password } },
+  };
+  const exported = { connectors: [pg] };
+  const env = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw", DATASYNC_SECRET_HOOK_HEADERS_X: "x", DATASYNC_SECRET_CACHE_URL: "redis://:pw@cache:6379" };
+  const at = { kind: "connectors", slug: "warehouse", connectorType: "source", type: "Postgresql", field: "configuration.credentials.password" };
+
   it("binds a DATASYNC_SECRET_ name to the connector, type and field it was exported for", () => {
-    const pg = { slug: "warehouse", connector_name: "Postgresql", configuration: { credentials: { password: "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}" } } };
-    const exported = { connectors: [pg] };
-    const env = { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw", DATASYNC_SECRET_HOOK_HEADERS_X: "x" };
-    const hook = (headers: Record<string, string>) => ({ slug: "hook", connector_name: "Http", configuration: { destination_url: "https://evil", headers } });
+    const hook = (headers: Record<string, string>) => ({ slug: "hook", connector_type: "destination", connector_name: "Http", configuration: { destination_url: "https://evil", headers } });
     // In its own place: resolved.
-    expect(clientSecrets(exported, env, new Set(), exported)).toMatchObject({ secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" }, misplaced: [] });
+    expect(clientSecrets(exported, env, new Set(), exported, definitions)).toMatchObject({ secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" }, misplaced: [] });
     // Moved into another connector's header (with or without the original use).
-    for (const connectors of [[hook({ X: pg.configuration.credentials.password })], [pg, hook({ X: pg.configuration.credentials.password })]]) {
-      const { misplaced } = clientSecrets({ connectors }, env, new Set(), exported);
+    for (const connectors of [[hook({ X: password })], [pg, hook({ X: password })]]) {
+      const { misplaced, secrets } = clientSecrets({ connectors }, env, new Set(), exported, definitions);
       expect(misplaced).toEqual([
-        { name: "DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD", at: { kind: "connectors", slug: "hook", type: "Http", field: "configuration.headers.X" }, boundTo: { kind: "connectors", slug: "warehouse", type: "Postgresql", field: "configuration.credentials.password" } },
+        { name: "DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD", reason: "moved", at: { kind: "connectors", slug: "hook", connectorType: "destination", type: "Http", field: "configuration.headers.X" }, boundTo: at },
       ]);
+      // Its lawful use beside the misplaced one still resolves; the CLI then sends nothing at all.
+      expect(secrets).toEqual(connectors.length > 1 ? { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" } : {});
     }
-    // Another field of the same connector, or the same slug turned into another type.
-    expect(clientSecrets({ connectors: [{ ...pg, configuration: { host: pg.configuration.credentials.password } }] }, env, new Set(), exported).misplaced).toHaveLength(1);
-    expect(clientSecrets({ connectors: [{ ...pg, connector_name: "Http" }] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    // Another field of the same connector, the same slug as another connector, or as a destination.
+    const misplaced = (entry: object) => clientSecrets({ connectors: [entry] }, env, new Set(), exported, definitions).misplaced.map((m) => m.reason);
+    expect(misplaced({ ...pg, configuration: { ...pg.configuration, credentials: { ...pg.configuration.credentials, password: "x", username: password } } })).toEqual(["moved"]);
+    expect(misplaced({ ...pg, connector_name: "Http" })).toEqual(["moved"]);
+    expect(misplaced({ ...pg, connector_type: "destination" })).toEqual(["moved"]);
     // A slug crafted so that its own name collides with an exported one is still refused.
-    const collide = { slug: "warehouse-credentials", connector_name: "Http", configuration: { password: "${env:DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD}" } };
-    expect(clientSecrets({ connectors: [collide] }, env, new Set(), exported).misplaced).toHaveLength(1);
-    // A name not exported (a new connector's) must be the one its place would get, used once.
-    expect(clientSecrets({ connectors: [hook({ X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" })] }, env, new Set(), exported).misplaced).toEqual([]);
-    expect(clientSecrets({ connectors: [hook({ X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}", Y: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" })] }, env, new Set(), exported).misplaced).toHaveLength(1);
+    expect(misplaced({ slug: "warehouse-credentials", connector_type: "destination", connector_name: "Http", configuration: { destination_url: "https://evil", password } })).toEqual(["moved"]);
     // --allow-env names the variable explicitly: the operator's choice, anywhere.
-    expect(clientSecrets({ connectors: [hook({ X: pg.configuration.credentials.password })] }, env, new Set(["DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD"]), exported).misplaced).toEqual([]);
+    expect(clientSecrets({ connectors: [hook({ X: password })] }, env, new Set(["DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD"]), exported, definitions).misplaced).toEqual([]);
+  });
+
+  it("binds it to the connector's target too: the same reference with another host, port or database is refused, nothing resolved", () => {
+    const retarget = (change: Record<string, unknown>) => clientSecrets({ connectors: [{ ...pg, configuration: { ...pg.configuration, ...change } }] }, env, new Set(), exported, definitions);
+    // The attack: the reference stays, the host becomes the attacker's server.
+    const attack = retarget({ host: "attacker.example" });
+    expect(attack.misplaced).toEqual([{ name: "DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD", reason: "target", at, boundTo: at, changed: ["configuration.host"] }]);
+    expect(attack.secrets).toEqual({});
+    for (const [change, field] of [[{ port: 6543 }, "port"], [{ database: "other" }, "database"], [{ host: "attacker.example", port: 1 }, "host"]] as const) {
+      const { misplaced, secrets } = retarget(change);
+      expect(misplaced.map((m) => m.reason === "target" && m.changed)).toEqual([expect.arrayContaining([`configuration.${field}`])]);
+      expect(secrets).toEqual({});
+    }
+    // The same target, written differently (a port as text) or with other fields changed: resolved.
+    expect(retarget({ port: "5432", ssl_mode: "require" })).toMatchObject({ misplaced: [], secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" } });
+    // A URL target (Http headers): the destination URL changed.
+    const http = { slug: "hook", connector_type: "destination", connector_name: "Http", configuration: { destination_url: "https://crm.example/in", headers: { X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" } } };
+    const moved = clientSecrets({ connectors: [{ ...http, configuration: { ...http.configuration, destination_url: "https://evil.example/in" } }] }, env, new Set(), { connectors: [http] }, definitions);
+    expect(moved.misplaced).toMatchObject([{ reason: "target", changed: ["configuration.destination_url"] }]);
+    expect(moved.secrets).toEqual({});
+    const added = clientSecrets({ connectors: [{ ...http, configuration: { ...http.configuration, insert_url: "https://evil.example/in" } }] }, env, new Set(), { connectors: [http] }, definitions);
+    expect(added.misplaced).toMatchObject([{ reason: "target", changed: ["configuration.insert_url"] }]);
+    // A connector whose definition the server does not list cannot be checked: refused.
+    expect(clientSecrets(exported, env, new Set(), exported, () => undefined).misplaced).toMatchObject([{ reason: "unknown" }]);
+    // --allow-env: the operator gives the secret again, to the new host.
+    expect(clientSecrets({ connectors: [{ ...pg, configuration: { ...pg.configuration, host: "new.internal" } }] }, env, new Set(["DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD"]), exported, definitions)).toMatchObject({ misplaced: [], secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" } });
+  });
+
+  it("refuses a name the export does not have (a new connector: its target is whatever the file says) unless --allow-env names it", () => {
+    const fresh = { ...pg, slug: "copy", configuration: { ...pg.configuration, credentials: { ...pg.configuration.credentials, password: "${env:DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD}" } } };
+    const environment = { DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD: "pw" };
+    // Even with the name export would give it, and in an empty workspace (another workspace's secrets in the environment).
+    for (const workspace of [exported, {}]) {
+      const { misplaced, secrets } = clientSecrets({ connectors: [fresh] }, environment, new Set(), workspace, definitions);
+      expect(misplaced).toEqual([{ name: "DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD", reason: "new", at: { ...at, slug: "copy" } }]);
+      expect(secrets).toEqual({});
+    }
+    expect(clientSecrets({ connectors: [fresh] }, environment, new Set(["DATASYNC_SECRET_COPY_CREDENTIALS_PASSWORD"]), exported, definitions).secrets).toEqual(environment);
   });
 });
 

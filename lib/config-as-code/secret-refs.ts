@@ -3,6 +3,7 @@
 // through an allow-list and sends the values in the request's `secrets`. The server resolves them
 // only from that map: it never reads its own environment for them, so a tenant writing
 // ${env:DATABASE_URL} gets a 422, not the server's database password.
+import { changedTargets, type SecretTargets } from "../connectors/shared/secrets";
 
 /** A `${env:NAME}` reference: the whole string, resolved by the client (never from the server's environment). */
 export const SECRET_REF_PATTERN = /^\$\{env:([A-Za-z_][A-Za-z0-9_]{0,127})\}$/;
@@ -71,7 +72,8 @@ export function resolveSecretRefs(
 export interface RefPlace {
   kind: "connectors" | "alert_channels";
   slug: string;
-  /** The entry's connector_name (connectors only): a reference exported for a PostgreSQL password is not an HTTP header's. */
+  /** The entry's connector_type and connector_name (connectors only): a PostgreSQL source's password is not an HTTP header's. */
+  connectorType?: string;
   type?: string;
   /** The field, as the file writes it: `configuration.credentials.password`, `url`. */
   field: string;
@@ -82,76 +84,85 @@ export function describePlace(place: RefPlace): string {
   return `${place.kind === "connectors" ? "connector" : "alert channel"} "${place.slug}" at ${place.field}`;
 }
 
-const samePlace = (a: RefPlace, b: RefPlace) => a.kind === b.kind && a.slug === b.slug && a.field === b.field && (a.type ?? "") === (b.type ?? "");
+const samePlace = (a: RefPlace, b: RefPlace) =>
+  a.kind === b.kind && a.slug === b.slug && a.field === b.field && (a.type ?? "") === (b.type ?? "") && (a.connectorType ?? "") === (b.connectorType ?? "");
 
-/**
- * Every reference where one may stand (connector configurations and alert channel URLs), with its
- * place and the variable name export would give that place.
- */
-export function documentRefs(document: Json): { name: string; place: RefPlace; canonical: string }[] {
-  const out: { name: string; place: RefPlace; canonical: string }[] = [];
+/** A reference, where it stands, and (connectors) the configuration around it, which says where the secret goes. */
+export interface DocumentRef {
+  name: string;
+  place: RefPlace;
+  configuration?: Record<string, unknown>;
+}
+
+/** Every reference where one may stand (connector configurations and alert channel URLs), with its place. */
+export function documentRefs(document: Json): DocumentRef[] {
+  const out: DocumentRef[] = [];
   if (!isObject(document)) return out;
   const entries = (kind: RefPlace["kind"]) => (Array.isArray(document[kind]) ? (document[kind] as unknown[]).filter(isObject) : []);
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
   for (const entry of entries("connectors")) {
-    const slug = typeof entry.slug === "string" ? entry.slug : "";
-    const type = typeof entry.connector_name === "string" ? entry.connector_name : "";
+    const configuration = isObject(entry.configuration) ? entry.configuration : {};
     for (const ref of secretRefs(entry.configuration)) {
-      const path = ref.path === "" ? [] : ref.path.split(".");
-      out.push({ name: ref.name, place: { kind: "connectors", slug, type, field: ["configuration", ...path].join(".") }, canonical: secretEnvName(slug, path) });
+      const field = ["configuration", ...(ref.path === "" ? [] : ref.path.split("."))].join(".");
+      const place: RefPlace = { kind: "connectors", slug: text(entry.slug), connectorType: text(entry.connector_type), type: text(entry.connector_name), field };
+      out.push({ name: ref.name, place, configuration });
     }
   }
   for (const entry of entries("alert_channels")) {
-    const slug = typeof entry.slug === "string" ? entry.slug : "";
     const name = secretRefName(entry.url);
-    if (name !== undefined) out.push({ name, place: { kind: "alert_channels", slug, field: "url" }, canonical: secretEnvName(slug, ["url"]) });
+    if (name !== undefined) out.push({ name, place: { kind: "alert_channels", slug: text(entry.slug), field: "url" } });
   }
   return out;
 }
 
-/** A DATASYNC_SECRET_ reference found where it was not exported for, and where it may stand. */
-export interface MisplacedRef {
-  name: string;
-  at: RefPlace;
-  /** The one place the workspace's export puts it, when it does. */
-  boundTo?: RefPlace;
-}
+/** The definition of a connector type, as the server lists it (GET /api/v1/connector_definitions). */
+export type TargetsLookup = (connectorType: string, connectorName: string) => SecretTargets | undefined;
+
+/** A DATASYNC_SECRET_ reference the CLI refuses to resolve without --allow-env, and why. */
+export type MisplacedRef = { name: string; at: RefPlace } & (
+  | /** Moved: the workspace's export puts it in another place. */ { reason: "moved"; boundTo: RefPlace }
+  | /** In its place, but the connector now points elsewhere: these target fields differ from the export. */ { reason: "target"; boundTo: RefPlace; changed: string[] }
+  | /** The connector's definition is unknown, so its target cannot be compared. */ { reason: "unknown"; boundTo: RefPlace }
+  | /** Not in the workspace's export (a new connector or alert channel): its target is whatever the file says. */ { reason: "new" }
+);
 
 /**
  * What the CLI may resolve from its environment, and what it must refuse.
  *
  * A name listed with --allow-env (the operator chose it) resolves wherever the file puts it. A
  * name with the DATASYNC_SECRET_ prefix needs no flag, so a file from someone else could otherwise
- * move the operator's database password into an HTTP destination's header pointed at their server.
- * Such a name is therefore bound to the place it was exported for: where the workspace's current
- * export (`exported`) writes it, the entry's kind, slug, connector type and field must be the same;
- * a name the workspace does not export (a new connector's secret) must be the one export would
- * give its place (DATASYNC_SECRET_<SLUG>_<FIELD PATH>). Either way it may stand in one place only.
- * Any other name is refused.
+ * send the operator's database password to their own server: by moving the reference into an HTTP
+ * destination's header, or by leaving it in place and changing the connector's host. Such a name
+ * therefore resolves only where the workspace's current export (`exported`) writes it: the same
+ * entry kind, slug, connector type and name, and field, and the same values in the target fields
+ * of the connector's definition (host, port, database, URL…; `definitions`) as the export has. A
+ * name the export does not have (a new connector or alert channel) is refused too: a new
+ * connector's target is whatever the file says, so nothing but the operator's own --allow-env can
+ * vouch for it. Any other name is refused.
  */
 export function clientSecrets(
   document: Json,
   environment: Readonly<Record<string, string | undefined>>,
   allowed: ReadonlySet<string>,
   exported: Json = {},
+  definitions: TargetsLookup = () => undefined,
 ): { secrets: Record<string, string>; refused: string[]; misplaced: MisplacedRef[]; unset: string[] } {
-  const bound = new Map<string, RefPlace>();
-  for (const ref of documentRefs(exported)) bound.set(ref.name, ref.place);
+  const bound = new Map<string, DocumentRef>();
+  for (const ref of documentRefs(exported)) bound.set(ref.name, ref);
   const secrets: Record<string, string> = {};
   const refused = new Set<string>();
   const unset = new Set<string>();
   const misplaced: MisplacedRef[] = [];
-  const seen = new Map<string, RefPlace>();
-  for (const { name, place, canonical } of documentRefs(document)) {
+  for (const ref of documentRefs(document)) {
+    const { name } = ref;
     if (!allowed.has(name)) {
       if (!name.startsWith(SECRET_ENV_PREFIX)) {
         refused.add(name);
         continue;
       }
-      const boundTo = bound.get(name);
-      const first = seen.get(name);
-      seen.set(name, first ?? place);
-      if ((boundTo ? !samePlace(boundTo, place) : name !== canonical) || (first && !samePlace(first, place))) {
-        misplaced.push({ name, at: place, ...(boundTo ? { boundTo } : {}) });
+      const problem = boundProblem(ref, bound.get(name), definitions);
+      if (problem) {
+        misplaced.push(problem);
         continue;
       }
     }
@@ -159,4 +170,17 @@ export function clientSecrets(
     else secrets[name] = environment[name];
   }
   return { secrets, refused: [...refused], misplaced, unset: [...unset] };
+}
+
+/** Why a DATASYNC_SECRET_ reference may not resolve where it stands; undefined when it may. */
+function boundProblem(ref: DocumentRef, exported: DocumentRef | undefined, definitions: TargetsLookup): MisplacedRef | undefined {
+  const { name, place: at } = ref;
+  if (!exported) return { name, at, reason: "new" };
+  const boundTo = exported.place;
+  if (!samePlace(boundTo, at)) return { name, at, reason: "moved", boundTo };
+  if (at.kind !== "connectors") return undefined; // An alert channel's URL is the secret itself: it names its own target.
+  const definition = definitions(at.connectorType ?? "", at.type ?? "");
+  if (!definition) return { name, at, reason: "unknown", boundTo };
+  const changed = changedTargets(ref.configuration ?? {}, exported.configuration ?? {}, definition);
+  return changed.length > 0 ? { name, at, reason: "target", boundTo, changed: changed.map((f) => `configuration.${f}`) } : undefined;
 }

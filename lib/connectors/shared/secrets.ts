@@ -114,11 +114,15 @@ export class SecretTargetChangedError extends Error {
   }
 }
 
+/** What says where a connector's secrets go: its target fields and their schema defaults. */
+export type SecretTargets = Pick<ConnectorDefinition, "secretTargetFields" | "connectionSpecification">;
+
 /**
  * The target fields whose value differs; a missing field counts as its schema default. A field
  * missing from `incoming` without a default names no target at all (the schema check refuses it).
+ * Also the CLI's rule for a `${env:DATASYNC_SECRET_*}` reference (config-as-code/secret-refs.ts).
  */
-function changedTargets(incoming: Row, stored: Row, definition: ConnectorDefinition): string[] {
+export function changedTargets(incoming: Row, stored: Row, definition: SecretTargets): string[] {
   const properties = isObject(definition.connectionSpecification.properties) ? definition.connectionSpecification.properties : {};
   return (definition.secretTargetFields ?? []).filter((field) => {
     const fallback = isObject(properties[field]) ? (properties[field] as Record<string, unknown>).default : undefined;
