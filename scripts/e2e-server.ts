@@ -70,6 +70,11 @@ async function main() {
     TRUST_PROXY: process.env.TRUST_PROXY ?? "1",
     // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
     OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? "127.0.0.1,::1",
+    // The seeded admin creates (and invites into) every test's workspace: the per-user caps
+    // (lib/services/mail-caps.ts) would stop the suite, so they are lifted unless a spec sets them.
+    // The per-workspace invitation cap keeps its default (e2e/api/security-accounts.spec.ts meets it).
+    WORKSPACE_MAX_CREATED_PER_USER_PER_DAY: process.env.WORKSPACE_MAX_CREATED_PER_USER_PER_DAY ?? "1000000",
+    INVITATION_MAX_PER_USER_PER_HOUR: process.env.INVITATION_MAX_PER_USER_PER_HOUR ?? "1000000",
     // The DuckDB source's files: the tests write each workspace's into it (e2e/api/duckdb-source.spec.ts).
     DUCKDB_DATA_DIR: process.env.DUCKDB_DATA_DIR ?? path.resolve(".data/e2e-duckdb"),
   };

@@ -189,3 +189,26 @@ test("revoking an API token revokes the tokens it minted", async ({ request }) =
   await expectRefused(parent.api, child.api, grandchild.api);
   expect((await member.api.get("/api/v1/connectors")).status()).toBe(200);
 });
+
+// Issue 32, item 13: an Admin used invitations to mail any number of addresses of their choosing.
+// INVITATION_MAX_PER_WORKSPACE_PER_HOUR keeps its default on the test server (scripts/e2e-server.ts).
+const INVITATIONS_PER_WORKSPACE = Number(process.env.INVITATION_MAX_PER_WORKSPACE_PER_HOUR ?? 50);
+
+test("a workspace's invitations past INVITATION_MAX_PER_WORKSPACE_PER_HOUR are a 429 with Retry-After, and the address is not invited", async ({ request }) => {
+  const ws = await newWorkspace(request);
+  for (let i = 0; i < INVITATIONS_PER_WORKSPACE; i++) {
+    const res = await invite(ws.admin, ws, `flood-${i}-${uniqueSuffix()}@victims.test`);
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  const victim = `flood-last-${uniqueSuffix()}@victims.test`;
+  const refused = await invite(ws.admin, ws, victim);
+  const body = await expectError(refused, 429, "rate_limited");
+  expect(body.message).toMatch(/INVITATION_MAX_PER_WORKSPACE_PER_HOUR/);
+  expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);
+  expect(Number(refused.headers()["retry-after"])).toBeLessThanOrEqual(3600);
+  const members = await ws.admin.get(`/api/v1/workspaces/${ws.id}/members?per_page=100`);
+  expect(members.status(), await members.text()).toBe(200);
+  const emails = ((await members.json()).data as { attributes: { email: string } }[]).map((m) => m.attributes.email);
+  expect(emails).toHaveLength(INVITATIONS_PER_WORKSPACE + 1);
+  expect(emails).not.toContain(victim);
+});

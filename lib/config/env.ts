@@ -188,6 +188,22 @@ export const envSchema = z.object({
     5,
     "account requests naming one email address (counted whether or not it has an account) per `LOGIN_THROTTLE_WINDOW_SECONDS`; beyond it, 429 with `Retry-After`",
   ),
+  // What one user or workspace can make the server mail (lib/services/mail-caps.ts)
+  INVITATION_MAX_PER_WORKSPACE_PER_HOUR: integer(
+    1,
+    50,
+    "invitations (`POST /api/v1/workspaces/{id}/members`) one workspace may send per hour; beyond it, 429 with `Retry-After`",
+  ),
+  INVITATION_MAX_PER_USER_PER_HOUR: integer(
+    1,
+    100,
+    "invitations one user may send per hour from all their workspaces together; beyond it, 429 with `Retry-After`",
+  ),
+  WORKSPACE_MAX_CREATED_PER_USER_PER_DAY: integer(
+    1,
+    10,
+    "workspaces one user may create per day (`POST /api/v1/workspaces`), so that creating workspaces does not multiply the per-workspace mail caps; beyond it, 429 with `Retry-After`",
+  ),
   // The network
   TRUST_PROXY: flag(
     false,

@@ -36,7 +36,9 @@ export const workspaces = {
     body: createWorkspaceSchema,
     status: 201,
     response: workspace,
-    notes: "The body may also come flat: {name, description, region, organization_id}.",
+    errors: [429],
+    notes:
+      "The body may also come flat: {name, description, region, organization_id}. 429 with Retry-After past the workspaces one user may create a day (WORKSPACE_MAX_CREATED_PER_USER_PER_DAY).",
   }),
   getWorkspace: operation({
     operationId: "getWorkspace",
@@ -105,7 +107,7 @@ export const workspaces = {
     response: member,
     errors: [409, 429],
     notes:
-      "The membership is pending (status pending, no access) until the person accepts through the link mailed to the address (POST /api/v1/accept_invitation); an address without an account chooses its password there. name is always required (used only for a new account), so the answer never tells whether the email is registered; a password is refused (422). 403 when the role has permissions you do not hold; 409 when already a member or invited; 429 with Retry-After past the mails one address may get in a window (ACCOUNT_MAX_MAILS_PER_EMAIL).",
+      "The membership is pending (status pending, no access) until the person accepts through the link mailed to the address (POST /api/v1/accept_invitation); an address without an account chooses its password there. name is always required (used only for a new account), so the answer never tells whether the email is registered; a password is refused (422). 403 when the role has permissions you do not hold; 409 when already a member or invited; 429 with Retry-After past the mails one address may get in a window (ACCOUNT_MAX_MAILS_PER_EMAIL), the invitations one workspace may send an hour (INVITATION_MAX_PER_WORKSPACE_PER_HOUR), or those one user may send an hour from all their workspaces (INVITATION_MAX_PER_USER_PER_HOUR).",
   }),
   getMember: operation({
     operationId: "getMember",

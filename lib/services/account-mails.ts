@@ -4,6 +4,7 @@
 // server's own console answers the same paths.
 import "server-only";
 import type { MailMessage } from "@/lib/mail";
+import { oneLine, quoted } from "./alerts/subject";
 
 const link = (base: string, path: string, params: Record<string, string> = {}) => {
   const query = new URLSearchParams(params).toString();
@@ -63,8 +64,8 @@ export function alreadyRegisteredMail(base: string, to: string): MailMessage {
 
 export interface InvitationMailInput {
   workspace: string;
-  /** Who invited, as the workspace knows them. */
-  inviter: string;
+  /** Who invited: the name they chose, and their account's address. */
+  inviter: { name: string; email: string };
   /** The account has no password yet: the link asks for one. */
   setPassword: boolean;
   days: number;
@@ -73,6 +74,9 @@ export interface InvitationMailInput {
 /**
  * An invitation into a workspace. Only the person who reads this inbox can accept it: the link is
  * the acceptance, and for an address without an account it is also where its password is chosen.
+ * The workspace's and the inviter's names are text of the inviter's choosing, mailed to an address
+ * of their choosing: like the workspace text in alert subjects (alerts/subject.ts) they are quoted,
+ * cut short and made one plain line, so they can neither add a header nor pose as our own words.
  */
 export function invitationMail(base: string, to: string, token: string, invite: InvitationMailInput): MailMessage {
   const url = link(base, "/accept-invitation", {
@@ -81,10 +85,10 @@ export function invitationMail(base: string, to: string, token: string, invite: 
   });
   return {
     to,
-    subject: `You are invited to the workspace ${invite.workspace}`,
+    subject: `You are invited to the Datasync workspace ${quoted(invite.workspace)}`,
     link: url,
     text: [
-      `${invite.inviter} invited this address into the workspace "${invite.workspace}".`,
+      `${quoted(invite.inviter.name)} (${oneLine(invite.inviter.email)}) invited this address into the Datasync workspace ${quoted(invite.workspace)}.`,
       invite.setPassword
         ? "Open this link to accept and choose the password of your account:"
         : "Open this link and enter the password of your account to accept:",

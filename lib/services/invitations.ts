@@ -58,7 +58,7 @@ export async function invitee(tx: Tx, email: string, name: string): Promise<{ id
 /** Issues the membership's link and mails it (in the background: the answer must not depend on it). */
 export async function sendInvitation(
   tx: Tx,
-  invite: { userId: number; membershipId: number; email: string; setPassword: boolean; workspace: string; inviter: string },
+  invite: { userId: number; membershipId: number; email: string; setPassword: boolean; workspace: string; inviter: { name: string; email: string } },
   consoleBase: string,
 ): Promise<() => void> {
   const token = await issueToken(tx, invite.userId, "accept_invitation", INVITATION_DAYS * 86_400_000, invite.membershipId);

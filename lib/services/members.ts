@@ -21,6 +21,7 @@ import { throttleMailTo } from "./account-throttle";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { invitee, sendInvitation } from "./invitations";
+import { reserveInvitation } from "./mail-caps";
 import { assertWithin, assignableRole } from "./roles";
 import { workspaceAccess } from "./workspaces";
 
@@ -73,8 +74,16 @@ export async function addMember(
   client: { consoleBase: string },
 ): Promise<MemberRow> {
   const access = await workspaceAccess(auth, workspaceId, "user", "create");
-  // Every invitation mails the address: the same per-address budget as the account mails.
-  await throttleMailTo(input.email);
+  // Every invitation mails an address of the inviter's choosing: capped per workspace and per
+  // inviter (mail-caps.ts), and the same per-address budget as the account mails. An invitation that
+  // is refused below sends nothing, so it gives its place under the caps back.
+  const reservation = await reserveInvitation(workspaceId, access.auth.user.id);
+  try {
+    await throttleMailTo(input.email);
+  } catch (err) {
+    await reservation.giveBack();
+    throw err;
+  }
   const { member, send } = await prisma().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const role = await assignableRole(workspaceId, input.role_id, "member.role_id", tx);
@@ -102,12 +111,15 @@ export async function addMember(
         email: input.email,
         setPassword: user.setPassword,
         workspace: member.workspace.name,
-        inviter: `${access.auth.user.name} (${access.auth.user.email})`,
+        inviter: { name: access.auth.user.name, email: access.auth.user.email },
       },
       client.consoleBase,
     );
     await audit(access.auth, "create", "member", user.id, { email: input.email, role_name: role.name }, tx);
     return { member, send };
+  }).catch(async (err: unknown) => {
+    await reservation.giveBack();
+    throw err;
   });
   send();
   return member;

@@ -15,6 +15,7 @@ import type { CreateWorkspaceInput, UpdateWorkspaceInput } from "@/lib/validatio
 import { rolePolicies } from "@/lib/validation/roles";
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
+import { reserveWorkspaceCreation } from "./mail-caps";
 
 type Tx = Prisma.TransactionClient;
 
@@ -106,6 +107,9 @@ export function slugFor(name: string): string {
 
 /** Creates a workspace; the creator becomes its Admin. */
 export async function createWorkspace(auth: AuthContext, input: CreateWorkspaceInput): Promise<WorkspaceRow> {
+  // Each workspace has its own mail caps (invitations, alert confirmations): capping how many one
+  // user creates a day keeps them from multiplying those caps at will (mail-caps.ts).
+  const reservation = await reserveWorkspaceCreation(auth.user.id);
   return prisma().$transaction(async (tx) => {
     const admin = await tx.role.findFirstOrThrow({
       where: { workspaceId: null, roleType: "system", name: "Admin" },
@@ -133,6 +137,9 @@ export async function createWorkspace(auth: AuthContext, input: CreateWorkspaceI
       where: { id: workspace.id },
       include: withCallerRole(auth.user.id),
     });
+  }).catch(async (err: unknown) => {
+    await reservation.giveBack();
+    throw err;
   });
 }
 

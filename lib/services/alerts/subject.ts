@@ -1,7 +1,8 @@
 // Subjects of alert mails are the product's words: the workspace's own text in them (rule, channel
 // and sync names) is quoted, cut short and made one plain line, so a subject can neither carry a
 // header of its own (line breaks) nor pass for a message from someone else (a long text of the
-// Member's choosing). Pure, so the rules are tested beside it (subject.test.ts).
+// Member's choosing). Pure, so the rules are tested beside it (subject.test.ts). The invitation mail
+// (../account-mails.ts) quotes the workspace's and the inviter's names the same way.
 
 /** The most characters of one piece of workspace text a subject quotes. */
 export const SUBJECT_TEXT_MAX = 40;
