@@ -66,7 +66,7 @@ async function workspaceWithMember(): Promise<{ id: number; admin: ServerApi; me
   const added = await admin.post(`/api/v1/workspaces/${id}/members`, { member: { email: memberEmail, name: "Member", role_id: memberRole } });
   expect(added.status(), await added.text()).toBe(201);
   // The invited person chooses their password through the link mailed to them.
-  const invitation = await smtp.waitFor(memberEmail, (m) => m.subject.startsWith("You are invited"));
+  const invitation = await smtp.waitFor(memberEmail, (m) => m.link?.includes("/accept-invitation?") ?? false);
   const accepted = await anonymous.post("/api/v1/accept_invitation", {
     headers: { "X-Forwarded-For": clientAddress() },
     data: { invitation_token: new URL(invitation.link!).searchParams.get("invitation_token"), password, password_confirmation: password },

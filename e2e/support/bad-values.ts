@@ -35,11 +35,17 @@ export const BAD_QUERY_IDS = [
 ];
 export const BAD_ENUMS = ["bogus", "SOURCE", "%27%20OR%201%3D1--", "%00", "x".repeat(5000)];
 
+/**
+ * A number written as a string. Ids take a string of digits too, so it must name no record: a small
+ * one ("12") is, sooner or later, the id of a real connector of the sweep's workspace, and accepted.
+ */
+export const DIGIT_STRING = "987654321";
+
 /** Wrong-type replacements for a value of the given JSON type. */
 export function wrongTypes(value: unknown): unknown[] {
   if (typeof value === "string") return [12345, true, {}, [], LONG];
   if (typeof value === "number")
-    return ["12", true, {}, [], 1.5, -1, 0, 1e308, 2147483648, 2 ** 53 + 2, "NaN"];
+    return [DIGIT_STRING, true, {}, [], 1.5, -1, 0, 1e308, 2147483648, 2 ** 53 + 2, "NaN"];
   if (typeof value === "boolean") return ["true", 1, {}, []];
   if (Array.isArray(value)) return ["x", 1, true];
   if (value && typeof value === "object") return ["x", 1, [], true];
