@@ -101,7 +101,7 @@ export function ResetPasswordForm({ token }: { token: string }) {
             setBusy(false);
           }}
         >
-          <Field label="New password" hint="At least 8 characters, and not a common one.">
+          <Field label="New password" hint="At least 8 characters, and not easy to guess: a few uncommon words work well.">
             {(p) => <Input {...p} type="password" autoComplete="new-password" required autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />}
           </Field>
           <Field label="The new password again">
@@ -154,7 +154,7 @@ export function AcceptInvitationForm({ token, newAccount }: { token: string; new
         >
           <Field
             label={newAccount ? "Password" : "Your password"}
-            hint={newAccount ? "At least 8 characters, and not a common one." : "The one you sign in with. Never chose one? Use Forgot password first."}
+            hint={newAccount ? "At least 8 characters, and not easy to guess: a few uncommon words work well." : "The one you sign in with. Never chose one? Use Forgot password first."}
           >
             {(p) => (
               <Input

@@ -87,7 +87,7 @@ export const acceptInvitationSchema = z
       .min(1, "is required")
       .max(1024, "must be at most 1024 characters")
       .describe(
-        `The account's password. A new account (the link says new_account=1) chooses it here: at least ${MIN_PASSWORD_LENGTH} characters and not a common one, sent again as password_confirmation. An existing account sends its current password, to show the account is the link's owner's.`,
+        `The account's password. A new account (the link says new_account=1) chooses it here: at least ${MIN_PASSWORD_LENGTH} characters and not easy to guess, sent again as password_confirmation. An existing account sends its current password, to show the account is the link's owner's.`,
       ),
     password_confirmation: confirmation.optional().describe("A new account's password again."),
   })
