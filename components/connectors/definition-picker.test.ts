@@ -3,20 +3,20 @@ import { describe, expect, it } from "vitest";
 import { iconPath } from "./connector-icon";
 import { galleryCategory, matchesSearch } from "./definition-picker";
 
-const openai = { name: "OpenAI", title: "OpenAI-compatible API", category: "ai_ml" as const, sub_category: "AI Model" };
-const pg = { name: "Postgresql", title: "PostgreSQL", category: "data" as const, sub_category: "" };
+const openai = { name: "OpenAI", title: "OpenAI-compatible API", category: "AI Model" as const, sub_category: "LLM" };
+const pg = { name: "Postgresql", title: "PostgreSQL", category: "Data Warehouse" as const, sub_category: "Relational Database" };
 
 describe("connector gallery", () => {
-  it("files a definition under its sub-category, else its category", () => {
+  it("files a definition under its category, as the reference's gallery does", () => {
     expect(galleryCategory(openai)).toBe("AI Model");
-    expect(galleryCategory(pg)).toBe("data");
+    expect(galleryCategory(pg)).toBe("Data Warehouse");
   });
 
   it("matches every word of the search against title, name and category, ignoring case", () => {
     expect(matchesSearch(pg, "")).toBe(true);
     expect(matchesSearch(pg, "  postgres ")).toBe(true);
     expect(matchesSearch(openai, "ai model")).toBe(true);
-    expect(matchesSearch(openai, "AI / ML")).toBe(true);
+    expect(matchesSearch(pg, "warehouse")).toBe(true);
     expect(matchesSearch(openai, "openai embeddings")).toBe(false);
     expect(matchesSearch(pg, "openai")).toBe(false);
   });

@@ -11,13 +11,13 @@ import { ConnectorIcon } from "./connector-icon";
 
 const ALL = "all";
 
-/** The chip a definition is filed under: its sub-category when it has one, else data / AI & ML. */
+/** The chip a definition is filed under: its category, as the reference files it (Data Warehouse, CRM…). */
 export function galleryCategory(d: Pick<ConnectorDefinition, "category" | "sub_category">): string {
-  return d.sub_category || d.category;
+  return d.category;
 }
 
 function categoryLabel(category: string): string {
-  return category === ALL ? "All" : category === "data" ? "Data" : category === "ai_ml" ? "AI / ML" : category;
+  return category === ALL ? "All" : category;
 }
 
 /** Whether every word of the search appears in the title, name or category (ignoring case). */

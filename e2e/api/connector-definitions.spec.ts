@@ -18,7 +18,7 @@ test("GET /connector_definitions lists definitions, filtered by type and categor
   const body = await res.json();
   expect(Array.isArray(body)).toBe(true);
   const pg = body.find((d: { name: string }) => d.name === "Postgresql");
-  expect(pg).toMatchObject({ connector_type: "source", category: "data", title: expect.any(String), icon: expect.any(String) });
+  expect(pg).toMatchObject({ connector_type: "source", category: "Data Warehouse", title: expect.any(String), icon: expect.any(String) });
   expect(pg.connector_spec.connection_specification.type).toBe("object");
   expect(body.every((d: { connector_type: string }) => d.connector_type === "source")).toBe(true);
 

@@ -3,7 +3,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type {
-  ConnectorCategoryName,
   ConnectorDefinition,
   ConnectorKind,
   DestinationConnector,
@@ -11,6 +10,7 @@ import type {
   SourceConnector,
 } from "./types";
 import { SPEC_KEYWORDS } from "./shared/spec";
+import { matchesCategoryFilter, type ConnectorGroup } from "./categories";
 import {
   maskConfiguration,
   mergeMaskedConfiguration,
@@ -65,7 +65,8 @@ const destinations: DestinationConnector[] = [
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
 for (const connector of [...sources, ...destinations]) {
-  byKey.set(`${connector.definition.connectorType}:${connector.definition.name.toLowerCase()}`, connector);
+  const { connectorType, name, aliases = [] } = connector.definition;
+  for (const key of [name, ...aliases]) byKey.set(`${connectorType}:${key.toLowerCase()}`, connector);
 }
 
 export class UnknownConnectorError extends Error {
@@ -83,16 +84,17 @@ export class UnknownConnectorError extends Error {
   }
 }
 
-/** All definitions, sources first, optionally filtered by type and category. */
-export function listDefinitions(
-  filter: { type?: ConnectorKind; category?: ConnectorCategoryName } = {},
-): ConnectorDefinition[] {
+/**
+ * All definitions, sources first, optionally filtered by type and by category: a group (`data`,
+ * `ai_ml`) or one category's name (`Data Warehouse`), in any case.
+ */
+export function listDefinitions(filter: { type?: ConnectorKind; category?: ConnectorGroup | string } = {}): ConnectorDefinition[] {
   return [...sources, ...destinations]
     .map((c) => c.definition)
     .filter(
       (d) =>
         (!filter.type || d.connectorType === filter.type) &&
-        (!filter.category || d.category === filter.category),
+        (!filter.category || matchesCategoryFilter(d.category, filter.category)),
     );
 }
 

@@ -7,17 +7,22 @@ import type { WriteMode } from "@/lib/sync-config/write-mode";
 export type JsonSchema = Record<string, unknown>;
 
 export type ConnectorKind = "source" | "destination";
-export type ConnectorCategoryName = "data" | "ai_ml";
+import type { ConnectorCategoryName } from "./categories";
+export type { ConnectorCategoryName };
 
 /** A source row or a destination payload: plain JSON values only. */
 export type Row = Record<string, unknown>;
 
 export interface ConnectorDefinition {
-  /** Stable identifier used by the API (`connector_name`), e.g. `Postgresql`, `Http`. */
+  /** Stable identifier used by the API (`connector_name`), e.g. `Postgresql`, `Http`: the reference's name where it has one. */
   name: string;
+  /** Other names that answer the same definition (our earlier names, e.g. `Salesforce` for `SalesforceCrm`). */
+  aliases?: readonly string[];
   title: string;
   connectorType: ConnectorKind;
+  /** The reference's category (its meta.json); connectorGroup() gives the data / ai_ml group. */
   category: ConnectorCategoryName;
+  /** The reference's sub_category; absent where its meta.json has none. */
   subCategory?: string;
   /** Public path of the icon, e.g. `/icons/postgresql.svg`. */
   icon: string;

@@ -1,13 +1,14 @@
 // A connector definition, as serializeConnectorDefinition (./connector-definitions.ts) builds it.
 import { z } from "zod";
 import { WriteMode } from "@/lib/generated/prisma/enums";
+import { CONNECTOR_CATEGORY_NAMES } from "@/lib/connectors/categories";
 
 export const connectorDefinitionSchema = z
   .strictObject({
     name: z.string(),
     title: z.string(),
     connector_type: z.enum(["source", "destination"]),
-    category: z.enum(["data", "ai_ml"]),
+    category: z.enum(CONNECTOR_CATEGORY_NAMES).describe("The reference's category (Data Warehouse, CRM, AI Model…); the list filter's data and ai_ml group them."),
     sub_category: z.string().nullable(),
     icon: z.string().describe("Absolute URL."),
     documentation_url: z.string(),

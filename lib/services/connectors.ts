@@ -5,6 +5,7 @@ import { supportedWriteModes } from "@/lib/sync-config/write-mode";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
+import { connectorGroup } from "@/lib/connectors/categories";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
@@ -91,7 +92,7 @@ export async function createConnector(auth: Auth, input: CreateConnectorInput, d
           workspaceId: auth.workspaceId,
           connectorType: input.connector_type,
           connectorName: definition.name,
-          category: definition.category,
+          category: connectorGroup(definition.category),
           name: input.name,
           description: input.description ?? "",
           configurationEncrypted: encryptJson(input.configuration),

@@ -79,7 +79,7 @@ export const airtableDestination = defineRestDestination({
   definition: {
     name: "Airtable",
     title: "Airtable",
-    subCategory: "Database",
+    category: "Productivity Tools",
     icon: "/icons/airtable.svg",
     documentationUrl: "https://airtable.com/developers/web/api/update-multiple-records",
     connectionSpecification: restSpecification(

@@ -71,7 +71,7 @@ export const brazeDestination = defineRestDestination({
   definition: {
     name: "Braze",
     title: "Braze",
-    subCategory: "Marketing Automation",
+    category: "Marketing Automation",
     icon: "/icons/braze.svg",
     documentationUrl: "https://www.braze.com/docs/api/endpoints/user_data/post_user_track/",
     connectionSpecification: restSpecification(

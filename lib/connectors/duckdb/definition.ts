@@ -5,7 +5,7 @@ export const duckdbSourceDefinition: ConnectorDefinition = {
   name: "DuckDB",
   title: "DuckDB (files)",
   connectorType: "source",
-  category: "data",
+  category: "Database",
   subCategory: "Files and Analytics",
   icon: "/icons/duckdb.svg",
   documentationUrl: "https://duckdb.org/docs/stable/data/overview",

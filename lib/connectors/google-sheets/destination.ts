@@ -122,7 +122,7 @@ export const googleSheetsDestination = defineRestDestination({
   definition: {
     name: "GoogleSheets",
     title: "Google Sheets",
-    subCategory: "Spreadsheet",
+    category: "Productivity Tools",
     icon: "/icons/google-sheets.svg",
     documentationUrl: "https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/batchUpdate",
     connectionSpecification: restSpecification(

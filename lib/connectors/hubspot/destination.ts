@@ -121,7 +121,7 @@ export const hubspotDestination = defineRestDestination({
   definition: {
     name: "Hubspot",
     title: "HubSpot",
-    subCategory: "CRM",
+    category: "CRM",
     icon: "/icons/hubspot.svg",
     documentationUrl: "https://developers.hubspot.com/docs/api-reference/crm-contacts-v3/guide",
     connectionSpecification: restSpecification(

@@ -76,7 +76,7 @@ export const iterableDestination = defineRestDestination({
   definition: {
     name: "Iterable",
     title: "Iterable",
-    subCategory: "Marketing Automation",
+    category: "Marketing Automation",
     icon: "/icons/iterable.svg",
     documentationUrl: "https://api.iterable.com/api/docs#users_bulkUpdateUser",
     connectionSpecification: restSpecification(

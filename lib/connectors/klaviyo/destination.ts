@@ -79,7 +79,7 @@ export const klaviyoDestination = defineRestDestination({
   definition: {
     name: "Klaviyo",
     title: "Klaviyo",
-    subCategory: "Marketing Automation",
+    category: "Marketing Automation",
     icon: "/icons/klaviyo.svg",
     documentationUrl: "https://developers.klaviyo.com/en/reference/bulk_import_profiles",
     connectionSpecification: restSpecification(

@@ -78,7 +78,7 @@ export const mailchimpDestination = defineRestDestination({
   definition: {
     name: "Mailchimp",
     title: "Mailchimp",
-    subCategory: "Marketing Automation",
+    category: "Marketing Automation",
     icon: "/icons/mailchimp.svg",
     documentationUrl: "https://mailchimp.com/developer/marketing/api/lists/batch-subscribe-or-unsubscribe/",
     connectionSpecification: restSpecification(

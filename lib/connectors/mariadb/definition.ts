@@ -29,8 +29,6 @@ export const mariadbConnectionSpecification: JsonSchema = {
 const common = {
   name: "MariaDB",
   title: "MariaDB",
-  category: "data",
-  subCategory: "Relational Database",
   icon: "/icons/mariadb.svg",
   connectionSpecification: mariadbConnectionSpecification,
   secretTargetFields: ["host", "port", "database"],
@@ -40,6 +38,8 @@ const common = {
 export const mariadbSourceDefinition: ConnectorDefinition = {
   ...common,
   connectorType: "source",
+  category: "Data Warehouse",
+  subCategory: "Relational Database",
   documentationUrl: "https://mariadb.com/kb/en/select/",
   supportsQuery: true,
 };
@@ -47,6 +47,7 @@ export const mariadbSourceDefinition: ConnectorDefinition = {
 export const mariadbDestinationDefinition: ConnectorDefinition = {
   ...common,
   connectorType: "destination",
+  category: "Database",
   documentationUrl: "https://mariadb.com/kb/en/insert-on-duplicate-key-update/",
   writeModes: WRITE_MODES,
 };

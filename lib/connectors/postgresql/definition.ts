@@ -68,7 +68,6 @@ export const postgresqlConnectionSpecification: JsonSchema = {
 const common = {
   name: "Postgresql",
   title: "PostgreSQL",
-  category: "data",
   icon: "/icons/postgresql.svg",
   connectionSpecification: postgresqlConnectionSpecification,
   secretTargetFields: ["host", "port", "database"],
@@ -78,6 +77,7 @@ const common = {
 export const postgresqlSourceDefinition: ConnectorDefinition = {
   ...common,
   connectorType: "source",
+  category: "Data Warehouse",
   subCategory: "Relational Database",
   documentationUrl: "https://www.postgresql.org/docs/current/libpq-connect.html",
   supportsQuery: true,
@@ -86,7 +86,7 @@ export const postgresqlSourceDefinition: ConnectorDefinition = {
 export const postgresqlDestinationDefinition: ConnectorDefinition = {
   ...common,
   connectorType: "destination",
-  subCategory: "Relational Database",
+  category: "Database",
   documentationUrl: "https://www.postgresql.org/docs/current/sql-insert.html",
   writeModes: WRITE_MODES,
 };

@@ -46,7 +46,6 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
   const definition: ConnectorDefinition = {
     ...rest,
     connectorType: "destination",
-    category: "data",
     streamType: "dynamic",
     writeModes: writeModesOf(spec.writes),
     secretTargetFields: ["base_url", ...secretTargetFields],

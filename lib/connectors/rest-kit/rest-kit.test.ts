@@ -21,6 +21,7 @@ function toy(overrides: Partial<RestDestinationSpec> = {}) {
     definition: {
       name: "Toy",
       title: "Toy",
+      category: "CRM",
       icon: "/icons/http.svg",
       documentationUrl: "https://example.com/docs",
       connectionSpecification: restSpecification("Toy", "https://api.toy.example", { api_key: secretField("API key", "The key.") }, ["api_key"]),
@@ -138,6 +139,7 @@ describe("defineRestDestination", () => {
         definition: {
           name: "ToyOAuth",
           title: "Toy",
+          category: "CRM",
           icon: "/icons/http.svg",
           documentationUrl: "https://example.com/docs",
           connectionSpecification: restSpecification("Toy", "https://api.toy.example", { client_id: { type: "string", title: "Client", description: "Id." }, client_secret: secretField("Secret", "The secret.") }, []),
@@ -163,6 +165,7 @@ describe("defineRestDestination", () => {
       definition: {
         name: "ToyOAuth",
         title: "Toy",
+        category: "CRM",
         icon: "/icons/http.svg",
         documentationUrl: "https://example.com/docs",
         connectionSpecification: restSpecification("Toy", "https://api.toy.example", { client_id: { type: "string", title: "Client", description: "Id." }, client_secret: secretField("Secret", "The secret.") }, []),

@@ -98,7 +98,7 @@ export interface RestDiscoverContext extends Omit<RestContext, "stream">, RestCa
 
 export interface RestDestinationSpec {
   /** name, title, icon, docs and the connection specification (fields.ts has the shared fields). */
-  definition: Omit<ConnectorDefinition, "connectorType" | "streamType" | "writeModes" | "secretTargetFields" | "category"> & {
+  definition: Omit<ConnectorDefinition, "connectorType" | "streamType" | "writeModes" | "secretTargetFields"> & {
     /** Fields besides base_url that say where the credential goes (e.g. a Mailchimp data center). */
     secretTargetFields?: string[];
   };

@@ -95,7 +95,7 @@ export const salesforceDestination = defineRestDestination({
   definition: {
     name: "Salesforce",
     title: "Salesforce",
-    subCategory: "CRM",
+    category: "CRM",
     icon: "/icons/salesforce.svg",
     documentationUrl: "https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_composite_sobjects_collections_upsert.htm",
     connectionSpecification: restSpecification(
