@@ -39,10 +39,21 @@ import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
+import { redshiftSource } from "./redshift/source";
+import { watsonxDataSource } from "./watsonx-data/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const sources: SourceConnector[] = [
+  postgresqlSource,
+  mariadbSource,
+  duckdbSource,
+  httpModelSource,
+  openAiSource,
+  // Warehouses.
+  redshiftSource,
+  watsonxDataSource,
+];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,

@@ -109,12 +109,15 @@ export async function connect(s: PgSettings, options: { clientSideTimeout?: bool
   return client;
 }
 
-/** Type names of result columns' type oids (format_type, no modifiers). */
+/**
+ * Type names of result columns' type oids (format_type, no modifiers). The oids are integers the
+ * server gave us, listed inline: Redshift, which shares this source's preview, has no array parameters.
+ */
 export async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number, string>> {
-  if (oids.length === 0) return new Map();
+  const listed = oids.filter((oid) => Number.isSafeInteger(oid) && oid >= 0);
+  if (listed.length === 0) return new Map();
   const { rows } = await client.query<{ oid: number; name: string }>(
-    "SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid = ANY($1::oid[])",
-    [oids],
+    `SELECT t.oid::int AS oid, format_type(t.oid, NULL) AS name FROM pg_type t WHERE t.oid IN (${listed.join(", ")})`,
   );
   return new Map(rows.map((r) => [r.oid, r.name]));
 }
@@ -147,8 +150,11 @@ const SENTENCES: Record<string, (s: PgSettings, message: string) => string> = {
   "25006": () => "The query tried to change data; previews only run read-only queries.",
 };
 
-/** A sentence for any connection or query error, naming the host but never the password. */
-export function describePgError(err: unknown, s?: PgSettings): string {
+/**
+ * A sentence for any connection or query error, naming the host but never the password. `product`
+ * names the server in the sentences that tell what to check (Redshift shares them).
+ */
+export function describePgError(err: unknown, s?: PgSettings, product = "PostgreSQL"): string {
   const e = err as { code?: string; message?: string };
   const message = errorMessage(err);
   const where = s ? `${s.host}:${s.port}` : "the server";
@@ -156,7 +162,7 @@ export function describePgError(err: unknown, s?: PgSettings): string {
   if (e.code && s && SENTENCES[e.code]) return SENTENCES[e.code](s, message);
   switch (e.code) {
     case "ECONNREFUSED":
-      return `Could not connect to ${where}: connection refused. Check the host and port, and that PostgreSQL accepts TCP connections.`;
+      return `Could not connect to ${where}: connection refused. Check the host and port, and that ${product} accepts TCP connections.`;
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return `Could not resolve the host name "${s?.host ?? ""}". Check the host.`;

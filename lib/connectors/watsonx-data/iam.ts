@@ -1,0 +1,96 @@
+// IBM Cloud IAM: an API key is exchanged for a bearer token (POST /identity/token, grant type
+// urn:ibm:params:oauth:grant-type:apikey), which lasts `expires_in` seconds (an hour at most). Tokens
+// are cached per (token address, API key), under a hash so no key sits in a map key, and renewed a
+// minute before they expire; concurrent callers share one request.
+import { createHash } from "node:crypto";
+import { ConnectorError } from "../shared/errors";
+import { isSuccess, sendHttp } from "../shared/http";
+import type { WatsonxSettings } from "./config";
+
+/** Renew this long before the token's expiry, so no request leaves with a token about to lapse. */
+const RENEW_BEFORE_MS = 60_000;
+
+interface CachedToken {
+  token: string;
+  expiresAtMs: number;
+}
+
+const tokens = new Map<string, Promise<CachedToken>>();
+
+function cacheKey(s: WatsonxSettings): string {
+  return createHash("sha256").update(`${s.iamUrl}\u0000${s.apiKey}`).digest("hex");
+}
+
+/** IAM's error body: `{"errorCode": "BXNIM0415E", "errorMessage": "Provided API key could not be found."}`. */
+function iamReason(bodyText: string): string {
+  try {
+    const body = JSON.parse(bodyText) as { errorCode?: string; errorMessage?: string };
+    if (body.errorMessage) return body.errorCode ? `${body.errorMessage} (${body.errorCode})` : body.errorMessage;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return "";
+}
+
+async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<CachedToken> {
+  const body = new URLSearchParams({ grant_type: "urn:ibm:params:oauth:grant-type:apikey", apikey: s.apiKey }).toString();
+  const exchange = await sendHttp({
+    url: s.iamUrl,
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body,
+    timeoutMs: s.timeoutMs,
+    signal,
+    maxRedirects: 0,
+  });
+  const host = new URL(s.iamUrl).host;
+  if (exchange.failure) throw new ConnectorError(`Could not get an IAM token from ${host}: ${exchange.error ?? "no answer"}`);
+  if (!isSuccess(exchange)) {
+    const reason = iamReason(exchange.bodyText);
+    if (exchange.status === 400 || exchange.status === 401) {
+      throw new ConnectorError(`IBM Cloud IAM refused the API key${reason ? `: ${reason}` : ` (HTTP ${exchange.status})`}. Check api_key.`);
+    }
+    throw new ConnectorError(`IBM Cloud IAM at ${host} answered HTTP ${exchange.status}${reason ? `: ${reason}` : ""}; try again later.`);
+  }
+  let parsed: { access_token?: unknown; expires_in?: unknown; expiration?: unknown };
+  try {
+    parsed = JSON.parse(exchange.bodyText) as typeof parsed;
+  } catch {
+    throw new ConnectorError(`IBM Cloud IAM at ${host} answered something that is not a token.`);
+  }
+  if (typeof parsed.access_token !== "string" || parsed.access_token === "") {
+    throw new ConnectorError(`IBM Cloud IAM at ${host} answered without an access_token.`);
+  }
+  const now = Date.now();
+  const expiresAtMs =
+    typeof parsed.expiration === "number"
+      ? parsed.expiration * 1000
+      : typeof parsed.expires_in === "number"
+        ? now + parsed.expires_in * 1000
+        : now + 5 * 60_000;
+  return { token: parsed.access_token, expiresAtMs };
+}
+
+/** A valid bearer token for the settings' API key: cached, or fetched (once for concurrent callers). */
+export async function iamToken(s: WatsonxSettings, signal?: AbortSignal): Promise<string> {
+  const key = cacheKey(s);
+  const cached = tokens.get(key);
+  if (cached) {
+    const entry = await cached.catch(() => undefined);
+    if (entry && entry.expiresAtMs - RENEW_BEFORE_MS > Date.now()) return entry.token;
+    if (tokens.get(key) === cached) tokens.delete(key);
+  }
+  const pending = requestToken(s, signal);
+  tokens.set(key, pending);
+  try {
+    return (await pending).token;
+  } catch (err) {
+    if (tokens.get(key) === pending) tokens.delete(key);
+    throw err;
+  }
+}
+
+/** Forgets the cached token (the API refused it: revoked, or the clocks disagree). */
+export function dropIamToken(s: WatsonxSettings): void {
+  tokens.delete(cacheKey(s));
+}
