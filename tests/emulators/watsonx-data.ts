@@ -15,7 +15,8 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import pg from "pg";
-import { bearerToken, FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+// Only the HTTP helpers (not ./common, which loads the engine): the e2e spec runs this emulator too.
+import { json, startHttpServer, type ReceivedRequest } from "../support/connectors";
 
 export interface WatsonxEmulatorOptions {
   apiKey: string;
@@ -34,6 +35,37 @@ const rawText = { getTypeParser: () => asText } as unknown as pg.CustomTypesConf
 
 /** A value as Presto's JSON writes it; `raw` is JSON text put into the answer as it is (BIGINT digits). */
 type Cell = { raw: string } | unknown;
+
+/** A fixed window of `max` query requests per `windowMs`, per token. */
+class Window {
+  private windows = new Map<string, { start: number; count: number }>();
+  constructor(
+    public max: number,
+    public windowMs: number,
+  ) {}
+  hit(key: string): boolean {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) this.windows.set(key, (w = { start: now, count: 0 }));
+    return ++w.count <= this.max;
+  }
+  reset(): void {
+    this.windows.clear();
+  }
+}
+
+function bearerToken(req: ReceivedRequest): string | undefined {
+  const header = req.headers.authorization;
+  return typeof header === "string" && header.startsWith("Bearer ") ? header.slice(7) : undefined;
+}
+
+function parseBody(req: ReceivedRequest): unknown {
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    return undefined;
+  }
+}
 
 function prestoTimestamp(text: string): string {
   // PostgreSQL `2024-01-01 00:01:00[.123456][+00]` → Presto's millisecond form.
@@ -76,7 +108,7 @@ function rowJson(cells: [string, Cell][]): string {
 
 export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) {
   const tokens = new Map<string, number>();
-  const limiter = options.rateLimit ? new FixedWindow(options.rateLimit.max, options.rateLimit.windowMs) : undefined;
+  const limiter = options.rateLimit ? new Window(options.rateLimit.max, options.rateLimit.windowMs) : undefined;
   const state = { tokensIssued: 0, queries: [] as string[], delayMs: 0, retryAfterSeconds: 1 };
   // Presto's typeof() for the SQL run on PostgreSQL, in a schema of this emulator's own.
   const helpers = `wxd_presto_${randomBytes(4).toString("hex")}`;
@@ -117,7 +149,7 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
     if (req.headers.authinstanceid !== options.instanceCrn) return fail(res, 403, "forbidden", "The AuthInstanceId does not name an instance this token may use.");
     const engine = decodeURIComponent(req.url.slice(API_PREFIX.length).split("?")[0]);
     if (engine !== options.engineId) return fail(res, 404, "not_found", `Engine ${engine} was not found.`);
-    if (limiter && !limiter.hit(bearer).allowed) {
+    if (limiter && !limiter.hit(bearer)) {
       return fail(res, 429, "too_many_requests", "Rate limit exceeded.", { "retry-after": String(state.retryAfterSeconds) });
     }
     const body = parseBody(req) as { sql_string?: unknown; catalog_name?: unknown; schema_name?: unknown } | undefined;
@@ -144,7 +176,7 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
     }
   }
 
-  const server = await startEmulator((req, res) => {
+  const server = await startHttpServer((req, res) => {
     if (req.method === "POST" && req.url === "/identity/token") return token(req, res);
     if (req.method === "POST" && req.url.startsWith(API_PREFIX)) {
       void execute(req, res).catch((err: unknown) => fail(res, 500, "internal_error", (err as Error).message));
