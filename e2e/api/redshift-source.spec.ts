@@ -5,7 +5,16 @@
 // incremental run sends only rows at or after the saved cursor.
 import { expect, test } from "@playwright/test";
 import { trigger, waitForRun } from "../support/run-scenarios";
-import { dataWorkspace, MASK, PG, pgConfiguration, sql, sqlRows, unique, type DataWorkspace } from "../support/data";
+import {
+  dataWorkspace,
+  MASK,
+  PG,
+  pgConfiguration,
+  sql,
+  sqlRows,
+  unique,
+  type DataWorkspace,
+} from "../support/data";
 
 let ws: DataWorkspace;
 const schema = unique("rs_src");
@@ -21,8 +30,12 @@ async function created(api: DataWorkspace["admin"], url: string, data: unknown):
 test.beforeAll(async () => {
   ws = await dataWorkspace("redshift");
   await sql(`CREATE SCHEMA ${schema}`);
-  await sql(`CREATE TABLE ${schema}.customers (id integer PRIMARY KEY, email varchar(80) NOT NULL, updated_at timestamp NOT NULL)`);
-  await sql(`INSERT INTO ${schema}.customers SELECT g, 'c' || g || '@example.com', timestamp '2024-03-01' + g * interval '1 minute' FROM generate_series(1, 300) g`);
+  await sql(
+    `CREATE TABLE ${schema}.customers (id integer PRIMARY KEY, email varchar(80) NOT NULL, updated_at timestamp NOT NULL)`,
+  );
+  await sql(
+    `INSERT INTO ${schema}.customers SELECT g, 'c' || g || '@example.com', timestamp '2024-03-01' + g * interval '1 minute' FROM generate_series(1, 300) g`,
+  );
 });
 
 test.afterAll(async () => {
@@ -41,7 +54,12 @@ test("a Redshift source syncs into PostgreSQL; unchanged re-runs send nothing, i
     ssl_mode: "disable",
   };
   const sourceId = await created(ws.admin, "/api/v1/connectors", {
-    connector: { name: unique("redshift"), connector_type: "source", connector_name: "Redshift", configuration },
+    connector: {
+      name: unique("redshift"),
+      connector_type: "source",
+      connector_name: "Redshift",
+      configuration,
+    },
   });
   const shown = await ws.admin.get(`/api/v1/connectors/${sourceId}`);
   const shownText = await shown.text();
@@ -58,22 +76,39 @@ test("a Redshift source syncs into PostgreSQL; unchanged re-runs send nothing, i
   expect(catalogText).toContain("customers");
   expect(catalogText).toContain("character varying(80)");
 
-  const preview = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `SELECT id, email FROM ${schema}.customers ORDER BY id` });
+  const preview = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, {
+    query: `SELECT id, email FROM ${schema}.customers ORDER BY id`,
+  });
   expect(preview.status(), await preview.text()).toBe(200);
   expect(JSON.stringify(await preview.json())).toContain("c1@example.com");
 
-  const refused = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, { query: `DELETE FROM ${schema}.customers` });
+  const refused = await ws.admin.post(`/api/v1/connectors/${sourceId}/query_source`, {
+    query: `DELETE FROM ${schema}.customers`,
+  });
   expect(refused.status()).toBeGreaterThanOrEqual(400);
   expect(refused.status()).toBeLessThan(500);
 
   const table = unique("rs_customers");
   await sql(`CREATE TABLE ${table} (id integer PRIMARY KEY, email text, updated_at timestamp)`);
   const destinationId = await created(ws.admin, "/api/v1/connectors", {
-    connector: { name: unique("pg"), connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration() },
+    connector: {
+      name: unique("pg"),
+      connector_type: "destination",
+      connector_name: "Postgresql",
+      configuration: pgConfiguration(),
+    },
   });
-  expect((await ws.admin.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`)).status()).toBe(200);
+  expect((await ws.admin.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`)).status()).toBe(
+    200,
+  );
   const modelId = await created(ws.admin, "/api/v1/models", {
-    model: { name: unique("customers"), query: `SELECT id, email, updated_at FROM ${schema}.customers`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
+    model: {
+      name: unique("customers"),
+      query: `SELECT id, email, updated_at FROM ${schema}.customers`,
+      query_type: "raw_sql",
+      primary_key: "id",
+      connector_id: sourceId,
+    },
   });
   const syncId = await created(ws.admin, "/api/v1/syncs", {
     sync: {
@@ -97,7 +132,9 @@ test("a Redshift source syncs into PostgreSQL; unchanged re-runs send nothing, i
   expect(same).toMatchObject({ status: "success", total_rows: 0 });
 
   // One row changed after the cursor, one new row: only those two are sent.
-  await sql(`UPDATE ${schema}.customers SET email = 'changed@example.com', updated_at = timestamp '2024-03-02 12:00' WHERE id = 5`);
+  await sql(
+    `UPDATE ${schema}.customers SET email = 'changed@example.com', updated_at = timestamp '2024-03-02 12:00' WHERE id = 5`,
+  );
   await sql(`INSERT INTO ${schema}.customers VALUES (301, 'new@example.com', timestamp '2024-03-02 12:01')`);
   const incremental = await waitForRun(ws.admin, syncId, await trigger(ws.admin, syncId));
   expect(incremental).toMatchObject({ status: "success", total_rows: 2, successful_rows: 2 });
@@ -106,5 +143,7 @@ test("a Redshift source syncs into PostgreSQL; unchanged re-runs send nothing, i
     { id: 301, email: "new@example.com" },
   ]);
   const sync = await (await ws.admin.get(`/api/v1/syncs/${syncId}`)).json();
-  expect(String(sync.attributes?.current_cursor_field ?? sync.data?.attributes?.current_cursor_field)).toMatch(/^2024-03-02T12:01/);
+  expect(
+    String(sync.attributes?.current_cursor_field ?? sync.data?.attributes?.current_cursor_field),
+  ).toMatch(/^2024-03-02T12:01/);
 });

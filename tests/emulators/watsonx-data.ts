@@ -100,7 +100,10 @@ function cell(oid: number, text: string | null): Cell {
 
 function rowJson(cells: [string, Cell][]): string {
   const parts = cells.map(([name, value]) => {
-    const text = value !== null && typeof value === "object" && "raw" in (value as object) ? (value as { raw: string }).raw : JSON.stringify(value);
+    const text =
+      value !== null && typeof value === "object" && "raw" in (value as object)
+        ? (value as { raw: string }).raw
+        : JSON.stringify(value);
     return `${JSON.stringify(name)}:${text}`;
   });
   return `{${parts.join(",")}}`;
@@ -108,7 +111,9 @@ function rowJson(cells: [string, Cell][]): string {
 
 export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) {
   const tokens = new Map<string, number>();
-  const limiter = options.rateLimit ? new Window(options.rateLimit.max, options.rateLimit.windowMs) : undefined;
+  const limiter = options.rateLimit
+    ? new Window(options.rateLimit.max, options.rateLimit.windowMs)
+    : undefined;
   const state = { tokensIssued: 0, queries: [] as string[], delayMs: 0, retryAfterSeconds: 1 };
   // Presto's typeof() for the SQL run on PostgreSQL, in a schema of this emulator's own.
   const helpers = `wxd_presto_${randomBytes(4).toString("hex")}`;
@@ -120,40 +125,68 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
                   WHEN 'jsonb' THEN 'json' ELSE regexp_replace(regexp_replace(t, '^numeric', 'decimal'), '^character varying', 'varchar') END
       FROM (SELECT format_type(pg_typeof($1), NULL) AS t) AS x $$`);
 
-  const fail = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-    json(res, status, { errors: [{ code, message }], trace: randomBytes(8).toString("hex") }, headers);
+  const fail = (
+    res: ServerResponse,
+    status: number,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ) => json(res, status, { errors: [{ code, message }], trace: randomBytes(8).toString("hex") }, headers);
 
   function token(req: ReceivedRequest, res: ServerResponse) {
     if (!String(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) {
-      return json(res, 400, { errorCode: "BXNIM0109E", errorMessage: "Property missing or empty. Property: grant_type" });
+      return json(res, 400, {
+        errorCode: "BXNIM0109E",
+        errorMessage: "Property missing or empty. Property: grant_type",
+      });
     }
     const form = new URLSearchParams(req.body);
     if (form.get("grant_type") !== "urn:ibm:params:oauth:grant-type:apikey") {
-      return json(res, 400, { errorCode: "BXNIM0109E", errorMessage: "Property missing or empty. Property: grant_type" });
+      return json(res, 400, {
+        errorCode: "BXNIM0109E",
+        errorMessage: "Property missing or empty. Property: grant_type",
+      });
     }
     if (form.get("apikey") !== options.apiKey) {
-      return json(res, 400, { errorCode: "BXNIM0415E", errorMessage: "Provided API key could not be found.", context: { requestId: randomBytes(6).toString("hex") } });
+      return json(res, 400, {
+        errorCode: "BXNIM0415E",
+        errorMessage: "Provided API key could not be found.",
+        context: { requestId: randomBytes(6).toString("hex") },
+      });
     }
     const lifetime = options.tokenLifetimeSeconds ?? 3600;
     const accessToken = `eyJ.${randomBytes(16).toString("hex")}`;
     const now = Math.floor(Date.now() / 1000);
     tokens.set(accessToken, (now + lifetime) * 1000);
     state.tokensIssued++;
-    json(res, 200, { access_token: accessToken, refresh_token: "not_supported", token_type: "Bearer", expires_in: lifetime, expiration: now + lifetime, scope: "ibm openid" });
+    json(res, 200, {
+      access_token: accessToken,
+      refresh_token: "not_supported",
+      token_type: "Bearer",
+      expires_in: lifetime,
+      expiration: now + lifetime,
+      scope: "ibm openid",
+    });
   }
 
   async function execute(req: ReceivedRequest, res: ServerResponse) {
     const bearer = bearerToken(req);
     const expires = bearer ? tokens.get(bearer) : undefined;
-    if (!bearer || expires === undefined || expires <= Date.now()) return fail(res, 401, "unauthorized", "The token is missing, invalid or expired.");
-    if (req.headers.authinstanceid !== options.instanceCrn) return fail(res, 403, "forbidden", "The AuthInstanceId does not name an instance this token may use.");
+    if (!bearer || expires === undefined || expires <= Date.now())
+      return fail(res, 401, "unauthorized", "The token is missing, invalid or expired.");
+    if (req.headers.authinstanceid !== options.instanceCrn)
+      return fail(res, 403, "forbidden", "The AuthInstanceId does not name an instance this token may use.");
     const engine = decodeURIComponent(req.url.slice(API_PREFIX.length).split("?")[0]);
     if (engine !== options.engineId) return fail(res, 404, "not_found", `Engine ${engine} was not found.`);
     if (limiter && !limiter.hit(bearer)) {
-      return fail(res, 429, "too_many_requests", "Rate limit exceeded.", { "retry-after": String(state.retryAfterSeconds) });
+      return fail(res, 429, "too_many_requests", "Rate limit exceeded.", {
+        "retry-after": String(state.retryAfterSeconds),
+      });
     }
-    const body = parseBody(req) as { sql_string?: unknown; catalog_name?: unknown; schema_name?: unknown } | undefined;
-    if (!body || typeof body.sql_string !== "string" || body.sql_string.trim() === "") return fail(res, 400, "bad_request", "sql_string is required.");
+    const body = parseBody(req) as
+      { sql_string?: unknown; catalog_name?: unknown; schema_name?: unknown } | undefined;
+    if (!body || typeof body.sql_string !== "string" || body.sql_string.trim() === "")
+      return fail(res, 400, "bad_request", "sql_string is required.");
     if (body.catalog_name !== undefined && body.catalog_name !== options.pg.database) {
       return fail(res, 400, "query_failed", `Catalog '${String(body.catalog_name)}' does not exist`);
     }
@@ -164,9 +197,13 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
     try {
       const schema = typeof body.schema_name === "string" ? body.schema_name : "public";
       await client.query("SET TIME ZONE 'UTC'");
-      await client.query("SELECT set_config('search_path', $1, false)", [`"${schema.replace(/"/g, '""')}", ${helpers}`]);
+      await client.query("SELECT set_config('search_path', $1, false)", [
+        `"${schema.replace(/"/g, '""')}", ${helpers}`,
+      ]);
       const result = await client.query({ text: body.sql_string, rowMode: "array" });
-      const rows = (result.rows as (string | null)[][]).map((r) => rowJson(result.fields.map((f, i) => [f.name, cell(f.dataTypeID, r[i])])));
+      const rows = (result.rows as (string | null)[][]).map((r) =>
+        rowJson(result.fields.map((f, i) => [f.name, cell(f.dataTypeID, r[i])])),
+      );
       res.writeHead(201, { "content-type": "application/json" });
       res.end(`{"response":{"result":[${rows.join(",")}]}}`);
     } catch (err) {
@@ -179,7 +216,9 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
   const server = await startHttpServer((req, res) => {
     if (req.method === "POST" && req.url === "/identity/token") return token(req, res);
     if (req.method === "POST" && req.url.startsWith(API_PREFIX)) {
-      void execute(req, res).catch((err: unknown) => fail(res, 500, "internal_error", (err as Error).message));
+      void execute(req, res).catch((err: unknown) =>
+        fail(res, 500, "internal_error", (err as Error).message),
+      );
       return;
     }
     fail(res, 404, "not_found", `No route for ${req.method} ${req.url}.`);

@@ -232,6 +232,6 @@ export function trySettings(config: Row): PgSettings | undefined {
 }
 
 /** Rethrows driver errors as ConnectorErrors carrying the same sentences check() gives. */
-export function described<T>(config: Row, fn: () => Promise<T>): Promise<T> {
-  return withDescribedErrors(fn, (err) => describePgError(err, trySettings(config)));
+export function described<T>(config: Row, fn: () => Promise<T>, product?: string): Promise<T> {
+  return withDescribedErrors(fn, (err) => describePgError(err, trySettings(config), product));
 }

@@ -12,7 +12,9 @@ import { connect, describePgError, pgSettings } from "./connection";
 function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fields: pg.FieldDef[] }> {
   return new Promise((resolve, reject) => {
     // A cursor already done answers with no result at all.
-    cursor.read(count, (err, rows, result) => (err ? reject(err) : resolve({ rows, fields: (result as pg.QueryResult | undefined)?.fields ?? [] })));
+    cursor.read(count, (err, rows, result) =>
+      err ? reject(err) : resolve({ rows, fields: (result as pg.QueryResult | undefined)?.fields ?? [] }),
+    );
   });
 }
 
@@ -20,8 +22,12 @@ function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fie
 export async function* cursorBatches<T>(
   config: Row,
   options: ReadOptions,
-  query: { text: string; values: unknown[] } | ((client: pg.Client) => Promise<{ text: string; values: unknown[] }>),
+  query:
+    | { text: string; values: unknown[] }
+    | ((client: pg.Client) => Promise<{ text: string; values: unknown[] }>),
   cursorConfig?: Cursor.CursorQueryConfig,
+  /** Names the server in error sentences. */
+  product?: string,
 ): AsyncGenerator<{ rows: T[]; fields: pg.FieldDef[] }> {
   const s = pgSettings(config);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
@@ -29,7 +35,7 @@ export async function* cursorBatches<T>(
   try {
     client = await connect(s, { clientSideTimeout: false });
   } catch (err) {
-    throw asConnectorError(err, (e) => describePgError(e, s));
+    throw asConnectorError(err, (e) => describePgError(e, s, product));
   }
   let cursor: Cursor<T> | undefined;
   let ahead: Promise<{ rows: T[]; fields: pg.FieldDef[] }> | undefined;
@@ -44,7 +50,9 @@ export async function* cursorBatches<T>(
     const readNext = () => {
       const next = withTimeout(readRows(opened, batchSize), s.queryTimeoutMs, () => {
         void client.end().catch(() => undefined);
-        return new ConnectorError(`The query did not return the next ${batchSize} rows within ${s.queryTimeoutMs / 1000} s.`);
+        return new ConnectorError(
+          `The query did not return the next ${batchSize} rows within ${s.queryTimeoutMs / 1000} s.`,
+        );
       });
       // Awaited later; until then a failure must not count as an unhandled rejection.
       next.catch(() => undefined);
@@ -68,13 +76,14 @@ export async function* cursorBatches<T>(
     cursor = undefined;
     await client.query("COMMIT");
   } catch (err) {
-    throw asConnectorError(err, (e) => describePgError(e, s));
+    throw asConnectorError(err, (e) => describePgError(e, s, product));
   } finally {
     // Reached also when the consumer stops early (return()): release the portal and the connection.
     // close() waits for the server, which never answers on a connection we already ended. With a
     // read still running ahead there is nothing to wait for: ending the connection ends it all.
     if (ahead) cursor = undefined;
-    if (cursor) await withTimeout(cursor.close(), 2000, () => new Error("close timed out")).catch(() => undefined);
+    if (cursor)
+      await withTimeout(cursor.close(), 2000, () => new Error("close timed out")).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }

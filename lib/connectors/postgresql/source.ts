@@ -66,28 +66,32 @@ async function serverFileWarning(client: pg.ClientBase, username: string): Promi
   return ` Warning: "${username}" is ${what}, so anyone who may write this workspace's models can reach the database server's files through it; connect with a role that can only read the tables the models need.`;
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+/** A model query's preview; `product` names the server in error sentences (Redshift shares this). */
+export async function previewQuery(config: Row, sql: string, limit: number, product?: string): Promise<QueryResult> {
   const inner = modelSelect(sql, "postgresql");
-  return described(config, () =>
-    withClient(config, async (client, s) => {
-      await client.query("BEGIN TRANSACTION READ ONLY");
-      try {
-        // SET LOCAL cannot take a parameter; the value is an integer we computed.
-        await client.query(`SET LOCAL statement_timeout = ${Math.floor(s.queryTimeoutMs)}`);
-        const text = `SELECT * FROM ${subquery(inner)} AS q LIMIT $1`;
-        const result = await client.query(text, [Math.max(0, Math.floor(limit))]).catch((err: unknown) => {
-          // The error's position is in the wrapped text; say where in the user's query it is.
-          throw pgQueryError(err, sql, inner, text.indexOf("(") + 1, (e) => describePgError(e, s));
-        });
-        const names = await typeNames(client, [...new Set(result.fields.map((f) => f.dataTypeID))]);
-        return {
-          columns: result.fields.map((f) => ({ name: f.name, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) })),
-          rows: result.rows.map(jsonSafeRow),
-        };
-      } finally {
-        await client.query("ROLLBACK").catch(() => undefined);
-      }
-    }),
+  return described(
+    config,
+    () =>
+      withClient(config, async (client, s) => {
+        await client.query("BEGIN TRANSACTION READ ONLY");
+        try {
+          // SET LOCAL cannot take a parameter; the value is an integer we computed.
+          await client.query(`SET LOCAL statement_timeout = ${Math.floor(s.queryTimeoutMs)}`);
+          const text = `SELECT * FROM ${subquery(inner)} AS q LIMIT $1`;
+          const result = await client.query(text, [Math.max(0, Math.floor(limit))]).catch((err: unknown) => {
+            // The error's position is in the wrapped text; say where in the user's query it is.
+            throw pgQueryError(err, sql, inner, text.indexOf("(") + 1, (e) => describePgError(e, s, product));
+          });
+          const names = await typeNames(client, [...new Set(result.fields.map((f) => f.dataTypeID))]);
+          return {
+            columns: result.fields.map((f) => ({ name: f.name, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) })),
+            rows: result.rows.map(jsonSafeRow),
+          };
+        } finally {
+          await client.query("ROLLBACK").catch(() => undefined);
+        }
+      }),
+    product,
   );
 }
 
@@ -218,7 +222,7 @@ export const postgresqlSource: SourceConnector = {
   definition: postgresqlSourceDefinition,
   check: checkPostgresql,
   discover,
-  query,
+  query: (config, sql, limit) => previewQuery(config, sql, limit),
   checkQuery: (query) => void modelSelect(query, "postgresql"),
   read,
   readFingerprinted,

@@ -23,10 +23,14 @@ const columnsFrom = (view: string) =>
      FROM ${view} WHERE table_schema = $1 ORDER BY table_name, ordinal_position`;
 
 /** The column's type as Redshift writes it in DDL: `character varying(256)`, `numeric(12,2)`. */
-export function columnType(r: Pick<ColumnRow, "data_type" | "character_maximum_length" | "numeric_precision" | "numeric_scale">): string {
+export function columnType(
+  r: Pick<ColumnRow, "data_type" | "character_maximum_length" | "numeric_precision" | "numeric_scale">,
+): string {
   const t = r.data_type;
-  if (/^(character varying|character|varchar|char|bpchar)$/i.test(t) && r.character_maximum_length) return `${t}(${r.character_maximum_length})`;
-  if (/^(numeric|decimal)$/i.test(t) && r.numeric_precision) return `${t}(${r.numeric_precision},${r.numeric_scale ?? 0})`;
+  if (/^(character varying|character|varchar|char|bpchar)$/i.test(t) && r.character_maximum_length)
+    return `${t}(${r.character_maximum_length})`;
+  if (/^(numeric|decimal)$/i.test(t) && r.numeric_precision)
+    return `${t}(${r.numeric_precision},${r.numeric_scale ?? 0})`;
   return t;
 }
 
@@ -58,13 +62,25 @@ async function primaryKeys(client: pg.Client, schema: string): Promise<Map<strin
   return keys;
 }
 
-export async function listRedshiftColumns(client: pg.Client, schema: string): Promise<Map<string, TableInfo>> {
+export async function listRedshiftColumns(
+  client: pg.Client,
+  schema: string,
+): Promise<Map<string, TableInfo>> {
   const rows = await columnRows(client, schema);
   const keys = await primaryKeys(client, schema);
   const tables = new Map<string, TableInfo>();
   for (const r of rows) {
-    const table = tables.get(r.table_name) ?? { name: r.table_name, columns: [] as ColumnInfo[], primaryKey: keys.get(r.table_name) ?? [] };
-    table.columns.push({ name: r.column_name, type: columnType(r), nullable: r.is_nullable !== "NO", hasDefault: r.column_default !== null });
+    const table = tables.get(r.table_name) ?? {
+      name: r.table_name,
+      columns: [] as ColumnInfo[],
+      primaryKey: keys.get(r.table_name) ?? [],
+    };
+    table.columns.push({
+      name: r.column_name,
+      type: columnType(r),
+      nullable: r.is_nullable !== "NO",
+      hasDefault: r.column_default !== null,
+    });
     tables.set(r.table_name, table);
   }
   return tables;

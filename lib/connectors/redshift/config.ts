@@ -13,10 +13,14 @@ export function wireConfig(config: Row): Row {
   const credentials = objectField(config, "credentials");
   const authType = credentials.auth_type;
   if (authType !== undefined && authType !== "username/password") {
-    throw new ConnectorError(`Authentication type "${String(authType)}" is not supported: use "username/password".`);
+    throw new ConnectorError(
+      `Authentication type "${String(authType)}" is not supported: use "username/password".`,
+    );
   }
   if (config.credentials === undefined) {
-    throw new ConnectorError('The configuration has no credentials: add {"auth_type": "username/password", "username": …, "password": …}.');
+    throw new ConnectorError(
+      'The configuration has no credentials: add {"auth_type": "username/password", "username": …, "password": …}.',
+    );
   }
   return {
     ...config,

@@ -25,7 +25,13 @@ export const redshiftConnectionSpecification: JsonSchema = {
           readOnly: true,
           order: 0,
         },
-        username: { type: "string", title: "Username", description: "Redshift user name.", minLength: 1, order: 1 },
+        username: {
+          type: "string",
+          title: "Username",
+          description: "Redshift user name.",
+          minLength: 1,
+          order: 1,
+        },
         password: {
           type: "string",
           title: "Password",
@@ -39,13 +45,26 @@ export const redshiftConnectionSpecification: JsonSchema = {
     host: {
       type: "string",
       title: "Host",
-      description: "The cluster's endpoint without port and database, e.g. examplecluster.abc123.us-west-2.redshift.amazonaws.com.",
+      description:
+        "The cluster's endpoint without port and database, e.g. examplecluster.abc123.us-west-2.redshift.amazonaws.com.",
       minLength: 1,
       order: 1,
     },
     port: { ...serverPortField(5439, 2), default: "5439" },
-    database: { type: "string", title: "Database", description: "Name of the database to connect to.", minLength: 1, order: 3 },
-    schema: { type: "string", title: "Schema", description: "Schema whose tables and views are discovered.", minLength: 1, order: 4 },
+    database: {
+      type: "string",
+      title: "Database",
+      description: "Name of the database to connect to.",
+      minLength: 1,
+      order: 3,
+    },
+    schema: {
+      type: "string",
+      title: "Schema",
+      description: "Schema whose tables and views are discovered.",
+      minLength: 1,
+      order: 4,
+    },
     ssl_mode: {
       type: "string",
       title: "SSL mode",
@@ -63,7 +82,13 @@ export const redshiftConnectionSpecification: JsonSchema = {
 function configurationProblems(config: Row) {
   const credentials = config.credentials;
   if (typeof credentials === "object" && credentials !== null) return [];
-  return [{ path: "credentials", message: 'credentials is required: add {"auth_type": "username/password", "username": …, "password": …}' }];
+  return [
+    {
+      path: "credentials",
+      message:
+        'credentials is required: add {"auth_type": "username/password", "username": …, "password": …}',
+    },
+  ];
 }
 
 export const redshiftSourceDefinition: ConnectorDefinition = {

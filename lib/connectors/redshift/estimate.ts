@@ -21,7 +21,9 @@ export async function estimateRedshiftRows(config: Row, options: ReadOptions): P
     return await withClient(wireConfig(config), async (client, s) => {
       await client.query("BEGIN READ ONLY");
       try {
-        await client.query(`SET LOCAL statement_timeout = ${Math.floor(Math.min(s.queryTimeoutMs, ESTIMATE_TIMEOUT_MS))}`);
+        await client.query(
+          `SET LOCAL statement_timeout = ${Math.floor(Math.min(s.queryTimeoutMs, ESTIMATE_TIMEOUT_MS))}`,
+        );
         const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${query.text}`, query.values);
         return plannedRows(rows.map((r) => r["QUERY PLAN"]));
       } finally {

@@ -39,8 +39,12 @@ beforeAll(async () => {
   admin = new pg.Client({ host: HOST, port: PORT, user: "postgres", database: "test" });
   await admin.connect();
   await sql(`CREATE SCHEMA ${schema}`);
-  await sql(`CREATE TABLE ${schema}.users (id integer PRIMARY KEY, email varchar(40) NOT NULL, score numeric(12,2), updated_at timestamp NOT NULL DEFAULT now())`);
-  await sql(`INSERT INTO ${schema}.users SELECT g, 'u' || g || '@example.com', g * 1.5, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 2500) g`);
+  await sql(
+    `CREATE TABLE ${schema}.users (id integer PRIMARY KEY, email varchar(40) NOT NULL, score numeric(12,2), updated_at timestamp NOT NULL DEFAULT now())`,
+  );
+  await sql(
+    `INSERT INTO ${schema}.users SELECT g, 'u' || g || '@example.com', g * 1.5, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 2500) g`,
+  );
   await sql(`CREATE VIEW ${schema}.recent AS SELECT id, email FROM ${schema}.users WHERE id > 2400`);
   await sql(`CREATE TABLE ${schema}.fidelity (${pgColumnsDdl(PG_TYPES)})`);
   await sql(pgInsert(`${schema}.fidelity`, PG_TYPES));
@@ -59,16 +63,25 @@ async function collect(iterable: AsyncIterable<Row[]>): Promise<Row[][]> {
 
 describe("settings", () => {
   it("accepts the reference's configuration unchanged, with the port as a string or a number", () => {
-    const fixture = JSON.parse(readFileSync("tests/fixtures/reference-settings/source-Redshift.json", "utf8")) as { configuration: Row };
+    const fixture = JSON.parse(
+      readFileSync("tests/fixtures/reference-settings/source-Redshift.json", "utf8"),
+    ) as { configuration: Row };
     expect(validateConfiguration(redshiftSourceDefinition, fixture.configuration)).toEqual([]);
-    expect(validateConfiguration(redshiftSourceDefinition, { ...fixture.configuration, port: 5439 })).toEqual([]);
-    expect(validateConfiguration(redshiftSourceDefinition, { ...fixture.configuration, port: "54x" })).not.toEqual([]);
+    expect(validateConfiguration(redshiftSourceDefinition, { ...fixture.configuration, port: 5439 })).toEqual(
+      [],
+    );
+    expect(
+      validateConfiguration(redshiftSourceDefinition, { ...fixture.configuration, port: "54x" }),
+    ).not.toEqual([]);
   });
 
   it("says what to add when the reference's optional credentials are missing", () => {
     const { credentials: _omitted, ...rest } = config();
     expect(validateConfiguration(redshiftSourceDefinition, rest)).toEqual([
-      { path: "credentials", message: expect.stringMatching(/^credentials is required: add .*username.*password/) },
+      {
+        path: "credentials",
+        message: expect.stringMatching(/^credentials is required: add .*username.*password/),
+      },
     ]);
   });
 });
@@ -76,31 +89,55 @@ describe("settings", () => {
 describe("check", () => {
   it("connects and says the server is PostgreSQL, not a Redshift cluster", async () => {
     const result = await redshiftSource.check(config());
-    expect(result).toEqual({ ok: true, details: expect.stringMatching(/^Connected to PostgreSQL \d+.* \(not a Redshift cluster/) });
-    expect(serverName("PostgreSQL 8.0.2 on i686-pc-linux-gnu, compiled by GCC gcc (GCC) 3.4.2, Redshift 1.0.77467")).toBe("Redshift 1.0.77467");
+    expect(result).toEqual({
+      ok: true,
+      details: expect.stringMatching(/^Connected to PostgreSQL \d+.* \(not a Redshift cluster/),
+    });
+    expect(
+      serverName(
+        "PostgreSQL 8.0.2 on i686-pc-linux-gnu, compiled by GCC gcc (GCC) 3.4.2, Redshift 1.0.77467",
+      ),
+    ).toBe("Redshift 1.0.77467");
   });
 
   it("requires SSL by default, and says how to connect to a server without it", async () => {
     const { ssl_mode: _omitted, ...defaults } = config();
     const result = await redshiftSource.check(defaults);
-    expect(result).toEqual({ ok: false, details: expect.stringContaining("does not accept SSL connections; set ssl_mode to disable") });
+    expect(result).toEqual({
+      ok: false,
+      details: expect.stringContaining("does not accept SSL connections; set ssl_mode to disable"),
+    });
     expect(result.details).not.toContain(PASSWORD);
   });
 
   it("explains a refused port, a missing schema and a blocked address, never echoing the password", async () => {
     const refused = await redshiftSource.check(config({ port: await closedPort() }));
-    expect(refused).toEqual({ ok: false, details: expect.stringMatching(/connection refused.*Redshift accepts TCP connections/) });
+    expect(refused).toEqual({
+      ok: false,
+      details: expect.stringMatching(/connection refused.*Redshift accepts TCP connections/),
+    });
     const missing = await redshiftSource.check(config({ schema: "no_such_schema_rs" }));
-    expect(missing).toEqual({ ok: false, details: 'Connected, but schema "no_such_schema_rs" does not exist in database "test".' });
+    expect(missing).toEqual({
+      ok: false,
+      details: 'Connected, but schema "no_such_schema_rs" does not exist in database "test".',
+    });
     const metadata = await redshiftSource.check(config({ host: "169.254.169.254" }));
     expect(metadata.ok).toBe(false);
     expect(metadata.details).toMatch(/metadata/);
     for (const r of [refused, missing, metadata]) expect(r.details).not.toContain(PASSWORD);
+    const port = await closedPort();
+    await expect(redshiftSource.query!(config({ port }), "SELECT 1", 1)).rejects.toThrow(/Redshift accepts TCP connections/);
+    await expect(collect(redshiftSource.read(config({ port }), { query: "SELECT 1", batchSize: 1 }))).rejects.toThrow(/Redshift accepts TCP connections/);
   });
 
   it("refuses an authentication type other than username/password", async () => {
-    const result = await redshiftSource.check(config({ credentials: { auth_type: "iam", username: "x", password: PASSWORD } }));
-    expect(result).toEqual({ ok: false, details: 'Authentication type "iam" is not supported: use "username/password".' });
+    const result = await redshiftSource.check(
+      config({ credentials: { auth_type: "iam", username: "x", password: PASSWORD } }),
+    );
+    expect(result).toEqual({
+      ok: false,
+      details: 'Authentication type "iam" is not supported: use "username/password".',
+    });
   });
 });
 
@@ -117,15 +154,40 @@ describe("discover", () => {
   });
 
   it("writes types as Redshift's DDL does", () => {
-    expect(columnType({ data_type: "character varying", character_maximum_length: 256, numeric_precision: null, numeric_scale: null })).toBe("character varying(256)");
-    expect(columnType({ data_type: "numeric", character_maximum_length: null, numeric_precision: 18, numeric_scale: 4 })).toBe("numeric(18,4)");
-    expect(columnType({ data_type: "super", character_maximum_length: null, numeric_precision: null, numeric_scale: null })).toBe("super");
+    expect(
+      columnType({
+        data_type: "character varying",
+        character_maximum_length: 256,
+        numeric_precision: null,
+        numeric_scale: null,
+      }),
+    ).toBe("character varying(256)");
+    expect(
+      columnType({
+        data_type: "numeric",
+        character_maximum_length: null,
+        numeric_precision: 18,
+        numeric_scale: 4,
+      }),
+    ).toBe("numeric(18,4)");
+    expect(
+      columnType({
+        data_type: "super",
+        character_maximum_length: null,
+        numeric_precision: null,
+        numeric_scale: null,
+      }),
+    ).toBe("super");
   });
 });
 
 describe("query preview", () => {
   it("previews a model query with column types, read-only and bounded", async () => {
-    const result = await redshiftSource.query!(config(), `SELECT id, email, score FROM ${schema}.users ORDER BY id`, 3);
+    const result = await redshiftSource.query!(
+      config(),
+      `SELECT id, email, score FROM ${schema}.users ORDER BY id`,
+      3,
+    );
     expect(result.columns).toEqual([
       { name: "id", type: "integer" },
       { name: "email", type: "character varying" },
@@ -141,13 +203,17 @@ describe("query preview", () => {
   it("refuses anything but one SELECT, and stops a query at the statement timeout", async () => {
     expect(() => redshiftSource.checkQuery!(`DELETE FROM ${schema}.users`)).toThrow(/must be a SELECT/);
     expect(() => redshiftSource.checkQuery!("SELECT 1; SELECT 2")).toThrow(/single statement/);
-    await expect(redshiftSource.query!(config({ query_timeout: 1 }), "SELECT pg_sleep(3)", 1)).rejects.toThrow(/statement timeout/);
+    await expect(
+      redshiftSource.query!(config({ query_timeout: 1 }), "SELECT pg_sleep(3)", 1),
+    ).rejects.toThrow(/statement timeout/);
   });
 });
 
 describe("read", () => {
   it("streams the rows in batches of at most batchSize", async () => {
-    const batches = await collect(redshiftSource.read(config(), { query: `SELECT id, email FROM ${schema}.users`, batchSize: 1000 }));
+    const batches = await collect(
+      redshiftSource.read(config(), { query: `SELECT id, email FROM ${schema}.users`, batchSize: 1000 }),
+    );
     expect(batches.map((b) => b.length)).toEqual([1000, 1000, 500]);
     expect(batches[0][0]).toEqual({ id: expect.any(Number), email: expect.stringMatching(/@example.com$/) });
   });
@@ -173,7 +239,11 @@ describe("read", () => {
     const seen: number[] = [];
     await expect(
       (async () => {
-        for await (const batch of redshiftSource.read(config(), { query: `SELECT id FROM ${schema}.users`, batchSize: 100, signal: controller.signal })) {
+        for await (const batch of redshiftSource.read(config(), {
+          query: `SELECT id FROM ${schema}.users`,
+          batchSize: 100,
+          signal: controller.signal,
+        })) {
           seen.push(batch.length);
           controller.abort();
         }
@@ -183,16 +253,31 @@ describe("read", () => {
   });
 
   it("estimates the rows of a read from the plain EXPLAIN text", async () => {
-    const estimate = await redshiftSource.estimateRows!(config(), { query: `SELECT * FROM ${schema}.users`, batchSize: 100 });
+    const estimate = await redshiftSource.estimateRows!(config(), {
+      query: `SELECT * FROM ${schema}.users`,
+      batchSize: 100,
+    });
     expect(estimate).toBeGreaterThan(0);
     expect(plannedRows(["XN Seq Scan on users  (cost=0.00..0.05 rows=5 width=4)"])).toBe(5);
-    expect(await redshiftSource.estimateRows!(config({ port: await closedPort() }), { query: "SELECT 1", batchSize: 1 })).toBeNull();
+    expect(
+      await redshiftSource.estimateRows!(config({ port: await closedPort() }), {
+        query: "SELECT 1",
+        batchSize: 1,
+      }),
+    ).toBeNull();
   });
 });
 
 describe("type fidelity (the PostgreSQL types; a cluster has only the subset Redshift knows)", () => {
   it("reads each value as the value model says", async () => {
-    const rows = (await collect(redshiftSource.read(config(), { query: `SELECT * FROM ${schema}.fidelity ORDER BY id`, batchSize: 10 }))).flat();
+    const rows = (
+      await collect(
+        redshiftSource.read(config(), {
+          query: `SELECT * FROM ${schema}.fidelity ORDER BY id`,
+          batchSize: 10,
+        }),
+      )
+    ).flat();
     expect(rows).toHaveLength(ROWS);
     for (const row of rows) expectRecordValues(Number(row.id), row);
   });

@@ -10,7 +10,7 @@ import { jsonSafeRow, modelSelect } from "../shared/sql";
 import { describePgError, withClient, type PgSettings } from "../postgresql/connection";
 import { withDescribedErrors } from "../shared/errors";
 import { cursorBatches } from "../postgresql/cursor";
-import { incrementalQuery, postgresqlSource } from "../postgresql/source";
+import { incrementalQuery, previewQuery } from "../postgresql/source";
 import { listRedshiftColumns } from "./catalog";
 import { tryRedshiftSettings, wireConfig } from "./config";
 import { redshiftSourceDefinition } from "./definition";
@@ -43,9 +43,15 @@ async function check(config: Row): Promise<CheckResult> {
           [s.schema],
         );
         if (!rows[0].schema_exists) {
-          return { ok: false, details: `Connected, but schema "${s.schema}" does not exist in database "${s.database}".` };
+          return {
+            ok: false,
+            details: `Connected, but schema "${s.schema}" does not exist in database "${s.database}".`,
+          };
         }
-        return { ok: true, details: `Connected to ${serverName(rows[0].version)} at ${s.host}:${s.port}, database "${s.database}".` };
+        return {
+          ok: true,
+          details: `Connected to ${serverName(rows[0].version)} at ${s.host}:${s.port}, database "${s.database}".`,
+        };
       }),
     (err) => describe(err, settings ?? tryRedshiftSettings(config)),
   );
@@ -53,21 +59,30 @@ async function check(config: Row): Promise<CheckResult> {
 
 async function discover(config: Row) {
   return described(config, () =>
-    withClient(wireConfig(config), async (client, s) => sourceTablesCatalog((await listRedshiftColumns(client, s.schema)).values(), s.schema)),
+    withClient(wireConfig(config), async (client, s) =>
+      sourceTablesCatalog((await listRedshiftColumns(client, s.schema)).values(), s.schema),
+    ),
   );
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
   // The PostgreSQL preview uses only what Redshift has: READ ONLY, SET LOCAL statement_timeout, a
   // bind parameter for the limit, pg_type and format_type for the column types.
-  return described(config, () => postgresqlSource.query!(wireConfig(config), sql, limit));
+  return described(config, () => previewQuery(wireConfig(config), sql, limit, "Redshift"));
 }
 
 async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   const wire = await described(config, async () => wireConfig(config));
   // Without a fingerprint seed, the PostgreSQL source's query is the model wrapped as a subquery,
   // narrowed with `>= $1` and ordered by the cursor column: plain SQL that Redshift runs as it is.
-  for await (const { rows } of cursorBatches<Row>(wire, options, incrementalQuery(options))) yield rows.map(jsonSafeRow);
+  for await (const { rows } of cursorBatches<Row>(
+    wire,
+    options,
+    incrementalQuery(options),
+    undefined,
+    "Redshift",
+  ))
+    yield rows.map(jsonSafeRow);
 }
 
 export const redshiftSource: SourceConnector = {

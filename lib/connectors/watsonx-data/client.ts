@@ -57,13 +57,22 @@ function failure(s: WatsonxSettings, exchange: HttpExchange): ConnectorError {
     case 400:
       return new ConnectorError(`watsonx.data could not run the query${tail}.`);
     case 401:
-      return new ConnectorError(`watsonx.data refused the IAM token${tail}. Check that the API key belongs to a user or service ID with access to the instance.`);
+      return new ConnectorError(
+        `watsonx.data refused the IAM token${tail}. Check that the API key belongs to a user or service ID with access to the instance.`,
+      );
     case 403:
-      return new ConnectorError(`watsonx.data denied access${tail}. Check auth_instance_id (the instance CRN) and the API key's access to engine "${s.engineId}".`);
+      return new ConnectorError(
+        `watsonx.data denied access${tail}. Check auth_instance_id (the instance CRN) and the API key's access to engine "${s.engineId}".`,
+      );
     case 404:
-      return new ConnectorError(`watsonx.data found no engine "${s.engineId}" in region ${s.region}${tail}. Check engine_id and region.`);
+      return new ConnectorError(
+        `watsonx.data found no engine "${s.engineId}" in region ${s.region}${tail}. Check engine_id and region.`,
+      );
     case 429:
-      return new ConnectorError(`watsonx.data kept answering 429 (too many requests)${tail}; try again later.`, "429");
+      return new ConnectorError(
+        `watsonx.data kept answering 429 (too many requests)${tail}; try again later.`,
+        "429",
+      );
     default:
       return new ConnectorError(`watsonx.data answered HTTP ${exchange.status}${tail}.`);
   }
@@ -71,7 +80,8 @@ function failure(s: WatsonxSettings, exchange: HttpExchange): ConnectorError {
 
 /** A row's top-level number that a JavaScript number would bend (a big BIGINT, `1.50`) keeps its text. */
 function exactRow(value: unknown): Row {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ConnectorError("watsonx.data answered a row that is not an object.");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ConnectorError("watsonx.data answered a row that is not an object.");
   const row = value as Row;
   for (const [key, v] of Object.entries(row)) if (v instanceof JsonNumber) row[key] = v.text;
   return row;
@@ -79,7 +89,9 @@ function exactRow(value: unknown): Row {
 
 function resultRows(exchange: HttpExchange): Row[] {
   if (Buffer.byteLength(exchange.bodyText) > MAX_RESULT_BYTES) {
-    throw new ConnectorError(`The query's result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB, more than one answer of watsonx.data's query API may carry here; narrow the model or lower max_rows.`);
+    throw new ConnectorError(
+      `The query's result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB, more than one answer of watsonx.data's query API may carry here; narrow the model or lower max_rows.`,
+    );
   }
   let body: unknown;
   try {
@@ -90,7 +102,8 @@ function resultRows(exchange: HttpExchange): Row[] {
   const result = (body as { response?: { result?: unknown } } | null)?.response?.result;
   // A statement without rows answers no result at all.
   if (result === undefined || result === null) return [];
-  if (!Array.isArray(result)) throw new ConnectorError("watsonx.data answered a result that is not a list of rows.");
+  if (!Array.isArray(result))
+    throw new ConnectorError("watsonx.data answered a result that is not a list of rows.");
   return result.map(exactRow);
 }
 
@@ -110,7 +123,12 @@ export async function executeSql(s: WatsonxSettings, sql: string, signal?: Abort
     const exchange = await sendHttp({
       url,
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, authinstanceid: s.authInstanceId, accept: "application/json", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${token}`,
+        authinstanceid: s.authInstanceId,
+        accept: "application/json",
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ sql_string: sql, catalog_name: s.database, schema_name: s.schema }),
       timeoutMs: s.timeoutMs,
       signal,
@@ -126,13 +144,24 @@ export async function executeSql(s: WatsonxSettings, sql: string, signal?: Abort
       dropIamToken(s);
       continue;
     }
-    const transient = exchange.failure === "network" || exchange.failure === "timeout" || exchange.status === 429 || exchange.status >= 500;
+    const transient =
+      exchange.failure === "network" ||
+      exchange.failure === "timeout" ||
+      exchange.status === 429 ||
+      exchange.status >= 500;
     if (!transient || attempt >= ATTEMPTS) {
-      if (exchange.failure) throw new ConnectorError(redact(`watsonx.data did not answer: ${exchange.error ?? "no response"}`, secrets));
-      throw new ConnectorError(redact(failure(s, exchange).message, secrets), exchange.status === 429 ? "429" : undefined);
+      if (exchange.failure)
+        throw new ConnectorError(
+          redact(`watsonx.data did not answer: ${exchange.error ?? "no response"}`, secrets),
+        );
+      throw new ConnectorError(
+        redact(failure(s, exchange).message, secrets),
+        exchange.status === 429 ? "429" : undefined,
+      );
     }
     const waitSeconds = exchange.retryAfterSeconds ?? 2 ** (attempt - 1);
-    if (waitSeconds > MAX_WAIT_SECONDS) throw new ConnectorError(`watsonx.data asked to wait ${waitSeconds} s (429); try again later.`, "429");
+    if (waitSeconds > MAX_WAIT_SECONDS)
+      throw new ConnectorError(`watsonx.data asked to wait ${waitSeconds} s (429); try again later.`, "429");
     await sleep(capRetryAfter(waitSeconds) * 1000, signal);
   }
 }

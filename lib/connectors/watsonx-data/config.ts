@@ -25,7 +25,8 @@ export interface WatsonxSettings {
 export function watsonxSettings(config: Row): WatsonxSettings {
   const region = stringField(config, "region");
   // The region becomes part of a host name: nothing but a region's letters may get there.
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(region)) throw new ConnectorError(`"${region}" is not a region name (e.g. us-south).`);
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(region))
+    throw new ConnectorError(`"${region}" is not a region name (e.g. us-south).`);
   const engine = stringField(config, "engine", "presto");
   if (engine !== "presto") throw new ConnectorError(`Engine "${engine}" is not supported: use "presto".`);
   const timeoutSeconds = numberField(objectField(config, "config"), "timeout", 30);
@@ -40,7 +41,9 @@ export function watsonxSettings(config: Row): WatsonxSettings {
     schema: stringField(config, "schema"),
     timeoutMs: Math.max(1000, Math.round(timeoutSeconds * 1000)),
     maxRows: Math.max(1, maxRows),
-    apiUrl: (optionalString(config, "api_url") ?? `https://${region}.lakehouse.cloud.ibm.com/lakehouse/api/v2`).replace(/\/+$/, ""),
+    apiUrl: (
+      optionalString(config, "api_url") ?? `https://${region}.lakehouse.cloud.ibm.com/lakehouse/api/v2`
+    ).replace(/\/+$/, ""),
     iamUrl: optionalString(config, "iam_url") ?? IBM_IAM_TOKEN_URL,
   };
 }

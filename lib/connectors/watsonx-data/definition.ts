@@ -15,7 +15,8 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
     api_key: {
       type: "string",
       title: "API key",
-      description: "An IBM Cloud API key (of a user or a service ID) with access to the watsonx.data instance; exchanged for an IAM token.",
+      description:
+        "An IBM Cloud API key (of a user or a service ID) with access to the watsonx.data instance; exchanged for an IAM token.",
       minLength: 1,
       secret: true,
       multiwoven_secret: true,
@@ -36,7 +37,13 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
       default: "presto",
       order: 2,
     },
-    engine_id: { type: "string", title: "Engine ID", description: "The Presto engine's id, as the instance's Infrastructure manager shows it.", minLength: 1, order: 3 },
+    engine_id: {
+      type: "string",
+      title: "Engine ID",
+      description: "The Presto engine's id, as the instance's Infrastructure manager shows it.",
+      minLength: 1,
+      order: 3,
+    },
     auth_instance_id: {
       type: "string",
       title: "Instance CRN",
@@ -44,8 +51,20 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
       minLength: 1,
       order: 4,
     },
-    database: { type: "string", title: "Catalog", description: "The catalog the queries run in (Presto's catalog).", minLength: 1, order: 5 },
-    schema: { type: "string", title: "Schema", description: "The schema whose tables are discovered and that unqualified names refer to.", minLength: 1, order: 6 },
+    database: {
+      type: "string",
+      title: "Catalog",
+      description: "The catalog the queries run in (Presto's catalog).",
+      minLength: 1,
+      order: 5,
+    },
+    schema: {
+      type: "string",
+      title: "Schema",
+      description: "The schema whose tables are discovered and that unqualified names refer to.",
+      minLength: 1,
+      order: 6,
+    },
     config: {
       type: "object",
       title: "Request settings",
@@ -55,7 +74,8 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
         timeout: {
           type: "string",
           title: "HTTP timeout (seconds)",
-          description: "Longest wait for one answer (a token or a query's result) before the request is abandoned.",
+          description:
+            "Longest wait for one answer (a token or a query's result) before the request is abandoned.",
           pattern: "^[0-9]+(\\.[0-9]+)?$",
           default: "30",
           order: 0,
@@ -75,7 +95,8 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
     api_url: {
       type: "string",
       title: "API address",
-      description: "The watsonx.data API's base address; empty: https://<region>.lakehouse.cloud.ibm.com/lakehouse/api/v2.",
+      description:
+        "The watsonx.data API's base address; empty: https://<region>.lakehouse.cloud.ibm.com/lakehouse/api/v2.",
       format: "uri",
       pattern: "^https?://",
       order: 9,
@@ -83,7 +104,8 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
     iam_url: {
       type: "string",
       title: "IAM token address",
-      description: "Where the API key is exchanged for a token; empty: https://iam.cloud.ibm.com/identity/token.",
+      description:
+        "Where the API key is exchanged for a token; empty: https://iam.cloud.ibm.com/identity/token.",
       format: "uri",
       pattern: "^https?://",
       order: 10,

@@ -25,7 +25,8 @@ function cacheKey(s: WatsonxSettings): string {
 function iamReason(bodyText: string): string {
   try {
     const body = JSON.parse(bodyText) as { errorCode?: string; errorMessage?: string };
-    if (body.errorMessage) return body.errorCode ? `${body.errorMessage} (${body.errorCode})` : body.errorMessage;
+    if (body.errorMessage)
+      return body.errorCode ? `${body.errorMessage} (${body.errorCode})` : body.errorMessage;
   } catch {
     // Not JSON: the status says enough.
   }
@@ -33,7 +34,10 @@ function iamReason(bodyText: string): string {
 }
 
 async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<CachedToken> {
-  const body = new URLSearchParams({ grant_type: "urn:ibm:params:oauth:grant-type:apikey", apikey: s.apiKey }).toString();
+  const body = new URLSearchParams({
+    grant_type: "urn:ibm:params:oauth:grant-type:apikey",
+    apikey: s.apiKey,
+  }).toString();
   const exchange = await sendHttp({
     url: s.iamUrl,
     method: "POST",
@@ -44,13 +48,18 @@ async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<C
     maxRedirects: 0,
   });
   const host = new URL(s.iamUrl).host;
-  if (exchange.failure) throw new ConnectorError(`Could not get an IAM token from ${host}: ${exchange.error ?? "no answer"}`);
+  if (exchange.failure)
+    throw new ConnectorError(`Could not get an IAM token from ${host}: ${exchange.error ?? "no answer"}`);
   if (!isSuccess(exchange)) {
     const reason = iamReason(exchange.bodyText);
     if (exchange.status === 400 || exchange.status === 401) {
-      throw new ConnectorError(`IBM Cloud IAM refused the API key${reason ? `: ${reason}` : ` (HTTP ${exchange.status})`}. Check api_key.`);
+      throw new ConnectorError(
+        `IBM Cloud IAM refused the API key${reason ? `: ${reason}` : ` (HTTP ${exchange.status})`}. Check api_key.`,
+      );
     }
-    throw new ConnectorError(`IBM Cloud IAM at ${host} answered HTTP ${exchange.status}${reason ? `: ${reason}` : ""}; try again later.`);
+    throw new ConnectorError(
+      `IBM Cloud IAM at ${host} answered HTTP ${exchange.status}${reason ? `: ${reason}` : ""}; try again later.`,
+    );
   }
   let parsed: { access_token?: unknown; expires_in?: unknown; expiration?: unknown };
   try {

@@ -36,9 +36,15 @@ async function check(config: Row): Promise<CheckResult> {
               (SELECT count(*) FROM information_schema.tables WHERE table_schema = ${literal(s.schema)}) AS tables`,
     );
     if (!row || Number(row.schemas) === 0) {
-      return { ok: false, details: `Connected to watsonx.data engine "${s.engineId}", but catalog "${s.database}" has no schema "${s.schema}".` };
+      return {
+        ok: false,
+        details: `Connected to watsonx.data engine "${s.engineId}", but catalog "${s.database}" has no schema "${s.schema}".`,
+      };
     }
-    return { ok: true, details: `Connected to watsonx.data engine "${s.engineId}" in ${s.region}: ${String(row.tables)} tables in ${s.database}.${s.schema}.` };
+    return {
+      ok: true,
+      details: `Connected to watsonx.data engine "${s.engineId}" in ${s.region}: ${String(row.tables)} tables in ${s.database}.${s.schema}.`,
+    };
   });
 }
 
@@ -56,7 +62,12 @@ async function discover(config: Row): Promise<Catalog> {
     for (const r of rows) {
       const name = String(r.table_name);
       const table = tables.get(name) ?? { name, columns: [] as ColumnInfo[], primaryKey: [] };
-      table.columns.push({ name: String(r.column_name), type: String(r.data_type), nullable: r.is_nullable !== "NO", hasDefault: false });
+      table.columns.push({
+        name: String(r.column_name),
+        type: String(r.data_type),
+        nullable: r.is_nullable !== "NO",
+        hasDefault: false,
+      });
       tables.set(name, table);
     }
     return sourceTablesCatalog(tables.values(), `${s.database}.${s.schema}`);
@@ -74,9 +85,20 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
   const inner = modelSelect(sql, "postgresql");
   return described(async () => {
     const s = watsonxSettings(config);
-    const rows = (await executeSql(s, `SELECT * FROM ${subquery(inner)} AS subquery LIMIT ${Math.max(0, Math.floor(limit))}`)).map(jsonSafeRow);
+    const rows = (
+      await executeSql(
+        s,
+        `SELECT * FROM ${subquery(inner)} AS subquery LIMIT ${Math.max(0, Math.floor(limit))}`,
+      )
+    ).map(jsonSafeRow);
     const first = rows[0] ?? {};
-    return { columns: Object.keys(first).map((name) => ({ name, type: jsonTypeName(rows.find((r) => r[name] !== null)?.[name]) })), rows };
+    return {
+      columns: Object.keys(first).map((name) => ({
+        name,
+        type: jsonTypeName(rows.find((r) => r[name] !== null)?.[name]),
+      })),
+      rows,
+    };
   });
 }
 
@@ -85,16 +107,33 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
  * does not compare a timestamp with a varchar. The type comes from Presto's typeof() on one row;
  * undefined when the model has no rows at all.
  */
-async function cursorLiteral(s: WatsonxSettings, inner: string, field: string, value: string, signal?: AbortSignal): Promise<string | undefined> {
-  const [row] = await executeSql(s, `SELECT typeof(subquery.${quoteIdent(field)}) AS t FROM ${subquery(inner)} AS subquery LIMIT 1`, signal);
+async function cursorLiteral(
+  s: WatsonxSettings,
+  inner: string,
+  field: string,
+  value: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const [row] = await executeSql(
+    s,
+    `SELECT typeof(subquery.${quoteIdent(field)}) AS t FROM ${subquery(inner)} AS subquery LIMIT 1`,
+    signal,
+  );
   if (!row) return undefined;
   const type = String(row.t);
-  if (!/^[a-z][a-z0-9 _(),]*$/i.test(type)) throw new ConnectorError(`The cursor column "${field}" has a type this connector cannot compare: ${type}.`);
+  if (!/^[a-z][a-z0-9 _(),]*$/i.test(type))
+    throw new ConnectorError(
+      `The cursor column "${field}" has a type this connector cannot compare: ${type}.`,
+    );
   return `CAST(${literal(value)} AS ${type})`;
 }
 
 /** The read's statement: the model narrowed to the saved cursor, in cursor order, capped at max_rows + 1. */
-export function readStatement(inner: string, maxRows: number, cursor?: { field: string; literal?: string }): string {
+export function readStatement(
+  inner: string,
+  maxRows: number,
+  cursor?: { field: string; literal?: string },
+): string {
   let sql = `SELECT * FROM ${subquery(inner)} AS subquery`;
   if (cursor) {
     const column = `subquery.${quoteIdent(cursor.field)}`;
@@ -112,7 +151,13 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   if (options.cursorField) {
     cursor = { field: options.cursorField };
     if (options.cursorValue !== undefined && options.cursorValue !== null) {
-      cursor.literal = await cursorLiteral(s, inner, options.cursorField, options.cursorValue, options.signal);
+      cursor.literal = await cursorLiteral(
+        s,
+        inner,
+        options.cursorField,
+        options.cursorValue,
+        options.signal,
+      );
       if (cursor.literal === undefined) return;
     }
   }

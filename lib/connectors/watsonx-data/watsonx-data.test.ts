@@ -12,7 +12,12 @@ import { validateConfiguration } from "../registry";
 import { watsonxDataSourceDefinition } from "./definition";
 import { readStatement, watsonxDataSource } from "./source";
 
-const PG = { host: process.env.PG_TEST_HOST ?? "127.0.0.1", port: Number(process.env.PG_TEST_PORT ?? 5432), user: "postgres", database: "test" };
+const PG = {
+  host: process.env.PG_TEST_HOST ?? "127.0.0.1",
+  port: Number(process.env.PG_TEST_PORT ?? 5432),
+  user: "postgres",
+  database: "test",
+};
 const schema = uniqueName("ds_wxd");
 const API_KEY = "wxd-Secret-key-7c1e55";
 const ENGINE = "presto-01";
@@ -48,11 +53,25 @@ beforeAll(async () => {
   admin = new pg.Client(PG);
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.query(`CREATE TABLE ${schema}.orders (id bigint NOT NULL, customer varchar(40), amount numeric(12,2), paid boolean, ratio double precision, placed_at timestamp NOT NULL)`);
-  await admin.query(`INSERT INTO ${schema}.orders SELECT g, 'c' || g, g * 1.5, g % 2 = 0, g / 4.0, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 1200) g`);
-  await admin.query(`CREATE TABLE ${schema}.awkward (id integer, big bigint, amount numeric(38,10), label text, f8 double precision)`);
-  await admin.query(`INSERT INTO ${schema}.awkward VALUES (1, 9223372036854775807, -9999999999999999999999999999.9999999999, E'emoji \\U0001F600 quote'' dq"', 'NaN'), (2, NULL, NULL, NULL, NULL)`);
-  emulator = await startWatsonxDataEmulator({ apiKey: API_KEY, engineId: ENGINE, instanceCrn: CRN, pg: PG, rateLimit: { max: 1000, windowMs: 60_000 } });
+  await admin.query(
+    `CREATE TABLE ${schema}.orders (id bigint NOT NULL, customer varchar(40), amount numeric(12,2), paid boolean, ratio double precision, placed_at timestamp NOT NULL)`,
+  );
+  await admin.query(
+    `INSERT INTO ${schema}.orders SELECT g, 'c' || g, g * 1.5, g % 2 = 0, g / 4.0, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 1200) g`,
+  );
+  await admin.query(
+    `CREATE TABLE ${schema}.awkward (id integer, big bigint, amount numeric(38,10), label text, f8 double precision)`,
+  );
+  await admin.query(
+    `INSERT INTO ${schema}.awkward VALUES (1, 9223372036854775807, -9999999999999999999999999999.9999999999, E'emoji \\U0001F600 quote'' dq"', 'NaN'), (2, NULL, NULL, NULL, NULL)`,
+  );
+  emulator = await startWatsonxDataEmulator({
+    apiKey: API_KEY,
+    engineId: ENGINE,
+    instanceCrn: CRN,
+    pg: PG,
+    rateLimit: { max: 1000, windowMs: 60_000 },
+  });
 });
 
 afterAll(async () => {
@@ -69,11 +88,22 @@ beforeEach(() => {
 
 describe("settings", () => {
   it("accepts the reference's configuration unchanged; our addresses and row cap are optional", () => {
-    const fixture = JSON.parse(readFileSync("tests/fixtures/reference-settings/source-WatsonxData.json", "utf8")) as { configuration: Row };
+    const fixture = JSON.parse(
+      readFileSync("tests/fixtures/reference-settings/source-WatsonxData.json", "utf8"),
+    ) as { configuration: Row };
     expect(validateConfiguration(watsonxDataSourceDefinition, fixture.configuration)).toEqual([]);
-    expect(validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, config: { timeout: "30" } })).toEqual([]);
-    expect(validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, engine: "spark" })).toEqual([{ path: "engine", message: "must be one of: presto" }]);
-    expect(validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, region: "evil.com/x" })).not.toEqual([]);
+    expect(
+      validateConfiguration(watsonxDataSourceDefinition, {
+        ...fixture.configuration,
+        config: { timeout: "30" },
+      }),
+    ).toEqual([]);
+    expect(
+      validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, engine: "spark" }),
+    ).toEqual([{ path: "engine", message: "must be one of: presto" }]);
+    expect(
+      validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, region: "evil.com/x" }),
+    ).not.toEqual([]);
   });
 });
 
@@ -81,12 +111,19 @@ describe("check", () => {
   it("exchanges the API key for a token once, and reports the schema's tables", async () => {
     const before = emulator.state.tokensIssued;
     const first = await watsonxDataSource.check(config());
-    expect(first).toEqual({ ok: true, details: `Connected to watsonx.data engine "${ENGINE}" in us-south: 2 tables in test.${schema}.` });
+    expect(first).toEqual({
+      ok: true,
+      details: `Connected to watsonx.data engine "${ENGINE}" in us-south: 2 tables in test.${schema}.`,
+    });
     await watsonxDataSource.check(config());
     expect(emulator.state.tokensIssued - before).toBeLessThanOrEqual(1);
     const sent = emulator.requests.filter((r) => r.url.startsWith("/lakehouse/")).at(-1)!;
     expect(sent.headers.authinstanceid).toBe(CRN);
-    expect(JSON.parse(sent.body)).toMatchObject({ catalog_name: "test", schema_name: schema, sql_string: expect.stringContaining("information_schema") });
+    expect(JSON.parse(sent.body)).toMatchObject({
+      catalog_name: "test",
+      schema_name: schema,
+      sql_string: expect.stringContaining("information_schema"),
+    });
   });
 
   it("gets a new token when the API refuses the cached one, and renews one about to expire", async () => {
@@ -96,7 +133,13 @@ describe("check", () => {
     expect((await watsonxDataSource.check(config())).ok).toBe(true);
     expect(emulator.state.tokensIssued).toBe(before + 1);
     // Tokens within a minute of their expiry are not used: each call here buys a fresh one.
-    const shortLived = await startWatsonxDataEmulator({ apiKey: API_KEY, engineId: ENGINE, instanceCrn: CRN, pg: PG, tokenLifetimeSeconds: 30 });
+    const shortLived = await startWatsonxDataEmulator({
+      apiKey: API_KEY,
+      engineId: ENGINE,
+      instanceCrn: CRN,
+      pg: PG,
+      tokenLifetimeSeconds: 30,
+    });
     try {
       const settings = config({ api_url: shortLived.apiUrl, iam_url: shortLived.iamUrl });
       await watsonxDataSource.check(settings);
@@ -109,9 +152,15 @@ describe("check", () => {
 
   it("says what is wrong, in sentences that never hold the API key", async () => {
     const cases: [Row, RegExp][] = [
-      [{ api_key: "wrong-key-123" }, /^IBM Cloud IAM refused the API key: Provided API key could not be found\. \(BXNIM0415E\)\. Check api_key\.$/],
+      [
+        { api_key: "wrong-key-123" },
+        /^IBM Cloud IAM refused the API key: Provided API key could not be found\. \(BXNIM0415E\)\. Check api_key\.$/,
+      ],
       [{ auth_instance_id: "crn:other" }, /^watsonx\.data denied access: .*Check auth_instance_id/],
-      [{ engine_id: "presto-99" }, /^watsonx\.data found no engine "presto-99" in region us-south.*Check engine_id and region\.$/],
+      [
+        { engine_id: "presto-99" },
+        /^watsonx\.data found no engine "presto-99" in region us-south.*Check engine_id and region\.$/,
+      ],
       [{ schema: "no_such_schema" }, /has no schema "no_such_schema"/],
       [{ database: "other_catalog" }, /could not run the query: Catalog 'other_catalog' does not exist/],
       [{ api_url: "http://169.254.169.254/lakehouse/api/v2" }, /metadata/],
@@ -127,7 +176,10 @@ describe("check", () => {
   it("times out a slow answer with a sentence", async () => {
     emulator.state.delayMs = 2500;
     const result = await watsonxDataSource.check(config({ config: { timeout: "1" } }));
-    expect(result).toEqual({ ok: false, details: expect.stringMatching(/did not answer: No response from 127\.0\.0\.1:\d+ within 1 s/) });
+    expect(result).toEqual({
+      ok: false,
+      details: expect.stringMatching(/did not answer: No response from 127\.0\.0\.1:\d+ within 1 s/),
+    });
   });
 
   it("waits out a 429's Retry-After, and fails with a sentence when it lasts", async () => {
@@ -142,7 +194,10 @@ describe("check", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     emulator.limiter!.max = 0;
     const limited = await watsonxDataSource.check(config());
-    expect(limited).toEqual({ ok: false, details: expect.stringMatching(/kept answering 429 \(too many requests\): Rate limit exceeded/) });
+    expect(limited).toEqual({
+      ok: false,
+      details: expect.stringMatching(/kept answering 429 \(too many requests\): Rate limit exceeded/),
+    });
   }, 30_000);
 });
 
@@ -160,7 +215,11 @@ describe("discover", () => {
 
 describe("query preview", () => {
   it("previews at most `limit` rows, refusing anything but one SELECT", async () => {
-    const result = await watsonxDataSource.query!(config(), "SELECT id, customer, amount, paid FROM orders ORDER BY id", 2);
+    const result = await watsonxDataSource.query!(
+      config(),
+      "SELECT id, customer, amount, paid FROM orders ORDER BY id",
+      2,
+    );
     expect(result.rows).toEqual([
       { id: 1, customer: "c1", amount: "1.50", paid: false },
       { id: 2, customer: "c2", amount: "3.00", paid: true },
@@ -172,7 +231,9 @@ describe("query preview", () => {
       { name: "paid", type: "boolean" },
     ]);
     expect(() => watsonxDataSource.checkQuery!("DROP TABLE orders")).toThrow(/must be a SELECT/);
-    await expect(watsonxDataSource.query!(config(), "SELECT nope FROM orders", 1)).rejects.toThrow(/could not run the query: column "nope" does not exist/);
+    await expect(watsonxDataSource.query!(config(), "SELECT nope FROM orders", 1)).rejects.toThrow(
+      /could not run the query: column "nope" does not exist/,
+    );
   });
 
   it("keeps values exact: big integers and decimals as their text, NaN as text", async () => {
@@ -186,15 +247,25 @@ describe("query preview", () => {
 
 describe("read", () => {
   it("hands the rows on in batches of at most batchSize", async () => {
-    const batches = await collect(watsonxDataSource.read(config(), { query: "SELECT id, placed_at FROM orders", batchSize: 500 }));
+    const batches = await collect(
+      watsonxDataSource.read(config(), { query: "SELECT id, placed_at FROM orders", batchSize: 500 }),
+    );
     expect(batches.map((b) => b.length)).toEqual([500, 500, 200]);
-    expect(batches[0][0]).toEqual({ id: expect.any(Number), placed_at: expect.stringMatching(/^2024-01-\d\d \d\d:\d\d:00\.000$/) });
+    expect(batches[0][0]).toEqual({
+      id: expect.any(Number),
+      placed_at: expect.stringMatching(/^2024-01-\d\d \d\d:\d\d:00\.000$/),
+    });
   });
 
   it("reads incrementally from the saved cursor, compared in the column's own type", async () => {
     const rows = (
       await collect(
-        watsonxDataSource.read(config(), { query: "SELECT id, placed_at FROM orders", batchSize: 100, cursorField: "placed_at", cursorValue: "2024-01-01 19:00:00.000" }),
+        watsonxDataSource.read(config(), {
+          query: "SELECT id, placed_at FROM orders",
+          batchSize: 100,
+          cursorField: "placed_at",
+          cursorValue: "2024-01-01 19:00:00.000",
+        }),
       )
     ).flat();
     // Minute 1140 is 19:00 on the first day; rows from it on, cursor included.
@@ -204,9 +275,14 @@ describe("read", () => {
   });
 
   it("refuses a result larger than max_rows with a sentence saying what to do", async () => {
-    await expect(collect(watsonxDataSource.read(config({ max_rows: 1000 }), { query: "SELECT id FROM orders", batchSize: 100 }))).rejects.toThrow(
-      /more than 1000 rows \(max_rows\).*incremental sync/,
-    );
+    await expect(
+      collect(
+        watsonxDataSource.read(config({ max_rows: 1000 }), {
+          query: "SELECT id FROM orders",
+          batchSize: 100,
+        }),
+      ),
+    ).rejects.toThrow(/more than 1000 rows \(max_rows\).*incremental sync/);
     expect(readStatement("SELECT 1", 10)).toBe("SELECT * FROM (SELECT 1\n) AS subquery LIMIT 11");
   });
 
@@ -215,7 +291,11 @@ describe("read", () => {
     const seen: number[] = [];
     await expect(
       (async () => {
-        for await (const batch of watsonxDataSource.read(config(), { query: "SELECT id FROM orders", batchSize: 100, signal: controller.signal })) {
+        for await (const batch of watsonxDataSource.read(config(), {
+          query: "SELECT id FROM orders",
+          batchSize: 100,
+          signal: controller.signal,
+        })) {
           seen.push(batch.length);
           controller.abort();
         }
