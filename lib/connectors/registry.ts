@@ -39,10 +39,12 @@ import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
+import { bigquerySource } from "./bigquery/source";
+import { athenaSource } from "./aws-athena/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource, bigquerySource, athenaSource];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,
