@@ -9,7 +9,7 @@ import { modelSelect, subquery } from "../shared/sql";
 import { callApi } from "./api";
 import { bigquerySettings, bigquerySourceDefinition, type BigquerySettings } from "./definition";
 import { dryRunSchema, queryPages } from "./jobs";
-import { columnSchema, rowOf, typeText, type BqField } from "./values";
+import { columnSchema, rowOf, typeText } from "./values";
 
 /** Rows per results page: BigQuery caps a page at 10 MB whatever this says. */
 const MAX_PAGE_ROWS = 10_000;
