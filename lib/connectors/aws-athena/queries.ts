@@ -66,7 +66,11 @@ export async function* resultPages(client: AthenaClient, s: AthenaSettings, sql:
     for (let pause = 100; ; pause = Math.min(pause * 2, 2000)) {
       const { QueryExecution } = await client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }), { abortSignal: signal });
       const state = QueryExecution?.Status?.State;
-      if (state === "SUCCEEDED") break;
+      if (state === "SUCCEEDED") {
+        // Nothing left to stop: a reader that leaves early only stops paging.
+        finished = true;
+        break;
+      }
       if (state === "FAILED" || state === "CANCELLED") {
         finished = true;
         throw new ConnectorError(`Athena: ${QueryExecution?.Status?.StateChangeReason ?? (state === "CANCELLED" ? "the query was cancelled" : "the query failed")}`);
@@ -88,7 +92,6 @@ export async function* resultPages(client: AthenaClient, s: AthenaSettings, sql:
       first = false;
       token = page.NextToken;
     } while (token);
-    finished = true;
   } catch (err) {
     if (signal?.aborted) throw new ConnectorError("The read was cancelled.");
     throw err;

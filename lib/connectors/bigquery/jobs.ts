@@ -110,11 +110,12 @@ export async function* queryPages(s: BigquerySettings, sql: string, options: Job
         if (Date.now() >= deadline) throw new ConnectorError(`The query did not finish within ${s.queryTimeoutMs / 1000} s (query_timeout); BigQuery was asked to cancel it.`, "timeout");
         continue;
       }
+      // The job is done: a reader that leaves early has nothing to cancel.
+      finished = true;
       yield { schema: answer.schema?.fields ?? [], rows: answer.rows ?? [] };
       pageToken = answer.pageToken;
       if (!pageToken) break;
     }
-    finished = true;
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     if (!finished) await cancelJob(s, jobId);
