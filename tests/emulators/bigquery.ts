@@ -10,7 +10,17 @@ import { createVerify, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import pg from "pg";
 import { parse as parsePgArray } from "postgres-array";
-import { json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+// Not ./common: that one brings the engine's Loader, which Playwright specs (which start this
+// emulator too) cannot import.
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
+
+function parseBody(req: ReceivedRequest): unknown {
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    return undefined;
+  }
+}
 
 interface Field {
   name: string;
