@@ -41,6 +41,8 @@ import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
 import { redshiftSource } from "./redshift/source";
 import { watsonxDataSource } from "./watsonx-data/source";
+import { bigquerySource } from "./bigquery/source";
+import { athenaSource } from "./aws-athena/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -51,7 +53,9 @@ const sources: SourceConnector[] = [
   httpModelSource,
   openAiSource,
   // Warehouses.
+  bigquerySource,
   redshiftSource,
+  athenaSource,
   watsonxDataSource,
 ];
 const destinations: DestinationConnector[] = [

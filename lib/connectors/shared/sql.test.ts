@@ -86,4 +86,14 @@ describe("modelSelect", () => {
   it("wraps with a line break, so a trailing comment cannot hide the closing bracket", () => {
     expect(subquery("SELECT 1 # note")).toBe("(SELECT 1 # note\n)");
   });
+  it("tokenizes GoogleSQL (BigQuery) and Trino (Athena) as their engines do", () => {
+    // BigQuery: backtick names, backslash escapes, # and -- comments, double-quoted strings.
+    expect(modelSelect("SELECT `a;)b`, 'it\\'s;)', \"x;)\" # ; )\nFROM `p.d.t`", "bigquery")).toContain("FROM `p.d.t`");
+    expect(() => modelSelect("SELECT 1 --; )\n; DELETE FROM t WHERE true", "bigquery")).toThrow(/single statement/);
+    expect(() => modelSelect("DELETE FROM `p.d.t` WHERE true", "bigquery")).toThrow(/must be a SELECT/);
+    // Trino: '' escapes only (a backslash is plain text), double-quoted names.
+    expect(modelSelect(`SELECT 'a\\', "x;)y" FROM "awsdatacatalog"."db"."t" -- ;`, "trino")).toContain('"db"."t"');
+    expect(() => modelSelect("SELECT 'a\\'; DROP TABLE t", "trino")).toThrow(/single statement/);
+    expect(() => modelSelect("SELECT * FROM t LIMIT 5", "trino")).toThrow(/LIMIT/);
+  });
 });

@@ -16,7 +16,32 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb";
+export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino";
+
+/** How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's engine). */
+interface DialectTraits {
+  /** Names are quoted with backticks (else with double quotes). */
+  backtickNames: boolean;
+  /** Backslash escapes inside strings (and double-quoted strings, where names use backticks). */
+  backslashEscapes: boolean;
+  /** `#` starts a line comment. */
+  hashComments: boolean;
+  /** `--` is a comment only before whitespace (MariaDB). */
+  dashNeedsSpace: boolean;
+  /** Block comments nest (PostgreSQL). */
+  nestedComments: boolean;
+  /** `/*! … *\/` runs as code (MariaDB). */
+  executableComments: boolean;
+  /** $tag$…$tag$ strings and E'…' escapes (PostgreSQL). */
+  dollarQuotes: boolean;
+}
+
+const TRAITS: Record<SqlDialect, DialectTraits> = {
+  postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true },
+  mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false },
+  bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false },
+  trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false },
+};
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
 
@@ -56,7 +81,7 @@ function nestedCommentEnd(query: string, from: number): number {
  * are refused rather than blanked.
  */
 function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
-  const maria = dialect === "mariadb";
+  const t = TRAITS[dialect];
   let out = "";
   let i = 0;
   const blank = (from: number, to: number) => {
@@ -66,8 +91,9 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
   while (i < query.length) {
     const ch = query[i];
     const next = query[i + 1];
-    if (ch === "'" || ch === '"' || (maria && ch === "`")) {
-      const escapes = ch !== "`" && (maria || (ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "")));
+    if (ch === "'" || ch === '"' || (t.backtickNames && ch === "`")) {
+      const eString = t.dollarQuotes && ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "");
+      const escapes = ch !== "`" && (t.backslashEscapes || eString);
       let j = i + 1;
       while (j < query.length) {
         if (escapes && query[j] === "\\") j += 2;
@@ -75,23 +101,23 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
         else if (query[j] === ch) break;
         else j++;
       }
-      const quotedName = maria ? ch === "`" : ch === '"';
+      const quotedName = t.backtickNames ? ch === "`" : ch === '"';
       if (keepQuotedNames && quotedName) {
         // A quoted name stays visible (unquoted), so "pg_read_file"(…) is seen as a call.
-        if (!maria && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
+        if (dialect === "postgresql" && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
         const name = query.slice(i + 1, j).replaceAll(ch + ch, ch);
         out += ` ${name} `;
         i = Math.min(j + 1, query.length);
       } else blank(i, Math.min(j + 1, query.length));
-    } else if ((ch === "-" && next === "-" && (!maria || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
+    } else if ((ch === "-" && next === "-" && (!t.dashNeedsSpace || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) || (t.hashComments && ch === "#")) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
     } else if (ch === "/" && next === "*") {
-      if (maria && /^\/\*M?!/.test(query.slice(i, i + 4))) {
+      if (t.executableComments && /^\/\*M?!/.test(query.slice(i, i + 4))) {
         throw new ConnectorError("The query must not contain executable comments (/*! … */).");
       }
-      blank(i, maria ? flatCommentEnd(query, i) : nestedCommentEnd(query, i));
-    } else if (!maria && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
+      blank(i, t.nestedComments ? nestedCommentEnd(query, i) : flatCommentEnd(query, i));
+    } else if (t.dollarQuotes && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
       blank(i, end === -1 ? query.length : end + tag.length);
@@ -154,6 +180,9 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   postgresql:
     /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i,
   mariadb: /\b(load_file|sys_exec|sys_eval|sys_get|sys_set)\s*\(/i,
+  // A warehouse runs the query on its own servers, with the credentials' grants: no local files to reach.
+  bigquery: /(?!)/,
+  trino: /(?!)/,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */

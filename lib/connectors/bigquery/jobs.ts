@@ -1,0 +1,123 @@
+// A BigQuery query job from start to last page: jobs.insert with our own job id (so a cancel can
+// name it at any time), then jobs.getQueryResults page by page (pageToken, maxResults), one page in
+// memory at a time. The job carries the configured job timeout; our side stops waiting at the same
+// deadline, and a cancel (the run's signal) or a deadline cancels the job on BigQuery too.
+import { randomUUID } from "node:crypto";
+import { ConnectorError } from "../shared/errors";
+import { callApi } from "./api";
+import type { BigquerySettings } from "./definition";
+import type { BqField } from "./values";
+
+export interface JobOptions {
+  signal?: AbortSignal;
+  /** Named STRING parameters (`@name` in the SQL). */
+  params?: Record<string, string>;
+  /** Rows per page asked for. */
+  pageSize: number;
+}
+
+export interface Page {
+  schema: BqField[];
+  rows: { f: { v: unknown }[] }[];
+}
+
+interface JobAnswer {
+  jobReference?: { jobId: string; location?: string };
+  status?: { state?: string; errorResult?: { message?: string; reason?: string } };
+  statistics?: { query?: { schema?: { fields?: BqField[] } } };
+}
+
+interface ResultsAnswer {
+  jobComplete?: boolean;
+  schema?: { fields?: BqField[] };
+  rows?: Page["rows"];
+  pageToken?: string;
+}
+
+function jobBody(s: BigquerySettings, sql: string, jobId: string, options: { dryRun?: boolean; params?: Record<string, string> }) {
+  const params = Object.entries(options.params ?? {});
+  return {
+    jobReference: { projectId: s.projectId, jobId, ...(s.location ? { location: s.location } : {}) },
+    configuration: {
+      ...(options.dryRun ? { dryRun: true } : {}),
+      jobTimeoutMs: String(s.queryTimeoutMs),
+      query: {
+        query: sql,
+        useLegacySql: false,
+        ...(s.datasetId ? { defaultDataset: { projectId: s.projectId, datasetId: s.datasetId } } : {}),
+        ...(params.length > 0
+          ? { parameterMode: "NAMED", queryParameters: params.map(([name, value]) => ({ name, parameterType: { type: "STRING" }, parameterValue: { value } })) }
+          : {}),
+      },
+    },
+  };
+}
+
+/** The result schema of `sql` without running it (a dry run: free, and it checks the SQL). */
+export async function dryRunSchema(s: BigquerySettings, sql: string, signal?: AbortSignal, params?: Record<string, string>): Promise<BqField[]> {
+  const answer = await callApi<JobAnswer>(s, {
+    method: "POST",
+    path: `/projects/${encodeURIComponent(s.projectId)}/jobs`,
+    body: jobBody(s, sql, `datasync_dry_${randomUUID()}`, { dryRun: true, params }),
+    signal,
+  });
+  return answer.statistics?.query?.schema?.fields ?? [];
+}
+
+async function cancelJob(s: BigquerySettings, jobId: string): Promise<void> {
+  await callApi(s, {
+    method: "POST",
+    path: `/projects/${encodeURIComponent(s.projectId)}/jobs/${jobId}/cancel`,
+    query: { location: s.location },
+    timeoutMs: 10_000,
+  }).catch(() => undefined);
+}
+
+/** Runs `sql` as a job and yields its result pages in order; the job is cancelled when left early. */
+export async function* queryPages(s: BigquerySettings, sql: string, options: JobOptions): AsyncGenerator<Page> {
+  const jobId = `datasync_${randomUUID().replace(/-/g, "")}`;
+  const deadline = Date.now() + s.queryTimeoutMs;
+  let finished = false;
+  const onAbort = () => void cancelJob(s, jobId);
+  try {
+    const inserted = await callApi<JobAnswer>(s, {
+      method: "POST",
+      path: `/projects/${encodeURIComponent(s.projectId)}/jobs`,
+      body: jobBody(s, sql, jobId, { params: options.params }),
+      signal: options.signal,
+    });
+    if (inserted.status?.errorResult) throw new ConnectorError(`BigQuery: ${inserted.status.errorResult.message ?? "the query failed"}`);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const location = inserted.jobReference?.location ?? s.location;
+    let pageToken: string | undefined;
+    for (;;) {
+      const left = deadline - Date.now();
+      const answer = await callApi<ResultsAnswer>(s, {
+        method: "GET",
+        path: `/projects/${encodeURIComponent(s.projectId)}/queries/${jobId}`,
+        query: {
+          location,
+          maxResults: options.pageSize,
+          pageToken,
+          // Long polling: BigQuery answers when the job is done or after this long.
+          timeoutMs: Math.max(1000, Math.min(10_000, left)),
+          "formatOptions.useInt64Timestamp": true,
+        },
+        signal: options.signal,
+        timeoutMs: Math.max(1000, Math.min(10_000, left)) + 30_000,
+      });
+      if (!answer.jobComplete) {
+        if (Date.now() >= deadline) throw new ConnectorError(`The query did not finish within ${s.queryTimeoutMs / 1000} s (query_timeout); BigQuery was asked to cancel it.`, "timeout");
+        continue;
+      }
+      // The job is done: a reader that leaves early has nothing to cancel.
+      finished = true;
+      yield { schema: answer.schema?.fields ?? [], rows: answer.rows ?? [] };
+      pageToken = answer.pageToken;
+      if (!pageToken) break;
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    if (!finished) await cancelJob(s, jobId);
+  }
+}
