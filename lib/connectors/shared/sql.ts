@@ -1,4 +1,4 @@
-// SQL helpers shared by the PostgreSQL and MariaDB connectors: model query hygiene, column types to
+// SQL helpers shared by the SQL connectors (PostgreSQL, MariaDB, ClickHouse): model query hygiene, column types to
 // JSON Schema, and JSON-safe row values.
 import type { JsonSchema, Row } from "../types";
 import { ConnectorError } from "./errors";
@@ -16,7 +16,7 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb";
+export type SqlDialect = "postgresql" | "mariadb" | "clickhouse";
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
 
@@ -56,6 +56,7 @@ function nestedCommentEnd(query: string, from: number): number {
  * are refused rather than blanked.
  */
 function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
+  if (dialect === "clickhouse") return clickhouseCodeOnly(query, keepQuotedNames);
   const maria = dialect === "mariadb";
   let out = "";
   let i = 0;
@@ -95,6 +96,48 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
       blank(i, end === -1 ? query.length : end + tag.length);
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * codeOnly for ClickHouse: '…' strings and "…" / `…` names, each with backslash escapes and doubled
+ * quotes; `--` comments whatever follows; block comments flat. What ClickHouse versions read
+ * differently is refused rather than guessed: nested block comments, `#` comments (newer servers
+ * only) and `$$` strings (newer servers only) would hide code from this check on one server and not
+ * on another.
+ */
+function clickhouseCodeOnly(query: string, keepQuotedNames: boolean): string {
+  let out = "";
+  let i = 0;
+  while (i < query.length) {
+    const ch = query[i];
+    if (ch === "'" || ch === '"' || ch === "`") {
+      let j = i + 1;
+      while (j < query.length) {
+        if (query[j] === "\\") j += 2;
+        else if (query[j] === ch && query[j + 1] === ch) j += 2;
+        else if (query[j] === ch) break;
+        else j++;
+      }
+      if (keepQuotedNames && ch !== "'") out += ` ${query.slice(i + 1, j).replace(/\\(.)/g, "$1")} `;
+      else out += " ".repeat(Math.min(j + 1, query.length) - i);
+      i = Math.min(j + 1, query.length);
+    } else if (ch === "-" && query[i + 1] === "-") {
+      const end = query.indexOf("\n", i);
+      out += " ".repeat((end === -1 ? query.length : end) - i);
+      i = end === -1 ? query.length : end;
+    } else if (ch === "/" && query[i + 1] === "*") {
+      const end = flatCommentEnd(query, i);
+      if (query.slice(i + 2, end).includes("/*")) throw new ConnectorError("The query must not nest comments (/* /* */ */).");
+      out += " ".repeat(end - i);
+      i = end;
+    } else if (ch === "#" || ch === "$") {
+      throw new ConnectorError(`The query must not use "${ch}" outside strings: write comments with -- or /* */ and strings with '…'.`);
     } else {
       out += ch;
       i++;
@@ -154,6 +197,10 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   postgresql:
     /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i,
   mariadb: /\b(load_file|sys_exec|sys_eval|sys_get|sys_set)\s*\(/i,
+  // Table functions that reach files, URLs or other servers (readonly=1 refuses every table
+  // function, but a user whose profile is readonly=2 may call them).
+  clickhouse:
+    /\b(file|url|urlCluster|remote|remoteSecure|cluster|clusterAllReplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|hdfs|hdfsCluster|s3|s3Cluster|gcs|azureBlobStorage|azureBlobStorageCluster|input|executable|deltaLake|hudi|iceberg|hive|fileCluster|dictionary)\s*\(/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
