@@ -117,11 +117,16 @@ export function readStatement(inner: string, columns: Column[], options: { curso
   return `SELECT ${select.join(", ")} FROM ${subquery(inner)} AS q${where}${order}${limit} FORMAT TabSeparatedWithNamesAndTypes`;
 }
 
-/** A line that is ClickHouse's error text (written after the rows when a query fails midway). */
-function midStreamError(line: Buffer, width: number): Error | undefined {
+/**
+ * ClickHouse's error text, as it writes it after the rows when a query fails once rows were sent
+ * (the answer's status is 200 by then, and the body ends normally): `Code: 159, e.displayText() =
+ * DB::Exception: …` (18.x–20.x) or `Code: 159. DB::Exception: … (version …)` (newer).
+ */
+const TRAILING_ERROR = /^Code: \d+(, e\.displayText\(\) = DB::Exception: .*, e\.what\(\) = DB::Exception|\. DB::Exception: .*\(version [^)]*\)\)?)$/s;
+
+function trailingError(line: Buffer): ConnectorError | undefined {
   const text = line.toString("utf8");
-  if (!/^Code: \d+/.test(text) && !/DB::Exception/.test(text)) return undefined;
-  if (width > 1 && splitFields(line).length === width && !/^Code: \d+/.test(text)) return undefined;
+  if (!TRAILING_ERROR.test(text)) return undefined;
   return new ConnectorError(`ClickHouse stopped the query midway: ${text.slice(0, 500)}`);
 }
 
@@ -177,6 +182,16 @@ async function* batchesOf(body: AsyncIterable<Uint8Array>, columns: Column[], ba
   let header = 0;
   let batch: Row[] = [];
   const width = columns.length;
+  // Each line is parsed once the next one arrived: the last line may be the server's error text,
+  // which a one-column row could look like.
+  let held: Buffer | undefined;
+  const parse = (line: Buffer): Row => {
+    const fields = splitFields(line);
+    if (fields.length !== width) throw trailingError(line) ?? new ConnectorError(`ClickHouse sent a row of ${fields.length} fields; the query has ${width} columns.`);
+    const row: Row = {};
+    for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
+    return row;
+  };
   try {
     for await (const line of byteLines(body)) {
       // The first two lines name the columns and their types (our positional aliases).
@@ -184,20 +199,24 @@ async function* batchesOf(body: AsyncIterable<Uint8Array>, columns: Column[], ba
         header++;
         continue;
       }
-      const fields = splitFields(line);
-      if (fields.length !== width) throw midStreamError(line, width) ?? new ConnectorError(`ClickHouse sent a row of ${fields.length} fields; the query has ${width} columns.`);
-      const row: Row = {};
-      for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
-      batch.push(row);
-      if (batch.length >= batchSize) {
-        throwIfAborted(signal);
-        yield batch;
-        batch = [];
+      if (held) {
+        batch.push(parse(held));
+        if (batch.length >= batchSize) {
+          throwIfAborted(signal);
+          yield batch;
+          batch = [];
+        }
       }
+      held = line;
     }
   } catch (err) {
-    if (err instanceof IncompleteLineError) throw midStreamError(err.line, width) ?? new ConnectorError(err.message);
+    if (err instanceof IncompleteLineError) throw trailingError(err.line) ?? new ConnectorError(err.message);
     throw err;
+  }
+  if (held) {
+    const error = trailingError(held);
+    if (error) throw error;
+    batch.push(parse(held));
   }
   if (batch.length > 0) yield batch;
 }
