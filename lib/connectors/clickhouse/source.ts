@@ -52,19 +52,20 @@ async function discover(config: Row): Promise<Catalog> {
     const c = clickhouseConfig(config);
     const settings = await querySettings(c);
     const text = await queryText(c, {
-      sql: `SELECT table, name, type FROM system.columns WHERE database = ${quoteString(c.database)} ORDER BY table FORMAT TabSeparated`,
+      // Unsorted: ClickHouse's sort is not stable, and system.columns gives each table's columns in
+      // their order (18.x has no position column to sort by).
+      sql: `SELECT table, name, type FROM system.columns WHERE database = ${quoteString(c.database)} FORMAT TabSeparated`,
       settings,
       timeoutMs: c.queryTimeoutMs,
     });
-    // system.columns lists a table's columns in their order. No primary key is declared: a
-    // ClickHouse primary key orders rows, it does not make them unique.
+    // No primary key is declared: a ClickHouse primary key orders rows, it does not make them unique.
     const tables = new Map<string, TableInfo>();
     for (const [table, name, type] of tsvRows(text)) {
       const info = tables.get(table) ?? { name: table, columns: [], primaryKey: [] };
       info.columns.push({ name, type, nullable: /^(LowCardinality\()?Nullable\(/.test(type), hasDefault: true });
       tables.set(table, info);
     }
-    const catalog = sourceTablesCatalog(tables.values(), c.database);
+    const catalog = sourceTablesCatalog([...tables.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), c.database);
     // ClickHouse's own types, mapped by their names (the shared SQL mapping knows PostgreSQL's and MariaDB's).
     for (const stream of catalog.streams) {
       const info = tables.get(stream.name);
