@@ -140,6 +140,10 @@ export async function startClickhouse(options: { password?: string } = {}): Prom
   child.stderr?.on("data", collect);
   const url = `http://127.0.0.1:${httpPort}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A test process that dies without its afterAll leaves no server behind.
+  const onExit = () => killGroup(child, "SIGKILL");
+  process.once("exit", onExit);
+  void exited.then(() => process.removeListener("exit", onExit));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       killGroup(child, "SIGTERM");
