@@ -43,6 +43,7 @@ import { redshiftSource } from "./redshift/source";
 import { watsonxDataSource } from "./watsonx-data/source";
 import { bigquerySource } from "./bigquery/source";
 import { athenaSource } from "./aws-athena/source";
+import { clickhouseSource } from "./clickhouse/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -57,6 +58,7 @@ const sources: SourceConnector[] = [
   redshiftSource,
   athenaSource,
   watsonxDataSource,
+  clickhouseSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,

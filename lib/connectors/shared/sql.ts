@@ -1,4 +1,4 @@
-// SQL helpers shared by the PostgreSQL and MariaDB connectors: model query hygiene, column types to
+// SQL helpers shared by the SQL connectors (PostgreSQL, MariaDB, ClickHouse): model query hygiene, column types to
 // JSON Schema, and JSON-safe row values.
 import type { JsonSchema, Row } from "../types";
 import { ConnectorError } from "./errors";
@@ -16,7 +16,7 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino";
+export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino" | "clickhouse";
 
 /** How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's engine). */
 interface DialectTraits {
@@ -36,7 +36,8 @@ interface DialectTraits {
   dollarQuotes: boolean;
 }
 
-const TRAITS: Record<SqlDialect, DialectTraits> = {
+/** ClickHouse has its own tokenizer (clickhouseCodeOnly): its versions read comments and strings differently. */
+const TRAITS: Record<Exclude<SqlDialect, "clickhouse">, DialectTraits> = {
   postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true },
   mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false },
   bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false },
@@ -81,6 +82,7 @@ function nestedCommentEnd(query: string, from: number): number {
  * are refused rather than blanked.
  */
 function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
+  if (dialect === "clickhouse") return clickhouseCodeOnly(query, keepQuotedNames);
   const t = TRAITS[dialect];
   let out = "";
   let i = 0;
@@ -121,6 +123,48 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
       blank(i, end === -1 ? query.length : end + tag.length);
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * codeOnly for ClickHouse: '…' strings and "…" / `…` names, each with backslash escapes and doubled
+ * quotes; `--` comments whatever follows; block comments flat. What ClickHouse versions read
+ * differently is refused rather than guessed: nested block comments, `#` comments (newer servers
+ * only) and `$$` strings (newer servers only) would hide code from this check on one server and not
+ * on another.
+ */
+function clickhouseCodeOnly(query: string, keepQuotedNames: boolean): string {
+  let out = "";
+  let i = 0;
+  while (i < query.length) {
+    const ch = query[i];
+    if (ch === "'" || ch === '"' || ch === "`") {
+      let j = i + 1;
+      while (j < query.length) {
+        if (query[j] === "\\") j += 2;
+        else if (query[j] === ch && query[j + 1] === ch) j += 2;
+        else if (query[j] === ch) break;
+        else j++;
+      }
+      if (keepQuotedNames && ch !== "'") out += ` ${query.slice(i + 1, j).replace(/\\(.)/g, "$1")} `;
+      else out += " ".repeat(Math.min(j + 1, query.length) - i);
+      i = Math.min(j + 1, query.length);
+    } else if (ch === "-" && query[i + 1] === "-") {
+      const end = query.indexOf("\n", i);
+      out += " ".repeat((end === -1 ? query.length : end) - i);
+      i = end === -1 ? query.length : end;
+    } else if (ch === "/" && query[i + 1] === "*") {
+      const end = flatCommentEnd(query, i);
+      if (query.slice(i + 2, end).includes("/*")) throw new ConnectorError("The query must not nest comments (/* /* */ */).");
+      out += " ".repeat(end - i);
+      i = end;
+    } else if (ch === "#" || ch === "$") {
+      throw new ConnectorError(`The query must not use "${ch}" outside strings: write comments with -- or /* */ and strings with '…'.`);
     } else {
       out += ch;
       i++;
@@ -183,6 +227,10 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   // A warehouse runs the query on its own servers, with the credentials' grants: no local files to reach.
   bigquery: /(?!)/,
   trino: /(?!)/,
+  // Table functions that reach files, URLs or other servers (readonly=1 refuses every table
+  // function, but a user whose profile is readonly=2 may call them).
+  clickhouse:
+    /\b(file|url|urlCluster|remote|remoteSecure|cluster|clusterAllReplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|hdfs|hdfsCluster|s3|s3Cluster|gcs|azureBlobStorage|azureBlobStorageCluster|input|executable|deltaLake|hudi|iceberg|hive|fileCluster|dictionary)\s*\(/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */

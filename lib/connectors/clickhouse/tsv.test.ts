@@ -1,0 +1,58 @@
+// Pure pieces of the ClickHouse source: byte lines across chunk borders, TabSeparated escapes,
+// type names and the quoted text of composite values.
+import { describe, expect, it } from "vitest";
+import { byteLines, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
+import { cursorLiteral, fieldValue, parseType, typeJsonSchema, utcExpression } from "./values";
+
+async function* chunks(parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) yield typeof p === "string" ? Buffer.from(p, "utf8") : p;
+}
+
+async function lines(parts: (string | Buffer)[]): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of byteLines(chunks(parts))) out.push(line.toString("latin1"));
+  return out;
+}
+
+describe("byteLines", () => {
+  it("cuts lines wherever the chunks end, and refuses a last line without its newline", async () => {
+    expect(await lines(["a\tb\nc", "d\n", "\n", "e", "f\ng\n"])).toEqual(["a\tb", "cd", "", "ef", "g"]);
+    // A UTF-8 character split between two chunks stays whole.
+    const smile = Buffer.from("\u{1F600}\n", "utf8");
+    const out: Buffer[] = [];
+    for await (const line of byteLines(chunks([smile.subarray(0, 2), smile.subarray(2)]))) out.push(Buffer.from(line));
+    expect(out.map((b) => b.toString("utf8"))).toEqual(["\u{1F600}"]);
+    await expect(lines(["a\nCode: 159, e.displayText() = DB::Exception: Timeout"])).rejects.toBeInstanceOf(IncompleteLineError);
+  });
+});
+
+describe("fields", () => {
+  it("unescapes TabSeparated text as bytes", () => {
+    const [a, b] = splitFields(Buffer.from("x\\ty\\\\z\\n\\0\\'\t\\xFF", "latin1"));
+    expect(unescapeBytes(a)).toEqual(Buffer.from("x\ty\\z\n\u0000'", "latin1"));
+    expect(unescapeBytes(b)).toEqual(Buffer.from([0xff]));
+  });
+
+  it("parses values of composite types from their quoted text", () => {
+    const v = (type: string, text: string) => fieldValue(parseType(type), Buffer.from(text, "utf8"));
+    expect(v("Array(Nullable(String))", "['a\\\\b','q\\'t','tab\\there',NULL]")).toEqual(["a\\b", "q't", "tab\there", null]);
+    expect(v("Array(Array(UInt8))", "[[1,2],[]]")).toEqual([[1, 2], []]);
+    expect(v("Tuple(String, Array(Date))", "('x',['2024-01-02'])")).toEqual(["x", ["2024-01-02"]]);
+    expect(v("Tuple(a String, b UInt64)", "('x',18446744073709551615)")).toEqual({ a: "x", b: "18446744073709551615" });
+    expect(v("Map(String, Float64)", "{'a':nan,'b':1.5}")).toEqual({ a: "NaN", b: 1.5 });
+    expect(v("LowCardinality(Nullable(String))", "\\N")).toBeNull();
+    expect(v("Nullable(DateTime64(6, 'UTC'))", "2024-05-01 08:00:00.123456")).toBe("2024-05-01T08:00:00.123456Z");
+  });
+
+  it("maps types to JSON Schema, DateTimes to UTC expressions and cursor literals", () => {
+    expect(typeJsonSchema(parseType("Nullable(Int64)"))).toEqual({ type: ["integer", "string", "null"], $comment: "Nullable(Int64)" });
+    expect(typeJsonSchema(parseType("Array(Nullable(Float32))"))).toEqual({ type: "array", items: { type: ["number", "null"] }, $comment: "Array(Nullable(Float32))" });
+    expect(utcExpression("q.`t`", parseType("Array(Array(DateTime('Asia/Tokyo')))"))).toBe(
+      "arrayMap(_e0 -> arrayMap(_e1 -> toTimeZone(_e1, 'UTC'), _e0), q.`t`)",
+    );
+    expect(utcExpression("q.`n`", parseType("Array(UInt8)"))).toBeUndefined();
+    expect(cursorLiteral(parseType("Nullable(DateTime)"), "2024-01-01T00:00:00.000Z")).toBe("parseDateTimeBestEffort('2024-01-01T00:00:00.000Z')");
+    expect(cursorLiteral(parseType("Decimal(10, 2)"), "1.50")).toBe("CAST('1.50' AS Decimal(10, 2))");
+    expect(cursorLiteral(parseType("String"), "it's")).toBe("'it\\'s'");
+  });
+});

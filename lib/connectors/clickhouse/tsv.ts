@@ -1,0 +1,82 @@
+// ClickHouse's TabSeparated text, read as bytes: a String may hold any bytes (not only UTF-8), so
+// lines and fields are cut and unescaped before anything is decoded.
+
+/** Lines (without their `\n`) of a byte stream, as they complete; one chunk held at a time. */
+export async function* byteLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+  let rest: Buffer | undefined;
+  for await (const chunk of chunks) {
+    let data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (rest) {
+      data = Buffer.concat([rest, data]);
+      rest = undefined;
+    }
+    let start = 0;
+    for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
+      yield data.subarray(start, nl);
+      start = nl + 1;
+    }
+    // A copy: the chunk's memory may be reused by the stream.
+    if (start < data.length) rest = Buffer.from(data.subarray(start));
+  }
+  if (rest && rest.length > 0) throw new IncompleteLineError(rest);
+}
+
+/** The response ended inside a line: the server stopped mid-row (its error text, or a cut connection). */
+export class IncompleteLineError extends Error {
+  constructor(readonly line: Buffer) {
+    super("The server's answer ended in the middle of a row.");
+  }
+}
+
+/** The raw (still escaped) fields of a line. */
+export function splitFields(line: Buffer): Buffer[] {
+  const fields: Buffer[] = [];
+  let start = 0;
+  for (let tab = line.indexOf(9, start); tab !== -1; tab = line.indexOf(9, start)) {
+    fields.push(line.subarray(start, tab));
+    start = tab + 1;
+  }
+  fields.push(line.subarray(start));
+  return fields;
+}
+
+const ESCAPES: Record<number, number> = {
+  0x62: 0x08, // \b
+  0x66: 0x0c, // \f
+  0x72: 0x0d, // \r
+  0x6e: 0x0a, // \n
+  0x74: 0x09, // \t
+  0x30: 0x00, // \0
+  0x61: 0x07, // \a
+  0x76: 0x0b, // \v
+};
+
+/**
+ * A field's bytes with TabSeparated escapes resolved (`\t`, `\n`, `\\`, `\'`, `\0`…; an unknown
+ * escape is the character itself, as ClickHouse reads it). Also the escapes of a quoted string.
+ */
+export function unescapeBytes(field: Buffer): Buffer {
+  if (field.indexOf(92) === -1) return field;
+  const out = Buffer.allocUnsafe(field.length);
+  let n = 0;
+  for (let i = 0; i < field.length; i++) {
+    const b = field[i];
+    if (b === 92 && i + 1 < field.length) {
+      const next = field[++i];
+      if (next === 0x78 && i + 2 < field.length && isHex(field[i + 1]) && isHex(field[i + 2])) {
+        out[n++] = parseInt(String.fromCharCode(field[i + 1], field[i + 2]), 16);
+        i += 2;
+      } else out[n++] = ESCAPES[next] ?? next;
+    } else out[n++] = b;
+  }
+  return out.subarray(0, n);
+}
+
+function isHex(b: number): boolean {
+  return (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102);
+}
+
+/** TabSeparated's NULL: a whole field `\N`. */
+export function isNullField(field: Buffer): boolean {
+  return field.length === 2 && field[0] === 92 && field[1] === 78;
+}
