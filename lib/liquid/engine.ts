@@ -15,6 +15,7 @@ import {
   type TopLevelToken,
 } from "liquidjs";
 import { env } from "@/lib/config/env";
+import { registerExactMath } from "./exact-math";
 
 export const NO_FILES = "templates cannot include files";
 
@@ -105,6 +106,8 @@ export function createLiquid(options: SafeLiquidOptions = {}, limits: TemplateLi
     memoryLimit: limits.memory,
   });
   for (const name of ["include", "render", "layout"]) engine.registerTag(name, FileTagRefused);
+  // Math filters that neither bend a number held as exact text nor count NaN as 0.
+  registerExactMath(engine);
   chargeRenderedText(engine);
   return engine;
 }

@@ -11,6 +11,7 @@
 // and developers.google.com/identity/protocols/oauth2/service-account.
 import type { JsonSchema, Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
+import { exactJson } from "../shared/values";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
 import type { RestCalls, RestContext, RestResponse } from "../rest-kit/types";
@@ -97,7 +98,7 @@ async function prepare(ctx: RestContext & RestCalls, records: WriteRecord[]): Pr
 function cell(value: unknown, column: string): unknown {
   if (value === undefined) return null;
   if (value === null) return "";
-  const out = typeof value === "object" ? JSON.stringify(value) : value;
+  const out = typeof value === "object" ? exactJson(value) : value;
   if (typeof out === "string" && out.length > MAX_CELL_CHARS) {
     throw new ConnectorError(`Your input contains more than the maximum of ${MAX_CELL_CHARS} characters in a single cell (column ${column}).`);
   }

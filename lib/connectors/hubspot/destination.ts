@@ -7,6 +7,7 @@
 // error handling; usage guidelines).
 import type { JsonSchema, Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
+import { exactJson } from "../shared/values";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
 import type { RecordResult, RestContext, RestResponse, WriteEndpoint } from "../rest-kit/types";
@@ -24,7 +25,7 @@ const idProperty = (config: Row) => (typeof config.id_property === "string" && c
 /** HubSpot property values are strings, numbers or booleans; null clears a property ("" in the API). */
 function propertyValue(value: unknown): unknown {
   if (value === null || value === undefined) return "";
-  if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "object") return exactJson(value);
   return value;
 }
 

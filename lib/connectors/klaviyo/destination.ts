@@ -8,6 +8,7 @@
 // klaviyo/openapi stable specs).
 import type { JsonSchema, Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
+import { exactJson } from "../shared/values";
 import { numberField } from "../shared/config";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
@@ -41,7 +42,7 @@ function profile(record: WriteRecord): unknown {
     type: "profile",
     attributes: { ...attributes, ...(Object.keys(location).length > 0 ? { location } : {}), ...(Object.keys(properties).length > 0 ? { properties } : {}) },
   };
-  const size = Buffer.byteLength(JSON.stringify(resource));
+  const size = Buffer.byteLength(exactJson(resource));
   if (size > MAX_PROFILE_BYTES) throw new ConnectorError(`The profile is ${size} bytes as JSON; Klaviyo takes at most 100 KB per profile.`);
   return resource;
 }

@@ -111,18 +111,25 @@ async function sendOne(
   sent: (m: { line: string; body: unknown }) => void,
 ): Promise<string> {
   const key = renderName(s.keyTemplate, record.payload, "key", invalidKey);
-  const fields = messageFields(record.payload);
+  const { fields, nulls } = messageFields(record.payload);
   if (s.mode === "hash") {
     if (record.action === "delete") {
       sent({ line: `DEL ${key}`, body: null });
       return `DEL: ${await client.del(key)} key removed`;
     }
-    if (Object.keys(fields).length === 0)
+    const written = Object.keys(fields).length > 0;
+    if (!written && nulls.length === 0)
       throw new ConnectorError("The record has no fields to write into the hash.");
-    sent({ line: `HSET ${key}`, body: fields });
-    return `HSET: ${await client.hSet(key, fields)} new fields`;
+    // A NULL field is no field: HDEL, so a value written before does not outlive its NULL.
+    sent({ line: [written ? `HSET ${key}` : "", nulls.length > 0 ? `HDEL ${key} ${nulls.join(" ")}` : ""].filter(Boolean).join("; "), body: fields });
+    if (nulls.length === 0) return `HSET: ${await client.hSet(key, fields)} new fields`;
+    const multi = client.multi();
+    if (written) multi.hSet(key, fields);
+    multi.hDel(key, nulls);
+    const replies = await multi.exec();
+    return written ? `HSET: ${String(replies[0])} new fields; HDEL: ${String(replies[1])} removed` : `HDEL: ${String(replies[0])} removed`;
   }
-  // A stream entry must have a field; a delete says so, as an entry of its own.
+  // A stream entry must have a field; a delete says so, as an entry of its own. NULL fields are left out.
   const entry = record.action === "delete" ? { ...fields, _action: "delete" } : fields;
   if (Object.keys(entry).length === 0)
     throw new ConnectorError("The record has no fields to add to the stream.");
@@ -147,7 +154,10 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
  */
 function classify(err: unknown): unknown {
   if (err instanceof ConnectorError) return err;
-  const ErrorReply = redisLib.loaded()?.ErrorReply;
+  const lib = redisLib.loaded();
+  // HSET with HDEL runs as MULTI: its failure is the first failed command's reply.
+  if (lib && err instanceof lib.MultiErrorReply) err = [...err.errors()][0] ?? err;
+  const ErrorReply = lib?.ErrorReply;
   if (ErrorReply && err instanceof ErrorReply)
     return TRANSIENT_REPLY.test(err.message) ? transientError(err.message) : err;
   return transientError(

@@ -118,6 +118,26 @@ describe("Redis destination", () => {
     expect(await admin.exists(`${prefix}:customer:2`)).toBe(0);
   });
 
+  it("leaves a NULL out: no stream field, and a hash field removed (the text \"null\" stays text)", async () => {
+    const h = config({ mode: "hash", key_template: `${prefix}:nulls:{{ id }}` });
+    await redisDestination.write(h, [{ key: "1", action: "upsert", payload: { id: 1, name: "Ada", note: "x" } }], { stream, batch: true });
+    const [outcome] = await redisDestination.write(h, [{ key: "1", action: "upsert", payload: { id: 1, name: null, note: "null" } }], { stream, batch: true });
+    expect(outcome.ok).toBe(true);
+    expect(await admin.hGetAll(`${prefix}:nulls:1`)).toEqual({ id: "1", note: "null" });
+    // Nothing but NULLs: the fields go, nothing is written.
+    const fixed = config({ mode: "hash", key_template: `${prefix}:nulls:1` });
+    await redisDestination.write(fixed, [{ key: "1", action: "upsert", payload: { note: null } }], { stream, batch: true });
+    expect(await admin.hGetAll(`${prefix}:nulls:1`)).toEqual({ id: "1" });
+    // A MULTI's refusal is the server's sentence, not "1 commands failed".
+    await admin.set(`${prefix}:nulls:2`, "a string");
+    const [refused] = await redisDestination.write(h, [{ key: "2", action: "upsert", payload: { id: 2, name: null } }], { stream, batch: true });
+    expect(refused).toMatchObject({ ok: false, retryable: false });
+    expect(refused.error).toMatch(/^WRONGTYPE/);
+    const s = config({ key_template: `${prefix}:nulls_stream` });
+    await redisDestination.write(s, [{ key: "1", action: "insert", payload: { id: 1, name: null } }], { stream, batch: true });
+    expect(((await admin.xRange(`${prefix}:nulls_stream`, "-", "+")) ?? []).map((e) => e.message ?? {})).toEqual([{ id: "1" }]);
+  });
+
   it("fails only the records the server refuses, with its error", async () => {
     await admin.set(`${prefix}:taken`, "a string");
     const c = config({ key_template: `{% if target != "" %}${prefix}:{{ target }}{% endif %}` });

@@ -1,6 +1,7 @@
 // Cutting a chunk of records into requests a vendor accepts: at most maxRecords each, and a JSON body
 // of at most maxBytes. The engine's chunks are already maxRecords long (the stream's batch_size);
 // bytes depend on the payloads, so they are counted here, per record, as the body will carry them.
+import { exactJson } from "../shared/values";
 
 /** A record ready to send: its element of the body and that element's size as JSON (UTF-8 bytes). */
 export interface Prepared<T> {
@@ -10,7 +11,7 @@ export interface Prepared<T> {
 }
 
 export function prepare<T>(entry: T, item: unknown): Prepared<T> {
-  return { entry, item, size: Buffer.byteLength(JSON.stringify(item) ?? "null") };
+  return { entry, item, size: Buffer.byteLength(exactJson(item)) };
 }
 
 export interface RequestPlan<T> {

@@ -6,6 +6,7 @@ import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { redact } from "../shared/secrets";
+import { exactJson } from "../shared/values";
 import { accessToken, forgetAccessToken } from "./oauth";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
 
@@ -62,7 +63,8 @@ export function sendRest(
   request: RestRequest,
   signal?: AbortSignal,
 ): Promise<HttpExchange> {
-  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  // exactJson: a number inside a source's JSON goes as written, not as the value model's marker.
+  const body = request.body === undefined ? undefined : exactJson(request.body);
   return sendHttp({
     url: urlOf(client, request),
     method: request.method,

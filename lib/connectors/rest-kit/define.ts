@@ -9,10 +9,12 @@ import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { redact, secretValues } from "../shared/secrets";
+import { exactJson } from "../shared/values";
 import { planRequests, prepare, type Prepared } from "./batches";
 import { TOKEN_UNAVAILABLE } from "./oauth";
 import { renewAuth, RestCallError, restCall, restClient, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
+import { restRecord } from "./values";
 import type { RecordResult, RestCalls, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
 
 /**
@@ -71,14 +73,14 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     const prepared: Prepared<WriteRecord>[] = [];
     for (const record of records) {
       try {
-        prepared.push(prepare(record, endpoint.item(record, ctx)));
+        prepared.push(prepare(record, endpoint.item(restRecord(record, ctx.stream, spec.definition.title), ctx)));
       } catch (err) {
         if (!(err instanceof ConnectorError)) throw err;
         outcomes.push(failed(record, err.message));
       }
     }
     const empty = endpoint.request([], ctx).body;
-    const overhead = empty === undefined ? 0 : Buffer.byteLength(JSON.stringify(empty));
+    const overhead = empty === undefined ? 0 : Buffer.byteLength(exactJson(empty));
     const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, endpoint.maxRecords ?? Number.POSITIVE_INFINITY) : 1;
     const plan = planRequests(prepared, maxRecords, spec.limits.maxBytes, overhead);
     for (const p of plan.tooBig) {

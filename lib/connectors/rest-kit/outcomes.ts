@@ -4,6 +4,7 @@
 // vendor says so (408, 429, 5xx, the definition's extra statuses, network trouble), with the wait
 // from Retry-After or the vendor's rate-limit headers.
 import type { LogPart, RecordLog, WriteOutcome, WriteRecord } from "../types";
+import { exactJson } from "../shared/values";
 import { describeExchange, isRetryable, isSuccess, logUrl, truncate, type HttpExchange } from "../shared/http";
 import { capRetryAfter } from "../shared/retry-after";
 import type { Prepared } from "./batches";
@@ -15,7 +16,7 @@ const LOG_BODY_LIMIT = 2 * 1024;
 
 function logBody(value: unknown): unknown {
   if (value === undefined) return undefined;
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const text = typeof value === "string" ? value : exactJson(value);
   return text.length <= LOG_BODY_LIMIT ? value : truncate(text, LOG_BODY_LIMIT);
 }
 

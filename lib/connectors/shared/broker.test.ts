@@ -19,11 +19,9 @@ describe("broker names and messages", () => {
   });
 
   it("turns a payload into string fields and a stable message id", () => {
-    expect(messageFields({ a: "x", n: 1, o: { k: [1] }, z: null, u: undefined })).toEqual({
-      a: "x",
-      n: "1",
-      o: '{"k":[1]}',
-      z: "null",
+    expect(messageFields({ a: "x", n: 1, o: { k: [1] }, z: null, t: "null", u: undefined })).toEqual({
+      fields: { a: "x", n: "1", o: '{"k":[1]}', t: "null" },
+      nulls: ["z"],
     });
     expect(messageId({ key: "7", action: "insert", payload: {}, idempotencyKey: "abc" })).toBe("abc");
     expect(messageId({ key: "7", action: "insert", payload: {} })).toBe("record-7");

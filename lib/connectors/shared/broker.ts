@@ -126,14 +126,20 @@ export function messageBody(payload: Row): string {
   return exactJson(payload);
 }
 
-/** The payload's top-level fields as strings (Redis stream entries and hashes): text as is, the rest as JSON. */
-export function messageFields(payload: Row): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * The payload's top-level fields as strings (Redis stream entries and hashes): text as is, numbers
+ * as their digits, the rest as exact JSON (values.ts scalarText). A NULL has no text: its field is
+ * left out and named in `nulls` (a hash removes it), so the text "null" always means the text.
+ */
+export function messageFields(payload: Row): { fields: Record<string, string>; nulls: string[] } {
+  const fields: Record<string, string> = {};
+  const nulls: string[] = [];
   for (const [k, v] of Object.entries(payload)) {
     if (v === undefined) continue;
-    out[k] = scalarText(v);
+    if (v === null) nulls.push(k);
+    else fields[k] = scalarText(v);
   }
-  return out;
+  return { fields, nulls };
 }
 
 /**
