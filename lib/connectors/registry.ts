@@ -39,10 +39,21 @@ import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
+import { snowflakeSource } from "./snowflake/source";
+import { databricksSource } from "./databricks/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const sources: SourceConnector[] = [
+  postgresqlSource,
+  mariadbSource,
+  duckdbSource,
+  httpModelSource,
+  openAiSource,
+  // Warehouses through their statement APIs (shared/statement-api.ts).
+  snowflakeSource,
+  databricksSource,
+];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,

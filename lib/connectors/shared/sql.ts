@@ -16,7 +16,8 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb";
+/** Snowflake and Databricks (Spark SQL) are checked as text only: the warehouse parses the statement. */
+export type SqlDialect = "postgresql" | "mariadb" | "snowflake" | "databricks";
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
 
@@ -57,6 +58,11 @@ function nestedCommentEnd(query: string, from: number): number {
  */
 function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
   const maria = dialect === "mariadb";
+  // Backslash escapes inside every string: MariaDB, Snowflake and Spark SQL.
+  const backslashes = dialect !== "postgresql";
+  // Names in backticks (MariaDB, Spark SQL); Spark's double quotes are strings.
+  const backtickNames = maria || dialect === "databricks";
+  const doubleQuotedName = dialect === "postgresql" || dialect === "snowflake";
   let out = "";
   let i = 0;
   const blank = (from: number, to: number) => {
@@ -66,8 +72,9 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
   while (i < query.length) {
     const ch = query[i];
     const next = query[i + 1];
-    if (ch === "'" || ch === '"' || (maria && ch === "`")) {
-      const escapes = ch !== "`" && (maria || (ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "")));
+    if (ch === "'" || ch === '"' || (backtickNames && ch === "`")) {
+      const escapes =
+        ch !== "`" && ((backslashes && !(doubleQuotedName && ch === '"')) || (ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "")));
       let j = i + 1;
       while (j < query.length) {
         if (escapes && query[j] === "\\") j += 2;
@@ -75,23 +82,31 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
         else if (query[j] === ch) break;
         else j++;
       }
-      const quotedName = maria ? ch === "`" : ch === '"';
+      const quotedName = backtickNames ? ch === "`" : ch === '"';
       if (keepQuotedNames && quotedName) {
         // A quoted name stays visible (unquoted), so "pg_read_file"(…) is seen as a call.
-        if (!maria && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
+        if (dialect === "postgresql" && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
         const name = query.slice(i + 1, j).replaceAll(ch + ch, ch);
         out += ` ${name} `;
         i = Math.min(j + 1, query.length);
       } else blank(i, Math.min(j + 1, query.length));
-    } else if ((ch === "-" && next === "-" && (!maria || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) || (maria && ch === "#")) {
+    } else if (
+      (ch === "-" && next === "-" && (!maria || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) ||
+      (maria && ch === "#") ||
+      (dialect === "snowflake" && ch === "/" && next === "/")
+    ) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
     } else if (ch === "/" && next === "*") {
       if (maria && /^\/\*M?!/.test(query.slice(i, i + 4))) {
         throw new ConnectorError("The query must not contain executable comments (/*! … */).");
       }
-      blank(i, maria ? flatCommentEnd(query, i) : nestedCommentEnd(query, i));
-    } else if (!maria && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
+      blank(i, maria || dialect === "snowflake" ? flatCommentEnd(query, i) : nestedCommentEnd(query, i));
+    } else if (dialect === "snowflake" && ch === "$" && next === "$" && !/\w/.test(query[i - 1] ?? "")) {
+      // Snowflake's $$…$$ strings (no tags).
+      const end = query.indexOf("$$", i + 2);
+      blank(i, end === -1 ? query.length : end + 2);
+    } else if (dialect === "postgresql" && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
       blank(i, end === -1 ? query.length : end + tag.length);
@@ -154,6 +169,10 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   postgresql:
     /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i,
   mariadb: /\b(load_file|sys_exec|sys_eval|sys_get|sys_set)\s*\(/i,
+  // Functions that act on other statements or sessions, though a SELECT may call them.
+  snowflake: /(?<![\w$])(system\$cancel_\w+|system\$abort_\w+|system\$wait|system\$send_\w+)\s*\(/i,
+  // Calls into the JVM of the warehouse.
+  databricks: /\b(reflect|java_method|try_reflect)\s*\(/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
