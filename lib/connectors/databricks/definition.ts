@@ -80,7 +80,6 @@ export const databricksSourceDefinition: ConnectorDefinition = {
           "cannot be used: statements run on a SQL warehouse, so give its HTTP path, `/sql/1.0/warehouses/<warehouse id>` (a cluster's `sql/protocolv1/o/…` path is not supported).",
       });
     }
-    if (!config.access_token) problems.push({ path: "access_token", message: "is required: a Databricks access token that may use the SQL warehouse." });
     return problems;
   },
 };

@@ -114,6 +114,8 @@ export const snowflakeSourceDefinition: ConnectorDefinition = {
     },
   },
   configurationProblems: (config: Row) => {
+    // Without credentials the reference's settings still save (its spec does not require them); check says what is missing.
+    if (config.credentials === undefined) return [];
     const credentials = (config.credentials ?? {}) as Row;
     const type = credentials.auth_type ?? "username/password";
     if (type === "key_pair" && !credentials.private_key) {
