@@ -10,7 +10,8 @@
 // answers Databricks' type names. Chunks are small (chunkRows) so paging is exercised. Tests only.
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { bearerToken, json, startEmulator, type ReceivedRequest } from "./common";
+// No engine imports: the e2e specs start this emulator in Playwright's process too.
+import { json, startHttpServer, type ReceivedRequest } from "../support/connectors";
 import { pgArrayJson, PgStatement, replaceOutsideQuotes, type PgColumn, type PgStatementResult } from "./warehouse-pg";
 
 export interface DatabricksEmulatorOptions {
@@ -160,7 +161,7 @@ export async function startDatabricksEmulator(options: DatabricksEmulatorOptions
       control.throttled++;
       return json(res, 429, { error_code: "TOO_MANY_REQUESTS", message: "Too many requests. Please wait a moment and try again." }, { "retry-after": "1" });
     }
-    if (bearerToken(req) !== options.token) return json(res, 401, { error_code: "UNAUTHENTICATED", message: "Invalid access token." });
+    if (req.headers.authorization !== `Bearer ${options.token}`) return json(res, 401, { error_code: "UNAUTHENTICATED", message: "Invalid access token." });
     const url = new URL(req.url, "http://emulator");
     if (req.method === "POST" && url.pathname === "/api/2.0/sql/statements") {
       const body = JSON.parse(req.body || "{}") as {
@@ -227,6 +228,6 @@ export async function startDatabricksEmulator(options: DatabricksEmulatorOptions
     json(res, 404, { error_code: "ENDPOINT_NOT_FOUND", message: "No API found." });
   }
 
-  const server = await startEmulator((req, res) => void handle(req, res));
+  const server = await startHttpServer((req, res) => void handle(req, res));
   return { ...server, control, statements };
 }

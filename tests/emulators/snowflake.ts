@@ -13,8 +13,9 @@
 import { randomUUID, type KeyObject } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { jwtVerify } from "jose";
-import { publicKeyFingerprint } from "@/lib/connectors/snowflake/auth";
-import { json, startEmulator, type ReceivedRequest } from "./common";
+// Relative imports, no engine: the e2e specs start this emulator in Playwright's process too.
+import { publicKeyFingerprint } from "../../lib/connectors/snowflake/auth";
+import { json, startHttpServer, type ReceivedRequest } from "../support/connectors";
 import { epochSecondsText, pgArrayJson, PgStatement, positionalToPg, replaceOutsideQuotes, type PgColumn, type PgStatementResult } from "./warehouse-pg";
 
 export interface SnowflakeEmulatorOptions {
@@ -255,6 +256,6 @@ export async function startSnowflakeEmulator(options: SnowflakeEmulatorOptions) 
     json(res, 404, { code: "390400", message: "Unknown endpoint." });
   }
 
-  const server = await startEmulator((req, res) => void handle(req, res));
+  const server = await startHttpServer((req, res) => void handle(req, res));
   return { ...server, control, statements };
 }
