@@ -29,6 +29,11 @@ export function parseSnowflakeConfig(config: Row): SnowflakeConfig {
     .replace(/^https?:\/\//i, "")
     .replace(/\/+$/, "");
   const credentials = objectField(config, "credentials");
+  if (!optionalString(credentials, "username")) {
+    throw new ConnectorError(
+      "Give credentials: the user's name and a programmatic access token in the password field (username/password), or its private key (key_pair).",
+    );
+  }
   const username = stringField(credentials, "username");
   const authType = optionalString(credentials, "auth_type") ?? "username/password";
   let auth: SnowflakeAuth;
