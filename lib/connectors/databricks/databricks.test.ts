@@ -112,6 +112,8 @@ describe("Databricks source", () => {
     expect(() => databricksSource.checkQuery!("INSERT INTO t SELECT 1")).toThrow(/must be a SELECT/);
     expect(() => databricksSource.checkQuery!("SELECT reflect('java.lang.System', 'exit', 1)")).toThrow(/must not call reflect/);
     expect(() => databricksSource.checkQuery!('SELECT "a;b" AS `x;y` FROM events')).not.toThrow();
+    expect(() => databricksSource.checkQuery!("SELECT 'a\\'; b' AS x /* ; /* ; */ ; */ FROM events")).not.toThrow();
+    expect(() => databricksSource.checkQuery!("SELECT 'a' AS x; SELECT 2")).toThrow(/single statement/);
   });
 
   it("streams 20k rows chunk by chunk, holding one chunk at a time", async () => {

@@ -150,6 +150,9 @@ describe("Snowflake source", () => {
     expect(() => snowflakeSource.checkQuery!("SELECT 1; DROP TABLE events")).toThrow(/single statement/);
     expect(() => snowflakeSource.checkQuery!("SELECT SYSTEM$CANCEL_ALL_QUERIES(1)")).toThrow(/must not call system\$cancel_all_queries/);
     expect(() => snowflakeSource.checkQuery!("SELECT '$$;' AS a, $$ ; $$ AS b -- ;\n FROM events")).not.toThrow();
+    expect(() => snowflakeSource.checkQuery!("SELECT 'it\\'s; fine' AS a // ;\n FROM events")).not.toThrow();
+    expect(() => snowflakeSource.checkQuery!("SELECT 'a\\'; DROP TABLE events; --'")).not.toThrow();
+    expect(() => snowflakeSource.checkQuery!("SELECT 'a\\\\'; DROP TABLE events")).toThrow(/single statement/);
   });
 
   it("streams 20k rows partition by partition, holding one partition at a time", async () => {
