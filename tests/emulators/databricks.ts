@@ -40,7 +40,7 @@ function catalogColumns(catalog: string): string {
        WHEN 'timestamp without time zone' THEN 'TIMESTAMP_NTZ' WHEN 'timestamp with time zone' THEN 'TIMESTAMP'
        WHEN 'bytea' THEN 'BINARY' WHEN 'ARRAY' THEN 'ARRAY' WHEN 'jsonb' THEN 'VARIANT' WHEN 'json' THEN 'VARIANT' ELSE 'STRING' END AS data_type,
   CASE WHEN data_type = 'numeric' THEN 'decimal(' || numeric_precision || ',' || numeric_scale || ')' ELSE NULL END AS full_data_type
-  FROM information_schema.columns WHERE table_schema NOT IN ('pg_catalog', 'information_schema'))`;
+  FROM information_schema.columns WHERE table_schema NOT IN ('pg_catalog', 'information_schema')) AS columns`;
 }
 
 /** Spark SQL as PostgreSQL runs it: named parameters, backticked names, the catalog's views. */
@@ -53,7 +53,7 @@ function translate(sql: string, parameters: { name: string; value: string }[], c
   });
   text = text.replace(/`((?:[^`]|``)*)`/g, (_m, name: string) => `"${name.replaceAll("``", "`").replaceAll('"', '""')}"`);
   text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.columns\b/gi, () => catalogColumns(catalog));
-  text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.schemata\b/gi, () => `(SELECT '${catalog}'::text AS catalog_name, schema_name FROM information_schema.schemata)`);
+  text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.schemata\b/gi, () => `(SELECT '${catalog}'::text AS catalog_name, schema_name FROM information_schema.schemata) AS schemata`);
   return { text, values };
 }
 

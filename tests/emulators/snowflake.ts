@@ -50,7 +50,7 @@ const CATALOG_COLUMNS = `(SELECT table_catalog, table_schema, table_name, column
        WHEN data_type = 'timestamp with time zone' THEN 'TIMESTAMP_TZ'
        WHEN data_type IN ('json','jsonb') THEN 'VARIANT' WHEN data_type = 'ARRAY' THEN 'ARRAY'
        WHEN data_type = 'bytea' THEN 'BINARY' ELSE 'TEXT' END AS data_type
-  FROM information_schema.columns WHERE table_schema NOT IN ('pg_catalog', 'information_schema'))`;
+  FROM information_schema.columns WHERE table_schema NOT IN ('pg_catalog', 'information_schema')) AS columns`;
 
 /** Snowflake SQL as PostgreSQL runs it: bindings, CURRENT_VERSION(), the catalog's type names. */
 function translate(sql: string): string {
