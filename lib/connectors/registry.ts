@@ -44,6 +44,8 @@ import { watsonxDataSource } from "./watsonx-data/source";
 import { bigquerySource } from "./bigquery/source";
 import { athenaSource } from "./aws-athena/source";
 import { clickhouseSource } from "./clickhouse/source";
+import { snowflakeSource } from "./snowflake/source";
+import { databricksSource } from "./databricks/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -54,7 +56,9 @@ const sources: SourceConnector[] = [
   httpModelSource,
   openAiSource,
   // Warehouses.
+  snowflakeSource,
   bigquerySource,
+  databricksSource,
   redshiftSource,
   athenaSource,
   watsonxDataSource,

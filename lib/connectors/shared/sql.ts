@@ -16,9 +16,13 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino" | "clickhouse";
+export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino" | "snowflake" | "databricks" | "clickhouse";
 
-/** How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's engine). */
+/**
+ * How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's engine;
+ * databricks: Spark SQL). Warehouses other than ClickHouse are checked as text only: they parse the
+ * statement themselves.
+ */
 interface DialectTraits {
   /** Names are quoted with backticks (else with double quotes). */
   backtickNames: boolean;
@@ -34,14 +38,20 @@ interface DialectTraits {
   executableComments: boolean;
   /** $tag$…$tag$ strings and E'…' escapes (PostgreSQL). */
   dollarQuotes: boolean;
+  /** Untagged $$…$$ strings (Snowflake). */
+  plainDollarStrings: boolean;
+  /** `//` starts a line comment (Snowflake). */
+  slashComments: boolean;
 }
 
 /** ClickHouse has its own tokenizer (clickhouseCodeOnly): its versions read comments and strings differently. */
 const TRAITS: Record<Exclude<SqlDialect, "clickhouse">, DialectTraits> = {
-  postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true },
-  mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false },
-  bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false },
-  trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false },
+  postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true, plainDollarStrings: false, slashComments: false },
+  mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
+  bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
+  trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
+  snowflake: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: true, slashComments: true },
+  databricks: { backtickNames: true, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
 };
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
@@ -95,7 +105,8 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
     const next = query[i + 1];
     if (ch === "'" || ch === '"' || (t.backtickNames && ch === "`")) {
       const eString = t.dollarQuotes && ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "");
-      const escapes = ch !== "`" && (t.backslashEscapes || eString);
+      // Backslashes escape inside strings, not inside double-quoted names (Snowflake).
+      const escapes = ch !== "`" && ((t.backslashEscapes && (ch === "'" || t.backtickNames)) || eString);
       let j = i + 1;
       while (j < query.length) {
         if (escapes && query[j] === "\\") j += 2;
@@ -111,7 +122,11 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
         out += ` ${name} `;
         i = Math.min(j + 1, query.length);
       } else blank(i, Math.min(j + 1, query.length));
-    } else if ((ch === "-" && next === "-" && (!t.dashNeedsSpace || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) || (t.hashComments && ch === "#")) {
+    } else if (
+      (ch === "-" && next === "-" && (!t.dashNeedsSpace || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) ||
+      (t.hashComments && ch === "#") ||
+      (t.slashComments && ch === "/" && next === "/")
+    ) {
       const end = query.indexOf("\n", i);
       blank(i, end === -1 ? query.length : end);
     } else if (ch === "/" && next === "*") {
@@ -119,6 +134,9 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
         throw new ConnectorError("The query must not contain executable comments (/*! … */).");
       }
       blank(i, t.nestedComments ? nestedCommentEnd(query, i) : flatCommentEnd(query, i));
+    } else if (t.plainDollarStrings && ch === "$" && next === "$" && !/\w/.test(query[i - 1] ?? "")) {
+      const end = query.indexOf("$$", i + 2);
+      blank(i, end === -1 ? query.length : end + 2);
     } else if (t.dollarQuotes && ch === "$" && DOLLAR_TAG.test(query.slice(i, i + 64)) && !/\w/.test(query[i - 1] ?? "")) {
       const tag = DOLLAR_TAG.exec(query.slice(i, i + 64))![0];
       const end = query.indexOf(tag, i + tag.length);
@@ -231,6 +249,10 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   // function, but a user whose profile is readonly=2 may call them).
   clickhouse:
     /\b(file|url|urlCluster|remote|remoteSecure|cluster|clusterAllReplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|hdfs|hdfsCluster|s3|s3Cluster|gcs|azureBlobStorage|azureBlobStorageCluster|input|executable|deltaLake|hudi|iceberg|hive|fileCluster|dictionary)\s*\(/i,
+  // Functions that act on other statements or sessions, though a SELECT may call them.
+  snowflake: /(?<![\w$])(system\$cancel_\w+|system\$abort_\w+|system\$wait|system\$send_\w+)\s*\(/i,
+  // Calls into the JVM of the warehouse.
+  databricks: /\b(reflect|java_method|try_reflect)\s*\(/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
