@@ -60,10 +60,10 @@ const credentialsJsonField: JsonSchema = {
     KEY_FILE_FIELDS.map((field, order) => [
       field,
       field === "type"
-        ? { type: "string", title: field, enum: ["service_account"], order }
+        ? { type: "string", title: field, description: "The key file's type: service_account.", enum: ["service_account"], order }
         : field === "private_key" || field === "private_key_id"
-          ? { type: "string", title: field, secret: true, multiwoven_secret: true, multiline: field === "private_key", order }
-          : { type: "string", title: field, order },
+          ? { type: "string", title: field, description: `The key file's ${field}.`, secret: true, multiwoven_secret: true, multiline: field === "private_key", order }
+          : { type: "string", title: field, description: `The key file's ${field}.`, order },
     ]),
   ),
   order: 0,

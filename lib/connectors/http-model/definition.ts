@@ -66,6 +66,7 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
       config: {
         type: "object",
         title: "Request options",
+        description: "The reference's per-request options.",
         properties: {
           timeout: {
             type: "string",

@@ -105,6 +105,7 @@ export const openAiSourceDefinition: ConnectorDefinition = {
       config: {
         type: "object",
         title: "Request options",
+        description: "The reference's per-request options.",
         properties: {
           timeout: {
             type: "string",

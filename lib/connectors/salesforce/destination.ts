@@ -36,7 +36,7 @@ const withInstanceUrl = (spec: JsonSchema): JsonSchema => ({ ...spec, allOf: [{ 
 export function salesforceSettings(config: Row): Row {
   const text = (key: string) => (typeof config[key] === "string" && config[key] !== "" ? String(config[key]) : undefined);
   const baseUrl = text("base_url") ?? text("instance_url");
-  return { ...config, ...(baseUrl ? { base_url: baseUrl } : {}), external_id_field: text("external_id_field") ?? "Id" };
+  return { ...config, ...(baseUrl ? { base_url: baseUrl } : {}), sobject: text("sobject") ?? "Contact", external_id_field: text("external_id_field") ?? "Id" };
 }
 const version = (config: Row) => {
   const value = typeof config.api_version === "string" && config.api_version !== "" ? config.api_version : "v60.0";
@@ -46,7 +46,8 @@ const version = (config: Row) => {
 const data = (config: Row) => `/services/data/${version(config)}`;
 
 function sobjectRecord(record: WriteRecord, ctx: RestContext, needsExternalId: boolean): Row {
-  if (needsExternalId) {
+  // Upserting on Id, a record without one is created (Salesforce's documented use of Id there).
+  if (needsExternalId && externalId(ctx.config) !== "Id") {
     const field = externalId(ctx.config);
     const value = record.payload[field];
     if (value === null || value === undefined || value === "") throw new ConnectorError(`The record has no ${field}, the external id Salesforce upserts on.`);
@@ -146,7 +147,7 @@ export const salesforceDestination = defineRestDestination({
       const field = ((response.body as { fields?: Field[] } | undefined)?.fields ?? []).find((f) => f.name === externalId(config));
       const object = sobject(config);
       if (!field) return `Connected to Salesforce, but ${object} has no field ${externalId(config)}: upserts will fail.`;
-      return field.externalId ? `Connected to Salesforce; ${object} can be upserted by ${field.name}.` : `Connected to Salesforce, but ${field.name} is not an External ID field: upserts will fail.`;
+      return field.externalId || field.name === "Id" ? `Connected to Salesforce; ${object} can be upserted by ${field.name}.` : `Connected to Salesforce, but ${field.name} is not an External ID field: upserts will fail.`;
     },
   },
   async discover(ctx) {
