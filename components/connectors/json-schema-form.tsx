@@ -107,6 +107,8 @@ export function JsonSchemaForm({
         const required = schema.required?.includes(key);
         const current = value?.[key];
         const set = (v: unknown) => onChange({ ...value, [key]: v });
+        // An earlier name of a field (Slack's bot_token for api_token): shown only to settings that use it.
+        if (prop.deprecated && (current === undefined || current === null || current === "")) return null;
         if (isObject(prop)) {
           return (
             <fieldset key={key} className="col-span-full rounded-lg border border-slate-200 p-4">

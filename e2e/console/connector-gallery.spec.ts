@@ -64,5 +64,15 @@ test("sources: icons, category chips, search, generic fallback", async ({ page, 
   await expect(card(page, /Slack/).locator("[data-generic-icon]")).toBeVisible();
   await expect(card(page, /Slack/).locator("img")).toHaveCount(0);
   await expectLoadedIcon(card(page, /HTTP/).first(), "/icons/http.svg");
+  // Destinations are filed under the reference's categories: CRM holds HubSpot and Salesforce.
+  const destinationChips = page.getByRole("group", { name: "Filter by category" });
+  for (const name of ["CRM", "Marketing Automation", "Productivity Tools", "Database", "Team Collaboration"]) {
+    await expect(destinationChips.getByRole("button", { name, exact: true })).toBeVisible();
+  }
+  await destinationChips.getByRole("button", { name: "CRM", exact: true }).click();
+  await expect(card(page, /HubSpot/)).toBeVisible();
+  await expect(card(page, /Salesforce/)).toBeVisible();
+  await expect(card(page, /Slack/)).toHaveCount(0);
+  await destinationChips.getByRole("button", { name: "All" }).click();
   await shot(page, "connector-gallery-destinations");
 });

@@ -24,6 +24,8 @@ export type JsonSchema = {
   default?: unknown;
   secret?: boolean;
   readOnly?: boolean;
+  /** An earlier name of another field, kept for settings saved with it: the form shows it only when set. */
+  deprecated?: boolean;
   order?: number;
   minimum?: number;
   maximum?: number;

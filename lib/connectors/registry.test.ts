@@ -40,7 +40,7 @@ describe("definitions", () => {
       "Iterable",
       "Klaviyo",
       "Mailchimp",
-      "Salesforce",
+      "SalesforceCrm",
       "GoogleSheets",
     ]);
     expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel", "source:OpenAI"]);
@@ -92,7 +92,7 @@ describe("definitions", () => {
     expect(paths(pg)).toEqual(["credentials.password"]);
     // A secret object of strings (headers) carries it on its values, where rjsf reads additionalProperties.
     expect(paths(http)).toEqual(["headers.additionalProperties", "hmac_secret"]);
-    expect(paths(slack)).toEqual(["bot_token", "webhook_url"]);
+    expect(paths(slack)).toEqual(["api_token", "bot_token", "webhook_url"]);
     for (const d of listDefinitions()) {
       expect(paths(d).map((p) => p.replace(/\.additionalProperties$/, "")), d.name).toEqual(secretPaths(d));
     }
@@ -117,7 +117,7 @@ describe("secrets", () => {
   it("lists secret paths at any depth", () => {
     expect(secretPaths(pg)).toEqual(["credentials.password"]);
     expect(secretPaths(http)).toEqual(["headers", "hmac_secret"]);
-    expect(secretPaths(slack)).toEqual(["bot_token", "webhook_url"]);
+    expect(secretPaths(slack)).toEqual(["api_token", "bot_token", "webhook_url"]);
   });
 
   it("masks secret values without touching the input, keeping secret objects' keys", () => {
@@ -185,7 +185,7 @@ describe("validateConfiguration", () => {
 
   it("applies conditional requirements and formats", () => {
     expect(validateConfiguration(slack, { auth_type: "webhook" })).toEqual([{ path: "webhook_url", message: "webhook_url is required" }]);
-    expect(validateConfiguration(slack, { auth_type: "bot_token", bot_token: "x" })).toEqual([{ path: "channel", message: "channel is required" }]);
+    expect(validateConfiguration(slack, { auth_type: "bot_token", bot_token: "x" })).toEqual([{ path: "channel_id", message: "channel_id is required" }]);
     expect(validateConfiguration(http, { destination_url: "not a url", headers: { A: 1 } })).toEqual(
       expect.arrayContaining([
         { path: "destination_url", message: 'must match format "uri"' },

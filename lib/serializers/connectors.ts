@@ -21,6 +21,13 @@ export function maskedConfiguration(connector: Connector): Row {
   return definition ? maskSecrets(config, definition) : (maskEverything(config) as Row);
 }
 
+/**
+ * The definition's name as the API shows it: the reference's, even for a row that still holds an
+ * alias (stored names were migrated; this keeps a row written by an older server right too).
+ */
+export const connectorName = (c: Pick<Connector, "connectorName" | "connectorType">): string =>
+  getDefinition(c.connectorName, c.connectorType)?.name ?? c.connectorName;
+
 /** The definition's icon as an absolute URL on this server (the reference console loads it from its own origin). */
 export const connectorIcon = (c: Pick<Connector, "connectorName" | "connectorType">): string => {
   const icon = getDefinition(c.connectorName, c.connectorType)?.icon;
@@ -31,7 +38,7 @@ export const serializeConnector = (c: Connector): ConnectorResource =>
   resource(c.id, "connectors", {
     name: c.name,
     connector_type: c.connectorType,
-    connector_name: c.connectorName,
+    connector_name: connectorName(c),
     category: c.category,
     description: c.description,
     workspace_id: c.workspaceId,

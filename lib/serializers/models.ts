@@ -1,6 +1,6 @@
 // Model resources, with a summary of the source connector they read from.
 import { iso, resource } from "./resource";
-import { connectorIcon } from "./connectors";
+import { connectorIcon, connectorName } from "./connectors";
 import type { ModelWithConnector } from "@/lib/services/models";
 import type { ModelAttributes, ModelResource } from "./models.schema";
 
@@ -17,7 +17,7 @@ export const serializeModel = (m: ModelWithConnector): ModelResource =>
     connector: {
       id: m.connector.id,
       name: m.connector.name,
-      connector_name: m.connector.connectorName,
+      connector_name: connectorName(m.connector),
       icon: connectorIcon(m.connector),
     },
     created_at: iso(m.createdAt),

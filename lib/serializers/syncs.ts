@@ -6,7 +6,7 @@ import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/sy
 import type { ActorAccess } from "@/lib/auth/actors";
 import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
-import { connectorIcon } from "./connectors";
+import { connectorIcon, connectorName } from "./connectors";
 import { resource } from "./resource";
 import type { SyncAttributes, SyncConnector, SyncDocument, SyncModel, SyncResource } from "./syncs.schema";
 
@@ -16,7 +16,7 @@ const connector = (c: ConnectorSummary): SyncConnector => ({
   description: c.description,
   connector_type: c.connectorType,
   workspace_id: c.workspaceId,
-  connector_name: c.connectorName,
+  connector_name: connectorName(c),
   icon: connectorIcon(c),
   created_at: c.createdAt,
   updated_at: c.updatedAt,

@@ -93,7 +93,8 @@ function connectorSteps({ entries, state, matches, secrets }: KindInput<ConfigCo
       // A kept secret for a new target: the update refuses it with its own sentence.
     }
     const { slug: _slug, catalog, configuration: _configuration, ...rest } = entry;
-    const plain = { ...rest, ...(rest.description !== undefined ? { description: orEmpty(rest.description, "") } : {}) };
+    // An alias (Salesforce) is the definition's name (SalesforceCrm): not a change.
+    const plain = { ...rest, ...(definition ? { connector_name: definition.name } : {}), ...(rest.description !== undefined ? { description: orEmpty(rest.description, "") } : {}) };
     const fields = [
       ...changedFields(known.entry, plain),
       ...changedFields({ configuration: stored }, { configuration: merged }, { nested: ["configuration"], secret }),

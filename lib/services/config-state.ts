@@ -9,7 +9,7 @@ import { SECRET_MASK } from "@/lib/connectors/registry";
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
 import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/lib/engine";
 import type { AlertChannel, AlertRule, Connector, Model, Sync } from "@/lib/generated/prisma/client";
-import { maskedConfiguration } from "@/lib/serializers/connectors";
+import { connectorName, maskedConfiguration } from "@/lib/serializers/connectors";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import type { ConfigAlertChannel, ConfigAlertRule, ConfigConnector, ConfigModel, ConfigSync } from "@/lib/validation/config";
 import { channelConfig, urlIsSecret } from "./alerts/channels";
@@ -76,7 +76,7 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         slug,
         name: c.name,
         connector_type: c.connectorType,
-        connector_name: c.connectorName,
+        connector_name: connectorName(c),
         description: c.description,
         configuration: maskedToRefs(maskedConfiguration(c), SECRET_MASK, slug) as Record<string, unknown>,
         ...(catalog ? { catalog } : {}),

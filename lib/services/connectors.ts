@@ -4,7 +4,7 @@ import "server-only";
 import { supportedWriteModes } from "@/lib/sync-config/write-mode";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
-import { getDefinition, getDestination, getSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
+import { getDefinition, getDestination, getSource, listDefinitions, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { connectorGroup } from "@/lib/connectors/categories";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
@@ -37,7 +37,7 @@ export async function listConnectors(workspaceId: number, filter: ListConnectors
   const where: Prisma.ConnectorWhereInput = {
     workspaceId,
     ...(filter.type ? { connectorType: filter.type } : {}),
-    ...(filter.category ? { category: filter.category } : {}),
+    ...(filter.category ? categoryWhere(filter.category) : {}),
     ...(filter.search ? { name: { contains: filter.search, mode: "insensitive" } } : {}),
   };
   const [rows, total] = await prisma().$transaction([
@@ -45,6 +45,21 @@ export async function listConnectors(workspaceId: number, filter: ListConnectors
     prisma().connector.count({ where }),
   ]);
   return { rows, total };
+}
+
+/**
+ * A group is the stored column; one category (`CRM`) is the connectors whose definition has it, by
+ * (type, name), since a name's source and destination may differ (Postgresql).
+ */
+function categoryWhere(category: NonNullable<ListConnectorsQuery["category"]>): Prisma.ConnectorWhereInput {
+  if (category === "data" || category === "ai_ml") return { category };
+  const definitions = listDefinitions({ category });
+  return {
+    OR: definitions.map((d) => ({
+      connectorType: d.connectorType,
+      connectorName: { in: [d.name, ...(d.aliases ?? [])], mode: "insensitive" as const },
+    })),
+  };
 }
 
 export async function getConnector(workspaceId: number, id: number, db: Tx = prisma()): Promise<Connector> {
@@ -132,7 +147,11 @@ export async function updateConnector(auth: Auth, id: number, input: UpdateConne
   if (input.connector_type !== undefined && input.connector_type !== existing.connectorType) {
     errors.push({ path: "connector.connector_type", message: `cannot change after create (it is ${existing.connectorType})` });
   }
-  if (input.connector_name !== undefined && input.connector_name.toLowerCase() !== existing.connectorName.toLowerCase()) {
+  // An alias (Salesforce for SalesforceCrm) names the same definition: no change.
+  const current = getDefinition(existing.connectorName, existing.connectorType);
+  const sameDefinition = (name: string) =>
+    name.toLowerCase() === existing.connectorName.toLowerCase() || (current !== undefined && getDefinition(name, existing.connectorType) === current);
+  if (input.connector_name !== undefined && !sameDefinition(input.connector_name)) {
     errors.push({ path: "connector.connector_name", message: `cannot change after create (it is ${existing.connectorName})` });
   }
   if (errors.length > 0) throw ValidationFailed.fromFields(errors);

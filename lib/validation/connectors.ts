@@ -4,6 +4,7 @@ import { z } from "zod";
 import { caseInsensitiveEnum } from "./case-insensitive";
 import { sortSchema } from "./sort";
 import { ConnectorCategory, ConnectorType } from "@/lib/generated/prisma/enums";
+import { CONNECTOR_CATEGORY_NAMES, type ConnectorCategoryName } from "@/lib/connectors/categories";
 
 export const CONNECTOR_TYPES: readonly ConnectorType[] = Object.values(ConnectorType);
 export const CONNECTOR_CATEGORIES: readonly ConnectorCategory[] = Object.values(ConnectorCategory);
@@ -20,7 +21,21 @@ export const connectorCategorySchema = z
 export const connectorTypeFilterSchema = caseInsensitiveEnum(CONNECTOR_TYPES).describe(
   "source or destination, in any case (the reference console sends Source).",
 );
-export const connectorCategoryFilterSchema = caseInsensitiveEnum(CONNECTOR_CATEGORIES).describe("data or ai_ml, in any case.");
+/**
+ * The category filters, as the reference's: a group (`data`, `ai_ml`) or one category's name
+ * (`Data Warehouse`), in any case; comes out as the group in lower case or the category as spelled.
+ */
+export const connectorCategoryFilterSchema = z
+  .string()
+  .transform((v, ctx): ConnectorCategory | ConnectorCategoryName => {
+    const wanted = v.trim().toLowerCase();
+    const group = CONNECTOR_CATEGORIES.find((g) => g === wanted);
+    const category = CONNECTOR_CATEGORY_NAMES.find((c) => c.toLowerCase() === wanted);
+    if (group ?? category) return (group ?? category)!;
+    ctx.addIssue({ code: "custom", message: `must be data, ai_ml or a category: ${CONNECTOR_CATEGORY_NAMES.join(", ")} (any case)` });
+    return z.NEVER;
+  })
+  .describe(`A group, data (databases, warehouses, files and APIs) or ai_ml (model endpoints), or one category exactly: ${CONNECTOR_CATEGORY_NAMES.join(", ")}. Any case.`);
 
 /** A JSON object (not an array, not null): configurations and JSON Schemas. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });

@@ -1,5 +1,5 @@
 // A Salesforce REST API emulator, written from the published reference (developer.salesforce.com:
-// OAuth 2.0 client credentials flow, sObject describe, sObject Collections upsert and create, error
+// OAuth 2.0 client credentials and refresh token flows, sObject describe, sObject Collections upsert and create, error
 // responses, API request limits and Sforce-Limit-Info): tokens from /services/oauth2/token
 // (400 invalid_client otherwise), 401 INVALID_SESSION_ID for unknown or expired tokens, at most 200
 // records per collection (400 EXCEEDED_ID_LIMIT), an unknown field refusing the whole request
@@ -25,7 +25,7 @@ export const SALESFORCE_CONTACT_FIELDS = [
 
 type Record = { [field: string]: unknown };
 
-export async function startSalesforceEmulator(options: { clientId: string; clientSecret: string; apiAllowance?: number }) {
+export async function startSalesforceEmulator(options: { clientId: string; clientSecret: string; apiAllowance?: number; refreshToken?: string }) {
   const tokens = new Set<string>();
   const contacts = new Map<string, Record>();
   const state = { apiAllowance: options.apiAllowance ?? 15_000, apiUsed: 0, tokensIssued: 0 };
@@ -34,7 +34,12 @@ export async function startSalesforceEmulator(options: { clientId: string; clien
 
   function token(req: ReceivedRequest, res: ServerResponse) {
     const form = new URLSearchParams(req.body);
-    if (form.get("grant_type") !== "client_credentials") return json(res, 400, { error: "unsupported_grant_type", error_description: "grant type not supported" });
+    const grant = form.get("grant_type");
+    if (grant !== "client_credentials" && grant !== "refresh_token") return json(res, 400, { error: "unsupported_grant_type", error_description: "grant type not supported" });
+    // The refresh token flow (a user's authorisation of the connected app) names the same client.
+    if (grant === "refresh_token" && (!options.refreshToken || form.get("refresh_token") !== options.refreshToken)) {
+      return json(res, 400, { error: "invalid_grant", error_description: "expired access/refresh token" });
+    }
     if (form.get("client_id") !== options.clientId || form.get("client_secret") !== options.clientSecret) {
       return json(res, 400, { error: "invalid_client", error_description: "invalid client credentials" });
     }
@@ -90,7 +95,8 @@ export async function startSalesforceEmulator(options: { clientId: string; clien
     if (req.method === "GET" && path === "/sobjects/Contact/describe") return json(res, 200, { name: "Contact", fields: SALESFORCE_CONTACT_FIELDS }, headers);
     if (req.method === "PATCH" && path.startsWith("/composite/sobjects/Contact/")) {
       const field = path.split("/")[4];
-      if (!SALESFORCE_CONTACT_FIELDS.some((f) => f.name === field && f.externalId)) return fail(res, 400, "INVALID_FIELD", `Field ${field} is not an External ID or indexed field for Contact`, headers);
+      // Id is accepted too: a record without one is created, one with it updated (the documented way to force a create).
+      if (field !== "Id" && !SALESFORCE_CONTACT_FIELDS.some((f) => f.name === field && f.externalId)) return fail(res, 400, "INVALID_FIELD", `Field ${field} is not an External ID or indexed field for Contact`, headers);
       return collection(req, res, field, headers);
     }
     if (req.method === "POST" && path === "/composite/sobjects") return collection(req, res, undefined, headers);

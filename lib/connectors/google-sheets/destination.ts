@@ -26,10 +26,48 @@ const spreadsheetId = (config: Row) => {
   return id;
 };
 const sheetName = (config: Row) => (typeof config.sheet === "string" && config.sheet !== "" ? config.sheet : "Sheet1");
-const keyColumn = (config: Row) => {
-  const key = typeof config.key_column === "string" ? config.key_column : "";
-  if (key === "") throw new ConnectorError("The configuration is missing the key column.");
+/** The key column: the configured one, else the sheet's first column (the reference's settings name none). */
+const keyColumn = (config: Row, columns: readonly string[]) => {
+  const key = typeof config.key_column === "string" && config.key_column !== "" ? config.key_column : (columns[0] ?? "");
+  if (key === "") throw new ConnectorError(`The first row of "${sheetName(config)}" is empty: it must name the columns, the first being the key.`);
   return key;
+};
+
+/** The id in a spreadsheet's link (https://docs.google.com/spreadsheets/d/<id>/edit). */
+export function spreadsheetIdOfLink(link: string): string | undefined {
+  return /\/spreadsheets\/d\/([A-Za-z0-9_-]+)/.exec(link)?.[1];
+}
+
+/**
+ * The typed settings, from the reference's fields (credentials_json, spreadsheet_link) or ours
+ * (service_account, spreadsheet_id); ours win where both are set. Sets the two the hooks read.
+ */
+export function googleSheetsSettings(config: Row): Row {
+  const link = typeof config.spreadsheet_link === "string" ? spreadsheetIdOfLink(config.spreadsheet_link) : undefined;
+  const id = typeof config.spreadsheet_id === "string" && config.spreadsheet_id !== "" ? config.spreadsheet_id : link;
+  const key = config.service_account !== undefined && config.service_account !== "" ? config.service_account : config.credentials_json;
+  return { ...config, ...(id !== undefined ? { spreadsheet_id: id } : {}), ...(key !== undefined ? { service_account: key } : {}) };
+}
+
+const KEY_FILE_FIELDS = ["type", "project_id", "private_key_id", "private_key", "client_email", "client_id", "auth_uri", "token_uri", "auth_provider_x509_cert_url", "client_x509_cert_url", "universe_domain"];
+
+/** The reference's form of the key file: an object of its fields, the private key secret. */
+const credentialsJsonField: JsonSchema = {
+  type: "object",
+  title: "Service account key",
+  description: "The service account's JSON key file, as an object. Share the spreadsheet with its client_email as an editor.",
+  required: KEY_FILE_FIELDS,
+  properties: Object.fromEntries(
+    KEY_FILE_FIELDS.map((field, order) => [
+      field,
+      field === "type"
+        ? { type: "string", title: field, description: "The key file's type: service_account.", enum: ["service_account"], order }
+        : field === "private_key" || field === "private_key_id"
+          ? { type: "string", title: field, description: `The key file's ${field}.`, secret: true, multiwoven_secret: true, multiline: field === "private_key", order }
+          : { type: "string", title: field, description: `The key file's ${field}.`, order },
+    ]),
+  ),
+  order: 0,
 };
 /** A sheet name as A1 notation quotes it. */
 const quoted = (name: string) => `'${name.replace(/'/g, "''")}'`;
@@ -75,7 +113,7 @@ async function prepare(ctx: RestContext & RestCalls, records: WriteRecord[]): Pr
   const sheet = sheets.find((s) => s.properties?.title === name)?.properties;
   if (!sheet) throw new ConnectorError(`The spreadsheet has no sheet named "${name}".`);
   const columns = await header(ctx, config);
-  const key = keyColumn(config);
+  const key = keyColumn(config, columns);
   const at = columns.indexOf(key);
   if (at < 0) throw new ConnectorError(`The first row of "${name}" has no column "${key}".`);
   const letter = columnLetters(at);
@@ -107,7 +145,7 @@ function cell(value: unknown, column: string): unknown {
 
 function rowOf(record: WriteRecord, ctx: RestContext): unknown {
   const state = ctx.prepared as SheetState;
-  const key = keyOf(record, keyColumn(ctx.config));
+  const key = keyOf(record, keyColumn(ctx.config, state.header));
   const unknown = Object.keys(record.payload).filter((k) => !state.header.includes(k));
   if (unknown.length > 0) throw new ConnectorError(`The sheet's first row has no column ${unknown.map((k) => `"${k}"`).join(", ")}.`);
   const values = state.header.map((column) => cell(record.payload[column], column));
@@ -126,17 +164,22 @@ export const googleSheetsDestination = defineRestDestination({
     category: "Productivity Tools",
     icon: "/icons/google-sheets.svg",
     documentationUrl: "https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/batchUpdate",
-    connectionSpecification: restSpecification(
+    connectionSpecification: {
+      ...restSpecification(
       "Google Sheets",
       BASE_URL,
       {
+        credentials_json: credentialsJsonField,
+        spreadsheet_link: { type: "string", title: "Spreadsheet link", description: "The spreadsheet's URL (https://docs.google.com/spreadsheets/d/…).", pattern: "/spreadsheets/d/[A-Za-z0-9_-]+", order: 1 },
+        // Our earlier fields, kept for connectors saved with them; they win over the two above.
         service_account: {
-          ...secretField("Service account key", "The service account's JSON key file (client_email, private_key, token_uri). Share the spreadsheet with its client_email as an editor."),
+          ...secretField("Service account key (earlier form)", "The key file as text, under the name connectors saved before credentials_json.", 0),
           multiline: true,
+          deprecated: true,
         },
-        spreadsheet_id: { type: "string", title: "Spreadsheet ID", description: "The part of the spreadsheet's URL after /d/.", pattern: "^[A-Za-z0-9_-]+$", order: 1 },
+        spreadsheet_id: { type: "string", title: "Spreadsheet ID", description: "The part of the spreadsheet's URL after /d/; used instead of the link when set.", pattern: "^[A-Za-z0-9_-]+$", order: 1 },
         sheet: { type: "string", title: "Sheet", description: "The sheet (tab) rows are written to; its first row names the columns.", default: "Sheet1", order: 2 },
-        key_column: { type: "string", title: "Key column", description: "The column (a name in the first row) whose value identifies a row.", order: 3 },
+        key_column: { type: "string", title: "Key column", description: "The column (a name in the first row) whose value identifies a row. Empty: the sheet's first column.", order: 3 },
         value_input: {
           type: "string",
           title: "Values are",
@@ -146,9 +189,18 @@ export const googleSheetsDestination = defineRestDestination({
           order: 4,
         },
       },
-      ["service_account", "spreadsheet_id", "key_column"],
-    ),
+      [],
+      ),
+      // The reference's credentials_json, unless the connector was saved with service_account.
+      allOf: [{ if: { required: ["service_account"] }, else: { required: ["credentials_json"] } }],
+    },
+    // The reference does not require the link, but nothing can be written without knowing where.
+    configurationProblems: (config) =>
+      googleSheetsSettings(config).spreadsheet_id === undefined
+        ? [{ path: "spreadsheet_link", message: "is required: the spreadsheet's link (https://docs.google.com/spreadsheets/d/…), or its id as spreadsheet_id" }]
+        : [],
   },
+  settings: googleSheetsSettings,
   baseUrl: BASE_URL,
   auth: { kind: "jwt_bearer", field: "service_account", scope: "https://www.googleapis.com/auth/spreadsheets" },
   limits: { maxRecords: 500, maxBytes: 2 * 1024 * 1024 },
@@ -180,7 +232,7 @@ export const googleSheetsDestination = defineRestDestination({
   },
   async discover(ctx) {
     const columns = (await header(ctx, ctx.config)).filter((c) => c !== "");
-    const key = keyColumn(ctx.config);
+    const key = keyColumn(ctx.config, columns);
     if (!columns.includes(key)) throw new ConnectorError(`The first row of "${sheetName(ctx.config)}" has no column "${key}".`);
     const properties: Record<string, JsonSchema> = Object.fromEntries(columns.map((c) => [c, { type: ["string", "number", "boolean", "null"], title: c }]));
     return [{ name: sheetName(ctx.config), json_schema: { type: "object", properties, required: [key] }, primary_key: [key] }];

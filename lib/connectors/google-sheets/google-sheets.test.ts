@@ -2,7 +2,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row, Stream } from "../types";
-import { getDefinition, maskSecrets, mergeMaskedSecrets, SECRET_MASK, SecretTargetChangedError } from "../registry";
+import { getDefinition, maskSecrets, mergeMaskedSecrets, SECRET_MASK, SecretTargetChangedError, validateConfiguration } from "../registry";
 import { loadThrough, parseBody, records } from "@/tests/emulators/common";
 import { startSheetsEmulator } from "@/tests/emulators/google-sheets";
 import { columnLetters, googleSheetsDestination } from "./destination";
@@ -44,6 +44,20 @@ describe("Google Sheets destination", () => {
     expect(wrongKey).toEqual({ ok: false, details: "Google Sheets refused the service account (invalid_grant: Invalid JWT Signature.)." });
     expect(wrongKey.details).not.toContain("PRIVATE KEY");
     expect((await googleSheetsDestination.check(config({ service_account: "{not json" }))).details).toBe("The service account key is not valid JSON: paste the whole key file.");
+  });
+
+  it("takes the reference's settings (credentials_json as an object, spreadsheet_link): the first column is the key", async () => {
+    const keyFile = { ...JSON.parse(account()), project_id: "p", private_key_id: "k1", client_id: "1", auth_uri: "https://accounts.google.com/o/oauth2/auth", auth_provider_x509_cert_url: "https://www.googleapis.com/oauth2/v1/certs", client_x509_cert_url: "https://www.googleapis.com/robot/v1/metadata/x509/x", universe_domain: "googleapis.com" };
+    const reference: Row = { credentials_json: keyFile, spreadsheet_link: "https://docs.google.com/spreadsheets/d/sheet123/edit#gid=0", sheet: "People", base_url: gs.url, timeout: 5 };
+    expect(validateConfiguration(googleSheetsDestination.definition, reference)).toEqual([]);
+    expect(await googleSheetsDestination.check(reference)).toEqual({ ok: true, details: 'Connected to spreadsheet "Emulated spreadsheet".' });
+    const [discovered] = (await googleSheetsDestination.discover(reference)).streams;
+    expect(discovered.primary_key).toEqual(["email"]);
+    const outcomes = await googleSheetsDestination.write(reference, records(2, person), { stream: discovered, batch: true });
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(gs.grid.slice(1).map((row) => row[0])).toEqual(["p1@example.com", "p2@example.com"]);
+    const masked = maskSecrets(reference, googleSheetsDestination.definition) as { credentials_json: Row };
+    expect(masked.credentials_json).toMatchObject({ private_key: SECRET_MASK, client_email: EMAIL });
   });
 
   it("discovers the sheet's columns from its first row, keyed by the key column", async () => {

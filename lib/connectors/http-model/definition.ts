@@ -13,14 +13,16 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
   documentationUrl: "https://shopify.github.io/liquid/basics/introduction/",
   streamType: "user_defined",
   supportsQuery: false,
-  secretTargetFields: ["url"],
+  secretTargetFields: ["url", "url_host"],
   connectionSpecification: {
     $schema: JSON_SCHEMA_DRAFT,
     title: "HTTP model endpoint",
     type: "object",
-    required: ["url"],
+    // The reference's url_host and http_method, unless the connector was saved with our url (and method).
+    required: [],
+    allOf: [{ if: { required: ["url"] }, else: { required: ["url_host", "http_method"] } }],
     properties: {
-      url: {
+      url_host: {
         type: "string",
         title: "Endpoint URL",
         description: "The http(s) URL of the model's prediction endpoint.",
@@ -28,13 +30,53 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
         pattern: "^https?://",
         order: 0,
       },
-      method: {
+      http_method: {
         type: "string",
         title: "HTTP method",
-        description: "Method of the prediction request.",
-        enum: ["POST", "PUT", "PATCH"],
+        description: "Method of the prediction request. A GET sends the request template's top-level fields as query parameters.",
+        enum: ["POST", "GET"],
         default: "POST",
         order: 1,
+      },
+      // Our earlier names of the two fields above (url wins over url_host, method over http_method).
+      url: {
+        type: "string",
+        title: "Endpoint URL (earlier name)",
+        description: "The endpoint's URL under the name connectors saved before url_host.",
+        format: "uri",
+        pattern: "^https?://",
+        deprecated: true,
+        order: 0,
+      },
+      method: {
+        type: "string",
+        title: "HTTP method (earlier name)",
+        description: "The method under the name connectors saved before http_method; PUT and PATCH only here.",
+        enum: ["POST", "PUT", "PATCH", "GET"],
+        deprecated: true,
+        order: 1,
+      },
+      is_stream: {
+        type: "boolean",
+        title: "Streaming",
+        description: "Accepted for the reference's settings; each answer is read whole.",
+        default: false,
+        order: 9,
+      },
+      config: {
+        type: "object",
+        title: "Request options",
+        description: "The reference's per-request options.",
+        properties: {
+          timeout: {
+            type: "string",
+            title: "Timeout (seconds)",
+            description: "How long to wait for each prediction (used when timeout is not set).",
+            pattern: "^[0-9]+(\\.[0-9]+)?$",
+            default: "30",
+          },
+        },
+        order: 10,
       },
       headers: {
         type: "object",
@@ -63,10 +105,10 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
         order: 4,
       },
       response_format: {
-        type: "object",
+        type: ["object", "string"],
         title: "Response mapping",
         description:
-          'Output field → dotted path in the JSON response, e.g. {"label": "predictions.0.label", "score": "predictions[0].score"}. Empty: the response\'s top-level fields.',
+          'Output field → dotted path in the JSON response, e.g. {"label": "predictions.0.label", "score": "predictions[0].score"}. Empty, or a sample answer as text (as the reference keeps it): the response\'s top-level fields.',
         additionalProperties: { type: "string" },
         order: 5,
       },

@@ -59,6 +59,28 @@ describe("HttpModel source", () => {
     expect(batches.flat().map((r) => r.label)).toEqual(["negative", "positive", "negative", "positive", "negative"]);
   });
 
+  it("takes the reference's settings (url_host, http_method, config.timeout, a sample response_format)", async () => {
+    server.setHandler((req, res) => json(res, 200, { method: req.method, url: req.url, label: "ok" }));
+    const reference: Row = {
+      url_host: `${server.url}/predict`,
+      http_method: "POST",
+      is_stream: false,
+      headers: { "Content-Type": "application/json" },
+      config: { timeout: "5" },
+      request_format: '{"inputs": "{{ text }}"}',
+      response_format: '{"label": "positive"}',
+    };
+    const [posted] = await httpModelSource.infer!(reference, [{ text: "hi" }]);
+    expect(posted).toMatchObject({ text: "hi", method: "POST", url: "/predict", label: "ok" });
+    expect(JSON.parse(server.requests[0].body)).toEqual({ inputs: "hi" });
+    // A GET carries the rendered request's fields as query parameters.
+    const [got] = await httpModelSource.infer!({ ...reference, http_method: "GET" }, [{ text: "a b" }]);
+    expect(got).toMatchObject({ method: "GET", url: "/predict?inputs=a+b" });
+    // Our url wins over url_host.
+    const [ours] = await httpModelSource.infer!({ ...reference, url_host: "http://127.0.0.1:1/none", url: `${server.url}/ours` }, [{ text: "x" }]);
+    expect(ours).toMatchObject({ url: "/ours" });
+  });
+
   it("sends the input row itself without a request template", async () => {
     server.setHandler((req, res) => json(res, 200, { echoed: JSON.parse(req.body) }));
     const [row] = await httpModelSource.infer!(config({ request_format: "", response_format: {} }), [{ id: 9 }]);

@@ -12,7 +12,7 @@ import { httpModelSourceDefinition } from "./definition";
 
 interface ModelSettings {
   url: string;
-  method: Extract<HttpMethod, "POST" | "PUT" | "PATCH">;
+  method: Extract<HttpMethod, "POST" | "PUT" | "PATCH" | "GET">;
   headers: Record<string, string>;
   timeoutMs: number;
   requestTemplate: unknown;
@@ -20,7 +20,13 @@ interface ModelSettings {
   concurrency: number;
 }
 
-function settings(config: Row): ModelSettings {
+/**
+ * The typed settings, from the reference's fields (url_host, http_method, config.timeout, a sample
+ * response_format string) or ours (url, method, timeout, a response mapping object). Where both
+ * name one thing, ours wins: url, method and timeout are what our form writes. A response_format
+ * string is the reference's sample of an answer, shown to people, so it maps nothing.
+ */
+export function settings(config: Row): ModelSettings {
   const template = stringField(config, "request_format", "");
   let requestTemplate: unknown;
   if (template.trim()) {
@@ -31,10 +37,10 @@ function settings(config: Row): ModelSettings {
     }
   }
   return {
-    url: stringField(config, "url"),
-    method: stringField(config, "method", "POST").toUpperCase() as ModelSettings["method"],
+    url: stringField(config, "url", "") || stringField(config, "url_host"),
+    method: (stringField(config, "method", "") || stringField(config, "http_method", "POST")).toUpperCase() as ModelSettings["method"],
     headers: stringMap(config, "headers"),
-    timeoutMs: secondsToMs(config, "timeout", 30),
+    timeoutMs: secondsToMs(config.timeout !== undefined ? config : objectField(config, "config"), "timeout", 30),
     requestTemplate,
     responseMap: stringMap(config, "response_format"),
     concurrency: Math.max(1, Math.floor(numberField(config, "concurrency", 4))),
@@ -70,12 +76,13 @@ function outputsOf(s: ModelSettings, response: unknown): { outputs: Row; missing
 
 async function predict(s: ModelSettings, input: Row, signal?: AbortSignal): Promise<{ outputs: Row; missing: string[] }> {
   const body = s.requestTemplate === undefined ? input : renderJsonTemplate(s.requestTemplate, { ...input, row: input });
-  const headers = { "content-type": "application/json", ...s.headers };
+  const get = s.method === "GET";
+  const headers = { ...(get ? {} : { "content-type": "application/json" }), ...s.headers };
   const exchange = await sendHttp({
-    url: s.url,
+    url: get ? withQuery(s.url, body) : s.url,
     method: s.method,
     headers,
-    body: JSON.stringify(body),
+    ...(get ? {} : { body: JSON.stringify(body) }),
     timeoutMs: s.timeoutMs,
     signal,
     secretHeaders: Object.keys(s.headers),
@@ -86,6 +93,16 @@ async function predict(s: ModelSettings, input: Row, signal?: AbortSignal): Prom
     throw new ConnectorError(exchange.failure ? detail : `The model endpoint failed: ${detail}`, exchange.failure ?? `http_${exchange.status}`);
   }
   return outputsOf(s, parseJsonBody(exchange));
+}
+
+/** A GET carries no body: the rendered request's top-level fields go as query parameters. */
+function withQuery(url: string, body: unknown): string {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return url;
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(body as Row)) {
+    if (value !== undefined && value !== null) target.searchParams.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+  }
+  return target.toString();
 }
 
 /** One output row per input: the input's fields plus the model's outputs (outputs win on a clash). */
@@ -157,7 +174,7 @@ async function discover(config: Row): Promise<Catalog> {
       {
         name: "model",
         action: "fetch",
-        url: stringField(config, "url"),
+        url: settings(config).url,
         // Output rows carry the input fields plus the outputs, so the stream schema is both.
         json_schema: {
           type: "object",

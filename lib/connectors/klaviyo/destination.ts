@@ -76,6 +76,12 @@ interface JobState {
   failed_count?: number | null;
 }
 
+/** The typed settings: the private key under api_key, where the auth reads it (private_api_key wins). */
+export function klaviyoSettings(config: Row): Row {
+  const key = typeof config.private_api_key === "string" && config.private_api_key !== "" ? config.private_api_key : config.api_key;
+  return { ...config, api_key: key };
+}
+
 export const klaviyoDestination = defineRestDestination({
   definition: {
     name: "Klaviyo",
@@ -83,12 +89,15 @@ export const klaviyoDestination = defineRestDestination({
     category: "Marketing Automation",
     icon: "/icons/klaviyo.svg",
     documentationUrl: "https://developers.klaviyo.com/en/reference/bulk_import_profiles",
-    connectionSpecification: restSpecification(
+    connectionSpecification: {
+      ...restSpecification(
       "Klaviyo",
       BASE_URL,
       {
-        api_key: secretField("Private API key", "A private API key (pk_…) with profiles:write, profiles:read and lists:write."),
-        list_id: { type: "string", title: "List ID", description: "Also add the imported profiles to this list (optional).", order: 1 },
+        public_api_key: secretField("Public API key", "The account's public key (site ID, six characters); the reference asks for it, the import does not use it.", 0),
+        private_api_key: secretField("Private API key", "A private API key (pk_…) with profiles:write, profiles:read and lists:write.", 1),
+        api_key: { ...secretField("Private API key (earlier name)", "The private API key under the name connectors saved before private_api_key; private_api_key wins when both are set.", 1), deprecated: true },
+        list_id: { type: "string", title: "List ID", description: "Also add the imported profiles to this list (optional).", order: 2 },
         job_timeout: {
           type: "integer",
           title: "Import wait (seconds)",
@@ -96,12 +105,16 @@ export const klaviyoDestination = defineRestDestination({
           minimum: 5,
           maximum: 900,
           default: 120,
-          order: 2,
+          order: 3,
         },
       },
-      ["api_key"],
-    ),
+      [],
+      ),
+      // The reference's two keys, unless the connector was saved with api_key alone.
+      allOf: [{ if: { required: ["api_key"] }, else: { required: ["public_api_key", "private_api_key"] } }],
+    },
   },
+  settings: klaviyoSettings,
   baseUrl: BASE_URL,
   auth: { kind: "header", header: "Authorization", field: "api_key", prefix: "Klaviyo-API-Key " },
   headers: { revision: REVISION, "content-type": "application/vnd.api+json", accept: "application/vnd.api+json" },

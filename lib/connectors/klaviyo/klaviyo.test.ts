@@ -145,4 +145,14 @@ describe("Klaviyo destination", () => {
     expect(outcome).toMatchObject({ ok: false, retryable: false, error: expect.stringMatching(/private, loopback or link-local/) });
     expect(kl.requests).toHaveLength(0);
   });
+
+  it("takes the reference's settings (public_api_key, private_api_key): the private key wins over api_key", async () => {
+    const reference = { public_api_key: "AbC123", private_api_key: KEY, base_url: kl.url, timeout: 10 };
+    expect(await klaviyoDestination.check(reference)).toMatchObject({ ok: true });
+    expect(kl.requests[0].headers.authorization).toBe(`Klaviyo-API-Key ${KEY}`);
+    expect(await klaviyoDestination.check({ ...reference, api_key: "pk_wrong_key" })).toMatchObject({ ok: true });
+    const outcomes = await klaviyoDestination.write(reference, records(2, person), { stream, batch: true });
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(maskSecrets(reference, klaviyoDestination.definition)).toMatchObject({ public_api_key: SECRET_MASK, private_api_key: SECRET_MASK });
+  });
 });

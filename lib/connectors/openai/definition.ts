@@ -1,5 +1,7 @@
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
 import type { ConnectorDefinition } from "../types";
+import { optionalString } from "../shared/config";
+import { requestFormatModel } from "./settings";
 
 /**
  * OpenAI-compatible model API: OpenAI itself and the local servers that speak its protocol (Ollama,
@@ -16,11 +18,17 @@ export const openAiSourceDefinition: ConnectorDefinition = {
   streamType: "user_defined",
   supportsQuery: false,
   secretTargetFields: ["base_url"],
+  configurationProblems: (config) =>
+    optionalString(config, "model") || requestFormatModel(config)
+      ? []
+      : [{ path: "model", message: "is required: name the model, or give a request_format whose JSON names it" }],
   connectionSpecification: {
     $schema: JSON_SCHEMA_DRAFT,
     title: "OpenAI-compatible API",
     type: "object",
-    required: ["base_url", "model"],
+    // The reference's three fields; base_url defaults to OpenAI's API and model to the one
+    // request_format names (configurationProblems says when neither names one).
+    required: [],
     properties: {
       base_url: {
         type: "string",
@@ -75,10 +83,39 @@ export const openAiSourceDefinition: ConnectorDefinition = {
         type: "string",
         title: "Response format",
         description:
-          "Chat only. text: the reply as a string. json_object: asks for JSON (the prompt must say so) and parses the reply, so its fields can be mapped.",
-        enum: ["text", "json_object"],
+          "Chat only. text: the reply as a string. json_object: asks for JSON (the prompt must say so) and parses the reply, so its fields can be mapped. A sample answer in JSON (the reference's use of the field) means text.",
+        pattern: "^(text|json_object|\\s*[\\[{][\\s\\S]*)$",
         default: "text",
         order: 6,
+      },
+      request_format: {
+        type: "string",
+        title: "Sample request",
+        description: "A sample request body in JSON, as the reference keeps it; its model is used when Model is empty.",
+        multiline: true,
+        order: 16,
+      },
+      is_stream: {
+        type: "boolean",
+        title: "Streaming",
+        description: "Accepted for the reference's settings; each reply is read whole.",
+        default: false,
+        order: 17,
+      },
+      config: {
+        type: "object",
+        title: "Request options",
+        description: "The reference's per-request options.",
+        properties: {
+          timeout: {
+            type: "string",
+            title: "Timeout (seconds)",
+            description: "How long to wait for each request (used when timeout is not set).",
+            pattern: "^[0-9]+(\\.[0-9]+)?$",
+            default: "30",
+          },
+        },
+        order: 18,
       },
       output_field: {
         type: "string",

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
 import { maskSecrets, validateConfiguration } from "../registry";
 import { emulatedEmbedding, emulatedTokens as t, startOpenAiEmulator, type OpenAiEmulator } from "@/tests/support/openai-emulator";
+import { openAiSettings } from "./settings";
 import { openAiSource } from "./source";
 import { openAiSourceDefinition } from "./definition";
 
@@ -35,6 +36,19 @@ describe("OpenAI source: check", () => {
       ["GET", "/v1/models", `Bearer ${KEY}`],
       ["GET", "/v1/models", `Bearer ${KEY}`],
     ]);
+  });
+
+  it("takes the reference's settings: the model from request_format, a sample response_format, config.timeout", async () => {
+    const reference: Row = {
+      api_key: KEY,
+      is_stream: false,
+      config: { timeout: "7" },
+      request_format: '{"model":"gpt-test-mini", "messages":[{"role": "user", "content": "hi"}], "stream": false}',
+      response_format: '{"choices":[{"index": 0, "delta":{"role": "assistant", "content": "hello"}}]}',
+    };
+    expect(openAiSettings(reference)).toMatchObject({ apiUrl: "https://api.openai.com/v1", model: "gpt-test-mini", responseFormat: "text", timeoutMs: 7000 });
+    expect(await openAiSource.check({ ...reference, base_url: api.url })).toEqual({ ok: true, details: expect.stringContaining('"gpt-test-mini"') });
+    expect(openAiSettings({ ...reference, model: "ours", timeout: 3, response_format: "json_object" })).toMatchObject({ model: "ours", timeoutMs: 3000, responseFormat: "json_object" });
   });
 
   it("a wrong key is a 401 with a sentence, no retry", async () => {

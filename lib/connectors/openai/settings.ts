@@ -3,7 +3,7 @@
 // `{"inputs": [...], "operation": "embeddings", "prompt_template": "...", ...}` so that one
 // connector (one API key) serves chat models and embedding models alike.
 import type { Row } from "../types";
-import { numberField, optionalString, secondsToMs, stringField } from "../shared/config";
+import { numberField, objectField, optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 
 export type Operation = "chat" | "embeddings";
@@ -65,24 +65,56 @@ function atLeast(value: number, min: number): number {
   return Math.max(min, Math.floor(value));
 }
 
+/** The API the reference's settings (which name none) mean. */
+export const OPENAI_BASE_URL = "https://api.openai.com";
+
+/** The model named by the reference's request_format, a sample request such as {"model": "gpt-4o-mini", …}. */
+export function requestFormatModel(config: Row): string | undefined {
+  const text = optionalString(config, "request_format");
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    const model = parsed && typeof parsed === "object" ? (parsed as Row).model : undefined;
+    return typeof model === "string" && model.trim() !== "" ? model.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * text or json_object; the reference keeps a sample answer (JSON text) in response_format for
+ * people to read, which asks for nothing: the reply as text.
+ */
+function responseFormat(config: Row): ResponseFormat {
+  const value = stringField(config, "response_format", "text").trim();
+  if (value === "text" || value === "json_object") return value;
+  if (/^[[{]/.test(value)) return "text";
+  throw new ConnectorError(`"response_format" must be text, json_object or a sample answer in JSON, got "${value.slice(0, 40)}".`);
+}
+
+/**
+ * The typed settings, from our fields or the reference's (api_key, request_format, response_format,
+ * config.timeout): base_url defaults to OpenAI's API, the model to the one request_format names,
+ * and timeout (ours) wins over config.timeout.
+ */
 export function openAiSettings(config: Row): OpenAiSettings {
   const operation = oneOf<Operation>(config, "operation", ["chat", "embeddings"], "chat");
   const outputField = stringField(config, "output_field", operation === "chat" ? "completion" : "embedding");
   if (!OUTPUT_FIELD.test(outputField)) throw new ConnectorError(`"output_field" must be a column name (letters, digits, _), got "${outputField}".`);
   return {
-    apiUrl: apiRoot(stringField(config, "base_url")),
+    apiUrl: apiRoot(optionalString(config, "base_url") ?? OPENAI_BASE_URL),
     apiKey: optionalString(config, "api_key"),
-    model: stringField(config, "model"),
+    model: optionalString(config, "model") ?? requestFormatModel(config) ?? stringField(config, "model"),
     operation,
     promptTemplate: stringField(config, "prompt_template", "{{ text }}"),
     systemPrompt: optionalString(config, "system_prompt"),
-    responseFormat: oneOf<ResponseFormat>(config, "response_format", ["text", "json_object"], "text"),
+    responseFormat: responseFormat(config),
     outputField,
     maxTokens: optionalNumber(config, "max_tokens"),
     temperature: optionalNumber(config, "temperature"),
     dimensions: optionalNumber(config, "dimensions"),
     embeddingBatchSize: atLeast(numberField(config, "embedding_batch_size", 64), 1),
-    timeoutMs: secondsToMs(config, "timeout", 60),
+    timeoutMs: secondsToMs(config.timeout !== undefined ? config : objectField(config, "config"), "timeout", 60),
     concurrency: atLeast(numberField(config, "concurrency", 4), 1),
     requestsPerMinute: atLeast(numberField(config, "requests_per_minute", 0), 0),
     maxRetries: Math.min(10, atLeast(numberField(config, "max_retries", 3), 0)),

@@ -107,8 +107,11 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     }
   }
 
-  async function write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
+  const settings = (config: Row): Row => spec.settings?.(config) ?? config;
+
+  async function write(given: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]> {
     if (records.length === 0) return [];
+    const config = settings(given);
     const secrets = secretValues(config, definition);
     let client: RestClient;
     try {
@@ -142,7 +145,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     return outcomes;
   }
 
-  async function check(config: Row): Promise<CheckResult> {
+  async function check(given: Row): Promise<CheckResult> {
+    const config = settings(given);
     return safeCheck(definition, config, async () => {
       const client = await restClient(spec, config);
       const exchange = await sendRest(spec, client, spec.check.request(config));
@@ -157,7 +161,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     });
   }
 
-  async function discover(config: Row): Promise<Catalog> {
+  async function discover(given: Row): Promise<Catalog> {
+    const config = settings(given);
     const client = await restClient(spec, config);
     let streams;
     try {

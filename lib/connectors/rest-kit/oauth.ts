@@ -1,4 +1,5 @@
-// OAuth 2.0 for REST destinations, two server-to-server grants: client credentials (RFC 6749 §4.4)
+// OAuth 2.0 for REST destinations, two server-to-server grants: client credentials (RFC 6749 §4.4,
+// or a refresh token of the same client, §6, where the configuration holds one)
 // and a JWT assertion signed with a service account's private key (RFC 7523, as Google uses). The
 // access token is fetched through the same outbound path as every request, cached per credential
 // until it expires, and dropped when the API answers 401 so the retry fetches a new one. Secrets
@@ -15,6 +16,11 @@ export interface ClientCredentials {
   tokenPath: string;
   clientIdField: string;
   clientSecretField: string;
+  /**
+   * A refresh token field: when the configuration holds one, the token comes from the refresh
+   * token grant (RFC 6749 §6) with the same client, as a connected app authorised by a user gives.
+   */
+  refreshTokenField?: string;
   /** Cache lifetime when the answer has no expires_in. */
   defaultLifetimeSeconds?: number;
 }
@@ -78,7 +84,7 @@ function cacheKey(baseUrl: string, config: Row, auth: OAuth): string {
   const credential =
     auth.kind === "jwt_bearer"
       ? `${JSON.stringify(serviceAccount(config, auth))}\0${auth.scope}`
-      : `${baseUrl}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}`;
+      : `${baseUrl}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}\0${refreshToken(config, auth) ?? ""}`;
   return createHash("sha256").update(`${auth.kind}\0${credential}`).digest("hex");
 }
 
@@ -88,10 +94,17 @@ function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string;
     const account = serviceAccount(config, auth);
     return { url: account.token_uri, form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: jwtAssertion(account, auth.scope) } };
   }
+  const client = { client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) };
+  const refresh = refreshToken(config, auth);
   return {
     url: `${baseUrl}${auth.tokenPath}`,
-    form: { grant_type: "client_credentials", client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) },
+    form: refresh ? { grant_type: "refresh_token", refresh_token: refresh, ...client } : { grant_type: "client_credentials", ...client },
   };
+}
+
+function refreshToken(config: Row, auth: ClientCredentials): string | undefined {
+  const value = auth.refreshTokenField ? config[auth.refreshTokenField] : undefined;
+  return typeof value === "string" && value !== "" ? value : undefined;
 }
 
 interface TokenAnswer {
@@ -145,7 +158,7 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   if (!isSuccess(exchange) || !answer.access_token) {
     const reason = [answer.error, answer.error_description].filter(Boolean).join(": ") || `HTTP ${exchange.status}`;
     if (exchange.status === 429 || exchange.status >= 500) throw new ConnectorError(`${title}'s token endpoint is unavailable (${reason}).`, TOKEN_UNAVAILABLE);
-    const what = auth.kind === "jwt_bearer" ? "the service account" : "the client credentials";
+    const what = auth.kind === "jwt_bearer" ? "the service account" : form.grant_type === "refresh_token" ? "the refresh token" : "the client credentials";
     throw new ConnectorError(`${title} refused ${what} (${reason}).`, "oauth_refused");
   }
   const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;

@@ -108,6 +108,13 @@ export interface RestDestinationSpec {
    * ConnectorError when it cannot tell.
    */
   baseUrl: string | ((config: Row) => string);
+  /**
+   * The connector's typed settings parser: takes a configuration as the specification accepts it
+   * (the reference's field names or our earlier ones) and returns it with the fields the hooks and
+   * `auth` read set, so nothing downstream knows two spellings. Keeps every key it was given (the
+   * secrets are found by the specification's paths). Absent: the configuration as it is.
+   */
+  settings?: (config: Row) => Row;
   auth: AuthScheme;
   /** Headers every request carries (an API version, a JSON:API content type). */
   headers?: Record<string, string>;

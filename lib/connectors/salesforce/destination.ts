@@ -23,6 +23,21 @@ function name(config: Row, key: string, what: string): string {
 }
 const sobject = (config: Row) => name(config, "sobject", "object");
 const externalId = (config: Row) => name(config, "external_id_field", "field");
+
+/**
+ * The typed settings: the reference's configuration (instance_url, a user's access and refresh
+ * tokens) or ours (base_url, client credentials), as the hooks read them. base_url wins over
+ * instance_url when both are given (it is the test and proxy override); without an External ID
+ * field, records are upserted on Id, as the reference does.
+ */
+/** instance_url is required unless base_url (the override) is given. */
+const withInstanceUrl = (spec: JsonSchema): JsonSchema => ({ ...spec, allOf: [{ if: { required: ["base_url"] }, else: { required: ["instance_url"] } }] });
+
+export function salesforceSettings(config: Row): Row {
+  const text = (key: string) => (typeof config[key] === "string" && config[key] !== "" ? String(config[key]) : undefined);
+  const baseUrl = text("base_url") ?? text("instance_url");
+  return { ...config, ...(baseUrl ? { base_url: baseUrl } : {}), sobject: text("sobject") ?? "Contact", external_id_field: text("external_id_field") ?? "Id" };
+}
 const version = (config: Row) => {
   const value = typeof config.api_version === "string" && config.api_version !== "" ? config.api_version : "v60.0";
   if (!/^v\d{2,3}\.0$/.test(value)) throw new ConnectorError(`"${value}" is not a Salesforce API version (v60.0).`);
@@ -31,7 +46,8 @@ const version = (config: Row) => {
 const data = (config: Row) => `/services/data/${version(config)}`;
 
 function sobjectRecord(record: WriteRecord, ctx: RestContext, needsExternalId: boolean): Row {
-  if (needsExternalId) {
+  // Upserting on Id, a record without one is created (Salesforce's documented use of Id there).
+  if (needsExternalId && externalId(ctx.config) !== "Id") {
     const field = externalId(ctx.config);
     const value = record.payload[field];
     if (value === null || value === undefined || value === "") throw new ConnectorError(`The record has no ${field}, the external id Salesforce upserts on.`);
@@ -93,28 +109,35 @@ const errorOf = (response: RestResponse) => (Array.isArray(response.body) ? (res
 
 export const salesforceDestination = defineRestDestination({
   definition: {
-    name: "Salesforce",
+    // The reference's name; Salesforce, our earlier one, answers too (stored ones were renamed).
+    name: "SalesforceCrm",
+    aliases: ["Salesforce"],
     title: "Salesforce",
     category: "CRM",
+    secretTargetFields: ["instance_url"],
     icon: "/icons/salesforce.svg",
     documentationUrl: "https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_composite_sobjects_collections_upsert.htm",
-    connectionSpecification: restSpecification(
+    connectionSpecification: withInstanceUrl(restSpecification(
       "Salesforce",
-      { required: "Your org's My Domain URL, e.g. https://acme.my.salesforce.com (the token and every request go there).", title: "My Domain URL" },
+      { required: "Overrides the instance URL (a proxy or a test server); leave empty to use it.", title: "API base URL (advanced)" },
       {
-        client_id: { type: "string", title: "Consumer key", description: "The connected app's consumer key (client credentials flow enabled, with a run-as user).", order: 0 },
-        client_secret: secretField("Consumer secret", "The connected app's consumer secret.", 1),
-        sobject: { type: "string", title: "Object", description: "API name of the object written to, e.g. Contact or Customer__c.", default: "Contact", order: 2 },
-        external_id_field: { type: "string", title: "External ID field", description: "API name of the External ID field records are matched on, e.g. External_Id__c.", order: 3 },
-        api_version: { type: "string", title: "API version", description: "REST API version, e.g. v60.0 (46.0 or later).", default: "v60.0", pattern: "^v\\d{2,3}\\.0$", order: 4 },
+        instance_url: { type: "string", title: "Instance URL", description: "Your org's My Domain URL, e.g. https://acme.my.salesforce.com: the token and every request go there.", format: "uri", pattern: "^https?://", order: 0 },
+        client_id: { type: "string", title: "Consumer key", description: "The connected app's consumer key.", order: 1 },
+        client_secret: secretField("Consumer secret", "The connected app's consumer secret.", 2),
+        access_token: secretField("Access token", "A user's access token from the connected app's OAuth flow; a fresh one is fetched with the refresh token when it expires.", 3),
+        refresh_token: secretField("Refresh token", "The refresh token of that authorisation. Without one, the connected app's client credentials flow (with a run-as user) is used.", 4),
+        sobject: { type: "string", title: "Object", description: "API name of the object written to, e.g. Contact or Customer__c.", default: "Contact", order: 5 },
+        external_id_field: { type: "string", title: "External ID field", description: "API name of the External ID field records are matched on, e.g. External_Id__c; empty: the record Id.", order: 6 },
+        api_version: { type: "string", title: "API version", description: "REST API version, e.g. v60.0 (46.0 or later).", default: "v60.0", pattern: "^v\\d{2,3}\\.0$", order: 7 },
       },
-      ["base_url", "client_id", "client_secret", "external_id_field"],
-    ),
+      ["client_id", "client_secret"],
+    )),
   },
+  settings: salesforceSettings,
   baseUrl: () => {
-    throw new ConnectorError("Enter your org's My Domain URL (https://<domain>.my.salesforce.com).");
+    throw new ConnectorError("Enter your org's instance URL (https://<domain>.my.salesforce.com).");
   },
-  auth: { kind: "oauth_client_credentials", tokenPath: "/services/oauth2/token", clientIdField: "client_id", clientSecretField: "client_secret", defaultLifetimeSeconds: 900 },
+  auth: { kind: "oauth_client_credentials", tokenPath: "/services/oauth2/token", clientIdField: "client_id", clientSecretField: "client_secret", refreshTokenField: "refresh_token", defaultLifetimeSeconds: 900 },
   limits: { maxRecords: 200 },
   rate: { limit: 10, unit: "second", concurrency: 4 },
   writes: { upsert: collection("upsert"), insert: collection("insert") },
@@ -124,7 +147,7 @@ export const salesforceDestination = defineRestDestination({
       const field = ((response.body as { fields?: Field[] } | undefined)?.fields ?? []).find((f) => f.name === externalId(config));
       const object = sobject(config);
       if (!field) return `Connected to Salesforce, but ${object} has no field ${externalId(config)}: upserts will fail.`;
-      return field.externalId ? `Connected to Salesforce; ${object} can be upserted by ${field.name}.` : `Connected to Salesforce, but ${field.name} is not an External ID field: upserts will fail.`;
+      return field.externalId || field.name === "Id" ? `Connected to Salesforce; ${object} can be upserted by ${field.name}.` : `Connected to Salesforce, but ${field.name} is not an External ID field: upserts will fail.`;
     },
   },
   async discover(ctx) {

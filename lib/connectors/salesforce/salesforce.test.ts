@@ -8,6 +8,7 @@ import { salesforceDestination } from "./destination";
 
 const CLIENT_ID = "3MVG9emulatorConsumerKey";
 const SECRET = "emulator-consumer-secret-0123456789";
+const REFRESH = "5Aep861emulatorRefreshToken0123456789";
 let sf: Awaited<ReturnType<typeof startSalesforceEmulator>>;
 let stream: Stream;
 const config = (overrides: Row = {}): Row => ({
@@ -25,7 +26,7 @@ const recordCounts = () => writes().map((r) => (parseBody(r) as { records: unkno
 
 beforeAll(async () => {
   process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
-  sf = await startSalesforceEmulator({ clientId: CLIENT_ID, clientSecret: SECRET });
+  sf = await startSalesforceEmulator({ clientId: CLIENT_ID, clientSecret: SECRET, refreshToken: REFRESH });
   [stream] = (await salesforceDestination.discover(config())).streams;
 });
 afterAll(() => sf.close());
@@ -120,6 +121,24 @@ describe("Salesforce destination", () => {
     expect(text).not.toContain(SECRET);
     expect(text).not.toMatch(/00D!/);
     expect(() => mergeMaskedSecrets({ ...config(), client_secret: SECRET_MASK, base_url: "https://attacker.example" }, config(), definition)).toThrow(SecretTargetChangedError);
+  });
+
+  it("takes the reference's settings (instance_url, a user's tokens) unchanged: refresh token grant, upserts on Id", async () => {
+    const reference: Row = { access_token: "00D!stale-access-token", refresh_token: REFRESH, instance_url: sf.url, client_id: CLIENT_ID, client_secret: SECRET };
+    expect(getDefinition("SalesforceCrm", "destination")).toBe(salesforceDestination.definition);
+    expect(await salesforceDestination.check({ ...reference, timeout: 5 })).toEqual({ ok: true, details: "Connected to Salesforce; Contact can be upserted by Id." });
+    const token = sf.requests.find((r) => r.url === "/services/oauth2/token");
+    expect(new URLSearchParams(token?.body).get("grant_type")).toBe("refresh_token");
+    // Upserting on Id: a record without one is created.
+    const created = await salesforceDestination.write(reference, [{ key: "1", action: "upsert", payload: { LastName: "New" } }], { stream, batch: true });
+    expect(created[0], JSON.stringify(created[0])).toMatchObject({ ok: true });
+    const [id] = [...sf.contacts.keys()];
+    const [updated] = await salesforceDestination.write(reference, [{ key: "1", action: "upsert", payload: { Id: id, LastName: "Renamed" } }], { stream, batch: true });
+    expect(updated).toMatchObject({ ok: true });
+    expect(sf.contacts.get(id)?.LastName).toBe("Renamed");
+    const refused = await salesforceDestination.check({ ...reference, refresh_token: "revoked-refresh-token", timeout: 5 });
+    expect(refused).toEqual({ ok: false, details: "Salesforce refused the refresh token (invalid_grant: expired access/refresh token)." });
+    expect(maskSecrets(reference, salesforceDestination.definition)).toMatchObject({ access_token: SECRET_MASK, refresh_token: SECRET_MASK, client_secret: SECRET_MASK, instance_url: sf.url });
   });
 
   it("obeys the outbound network policy, for the token request too", async () => {

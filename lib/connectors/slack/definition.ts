@@ -18,17 +18,17 @@ export const slackDestinationDefinition: ConnectorDefinition = {
     $schema: JSON_SCHEMA_DRAFT,
     title: "Slack",
     type: "object",
-    required: ["auth_type"],
+    required: [],
     properties: {
       auth_type: {
         type: "string",
         title: "Send with",
-        description: "bot_token: a bot posts with chat.postMessage to a channel; webhook: an incoming webhook URL, bound to its channel.",
+        description: "bot_token (the default): a bot posts with chat.postMessage to a channel; webhook: an incoming webhook URL, bound to its channel.",
         enum: ["bot_token", "webhook"],
         default: "bot_token",
         order: 0,
       },
-      bot_token: {
+      api_token: {
         type: "string",
         title: "Bot token",
         description: "The bot user OAuth token (xoxb-…) with the chat:write scope.",
@@ -36,10 +36,28 @@ export const slackDestinationDefinition: ConnectorDefinition = {
         multiwoven_secret: true,
         order: 1,
       },
-      channel: {
+      channel_id: {
         type: "string",
         title: "Channel",
         description: "Channel ID or name (e.g. C0123456789 or #alerts). The bot must be a member.",
+        order: 2,
+      },
+      // Our earlier names of the two fields above, kept for connectors saved with them; the
+      // reference's names win when both are set.
+      bot_token: {
+        type: "string",
+        title: "Bot token (earlier name)",
+        description: "The bot token under the name connectors saved before api_token.",
+        secret: true,
+        multiwoven_secret: true,
+        deprecated: true,
+        order: 1,
+      },
+      channel: {
+        type: "string",
+        title: "Channel (earlier name)",
+        description: "The channel under the name connectors saved before channel_id.",
+        deprecated: true,
         order: 2,
       },
       webhook_url: {
@@ -78,7 +96,16 @@ export const slackDestinationDefinition: ConnectorDefinition = {
       },
     },
     allOf: [
-      { if: { properties: { auth_type: { const: "webhook" } }, required: ["auth_type"] }, then: { required: ["webhook_url"] }, else: { required: ["bot_token", "channel"] } },
+      {
+        if: { properties: { auth_type: { const: "webhook" } }, required: ["auth_type"] },
+        then: { required: ["webhook_url"] },
+        else: {
+          allOf: [
+            { if: { required: ["bot_token"] }, else: { required: ["api_token"] } },
+            { if: { required: ["channel"] }, else: { required: ["channel_id"] } },
+          ],
+        },
+      },
     ],
   },
 };

@@ -20,12 +20,17 @@ interface SlackSettings {
   timeoutMs: number;
 }
 
-function settings(config: Row): SlackSettings {
+/**
+ * The typed settings. The reference's api_token and channel_id win over our earlier bot_token and
+ * channel when both are set; without auth_type, a bot token is meant (as the reference has it).
+ */
+export function settings(config: Row): SlackSettings {
   const mode = stringField(config, "auth_type", "bot_token") === "webhook" ? "webhook" : "bot_token";
+  const either = (reference: string, earlier: string) => stringField(config, reference, "") || stringField(config, earlier);
   return {
     mode,
-    token: mode === "bot_token" ? stringField(config, "bot_token") : "",
-    channel: mode === "bot_token" ? stringField(config, "channel") : "",
+    token: mode === "bot_token" ? either("api_token", "bot_token") : "",
+    channel: mode === "bot_token" ? either("channel_id", "channel") : "",
     webhookUrl: mode === "webhook" ? stringField(config, "webhook_url") : "",
     template: stringField(config, "message_template", ""),
     baseUrl: stringField(config, "base_url", "https://slack.com/api").replace(/\/+$/, ""),

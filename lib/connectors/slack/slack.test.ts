@@ -44,6 +44,15 @@ describe("Slack destination", () => {
     expect(JSON.stringify(outcomes[0].log)).not.toContain("xoxb-secret-token");
   });
 
+  it("takes the reference's settings (api_token, channel_id, no auth_type); they win over bot_token and channel", async () => {
+    slackApi();
+    const reference: Row = { api_token: "xoxb-secret-token", channel_id: "C777", base_url: `${server.url}/api`, timeout: 2 };
+    expect(await slackDestination.check(reference)).toMatchObject({ ok: true });
+    await slackDestination.write({ ...reference, bot_token: "xoxb-older", channel: "C123" }, records.slice(0, 1), { stream, batch: false });
+    const sent = server.requests.filter((r) => r.url === "/api/chat.postMessage");
+    expect(sent.map((r) => [r.headers.authorization, JSON.parse(r.body).channel])).toEqual([["Bearer xoxb-secret-token", "C777"]]);
+  });
+
   it("sends the payload as JSON without a template", async () => {
     slackApi();
     await slackDestination.write(bot(), records.slice(0, 1), { stream, batch: false });
