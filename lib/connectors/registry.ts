@@ -39,10 +39,20 @@ import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
+import { s3Source } from "./amazon-s3/source";
+import { s3Destination } from "./amazon-s3/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const sources: SourceConnector[] = [
+  postgresqlSource,
+  mariadbSource,
+  duckdbSource,
+  httpModelSource,
+  openAiSource,
+  // Files (lib/connectors/files).
+  s3Source,
+];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,
@@ -61,6 +71,8 @@ const destinations: DestinationConnector[] = [
   mailchimpDestination,
   salesforceDestination,
   googleSheetsDestination,
+  // Files (lib/connectors/files).
+  s3Destination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
