@@ -29,7 +29,8 @@ export interface S3TestServer {
 }
 
 export async function startS3Server(buckets: string[]): Promise<S3TestServer> {
-  const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
+  // Resolved from the project root: Playwright and vitest load this file under different module systems.
+  const S3rver = createRequire(path.join(process.cwd(), "package.json"))("s3rver") as S3rverClass;
   const directory = await mkdtemp(path.join(tmpdir(), "ds-s3rver-"));
   const port = await freePort();
   const server = new S3rver({
