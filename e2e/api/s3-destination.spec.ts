@@ -88,7 +88,7 @@ test("a PostgreSQL model syncs into a CSV file in S3, with an outcome per record
       destination_id: destinationId,
       model_id: modelId,
       schedule_type: "manual",
-      sync_mode: "full_refresh",
+      sync_mode: "incremental",
       stream_name: "people",
       configuration: [
         { from: "id", to: "id", mapping_type: "standard" },
