@@ -46,6 +46,8 @@ import { athenaSource } from "./aws-athena/source";
 import { clickhouseSource } from "./clickhouse/source";
 import { snowflakeSource } from "./snowflake/source";
 import { databricksSource } from "./databricks/source";
+import { s3Source } from "./amazon-s3/source";
+import { s3Destination } from "./amazon-s3/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -63,6 +65,8 @@ const sources: SourceConnector[] = [
   athenaSource,
   watsonxDataSource,
   clickhouseSource,
+  // Files (lib/connectors/files).
+  s3Source,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -82,6 +86,8 @@ const destinations: DestinationConnector[] = [
   mailchimpDestination,
   salesforceDestination,
   googleSheetsDestination,
+  // Files (lib/connectors/files).
+  s3Destination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
