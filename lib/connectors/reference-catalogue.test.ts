@@ -19,6 +19,8 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "source:AwsAthena": ["Data Warehouse", "Relational Database"],
   "source:WatsonxData": ["Data Warehouse", "Relational Database"],
   "source:Clickhouse": ["Data Warehouse", "Relational Database"],
+  "source:AmazonS3": ["Data Lake", "Relational Database"],
+  "destination:AmazonS3": ["File Storage", null],
   "destination:Postgresql": ["Database", null],
   "destination:MariaDB": ["Database", null],
   "destination:Http": ["HTTP", null],
