@@ -39,10 +39,22 @@ import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { openAiSource } from "./openai/source";
+import { sftpSource } from "./sftp/source";
+import { sftpDestination } from "./sftp/destination";
+import { googleDriveSource } from "./google-drive/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [postgresqlSource, mariadbSource, duckdbSource, httpModelSource, openAiSource];
+const sources: SourceConnector[] = [
+  postgresqlSource,
+  mariadbSource,
+  duckdbSource,
+  httpModelSource,
+  openAiSource,
+  // File sources (the file layer, files/).
+  sftpSource,
+  googleDriveSource,
+];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
   mariadbDestination,
@@ -61,6 +73,8 @@ const destinations: DestinationConnector[] = [
   mailchimpDestination,
   salesforceDestination,
   googleSheetsDestination,
+  // File destinations (the file layer, files/).
+  sftpDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -10,7 +10,7 @@
 // Messages the reference does not spell out are ours. Tests only.
 import { createVerify, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { json, startEmulator, type ReceivedRequest } from "./common";
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
 
 export const FOLDER_MIME = "application/vnd.google-apps.folder";
 export const SHEET_MIME = "application/vnd.google-apps.spreadsheet";
