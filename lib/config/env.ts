@@ -222,6 +222,15 @@ export const envSchema = z.object({
   DUCKDB_DATA_DIR: text(
     "directory whose files the DuckDB source reads; each workspace sees only its own subdirectory, `<DUCKDB_DATA_DIR>/workspace-<id>` (Parquet, CSV and JSON files, and DuckDB databases opened read-only). Unset, the DuckDB source refuses to read. See [docs/connectors.md](docs/connectors.md#duckdb)",
   ),
+  FILES_MAX_DOWNLOAD_MB: integer(
+    1,
+    1024,
+    "most megabytes the file sources (AmazonS3, Sftp, GoogleDrive) copy from their store for one operation (a discovery, a preview, a read), into a private temporary directory removed after it; a model naming more fails with a sentence. See [docs/connectors.md](docs/connectors.md#file-layer)",
+  ),
+  FILES_TEMP_DIR: text(
+    "directory where the file connectors keep their temporary copies (each operation its own private subdirectory, removed after it); unset: the system's temporary directory",
+    "the system's temporary directory",
+  ),
   METRICS_TOKEN: text(
     "when set, `/api/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers only requests from this machine (loopback socket peer, and no remote client forwarded by a proxy)",
   ),

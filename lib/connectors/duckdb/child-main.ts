@@ -5,7 +5,8 @@
 import type { FingerprintedBatch, ReadOptions, Row } from "../types";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import type { ChildReply, ChildRequest } from "./child-protocol";
-import { duckdbInProcess as duck } from "./source";
+import { duckdbInProcess, duckdbOver } from "./source";
+import { directorySettings } from "./session";
 
 function send(reply: ChildReply): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -33,6 +34,8 @@ const shipped = (b: FingerprintedBatch): ChildReply => ({
 
 async function serve(req: ChildRequest): Promise<void> {
   const { config } = req;
+  const dir = req.dir;
+  const duck = dir === undefined ? duckdbInProcess : duckdbOver((c) => directorySettings(dir, c));
   switch (req.op) {
     case "check":
       return send({ type: "result", value: await duck.check(config) });

@@ -4,12 +4,17 @@ import type { Catalog, CheckResult, FingerprintOptions, QueryResult, ReadOptions
 /** Read options as they cross the process boundary (an AbortSignal cannot: the parent kills the child). */
 export type PlainReadOptions = Omit<ReadOptions, "signal">;
 
-export type ChildRequest =
+/**
+ * `dir`: set by the server, never from a configuration: the local directory to read instead of the
+ * workspace's DUCKDB_DATA_DIR one (the file layer's private copy of remote files, lib/connectors/files).
+ */
+export type ChildRequest = { dir?: string } & (
   | { op: "check"; config: Row }
   | { op: "discover"; config: Row }
   | { op: "query"; config: Row; sql: string; limit: number }
   | { op: "read"; config: Row; options: PlainReadOptions }
-  | { op: "readFingerprinted"; config: Row; options: PlainReadOptions & { fingerprint: FingerprintOptions } };
+  | { op: "readFingerprinted"; config: Row; options: PlainReadOptions & { fingerprint: FingerprintOptions } }
+);
 
 export type ChildReply =
   | { type: "result"; value: CheckResult | Catalog | QueryResult }

@@ -10,6 +10,7 @@ import type {
   Catalog,
   CheckResult,
   FingerprintedBatch,
+  FingerprintOptions,
   QueryResult,
   ReadOptions,
   Row,
@@ -168,37 +169,58 @@ async function* batches(
 
 const withoutSignal = ({ signal: _signal, ...rest }: ReadOptions) => rest;
 
+/** The DuckDB operations, each in its own child; `dir` (server-chosen) replaces the workspace's directory. */
+export interface IsolatedDuck {
+  check(config: Row): Promise<CheckResult>;
+  discover(config: Row): Promise<Catalog>;
+  query(config: Row, sql: string, limit: number): Promise<QueryResult>;
+  read(config: Row, options: ReadOptions): AsyncGenerator<Row[]>;
+  readFingerprinted(
+    config: Row,
+    options: ReadOptions & { fingerprint: FingerprintOptions },
+  ): AsyncGenerator<FingerprintedBatch>;
+}
+
+export function isolatedDuck(dir?: string): IsolatedDuck {
+  return {
+    check: (config) => once<CheckResult>(config, { op: "check", config, dir }),
+    discover: (config) => once<Catalog>(config, { op: "discover", config, dir }),
+    query: (config, sql, limit) => once<QueryResult>(config, { op: "query", config, sql, limit, dir }),
+    async *read(config, options) {
+      const request: ChildRequest = { op: "read", config, options: withoutSignal(options), dir };
+      for await (const reply of batches(config, request, options.signal)) {
+        if (reply.type === "rows") yield reply.rows;
+      }
+    },
+    async *readFingerprinted(config, options) {
+      const request: ChildRequest = {
+        op: "readFingerprinted",
+        config,
+        options: { ...withoutSignal(options), fingerprint: options.fingerprint },
+        dir,
+      };
+      for await (const reply of batches(config, request, options.signal)) {
+        if (reply.type !== "fingerprinted") continue;
+        const batch: FingerprintedBatch = {
+          length: reply.rows.length,
+          keyValues: reply.keyValues,
+          fingerprints: reply.fingerprints,
+          row: (i) => ({ ...reply.rows[i] }),
+        };
+        yield batch;
+      }
+    },
+  };
+}
+
+const workspaceDuck = isolatedDuck();
+
 export const duckdbSource: SourceConnector = {
   definition: duckdbSourceDefinition,
-  check: (config) =>
-    safeCheck(duckdbSourceDefinition, config, () => once<CheckResult>(config, { op: "check", config })),
-  discover: (config) => once<Catalog>(config, { op: "discover", config }),
-  query: (config, sql, limit) => once<QueryResult>(config, { op: "query", config, sql, limit }),
+  check: (config) => safeCheck(duckdbSourceDefinition, config, () => workspaceDuck.check(config)),
+  discover: (config) => workspaceDuck.discover(config),
+  query: (config, sql, limit) => workspaceDuck.query(config, sql, limit),
   checkQuery: (sql) => void modelSelect(sql, "postgresql"),
-  async *read(config, options) {
-    for await (const reply of batches(
-      config,
-      { op: "read", config, options: withoutSignal(options) },
-      options.signal,
-    )) {
-      if (reply.type === "rows") yield reply.rows;
-    }
-  },
-  async *readFingerprinted(config, options) {
-    const request: ChildRequest = {
-      op: "readFingerprinted",
-      config,
-      options: { ...withoutSignal(options), fingerprint: options.fingerprint },
-    };
-    for await (const reply of batches(config, request, options.signal)) {
-      if (reply.type !== "fingerprinted") continue;
-      const batch: FingerprintedBatch = {
-        length: reply.rows.length,
-        keyValues: reply.keyValues,
-        fingerprints: reply.fingerprints,
-        row: (i) => ({ ...reply.rows[i] }),
-      };
-      yield batch;
-    }
-  },
+  read: (config, options) => workspaceDuck.read(config, options),
+  readFingerprinted: (config, options) => workspaceDuck.readFingerprinted(config, options),
 };

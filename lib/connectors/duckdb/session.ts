@@ -64,6 +64,16 @@ export async function duckSettings(config: Row): Promise<DuckSettings> {
   };
 }
 
+/** Settings over a directory the server chose (the file layer's temporary copy), with `config`'s limits. */
+export async function directorySettings(dir: string, config: Row): Promise<DuckSettings> {
+  const queryTimeout = typeof config.query_timeout === "number" ? config.query_timeout : 60;
+  const memory = typeof config.memory_limit_mb === "number" ? config.memory_limit_mb : 256;
+  return { dir: await realpath(dir), queryTimeoutMs: queryTimeout * 1000, memoryLimitMb: memory };
+}
+
+/** How an operation finds its directory and limits: the workspace's (duckSettings) or another. */
+export type SettingsOf = (config: Row) => Promise<DuckSettings>;
+
 /** `file` inside `dir`: relative, no `..`, no link out of it, a regular file. */
 async function databaseFile(dir: string, file: string): Promise<string> {
   if (path.isAbsolute(file) || file.split(/[\\/]/).includes("..") || file.includes("\0")) {
@@ -161,8 +171,9 @@ export async function openSession(s: DuckSettings): Promise<DuckSession> {
 export async function withSession<T>(
   config: Row,
   work: (session: DuckSession, s: DuckSettings) => Promise<T>,
+  settingsOf: SettingsOf = duckSettings,
 ): Promise<T> {
-  const s = await duckSettings(config);
+  const s = await settingsOf(config);
   const session = await openSession(s).catch((err: unknown) => {
     throw err instanceof ConnectorError ? err : new ConnectorError(describeDuckError(err, s));
   });

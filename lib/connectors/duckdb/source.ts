@@ -30,6 +30,7 @@ import {
   withTimeout,
   type DuckSession,
   type DuckSettings,
+  type SettingsOf,
 } from "./session";
 import { chunkColumn, chunkRow, chunkRows, columnReader, type ColumnReader } from "./values";
 
@@ -42,7 +43,7 @@ async function described<T>(s: DuckSettings, work: () => Promise<T>): Promise<T>
   }
 }
 
-async function check(config: Row): Promise<CheckResult> {
+async function check(config: Row, settingsOf: SettingsOf = duckSettings): Promise<CheckResult> {
   return safeCheck(
     duckdbSourceDefinition,
     config,
@@ -54,12 +55,12 @@ async function check(config: Row): Promise<CheckResult> {
           ok: true,
           details: `Connected to DuckDB ${String(version)}: ${what} in the workspace's data directory.`,
         };
-      }),
+      }, settingsOf),
     (err) => describeDuckError(err),
   );
 }
 
-async function discover(config: Row): Promise<Catalog> {
+async function discover(config: Row, settingsOf: SettingsOf = duckSettings): Promise<Catalog> {
   return withSession(config, (session, s) =>
     described(s, async () => {
       const columns = (
@@ -94,6 +95,7 @@ async function discover(config: Row): Promise<Catalog> {
       }
       return sourceTablesCatalog(tables.values(), "duckdb");
     }),
+    settingsOf,
   );
 }
 
@@ -101,7 +103,12 @@ function selectOf(query: string): string {
   return `SELECT * FROM ${subquery(modelSelect(query, "postgresql"))} AS q`;
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+async function query(
+  config: Row,
+  sql: string,
+  limit: number,
+  settingsOf: SettingsOf = duckSettings,
+): Promise<QueryResult> {
   const select = selectOf(sql);
   return withSession(config, ({ conn }, s) =>
     described(s, async () => {
@@ -118,6 +125,7 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
         rows: chunks.flatMap((chunk) => chunkRows(chunk, columnsOf)),
       };
     }),
+    settingsOf,
   );
 }
 
@@ -172,9 +180,10 @@ async function* chunksOf(
 async function* readChunks(
   config: Row,
   options: ReadOptions,
-  seed?: string,
+  seed: string | undefined,
+  settingsOf: SettingsOf,
 ): AsyncGenerator<{ chunk: DuckDBDataChunk; reader: ColumnReader }> {
-  const s = await duckSettings(config);
+  const s = await settingsOf(config);
   const session = await described(s, () => openSession(s));
   try {
     await described(s, () => assertSelect(session.conn, options.query, s));
@@ -193,10 +202,14 @@ async function* readChunks(
   }
 }
 
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
+async function* read(
+  config: Row,
+  options: ReadOptions,
+  settingsOf: SettingsOf = duckSettings,
+): AsyncGenerator<Row[]> {
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   let batch: Row[] = [];
-  for await (const { chunk, reader } of readChunks(config, options)) {
+  for await (const { chunk, reader } of readChunks(config, options, undefined, settingsOf)) {
     for (let i = 0; i < chunk.rowCount; i++) {
       batch.push(chunkRow(chunk, reader, i));
       if (batch.length >= batchSize) {
@@ -212,6 +225,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
 async function* readFingerprinted(
   config: Row,
   options: ReadOptions & { fingerprint: FingerprintOptions },
+  settingsOf: SettingsOf = duckSettings,
 ): AsyncGenerator<FingerprintedBatch> {
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   const { seed, primaryKey } = options.fingerprint;
@@ -228,7 +242,7 @@ async function* readFingerprinted(
       row: (i) => chunkRow(at[i].chunk, at[i].reader, at[i].index, 0),
     };
   };
-  for await (const { chunk, reader } of readChunks(config, options, seed)) {
+  for await (const { chunk, reader } of readChunks(config, options, seed, settingsOf)) {
     const keyIndex = reader.names.indexOf(primaryKey, 1);
     const keys = keyIndex < 0 ? undefined : chunkColumn(chunk, reader, keyIndex);
     const hashes = chunkColumn(chunk, reader, 0);
@@ -251,12 +265,18 @@ async function* readFingerprinted(
  * The connector run in this process: what the DuckDB child process (child-main.ts) runs. The server
  * uses isolated.ts, which runs it in that child under a memory limit.
  */
-export const duckdbInProcess = {
-  definition: duckdbSourceDefinition,
-  check,
-  discover,
-  query,
-  checkQuery: (sql: string) => void modelSelect(sql, "postgresql"),
-  read,
-  readFingerprinted,
-} satisfies SourceConnector;
+export const duckdbInProcess = duckdbOver(duckSettings);
+
+/** The same operations over the directory and limits `settingsOf` gives (the file layer's copies). */
+export function duckdbOver(settingsOf: SettingsOf) {
+  return {
+    definition: duckdbSourceDefinition,
+    check: (config: Row) => check(config, settingsOf),
+    discover: (config: Row) => discover(config, settingsOf),
+    query: (config: Row, sql: string, limit: number) => query(config, sql, limit, settingsOf),
+    checkQuery: (sql: string) => void modelSelect(sql, "postgresql"),
+    read: (config: Row, options: ReadOptions) => read(config, options, settingsOf),
+    readFingerprinted: (config: Row, options: ReadOptions & { fingerprint: FingerprintOptions }) =>
+      readFingerprinted(config, options, settingsOf),
+  } satisfies SourceConnector;
+}
