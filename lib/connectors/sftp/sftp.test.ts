@@ -139,7 +139,7 @@ describe.skipIf(!!why)("Sftp connectors (real OpenSSH)", () => {
     // Days 1..28 cycle: ids with i % 28 == 27 are on the 28th.
     expect(incremental.rows).toBe(Math.floor((ROWS - 27) / 28) + 1);
     expect(leftovers()).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it("stops a read when the run is canceled, and leaves no copy behind", async () => {
     const controller = new AbortController();
@@ -167,7 +167,7 @@ describe.skipIf(!!why)("Sftp connectors (real OpenSSH)", () => {
     const b = await fp();
     expect(b.filter((x, i) => x !== a[i])).toHaveLength(1);
     sshd.put("exports/contacts.csv", contactsCsv());
-  }, 60_000);
+  }, 240_000);
 
   describe("destination", () => {
     const stream: Stream = { name: "sftp", url: "sftp", json_schema: {}, batch_support: true, batch_size: 10_000, request_method: "POST" };
