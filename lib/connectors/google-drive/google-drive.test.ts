@@ -53,6 +53,9 @@ describe("GoogleDrive source", () => {
     expect((await googleDriveSource.check(config({ folder_name: undefined }))).details).toContain("folder_name is required");
     expect((await googleDriveSource.check(config({ data_type: "semistructured" }))).details).toContain("semistructured needs a document extraction model");
     for (const r of [wrong]) expect(r.details).not.toContain(DRIVE_PRIVATE_KEY.slice(40, 80));
+    // Every request goes through the outbound guard: the API base and the key's token endpoint.
+    expect((await googleDriveSource.check(config({ base_url: "http://169.254.169.254" }))).details).toContain("cloud metadata service");
+    expect((await googleDriveSource.check(config({ credentials_json: { ...credentialsJson(drive.url), token_uri: "http://169.254.169.254/token" } }))).details).toContain("cloud metadata service");
   });
 
   it("discovers the folder's data files (a Sheet as CSV) with DuckDB's types", async () => {
