@@ -79,8 +79,9 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
   const key = remoteJoin(settings.destinationPath, remoteName);
   const shown = `sftp://${settings.target.host}/${key.replace(/^\/+/, "")}`;
   const files = new SftpFiles(settings.target, settings.destinationPath, options.signal);
-  const csv = await writeRowsFile(rows.map((r) => r.payload), "csv", { name: `${base}.csv`, columns: declaredColumns(options) });
+  let csv: Awaited<ReturnType<typeof writeRowsFile>> | undefined;
   try {
+    csv = await writeRowsFile(rows.map((r) => r.payload), "csv", { name: `${base}.csv`, columns: declaredColumns(options) });
     let local = csv.path;
     if (zipped) {
       local = path.join(path.dirname(csv.path), remoteName);
@@ -103,7 +104,7 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
     const retryable = failure.code === SFTP_UNAVAILABLE || failure.code === "canceled";
     for (const r of rows) outcomes.push({ key: r.key, ok: false, error: `${shown} was not written: ${failure.message}`, retryable, ...(retryable ? { status: 0 } : {}) });
   } finally {
-    await csv.remove();
+    await csv?.remove();
     await files.close();
   }
   return outcomes;
