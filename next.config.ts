@@ -35,6 +35,10 @@ const nextConfig: NextConfig = {
     "@duckdb/node-api",
     "@duckdb/node-bindings",
     "esbuild",
+    // ssh2 loads a native crypto addon (and optionally cpu-features): the Sftp connectors.
+    "ssh2",
+    "ssh2-sftp-client",
+    "cpu-features",
   ],
   // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
   async redirects() {

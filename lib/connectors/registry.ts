@@ -48,6 +48,9 @@ import { snowflakeSource } from "./snowflake/source";
 import { databricksSource } from "./databricks/source";
 import { s3Source } from "./amazon-s3/source";
 import { s3Destination } from "./amazon-s3/destination";
+import { sftpSource } from "./sftp/source";
+import { sftpDestination } from "./sftp/destination";
+import { googleDriveSource } from "./google-drive/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -67,6 +70,8 @@ const sources: SourceConnector[] = [
   clickhouseSource,
   // Files (lib/connectors/files).
   s3Source,
+  sftpSource,
+  googleDriveSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -88,6 +93,7 @@ const destinations: DestinationConnector[] = [
   googleSheetsDestination,
   // Files (lib/connectors/files).
   s3Destination,
+  sftpDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
