@@ -10,6 +10,7 @@
 // 3. tenant isolation: an Admin of workspace B gets 404 for the connector, as for an unknown id.
 // The server's log is not reachable from the tests (scripts/e2e-server.ts inherits stdio, Playwright
 // pipes it away), so the logs half of "never in a log" is left to the logger's unit tests.
+import { generateKeyPairSync } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -137,11 +138,17 @@ function withSecrets(base: Row, definition: Definition, tag: string): { configur
       if (!isObject(node[key])) node[key] = requiredShell(schema);
       node = node[key] as Row;
     }
-    const marker = `SeKrEt${tag}${markers.length}x${Math.random().toString(36).slice(2, 10)}`;
-    markers.push(marker);
     const last = p[p.length - 1];
-    // A private key need not be real for the failure paths: a PEM-shaped value with the marker inside.
-    node[last] = /private_key$/.test(last) ? `-----BEGIN PRIVATE KEY-----\nMIIEv${marker}\n-----END PRIVATE KEY-----\n` : marker;
+    if (/private_key$/.test(last)) {
+      // A real key (BigQuery signs with it before it calls anything); a line of its body is unique to it.
+      const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+      node[last] = pem;
+      markers.push(pem.split("\n")[2]);
+    } else {
+      const marker = `SeKrEt${tag}${markers.length}x${Math.random().toString(36).slice(2, 10)}`;
+      node[last] = marker;
+      markers.push(marker);
+    }
   }
   return { configuration, markers };
 }
@@ -286,6 +293,7 @@ for (const fixture of FIXTURES) {
         expect(JSON.stringify(tried), field).toContain("enter it again");
       }
       expect(attacker.seen, "nothing reached the attacker's server").toEqual([]);
+      console.log(`${label}: the legitimate receiver got ${legit.seen.length} request(s): ${legit.seen.map((r) => r.url).join(", ")}`);
     } finally {
       await legit.close();
       await attacker.close();
