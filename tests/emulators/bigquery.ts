@@ -82,6 +82,24 @@ export interface BigQueryEmulatorOptions {
   maxPageRows?: number;
 }
 
+/**
+ * statistics.query.statementType as BigQuery's reference lists it (SELECT, INSERT, UPDATE, DELETE,
+ * MERGE, CREATE_TABLE, DROP_TABLE…, SCRIPT for several statements), from the text with GoogleSQL's
+ * strings ('…', "…", '''…''', """…""", with backslash escapes), quoted names and comments removed.
+ */
+export function statementTypeOf(sql: string): string {
+  const code = sql
+    .replace(/'''(?:[^\\]|\\[\s\S])*?'''|"""(?:[^\\]|\\[\s\S])*?"""|'(?:[^'\\]|\\[\s\S])*'|"(?:[^"\\]|\\[\s\S])*"|`(?:[^`\\]|\\[\s\S])*`|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, " ")
+    .trim()
+    .replace(/;\s*$/, "");
+  if (code.includes(";")) return "SCRIPT";
+  const words = /^[\s(]*(\w+)(?:\s+(?:OR\s+REPLACE\s+)?(\w+))?/i.exec(code);
+  const first = (words?.[1] ?? "").toUpperCase();
+  if (first === "WITH" || first === "SELECT") return "SELECT";
+  if (["CREATE", "DROP", "ALTER"].includes(first)) return `${first}_${(words?.[2] ?? "").toUpperCase()}`;
+  return first;
+}
+
 export async function startBigQueryEmulator(options: BigQueryEmulatorOptions) {
   const tokens = new Set<string>();
   const jobs = new Map<string, Job>();
@@ -96,6 +114,8 @@ export async function startBigQueryEmulator(options: BigQueryEmulatorOptions) {
     pagesServed: 0,
     cancelled: [] as string[],
     tokenRequests: 0,
+    /** When set, what dry runs report as statistics.query.statementType (else statementTypeOf). */
+    statementType: undefined as string | undefined,
   };
   const pool = new pg.Pool({ connectionString: options.pgUrl, max: 4 });
   const apiError = (res: ServerResponse, code: number, status: string, reason: string, message: string, headers: Record<string, string> = {}) =>
@@ -183,6 +203,11 @@ export async function startBigQueryEmulator(options: BigQueryEmulatorOptions) {
     const jobId = body.jobReference?.jobId ?? `job_${randomBytes(6).toString("hex")}`;
     if (!body.configuration?.dryRun && jobs.has(jobId)) return apiError(res, 409, "ALREADY_EXISTS", "duplicate", `Already Exists: Job ${options.projectId}:US.${jobId}`);
     const params = (q.queryParameters ?? []).map((p) => ({ name: p.name, value: p.parameterValue.value }));
+    if (body.configuration?.dryRun && (state.statementType ?? statementTypeOf(q.query)) === "SCRIPT") {
+      // A script's dry run validates it without a result schema; nothing of it runs here.
+      const reference = { projectId: options.projectId, jobId, location: body.jobReference?.location ?? "US" };
+      return json(res, 200, { kind: "bigquery#job", jobReference: reference, status: { state: "DONE" }, statistics: { query: { totalBytesProcessed: "0", statementType: "SCRIPT" } } });
+    }
     let result: { fields: Field[]; rows: Job["rows"] };
     try {
       result = await execute(q.query, params, q.defaultDataset?.datasetId, body.configuration?.dryRun === true);
@@ -191,7 +216,8 @@ export async function startBigQueryEmulator(options: BigQueryEmulatorOptions) {
     }
     const reference = { projectId: options.projectId, jobId, location: body.jobReference?.location ?? "US" };
     if (body.configuration?.dryRun) {
-      return json(res, 200, { kind: "bigquery#job", jobReference: reference, status: { state: "DONE" }, statistics: { query: { schema: { fields: result.fields }, totalBytesProcessed: "0" } } });
+      const statementType = state.statementType ?? statementTypeOf(q.query);
+      return json(res, 200, { kind: "bigquery#job", jobReference: reference, status: { state: "DONE" }, statistics: { query: { schema: { fields: result.fields }, totalBytesProcessed: "0", statementType } } });
     }
     jobs.set(jobId, { ...result, done: !state.holdJobs, cancelled: false });
     json(res, 200, { kind: "bigquery#job", id: `${options.projectId}:US.${jobId}`, jobReference: reference, status: { state: state.holdJobs ? "RUNNING" : "DONE" } });

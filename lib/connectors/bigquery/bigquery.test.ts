@@ -137,6 +137,31 @@ describe("query preview and model checks", () => {
     expect(() => bigquerySource.checkQuery!("SELECT * FROM events LIMIT 10")).toThrow(/LIMIT/);
   });
 
+  it("refuses a script hidden with GoogleSQL's triple-quoted and raw strings", async () => {
+    // '''it's''' is one string to BigQuery: a tokenizer without triple quotes saw `'it'` and hid the `;`.
+    const attack = "SELECT '''it's''' ); DROP TABLE events; SELECT * FROM (SELECT 1";
+    expect(() => bigquerySource.checkQuery!(attack)).toThrow(/single statement/);
+    await expect(bigquerySource.query!(config(), attack, 5)).rejects.toThrow(/single statement/);
+    await expect(readAll({ query: attack })).rejects.toThrow(/single statement/);
+    expect(() => bigquerySource.checkQuery!('SELECT """a "quoted" ; )""" AS t, r\'\\d+;)\' AS re, b\'\\x00\' AS b, rb"x" AS rb')).not.toThrow();
+    expect(() => bigquerySource.checkQuery!("SELECT r'\\' ; DROP TABLE events; SELECT '")).toThrow(/raw string/);
+    expect(() => bigquerySource.checkQuery!("SELECT ''' ; DROP TABLE events")).toThrow(/never closed/);
+    expect(() => bigquerySource.checkQuery!("SELECT `a\\` ' ` ; DROP TABLE events; SELECT ' '")).toThrow(/single statement/);
+    const { rows } = await admin.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'events'", [dataset]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("runs nothing BigQuery's dry run does not call one SELECT (defence behind the text check)", async () => {
+    bq.state.statementType = "SCRIPT";
+    try {
+      await expect(bigquerySource.query!(config(), "SELECT id FROM events", 1)).rejects.toThrow(/single SELECT statement: BigQuery reads it as SCRIPT/);
+      await expect(readAll({ query: "SELECT id FROM events" })).rejects.toThrow(/reads it as SCRIPT/);
+    } finally {
+      bq.state.statementType = undefined;
+    }
+    expect((await bigquerySource.query!(config(), "SELECT id FROM events ORDER BY id", 1)).rows).toEqual([{ id: 1 }]);
+  });
+
   it("answers a bad query with BigQuery's reason", async () => {
     await expect(bigquerySource.query!(config(), "SELECT nope FROM events", 5)).rejects.toThrow(/BigQuery.*nope/);
   });

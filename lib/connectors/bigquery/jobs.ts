@@ -24,7 +24,7 @@ export interface Page {
 interface JobAnswer {
   jobReference?: { jobId: string; location?: string };
   status?: { state?: string; errorResult?: { message?: string; reason?: string } };
-  statistics?: { query?: { schema?: { fields?: BqField[] } } };
+  statistics?: { query?: { schema?: { fields?: BqField[] }; statementType?: string } };
 }
 
 interface ResultsAnswer {
@@ -53,15 +53,31 @@ function jobBody(s: BigquerySettings, sql: string, jobId: string, options: { dry
   };
 }
 
-/** The result schema of `sql` without running it (a dry run: free, and it checks the SQL). */
-export async function dryRunSchema(s: BigquerySettings, sql: string, signal?: AbortSignal, params?: Record<string, string>): Promise<BqField[]> {
-  const answer = await callApi<JobAnswer>(s, {
+/** What BigQuery makes of `sql` without running it (a dry run: free, and it checks the SQL). */
+async function dryRun(s: BigquerySettings, sql: string, signal?: AbortSignal, params?: Record<string, string>): Promise<JobAnswer> {
+  return callApi<JobAnswer>(s, {
     method: "POST",
     path: `/projects/${encodeURIComponent(s.projectId)}/jobs`,
     body: jobBody(s, sql, `datasync_dry_${randomUUID()}`, { dryRun: true, params }),
     signal,
   });
-  return answer.statistics?.query?.schema?.fields ?? [];
+}
+
+/** The result schema of `sql` without running it. */
+export async function dryRunSchema(s: BigquerySettings, sql: string, signal?: AbortSignal, params?: Record<string, string>): Promise<BqField[]> {
+  return (await dryRun(s, sql, signal, params)).statistics?.query?.schema?.fields ?? [];
+}
+
+/**
+ * Refuses `sql` unless BigQuery itself reads it as one SELECT (statistics.query.statementType; a
+ * multi-statement script says SCRIPT and would run with the service account's grants). A second
+ * guard behind modelSelect, whose tokenizer could misread some GoogleSQL text.
+ */
+export async function assertSelectStatement(s: BigquerySettings, sql: string, signal?: AbortSignal, params?: Record<string, string>): Promise<void> {
+  const type = (await dryRun(s, sql, signal, params)).statistics?.query?.statementType;
+  if (type !== "SELECT") {
+    throw new ConnectorError(`The query must be a single SELECT statement: BigQuery reads it as ${type ?? "something else"}.`);
+  }
 }
 
 async function cancelJob(s: BigquerySettings, jobId: string): Promise<void> {

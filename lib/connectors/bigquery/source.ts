@@ -8,7 +8,7 @@ import { redact, secretValues } from "../shared/secrets";
 import { modelSelect, subquery } from "../shared/sql";
 import { callApi } from "./api";
 import { bigquerySettings, bigquerySourceDefinition, type BigquerySettings } from "./definition";
-import { dryRunSchema, queryPages } from "./jobs";
+import { assertSelectStatement, dryRunSchema, queryPages } from "./jobs";
 import { columnSchema, rowOf, typeText } from "./values";
 
 /** Rows per results page: BigQuery caps a page at 10 MB whatever this says. */
@@ -98,7 +98,9 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
   const inner = modelSelect(sql, "bigquery");
   return scrubbed(config, async (s) => {
     const n = Math.max(0, Math.floor(limit));
-    for await (const page of queryPages(s, `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`, { pageSize: Math.max(1, Math.min(n, MAX_PAGE_ROWS)) })) {
+    const sql = `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`;
+    await assertSelectStatement(s, sql);
+    for await (const page of queryPages(s, sql, { pageSize: Math.max(1, Math.min(n, MAX_PAGE_ROWS)) })) {
       return { columns: page.schema.map((f) => ({ name: f.name, type: typeText(f) })), rows: page.rows.slice(0, n).map((r) => rowOf(page.schema, r)) };
     }
     return { columns: [], rows: [] };
@@ -131,6 +133,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   try {
     const s = bigquerySettings(config);
     const { sql, params } = await readSql(s, options);
+    await assertSelectStatement(s, sql, options.signal, params);
     for await (const page of queryPages(s, sql, { signal: options.signal, params, pageSize: Math.min(batchSize, MAX_PAGE_ROWS) })) {
       for (let i = 0; i < page.rows.length; i += batchSize) {
         yield page.rows.slice(i, i + batchSize).map((r) => rowOf(page.schema, r));

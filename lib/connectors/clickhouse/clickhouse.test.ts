@@ -163,6 +163,11 @@ describe("query (preview)", () => {
       ["SELECT * FROM file('x.csv', 'CSV', 'a String')", /must not call file\(\)/],
       ["SELECT * FROM url('http://169.254.169.254/', 'CSV', 'a String')", /must not call url\(\)/],
       ["SELECT * FROM remote('127.0.0.1', system.one)", /must not call remote\(\)/],
+      // Newer table functions of the same families (a readonly=2 profile may call them).
+      ["SELECT * FROM icebergS3('http://169.254.169.254/t')", /must not call icebergs3\(\)/],
+      ["SELECT * FROM deltaLakeLocal('/var/lib/clickhouse/t')", /must not call deltalakelocal\(\)/],
+      ["SELECT * FROM arrowFlight('127.0.0.1:8815', 'd')", /must not call arrowflight\(\)/],
+      ["SELECT * FROM ytsaurus('http://127.0.0.1', '//t', 'token')", /must not call ytsaurus\(\)/],
       ["SELECT 1 # hidden", /must not use "#"/],
       ["SELECT 1 /* /* */ */", /nest comments/],
       ["SELECT * FROM people LIMIT 5", /must not end with LIMIT/],

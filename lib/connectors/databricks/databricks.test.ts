@@ -114,6 +114,10 @@ describe("Databricks source", () => {
     expect(() => databricksSource.checkQuery!('SELECT "a;b" AS `x;y` FROM events')).not.toThrow();
     expect(() => databricksSource.checkQuery!("SELECT 'a\\'; b' AS x /* ; /* ; */ ; */ FROM events")).not.toThrow();
     expect(() => databricksSource.checkQuery!("SELECT 'a' AS x; SELECT 2")).toThrow(/single statement/);
+    // r'\' is a whole raw string to Spark: the call after it is code, not string.
+    expect(() => databricksSource.checkQuery!("SELECT r'\\' , reflect('java.lang.System', 'exit', 1) AS x, '\\''")).toThrow(/must not call reflect/);
+    expect(() => databricksSource.checkQuery!("SELECT secret('scope', 'key') AS s")).toThrow(/must not call secret/);
+    expect(() => databricksSource.checkQuery!("SELECT http_request(conn => 'c', method => 'GET', path => '/') AS r")).toThrow(/must not call http_request/);
   });
 
   it("streams 20k rows chunk by chunk, holding one chunk at a time", async () => {

@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
 import { uniqueName } from "@/tests/support/connectors";
+import { oneStatement } from "./one-statement";
 import { postgresqlSource } from "./source";
 
 const HOST = process.env.PG_TEST_HOST ?? "127.0.0.1";
@@ -48,5 +49,56 @@ describe("PostgreSQL row estimate", () => {
 
   it("a query the server cannot plan is an error that says why", async () => {
     await expect(estimate({ query: `SELECT * FROM ${schema}.nowhere` })).rejects.toThrow(/nowhere/);
+  });
+});
+
+// A role whose sessions read backslashes as escapes (standard_conforming_strings off), owning a
+// table: the attack text ends the read-only transaction and drops it if any part of it runs.
+describe("a model query that hides a second statement behind a backslash", () => {
+  const role = uniqueName("scs_off");
+  const attack = `SELECT 'x\\' , ' ) AS a; COMMIT; DROP TABLE ${schema}.victim; SELECT * FROM (SELECT 1`;
+  const asRole: Row = { ...config, credentials: { auth_type: "username/password", username: role, password: "" } };
+  const victimExists = async () =>
+    (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1 AND tablename = 'victim'", [schema])).rows[0].n === 1;
+
+  beforeAll(async () => {
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`ALTER ROLE ${role} SET standard_conforming_strings = off`);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+    await admin.query(`CREATE TABLE ${schema}.victim (id int)`);
+    await admin.query(`ALTER TABLE ${schema}.victim OWNER TO ${role}`);
+  });
+
+  afterAll(async () => {
+    await admin.query(`DROP TABLE IF EXISTS ${schema}.victim`);
+    await admin.query(`DROP OWNED BY ${role}`);
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+  });
+
+  it("is refused by the check, the preview, the read and the estimate; nothing of it runs", async () => {
+    expect(() => postgresqlSource.checkQuery!(attack)).toThrow(/never closed|single statement/);
+    await expect(postgresqlSource.query!(asRole, attack, 5)).rejects.toThrow(/never closed|single statement/);
+    await expect(postgresqlSource.estimateRows!(asRole, { batchSize: 10, query: attack })).rejects.toThrow(/never closed|single statement/);
+    await expect(
+      (async () => {
+        for await (const batch of postgresqlSource.read(asRole, { batchSize: 10, query: attack })) void batch;
+      })(),
+    ).rejects.toThrow(/never closed|single statement/);
+    expect(await victimExists()).toBe(true);
+  });
+
+  it("would run both statements through the simple protocol; oneStatement sends one and the server refuses the rest", async () => {
+    const client = new pg.Client({ host: HOST, port: PORT, user: role, database: "test" });
+    await client.connect();
+    try {
+      expect((await client.query("SHOW standard_conforming_strings")).rows[0].standard_conforming_strings).toBe("off");
+      const text = `EXPLAIN SELECT * FROM (${attack}\n) AS subquery`;
+      await client.query("BEGIN READ ONLY");
+      await expect(client.query(oneStatement(text))).rejects.toThrow(/multiple commands/);
+      await client.query("ROLLBACK");
+      expect(await victimExists()).toBe(true);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -4,6 +4,7 @@
 import type { ReadOptions, Row } from "../types";
 import { described, withClient } from "./connection";
 import { incrementalQuery } from "./source";
+import { oneStatement } from "./one-statement";
 
 /** Planning is quick; a source too slow to plan in this time gets no estimate rather than a late one. */
 const ESTIMATE_TIMEOUT_MS = 10_000;
@@ -16,7 +17,11 @@ export async function estimateRows(config: Row, options: ReadOptions): Promise<n
       try {
         // SET LOCAL cannot take a parameter; the value is an integer we computed.
         await client.query(`SET LOCAL statement_timeout = ${Math.floor(Math.min(s.queryTimeoutMs, ESTIMATE_TIMEOUT_MS))}`);
-        const { rows } = await client.query<{ "QUERY PLAN": { Plan?: { "Plan Rows"?: number } }[] }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+        // The extended protocol runs one statement, whatever the text holds (the simple one, used
+        // for a query without values, would run every statement in it).
+        const { rows } = await client.query<{ "QUERY PLAN": { Plan?: { "Plan Rows"?: number } }[] }>(
+          oneStatement(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values),
+        );
         const planned = rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"];
         return typeof planned === "number" && Number.isFinite(planned) ? Math.round(planned) : null;
       } finally {

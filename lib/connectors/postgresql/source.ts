@@ -5,6 +5,7 @@ import { safeCheck } from "../shared/errors";
 import { sourceTablesCatalog } from "../shared/sql-catalog";
 import { jsonSafeRow, jsonSafeValue, modelSelect, subquery } from "../shared/sql";
 import { pgQueryError } from "../shared/sql-position";
+import { oneStatement } from "./one-statement";
 import {
   described,
   describePgError,
@@ -131,7 +132,8 @@ export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string,
  * run sends them again, exactly; every other row keeps its fingerprint. Empty when no column can.
  */
 async function repairMark(client: pg.Client, options: ReadOptions): Promise<string> {
-  const { fields } = await client.query(`SELECT * FROM ${subquery(modelSelect(options.query, "postgresql"))} AS subquery LIMIT 0`);
+  // Extended protocol: one statement, whatever the text holds.
+  const { fields } = await client.query(oneStatement(`SELECT * FROM ${subquery(modelSelect(options.query, "postgresql"))} AS subquery LIMIT 0`));
   const names = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))]);
   const conditions: string[] = [];
   for (const f of fields) {

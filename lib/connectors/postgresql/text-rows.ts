@@ -10,6 +10,7 @@ import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "../shared/pg-copy";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
 import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
+import { oneStatement } from "./one-statement";
 
 const SESSION =
   "SET LOCAL statement_timeout = 0; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, MDY'; " +
@@ -32,7 +33,8 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
     withClient(config, async (client) => {
       await client.query("BEGIN TRANSACTION READ ONLY");
       try {
-        const { fields } = await client.query(`${modelQuery(options, client)} LIMIT 0`);
+        // Extended protocol: one statement, whatever the text holds.
+        const { fields } = await client.query(oneStatement(`${modelQuery(options, client)} LIMIT 0`));
         const names = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))]);
         return fields.map((f) => ({ name: f.name, oid: f.dataTypeID, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) }));
       } finally {

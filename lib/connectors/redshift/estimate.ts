@@ -5,6 +5,7 @@ import type { ReadOptions, Row } from "../types";
 import { withClient } from "../postgresql/connection";
 import { incrementalQuery } from "../postgresql/source";
 import { wireConfig } from "./config";
+import { oneStatement } from "../postgresql/one-statement";
 
 /** Planning is quick; a plan that takes longer than this gives no estimate rather than a late one. */
 const ESTIMATE_TIMEOUT_MS = 10_000;
@@ -24,7 +25,9 @@ export async function estimateRedshiftRows(config: Row, options: ReadOptions): P
         await client.query(
           `SET LOCAL statement_timeout = ${Math.floor(Math.min(s.queryTimeoutMs, ESTIMATE_TIMEOUT_MS))}`,
         );
-        const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${query.text}`, query.values);
+        // The extended protocol runs one statement, whatever the text holds (the simple one, used
+        // for a query without values, would run every statement in it).
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(oneStatement(`EXPLAIN ${query.text}`, query.values));
         return plannedRows(rows.map((r) => r["QUERY PLAN"]));
       } finally {
         await client.query("ROLLBACK").catch(() => undefined);

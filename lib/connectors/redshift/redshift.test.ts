@@ -282,3 +282,16 @@ describe("type fidelity (the PostgreSQL types; a cluster has only the subset Red
     for (const row of rows) expectRecordValues(Number(row.id), row);
   });
 });
+
+describe("model queries stay one SELECT as Redshift reads them (backslash escapes)", () => {
+  it("refuses a second statement hidden behind \\' in the check, preview, read and estimate", async () => {
+    await sql(`CREATE TABLE ${schema}.victim (id int)`);
+    const attack = `SELECT 'x\\' , ' ) AS a; COMMIT; DROP TABLE ${schema}.victim; SELECT * FROM (SELECT 1`;
+    expect(() => redshiftSource.checkQuery!(attack)).toThrow(/single statement/);
+    await expect(redshiftSource.query!(config(), attack, 5)).rejects.toThrow(/single statement|never closed/);
+    await expect(collect(redshiftSource.read(config(), { batchSize: 10, query: attack }))).rejects.toThrow(/single statement|never closed/);
+    expect(await redshiftSource.estimateRows!(config(), { batchSize: 10, query: attack })).toBeNull();
+    const { rows } = await sql(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = '${schema}' AND tablename = 'victim'`);
+    expect(rows[0].n).toBe(1);
+  });
+});

@@ -90,7 +90,7 @@ export const redshiftSource: SourceConnector = {
   check,
   discover,
   query,
-  checkQuery: (sql) => void modelSelect(sql, "postgresql"),
+  checkQuery: (sql) => void modelSelect(sql, "redshift"),
   read,
   estimateRows: estimateRedshiftRows,
 };

@@ -96,4 +96,61 @@ describe("modelSelect", () => {
     expect(() => modelSelect("SELECT 'a\\'; DROP TABLE t", "trino")).toThrow(/single statement/);
     expect(() => modelSelect("SELECT * FROM t LIMIT 5", "trino")).toThrow(/LIMIT/);
   });
+
+  it("reads GoogleSQL's triple-quoted and r/b-prefixed strings (BigQuery)", () => {
+    // '''it's''' is one string: read as 'it' + 's' + '', the `;` after it was hidden.
+    expect(() => modelSelect("SELECT '''it's''' ); DROP TABLE t; SELECT * FROM (SELECT 1", "bigquery")).toThrow(/single statement/);
+    expect(() => modelSelect('SELECT """a"b""" ); DROP TABLE t; SELECT * FROM (SELECT 1', "bigquery")).toThrow(/single statement/);
+    expect(modelSelect("SELECT '''it's; )''' AS a, \"\"\"x\"; )\"\"\" AS b, r'\\d;)' AS c, B'\\x00' AS d, rb'e' FROM t", "bigquery")).toContain("FROM t");
+    expect(() => modelSelect("SELECT r'\\' ; DROP TABLE t; SELECT '", "bigquery")).toThrow(/raw string/);
+    // GoogleSQL doubles no quote: 'a'''' is 'a' then an unclosed '''.
+    expect(() => modelSelect("SELECT 'a'''' ; DROP TABLE t", "bigquery")).toThrow(/never closed/);
+  });
+
+  it("checks PostgreSQL and Redshift queries with and without backslash escapes", () => {
+    // Redshift (and PostgreSQL with standard_conforming_strings off) ends nothing at \' : the `;` is code.
+    const attack = "SELECT 'x\\' , ' ) AS a; COMMIT; DROP TABLE t; SELECT * FROM (SELECT 1";
+    expect(() => modelSelect(attack, "redshift")).toThrow(/single statement/);
+    // Read the standard way the second string is never closed (an error on such a server): refused too.
+    expect(() => modelSelect(attack, "postgresql")).toThrow(/never closed/);
+    expect(() => modelSelect("SELECT 'x\\' , ' ) AS a; DROP TABLE t; SELECT * FROM (SELECT 1, '", "postgresql")).toThrow(/single statement/);
+    expect(() => modelSelect("SELECT 'a\\' , ' , pg_read_file('/etc/passwd') AS x, ''", "redshift")).toThrow(/must not call pg_read_file/);
+    // Backslashes that close nothing either way, and E'…' strings, still pass.
+    expect(modelSelect("SELECT 'C:\\dir' AS p, E'it\\'s' AS q FROM t", "redshift")).toContain("FROM t");
+    expect(modelSelect("SELECT 'C:\\dir' AS p, E'it\\'s' AS q FROM t", "postgresql")).toContain("FROM t");
+  });
+
+  it("reads Presto's flat comments (trino) and Spark's raw strings (databricks)", () => {
+    // PostgreSQL nests comments, Presto does not: `/* /* */` ends at the first */ there.
+    expect(() => modelSelect("SELECT 1 /* /* */ ) AS q; DROP TABLE t; SELECT * FROM (SELECT 1 /* */", "trino")).toThrow(/single statement/);
+    // r'\' is a whole string in Spark: the call after it is code.
+    expect(() => modelSelect("SELECT r'\\' , reflect('java.lang.Runtime', 'getRuntime') AS x, '\\''", "databricks")).toThrow(/must not call reflect/);
+    expect(() => modelSelect("SELECT R\"\\\" ; DROP TABLE t", "databricks")).toThrow(/single statement/);
+    expect(modelSelect("SELECT r'\\d+' AS re, 'it\\'s' AS s FROM t", "databricks")).toContain("FROM t");
+  });
+
+  it("refuses warehouse functions that reach outside the query's rows", () => {
+    const attacks: [SqlDialect, string, string][] = [
+      ["clickhouse", "SELECT * FROM icebergS3('http://x/t')", "icebergs3"],
+      ["clickhouse", "SELECT * FROM icebergLocal('/var/lib/t')", "iceberglocal"],
+      ["clickhouse", "SELECT * FROM deltaLakeLocal('/var/lib/t')", "deltalakelocal"],
+      ["clickhouse", "SELECT * FROM arrowFlight('127.0.0.1:8815', 'd')", "arrowflight"],
+      ["clickhouse", "SELECT * FROM ytsaurus('http://x', '//t', 'tok')", "ytsaurus"],
+      ["clickhouse", "SELECT * FROM hudiCluster('c', 'http://x')", "hudicluster"],
+      ["clickhouse", "SELECT * FROM azureBlobStorageCluster('c', 'x')", "azureblobstoragecluster"],
+      ["snowflake", "SELECT SYSTEM$ENABLE_BEHAVIOR_CHANGE_BUNDLE('2024_01')", "system$enable_behavior_change_bundle"],
+      ["snowflake", 'SELECT "SYSTEM$DISABLE_BEHAVIOR_CHANGE_BUNDLE"(\'2024_01\')', "system$disable_behavior_change_bundle"],
+      ["snowflake", "SELECT system$typeof_x(1)", "system$typeof_x"],
+      ["snowflake", "SELECT IDENTIFIER('SYSTEM$CANCEL_ALL_QUERIES')(1)", "identifier"],
+      ["databricks", "SELECT secret('scope', 'key')", "secret"],
+      ["databricks", "SELECT try_secret('scope', 'key')", "try_secret"],
+      ["databricks", "SELECT http_request(conn => 'c', method => 'GET', path => '/')", "http_request"],
+      ["databricks", "SELECT java_method('java.lang.System', 'exit', 0)", "java_method"],
+    ];
+    for (const [dialect, query, name] of attacks) {
+      expect(() => modelSelect(query, dialect), `${dialect}: ${query}`).toThrow(`The query must not call ${name}()`);
+    }
+    expect(modelSelect("SELECT SYSTEM$TYPEOF(1), system$clustering_information('t') FROM t", "snowflake")).toContain("FROM t");
+    expect(modelSelect("SELECT URLHierarchy(u), secret_code FROM t", "clickhouse")).toContain("FROM t");
+  });
 });

@@ -16,12 +16,12 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "mariadb" | "bigquery" | "trino" | "snowflake" | "databricks" | "clickhouse";
+export type SqlDialect = "postgresql" | "redshift" | "mariadb" | "bigquery" | "trino" | "snowflake" | "databricks" | "clickhouse";
 
 /**
- * How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's engine;
- * databricks: Spark SQL). Warehouses other than ClickHouse are checked as text only: they parse the
- * statement themselves.
+ * How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's and Presto's
+ * engines; databricks: Spark SQL; redshift: PostgreSQL's lexer with backslash escapes in strings).
+ * Warehouses other than ClickHouse are checked as text only: they parse the statement themselves.
  */
 interface DialectTraits {
   /** Names are quoted with backticks (else with double quotes). */
@@ -42,32 +42,66 @@ interface DialectTraits {
   plainDollarStrings: boolean;
   /** `//` starts a line comment (Snowflake). */
   slashComments: boolean;
+  /** Triple-quoted strings and r/b/rb prefixes (GoogleSQL); no doubled-quote escapes. */
+  googleStrings: boolean;
+  /** r'…' strings without any escape (Spark SQL). */
+  rawStrings: boolean;
 }
 
 /** ClickHouse has its own tokenizer (clickhouseCodeOnly): its versions read comments and strings differently. */
 const TRAITS: Record<Exclude<SqlDialect, "clickhouse">, DialectTraits> = {
-  postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true, plainDollarStrings: false, slashComments: false },
-  mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
-  bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
-  trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
-  snowflake: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: true, slashComments: true },
-  databricks: { backtickNames: true, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false },
+  postgresql: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
+  redshift: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: true, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
+  mariadb: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: true, nestedComments: false, executableComments: true, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
+  bigquery: { backtickNames: true, backslashEscapes: true, hashComments: true, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: true, rawStrings: false },
+  trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
+  snowflake: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: true, slashComments: true, googleStrings: false, rawStrings: false },
+  databricks: { backtickNames: true, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: true },
 };
+
+/** How one reading of the query tokenizes it; a loose reading lets an unclosed string or comment pass. */
+interface Reading {
+  traits: DialectTraits;
+  strict: boolean;
+}
+
+/**
+ * The readings a query must pass. A PostgreSQL server reads backslashes as escapes in '…' when
+ * standard_conforming_strings is off (a role or database may set it so), Redshift always does: the
+ * query must be one SELECT both ways. The other reading is loose: a string it leaves unclosed is an
+ * error on a server reading that way, not hidden code.
+ */
+function readings(dialect: SqlDialect): (Reading | undefined)[] {
+  if (dialect !== "postgresql" && dialect !== "redshift") return [undefined];
+  const other = dialect === "postgresql" ? "redshift" : "postgresql";
+  return [
+    { traits: TRAITS[dialect], strict: true },
+    { traits: TRAITS[other], strict: false },
+  ];
+}
+
+/** The r/b/rb prefix written against a quote (GoogleSQL), or r (Spark SQL); "" when none. */
+function stringPrefix(query: string, quoteAt: number, t: DialectTraits): string {
+  if (!t.googleStrings && !t.rawStrings) return "";
+  const m = (t.googleStrings ? /(?:^|[^\w$])([rb]{1,2})$/i : /(?:^|[^\w$])(r)$/i).exec(query.slice(Math.max(0, quoteAt - 3), quoteAt));
+  return m?.[1] ?? "";
+}
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
 
 /** MariaDB takes `--` as a comment only before whitespace or a control character (or the end). */
 const MARIADB_LINE_COMMENT_END = /^[\s\x00-\x1f\x7f]?$/;
 
-/** Where a MariaDB block comment starting at `from` ends: at the first `*\/` (they do not nest). */
+/** Where a MariaDB block comment starting at `from` ends: at the first `*\/` (they do not nest); -1 when unclosed. */
 function flatCommentEnd(query: string, from: number): number {
   const end = query.indexOf("*/", from + 2);
-  return end === -1 ? query.length : end + 2;
+  return end === -1 ? -1 : end + 2;
 }
 
 /**
  * Where a PostgreSQL block comment starting at `from` ends: its comments nest, so `/* /* *\/ ' *\/`
- * is one comment (ending it at the first `*\/` would take the quote for code and hide what follows).
+ * is one comment (ending it at the first `*\/` would take the quote for code and hide what
+ * follows); -1 when unclosed.
  */
 function nestedCommentEnd(query: string, from: number): number {
   let depth = 0;
@@ -81,7 +115,7 @@ function nestedCommentEnd(query: string, from: number): number {
       if (--depth === 0) return i;
     } else i++;
   }
-  return query.length;
+  return -1;
 }
 
 /**
@@ -91,9 +125,14 @@ function nestedCommentEnd(query: string, from: number): number {
  * $tag$…$tag$ and E'…' strings. MariaDB's executable comments (`/*! … *\/`) run as code, so they
  * are refused rather than blanked.
  */
-function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): string {
+function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false, reading?: Reading): string {
   if (dialect === "clickhouse") return clickhouseCodeOnly(query, keepQuotedNames);
-  const t = TRAITS[dialect];
+  const t = reading?.traits ?? TRAITS[dialect];
+  // An unclosed string or comment hides the rest of the query from this check; the database may read
+  // it otherwise (a GoogleSQL ''' is an empty string when no ''' closes it), so it is refused.
+  const unclosed = () => {
+    if (reading?.strict !== false) throw new ConnectorError("The query has a string, quoted name or comment that is never closed.");
+  };
   let out = "";
   let i = 0;
   const blank = (from: number, to: number) => {
@@ -104,24 +143,34 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
     const ch = query[i];
     const next = query[i + 1];
     if (ch === "'" || ch === '"' || (t.backtickNames && ch === "`")) {
+      const prefix = ch === "`" ? "" : stringPrefix(query, i, t);
+      const raw = /r/i.test(prefix);
+      const close = t.googleStrings && ch !== "`" && query.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
       const eString = t.dollarQuotes && ch === "'" && /[eE]/.test(query[i - 1] ?? "") && !/\w/.test(query[i - 2] ?? "");
-      // Backslashes escape inside strings, not inside double-quoted names (Snowflake).
-      const escapes = ch !== "`" && ((t.backslashEscapes && (ch === "'" || t.backtickNames)) || eString);
-      let j = i + 1;
+      // Backslashes escape inside strings, not inside double-quoted names (Snowflake) nor Spark's raw
+      // strings; GoogleSQL escapes in every quoted token, its raw strings included (a quote after a
+      // backslash does not close them), and doubles no quote.
+      const escapes = t.googleStrings || (ch !== "`" && !(raw && t.rawStrings) && ((t.backslashEscapes && (ch === "'" || t.backtickNames)) || eString));
+      let j = i + close.length;
       while (j < query.length) {
         if (escapes && query[j] === "\\") j += 2;
-        else if (query[j] === ch && query[j + 1] === ch) j += 2;
-        else if (query[j] === ch) break;
+        else if (!t.googleStrings && query[j] === ch && query[j + 1] === ch) j += 2;
+        else if (query.startsWith(close, j)) break;
         else j++;
+      }
+      if (j >= query.length) unclosed();
+      // Whether a backslash keeps a GoogleSQL raw string open is read differently by tools: refused.
+      if (raw && t.googleStrings && query.slice(i + close.length, j).includes("\\" + ch)) {
+        throw new ConnectorError(`The query must not put a backslash before a quote in a raw string (r${ch}…${ch}): write the string without the r.`);
       }
       const quotedName = t.backtickNames ? ch === "`" : ch === '"';
       if (keepQuotedNames && quotedName) {
         // A quoted name stays visible (unquoted), so "pg_read_file"(…) is seen as a call.
-        if (dialect === "postgresql" && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
+        if (t.dollarQuotes && /u&$/i.test(out)) throw new ConnectorError('The query must not use Unicode-escaped names (U&"…"): write the name itself.');
         const name = query.slice(i + 1, j).replaceAll(ch + ch, ch);
         out += ` ${name} `;
         i = Math.min(j + 1, query.length);
-      } else blank(i, Math.min(j + 1, query.length));
+      } else blank(i, Math.min(j + close.length, query.length));
     } else if (
       (ch === "-" && next === "-" && (!t.dashNeedsSpace || MARIADB_LINE_COMMENT_END.test(query[i + 2] ?? ""))) ||
       (t.hashComments && ch === "#") ||
@@ -133,7 +182,9 @@ function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = false): 
       if (t.executableComments && /^\/\*M?!/.test(query.slice(i, i + 4))) {
         throw new ConnectorError("The query must not contain executable comments (/*! … */).");
       }
-      blank(i, t.nestedComments ? nestedCommentEnd(query, i) : flatCommentEnd(query, i));
+      const end = t.nestedComments ? nestedCommentEnd(query, i) : flatCommentEnd(query, i);
+      if (end === -1) unclosed();
+      blank(i, end === -1 ? query.length : end);
     } else if (t.plainDollarStrings && ch === "$" && next === "$" && !/\w/.test(query[i - 1] ?? "")) {
       const end = query.indexOf("$$", i + 2);
       blank(i, end === -1 ? query.length : end + 2);
@@ -177,7 +228,8 @@ function clickhouseCodeOnly(query: string, keepQuotedNames: boolean): string {
       out += " ".repeat((end === -1 ? query.length : end) - i);
       i = end === -1 ? query.length : end;
     } else if (ch === "/" && query[i + 1] === "*") {
-      const end = flatCommentEnd(query, i);
+      const found = flatCommentEnd(query, i);
+      const end = found === -1 ? query.length : found;
       if (query.slice(i + 2, end).includes("/*")) throw new ConnectorError("The query must not nest comments (/* /* */ */).");
       out += " ".repeat(end - i);
       i = end;
@@ -214,7 +266,13 @@ function balanced(code: string): boolean {
  */
 export function modelSelect(query: string, dialect: SqlDialect): string {
   const normalized = normalizeModelQuery(query);
-  const code = codeOnly(normalized, dialect);
+  for (const reading of readings(dialect)) assertOneSelect(normalized, dialect, reading);
+  return normalized;
+}
+
+/** The checks of modelSelect in one reading of the query. */
+function assertOneSelect(normalized: string, dialect: SqlDialect, reading: Reading | undefined): void {
+  const code = codeOnly(normalized, dialect, false, reading);
   if (code.includes(";")) {
     throw new ConnectorError("The query must be a single statement: remove the `;` and everything after it.");
   }
@@ -226,10 +284,27 @@ export function modelSelect(query: string, dialect: SqlDialect): string {
   if (writing) {
     throw new ConnectorError(`The query must not use ${writing[0].replace(/\s+/g, " ").toUpperCase()}: models only read rows, without locking them.`);
   }
-  assertNoForbiddenCall(normalized, dialect);
+  assertNoForbiddenCall(normalized, dialect, reading);
   assertNoTrailingPaging(normalized);
-  return normalized;
 }
+
+const POSTGRESQL_FORBIDDEN =
+  /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i;
+
+/** Snowflake SYSTEM$ functions that only read (Snowflake's function reference); every other one is refused. */
+const SNOWFLAKE_READING_SYSTEM_FUNCTIONS = [
+  "typeof",
+  "clustering_information",
+  "clustering_depth",
+  "clustering_ratio",
+  "explain_plan_json",
+  "explain_json_to_text",
+  "get_tag",
+  "stream_has_data",
+  "pipe_status",
+  "allowlist",
+  "whitelist",
+];
 
 /**
  * Functions a model may not call, though a read-only transaction lets them run: they reach the
@@ -239,25 +314,28 @@ export function modelSelect(query: string, dialect: SqlDialect): string {
  * MariaDB the FILE privilege); a connector's check warns when its credentials have those.
  */
 const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
-  postgresql:
-    /\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_\w+|pg_file_\w+|pg_logdir_ls|lo_\w+|loread|lowrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_promote|pg_switch_wal|pg_create_restore_point|pg_start_backup|pg_stop_backup|pg_backup_start|pg_backup_stop|pg_log_backend_memory_contexts|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|set_config)\s*\(/i,
+  postgresql: POSTGRESQL_FORBIDDEN,
+  // Redshift is checked as PostgreSQL both ways (readings), so also with PostgreSQL's list.
+  redshift: POSTGRESQL_FORBIDDEN,
   mariadb: /\b(load_file|sys_exec|sys_eval|sys_get|sys_set)\s*\(/i,
   // A warehouse runs the query on its own servers, with the credentials' grants: no local files to reach.
   bigquery: /(?!)/,
   trino: /(?!)/,
-  // Table functions that reach files, URLs or other servers (readonly=1 refuses every table
-  // function, but a user whose profile is readonly=2 may call them).
+  // Table functions that reach files, URLs or other servers, by family (readonly=1 refuses every
+  // table function, but a user whose profile is readonly=2 may call them; new versions add members
+  // such as icebergS3, deltaLakeLocal, arrowFlight, ytsaurus).
   clickhouse:
-    /\b(file|url|urlCluster|remote|remoteSecure|cluster|clusterAllReplicas|mysql|postgresql|mongodb|redis|sqlite|jdbc|odbc|hdfs|hdfsCluster|s3|s3Cluster|gcs|azureBlobStorage|azureBlobStorageCluster|input|executable|deltaLake|hudi|iceberg|hive|fileCluster|dictionary)\s*\(/i,
-  // Functions that act on other statements or sessions, though a SELECT may call them.
-  snowflake: /(?<![\w$])(system\$cancel_\w+|system\$abort_\w+|system\$wait|system\$send_\w+)\s*\(/i,
-  // Calls into the JVM of the warehouse.
-  databricks: /\b(reflect|java_method|try_reflect)\s*\(/i,
+    /\b(file\w*|url|urlCluster|remote\w*|cluster\w*|mysql\w*|postgresql\w*|mongodb\w*|redis\w*|sqlite\w*|jdbc|odbc|hdfs\w*|s3\w*|gcs\w*|azure\w*|input\w*|executable\w*|deltaLake\w*|hudi\w*|iceberg\w*|paimon\w*|hive\w*|arrowFlight\w*|arrowflight\w*|ytsaurus\w*|dictionary)\s*\(/i,
+  // Every SYSTEM$ function but a few that only read (several change the account: SYSTEM$ENABLE_
+  // BEHAVIOR_CHANGE_BUNDLE, SYSTEM$CANCEL_QUERY…), and IDENTIFIER(…), which can name one from a string.
+  snowflake: new RegExp(`(?<![\\w$])(system\\$(?!(?:${SNOWFLAKE_READING_SYSTEM_FUNCTIONS.join("|")})\\s*\\()[\\w$]+|identifier)\\s*\\(`, "i"),
+  // Calls into the JVM of the warehouse, its secrets and outbound HTTP.
+  databricks: /\b(reflect|java_method|try_reflect|secret|try_secret|http_request)\s*\(/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
-function assertNoForbiddenCall(query: string, dialect: SqlDialect): void {
-  const call = FORBIDDEN_FUNCTIONS[dialect].exec(codeOnly(query, dialect, true));
+function assertNoForbiddenCall(query: string, dialect: SqlDialect, reading: Reading | undefined): void {
+  const call = FORBIDDEN_FUNCTIONS[dialect].exec(codeOnly(query, dialect, true, reading));
   if (!call) return;
   throw new ConnectorError(
     `The query must not call ${call[1].toLowerCase()}(): models read the database's rows, not the server's files, large objects, settings or other sessions.`,

@@ -82,7 +82,7 @@ function jsonTypeName(value: unknown): string {
 }
 
 async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
-  const inner = modelSelect(sql, "postgresql");
+  const inner = modelSelect(sql, "trino");
   return described(async () => {
     const s = watsonxSettings(config);
     const rows = (
@@ -144,7 +144,7 @@ export function readStatement(
 }
 
 async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
-  const inner = modelSelect(options.query, "postgresql");
+  const inner = modelSelect(options.query, "trino");
   const s = await described(async () => watsonxSettings(config));
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   let cursor: { field: string; literal?: string } | undefined;
@@ -178,6 +178,6 @@ export const watsonxDataSource: SourceConnector = {
   check,
   discover,
   query,
-  checkQuery: (sql) => void modelSelect(sql, "postgresql"),
+  checkQuery: (sql) => void modelSelect(sql, "trino"),
   read,
 };

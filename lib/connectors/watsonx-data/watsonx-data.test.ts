@@ -231,6 +231,8 @@ describe("query preview", () => {
       { name: "paid", type: "boolean" },
     ]);
     expect(() => watsonxDataSource.checkQuery!("DROP TABLE orders")).toThrow(/must be a SELECT/);
+    // Presto's comments do not nest: `/* /* */` ends at the first */, so what follows is code.
+    expect(() => watsonxDataSource.checkQuery!("SELECT 1 /* /* */ ) AS q; DROP TABLE orders; SELECT * FROM (SELECT 1 /* */")).toThrow(/single statement/);
     await expect(watsonxDataSource.query!(config(), "SELECT nope FROM orders", 1)).rejects.toThrow(
       /could not run the query: column "nope" does not exist/,
     );
