@@ -157,6 +157,18 @@ describe("masked secrets follow their target", () => {
     const hook = { destination_url: "https://hooks.example/a", headers: { Authorization: "Bearer t" }, hmac_secret: "k" };
     const moved = { ...maskSecrets(hook, http), destination_url: "https://attacker.example/a" };
     expect(() => mergeMaskedSecrets(moved, hook, http)).toThrow(/destination_url changed.*headers, hmac_secret/);
+    // Turning TLS off would send the stored password in clear: it must be entered again.
+    for (const name of ["Postgresql", "MariaDB", "Redshift"]) {
+      const def = getDefinition(name, "source")!;
+      const base = name === "MariaDB" ? { host: "db", port: 3306, database: "app", username: "app", password: "hunter2" } : stored;
+      const secured = { ...base, ssl_mode: "verify-full", ...(name === "Redshift" ? { schema: "public" } : {}) };
+      const downgraded = { ...maskSecrets(secured, def), ssl_mode: "disable" };
+      expect(() => mergeMaskedSecrets(downgraded, secured, def), name).toThrow(/ssl_mode changed/);
+    }
+    const redshift = getDefinition("Redshift", "source")!;
+    const byDefault = { ...stored, schema: "public" };
+    expect(() => mergeMaskedSecrets({ ...maskSecrets(byDefault, redshift), ssl_mode: "disable" }, byDefault, redshift)).toThrow(/ssl_mode changed/);
+    expect(mergeMaskedSecrets({ ...maskSecrets(byDefault, redshift), ssl_mode: "require" }, byDefault, redshift)).toEqual({ ...byDefault, ssl_mode: "require" });
     // A fresh value for every secret may go anywhere.
     const fresh = { destination_url: "https://attacker.example/a", headers: { Authorization: "mine" } };
     expect(mergeMaskedSecrets(fresh, hook, http)).toEqual(fresh);

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Agent, request } from "undici";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
+import { setBounded } from "../shared/bounded-cache";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import type { ClickhouseConfig } from "./config";
 import { quoteString } from "./values";
@@ -54,12 +55,37 @@ function authHeader(c: ClickhouseConfig): string {
   return `Basic ${Buffer.from(`${c.username}:${c.password}`, "utf8").toString("base64")}`;
 }
 
-async function readText(body: AsyncIterable<Uint8Array>, limit = 64 * 1024): Promise<string> {
+/** Longest error body read (its start says enough). */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** Longest answer queryText takes (checks, discovery, a model's columns). */
+export const MAX_TEXT_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Time given past the query timeout for the answer to travel, before a call is abandoned. */
+const TRANSFER_MARGIN_MS = 2000;
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/**
+ * At most `limit` bytes of a body as text. Past the limit the body is destroyed (so the server
+ * sends no more); `overflow` says whether the start is kept ("cut") or the read fails.
+ */
+async function readText(
+  body: AsyncIterable<Uint8Array>,
+  destroy: () => void,
+  limit: number,
+  overflow: "cut" | "fail",
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    if (size < limit) chunks.push(Buffer.from(chunk));
+    chunks.push(Buffer.from(chunk));
     size += chunk.byteLength;
+    if (size > limit) {
+      destroy();
+      if (overflow === "fail") throw new ConnectorError(`ClickHouse's answer is larger than ${sizeText(limit)}, more than this query's answer can be; is the url a ClickHouse HTTP port?`);
+      break;
+    }
   }
   return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
@@ -86,18 +112,43 @@ export async function openQuery(c: ClickhouseConfig, call: ChCall, agent: Agent)
     // consumer works on a batch).
     bodyTimeout: 0,
   });
-  if (res.statusCode !== 200) throw parseClickhouseError(await readText(res.body).catch(() => ""), res.statusCode);
+  if (res.statusCode !== 200) {
+    // The error body is bounded in size and in time (bodyTimeout is off).
+    const timer = setTimeout(() => res.body.destroy(), call.timeoutMs);
+    try {
+      throw parseClickhouseError(await readText(res.body, () => res.body.destroy(), ERROR_BODY_BYTES, "cut").catch(() => ""), res.statusCode);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   return { body: res.body, queryId, destroy: () => res.body.destroy() };
 }
 
-/** Runs a query and returns its whole (small) answer as text: checks, discovery, settings. */
-export async function queryText(c: ClickhouseConfig, call: ChCall): Promise<string> {
+/**
+ * Runs a query and returns its whole (small) answer as text: checks, discovery, settings. The whole
+ * call (answer included) ends by the query timeout plus a margin, or when `call.signal` aborts.
+ */
+export async function queryText(c: ClickhouseConfig, call: ChCall, maxBytes = MAX_TEXT_ANSWER_BYTES): Promise<string> {
   const agent = dispatcher(c);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(call.signal?.reason);
+  if (call.signal?.aborted) onAbort();
+  call.signal?.addEventListener("abort", onAbort, { once: true });
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, call.timeoutMs + TRANSFER_MARGIN_MS);
   try {
-    const res = await openQuery(c, call, agent);
-    return await readText(res.body, 16 * 1024 * 1024);
+    const res = await openQuery(c, { ...call, signal: controller.signal }, agent);
+    return await readText(res.body, res.destroy, maxBytes, "fail");
+  } catch (err) {
+    if (late) throw new ConnectorError(`ClickHouse did not finish answering within the ${Math.round(call.timeoutMs / 1000)} s query timeout.`);
+    throw err;
   } finally {
-    await agent.close().catch(() => undefined);
+    clearTimeout(deadline);
+    call.signal?.removeEventListener("abort", onAbort);
+    await agent.destroy().catch(() => undefined);
   }
 }
 
@@ -109,8 +160,15 @@ export async function killQuery(c: ClickhouseConfig, queryId: string): Promise<v
   await queryText(c, { sql: `KILL QUERY WHERE query_id = ${quoteString(queryId)} ASYNC`, timeoutMs: 5000 }).catch(() => undefined);
 }
 
-const readonlyLevels = new Map<string, { level: string; at: number }>();
+/** Readonly levels per (endpoint, user, password) hash: bounded, and only ever "0", "1" or "2". */
+const readonlyLevels = new Map<string, { level: "0" | "1" | "2"; at: number }>();
 const LEVEL_TTL_MS = 5 * 60_000;
+const LEVEL_CACHE_LIMIT = 1000;
+
+/** How many readonly levels are cached (tests). */
+export function cachedReadonlyLevels(): number {
+  return readonlyLevels.size;
+}
 
 /**
  * The settings a model query runs with. `readonly=1` makes the server refuse writes, settings
@@ -118,13 +176,16 @@ const LEVEL_TTL_MS = 5 * 60_000;
  * profile is readonly=1 may change neither (the server already refuses writes: only the client
  * side timeout and KILL QUERY apply); with readonly=2 only the timeout can be set.
  */
-export async function querySettings(c: ClickhouseConfig): Promise<Record<string, string>> {
+export async function querySettings(c: ClickhouseConfig, signal?: AbortSignal): Promise<Record<string, string>> {
   const key = createHash("sha256").update(JSON.stringify([c.endpoint, c.username, c.password])).digest("hex");
   let cached = readonlyLevels.get(key);
   if (!cached || Date.now() - cached.at > LEVEL_TTL_MS) {
-    const text = await queryText(c, { sql: "SELECT value FROM system.settings WHERE name = 'readonly'", timeoutMs: c.queryTimeoutMs });
-    cached = { level: text.trim() || "0", at: Date.now() };
-    readonlyLevels.set(key, cached);
+    const text = (await queryText(c, { sql: "SELECT value FROM system.settings WHERE name = 'readonly'", timeoutMs: c.queryTimeoutMs, signal }, 1024)).trim() || "0";
+    if (text !== "0" && text !== "1" && text !== "2") {
+      throw new ConnectorError(`${c.where} answered "${text.slice(0, 40)}" for the readonly setting, which is 0, 1 or 2 on ClickHouse: is the url a ClickHouse HTTP port?`);
+    }
+    cached = { level: text, at: Date.now() };
+    setBounded(readonlyLevels, key, cached, LEVEL_CACHE_LIMIT);
   }
   const seconds = String(Math.max(1, Math.ceil(c.queryTimeoutMs / 1000)));
   if (cached.level === "0") return { readonly: "1", max_execution_time: seconds };

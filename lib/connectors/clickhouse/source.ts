@@ -82,8 +82,8 @@ interface Column {
 }
 
 /** The model's columns and types, without running it (DESCRIBE of the query). */
-async function describeQuery(c: ClickhouseConfig, inner: string, settings: Record<string, string>): Promise<Column[]> {
-  const text = await queryText(c, { sql: `DESCRIBE TABLE ${subquery(inner)} FORMAT TabSeparated`, settings, timeoutMs: c.queryTimeoutMs });
+async function describeQuery(c: ClickhouseConfig, inner: string, settings: Record<string, string>, signal?: AbortSignal): Promise<Column[]> {
+  const text = await queryText(c, { sql: `DESCRIBE TABLE ${subquery(inner)} FORMAT TabSeparated`, settings, signal, timeoutMs: c.queryTimeoutMs });
   const seen = new Set<string>();
   const columns: Column[] = [];
   for (const [name, type] of tsvRows(text)) {
@@ -137,7 +137,7 @@ function trailingError(line: Buffer): ConnectorError | undefined {
  * fails the read.
  */
 async function* streamRows(c: ClickhouseConfig, statement: string, columns: Column[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[]> {
-  const settings = await querySettings(c);
+  const settings = await querySettings(c, signal);
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
   if (signal?.aborted) onAbort();
@@ -228,7 +228,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   try {
     throwIfAborted(options.signal);
-    const columns = await describeQuery(c, inner, await querySettings(c));
+    const columns = await describeQuery(c, inner, await querySettings(c, options.signal), options.signal);
     const statement = readStatement(inner, columns, options);
     yield* streamRows(c, statement, columns, batchSize, options.signal);
   } catch (err) {

@@ -1,7 +1,7 @@
 // Pure pieces of the ClickHouse source: byte lines across chunk borders, TabSeparated escapes,
 // type names and the quoted text of composite values.
 import { describe, expect, it } from "vitest";
-import { byteLines, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
+import { byteLines, IncompleteLineError, LineTooLongError, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, typeJsonSchema, utcExpression } from "./values";
 
 async function* chunks(parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
@@ -25,6 +25,36 @@ describe("byteLines", () => {
     await expect(lines(["a\nCode: 159, e.displayText() = DB::Exception: Timeout"])).rejects.toBeInstanceOf(IncompleteLineError);
   });
 });
+
+describe("byteLines bounds", () => {
+  it("joins a line of many chunks once (not at each chunk), and refuses one past the cap", async () => {
+    const piece = Buffer.alloc(100, "x");
+    async function* many(count: number, end: boolean, size = 100): AsyncGenerator<Uint8Array> {
+      const chunk = Buffer.alloc(size, "x");
+      for (let i = 0; i < count; i++) yield chunk;
+      if (end) yield Buffer.from("\n");
+    }
+    const started = Date.now();
+    const out: Buffer[] = [];
+    // Joined at each chunk, these 20 000 pieces would copy ~200 GB; joined once, 20 MB.
+    for await (const line of byteLines(many(20_000, true, 1000))) out.push(line);
+    expect(out.map((b) => b.length)).toEqual([20_000_000]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // A line that never ends stops at the cap instead of filling the memory.
+    const endless = async function* (): AsyncGenerator<Uint8Array> {
+      for (;;) yield piece;
+    };
+    await expect(lines2(byteLines(endless(), 1024 * 1024))).rejects.toBeInstanceOf(LineTooLongError);
+    await expect(lines2(byteLines(many(20, true), 1000))).rejects.toThrow(/longer than/);
+    expect((await lines2(byteLines(many(10, true), 1000)))[0].length).toBe(1000);
+  });
+});
+
+async function lines2(gen: AsyncGenerator<Buffer>): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for await (const line of gen) out.push(line);
+  return out;
+}
 
 describe("fields", () => {
   it("unescapes TabSeparated text as bytes", () => {

@@ -1,24 +1,47 @@
 // ClickHouse's TabSeparated text, read as bytes: a String may hold any bytes (not only UTF-8), so
 // lines and fields are cut and unescaped before anything is decoded.
+import { ConnectorError } from "../shared/errors";
 
-/** Lines (without their `\n`) of a byte stream, as they complete; one chunk held at a time. */
-export async function* byteLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
-  let rest: Buffer | undefined;
+/** Longest line (one row) taken: a longer one fails the read instead of filling the memory. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** A row longer than MAX_LINE_BYTES (a huge value, or a server that never ends its line). */
+export class LineTooLongError extends ConnectorError {
+  constructor(limit: number) {
+    super(
+      `A row of ClickHouse's answer is longer than ${Math.round(limit / (1024 * 1024))} MB, the most one row may hold: select fewer or shorter columns.`,
+    );
+  }
+}
+
+/**
+ * Lines (without their `\n`) of a byte stream, as they complete. The unfinished line's pieces are
+ * kept as a list and joined once, when its end arrives (joining at each chunk is quadratic).
+ */
+export async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
+  let pieces: Buffer[] = [];
+  let pending = 0;
   for await (const chunk of chunks) {
-    let data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (rest) {
-      data = Buffer.concat([rest, data]);
-      rest = undefined;
-    }
+    const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
     for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-      yield data.subarray(start, nl);
+      if (pending + nl - start > maxLineBytes) throw new LineTooLongError(maxLineBytes);
+      if (pieces.length > 0) {
+        pieces.push(data.subarray(start, nl));
+        yield Buffer.concat(pieces, pending + nl - start);
+        pieces = [];
+        pending = 0;
+      } else yield data.subarray(start, nl);
       start = nl + 1;
     }
-    // A copy: the chunk's memory may be reused by the stream.
-    if (start < data.length) rest = Buffer.from(data.subarray(start));
+    if (start < data.length) {
+      pending += data.length - start;
+      if (pending > maxLineBytes) throw new LineTooLongError(maxLineBytes);
+      // A copy: the chunk's memory may be reused by the stream.
+      pieces.push(Buffer.from(data.subarray(start)));
+    }
   }
-  if (rest && rest.length > 0) throw new IncompleteLineError(rest);
+  if (pending > 0) throw new IncompleteLineError(Buffer.concat(pieces, pending));
 }
 
 /** The response ended inside a line: the server stopped mid-row (its error text, or a cut connection). */

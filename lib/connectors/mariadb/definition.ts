@@ -31,7 +31,7 @@ const common = {
   title: "MariaDB",
   icon: "/icons/mariadb.svg",
   connectionSpecification: mariadbConnectionSpecification,
-  secretTargetFields: ["host", "port", "database"],
+  secretTargetFields: ["host", "port", "database", "ssl_mode"],
   streamType: "dynamic",
 } as const;
 

@@ -70,7 +70,7 @@ const common = {
   title: "PostgreSQL",
   icon: "/icons/postgresql.svg",
   connectionSpecification: postgresqlConnectionSpecification,
-  secretTargetFields: ["host", "port", "database"],
+  secretTargetFields: ["host", "port", "database", "ssl_mode"],
   streamType: "dynamic",
 } as const;
 

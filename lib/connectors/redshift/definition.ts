@@ -100,7 +100,7 @@ export const redshiftSourceDefinition: ConnectorDefinition = {
   icon: "/icons/redshift.svg",
   documentationUrl: "https://docs.aws.amazon.com/redshift/latest/mgmt/connecting-to-cluster.html",
   connectionSpecification: redshiftConnectionSpecification,
-  secretTargetFields: ["host", "port", "database"],
+  secretTargetFields: ["host", "port", "database", "ssl_mode"],
   streamType: "dynamic",
   supportsQuery: true,
   configurationProblems,

@@ -9,6 +9,7 @@ import type { Row } from "../types";
 import { stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isSuccess, sendHttp } from "../shared/http";
+import { MAX_TOKEN_LENGTH, setBounded, TOKEN_CACHE_LIMIT } from "../shared/bounded-cache";
 
 export interface ClientCredentials {
   kind: "oauth_client_credentials";
@@ -72,10 +73,7 @@ export function jwtAssertion(account: ServiceAccount, scope: string, now = Date.
 type OAuth = ClientCredentials | JwtBearer;
 
 const cache = new Map<string, { token: string; expiresAt: number }>();
-/** Credentials whose tokens are kept (the oldest goes first): one process serves every workspace. */
-export const TOKEN_CACHE_LIMIT = 1000;
-/** Longest access token taken; real ones are a few hundred characters, and each is kept in memory. */
-export const MAX_TOKEN_LENGTH = 8 * 1024;
+export { MAX_TOKEN_LENGTH, TOKEN_CACHE_LIMIT };
 
 /** ConnectorError code of a token endpoint that did not answer, or answered 429/5xx: worth a retry. */
 export const TOKEN_UNAVAILABLE = "oauth_unavailable";
@@ -163,9 +161,7 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   }
   const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;
   // Renewed a minute early, so a token never expires between the cache and the request.
-  cache.delete(key);
-  if (cache.size >= TOKEN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
+  setBounded(cache, key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
   return answer.access_token;
 }
 

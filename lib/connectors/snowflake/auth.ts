@@ -3,6 +3,7 @@
 // key fingerprint>`, sub `<ACCOUNT>.<USER>`, at most an hour long, RS256).
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { SignJWT } from "jose";
+import { setBounded } from "../shared/bounded-cache";
 import { ConnectorError } from "../shared/errors";
 import type { SnowflakeConfig } from "./config";
 
@@ -10,6 +11,7 @@ import type { SnowflakeConfig } from "./config";
 const JWT_LIFETIME_SECONDS = 59 * 60;
 const RENEW_BEFORE_MS = 5 * 60 * 1000;
 
+/** Bounded (shared/bounded-cache): one process serves every workspace, each may try many keys. */
 const jwtCache = new Map<string, { token: string; expiresAt: number }>();
 
 function privateKeyOf(pem: string, passphrase?: string): KeyObject {
@@ -30,7 +32,7 @@ export function publicKeyFingerprint(key: KeyObject): string {
 
 async function keyPairJwt(config: SnowflakeConfig, auth: Extract<SnowflakeConfig["auth"], { kind: "key_pair" }>): Promise<string> {
   const user = auth.username.toUpperCase();
-  const cacheKey = createHash("sha256").update(`${config.account}\u0000${user}\u0000${auth.privateKey}`).digest("hex");
+  const cacheKey = createHash("sha256").update(`${config.account}\u0000${user}\u0000${auth.privateKey}\u0000${auth.passphrase ?? ""}`).digest("hex");
   const cached = jwtCache.get(cacheKey);
   if (cached && cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return cached.token;
   const key = privateKeyOf(auth.privateKey, auth.passphrase);
@@ -43,8 +45,13 @@ async function keyPairJwt(config: SnowflakeConfig, auth: Extract<SnowflakeConfig
     .setIssuedAt(now)
     .setExpirationTime(now + JWT_LIFETIME_SECONDS)
     .sign(key);
-  jwtCache.set(cacheKey, { token, expiresAt: (now + JWT_LIFETIME_SECONDS) * 1000 });
+  setBounded(jwtCache, cacheKey, { token, expiresAt: (now + JWT_LIFETIME_SECONDS) * 1000 });
   return token;
+}
+
+/** How many keys' JWTs are cached (tests). */
+export function cachedJwtCount(): number {
+  return jwtCache.size;
 }
 
 /** The Authorization and token-type headers of every SQL API call. */

@@ -8,6 +8,9 @@ import { Client } from "pg";
 import { createScratchDatabase } from "@/tests/support/db";
 import { startSnowflakeEmulator } from "@/tests/emulators/snowflake";
 import { snowflakeSource } from "./source";
+import { cachedJwtCount, snowflakeAuthHeaders } from "./auth";
+import type { SnowflakeConfig } from "./config";
+import { TOKEN_CACHE_LIMIT } from "../shared/bounded-cache";
 
 const TOKEN = "snowflake-pat-emulator-secret-0123456789";
 const ROWS = 20_000;
@@ -107,11 +110,22 @@ describe("Snowflake source", () => {
     const encrypted = privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "open sesame" }).toString();
     const withPassphrase = config({ credentials: { auth_type: "key_pair", username: "SVC_SYNC", private_key: encrypted, private_key_passphrase: "open sesame" } });
     expect(await snowflakeSource.check(withPassphrase)).toMatchObject({ ok: true });
+    // The cached JWT is not handed to the same key with a wrong passphrase.
+    const wrongPassphrase = config({ credentials: { auth_type: "key_pair", username: "SVC_SYNC", private_key: encrypted, private_key_passphrase: "guess" } });
+    expect(await snowflakeSource.check(wrongPassphrase)).toMatchObject({ ok: false, details: expect.stringMatching(/private key could not be read/) });
     const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
     const refused = await snowflakeSource.check(config({ credentials: { auth_type: "key_pair", username: "SVC_SYNC", private_key: other } }));
     expect(refused).toMatchObject({ ok: false, details: expect.stringMatching(/public key of this private key is set on user SVC_SYNC/) });
     expect(refused.details).not.toContain("PRIVATE KEY");
   });
+
+  it("keeps a bounded number of signed JWTs", async () => {
+    const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    for (let i = 0; i < TOKEN_CACHE_LIMIT + 5; i++) {
+      await snowflakeAuthHeaders({ account: "ACME", auth: { kind: "key_pair", username: `u${i}`, privateKey: pem } } as SnowflakeConfig);
+    }
+    expect(cachedJwtCount()).toBe(TOKEN_CACHE_LIMIT);
+  }, 60_000);
 
   it("says which object is missing (a warehouse Snowflake does not know)", async () => {
     const bad = await snowflakeSource.check(config({ warehouse: "NOPE" }));

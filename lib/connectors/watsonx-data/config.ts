@@ -2,7 +2,7 @@
 import type { Row } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { numberField, objectField, optionalString, stringField } from "../shared/config";
-import { DEFAULT_MAX_ROWS } from "./definition";
+import { DEFAULT_MAX_ROWS, timeoutProblem } from "./definition";
 
 export const IBM_IAM_TOKEN_URL = "https://iam.cloud.ibm.com/identity/token";
 
@@ -29,6 +29,8 @@ export function watsonxSettings(config: Row): WatsonxSettings {
     throw new ConnectorError(`"${region}" is not a region name (e.g. us-south).`);
   const engine = stringField(config, "engine", "presto");
   if (engine !== "presto") throw new ConnectorError(`Engine "${engine}" is not supported: use "presto".`);
+  const tooLong = timeoutProblem(config);
+  if (tooLong) throw new ConnectorError(tooLong);
   const timeoutSeconds = numberField(objectField(config, "config"), "timeout", 30);
   const maxRows = Math.floor(numberField(config, "max_rows", DEFAULT_MAX_ROWS));
   return {

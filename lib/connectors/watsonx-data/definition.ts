@@ -2,9 +2,11 @@
 // engine_id, auth_instance_id, database, schema, config.timeout), plus optional fields of ours: the
 // IAM and API addresses (for private endpoints and the tests' emulator) and the row cap of a read.
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
-import type { ConnectorDefinition, JsonSchema } from "../types";
+import type { ConnectorDefinition, JsonSchema, Row } from "../types";
 
 export const DEFAULT_MAX_ROWS = 100_000;
+/** Longest config.timeout: one request held open for more than an hour is a stuck one. */
+export const MAX_TIMEOUT_SECONDS = 3600;
 
 export const watsonxDataConnectionSpecification: JsonSchema = {
   $schema: JSON_SCHEMA_DRAFT,
@@ -75,7 +77,7 @@ export const watsonxDataConnectionSpecification: JsonSchema = {
           type: "string",
           title: "HTTP timeout (seconds)",
           description:
-            "Longest wait for one answer (a token or a query's result) before the request is abandoned.",
+            "Longest wait for one answer (a token or a query's result) before the request is abandoned; at most 3600.",
           pattern: "^[0-9]+(\\.[0-9]+)?$",
           default: "30",
           order: 0,
@@ -126,4 +128,19 @@ export const watsonxDataSourceDefinition: ConnectorDefinition = {
   secretTargetFields: ["region", "api_url", "iam_url"],
   streamType: "dynamic",
   supportsQuery: true,
+  configurationProblems: (config: Row) => {
+    const problem = timeoutProblem(config);
+    return problem ? [{ path: "config.timeout", message: problem }] : [];
+  },
 };
+
+/** config.timeout is a string of digits (the reference's type): its value is bounded here. */
+export function timeoutProblem(config: Row): string | undefined {
+  const settings = config.config;
+  if (typeof settings !== "object" || settings === null) return undefined;
+  const raw = (settings as Row).timeout;
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds <= MAX_TIMEOUT_SECONDS) return undefined;
+  return `config.timeout is ${String(raw).slice(0, 20)} seconds: use at most ${MAX_TIMEOUT_SECONDS} (one hour).`;
+}

@@ -5,8 +5,11 @@
 import { createHash } from "node:crypto";
 import { ConnectorError } from "../shared/errors";
 import { isSuccess, sendHttp } from "../shared/http";
+import { MAX_TOKEN_LENGTH, setBounded } from "../shared/bounded-cache";
 import type { WatsonxSettings } from "./config";
 
+/** IAM tokens last an hour at most: a longer promised life is not believed. */
+const MAX_LIFETIME_MS = 60 * 60_000;
 /** Renew this long before the token's expiry, so no request leaves with a token about to lapse. */
 const RENEW_BEFORE_MS = 60_000;
 
@@ -15,6 +18,7 @@ interface CachedToken {
   expiresAtMs: number;
 }
 
+/** Bounded (shared/bounded-cache): one process serves every workspace, each may try many API keys. */
 const tokens = new Map<string, Promise<CachedToken>>();
 
 function cacheKey(s: WatsonxSettings): string {
@@ -70,6 +74,11 @@ async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<C
   if (typeof parsed.access_token !== "string" || parsed.access_token === "") {
     throw new ConnectorError(`IBM Cloud IAM at ${host} answered without an access_token.`);
   }
+  if (parsed.access_token.length > MAX_TOKEN_LENGTH) {
+    throw new ConnectorError(
+      `IBM Cloud IAM at ${host} answered an access_token longer than ${MAX_TOKEN_LENGTH} characters; check iam_url.`,
+    );
+  }
   const now = Date.now();
   const expiresAtMs =
     typeof parsed.expiration === "number"
@@ -77,7 +86,7 @@ async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<C
       : typeof parsed.expires_in === "number"
         ? now + parsed.expires_in * 1000
         : now + 5 * 60_000;
-  return { token: parsed.access_token, expiresAtMs };
+  return { token: parsed.access_token, expiresAtMs: Math.min(expiresAtMs, now + MAX_LIFETIME_MS) };
 }
 
 /** A valid bearer token for the settings' API key: cached, or fetched (once for concurrent callers). */
@@ -90,13 +99,18 @@ export async function iamToken(s: WatsonxSettings, signal?: AbortSignal): Promis
     if (tokens.get(key) === cached) tokens.delete(key);
   }
   const pending = requestToken(s, signal);
-  tokens.set(key, pending);
+  setBounded(tokens, key, pending);
   try {
     return (await pending).token;
   } catch (err) {
     if (tokens.get(key) === pending) tokens.delete(key);
     throw err;
   }
+}
+
+/** How many API keys' tokens are cached (tests). */
+export function cachedIamTokenCount(): number {
+  return tokens.size;
 }
 
 /** Forgets the cached token (the API refused it: revoked, or the clocks disagree). */

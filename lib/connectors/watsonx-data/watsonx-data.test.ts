@@ -2,6 +2,8 @@
 // IAM token API and the v2 "Execute a query" API, as published), whose SQL runs on the real
 // PostgreSQL server on 127.0.0.1:5432 (database `test`, the emulator's one catalog).
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row } from "../types";
@@ -11,6 +13,9 @@ import { exactJson } from "../shared/values";
 import { validateConfiguration } from "../registry";
 import { watsonxDataSourceDefinition } from "./definition";
 import { readStatement, watsonxDataSource } from "./source";
+import { cachedIamTokenCount, iamToken } from "./iam";
+import { watsonxSettings } from "./config";
+import { MAX_TOKEN_LENGTH, TOKEN_CACHE_LIMIT } from "../shared/bounded-cache";
 
 const PG = {
   host: process.env.PG_TEST_HOST ?? "127.0.0.1",
@@ -105,6 +110,54 @@ describe("settings", () => {
       validateConfiguration(watsonxDataSourceDefinition, { ...fixture.configuration, region: "evil.com/x" }),
     ).not.toEqual([]);
   });
+});
+
+describe("settings bounds", () => {
+  it("refuses a config.timeout over an hour with a sentence", () => {
+    expect(validateConfiguration(watsonxDataSourceDefinition, config({ config: { timeout: "3600" } }))).toEqual([]);
+    expect(validateConfiguration(watsonxDataSourceDefinition, config({ config: { timeout: "3601" } }))).toEqual([
+      { path: "config.timeout", message: "config.timeout is 3601 seconds: use at most 3600 (one hour)." },
+    ]);
+    expect(validateConfiguration(watsonxDataSourceDefinition, config({ config: { timeout: "9".repeat(400) } }))).toHaveLength(1);
+    expect(() => watsonxSettings(config({ config: { timeout: "86400" } }))).toThrow(/at most 3600/);
+  });
+});
+
+describe("a hostile iam_url", () => {
+  it("a token longer than MAX_TOKEN_LENGTH is refused, and the tokens kept are bounded", async () => {
+    // Just under sendHttp's 1 MB answer cap: without the length check, each new api_key kept ~1 MB.
+    let token = "t".repeat(1000 * 1000);
+    let issued = 0;
+    const hostile = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        issued++;
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ access_token: token === "" ? `tok-${issued}` : token, expiration: 4_000_000_000, expires_in: 1e9 }),
+        );
+      });
+    });
+    await new Promise<void>((r) => hostile.listen(0, "127.0.0.1", r));
+    const iamUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/identity/token`;
+    try {
+      const before = cachedIamTokenCount();
+      const result = await watsonxDataSource.check(config({ iam_url: iamUrl, api_key: "hostile-1" }));
+      expect(result.ok).toBe(false);
+      expect(result.details).toMatch(new RegExp(`longer than ${MAX_TOKEN_LENGTH} characters`));
+      expect(cachedIamTokenCount()).toBe(before);
+      token = "";
+      for (let i = 0; i < TOKEN_CACHE_LIMIT + 5; i++) await iamToken(watsonxSettings(config({ iam_url: iamUrl, api_key: `many-${i}` })));
+      expect(cachedIamTokenCount()).toBe(TOKEN_CACHE_LIMIT);
+      // The newest stays cached; the oldest was dropped and is asked for again.
+      const count = issued;
+      await iamToken(watsonxSettings(config({ iam_url: iamUrl, api_key: `many-${TOKEN_CACHE_LIMIT + 4}` })));
+      expect(issued).toBe(count);
+      await iamToken(watsonxSettings(config({ iam_url: iamUrl, api_key: "many-0" })));
+      expect(issued).toBe(count + 1);
+    } finally {
+      await new Promise((r) => hostile.close(r));
+    }
+  }, 60_000);
 });
 
 describe("check", () => {
