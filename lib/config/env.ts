@@ -296,6 +296,11 @@ export const envSchema = z.object({
     "longest one call of a run into a connector may take (reading the next batch, with its connect and query; writing a batch, with its acknowledgements; a key lookup; a COPY): past it the run fails saying which connector did not answer, its connections are closed and its worker slot is free. It bounds connectors' own timeouts too (a `query_timeout` above it is cut here): raise it for models whose batches take longer",
     true,
   ),
+  CONNECTOR_API_CALL_TIMEOUT_SECONDS: decimal(
+    1,
+    120,
+    "longest a connector call made by the API (check_connection, discover, a query preview) may take: past it the call is aborted (its signal ends the connector's requests and polling) and the API answers with a failure sentence",
+  ),
   ENGINE_STOP_GRACE_SECONDS: decimal(
     0,
     5,

@@ -277,10 +277,11 @@ export interface TextRowsDestination {
 
 export interface SourceConnector {
   definition: ConnectorDefinition;
-  check(config: Row): Promise<CheckResult>;
-  discover(config: Row): Promise<Catalog>;
+  /** `signal`: the API's deadline (CONNECTOR_API_CALL_TIMEOUT_SECONDS); connectors that take it stop their requests on it. */
+  check(config: Row, signal?: AbortSignal): Promise<CheckResult>;
+  discover(config: Row, signal?: AbortSignal): Promise<Catalog>;
   /** A preview of a model query (SQL sources): at most `limit` rows, read-only, with a statement timeout. */
-  query?(config: Row, query: string, limit: number): Promise<QueryResult>;
+  query?(config: Row, query: string, limit: number, signal?: AbortSignal): Promise<QueryResult>;
   /** SQL sources: throws ConnectorError when `query` is not a model query they will run (one read-only SELECT). */
   checkQuery?(query: string): void;
   /** Streams the model's rows in batches of at most `batchSize`, never holding more than a batch. */
@@ -307,8 +308,8 @@ export interface SourceConnector {
 
 export interface DestinationConnector {
   definition: ConnectorDefinition;
-  check(config: Row): Promise<CheckResult>;
-  discover(config: Row): Promise<Catalog>;
+  check(config: Row, signal?: AbortSignal): Promise<CheckResult>;
+  discover(config: Row, signal?: AbortSignal): Promise<Catalog>;
   /** Writes a batch; returns exactly one outcome per input record, in any order. */
   write(config: Row, records: WriteRecord[], options: WriteOptions): Promise<WriteOutcome[]>;
   /** Optional: upserts of rows as COPY text (see TextRowsDestination). */

@@ -6,6 +6,8 @@ import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor } from
 import { getDefinition, getDestination, getSource, listDefinitions, validateConfiguration } from "@/lib/connectors/registry";
 import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";
 import { NotFound, ValidationFailed } from "@/lib/errors";
+import { ConnectorError } from "@/lib/connectors/shared/errors";
+import { withApiDeadline } from "./connector-deadline";
 import type { CheckConnectionInput, ListConnectorDefinitionsQuery } from "@/lib/validation/connector-definitions";
 
 export function listConnectorDefinitions(filter: ListConnectorDefinitionsQuery): ConnectorDefinition[] {
@@ -77,6 +79,9 @@ export async function checkConfiguration(definition: ConnectorDefinition, config
   const connector = definition.connectorType === "source" ? getSource(definition.name) : getDestination(definition.name);
   // check() never throws: connectors turn every failure into {ok: false, details} without secrets;
   // what a placeholder resolved to is a secret too, wherever it was used (a host, a header).
-  const outcome = await connector.check(config);
+  const outcome = await withApiDeadline("The connection check", (signal) => connector.check(config, signal)).catch((err: unknown) => {
+    if (err instanceof ConnectorError && err.code === "TIMEOUT") return { ok: false, details: err.message };
+    throw err;
+  });
   return { result: outcome.ok ? "success" : "failure", details: envRedactor(configuration)(outcome.details) };
 }

@@ -30,6 +30,7 @@ import type { AuthContext } from "./auth-context";
 import { saveCatalog } from "./catalogs";
 import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
 import { inTransaction, type Tx } from "./transaction";
+import { withApiDeadline } from "./connector-deadline";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -283,7 +284,7 @@ export async function discoverConnector(auth: Auth, id: number, refresh: boolean
   let discovered;
   try {
     const adapter = adapterFor(connector);
-    discovered = await adapter.discover(config);
+    discovered = await withApiDeadline("Discovery", (signal) => adapter.discover(config, signal));
     // What a sync may do with it, beside its streams (docs/write-modes.md).
     if (adapter.definition.connectorType === "destination") discovered = { ...discovered, supported_write_modes: [...supportedWriteModes(adapter.definition)] };
   } catch (err) {
@@ -314,7 +315,8 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
   }
   const { config, scrub } = connectorConfiguration(connector);
   try {
-    return await adapter.query(config, input.query, input.limit ?? QUERY_PREVIEW_DEFAULT_LIMIT);
+    const preview = adapter.query.bind(adapter);
+    return await withApiDeadline("The query preview", (signal) => preview(config, input.query, input.limit ?? QUERY_PREVIEW_DEFAULT_LIMIT, signal));
   } catch (err) {
     // Named as the user knows it, never by internal id: the sentence is about their query.
     throw connectorFailure(err, `The query failed on "${connector.name}"`, scrub, true);

@@ -80,6 +80,7 @@ export async function* resultPages(client: AthenaClient, s: AthenaSettings, sql:
     }
     let token: string | undefined;
     let first = true;
+    let emptyPages = 0;
     do {
       const page = await client.send(
         new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: token, MaxResults: Math.min(options.pageSize ?? MAX_PAGE_ROWS, MAX_PAGE_ROWS) }),
@@ -91,6 +92,9 @@ export async function* resultPages(client: AthenaClient, s: AthenaSettings, sql:
       yield { columns, rows: first ? rows.slice(1) : rows };
       first = false;
       token = page.NextToken;
+      // Athena's pages hold rows; empty ones that keep linking on are not a real result.
+      emptyPages = rows.length === 0 ? emptyPages + 1 : 0;
+      if (token && emptyPages > 3) throw new ConnectorError("Athena kept answering empty result pages that link to more; the read was stopped.");
     } while (token);
   } catch (err) {
     if (signal?.aborted) throw new ConnectorError("The read was cancelled.");

@@ -7,6 +7,7 @@ import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
 import { modelSelect, subquery } from "../shared/sql";
+import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_STREAMS, MAX_DISCOVERY_PAGES } from "../shared/discovery-limits";
 import { athenaClient } from "./client";
 import { athenaSettings, athenaSourceDefinition, type AthenaSettings } from "./definition";
 import { columnType, resultPages, type ResultPage } from "./queries";
@@ -41,38 +42,45 @@ async function withAthena<T>(config: Row, fn: (client: AthenaClient, s: AthenaSe
   }
 }
 
-async function check(config: Row): Promise<CheckResult> {
+async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(athenaSourceDefinition, config, () =>
     withAthena(config, async (client, s) => {
-      const { WorkGroup } = await client.send(new GetWorkGroupCommand({ WorkGroup: s.workgroup }));
+      const { WorkGroup } = await client.send(new GetWorkGroupCommand({ WorkGroup: s.workgroup }), { abortSignal: signal });
       if (WorkGroup?.State === "DISABLED") return { ok: false, details: `The Athena workgroup "${s.workgroup}" is disabled: enable it or name another.` };
-      if (s.database) await client.send(new GetDatabaseCommand({ CatalogName: s.catalog, DatabaseName: s.database }));
+      if (s.database) await client.send(new GetDatabaseCommand({ CatalogName: s.catalog, DatabaseName: s.database }), { abortSignal: signal });
       return { ok: true, details: `Connected to Athena in ${s.region}: workgroup "${s.workgroup}", catalog "${s.catalog}"${s.database ? `, database "${s.database}"` : ""}.` };
     }),
   );
 }
 
-async function databases(client: AthenaClient, s: AthenaSettings): Promise<string[]> {
+async function databases(client: AthenaClient, s: AthenaSettings, signal?: AbortSignal): Promise<string[]> {
   if (s.database) return [s.database];
   const out: string[] = [];
+  let pages = 0;
   let token: string | undefined;
   do {
-    const page = await client.send(new ListDatabasesCommand({ CatalogName: s.catalog, NextToken: token, MaxResults: 50 }));
+    const page = await client.send(new ListDatabasesCommand({ CatalogName: s.catalog, NextToken: token, MaxResults: 50 }), { abortSignal: signal });
     out.push(...(page.DatabaseList ?? []).map((d) => d.Name ?? "").filter((n) => n !== "" && n !== "information_schema"));
     token = page.NextToken;
-  } while (token && out.length < 1000);
+  } while (token && out.length < 1000 && ++pages < MAX_DISCOVERY_PAGES);
   return out;
 }
 
-async function discover(config: Row): Promise<Catalog> {
+async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   return withAthena(config, async (client, s) => {
     const streams: Stream[] = [];
-    for (const database of await databases(client, s)) {
+    // Bounded: a hostile endpoint could page forever (docs/connectors.md "Discovery limits").
+    let pages = 0;
+    let columnCount = 0;
+    listing: for (const database of await databases(client, s, signal)) {
       let token: string | undefined;
       do {
-        const page = await client.send(new ListTableMetadataCommand({ CatalogName: s.catalog, DatabaseName: database, NextToken: token, MaxResults: 50 }));
+        if (++pages > MAX_DISCOVERY_PAGES) break listing;
+        const page = await client.send(new ListTableMetadataCommand({ CatalogName: s.catalog, DatabaseName: database, NextToken: token, MaxResults: 50 }), { abortSignal: signal });
         for (const table of page.TableMetadataList ?? []) {
           const columns = [...(table.Columns ?? []), ...(table.PartitionKeys ?? [])];
+          columnCount += columns.length;
+          if (streams.length >= MAX_DISCOVERED_STREAMS || columnCount > MAX_DISCOVERED_COLUMNS) break listing;
           streams.push({
             name: s.database ? (table.Name ?? "") : `${database}.${table.Name ?? ""}`,
             action: "fetch",
@@ -101,13 +109,13 @@ function pageRows(page: ResultPage): Row[] {
   });
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+async function query(config: Row, sql: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   const inner = modelSelect(sql, "trino");
   return withAthena(config, async (client, s) => {
     const n = Math.max(0, Math.floor(limit));
     const rows: Row[] = [];
     let columns: QueryResult["columns"] = [];
-    for await (const page of resultPages(client, s, `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`, { pageSize: n + 1 })) {
+    for await (const page of resultPages(client, s, `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`, { pageSize: n + 1, signal })) {
       columns = page.columns.map((c) => ({ name: c.Name ?? "", type: columnType(c) }));
       rows.push(...pageRows(page));
       if (rows.length >= n) break;

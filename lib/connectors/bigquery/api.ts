@@ -11,8 +11,11 @@ import type { BigquerySettings } from "./definition";
 
 const SCOPE = "https://www.googleapis.com/auth/bigquery";
 const AUTH: JwtBearer = { kind: "jwt_bearer", field: "credentials_json", scope: SCOPE };
-/** One page of results is at most 10 MB (BigQuery's own cap); room for the JSON around it. */
-const MAX_PAGE_BYTES = 24 * 1024 * 1024;
+/**
+ * One page of results is at most 10 MB (BigQuery's own cap); a little room for the JSON around it.
+ * No more: parsed JSON takes many times its text, and the answering server is the Member's choice.
+ */
+export const MAX_PAGE_BYTES = 12 * 1024 * 1024;
 const ATTEMPTS = 5;
 
 export interface ApiCall {

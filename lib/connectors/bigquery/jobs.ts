@@ -21,6 +21,9 @@ export interface Page {
   rows: { f: { v: unknown }[] }[];
 }
 
+/** Empty pages in a row (each with a next pageToken) accepted before the read is stopped. */
+const MAX_EMPTY_PAGES = 3;
+
 interface JobAnswer {
   jobReference?: { jobId: string; location?: string };
   status?: { state?: string; errorResult?: { message?: string; reason?: string } };
@@ -106,6 +109,7 @@ export async function* queryPages(s: BigquerySettings, sql: string, options: Job
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const location = inserted.jobReference?.location ?? s.location;
     let pageToken: string | undefined;
+    let emptyPages = 0;
     for (;;) {
       const left = deadline - Date.now();
       const answer = await callApi<ResultsAnswer>(s, {
@@ -131,6 +135,9 @@ export async function* queryPages(s: BigquerySettings, sql: string, options: Job
       yield { schema: answer.schema?.fields ?? [], rows: answer.rows ?? [] };
       pageToken = answer.pageToken;
       if (!pageToken) break;
+      // BigQuery's pages hold rows; a run of empty ones that keep linking on is not a real result.
+      emptyPages = (answer.rows ?? []).length === 0 ? emptyPages + 1 : 0;
+      if (emptyPages > MAX_EMPTY_PAGES) throw new ConnectorError("BigQuery kept answering empty result pages that link to more; the read was stopped.");
     }
   } finally {
     options.signal?.removeEventListener("abort", onAbort);

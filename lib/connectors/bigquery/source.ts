@@ -7,6 +7,7 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
 import { modelSelect, subquery } from "../shared/sql";
 import { callApi } from "./api";
+import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_STREAMS, MAX_DISCOVERY_PAGES } from "../shared/discovery-limits";
 import { bigquerySettings, bigquerySourceDefinition, type BigquerySettings } from "./definition";
 import { assertSelectStatement, dryRunSchema, queryPages } from "./jobs";
 import { columnSchema, rowOf, typeText } from "./values";
@@ -29,50 +30,60 @@ async function scrubbed<T>(config: Row, fn: (s: BigquerySettings) => Promise<T>)
   }
 }
 
-async function check(config: Row): Promise<CheckResult> {
+async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(bigquerySourceDefinition, config, async () => {
     const s = bigquerySettings(config);
     const project = encodeURIComponent(s.projectId);
     let where = `project "${s.projectId}"`;
     if (s.datasetId) {
-      const dataset = await callApi<{ location?: string }>(s, { method: "GET", path: `/projects/${project}/datasets/${s.datasetId}` });
+      const dataset = await callApi<{ location?: string }>(s, { method: "GET", path: `/projects/${project}/datasets/${s.datasetId}`, signal });
       where += `, dataset "${s.datasetId}"${dataset.location ? ` (${dataset.location})` : ""}`;
     } else {
-      await callApi(s, { method: "GET", path: `/projects/${project}/datasets`, query: { maxResults: 1 } });
+      await callApi(s, { method: "GET", path: `/projects/${project}/datasets`, query: { maxResults: 1 }, signal });
     }
     // A dry run: may the service account run query jobs here?
-    await dryRunSchema(s, "SELECT 1");
+    await dryRunSchema(s, "SELECT 1", signal);
     return { ok: true, details: `Connected to BigQuery ${where} as ${s.key.client_email}.` };
   });
 }
 
-async function listDatasets(s: BigquerySettings): Promise<string[]> {
+async function listDatasets(s: BigquerySettings, signal?: AbortSignal): Promise<string[]> {
   if (s.datasetId) return [s.datasetId];
   const out: string[] = [];
+  let pages = 0;
   let pageToken: string | undefined;
   do {
     const page = await callApi<{ datasets?: { datasetReference: { datasetId: string } }[]; nextPageToken?: string }>(s, {
       method: "GET",
       path: `/projects/${encodeURIComponent(s.projectId)}/datasets`,
       query: { maxResults: 1000, pageToken },
+      signal,
     });
     out.push(...(page.datasets ?? []).map((d) => d.datasetReference.datasetId));
     pageToken = page.nextPageToken;
-  } while (pageToken && out.length < 1000);
+  } while (pageToken && out.length < 1000 && ++pages < MAX_DISCOVERY_PAGES);
   return out;
 }
 
-async function discover(config: Row): Promise<Catalog> {
+async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   return scrubbed(config, async (s) => {
     const streams: Stream[] = [];
-    const datasets = await listDatasets(s);
+    const datasets = await listDatasets(s, signal);
+    let columnRows = 0;
     for (const dataset of datasets) {
+      if (streams.length >= MAX_DISCOVERED_STREAMS || columnRows >= MAX_DISCOVERED_COLUMNS) break;
       const sql = `SELECT table_name, column_name, data_type, is_nullable FROM ${quoteIdent(s.projectId)}.${quoteIdent(dataset)}.INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position`;
       const tables = new Map<string, { name: string; type: string; nullable: boolean }[]>();
-      for await (const page of queryPages(s, sql, { pageSize: MAX_PAGE_ROWS })) {
+      let pages = 0;
+      listing: for await (const page of queryPages(s, sql, { pageSize: MAX_PAGE_ROWS, signal })) {
+        if (++pages > MAX_DISCOVERY_PAGES) break;
         for (const r of page.rows.map((row) => rowOf(page.schema, row))) {
+          if (++columnRows > MAX_DISCOVERED_COLUMNS) break listing;
           const table = String(r.table_name);
-          if (!tables.has(table)) tables.set(table, []);
+          if (!tables.has(table)) {
+            if (streams.length + tables.size >= MAX_DISCOVERED_STREAMS) break listing;
+            tables.set(table, []);
+          }
           tables.get(table)!.push({ name: String(r.column_name), type: String(r.data_type), nullable: r.is_nullable === "YES" });
         }
       }
@@ -94,13 +105,13 @@ async function discover(config: Row): Promise<Catalog> {
   });
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+async function query(config: Row, sql: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   const inner = modelSelect(sql, "bigquery");
   return scrubbed(config, async (s) => {
     const n = Math.max(0, Math.floor(limit));
     const sql = `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`;
-    await assertSelectStatement(s, sql);
-    for await (const page of queryPages(s, sql, { pageSize: Math.max(1, Math.min(n, MAX_PAGE_ROWS)) })) {
+    await assertSelectStatement(s, sql, signal);
+    for await (const page of queryPages(s, sql, { pageSize: Math.max(1, Math.min(n, MAX_PAGE_ROWS)), signal })) {
       return { columns: page.schema.map((f) => ({ name: f.name, type: typeText(f) })), rows: page.rows.slice(0, n).map((r) => rowOf(page.schema, r)) };
     }
     return { columns: [], rows: [] };

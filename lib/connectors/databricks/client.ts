@@ -55,6 +55,9 @@ function api(config: DatabricksConfig): StatementApi {
   };
 }
 
+/** Chunks of one result read at most. */
+export const MAX_CHUNKS = 100_000;
+
 const statementPath = (id: string) => `/api/2.0/sql/statements/${encodeURIComponent(id)}`;
 
 function finished(body: StatementBody): StatementBody | undefined {
@@ -106,6 +109,7 @@ export async function executeStatement(
       vendor: "Databricks",
     }));
   const columns = body.manifest?.schema?.columns ?? [];
+  const totalChunks = body.manifest?.total_chunk_count;
   let first: ResultData | undefined = body.result ?? {};
   body = {};
   return {
@@ -117,12 +121,18 @@ export async function executeStatement(
         const chunk: ResultData = first;
         first = undefined;
         next = chunk.next_chunk_internal_link;
+        if (next && (chunk.data_array ?? []).length === 0) throw new ConnectorError("Databricks answered an empty result chunk that links to another; the read was stopped.");
         yield chunk.data_array ?? [];
       }
-      while (next) {
+      // Bounded by the chunk count the manifest announced (and MAX_CHUNKS), and an empty chunk that
+      // links to another is refused: a server can then not keep us fetching forever.
+      const limit = Math.min(MAX_CHUNKS, Math.max(1, totalChunks ?? MAX_CHUNKS));
+      for (let fetched = 1; next; fetched++) {
         if (!next.startsWith("/api/2.0/sql/statements/")) throw new ConnectorError(`Databricks answered an unexpected chunk link (${next.slice(0, 80)}).`);
+        if (fetched >= limit) throw new ConnectorError(`Databricks linked more result chunks than the ${limit} its result announced; the read was stopped.`);
         const page = (await callApi(client, "GET", next, undefined, signal)).json as ResultData;
         next = page.next_chunk_internal_link;
+        if (next && (page.data_array ?? []).length === 0) throw new ConnectorError("Databricks answered an empty result chunk that links to another; the read was stopped.");
         yield page.data_array ?? [];
       }
     },

@@ -6,6 +6,7 @@ import { buildCatalog } from "../shared/catalog";
 import { safeCheck } from "../shared/errors";
 import { modelSelect, subquery } from "../shared/sql";
 import { rebatch } from "../shared/statement-api";
+import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_STREAMS, MAX_DISCOVERY_PAGES } from "../shared/discovery-limits";
 import { executeStatement } from "./client";
 import { parseDatabricksConfig } from "./config";
 import { databricksSourceDefinition } from "./definition";
@@ -16,9 +17,9 @@ export function quoteDatabricksIdent(name: string): string {
   return `\`${name.replaceAll("`", "``")}\``;
 }
 
-async function firstRows(config: Row, statement: string, parameters: Record<string, string>, limit: number) {
+async function firstRows(config: Row, statement: string, parameters: Record<string, string>, limit: number, signal?: AbortSignal) {
   const c = parseDatabricksConfig(config);
-  const result = await executeStatement(c, statement, parameters);
+  const result = await executeStatement(c, statement, parameters, signal);
   const read = databricksRowsReader(result.columns);
   const rows: Row[] = [];
   for await (const cells of result.chunks()) {
@@ -28,7 +29,7 @@ async function firstRows(config: Row, statement: string, parameters: Record<stri
   return { columns: result.columns, rows };
 }
 
-async function check(config: Row): Promise<CheckResult> {
+async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(databricksSourceDefinition, config, async () => {
     const c = parseDatabricksConfig(config);
     const { rows } = await firstRows(
@@ -36,6 +37,7 @@ async function check(config: Row): Promise<CheckResult> {
       "SELECT count(*) AS found FROM system.information_schema.schemata WHERE catalog_name = :catalog AND schema_name = :schema",
       { catalog: c.catalog, schema: c.schema },
       1,
+      signal,
     );
     if (Number(rows[0]?.found ?? 0) === 0) {
       return { ok: false, details: `Connected, but schema "${c.schema}" does not exist in catalog "${c.catalog}" (or the token's user cannot see it).` };
@@ -44,20 +46,28 @@ async function check(config: Row): Promise<CheckResult> {
   });
 }
 
-async function discover(config: Row): Promise<Catalog> {
+async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   const c = parseDatabricksConfig(config);
   const result = await executeStatement(
     c,
     "SELECT table_name, column_name, data_type, full_data_type, is_nullable FROM system.information_schema.columns WHERE table_catalog = :catalog AND table_schema = :schema ORDER BY table_name, ordinal_position",
     { catalog: c.catalog, schema: c.schema },
+    signal,
   );
   const read = databricksRowsReader(result.columns);
   const tables = new Map<string, Record<string, unknown>>();
-  for await (const cells of result.chunks()) {
+  let pages = 0;
+  let columns = 0;
+  discovery: for await (const cells of result.chunks()) {
+    if (++pages > MAX_DISCOVERY_PAGES) break;
     for (const row of read(cells)) {
+      if (++columns > MAX_DISCOVERED_COLUMNS) break discovery;
       const table = String(row.table_name);
       let properties = tables.get(table);
-      if (!properties) tables.set(table, (properties = {}));
+      if (!properties) {
+        if (tables.size >= MAX_DISCOVERED_STREAMS) break discovery;
+        tables.set(table, (properties = {}));
+      }
       properties[String(row.column_name)] = databricksColumnSchema(String(row.data_type), row.is_nullable === "YES", row.full_data_type ? String(row.full_data_type) : undefined);
     }
   }
@@ -75,10 +85,10 @@ async function discover(config: Row): Promise<Catalog> {
   return buildCatalog(streams);
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+async function query(config: Row, sql: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   const inner = modelSelect(sql, "databricks");
   const n = Math.max(0, Math.floor(limit));
-  const { columns, rows } = await firstRows(config, `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`, {}, n);
+  const { columns, rows } = await firstRows(config, `SELECT * FROM ${subquery(inner)} AS q LIMIT ${n}`, {}, n, signal);
   return { columns: columns.map((col) => ({ name: col.name, type: (col.type_text ?? col.type_name).toUpperCase() })), rows };
 }
 

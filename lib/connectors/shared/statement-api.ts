@@ -24,8 +24,12 @@ export interface StatementApi {
 const MAX_THROTTLED_RETRIES = 5;
 /** Longest single wait for a Retry-After we honour inside a call (seconds). */
 const MAX_RETRY_WAIT_SECONDS = 60;
-/** Largest answer kept (one result partition or chunk; Databricks' inline chunks stay far below). */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Largest answer kept (one result partition or chunk). Parsed JSON takes many times its text
+ * (`[[],[],…]` about 30×), so this stays small: Snowflake's partitions and Databricks' inline chunks
+ * are a few MB; a larger answer fails with a sentence.
+ */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -59,6 +59,9 @@ function api(config: SnowflakeConfig): StatementApi {
   };
 }
 
+/** Partitions of one result read at most (Snowflake's are MBs each: far more than any sync reads). */
+export const MAX_PARTITIONS = 100_000;
+
 const statementPath = (handle: string) => `/api/v2/statements/${encodeURIComponent(handle)}`;
 
 /**
@@ -93,6 +96,12 @@ export async function executeStatement(config: SnowflakeConfig, statement: strin
   }
   const columns = answer.resultSetMetaData?.rowType ?? [];
   const count = Math.max(1, answer.resultSetMetaData?.partitionInfo?.length ?? 1);
+  // Every partition holds rows: more partitions than rows is not a real result (a hostile server
+  // could otherwise have us fetch millions of empty ones).
+  const numRows = answer.resultSetMetaData?.numRows;
+  if (count > MAX_PARTITIONS || (typeof numRows === "number" && count > Math.max(1, numRows))) {
+    throw new ConnectorError(`Snowflake answered ${count} result partitions for ${numRows ?? "an unknown number of"} rows, which is not a result this connector reads (at most ${MAX_PARTITIONS} partitions).`);
+  }
   let first: Cells | undefined = answer.data ?? [];
   answer = {};
   return {

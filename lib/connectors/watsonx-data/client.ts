@@ -11,8 +11,12 @@ import type { Row } from "../types";
 import type { WatsonxSettings } from "./config";
 import { dropIamToken, iamToken } from "./iam";
 
-/** Largest answer taken into memory; a larger one fails with a sentence instead of being cut. */
-export const MAX_RESULT_BYTES = 128 * 1024 * 1024;
+/**
+ * Largest answer taken into memory; a larger one fails with a sentence, before any parsing, instead
+ * of being cut. Small on purpose: exact JSON parsing takes many times the text (a body of `{},` or
+ * `1.50,` items is millions of objects), and the server is one the Member names.
+ */
+export const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 const ATTEMPTS = 4;
 /** Longest wait on a 429's Retry-After inside one call; longer waits fail the call as retryable. */
 const MAX_WAIT_SECONDS = 60;

@@ -27,13 +27,14 @@ function described<T>(fn: () => Promise<T>): Promise<T> {
   return withDescribedErrors(fn, errorMessage);
 }
 
-async function check(config: Row): Promise<CheckResult> {
+async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(watsonxDataSourceDefinition, config, async () => {
     const s = watsonxSettings(config);
     const [row] = await executeSql(
       s,
       `SELECT (SELECT count(*) FROM information_schema.schemata WHERE schema_name = ${literal(s.schema)}) AS schemas,
               (SELECT count(*) FROM information_schema.tables WHERE table_schema = ${literal(s.schema)}) AS tables`,
+      signal,
     );
     if (!row || Number(row.schemas) === 0) {
       return {
@@ -48,7 +49,7 @@ async function check(config: Row): Promise<CheckResult> {
   });
 }
 
-async function discover(config: Row): Promise<Catalog> {
+async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   return described(async () => {
     const s = watsonxSettings(config);
     const rows = await executeSql(
@@ -57,6 +58,7 @@ async function discover(config: Row): Promise<Catalog> {
          FROM information_schema.columns
         WHERE table_schema = ${literal(s.schema)} AND table_catalog = ${literal(s.database)}
         ORDER BY table_name, ordinal_position`,
+      signal,
     );
     const tables = new Map<string, TableInfo>();
     for (const r of rows) {
@@ -81,7 +83,7 @@ function jsonTypeName(value: unknown): string {
   return typeof value === "object" ? "object" : typeof value;
 }
 
-async function query(config: Row, sql: string, limit: number): Promise<QueryResult> {
+async function query(config: Row, sql: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   const inner = modelSelect(sql, "trino");
   return described(async () => {
     const s = watsonxSettings(config);
@@ -89,6 +91,7 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
       await executeSql(
         s,
         `SELECT * FROM ${subquery(inner)} AS subquery LIMIT ${Math.max(0, Math.floor(limit))}`,
+        signal,
       )
     ).map(jsonSafeRow);
     const first = rows[0] ?? {};
