@@ -126,13 +126,14 @@ describe("secret references", () => {
     const attack = retarget({ host: "attacker.example" });
     expect(attack.misplaced).toEqual([{ name: "DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD", reason: "target", at, boundTo: at, changed: ["configuration.host"] }]);
     expect(attack.secrets).toEqual({});
-    for (const [change, field] of [[{ port: 6543 }, "port"], [{ database: "other" }, "database"], [{ host: "attacker.example", port: 1 }, "host"]] as const) {
+    // ssl_mode too: a downgrade to plain TCP would send the password unencrypted.
+    for (const [change, field] of [[{ port: 6543 }, "port"], [{ database: "other" }, "database"], [{ host: "attacker.example", port: 1 }, "host"], [{ ssl_mode: "require" }, "ssl_mode"]] as const) {
       const { misplaced, secrets } = retarget(change);
       expect(misplaced.map((m) => m.reason === "target" && m.changed)).toEqual([expect.arrayContaining([`configuration.${field}`])]);
       expect(secrets).toEqual({});
     }
     // The same target, written differently (a port as text) or with other fields changed: resolved.
-    expect(retarget({ port: "5432", ssl_mode: "require" })).toMatchObject({ misplaced: [], secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" } });
+    expect(retarget({ port: "5432", schema: "other" })).toMatchObject({ misplaced: [], secrets: { DATASYNC_SECRET_WAREHOUSE_CREDENTIALS_PASSWORD: "pw" } });
     // A URL target (Http headers): the destination URL changed.
     const http = { slug: "hook", connector_type: "destination", connector_name: "Http", configuration: { destination_url: "https://crm.example/in", headers: { X: "${env:DATASYNC_SECRET_HOOK_HEADERS_X}" } } };
     const moved = clientSecrets({ connectors: [{ ...http, configuration: { ...http.configuration, destination_url: "https://evil.example/in" } }] }, env, new Set(), { connectors: [http] }, definitions);

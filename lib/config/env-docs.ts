@@ -112,6 +112,16 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     meaning: "`tests/ops/worker-kill.test.ts`: seed of the random kill times, to replay a failure",
   },
   {
+    name: "PG_TEST_URL",
+    default: "`postgres://postgres@127.0.0.1:5432/test`",
+    meaning: "PostgreSQL database behind the BigQuery and Athena emulators (they run the queries there)",
+  },
+  {
+    name: "CLICKHOUSE_SERVER_BIN",
+    default: "Debian's `clickhouse-server`",
+    meaning: "ClickHouse server binary the ClickHouse tests start privately on a loopback port",
+  },
+  {
     name: "BENCH_DATABASE_URL",
     default: "`TEST_DATABASE_URL`",
     meaning: "`npm run bench`: PostgreSQL server of the benchmarks' databases",
