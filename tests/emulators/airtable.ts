@@ -30,8 +30,9 @@ const MAX_RECORDS = 10;
 
 type Fields = Record<string, unknown>;
 
-export async function startAirtableEmulator(options: { token: string; baseId: string; lockoutMs?: number }) {
-  const window = new FixedWindow(5, 1000);
+/** `perSecond`: Airtable's 5 requests per second per base, unless a test that is not about rate limits raises it. */
+export async function startAirtableEmulator(options: { token: string; baseId: string; lockoutMs?: number; perSecond?: number }) {
+  const window = new FixedWindow(options.perSecond ?? 5, 1000);
   const state = { lockedUntil: 0, lockoutMs: options.lockoutMs ?? 30_000 };
   const rows: { id: string; fields: Fields }[] = [];
   let nextId = 1;
@@ -85,7 +86,7 @@ export async function startAirtableEmulator(options: { token: string; baseId: st
     if (base !== options.baseId) {
       return error(res, 403, "INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND", "Invalid permissions, or the requested model was not found. Check that both your user and your token have the required permissions, and that the model names and/or ids are correct.");
     }
-    // 5 requests per second per base; past it, 30 seconds of 429 (requests meanwhile do not help).
+    // 5 requests per second per base (perSecond); past it, 30 seconds of 429 (requests meanwhile do not help).
     const now = Date.now();
     if (now < state.lockedUntil || !window.hit(base, now).allowed) {
       if (now >= state.lockedUntil) state.lockedUntil = now + state.lockoutMs;
