@@ -1,6 +1,7 @@
 // Databricks' JSON_ARRAY results carry every value as a string (null as null), typed by the
 // manifest's schema (type_name): here they become the value model's values (shared/values.ts).
 import { parseJsonExact } from "../shared/values";
+import { cellRowsReader, type CellConverter } from "../shared/statement-api";
 import type { JsonSchema } from "../types";
 import { integerValue } from "../snowflake/values";
 
@@ -11,7 +12,7 @@ export interface DatabricksColumn {
   position?: number;
 }
 
-type Convert = (text: string) => unknown;
+type Convert = CellConverter;
 
 const floatValue: Convert = (text) => {
   const n = Number(text);
@@ -78,18 +79,10 @@ export function databricksConverter(column: DatabricksColumn): Convert | undefin
 }
 
 export function databricksRowsReader(columns: DatabricksColumn[]): (data: (string | null)[][]) => Record<string, unknown>[] {
-  const converters = columns.map(databricksConverter);
-  const names = columns.map((c) => c.name);
-  return (data) =>
-    data.map((cells) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) {
-        const cell = cells[i];
-        const convert = converters[i];
-        row[names[i]] = cell === null || cell === undefined ? null : convert ? convert(cell) : cell;
-      }
-      return row;
-    });
+  return cellRowsReader(
+    columns.map((c) => c.name),
+    columns.map(databricksConverter),
+  );
 }
 
 /** JSON Schema of a column discovered from information_schema.columns (data_type, e.g. `DECIMAL`, `BIGINT`). */

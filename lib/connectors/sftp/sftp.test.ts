@@ -58,7 +58,7 @@ async function collect(gen: AsyncIterable<Row[]>): Promise<{ rows: number; batch
   return { rows: batches.reduce((a, b) => a + b, 0), batches, first, last };
 }
 
-describe.skipIf(!!why)("Sftp connectors (real OpenSSH)", () => {
+describe.skipIf(!!why)(why ? `Sftp connectors (real OpenSSH) (skipped: ${why})` : "Sftp connectors (real OpenSSH)", () => {
   beforeAll(async () => {
     sshd = await startSshd();
     sshd.put("exports/contacts.csv", contactsCsv());

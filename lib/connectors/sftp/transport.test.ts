@@ -25,7 +25,7 @@ const target = (over: Partial<SftpTarget> = {}): SftpTarget => ({
 });
 const failure = (p: Promise<unknown>) => p.then(() => "no error", (err: Error & { code?: string }) => ({ message: err.message, code: err.code }));
 
-describe.skipIf(!!why)("SFTP transport (real OpenSSH)", () => {
+describe.skipIf(!!why)(why ? `SFTP transport (real OpenSSH) (skipped: ${why})` : "SFTP transport (real OpenSSH)", () => {
   beforeAll(async () => {
     sshd = await startSshd();
     sshd.put("data/people.csv", "id,name\n1,Ada\n");

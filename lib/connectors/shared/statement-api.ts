@@ -147,3 +147,23 @@ export async function* rebatch<T>(pages: AsyncIterable<T[]>, size: number, signa
   }
   if (batch.length > 0) yield batch;
 }
+
+/** A cell's text into its value; undefined for a column whose text is its value. */
+export type CellConverter = (text: string) => unknown;
+
+/** Rows of a statement API's page (arrays of text cells and nulls) as objects, each cell through its column's converter. */
+export function cellRowsReader(
+  names: readonly string[],
+  converters: readonly (CellConverter | undefined)[],
+): (data: (string | null)[][]) => Record<string, unknown>[] {
+  return (data) =>
+    data.map((cells) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) {
+        const cell = cells[i];
+        const convert = converters[i];
+        row[names[i]] = cell === null || cell === undefined ? null : convert ? convert(cell) : cell;
+      }
+      return row;
+    });
+}

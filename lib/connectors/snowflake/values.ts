@@ -4,6 +4,7 @@
 // (UTC), a space and the offset in minutes plus 1440, BINARY as hex, VARIANT/OBJECT/ARRAY as JSON
 // text. Here they become the value model's values (shared/values.ts, docs/connectors.md "Values").
 import { parseJsonExact } from "../shared/values";
+import { cellRowsReader, type CellConverter } from "../shared/statement-api";
 import type { JsonSchema } from "../types";
 
 export interface SnowflakeColumn {
@@ -14,7 +15,7 @@ export interface SnowflakeColumn {
   nullable?: boolean;
 }
 
-type Convert = (text: string) => unknown;
+type Convert = CellConverter;
 
 /** An integer: a number when exact as one, else its digits. */
 export function integerValue(text: string): number | string {
@@ -127,18 +128,10 @@ export function snowflakeConverter(column: SnowflakeColumn): Convert | undefined
 
 /** Rows of one partition (arrays of strings and nulls) as objects of the value model. */
 export function rowsReader(columns: SnowflakeColumn[]): (data: (string | null)[][]) => Record<string, unknown>[] {
-  const converters = columns.map(snowflakeConverter);
-  const names = columns.map((c) => c.name);
-  return (data) =>
-    data.map((cells) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) {
-        const cell = cells[i];
-        const convert = converters[i];
-        row[names[i]] = cell === null || cell === undefined ? null : convert ? convert(cell) : cell;
-      }
-      return row;
-    });
+  return cellRowsReader(
+    columns.map((c) => c.name),
+    columns.map(snowflakeConverter),
+  );
 }
 
 /** The type a preview shows: `NUMBER(38,0)`, `TIMESTAMP_TZ`, `TEXT`. */
