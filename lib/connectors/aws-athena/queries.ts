@@ -15,6 +15,7 @@ import {
 } from "@aws-sdk/client-athena";
 import { ConnectorError } from "../shared/errors";
 import type { AthenaSettings } from "./definition";
+import { abortableSleep } from "../shared/sleep";
 
 export interface ResultPage {
   columns: ColumnInfo[];
@@ -24,18 +25,7 @@ export interface ResultPage {
 const MAX_PAGE_ROWS = 1000;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ConnectorError("The read was cancelled."));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ConnectorError("The read was cancelled."));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableSleep(ms, signal, () => new ConnectorError("The read was cancelled."));
 }
 
 /** The column's type as Athena names it, with precision and scale for decimals. */

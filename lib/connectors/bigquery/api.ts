@@ -8,6 +8,7 @@ import { accessToken, forgetAccessToken, type JwtBearer } from "../rest-kit/oaut
 import { ConnectorError } from "../shared/errors";
 import { sendHttp, type HttpExchange, type HttpMethod } from "../shared/http";
 import type { BigquerySettings } from "./definition";
+import { abortableSleep } from "../shared/sleep";
 
 const SCOPE = "https://www.googleapis.com/auth/bigquery";
 const AUTH: JwtBearer = { kind: "jwt_bearer", field: "credentials_json", scope: SCOPE };
@@ -60,18 +61,7 @@ export function describeFailure(exchange: HttpExchange): string {
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ConnectorError("The read was cancelled."));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ConnectorError("The read was cancelled."));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableSleep(ms, signal, () => new ConnectorError("The read was cancelled."));
 }
 
 /** The configuration rest-kit/oauth reads the key from (private_key with real line breaks). */

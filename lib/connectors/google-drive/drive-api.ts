@@ -11,6 +11,7 @@ import { accessToken, forgetAccessToken, type JwtBearer } from "../rest-kit/oaut
 import { assertUrlAllowed } from "../net-policy";
 import { ConnectorError } from "../shared/errors";
 import { guardedDispatcher, parseRetryAfter, sendHttp, type Dispatcher } from "../shared/http";
+import { abortableSleep } from "../shared/sleep";
 
 export const DEFAULT_BASE_URL = "https://www.googleapis.com";
 const SCOPE = "https://www.googleapis.com/auth/drive.readonly";
@@ -61,19 +62,7 @@ function retryable(status: number, reason?: string): boolean {
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(new ConnectorError("The operation was canceled.", "canceled"));
-    }
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableSleep(ms, signal, () => new ConnectorError("The operation was canceled.", "canceled"));
 }
 
 export class DriveApi {

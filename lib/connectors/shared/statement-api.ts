@@ -4,6 +4,7 @@
 // run's cancel turned into the vendor's cancel call. Each connector keeps its own request shapes.
 import { ConnectorError } from "./errors";
 import { parseJsonBody, sendHttp, type HttpExchange, type HttpMethod } from "./http";
+import { abortableSleep } from "./sleep";
 
 export interface StatementApi {
   /** Vendor name for sentences ("Snowflake"). */
@@ -32,18 +33,7 @@ const MAX_RETRY_WAIT_SECONDS = 60;
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(cancelled());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelled());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableSleep(ms, signal, () => cancelled());
 }
 
 export function cancelled(): ConnectorError {

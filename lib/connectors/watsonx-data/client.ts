@@ -10,6 +10,7 @@ import { JsonNumber, parseJsonExact } from "../shared/values";
 import type { Row } from "../types";
 import type { WatsonxSettings } from "./config";
 import { dropIamToken, iamToken } from "./iam";
+import { abortableSleep } from "../shared/sleep";
 
 /**
  * Largest answer taken into memory; a larger one fails with a sentence, before any parsing, instead
@@ -22,18 +23,7 @@ const ATTEMPTS = 4;
 const MAX_WAIT_SECONDS = 60;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ConnectorError("The read was cancelled."));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ConnectorError("The read was cancelled."));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return abortableSleep(ms, signal, () => new ConnectorError("The read was cancelled."));
 }
 
 /** The reason in an error body: `{"errors": [{"code", "message"}]}`, `{"message"}` or `{"error": …}`; else the text. */
