@@ -173,11 +173,20 @@ test("a Viewer may read but not set dependencies or start a sequence; another wo
 
 test("past LONG_POLL_MAX_PER_WORKSPACE (20) open waits, the workspace gets 429 with Retry-After", async () => {
   const ids = await connectors(ws.admin);
-  // 0.3 s a row: the run stays unfinished while the waits are sent.
-  const slow = await newSync(ws.admin, ids, `SELECT id, email FROM ${src} CROSS JOIN LATERAL (SELECT pg_sleep(0.3)) AS s`, ta, "slow");
+  // 1 s a row for 20 rows (the sleep reads the row, so it runs per row): the run stays unfinished
+  // until it is canceled below.
+  const slow = await newSync(ws.admin, ids, `SELECT id, email FROM ${src} CROSS JOIN LATERAL (SELECT pg_sleep(1 + id * 0)) AS s`, ta, "slow");
   const runId = (await ok(ws.admin.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: slow } }))).data.id as string;
-  const waits = Array.from({ length: 25 }, () => ws.viewer.get(`/api/v1/sync_runs/${runId}?wait=30`));
-  // A refused wait answers at once; a held one only when the run ends.
+  // A refused wait answers at once; a held one only when the run ends. Cancel only once all five
+  // past the limit were refused, so that every one of the 25 has either been held or refused.
+  let refusedCount = 0;
+  let allRefused: () => void = () => {};
+  const fiveRefused = new Promise<void>((resolve) => (allRefused = resolve));
+  const waits = Array.from({ length: 25 }, async () => {
+    const r = await ws.viewer.get(`/api/v1/sync_runs/${runId}?wait=30`);
+    if (r.status() === 429 && ++refusedCount === 5) allRefused();
+    return r;
+  });
   const refused = await Promise.any(
     waits.map(async (w) => {
       const r = await w;
@@ -187,11 +196,12 @@ test("past LONG_POLL_MAX_PER_WORKSPACE (20) open waits, the workspace gets 429 w
   );
   expect(refused.headers()["retry-after"]).toBe("5");
   expect((await refused.json()).message).toMatch(/already has 20 requests waiting with \?wait= \(at most 20 at once, LONG_POLL_MAX_PER_WORKSPACE\)/);
-  // Canceling the run ends the open waits; each answered 200 (the run) or 429, and never more than 20 were held.
+  await fiveRefused;
+  // Canceling the run ends the open waits: the 20 held each answer 200 (the run), the 5 were refused.
   const cancel = await ws.admin.post(`/api/v1/syncs/${slow}/sync_runs/${runId}/cancel`);
   expect([200, 409]).toContain(cancel.status());
   const statuses = await Promise.all(waits.map(async (w) => (await w).status()));
-  expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(20);
-  expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
+  expect(statuses.filter((s) => s === 200).length).toBe(20);
+  expect(statuses.filter((s) => s === 429).length).toBe(5);
   expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
 });

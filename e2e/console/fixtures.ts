@@ -59,3 +59,22 @@ export async function attachShot(page: Page, testInfo: TestInfo, name: string): 
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(`${name}-${width}x${height}`, { path: file, contentType: "image/png" });
 }
+
+/** The two console sizes every console fix is shown at (issue 35): a laptop and a desktop screen. */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
+] as const;
+
+/**
+ * Declares `body` once per size in VIEWPORTS, each inside its own describe titled "at <w>×<h>" with
+ * that viewport, so a spec shows its behaviour at both widths without repeating itself.
+ */
+export function atEachViewport(body: (viewport: (typeof VIEWPORTS)[number]) => void): void {
+  for (const viewport of VIEWPORTS) {
+    test.describe(`at ${viewport.width}×${viewport.height}`, () => {
+      test.use({ viewport });
+      body(viewport);
+    });
+  }
+}
