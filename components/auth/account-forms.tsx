@@ -40,12 +40,23 @@ const backToSignIn = (
   </p>
 );
 
-export function ForgotPasswordForm() {
+/**
+ * `sendsMail`: the server's SMTP_URL is set. Without it no link can reach the person, so the page
+ * says so from the start, and the answer (the same for any address) sends them to an administrator.
+ */
+export function ForgotPasswordForm({ sendsMail }: { sendsMail: boolean }) {
   const [email, setEmail] = useState("");
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
   return (
-    <AuthCard title="Forgot your password?" subtitle="We mail you a link to choose a new one.">
+    <AuthCard
+      title="Forgot your password?"
+      subtitle={
+        sendsMail
+          ? "We mail you a link to choose a new one."
+          : "This server sends no mail, so it cannot mail you a link: an administrator of this server resets your password for you."
+      }
+    >
       {outcome?.ok ? (
         <p role="status" className="text-sm text-slate-700">
           {outcome.message}
@@ -65,7 +76,7 @@ export function ForgotPasswordForm() {
           </Field>
           <InlineError message={outcome?.message} />
           <Button type="submit" className="w-full" loading={busy}>
-            Send the link
+            {sendsMail ? "Send the link" : "Ask for a reset"}
           </Button>
         </form>
       )}

@@ -20,7 +20,8 @@ import { createMemberSchema } from "@/lib/validation/members";
 type Member = Resource<MemberAttributes>;
 const col = createColumnHelper<Member>();
 
-export function MembersPage() {
+/** `sendsMail`: the server mails invitation links (SMTP_URL); without it they are only logged, and the page says so. */
+export function MembersPage({ sendsMail }: { sendsMail: boolean }) {
   const me = useMe();
   const workspaceId = me.data?.attributes.workspace_id;
   const [page, setPage] = useState(1);
@@ -92,7 +93,7 @@ export function MembersPage() {
         getRowId={(m) => m.id}
         empty={<EmptyState title="No members" />}
       />
-      {adding && <AddMemberDialog workspaceId={workspaceId} onClose={() => setAdding(false)} />}
+      {adding && <AddMemberDialog workspaceId={workspaceId} sendsMail={sendsMail} onClose={() => setAdding(false)} />}
       <ConfirmDialog
         open={Boolean(removing)}
         onClose={() => setRemoving(null)}
@@ -113,9 +114,14 @@ const addMemberFormSchema = z.object({
   }),
 });
 
-function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClose: () => void }) {
+const INVITE_MAILED =
+  "They get a link at this address to accept the invitation (choosing their password if they have no account yet). Until they accept, they are listed as a pending invitation and have no access.";
+const INVITE_LOGGED =
+  "This server sends no mail (SMTP_URL is not set): the invitation link is written to the server's log, and whoever runs the server passes it on. Until they accept through it, they are listed as a pending invitation and have no access.";
+
+function AddMemberDialog({ workspaceId, sendsMail, onClose }: { workspaceId?: number; sendsMail: boolean; onClose: () => void }) {
   const roles = useRoles();
-  const add = useAddMember(workspaceId);
+  const add = useAddMember(workspaceId, sendsMail);
   const form = useForm({
     resolver: zodResolver(addMemberFormSchema),
     defaultValues: { member: { email: "", name: "", role_id: null } },
@@ -132,7 +138,7 @@ function AddMemberDialog({ workspaceId, onClose }: { workspaceId?: number; onClo
     });
   });
   return (
-    <Dialog open onClose={onClose} title="Add a member" description="They get a link at this address to accept the invitation (choosing their password if they have no account yet). Until they accept, they are listed as a pending invitation and have no access.">
+    <Dialog open onClose={onClose} title="Add a member" description={sendsMail ? INVITE_MAILED : INVITE_LOGGED}>
       <form onSubmit={submit} noValidate className="space-y-4">
         <Field label="Email" required error={errors?.email && `Email ${errors.email.message}`}>{(p) => <Input {...p} type="email" autoFocus {...form.register("member.email")} />}</Field>
         <Field label="Name" required hint="Used for a new account; an existing one keeps its own." error={errors?.name && `Name ${errors.name.message}`}>{(p) => <Input {...p} {...form.register("member.name")} />}</Field>

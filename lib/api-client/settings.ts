@@ -80,12 +80,16 @@ export function useMembers(workspaceId: number | undefined, page: number) {
   });
 }
 
-export function useAddMember(workspaceId: number | undefined) {
+/** `sendsMail`: the server mails the link (SMTP_URL); without it the link is only in the server's log. */
+export function useAddMember(workspaceId: number | undefined, sendsMail: boolean) {
   const api = useApi();
   const add = (member: CreateMemberInput) =>
     api.ok(api.POST("/api/v1/workspaces/{id}/members", { params: { path: { id: Number(workspaceId) } }, body: { member } }));
   return useApiMutation(add, {
-    success: (_r, m) => `${m.email} invited: they join once they accept through the link mailed to them.`,
+    success: (_r, m) =>
+      sendsMail
+        ? `${m.email} invited: they join once they accept through the link mailed to them.`
+        : `${m.email} invited, but not mailed: this server sends no mail. The invitation link is in the server's log; ask whoever runs the server to pass it on.`,
     invalidate: [["members"]],
     toastErrors: false,
   });

@@ -9,6 +9,12 @@ import { env } from "./env";
 const MISSING =
   "SMTP_URL is set but CONSOLE_URL is not: set CONSOLE_URL to the console's address (e.g. https://sync.example.com), so links in mails do not depend on the Host header of a request.";
 
+/**
+ * Whether this server sends mail at all (SMTP_URL set). Without it the links of account mails
+ * (resets, invitations) are only written to the log, and what people are told must say so.
+ */
+export const sendsMail = (): boolean => Boolean(env.SMTP_URL);
+
 /** CONSOLE_URL without a trailing slash; undefined when unset. (The schema refuses a non-http(s) URL.) */
 export function configuredConsoleUrl(): string | undefined {
   if (!env.CONSOLE_URL) return undefined;

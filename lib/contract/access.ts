@@ -111,7 +111,8 @@ export const accounts = {
     status: 200,
     response: messageResourceSchema,
     errors: [429],
-    notes: "The same answer whether or not an account uses the address. 429 with Retry-After when throttled.",
+    notes:
+      "The same answer whether or not an account uses the address. On a server without SMTP_URL no mail goes out: the message says so and sends the person to an administrator (`npm run admin -- reset-password EMAIL`, or the reset link written to the server's log). 429 with Retry-After when throttled.",
   }),
   resetPassword: operation({
     operationId: "resetPassword",

@@ -5,10 +5,12 @@ import { randomUUID } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ZodType } from "zod";
 import { can } from "@/lib/auth/permissions";
+import { refusal } from "@/lib/auth/refusal";
 import { exactJson } from "@/lib/connectors/shared/values";
 import { ConfigSyntaxError } from "@/lib/config-as-code/yaml";
 import { parseConfigYamlOffThread } from "@/lib/config-as-code/yaml-off-thread";
 import type { Operation, Reply } from "@/lib/contract/operation";
+import { refusalVerb } from "@/lib/contract/refusal-verbs";
 import { BadRequest, Forbidden, PayloadTooLarge, RateLimited, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
 import { authenticate, type AuthContext, type WorkspaceMode } from "@/lib/services/auth-context";
@@ -250,7 +252,7 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       if (typeof op.permission === "object" && !op.inPathWorkspace) {
         const [resource, action] = op.permission;
         if (!can(auth.policies, resource, action)) {
-          throw new Forbidden(`Your role (${auth.roleName}) may not ${action} ${resource.replace(/_/g, " ")}s.`);
+          throw new Forbidden(refusal(auth, resource, action, refusalVerb(op)));
         }
       }
       for (const [key, value] of url.searchParams) {

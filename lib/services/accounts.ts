@@ -12,6 +12,7 @@
 import "server-only";
 import { hashPassword } from "@/lib/auth/password";
 import { assertStrongPassword } from "@/lib/auth/password-policy";
+import { sendsMail } from "@/lib/config/console-url";
 import { env } from "@/lib/config/env";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, ValidationFailed } from "@/lib/errors";
@@ -130,15 +131,33 @@ export async function signup(input: SignupInput, client: AccountClient): Promise
   return { name: input.name, email: input.email, createdAt };
 }
 
-/** Mails a reset link when an account uses the address; the answer is the same either way. */
-export async function forgotPassword(input: ForgotPasswordInput, client: AccountClient): Promise<void> {
+/** What forgot-password answers when mail goes out: whether an account uses the address stays unsaid. */
+export const RESET_MAILED = "If an account uses this address, a link to reset its password is on its way.";
+
+/**
+ * What it answers on a server that sends no mail: no link reaches anyone, so the person is sent to
+ * an administrator and told what the administrator can do. Like the mailed answer it is one
+ * sentence for every address (it never says whether the reset link was logged).
+ */
+export const RESET_NOT_MAILED =
+  "This server sends no mail (SMTP_URL is not set), so no link is on its way: ask an administrator of this server to reset your password. " +
+  "Administrators: run `npm run admin -- reset-password EMAIL` where the server runs (it prints a new password to hand over), " +
+  "or pass on the reset link the server's log shows for the address.";
+
+/**
+ * Mails a reset link when an account uses the address (without SMTP the link is logged for the
+ * operator); answers the sentence to show, the same for any address.
+ */
+export async function forgotPassword(input: ForgotPasswordInput, client: AccountClient): Promise<string> {
+  const answer = sendsMail() ? RESET_MAILED : RESET_NOT_MAILED;
   await throttleAccountRequest({ ip: client.ip, email: input.email });
   const user = await prisma().user.findUnique({ where: { email: input.email }, select: { id: true } });
-  if (!user) return;
+  if (!user) return answer;
   inBackground("issuing a password reset", async () => {
     const token = await issueToken(prisma(), user.id, "reset_password", RESET_MINUTES * 60_000);
     sendInBackground(resetPasswordMail(client.consoleBase, input.email, token, RESET_MINUTES));
   });
+  return answer;
 }
 
 /** Mails a new verification link when the address belongs to an unverified account; same answer either way. */

@@ -25,7 +25,7 @@ export interface AuthContext {
    * Set when the caller is an API token: its own narrowing role (null = the member's role) and
    * expiry. What the token may hand on (new tokens, roles) is bounded by these.
    */
-  apiToken?: { id: number; roleId: number | null; expiresAt: Date | null };
+  apiToken?: { id: number; roleId: number | null; expiresAt: Date | null; role: { name: string; policies: Policies } | null };
 }
 
 const INVALID =
@@ -115,10 +115,11 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
       expires_at: Date | null;
       last_used_at: Date | null;
       token_policies: Policies | null;
+      token_role_name: string | null;
     })[]
   >`
     SELECT t.id AS token_id, t.role_id AS token_role_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
-           t.expires_at, t.last_used_at, tr.policies AS token_policies, ${membershipColumns}
+           t.expires_at, t.last_used_at, tr.policies AS token_policies, tr.role_name AS token_role_name, ${membershipColumns}
       FROM api_tokens t
       LEFT JOIN roles tr ON tr.id = t.role_id
       JOIN users u ON u.id = t.user_id ${membershipOf(Prisma.sql`t.workspace_id`)}
@@ -138,7 +139,13 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
     membership: row,
     tokenRole: row.token_policies ?? undefined,
     workspaceId: row.token_workspace_id,
-    apiToken: { id: row.token_id, roleId: row.token_role_id, expiresAt: row.expires_at },
+    apiToken: {
+      id: row.token_id,
+      roleId: row.token_role_id,
+      expiresAt: row.expires_at,
+      // Named in its refusals (lib/auth/refusal.ts): the token's role, not its owner's.
+      role: row.token_policies && row.token_role_name ? { name: row.token_role_name, policies: row.token_policies } : null,
+    },
   };
 }
 

@@ -6,7 +6,8 @@ import "server-only";
 import { sameJson } from "@/lib/config-as-code/diff";
 import { resolveSecretRefs } from "@/lib/config-as-code/secret-refs";
 import { stringifyConfigYaml } from "@/lib/config-as-code/yaml";
-import { can, type Resource } from "@/lib/auth/permissions";
+import { can, type Action, type Resource } from "@/lib/auth/permissions";
+import { mayNot } from "@/lib/auth/refusal";
 import { getDefinition, maskSecrets, SECRET_MASK } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
@@ -17,10 +18,14 @@ import type { AuthContext } from "./auth-context";
 import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./config-kinds";
 import { exportable, loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
 
-type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
+type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName" | "apiToken">;
 
 const RESOURCE: Record<ConfigKind, Resource> = { connectors: "connector", models: "model", syncs: "sync", alert_channels: "alert", alert_rules: "alert" };
 const NOUN: Record<ConfigKind, string> = { connectors: "connector", models: "model", syncs: "sync", alert_channels: "alert channel", alert_rules: "alert rule" };
+
+/** Kinds as words: "alert channels", not "alert_channels". */
+const kindList = (kinds: readonly ConfigKind[]) => kinds.map((k) => k.replace(/_/g, " ")).join(", ");
+const readNeeds = (kinds: readonly ConfigKind[]): [Resource, Action][] => kinds.map((k) => [RESOURCE[k], "read"]);
 
 /** A file of many objects takes longer than Prisma's 5 s default for an interactive transaction. */
 const APPLY_TIMEOUT_MS = 120_000;
@@ -32,7 +37,7 @@ const APPLY_TIMEOUT_MS = 120_000;
 export async function exportConfig(auth: Auth, kinds: readonly ConfigKind[] = CONFIG_KINDS): Promise<string> {
   const refused = kinds.filter((k) => !can(auth.policies, RESOURCE[k], "read"));
   if (refused.length > 0) {
-    throw new Forbidden(`Your role (${auth.roleName}) may not read ${refused.join(", ")}; export only the kinds it may read (?kinds=…).`);
+    throw new Forbidden(`${mayNot(auth, `read ${kindList(refused)}`, readNeeds(refused))}; export only the kinds it may read (?kinds=…).`);
   }
   const state = await loadWorkspaceConfig(prisma(), auth.workspaceId);
   const document: Record<string, unknown> = { version: CONFIG_VERSION };
@@ -97,7 +102,7 @@ function assertReadable(auth: Auth, doc: ConfigDocument): void {
   const needed = new Set(listed.flatMap((k) => [k, ...POINTS_AT[k]]));
   const refused = CONFIG_KINDS.filter((k) => needed.has(k) && !can(auth.policies, RESOURCE[k], "read"));
   if (refused.length > 0) {
-    throw new Forbidden(`Your role (${auth.roleName}) may not read ${refused.join(", ")}, which plan and apply compare the file with; nothing was changed.`);
+    throw new Forbidden(`${mayNot(auth, `read ${kindList(refused)}`, readNeeds(refused))}, which plan and apply compare the file with; nothing was changed.`);
   }
 }
 
@@ -130,11 +135,17 @@ function assertAllowed(auth: Auth, steps: readonly Step[], connectorSecrets: rea
     const slugs = lacking.get(key) ?? [];
     if (!slugs.includes(`"${slug}"`)) lacking.set(key, [...slugs, `"${slug}"`]);
   };
+  const needs: [Resource, Action][] = [];
   for (const slug of connectorSecrets) add("update connectors", slug);
-  for (const s of steps) if (!can(auth.policies, RESOURCE[s.kind], s.action)) add(`${s.action} ${s.kind}`, s.slug);
+  if (connectorSecrets.length > 0) needs.push(["connector", "update"]);
+  for (const s of steps) {
+    if (can(auth.policies, RESOURCE[s.kind], s.action)) continue;
+    add(`${s.action} ${kindList([s.kind])}`, s.slug);
+    needs.push([RESOURCE[s.kind], s.action]);
+  }
   if (lacking.size === 0) return;
   const parts = [...lacking].map(([what, slugs]) => `${what} (${slugs.slice(0, 5).join(", ")}${slugs.length > 5 ? ", …" : ""})`);
-  throw new Forbidden(`Your role (${auth.roleName}) may not ${parts.join(", nor ")}; nothing was changed.`);
+  throw new Forbidden(`${mayNot(auth, parts.join(", nor "), needs)}; nothing was changed.`);
 }
 
 /** Field paths of a resource's service (`sync.model_id`) as paths of the file (`syncs.2.model`). */

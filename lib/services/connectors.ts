@@ -10,6 +10,7 @@ import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/types";
 import { can } from "@/lib/auth/permissions";
+import { mayNot } from "@/lib/auth/refusal";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
@@ -237,13 +238,13 @@ function adapterFor(connector: Connector) {
  * connector.update: they could send the stored secrets to another host.
  */
 export async function checkConnector(
-  auth: Pick<AuthContext, "workspaceId" | "policies" | "roleName">,
+  auth: Pick<AuthContext, "workspaceId" | "policies" | "roleName" | "apiToken">,
   id: number,
   input: CheckConnectorInput = {},
 ): Promise<CheckConnectionResult> {
   if (input.configuration !== undefined && !can(auth.policies, "connector", "update")) {
     throw new Forbidden(
-      `Your role (${auth.roleName}) may not update connectors, so it may try only the saved configuration: leave out "configuration".`,
+      `${mayNot(auth, "change connectors", [["connector", "update"]])}, so it may try only the saved configuration: leave out "configuration".`,
     );
   }
   const connector = await getConnector(auth.workspaceId, id);

@@ -7,6 +7,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { can, type Action, type Policies, type Resource } from "@/lib/auth/permissions";
+import { refusal } from "@/lib/auth/refusal";
 import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -57,9 +58,7 @@ export async function workspaceAccess(
     };
   }
   if (!can(access.policies, resource, action)) {
-    throw new Forbidden(
-      `Your role (${access.roleName}) in this workspace may not ${action} ${resource.replace(/_/g, " ")}s.`,
-    );
+    throw new Forbidden(refusal(access.auth, resource, action));
   }
   return access;
 }
