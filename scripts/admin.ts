@@ -1,14 +1,12 @@
 // npm run admin -- <command>: operator commands run on the server's machine, against the same
-// database as `npm start` (DATABASE_URL, else the embedded one under DATA_DIR, also while it runs).
+// database as `npm start` (DATABASE_URL, else the embedded one under DATA_DIR, also while it runs, on
+// whatever port it runs: scripts/admin/database.ts). What stops a command is said in a sentence.
 //   reset-password EMAIL   give the account a new generated password and print it (its sessions end
 //                          and its API tokens are revoked)
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { env } from "../lib/config/env";
-import { setProcessDatabase } from "../lib/config/process-database";
 import { closeDatabase } from "../lib/db/client";
-import { dataDir, prepareDatabase, type DatabaseHandle } from "../lib/db/runtime";
+import { Prisma } from "../lib/generated/prisma/client";
 import { boxed } from "./admin/box";
+import { AdminDatabaseError, openAdminDatabase, type AdminDatabase } from "./admin/database";
 import { resetPasswordByEmail, UnknownAccount } from "./admin/reset-password";
 
 const USAGE = `Usage: npm run admin -- reset-password EMAIL
@@ -18,17 +16,15 @@ const USAGE = `Usage: npm run admin -- reset-password EMAIL
                          revoked; sign in with the new one and change it under
                          Settings → Password)`;
 
-/**
- * The database of a running `npm start` with the embedded PostgreSQL: a second instance cannot
- * open its folder, so connect to the one running (its password and port are in DATA_DIR).
- */
-function runningEmbedded(): DatabaseHandle | null {
-  const dir = dataDir();
-  if (env.DATABASE_URL || !existsSync(path.join(dir, "postgres", "postmaster.pid"))) return null;
-  const { password } = JSON.parse(readFileSync(path.join(dir, "embedded-postgres.json"), "utf8")) as { password: string };
-  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${env.EMBEDDED_PG_PORT}/datasync`;
-  setProcessDatabase({ url, embedded: true });
-  return { url, stop: async () => undefined };
+/** A database error met after connecting, in a sentence: the tables are not what this code expects. */
+function schemaSentence(err: unknown, db: AdminDatabase): string | null {
+  if (err instanceof Prisma.PrismaClientKnownRequestError && ["P2021", "P2022"].includes(err.code)) {
+    return `The database (${db.where}) lacks tables or columns this version needs: start the server once (\`npm start\`, which migrates it), then run this again.`;
+  }
+  if (err instanceof Prisma.PrismaClientKnownRequestError || err instanceof Prisma.PrismaClientUnknownRequestError) {
+    return `The database (${db.where}) refused the change: ${err.message.split("\n").filter(Boolean).pop()}`;
+  }
+  return null;
 }
 
 async function main(args: string[]): Promise<number> {
@@ -37,7 +33,14 @@ async function main(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const db = runningEmbedded() ?? (await prepareDatabase());
+  let db: AdminDatabase;
+  try {
+    db = await openAdminDatabase();
+  } catch (err) {
+    if (!(err instanceof AdminDatabaseError)) throw err;
+    console.error(err.message);
+    return 1;
+  }
   try {
     const reset = await resetPasswordByEmail(email);
     console.log(
@@ -52,8 +55,9 @@ async function main(args: string[]): Promise<number> {
     );
     return 0;
   } catch (err) {
-    if (!(err instanceof UnknownAccount)) throw err;
-    console.error(err.message);
+    const sentence = err instanceof UnknownAccount ? err.message : schemaSentence(err, db);
+    if (!sentence) throw err;
+    console.error(sentence);
     return 1;
   } finally {
     await closeDatabase();
