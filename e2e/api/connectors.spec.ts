@@ -178,7 +178,7 @@ test("POST /connectors/{id}/query_source previews rows of a source", async () =>
   const source = await createConnector("source");
   // A Viewer may read the connector but not run SQL with its credentials (model.create is needed).
   const viewer = await expectError(await ws.viewer.post(`/api/v1/connectors/${source.id}/query_source`, { query: "SELECT 1" }), 403, "forbidden");
-  expect(viewer.message).toBe("Your role (Viewer) may not create models.");
+  expect(viewer.message).toBe("Your role (Viewer) may not run queries on sources.");
   const res = await ws.admin.post(`/api/v1/connectors/${source.id}/query_source`, { query: `SELECT id, email FROM ${table} ORDER BY id` });
   expect(res.status(), await res.text()).toBe(200);
   const { data } = await res.json();

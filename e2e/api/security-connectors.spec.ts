@@ -143,7 +143,7 @@ test("19. only those who may write models run SQL on a source; server-file funct
   expect(source.status(), await source.text()).toBe(201);
   const sourceId = Number((await source.json()).data.id);
   const viewer = await expectError(await ws.viewer.post(`/api/v1/connectors/${sourceId}/query_source`, { query: "SELECT pg_read_file('/etc/passwd')" }), 403, "forbidden");
-  expect(viewer.message).toBe("Your role (Viewer) may not create models.");
+  expect(viewer.message).toBe("Your role (Viewer) may not run queries on sources.");
 
   const attacks: [string, string][] = [
     ["SELECT pg_read_file('/etc/passwd') AS f", "pg_read_file"],

@@ -347,7 +347,7 @@ describe("config alert channels, alert rules and run_after", () => {
     const viewer = await newMember("Viewer", admin.workspaceId);
     const err = await planConfig(viewer.auth, doc({ version: 1, alert_channels: ALERTS.alert_channels, secrets: ALERTS.secrets })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Forbidden);
-    expect((err as Forbidden).message).toBe('Your role (Viewer) may not create alert_channels ("ops-slack", "on-call"); nothing was changed.');
+    expect((err as Forbidden).message).toBe('Your role (Viewer) may not create alert channels ("ops-slack", "on-call"); nothing was changed.');
     expect(await exportConfig(viewer.auth, ["alert_channels", "alert_rules"])).toContain("alert_rules:");
   });
 });
