@@ -37,7 +37,7 @@ atEachViewport(() => {
 
     await signIn(page, ADMIN.email, ADMIN.password);
     await page.goto(url(`/syncs/${syncId}/settings`));
-    await expect(page.getByRole("heading", { level: 1, name: "Sync settings" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "Sync settings" })).toBeVisible({ timeout: 60_000 });
     const mapping = page.getByRole("region", { name: "Mapping" });
     await mapping.getByRole("button", { name: "Edit mapping" }).click();
     await mapping.getByLabel("Mapping 2 if empty").selectOption("skip");
