@@ -12,6 +12,9 @@ import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useCan } from "@/lib/api-client/settings";
 import { useSync, useUpdateSync } from "@/lib/api-client/syncs";
 import type { Sync } from "@/lib/api-client/types";
+import type { ProposedChanges } from "@/lib/api-client/plans";
+import type { UpdateSyncInput } from "@/lib/validation/syncs";
+import { SavePlanDialog } from "./save-plan-dialog";
 import { syncName } from "./syncs-list";
 import { initialValues, syncFormSchema, type SyncFormInput, type SyncFormValues } from "./wizard/form";
 import { ProblemList } from "./wizard/problem-list";
@@ -35,11 +38,24 @@ export function SyncSettings({ id }: { id: string }) {
   );
 }
 
+/** Sections whose save changes what the next run sends: their plan is shown before they are saved. */
+const PLANNED_SECTIONS: ReadonlySet<string> = new Set(["mapping", "mode"]);
+
+const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
+/** The fields of an update the plan can take (what decides what a run sends). */
+function proposal(body: UpdateSyncInput): ProposedChanges {
+  const { configuration, sync_mode, write_mode, detect_deletes } = body;
+  return { configuration, sync_mode, write_mode, detect_deletes };
+}
+
 function SettingsSections({ sync }: { sync: Sync }) {
   const canUpdate = useCan("sync", "update");
   const [open, setOpen] = useState<SettingsSection["step"]["id"] | null>(null);
   const [saved, setSaved] = useState(sync);
   const [problems, setProblems] = useState<string[]>([]);
+  /** A section waiting for the person to confirm its plan. */
+  const [pending, setPending] = useState<{ section: SettingsSection; input: UpdateSyncInput; changes: ProposedChanges } | null>(null);
   const body = useRef<HTMLDivElement>(null);
   const update = useUpdateSync(sync.id);
   const form = useForm<SyncFormInput, unknown, SyncFormValues>({
@@ -64,12 +80,25 @@ function SettingsSections({ sync }: { sync: Sync }) {
     }
     setProblems(found);
     if (found.length) return;
-    update.mutate(section.body(form.getValues("sync")), {
+    const input = section.body(form.getValues("sync"));
+    // A new mapping or mode changes what every run sends (each row's fingerprint): show the plan first.
+    if (PLANNED_SECTIONS.has(section.step.id) && changed(input, section.body(initialValues(saved, null).sync))) {
+      setPending({ section, input, changes: proposal(input) });
+      return;
+    }
+    send(section, input);
+  }
+
+  function send(section: SettingsSection, input: UpdateSyncInput) {
+    const { step } = section;
+    update.mutate(input, {
       onSuccess: (next) => {
+        setPending(null);
         setSaved(next);
         close(next);
       },
       onError: (err) => {
+        setPending(null);
         // The API's field errors: on the section's control when it has one, else as a sentence here.
         const fields = Object.entries(fieldErrors(err, "sync"));
         if (fields.length === 0) return setProblems([errorMessage(err)]);
@@ -86,6 +115,14 @@ function SettingsSections({ sync }: { sync: Sync }) {
 
   return (
     <div className="space-y-4">
+      <SavePlanDialog
+        syncId={sync.id}
+        changes={pending?.changes ?? null}
+        what={pending?.section.title.toLowerCase() ?? ""}
+        saving={update.isPending}
+        onClose={() => setPending(null)}
+        onSave={() => pending && send(pending.section, pending.input)}
+      />
       {SECTIONS.map((section) => {
         const editing = open === section.step.id;
         const { Component } = section.step;

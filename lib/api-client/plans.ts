@@ -2,6 +2,7 @@
 // The dry-run plan of a sync's next run, and approving a run its blast-radius limits held.
 import { useApi } from "./provider";
 import { useApiMutation } from "./query";
+import type { paths } from "./generated/openapi";
 import type { SyncPlan } from "./types";
 
 /** POST /syncs/{id}/plan: computed on demand (it reads the whole model), never cached. */
@@ -13,6 +14,18 @@ export function usePlanSync(syncId: string) {
         api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: Number(syncId) } }, body: sampleSize === undefined ? undefined : { sample_size: sampleSize } }),
       )
     ).data;
+  return useApiMutation(plan, { toastErrors: false });
+}
+
+/** The changes a settings section would save, as POST /syncs/{id}/plan's `sync` takes them. */
+export type ProposedChanges = NonNullable<NonNullable<PlanBody>["sync"]>;
+type PlanBody = paths["/api/v1/syncs/{id}/plan"]["post"]["requestBody"] extends { content: { "application/json": infer B } } | undefined ? B : never;
+
+/** POST /syncs/{id}/plan with unsaved changes: what the next run would send once they are saved. */
+export function usePlanChanges(syncId: string) {
+  const api = useApi();
+  const plan = async (changes: ProposedChanges): Promise<SyncPlan> =>
+    (await api.ok(api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: Number(syncId) } }, body: { sync: changes } }))).data;
   return useApiMutation(plan, { toastErrors: false });
 }
 

@@ -145,7 +145,7 @@ export const syncs = {
     response: syncPlanSchema,
     errors: [424, 429],
     notes:
-      "Reads the whole model (from the saved cursor for incremental syncs) and diffs it against what the sync tracks, with the run's own stages; changes nothing (destination, change tracking, cursor, runs). Permission: whoever may run the sync. `exceeded` lists the blast-radius limits a run would break now. 424 when the model cannot be read or the plan takes longer than PLAN_TIMEOUT_SECONDS; 429 when PLAN_MAX_CONCURRENT plans are under way in this process.",
+      "Reads the whole model (from the saved cursor for incremental syncs) and diffs it against what the sync tracks, with the run's own stages; changes nothing (destination, change tracking, cursor, runs). Permission: whoever may run the sync. `exceeded` lists the blast-radius limits a run would break now. With `sync` (our extension): the plan of the sync as if those unsaved changes were saved (a new mapping changes every row's fingerprint, so the next run would update every row it delivered); it needs the right to update syncs too (403 otherwise), and a change a save would refuse is a 422 on its field. 424 when the model cannot be read or the plan takes longer than PLAN_TIMEOUT_SECONDS; 429 when PLAN_MAX_CONCURRENT plans are under way in this process.",
   }),
   testSync: operation({
     operationId: "testSync",

@@ -28,9 +28,16 @@ export class RunSetupError extends Error {
 /** A model a run can use: changes are tracked by its primary key, so it has one. */
 export type KeyedModel = Model & { primaryKey: string };
 
+/**
+ * Unsaved changes a plan is computed with (POST /syncs/{id}/plan with `sync`): the sync as it would
+ * be once they are saved. Runs never get one.
+ */
+export type SyncProposal = Partial<Pick<Sync, "configuration" | "syncMode" | "writeMode" | "detectDeletes" | "guard">>;
+
 export interface RunContext {
   run: SyncRun;
-  sync: Sync;
+  /** The sync, and its destination's category (the guard's defaults depend on it). */
+  sync: Sync & { destinationCategory: string };
   model: KeyedModel;
   /** The registry's source, every call guarded by `calls`. */
   source: SourceConnector;
@@ -57,12 +64,14 @@ function setupError(prefix: string, err: unknown): RunSetupError {
 }
 
 /** `calls` guards every call the run makes into its connectors (connector-calls.ts). */
-export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls()): Promise<RunContext> {
-  const sync = await prisma().sync.findUnique({
+export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls(), proposal: SyncProposal = {}): Promise<RunContext> {
+  const stored = await prisma().sync.findUnique({
     where: { id: run.syncId },
     include: { model: true, source: true, destination: { include: { catalog: true } } },
   });
-  if (!sync) throw new RunSetupError("The sync no longer exists.");
+  if (!stored) throw new RunSetupError("The sync no longer exists.");
+  // A plan of unsaved changes sees the sync as it would be saved: mapping, seed and guard alike.
+  const sync = { ...stored, ...proposal };
   const { model, source: sourceRow, destination: destinationRow } = sync;
   // The API refuses syncs on a model without a key; one set up another way fails here, not row by row.
   const { primaryKey } = model;
@@ -122,7 +131,7 @@ export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls())
   const { model: _m, source: _s, destination: _d, ...plainSync } = sync;
   return {
     run,
-    sync: plainSync,
+    sync: { ...plainSync, destinationCategory: destination.definition.category },
     model: { ...model, primaryKey },
     source: calls.source(source),
     sourceConfig,

@@ -24,6 +24,7 @@ export { triggerSync, cancelSync, cancelRun, triggerTestRun, transitionSyncStatu
 export { planSync } from "./plan/sync-plan";
 export { RUN_AFTER_EDGES_SQL, startSequence, toRunAfterEdges, type RunAfterEdgeRow } from "./sequences/start";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
+export type { SyncProposal } from "./context";
 export { ACTIVE_RUN_STATUSES } from "./transitions";
 export { pruneSequenceRuns, pruneSyncRecords, recordRetentionDays } from "./scheduler";
 export { createDeliveries } from "./webhooks/deliveries";

@@ -23,7 +23,11 @@ export const planCountsSchema = z
 export const effectiveGuardSchema = z
   .strictObject({
     max_delete_percent: z.number().nullable().describe("Most deletes a run may make, % of tracked rows; null: no limit."),
-    max_change_percent: z.number().nullable().describe("Most updates plus deletes a run may make, % of tracked rows; null: no limit."),
+    max_change_percent: z
+      .number()
+      .nullable()
+      .describe("Most updates plus deletes a run may make, % of tracked rows; null: no limit. Default 50 for a SaaS destination (CRM, marketing, …), else none."),
+    max_change_rows: z.number().nullable().describe("Most updates plus deletes a run may make, in rows; null: no limit (the default)."),
     refuse_empty_extract: z.boolean().describe("A full read with no rows is held when the sync tracks rows."),
   })
   .meta({ id: "EffectiveGuard" });

@@ -77,6 +77,7 @@ export const syncAttributesSchema = z.strictObject({
     .strictObject({
       max_delete_percent: z.number().nullable().optional(),
       max_change_percent: z.number().nullable().optional(),
+      max_change_rows: z.number().nullable().optional(),
       refuse_empty_extract: z.boolean().nullable().optional(),
     })
     .nullable()

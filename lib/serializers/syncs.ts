@@ -4,6 +4,7 @@
 // The view's timestamps are ISO text already (lib/services/sync-view.ts).
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
 import type { ActorAccess } from "@/lib/auth/actors";
+import { getDefinition } from "@/lib/connectors/registry";
 import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon, connectorName } from "./connectors";
@@ -70,7 +71,7 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
     status: s.status,
     detect_deletes: s.detectDeletes,
     guard: s.guard === null ? null : storedGuard(s.guard),
-    effective_guard: effectiveGuard(s),
+    effective_guard: effectiveGuard({ ...s, destinationCategory: getDefinition(s.destination.connectorName, "destination")?.category }),
     write_mode: s.writeMode,
     next_run_at: s.nextRunAt,
     source: connector(s.source),

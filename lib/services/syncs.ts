@@ -4,7 +4,17 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
-import { approveRun, cancelRun, cancelSync, planSync as planNextRun, transitionSyncStatus, triggerSync, triggerTestRun, type SyncPlan } from "@/lib/engine";
+import {
+  approveRun,
+  cancelRun,
+  cancelSync,
+  planSync as planNextRun,
+  transitionSyncStatus,
+  triggerSync,
+  triggerTestRun,
+  type SyncPlan,
+  type SyncProposal,
+} from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
@@ -26,6 +36,7 @@ import { triggerOnce } from "./trigger-keys";
 import { getSync, type SyncView } from "./sync-view";
 import { inTransaction } from "./transaction";
 import { resolveWriteMode } from "./sync-write-mode";
+import { assertMayPropose, syncProposal } from "./sync-proposal";
 
 // The read side (the resource view, the list) lives in ./sync-view; routes import it from here.
 export { getSync, listSyncs, type ConnectorSummary, type LastRun, type ModelSummary, type SyncView } from "./sync-view";
@@ -291,9 +302,22 @@ export async function testSync(auth: Auth, syncId: number, input: TestSyncInput 
   return run;
 }
 
-/** The plan of the sync's next run (POST /syncs/{id}/plan): read-only, so not audit-logged. */
-export async function planSync(auth: Auth, syncId: number, input: PlanSyncInput = {}, signal?: AbortSignal): Promise<SyncPlan> {
-  return planNextRun(auth.workspaceId, syncId, { signal, sampleSize: input.sample_size ?? 5 });
+/**
+ * The plan of the sync's next run (POST /syncs/{id}/plan), or of it with unsaved changes (`sync`,
+ * sync-proposal.ts): read-only, so not audit-logged.
+ */
+export async function planSync(
+  auth: Auth & Pick<AuthContext, "policies" | "roleName">,
+  syncId: number,
+  input: PlanSyncInput = {},
+  signal?: AbortSignal,
+): Promise<SyncPlan> {
+  let proposal: SyncProposal | undefined;
+  if (input.sync !== undefined) {
+    assertMayPropose(auth);
+    proposal = await syncProposal(auth, await requireSync(auth.workspaceId, syncId), input.sync);
+  }
+  return planNextRun(auth.workspaceId, syncId, { signal, sampleSize: input.sample_size ?? 5, proposal });
 }
 
 /** Approves a run its limits held (POST …/sync_runs/{id}/approve): 409 unless it waits for approval. */

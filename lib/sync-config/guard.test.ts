@@ -7,7 +7,7 @@ const facts = { tracked: 1000, keyed: 50, update: 0, delete: 950, fullRead: true
 describe("the blast-radius guard", () => {
   it("is on by default only for syncs that delete: 20% deletes and no empty extract", () => {
     expect(guardInForce(sync())).toBe(false);
-    expect(effectiveGuard(sync({ writeMode: "mirror" }))).toEqual({ max_delete_percent: 20, max_change_percent: null, refuse_empty_extract: true });
+    expect(effectiveGuard(sync({ writeMode: "mirror" }))).toEqual({ max_delete_percent: 20, max_change_percent: null, max_change_rows: null, refuse_empty_extract: true });
     expect(guardInForce(sync({ detectDeletes: true }))).toBe(true);
   });
 
@@ -15,6 +15,7 @@ describe("the blast-radius guard", () => {
     expect(effectiveGuard(sync({ writeMode: "mirror", guard: { max_delete_percent: null, refuse_empty_extract: false } }))).toEqual({
       max_delete_percent: null,
       max_change_percent: null,
+      max_change_rows: null,
       refuse_empty_extract: false,
     });
     expect(guardInForce(sync({ writeMode: "mirror", guard: { max_delete_percent: null, refuse_empty_extract: null } }))).toBe(false);
@@ -41,5 +42,54 @@ describe("the blast-radius guard", () => {
     expect(guardViolations(guard, { ...facts, keyed: 0, delete: 0 })).toEqual([
       "would run on an empty extract (the model returned no rows while the sync tracks 1,000), which is refused",
     ]);
+  });
+
+  describe("on updates", () => {
+    const hubspot = (over: Partial<Parameters<typeof effectiveGuard>[0]> = {}) => sync({ destinationCategory: "CRM", ...over });
+    // One null-policy edit: every delivered row's fingerprint changes, so the next run updates them all.
+    const resend = { tracked: 300_000, keyed: 300_000, update: 299_997, delete: 0, fullRead: true };
+
+    it("holds a SaaS destination's run that would update more than half of what the sync delivered, by default", () => {
+      expect(effectiveGuard(hubspot())).toEqual({ max_delete_percent: null, max_change_percent: 50, max_change_rows: null, refuse_empty_extract: false });
+      expect(guardInForce(hubspot())).toBe(true);
+      expect(guardViolations(effectiveGuard(hubspot()), resend)).toEqual([
+        "would change 299,997 of 300,000 tracked rows (100%: 299,997 updates, 0 deletes), over the 50% limit",
+      ]);
+      // Ordinary churn goes on; so does exactly half.
+      expect(guardViolations(effectiveGuard(hubspot()), { ...resend, update: 150_000 })).toEqual([]);
+      // Mirror keeps its delete defaults beside it.
+      expect(effectiveGuard(hubspot({ writeMode: "mirror" }))).toEqual({ max_delete_percent: 20, max_change_percent: 50, max_change_rows: null, refuse_empty_extract: true });
+    });
+
+    it("leaves database, warehouse and unknown destinations as they were: no limit on updates unless set", () => {
+      for (const destinationCategory of ["Database", "Data Warehouse", "File Storage", "HTTP", "Message Broker", undefined, null, "Nonsense"]) {
+        expect(effectiveGuard(sync({ destinationCategory })).max_change_percent).toBeNull();
+        expect(guardInForce(sync({ destinationCategory }))).toBe(false);
+      }
+      expect(guardViolations(effectiveGuard(sync({ destinationCategory: "Database" })), resend)).toEqual([]);
+    });
+
+    it("lets the sync's settings turn the SaaS default off or change it", () => {
+      expect(guardInForce(hubspot({ guard: { max_change_percent: null } }))).toBe(false);
+      expect(guardViolations(effectiveGuard(hubspot({ guard: { max_change_percent: null } })), resend)).toEqual([]);
+      expect(effectiveGuard(hubspot({ guard: { max_change_percent: 95 } })).max_change_percent).toBe(95);
+      // guard: null (all defaults) keeps the SaaS default.
+      expect(effectiveGuard(hubspot({ guard: null })).max_change_percent).toBe(50);
+    });
+
+    it("caps the rows a run may change, counted from the first run on", () => {
+      const capped = effectiveGuard(sync({ destinationCategory: "Database", guard: { max_change_rows: 1000 } }));
+      expect(guardInForce(sync({ guard: { max_change_rows: 1000 } }))).toBe(true);
+      expect(guardViolations(capped, { ...resend, update: 1000 })).toEqual([]);
+      expect(guardViolations(capped, { ...resend, update: 900, delete: 101 })).toEqual([
+        "would change 1,001 rows (900 updates, 101 deletes), over the limit of 1,000 rows",
+      ]);
+      // Update mode counts rows new to the sync as updates: a cap binds even with nothing tracked.
+      expect(guardViolations(capped, { tracked: 0, keyed: 5000, update: 5000, delete: 0, fullRead: true })).toEqual([
+        "would change 5,000 rows (5,000 updates, 0 deletes), over the limit of 1,000 rows",
+      ]);
+      // Junk in the column counts as left out.
+      expect(effectiveGuard(sync({ guard: { max_change_rows: "many" } })).max_change_rows).toBeNull();
+    });
   });
 });

@@ -1,6 +1,7 @@
 // The blast-radius guard: per-sync limits a general run checks against its plan before its first
 // write (docs/plan-and-guard.md). Pure and browser-safe: the engine, the API and the console's
 // settings form share the defaults and the wording of a limit exceeded.
+import type { ConnectorCategoryName } from "@/lib/connectors/categories";
 import type { WriteMode } from "./write-mode";
 import { detectsDeletes } from "./write-mode";
 
@@ -13,6 +14,8 @@ export interface GuardSettings {
   max_delete_percent?: number | null;
   /** Most updates plus deletes allowed, as a percentage of the rows the sync tracked before the run. */
   max_change_percent?: number | null;
+  /** Most updates plus deletes allowed, in rows: a cap on what one run may send (an API quota, a bill). */
+  max_change_rows?: number | null;
   /** Refuse a complete read that found no row when the sync tracked rows before. */
   refuse_empty_extract?: boolean | null;
 }
@@ -21,18 +24,53 @@ export interface GuardSettings {
 export interface EffectiveGuard {
   max_delete_percent: number | null;
   max_change_percent: number | null;
+  max_change_rows: number | null;
   refuse_empty_extract: boolean;
 }
 
 /** Defaults when the sync deletes (mirror, or delete detection on): a broken or emptied model must not wipe the destination. */
-export const DELETE_GUARD_DEFAULTS: EffectiveGuard = { max_delete_percent: 20, max_change_percent: null, refuse_empty_extract: true };
+export const DELETE_GUARD_DEFAULTS: EffectiveGuard = { max_delete_percent: 20, max_change_percent: null, max_change_rows: null, refuse_empty_extract: true };
 /** Defaults when it never deletes: nothing to guard against by default. */
-export const NO_DELETE_GUARD_DEFAULTS: EffectiveGuard = { max_delete_percent: null, max_change_percent: null, refuse_empty_extract: false };
+export const NO_DELETE_GUARD_DEFAULTS: EffectiveGuard = { max_delete_percent: null, max_change_percent: null, max_change_rows: null, refuse_empty_extract: false };
+/**
+ * The change limit a SaaS destination gets by default: a run that would update (or delete) more
+ * than half of what the sync delivered is held. Every row sent there is an API call, often billed or
+ * rate-limited, and such a run is usually one edit of the mapping re-sending the whole model.
+ */
+export const SAAS_MAX_CHANGE_PERCENT = 50;
+
+/**
+ * Destinations whose rows are API calls to someone's tool (a CRM, an ad or marketing platform, …).
+ * Databases, warehouses, lakes, files, brokers and HTTP endpoints are not: a mass update there is an
+ * ordinary, cheap run, and their syncs keep the limits they had (none on updates by default).
+ */
+const SAAS_CATEGORIES: ReadonlySet<ConnectorCategoryName> = new Set<ConnectorCategoryName>([
+  "CRM",
+  "Marketing Automation",
+  "Ad-Tech",
+  "Team Collaboration",
+  "Productivity Tools",
+  "Payments",
+  "Customer Support",
+  "Retail",
+]);
+
+export function isSaasCategory(category: string | null | undefined): boolean {
+  return category != null && SAAS_CATEGORIES.has(category as ConnectorCategoryName);
+}
 
 export interface GuardedSync {
   writeMode: WriteMode;
   detectDeletes: boolean;
   guard: unknown;
+  /** The destination's category (its definition's): a SaaS destination limits changes by default. Unknown: not SaaS. */
+  destinationCategory?: string | null;
+}
+
+/** The defaults for the sync: the delete limits when it deletes, the change limit when it writes to a SaaS tool. */
+export function guardDefaults(sync: Omit<GuardedSync, "guard">): EffectiveGuard {
+  const base = detectsDeletes(sync) ? DELETE_GUARD_DEFAULTS : NO_DELETE_GUARD_DEFAULTS;
+  return isSaasCategory(sync.destinationCategory) ? { ...base, max_change_percent: SAAS_MAX_CHANGE_PERCENT } : base;
 }
 
 /** The stored settings read defensively (the column is JSON: anything else counts as left out). */
@@ -43,16 +81,18 @@ export function guardSettings(stored: unknown): GuardSettings {
   return {
     max_delete_percent: percent(s.max_delete_percent),
     max_change_percent: percent(s.max_change_percent),
+    max_change_rows: percent(s.max_change_rows),
     refuse_empty_extract: s.refuse_empty_extract === null ? null : typeof s.refuse_empty_extract === "boolean" ? s.refuse_empty_extract : undefined,
   };
 }
 
 export function effectiveGuard(sync: GuardedSync): EffectiveGuard {
-  const defaults = detectsDeletes(sync) ? DELETE_GUARD_DEFAULTS : NO_DELETE_GUARD_DEFAULTS;
+  const defaults = guardDefaults(sync);
   const set = guardSettings(sync.guard);
   return {
     max_delete_percent: set.max_delete_percent === undefined ? defaults.max_delete_percent : set.max_delete_percent,
     max_change_percent: set.max_change_percent === undefined ? defaults.max_change_percent : set.max_change_percent,
+    max_change_rows: set.max_change_rows === undefined ? defaults.max_change_rows : set.max_change_rows,
     refuse_empty_extract: set.refuse_empty_extract === undefined ? defaults.refuse_empty_extract : set.refuse_empty_extract === true,
   };
 }
@@ -63,7 +103,7 @@ export function effectiveGuard(sync: GuardedSync): EffectiveGuard {
  */
 export function guardInForce(sync: GuardedSync): boolean {
   const g = effectiveGuard(sync);
-  return (g.max_delete_percent !== null && detectsDeletes(sync)) || g.max_change_percent !== null || g.refuse_empty_extract;
+  return (g.max_delete_percent !== null && detectsDeletes(sync)) || g.max_change_percent !== null || g.max_change_rows !== null || g.refuse_empty_extract;
 }
 
 /** What a guard check needs from a plan. */
@@ -105,6 +145,10 @@ export function guardViolations(guard: EffectiveGuard, facts: GuardFacts): strin
     if (p > guard.max_change_percent) {
       out.push(`would change ${n(changed)} of ${n(facts.tracked)} tracked rows (${shown(p)}: ${n(facts.update)} updates, ${n(facts.delete)} deletes), over the ${guard.max_change_percent}% limit`);
     }
+  }
+  // Rows, not a share: counted from the first run on (update mode's rows new to the sync are updates).
+  if (guard.max_change_rows !== null && changed > guard.max_change_rows) {
+    out.push(`would change ${n(changed)} rows (${n(facts.update)} updates, ${n(facts.delete)} deletes), over the limit of ${n(guard.max_change_rows)} rows`);
   }
   return out;
 }

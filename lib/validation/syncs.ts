@@ -74,7 +74,17 @@ export const guardSchema = z
   .strictObject(
     {
       max_delete_percent: percentLimit("Most deletes a run may make, as a % of the rows the sync tracks (default 20 when the sync deletes)."),
-      max_change_percent: percentLimit("Most updates plus deletes a run may make, as a % of the rows the sync tracks (default: none)."),
+      max_change_percent: percentLimit(
+        "Most updates plus deletes a run may make, as a % of the rows the sync tracks (default 50 when the destination is a SaaS tool: CRM, marketing, ads, support, …; else none).",
+      ),
+      max_change_rows: z
+        .number({ error: "must be a whole number of rows (0 or more), or null to turn the limit off" })
+        .int("must be a whole number of rows (0 or more), or null to turn the limit off")
+        .min(0, "must be a whole number of rows (0 or more), or null to turn the limit off")
+        .max(Number.MAX_SAFE_INTEGER, "must be a whole number of rows (0 or more), or null to turn the limit off")
+        .nullable()
+        .optional()
+        .describe("Most updates plus deletes a run may make, in rows (an API quota, a bill). Left out: no limit; null: no limit."),
       refuse_empty_extract: z
         .boolean({ error: "must be true, false, or null for the default" })
         .nullable()
@@ -82,7 +92,7 @@ export const guardSchema = z
         .describe("Hold a run whose full read returns no rows while the sync tracks some (default true when the sync deletes). null: the default."),
     },
     // Only the wrong-type message is ours: an unknown key keeps the message that names it.
-    { error: (issue) => (issue.code === "invalid_type" ? "must be an object {max_delete_percent, max_change_percent, refuse_empty_extract}, or null for the defaults" : undefined) },
+    { error: (issue) => (issue.code === "invalid_type" ? "must be an object {max_delete_percent, max_change_percent, max_change_rows, refuse_empty_extract}, or null for the defaults" : undefined) },
   )
   .nullable()
   .describe("Blast-radius limits; null or left out: the defaults for the sync's write mode (on when it deletes).");
@@ -261,6 +271,29 @@ export const testSyncSchema = z
 export type TestSyncInput = NonNullable<z.infer<typeof testSyncSchema>>;
 
 /** POST …/syncs/{id}/plan: how many sample rows per action to return. */
+/**
+ * Unsaved changes to plan with: the fields of PUT /syncs/{id} that decide what a run sends (a new
+ * mapping re-sends every row once). Our extension, not the reference's.
+ */
+export const proposedSyncSchema = z
+  .strictObject(
+    {
+      configuration: syncFields.configuration,
+      sync_mode: syncFields.sync_mode.optional(),
+      write_mode: syncFields.write_mode,
+      detect_deletes: syncFields.detect_deletes,
+      guard: syncFields.guard,
+    },
+    {
+      error: (issue) =>
+        issue.code === "invalid_type" ? "must be an object of the changes to plan with: {configuration, sync_mode, write_mode, detect_deletes, guard}" : undefined,
+    },
+  )
+  .describe(
+    "Plan as if these changes were saved (as PUT /syncs/{id} would take them), without saving them: what the next run would send after editing the mapping, the mode or the limits. Needs the right to update syncs.",
+  );
+export type ProposedSyncInput = z.infer<typeof proposedSyncSchema>;
+
 export const planSyncSchema = z
   .strictObject({
     sample_size: z
@@ -270,7 +303,8 @@ export const planSyncSchema = z
       .max(20, "must be a whole number from 0 to 20")
       .optional()
       .describe("Sample rows per action (insert, update, delete, skip); default 5."),
+    sync: proposedSyncSchema.optional(),
   })
   .optional()
-  .describe("Optional: leave the body out for 5 samples per action.");
+  .describe("Optional: leave the body out for 5 samples per action of the saved sync.");
 export type PlanSyncInput = NonNullable<z.infer<typeof planSyncSchema>>;

@@ -5,6 +5,7 @@ import { Field, Input } from "@/components/ui/field";
 import type { StepProps } from "./step";
 
 const percent = (v: unknown) => (v === "" || v === null || v === undefined ? null : Number(v));
+const rows = percent;
 
 export function GuardStep({ form }: StepProps) {
   const errors = form.formState.errors.sync?.guard;
@@ -18,8 +19,11 @@ export function GuardStep({ form }: StepProps) {
         <Field label="Most deletes (%)" hint="Only for syncs that delete (mirror, or detect deletes); default 20." error={errors?.max_delete_percent?.message}>
           {(p) => <Input {...p} type="number" min={0} max={100} step="any" placeholder="No limit" {...form.register("sync.guard.max_delete_percent", { setValueAs: percent })} />}
         </Field>
-        <Field label="Most changes (%)" hint="Updates plus deletes; no limit by default." error={errors?.max_change_percent?.message}>
+        <Field label="Most changes (%)" hint="Updates plus deletes; default 50 for a SaaS destination (CRM, marketing, …), else no limit." error={errors?.max_change_percent?.message}>
           {(p) => <Input {...p} type="number" min={0} max={100} step="any" placeholder="No limit" {...form.register("sync.guard.max_change_percent", { setValueAs: percent })} />}
+        </Field>
+        <Field label="Most changes (rows)" hint="Updates plus deletes in one run, e.g. your API quota; no limit by default." error={errors?.max_change_rows?.message}>
+          {(p) => <Input {...p} type="number" min={0} step={1} placeholder="No limit" {...form.register("sync.guard.max_change_rows", { setValueAs: rows })} />}
         </Field>
       </div>
       <label className="flex max-w-2xl cursor-pointer gap-3">

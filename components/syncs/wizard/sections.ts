@@ -63,7 +63,8 @@ export const SECTIONS: readonly SettingsSection[] = [
     title: "Limits",
     summary: (s) => {
       const g = s.attributes.effective_guard;
-      return `Deletes ${limit(g.max_delete_percent)}, changes ${limit(g.max_change_percent)}, empty extract ${g.refuse_empty_extract ? "refused" : "allowed"}${s.attributes.guard === null ? " (defaults)" : ""}`;
+      const rows = g.max_change_rows === null ? "" : ` and ${g.max_change_rows.toLocaleString("en-US")} rows`;
+      return `Deletes ${limit(g.max_delete_percent)}, changes ${limit(g.max_change_percent)}${rows}, empty extract ${g.refuse_empty_extract ? "refused" : "allowed"}${s.attributes.guard === null ? " (defaults)" : ""}`;
     },
     body: (v) => ({ guard: v.guard }),
   },

@@ -7,7 +7,7 @@ import "server-only";
 import { prisma } from "@/lib/db/client";
 import { FailedDependency, NotFound, RateLimited } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
-import { loadRunContext, RunSetupError } from "../context";
+import { loadRunContext, RunSetupError, type SyncProposal } from "../context";
 import { engineSettings } from "../settings";
 import { planRun, type SyncPlan } from "./planner";
 
@@ -89,14 +89,19 @@ function draftRun(sync: Sync): SyncRun {
   };
 }
 
-export async function planSync(workspaceId: number, syncId: number, options: { signal?: AbortSignal; sampleSize: number }): Promise<SyncPlan> {
+/** `proposal`: unsaved changes the plan sees as saved (validated by the caller); none: the sync as it is. */
+export async function planSync(
+  workspaceId: number,
+  syncId: number,
+  options: { signal?: AbortSignal; sampleSize: number; proposal?: SyncProposal },
+): Promise<SyncPlan> {
   const sync = await prisma().sync.findFirst({ where: { id: syncId, workspaceId, deletedAt: null } });
   if (!sync) throw new NotFound(`Sync ${syncId} was not found.`);
   const release = takeSlot(workspaceId);
   const seconds = engineSettings.planTimeoutSeconds;
   const timeout = AbortSignal.timeout(seconds * 1000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const ctx = await loadRunContext(draftRun(sync)).catch((err: unknown) => {
+  const ctx = await loadRunContext(draftRun(sync), undefined, options.proposal).catch((err: unknown) => {
     release();
     if (err instanceof RunSetupError) throw new FailedDependency(`The sync cannot run, so it cannot be planned: ${err.message}`);
     throw err;
