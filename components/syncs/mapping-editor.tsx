@@ -7,9 +7,9 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { Mapping, NullPolicy, SyncConfigurations } from "@/lib/api-client/types";
-import { isUnknownField, mapSameNames } from "./mapping-auto";
+import { isUnknownField, mapSameNames, withNullPolicy } from "./mapping-auto";
 import { MAPPING_GRID, MappingRow, type DestinationField, type StaticType } from "./mapping-row";
-import { NullPolicyBar, withNullPolicy } from "./null-policy-bar";
+import { NullPolicyBar } from "./null-policy-bar";
 
 export { staticTypeOf, type DestinationField } from "./mapping-row";
 

@@ -4,16 +4,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Select } from "@/components/ui/field";
-import type { Mapping, NullPolicy } from "@/lib/api-client/types";
-
-/** The mappings with `indices` set to `policy` (write is the default, so it is sent as absent). */
-export function withNullPolicy(mappings: Mapping[], indices: ReadonlySet<number>, policy: NullPolicy): Mapping[] {
-  return mappings.map((m, i) => {
-    if (!indices.has(i) || m.mapping_type === "static") return m;
-    const { null_policy: _previous, ...rest } = m;
-    return policy === "skip" ? { ...rest, null_policy: "skip" } : rest;
-  });
-}
+import type { NullPolicy } from "@/lib/api-client/types";
 
 export function NullPolicyBar({ selected, onApply }: { selected: number; onApply: (policy: NullPolicy) => void }) {
   const [policy, setPolicy] = useState<NullPolicy>("skip");
