@@ -50,7 +50,8 @@ test.beforeAll(async () => {
 test.afterAll(() => world.close());
 
 atEachViewport(({ width }) => {
-  test.describe.configure({ mode: "serial" });
+  // Each test signs in and opens pages cold on a shared, loaded machine: time, never a time assertion.
+  test.describe.configure({ mode: "serial", timeout: 240_000 });
   let webhookId = "";
   let newUrl = "";
   let ruleId = "";
@@ -58,7 +59,6 @@ atEachViewport(({ width }) => {
 
   test("mapping editor: one line per mapping without sideways scroll; if empty set on all selected at once and saved", async ({ page, consoleErrors }, testInfo) => {
     void consoleErrors; // the fixture fails the test on a browser console error
-    test.setTimeout(240_000);
     await signIn(page, ADMIN.email, ADMIN.password);
     await wizardToMapping(page, modelId, destinationName);
     await page.getByRole("button", { name: "Map fields with the same name" }).click();
