@@ -60,6 +60,9 @@ atEachViewport(({ width }) => {
   test("mapping editor: one line per mapping without sideways scroll; if empty set on all selected at once and saved", async ({ page, consoleErrors }, testInfo) => {
     void consoleErrors; // the fixture fails the test on a browser console error
     await signIn(page, ADMIN.email, ADMIN.password);
+    // The wizard's first open can take longer than wizard.ts waits on a loaded machine.
+    await page.goto(url(`/syncs/new?model=${modelId}`));
+    await expect(page.getByLabel("Model")).toHaveValue(String(modelId), { timeout: 120_000 });
     await wizardToMapping(page, modelId, destinationName);
     await page.getByRole("button", { name: "Map fields with the same name" }).click();
     await expect(page.getByRole("button", { name: /^Remove mapping \d+$/ })).toHaveCount(4);
@@ -111,7 +114,7 @@ atEachViewport(({ width }) => {
 
     await signIn(page, ADMIN.email, ADMIN.password);
     await page.goto(url(`/settings/webhooks/${webhookId}`));
-    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    await page.getByRole("button", { name: "Edit", exact: true }).click({ timeout: 120_000 });
     const dialog = page.getByRole("dialog", { name: "Edit webhook" });
     await expect(dialog.getByLabel("sync_run.started")).toBeChecked();
     await expect(dialog.getByLabel("sync_run.succeeded")).not.toBeChecked();
