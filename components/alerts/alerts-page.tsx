@@ -93,8 +93,9 @@ export function AlertsPage() {
       ruleCol.display({
         id: "actions",
         header: () => <span className="sr-only">Actions</span>,
+        // Three buttons do not fit the column at 1280 px on one line: they wrap inside it instead of hiding under Status.
         cell: ({ row: { original: r } }) => (
-          <div className="flex justify-end gap-1">
+          <div className="flex flex-wrap justify-end gap-1">
             {canUpdate && (
               <Button size="sm" variant="ghost" aria-label={`Edit ${r.attributes.name}`} onClick={() => setEditing(r)}>
                 Edit

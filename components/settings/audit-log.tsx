@@ -98,7 +98,7 @@ export function AuditLogPage() {
         id: "details",
         header: "Details",
         cell: ({ row, getValue }) => (
-          <button type="button" className="max-w-md break-words text-left text-slate-600 hover:text-slate-900" aria-expanded={row.getIsExpanded()} onClick={() => row.toggleExpanded()}>
+          <button type="button" className="whitespace-normal break-words text-left text-slate-600 hover:text-slate-900" aria-expanded={row.getIsExpanded()} onClick={() => row.toggleExpanded()}>
             {getValue() || "—"}
           </button>
         ),

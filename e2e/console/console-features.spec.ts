@@ -178,7 +178,11 @@ atEachViewport(({ width }) => {
 
     await page.getByRole("button", { name: "Clear filters" }).click();
     await page.getByLabel("Resource type").selectOption("alert_rule");
-    const ruleRow = table.getByRole("row").filter({ hasText: new RegExp(`alert rule ${ruleId}\\b`) }).filter({ has: page.getByText("update", { exact: true }) });
+    // Cells run together in a row's text ("alert rule 2name: …"): the resource is matched by its button.
+    const ruleRow = table
+      .getByRole("row")
+      .filter({ has: page.getByRole("button", { name: `alert rule ${ruleId}`, exact: true }) })
+      .filter({ has: page.getByText("update", { exact: true }) });
     await expect(ruleRow).toContainText(`name: ${ruleName}`);
     await ruleRow.getByRole("button", { name: /changed:/ }).click();
     await expect(page.getByLabel("Entry details")).toContainText(`"resource_id": "${ruleId}"`);
