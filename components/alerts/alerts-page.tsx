@@ -71,6 +71,7 @@ export function AlertsPage() {
   const removeChannel = useDeleteAlertChannel();
   const test = useTestAlertChannel();
   const [creating, setCreating] = useState<"rule" | "channel" | null>(null);
+  const [editing, setEditing] = useState<AlertRule | null>(null);
   const [deleting, setDeleting] = useState<{ rule?: AlertRule; channel?: AlertChannel } | null>(null);
   const [tested, setTested] = useState<AlertTestResult | null>(null);
   const syncs = useSyncs({ page: 1, perPage: 100 });
@@ -92,8 +93,14 @@ export function AlertsPage() {
       ruleCol.display({
         id: "actions",
         header: () => <span className="sr-only">Actions</span>,
+        // Three buttons do not fit the column at 1280 px on one line: they wrap inside it instead of hiding under Status.
         cell: ({ row: { original: r } }) => (
-          <div className="flex justify-end gap-1">
+          <div className="flex flex-wrap justify-end gap-1">
+            {canUpdate && (
+              <Button size="sm" variant="ghost" aria-label={`Edit ${r.attributes.name}`} onClick={() => setEditing(r)}>
+                Edit
+              </Button>
+            )}
             {canUpdate && (
               <Button size="sm" variant="ghost" onClick={() => toggle.mutate({ id: r.id, alert_rule: { enabled: !r.attributes.enabled } })}>
                 {r.attributes.enabled ? "Disable" : "Enable"}
@@ -185,6 +192,7 @@ export function AlertsPage() {
       </div>
       {creating === "channel" && <ChannelDialog onClose={() => setCreating(null)} />}
       {creating === "rule" && <RuleDialog onClose={() => setCreating(null)} />}
+      {editing && <RuleDialog key={editing.id} rule={editing} onClose={() => setEditing(null)} />}
       <ConfirmDialog
         open={Boolean(deleting)}
         onClose={() => setDeleting(null)}

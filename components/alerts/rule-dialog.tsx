@@ -1,12 +1,12 @@
 "use client";
-// A new alert: what to watch (a condition, its threshold), on which sync, and who hears about it.
+// A new or an edited alert: what to watch (a condition, its threshold), on which sync, and who hears about it.
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Checkbox, Field, Input, Select } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/states";
-import { useAlertChannels, useCreateAlertRule } from "@/lib/api-client/alerts";
+import { useAlertChannels, useCreateAlertRule, useUpdateAlertRule, type AlertRule } from "@/lib/api-client/alerts";
 import { errorMessage } from "@/lib/api-client/client";
 import { useSyncs } from "@/lib/api-client/syncs";
 import { ALERT_CONDITIONS, createAlertRuleSchema, THRESHOLD_UNITS } from "@/lib/validation/alerts";
@@ -20,20 +20,32 @@ export const CONDITION_LABELS: Record<(typeof ALERT_CONDITIONS)[number], string>
   sync_not_succeeded: "No successful run for",
 };
 
-export function RuleDialog({ onClose }: { onClose: () => void }) {
+/** A new alert, or an existing `rule` to edit (the whole rule is sent; its status stays the server's). */
+export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () => void }) {
   const create = useCreateAlertRule();
+  const update = useUpdateAlertRule({ toastErrors: false });
+  const save = rule ? update : create;
   const channels = useAlertChannels();
   const syncs = useSyncs({ page: 1, perPage: 100 });
+  const r = rule?.attributes;
   const form = useForm({
     resolver: zodResolver(createAlertRuleSchema),
-    defaultValues: { alert_rule: { name: "", condition: "run_failed" as const, threshold: null, sync_id: null, channel_ids: [] as number[] } },
+    defaultValues: {
+      alert_rule: r
+        ? { name: r.name, condition: r.condition, threshold: r.threshold, sync_id: r.sync_id, channel_ids: [...r.channel_ids] }
+        : { name: "", condition: "run_failed" as const, threshold: null, sync_id: null, channel_ids: [] as number[] },
+    },
   });
   const condition = useWatch({ control: form.control, name: "alert_rule.condition" });
   const unit = THRESHOLD_UNITS[condition];
   const errors = form.formState.errors.alert_rule;
-  const submit = form.handleSubmit((values) => create.mutate({ ...values.alert_rule, threshold: unit ? values.alert_rule.threshold : null }, { onSuccess: onClose }));
+  const submit = form.handleSubmit((values) => {
+    const alertRule = { ...values.alert_rule, threshold: unit ? values.alert_rule.threshold : null };
+    if (rule) update.mutate({ id: rule.id, alert_rule: alertRule }, { onSuccess: onClose });
+    else create.mutate(alertRule, { onSuccess: onClose });
+  });
   return (
-    <Dialog open onClose={onClose} title="New alert">
+    <Dialog open onClose={onClose} title={rule ? "Edit alert" : "New alert"}>
       <form onSubmit={submit} noValidate className="space-y-4">
         <Field label="Name" required error={errors?.name && `Name ${errors.name.message}`}>
           {(p) => <Input {...p} autoFocus {...form.register("alert_rule.name")} />}
@@ -81,10 +93,10 @@ export function RuleDialog({ onClose }: { onClose: () => void }) {
           />
           {errors?.channel_ids && <p className="mt-1 text-xs font-medium text-red-600">Channels {errors.channel_ids.message}</p>}
         </fieldset>
-        <InlineError message={create.error ? errorMessage(create.error) : null} />
+        <InlineError message={save.error ? errorMessage(save.error) : null} />
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>Cancel</Button>
-          <Button type="submit" loading={create.isPending}>Create alert</Button>
+          <Button type="submit" loading={save.isPending}>{rule ? "Save alert" : "Create alert"}</Button>
         </div>
       </form>
     </Dialog>

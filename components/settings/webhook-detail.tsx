@@ -1,5 +1,5 @@
 "use client";
-// One webhook: its settings and actions (enable, send a test, rotate the secret, delete) and the
+// One webhook: its settings and actions (edit, enable, send a test, rotate the secret, delete) and the
 // delivery log, each delivery with its attempts and a redeliver button.
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
@@ -23,6 +23,7 @@ import {
   useWebhookSubscription,
   type WebhookDelivery,
 } from "@/lib/api-client/webhooks";
+import { EditWebhookDialog } from "./webhook-form";
 import { WebhookSecretDialog } from "./webhook-secret";
 
 const col = createColumnHelper<WebhookDelivery>();
@@ -39,6 +40,7 @@ export function WebhookDetail({ id }: { id: string }) {
   const router = useRouter();
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<"rotate" | "delete" | null>(null);
+  const [editing, setEditing] = useState(false);
 
   if (subscription.isLoading) return <LoadingState />;
   if (subscription.error || !subscription.data) return <ErrorState error={subscription.error} onRetry={() => void subscription.refetch()} />;
@@ -51,6 +53,7 @@ export function WebhookDetail({ id }: { id: string }) {
         description={s.enabled ? "Enabled" : `Disabled${s.disabled_reason ? `: ${s.disabled_reason}` : ""}`}
         actions={
           <>
+            {canUpdate && <Button variant="secondary" onClick={() => setEditing(true)}>Edit</Button>}
             {canUpdate && <Button variant="secondary" loading={test.isPending} onClick={() => test.mutate(undefined)}>Send test event</Button>}
             {canUpdate && (
               <Button variant="secondary" loading={update.isPending} onClick={() => update.mutate({ enabled: !s.enabled })}>
@@ -73,6 +76,7 @@ export function WebhookDetail({ id }: { id: string }) {
       </Card>
       <h2 className="mb-2 text-lg font-semibold text-slate-900">Deliveries</h2>
       <Deliveries id={id} canRedeliver={canUpdate} />
+      {editing && <EditWebhookDialog subscription={subscription.data} onClose={() => setEditing(false)} />}
       {secret && <WebhookSecretDialog secret={secret} onClose={() => setSecret(null)} />}
       <ConfirmDialog
         open={confirm === "rotate"}

@@ -27,6 +27,7 @@ export const SETTINGS: NavItem[] = [
   { href: "/settings/api-tokens", label: "API tokens", icon: "key", need: ["api_token", "read"] },
   { href: "/settings/alerts", label: "Alerts", icon: "bell", need: ["alert", "read"] },
   { href: "/settings/webhooks", label: "Webhooks", icon: "sync", need: ["webhook_subscription", "read"] },
+  { href: "/settings/audit-log", label: "Audit log", icon: "audit", need: ["audit_log", "read"] },
   { href: "/settings/password", label: "Password", icon: "key" },
 ];
 

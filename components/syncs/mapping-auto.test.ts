@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isUnknownField, mapSameNames } from "./mapping-auto";
+import type { Mapping } from "@/lib/api-client/types";
+import { isUnknownField, mapSameNames, withNullPolicy } from "./mapping-auto";
 
 describe("mapSameNames", () => {
   const fields = [{ name: "id" }, { name: "email" }, { name: "Full_Name" }, { name: "phone" }];
@@ -40,5 +41,30 @@ describe("isUnknownField", () => {
   it("accepts anything on a stream that declares no fields, and says nothing of an empty field", () => {
     expect(isUnknownField("whatever", [])).toBe(false);
     expect(isUnknownField("", fields)).toBe(false);
+  });
+});
+
+describe("withNullPolicy", () => {
+  const mappings: Mapping[] = [
+    { mapping_type: "standard", from: "email", to: "email" },
+    { mapping_type: "template", from: "{{ name }}", to: "name", null_policy: "skip" },
+    { mapping_type: "static", from: "console", to: "origin" },
+    { mapping_type: "standard", from: "note", to: "note" },
+  ];
+
+  it("sets skip on the chosen mappings only, never on a static value", () => {
+    expect(withNullPolicy(mappings, new Set([0, 2]), "skip")).toEqual([
+      { mapping_type: "standard", from: "email", to: "email", null_policy: "skip" },
+      mappings[1],
+      mappings[2],
+      mappings[3],
+    ]);
+  });
+
+  it("write is the default: it removes the field rather than sending write", () => {
+    const next = withNullPolicy(mappings, new Set([1, 3]), "write");
+    expect(next[1]).toEqual({ mapping_type: "template", from: "{{ name }}", to: "name" });
+    expect("null_policy" in next[1]).toBe(false);
+    expect(next[3]).toEqual(mappings[3]);
   });
 });

@@ -1,6 +1,6 @@
-// Mapping helpers without UI: "map fields with the same name" and the check that a destination
-// field exists in the stream's catalog.
-import type { Mapping } from "@/lib/api-client/types";
+// Mapping helpers without UI: "map fields with the same name", the check that a destination
+// field exists in the stream's catalog, and "if empty" set on many mappings at once.
+import type { Mapping, NullPolicy } from "@/lib/api-client/types";
 
 export interface KnownField {
   name: string;
@@ -42,4 +42,13 @@ export function isUnknownField(to: string, fields: KnownField[]): boolean {
   if (!to || fields.length === 0) return false;
   const root = to.split(/[.[]/)[0];
   return !fields.some((f) => f.name === root || f.name === to);
+}
+
+/** The mappings with `indices` set to `policy` (write is the default, so it is sent as absent). */
+export function withNullPolicy(mappings: Mapping[], indices: ReadonlySet<number>, policy: NullPolicy): Mapping[] {
+  return mappings.map((m, i) => {
+    if (!indices.has(i) || m.mapping_type === "static") return m;
+    const { null_policy: _previous, ...rest } = m;
+    return policy === "skip" ? { ...rest, null_policy: "skip" } : rest;
+  });
 }

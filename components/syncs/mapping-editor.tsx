@@ -2,36 +2,16 @@
 // Field mappings: each destination field gets a model column (standard), a literal of a chosen type
 // (static) or a Liquid template (template) whose value is rendered live on a sample row with the
 // engine's own mapping code, so the preview is what the run will send. Column and template fields
-// say what an empty value does (null_policy): write null, or keep the destination's value.
-import { useId, useMemo, useState } from "react";
-import { cellText } from "@/components/models/preview-table";
+// say what an empty value does (null_policy): write null, or keep the destination's value; rows can
+// be selected to set it on many at once. One line per mapping, so forty fit a screen at 1280 px.
+import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { Input, Select } from "@/components/ui/field";
-import type { Mapping, MappingType, SyncConfigurations } from "@/lib/api-client/types";
-import { previewMapping } from "@/lib/sync-config/mapping";
-import { isUnknownField, mapSameNames } from "./mapping-auto";
+import type { Mapping, NullPolicy, SyncConfigurations } from "@/lib/api-client/types";
+import { isUnknownField, mapSameNames, withNullPolicy } from "./mapping-auto";
+import { MAPPING_GRID, MappingRow, type DestinationField, type StaticType } from "./mapping-row";
+import { NullPolicyBar } from "./null-policy-bar";
 
-export interface DestinationField {
-  name: string;
-  required: boolean;
-  type?: string;
-}
-
-type StaticType = "string" | "number" | "boolean" | "null";
-
-export function staticTypeOf(value: unknown): StaticType {
-  if (value === null) return "null";
-  if (typeof value === "number") return "number";
-  if (typeof value === "boolean") return "boolean";
-  return "string";
-}
-
-function toStatic(type: StaticType, raw: string): unknown {
-  if (type === "null") return null;
-  if (type === "number") return raw.trim() === "" || Number.isNaN(Number(raw)) ? raw : Number(raw);
-  if (type === "boolean") return raw === "true";
-  return raw;
-}
+export { staticTypeOf, type DestinationField } from "./mapping-row";
 
 /** Problems a person should fix before saving: empty fields, numbers that are not numbers. */
 export function mappingProblems(mappings: Mapping[]): string[] {
@@ -72,17 +52,37 @@ export function MappingEditor({
 }) {
   const listId = useId();
   const [autoMapped, setAutoMapped] = useState<number | null>(null);
+  const [picked, setPicked] = useState<ReadonlySet<number>>(new Set());
+  const [applied, setApplied] = useState<string | null>(null);
+  // Only rows that still exist and can be empty count: the value may be replaced from outside.
+  const selectable = value.flatMap((m, i) => (m.mapping_type === "static" ? [] : [i]));
+  const selected = new Set(selectable.filter((i) => picked.has(i)));
   const autoMap = () => {
     const result = mapSameNames(value, fields, columns);
     setAutoMapped(result.added);
     if (result.added) onChange(result.mappings);
   };
-  const set = (i: number, patch: Partial<Mapping>) =>
-    onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
-  const staticTypes = Object.keys(
-    configurations?.static ?? { string: 1, number: 1, boolean: 1, null: 1 },
-  ) as StaticType[];
+  const set = (i: number, patch: Partial<Mapping>) => onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
+  const remove = (i: number) => {
+    // The rows after the removed one move up: so does their selection.
+    setPicked(new Set([...picked].filter((j) => j !== i).map((j) => (j > i ? j - 1 : j))));
+    onChange(value.filter((_, j) => j !== i));
+  };
+  const select = (i: number, on: boolean) => {
+    const next = new Set(picked);
+    if (on) next.add(i);
+    else next.delete(i);
+    setPicked(next);
+    setApplied(null);
+  };
+  const applyNullPolicy = (policy: NullPolicy) => {
+    onChange(withNullPolicy(value, selected, policy));
+    setApplied(`If empty: ${policy === "skip" ? "keep destination value" : "write null"} for ${selected.size} mapping${selected.size === 1 ? "" : "s"}.`);
+    setPicked(new Set());
+  };
+  const staticTypes = Object.keys(configurations?.static ?? { string: 1, number: 1, boolean: 1, null: 1 }) as StaticType[];
   const unmappedRequired = fields.filter((f) => f.required && !value.some((m) => m.to === f.name));
+  const allSelected = selectable.length > 0 && selected.size === selectable.length;
 
   return (
     <div className="space-y-3">
@@ -91,45 +91,62 @@ export function MappingEditor({
           <option key={f.name} value={f.name} />
         ))}
       </datalist>
-      <div className="hidden grid-cols-[9rem_1fr_1.5rem_1fr_2.5rem] gap-3 px-1 text-xs font-semibold uppercase tracking-wide text-slate-500 md:grid">
-        <span>Type</span>
-        <span>From (model)</span>
-        <span />
-        <span>To (destination field)</span>
-        <span />
-      </div>
-      {value.length === 0 && (
-        <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500">
-          No mappings: rows are sent as they are.
+      {selectable.length > 0 && <NullPolicyBar selected={selected.size} onApply={applyNullPolicy} />}
+      {applied && (
+        <p role="status" className="text-sm text-emerald-700">
+          {applied}
         </p>
       )}
-      {value.map((m, i) => (
-        <MappingRow
-          key={i}
-          index={i}
-          mapping={m}
-          set={(patch) => set(i, patch)}
-          remove={() => onChange(value.filter((_, j) => j !== i))}
-          columns={columns}
-          columnTypes={columnTypes}
-          listId={listId}
-          field={fields.find((f) => f.name === m.to)}
-          unknown={isUnknownField(m.to, fields)}
-          staticTypes={staticTypes}
-          sampleRow={sampleRow}
-        />
-      ))}
+      {value.length === 0 ? (
+        <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500">No mappings: rows are sent as they are.</p>
+      ) : (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <div className={`${MAPPING_GRID} items-center border-b border-slate-200 px-1 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-500`}>
+            <input
+              type="checkbox"
+              aria-label="Select all mappings"
+              className="h-4 w-4 rounded border-slate-300 text-indigo-600 focus:ring-2 focus:ring-indigo-500"
+              checked={allSelected}
+              disabled={selectable.length === 0}
+              onChange={(e) => {
+                setPicked(new Set(e.target.checked ? selectable : []));
+                setApplied(null);
+              }}
+            />
+            <span>Type</span>
+            <span>From (model)</span>
+            <span />
+            <span>To (destination field)</span>
+            <span title="What a null or missing value does: write null, or leave the field out so the destination keeps its value">If empty</span>
+            <span />
+          </div>
+          {value.map((m, i) => (
+            <MappingRow
+              key={i}
+              index={i}
+              mapping={m}
+              set={(patch) => set(i, patch)}
+              remove={() => remove(i)}
+              selected={selected.has(i)}
+              onSelect={(on) => select(i, on)}
+              columns={columns}
+              columnTypes={columnTypes}
+              listId={listId}
+              field={fields.find((f) => f.name === m.to)}
+              unknown={isUnknownField(m.to, fields)}
+              staticTypes={staticTypes}
+              sampleRow={sampleRow}
+            />
+          ))}
+        </div>
+      )}
       {unmappedRequired.length > 0 && (
         <p role="status" className="text-sm text-amber-800">
           Required destination fields not mapped yet: {unmappedRequired.map((f) => f.name).join(", ")}.
         </p>
       )}
       <div className="flex flex-wrap gap-2">
-        <Button
-          variant="secondary"
-          size="sm"
-          onClick={() => onChange([...value, { mapping_type: "standard", from: "", to: "" }])}
-        >
+        <Button variant="secondary" size="sm" onClick={() => onChange([...value, { mapping_type: "standard", from: "", to: "" }])}>
           + Add mapping
         </Button>
         <Button
@@ -151,8 +168,7 @@ export function MappingEditor({
         <details className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-xs text-slate-600">
           <summary className="cursor-pointer font-medium text-slate-700">Template help</summary>
           <p className="mt-2">
-            Templates use Liquid: model columns are variables, e.g. <code>{"{{ first_name | upcase }}"}</code>
-            .
+            Templates use Liquid: model columns are variables, e.g. <code>{"{{ first_name | upcase }}"}</code>.
           </p>
           <ul className="mt-1 list-disc pl-5">
             {Object.entries(configurations.template.variable).map(([k, v]) => (
@@ -167,212 +183,6 @@ export function MappingEditor({
             ))}
           </ul>
         </details>
-      )}
-    </div>
-  );
-}
-
-function MappingRow({
-  index,
-  mapping: m,
-  set,
-  remove,
-  columns,
-  columnTypes,
-  listId,
-  field,
-  unknown,
-  staticTypes,
-  sampleRow,
-}: {
-  index: number;
-  mapping: Mapping;
-  set: (patch: Partial<Mapping>) => void;
-  remove: () => void;
-  columns: string[];
-  columnTypes: Record<string, string>;
-  listId: string;
-  field?: DestinationField;
-  /** The destination field is not in the stream's catalog. */
-  unknown: boolean;
-  staticTypes: StaticType[];
-  sampleRow: Record<string, unknown> | null;
-}) {
-  const n = index + 1;
-  const preview = useMemo(() => {
-    if (m.mapping_type !== "template" || !sampleRow || !String(m.from ?? "").trim()) return null;
-    const result = previewMapping([{ from: m.from, to: "value", mapping_type: "template", null_policy: m.null_policy }], sampleRow);
-    // With null_policy skip an empty value leaves the field out: the payload has no "value".
-    return result.ok ? { ok: true as const, value: result.payload.value, leftOut: !("value" in result.payload) } : result;
-  }, [m.mapping_type, m.from, m.null_policy, sampleRow]);
-  const sType = staticTypeOf(m.from);
-
-  return (
-    <div data-testid={`mapping-${index}`} className="rounded-lg border border-slate-200 bg-white p-3">
-      <div className="grid grid-cols-1 items-start gap-3 md:grid-cols-[9rem_1fr_1.5rem_1fr_2.5rem]">
-        <Select
-          aria-label={`Mapping ${n} type`}
-          value={m.mapping_type}
-          onChange={(e) => {
-            const type = e.target.value as MappingType;
-            // A static value is never empty by accident: it has no null policy.
-            set({ mapping_type: type, from: type === "static" ? "" : type === "template" ? "" : "", ...(type === "static" ? { null_policy: undefined } : {}) });
-          }}
-        >
-          <option value="standard">Column</option>
-          <option value="static">Static value</option>
-          <option value="template">Template</option>
-        </Select>
-        <div className="min-w-0">
-          {m.mapping_type === "standard" && (
-            <Select
-              aria-label={`Mapping ${n} model column`}
-              value={String(m.from ?? "")}
-              onChange={(e) => set({ from: e.target.value })}
-            >
-              <option value="">Choose a column…</option>
-              {columns.map((c) => (
-                <option key={c} value={c}>
-                  {columnTypes[c] ? `${c} (${columnTypes[c]})` : c}
-                </option>
-              ))}
-            </Select>
-          )}
-          {m.mapping_type === "standard" && typeof m.from === "string" && columnTypes[m.from] && (
-            <p className="mt-1 text-xs text-slate-500" data-testid={`column-type-${index}`}>
-              {columnTypes[m.from]}
-            </p>
-          )}
-          {m.mapping_type === "static" && (
-            <div className="flex gap-2">
-              <div className="w-28 shrink-0">
-                <Select
-                  aria-label={`Mapping ${n} value type`}
-                  value={sType}
-                  onChange={(e) =>
-                    set({
-                      from: toStatic(
-                        e.target.value as StaticType,
-                        sType === "null" ? "" : String(m.from ?? ""),
-                      ),
-                    })
-                  }
-                >
-                  {staticTypes.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </Select>
-              </div>
-              <div className="min-w-0 flex-1">
-                {sType === "boolean" ? (
-                  <Select
-                    aria-label={`Mapping ${n} value`}
-                    value={String(m.from)}
-                    onChange={(e) => set({ from: e.target.value === "true" })}
-                  >
-                    <option value="true">true</option>
-                    <option value="false">false</option>
-                  </Select>
-                ) : sType === "null" ? (
-                  <Input aria-label={`Mapping ${n} value`} value="null" disabled />
-                ) : (
-                  <Input
-                    aria-label={`Mapping ${n} value`}
-                    type={sType === "number" ? "number" : "text"}
-                    value={String(m.from ?? "")}
-                    onChange={(e) => set({ from: toStatic(sType, e.target.value) })}
-                    placeholder={sType === "number" ? "42" : "A fixed value"}
-                  />
-                )}
-              </div>
-            </div>
-          )}
-          {m.mapping_type === "template" && (
-            <Input
-              aria-label={`Mapping ${n} template`}
-              className="font-mono"
-              value={String(m.from ?? "")}
-              onChange={(e) => set({ from: e.target.value })}
-              placeholder="{{ first_name }} {{ last_name }}"
-            />
-          )}
-        </div>
-        <span className="hidden pt-2 text-center text-slate-400 md:block" aria-hidden>
-          →
-        </span>
-        <div>
-          <Input
-            aria-label={`Mapping ${n} destination field`}
-            list={listId}
-            value={m.to}
-            onChange={(e) => set({ to: e.target.value })}
-            placeholder="destination field"
-          />
-          {field && (
-            <p className="mt-1 text-xs text-slate-500" data-testid={`field-type-${index}`}>
-              {field.type ?? "any"}
-              {field.required && " · required"}
-            </p>
-          )}
-          {unknown && (
-            <p role="status" className="mt-1 text-xs font-medium text-amber-800" data-testid={`unknown-field-${index}`}>
-              “{m.to}” is not a field of this stream in the destination&rsquo;s catalog; the destination may reject it or
-              ignore it. Pick a listed field, or refresh the destination&rsquo;s catalog if the field is new.
-            </p>
-          )}
-        </div>
-        <Button
-          variant="ghost"
-          size="sm"
-          aria-label={`Remove mapping ${n}`}
-          onClick={remove}
-          className="mt-0.5"
-        >
-          ✕
-        </Button>
-      </div>
-      {m.mapping_type !== "static" && (
-        <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-slate-600">
-          <label htmlFor={`${listId}-null-${index}`}>If empty:</label>
-          <div className="w-56">
-            <Select
-              id={`${listId}-null-${index}`}
-              aria-label={`Mapping ${n} if empty`}
-              value={m.null_policy ?? "write"}
-              onChange={(e) => set({ null_policy: e.target.value === "skip" ? "skip" : undefined })}
-            >
-              <option value="write">write null</option>
-              <option value="skip">keep destination value</option>
-            </Select>
-          </div>
-          {m.null_policy === "skip" && <span>A null or missing value is left out of the payload, so it never overwrites the destination&rsquo;s value.</span>}
-        </div>
-      )}
-      {m.mapping_type === "template" && (
-        <div
-          className="mt-2 rounded-md bg-slate-50 px-3 py-2 text-xs"
-          aria-live="polite"
-          data-testid={`template-preview-${index}`}
-        >
-          {!sampleRow ? (
-            <span className="text-slate-500">
-              Preview appears once the model&rsquo;s sample row is loaded.
-            </span>
-          ) : !preview ? (
-            <span className="text-slate-500">Type a template to see its value on the sample row.</span>
-          ) : preview.ok && preview.leftOut ? (
-            <span className="text-slate-600">Empty on the sample row: the field is left out, the destination keeps its value.</span>
-          ) : preview.ok ? (
-            <>
-              <span className="text-slate-500">Preview on the sample row: </span>
-              <code className="font-mono text-emerald-800">{cellText(preview.value)}</code>
-            </>
-          ) : (
-            <span className="text-red-700">{preview.error}</span>
-          )}
-        </div>
       )}
     </div>
   );

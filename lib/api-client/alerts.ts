@@ -65,12 +65,18 @@ export function useCreateAlertRule() {
   );
 }
 
-export function useUpdateAlertRule() {
+/** The enable button and the edit form; `toastErrors: false` for the form, which shows errors inline. */
+export function useUpdateAlertRule({ toastErrors = true } = {}) {
   const api = useApi();
   return useApiMutation(
     async ({ id, alert_rule }: { id: string; alert_rule: UpdateAlertRuleInput }) =>
       (await api.ok(api.PUT("/api/v1/alert_rules/{id}", { params: { path: { id: Number(id) } }, body: { alert_rule } }))).data,
-    { success: (r) => `Alert "${r.attributes.name}" ${r.attributes.enabled ? "enabled" : "disabled"}.`, invalidate: [["alert_rules"]] },
+    {
+      success: (r, { alert_rule }) =>
+        Object.keys(alert_rule).join() === "enabled" ? `Alert "${r.attributes.name}" ${r.attributes.enabled ? "enabled" : "disabled"}.` : `Alert "${r.attributes.name}" saved.`,
+      invalidate: [["alert_rules"]],
+      toastErrors,
+    },
   );
 }
 

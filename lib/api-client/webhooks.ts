@@ -52,12 +52,13 @@ export function useCreateWebhookSubscription() {
   );
 }
 
-export function useUpdateWebhookSubscription(id: string) {
+/** `toastErrors: false` for the edit form, which shows the API's sentence beside its fields. */
+export function useUpdateWebhookSubscription(id: string, { toastErrors = true } = {}) {
   const api = useApi();
   return useApiMutation(
     async (webhook_subscription: UpdateWebhookSubscriptionInput) =>
       (await api.ok(api.PUT("/api/v1/webhook_subscriptions/{id}", { ...path(id), body: { webhook_subscription } }))).data,
-    { success: "Webhook saved.", invalidate: [["webhook_subscriptions"]] },
+    { success: "Webhook saved.", invalidate: [["webhook_subscriptions"]], toastErrors },
   );
 }
 

@@ -2,6 +2,23 @@
 import { z } from "zod";
 import { queryIntId } from "./ids";
 
+/** The kinds of resource the services audit (lib/services/*: `audit(auth, action, <type>, ...)`), for the console's filter. */
+export const AUDIT_RESOURCE_TYPES = [
+  "alert_channel",
+  "alert_rule",
+  "api_token",
+  "catalog",
+  "config",
+  "connector",
+  "member",
+  "model",
+  "role",
+  "sync",
+  "sync_run",
+  "webhook_subscription",
+  "workspace",
+] as const;
+
 export const listAuditLogsQuerySchema = z.object({
   resource_type: z
     .string()
