@@ -1,5 +1,5 @@
 // Models whose PostgreSQL planner estimate is badly off, each synced to an HTTP destination (a
-// holding one keeps a run observable mid-way): a table whose statistics are stale (ANALYZEd at
+// holding one keeps a run observable mid-way: rows_read grows by read batches, ENGINE_BATCH_SIZE): a table whose statistics are stale (ANALYZEd at
 // `analyzed` rows, then all but `live` deleted, autovacuum off: the planner still expects
 // `analyzed`), and a filter the planner guesses at 0.5% of the rows though it keeps them all.
 import { expect } from "@playwright/test";
@@ -49,14 +49,14 @@ export async function httpSync(api: Api, url: string, query: string): Promise<nu
   });
 }
 
-/** A table of `live` rows whose statistics say `analyzed`; its model holds its last rows (id > live - 5). */
+/** A table of `live` rows whose statistics say `analyzed`; its model holds its last quarter of rows. */
 export async function staleStatistics(live = 37, analyzed = 50_000): Promise<{ table: string; query: string }> {
   const table = unique("e2e_stale");
   await sql(`CREATE TABLE ${table} (id integer PRIMARY KEY, email text NOT NULL) WITH (autovacuum_enabled = off)`);
   await sql(`INSERT INTO ${table} SELECT g, 'u' || g || '@example.com' FROM generate_series(1, ${analyzed}) g`);
   await sql(`ANALYZE ${table}`);
   await sql(`DELETE FROM ${table} WHERE id > ${live}`);
-  return { table, query: `SELECT id, email, id > ${live - 5} AS hold FROM ${table} ORDER BY id` };
+  return { table, query: `SELECT id, email, id > ${Math.floor(live * 0.75)} AS hold FROM ${table} ORDER BY id` };
 }
 
 /** A table of `rows` rows behind a filter that keeps them all, which the planner guesses at 0.5% of them. */
