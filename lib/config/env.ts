@@ -290,6 +290,16 @@ export const envSchema = z.object({
     10,
     "a wait for a destination (rate limit, `Retry-After`, backoff) longer than this frees the worker: the run stops after recording what it sent, shows status `paused` with `waiting_until`, and is queued to resume then. Retry pauses with no row delivered in between count against `ENGINE_WRITE_ATTEMPTS`",
   ),
+  ENGINE_ROW_COUNT_LIMIT: integer(
+    0,
+    1_000_000,
+    "a run with nothing better to measure its progress against (a first run, an incremental read, a changed model) counts its model's rows on the source up to this many, under the read's read-only guards; past it the run reads \"more than N rows\" and shows no percentage. `0`: never count (progress then says the total is unknown)",
+  ),
+  ENGINE_ROW_COUNT_TIMEOUT_SECONDS: decimal(
+    0,
+    5,
+    "longest that count may run on the source (its statement timeout); a count stopped by it leaves the total unknown, so a slow model or a warehouse costs at most this much more. `0`: never count",
+  ),
   ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS: decimal(
     0,
     300,

@@ -150,6 +150,20 @@ export interface ReadOptions {
   signal?: AbortSignal;
 }
 
+/** A bounded count of a read's rows: SourceConnector.countRows. */
+export interface CountOptions extends ReadOptions {
+  /** Rows counted at most: past it the count says "more than limit". */
+  limit: number;
+  /** Longest the count may run on the source (its own statement timeout where it has one). */
+  timeoutMs: number;
+}
+
+/** `rows` exactly, or, when `more`, more than `rows` (the count stopped at its limit). */
+export interface BoundedCount {
+  rows: number;
+  more: boolean;
+}
+
 /** What a fingerprinted read needs besides the query: see SourceConnector.readFingerprinted. */
 export interface FingerprintOptions {
   /** Prefixed to each row's text before hashing, so a new seed changes every fingerprint. */
@@ -298,10 +312,12 @@ export interface SourceConnector {
   /** Optional: the rows as COPY text (see TextRowsSource). */
   textRows?: TextRowsSource;
   /**
-   * Optional: how many rows `read()` with these options would return, as the system guesses it
-   * cheaply (a planner estimate, not a count); null when it cannot say. Measures a run's progress.
+   * Optional: how many rows `read()` with these options returns, counted by the source (never a
+   * planner's guess) but bounded: it stops at `limit` rows and after `timeoutMs`, under the same
+   * read-only, one-statement guards as the read, so counting never costs more than a bounded slice
+   * of a read. Null when the time ran out. Measures a run's progress (lib/engine/run-estimate.ts).
    */
-  estimateRows?(config: Row, options: ReadOptions): Promise<number | null>;
+  countRows?(config: Row, options: CountOptions): Promise<BoundedCount | null>;
   /** ai_ml sources: run the model for each input row. */
   infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
 }

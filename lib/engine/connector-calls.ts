@@ -32,7 +32,7 @@ export class ConnectorDeadlineError extends Error {
 interface CallLabel {
   connector: string;
   call: string;
-  /** An overrun fails the run (false for work beside it, such as the row estimate). */
+  /** An overrun fails the run (false for work beside it, such as the row count). */
   fatal: boolean;
 }
 
@@ -162,12 +162,12 @@ export class ConnectorCalls {
       ...connector,
       read: (config, o) => this.iterable(label("a read"), () => connector.read(config, options(o))),
     };
-    const { readFingerprinted, estimateRows, infer, textRows } = connector;
+    const { readFingerprinted, countRows, infer, textRows } = connector;
     if (readFingerprinted) {
       guarded.readFingerprinted = (config, o) => this.iterable(label("a read"), () => readFingerprinted(config, options(o)));
     }
-    // Beside the read: an estimate that overruns is dropped, the run goes on.
-    if (estimateRows) guarded.estimateRows = (config, o) => this.call(label("a row estimate", false), () => estimateRows(config, options(o)));
+    // Beside the read: a count that overruns is dropped, the run goes on.
+    if (countRows) guarded.countRows = (config, o) => this.call(label("a row count", false), () => countRows(config, options(o)));
     if (infer) guarded.infer = (config, inputs, signal) => this.call(label("an inference"), () => infer(config, inputs, this.withAbandon(signal)));
     if (textRows) guarded.textRows = this.textSource(textRows, label);
     return guarded;

@@ -10,6 +10,7 @@ import { codesOtherThan } from "@/lib/engine/records/format";
 import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
+import type { EstimateSource } from "@/lib/sync-config/run-estimate";
 import { lockForTransaction, triggerLockKey } from "./locks";
 import { writeSkippedStates } from "./skipped-states";
 import { emitRunEvent } from "./webhooks/emit";
@@ -276,12 +277,15 @@ export async function claimRecordColumns(runId: number, columns: object): Promis
   return rowCount === 1;
 }
 
-/** What the run's progress is measured against (run-estimate.ts); a resumed attempt keeps the first one. */
-export async function saveEstimate(runId: number, rows: number, source: "previous_run" | "source"): Promise<void> {
-  await pgPool().query("UPDATE sync_runs SET estimated_rows = $2, estimate_source = $3 WHERE id = $1 AND estimated_rows IS NULL", [
+/**
+ * What the run's progress is measured against (run-estimate.ts): `rows` is null when unknown, the
+ * bound when the count stopped at it. A resumed attempt keeps the first one.
+ */
+export async function saveEstimate(runId: number, estimate: { source: EstimateSource; rows: number | null }): Promise<void> {
+  await pgPool().query("UPDATE sync_runs SET estimated_rows = $2, estimate_source = $3 WHERE id = $1 AND estimate_source IS NULL", [
     runId,
-    rows,
-    source,
+    estimate.rows,
+    estimate.source,
   ]);
 }
 

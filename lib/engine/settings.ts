@@ -31,6 +31,7 @@ const AS_IS = {
   strandedJobSeconds: "ENGINE_STRANDED_JOB_SECONDS",
   schedulerIntervalMs: "ENGINE_SCHEDULER_INTERVAL_MS", // how often the scheduler looks for due syncs
   recordRetentionDays: "SYNC_RECORD_RETENTION_DAYS", // records of runs finished longer ago are pruned
+  rowCountLimit: "ENGINE_ROW_COUNT_LIMIT", // a run's progress counts the model's rows up to this many (run-estimate.ts)
   planTimeoutSeconds: "PLAN_TIMEOUT_SECONDS", // a plan answered by the API stops (424) after this long
   planMaxConcurrent: "PLAN_MAX_CONCURRENT", // plans one API process computes at once (429 past it)
   planMaxPerWorkspace: "PLAN_MAX_CONCURRENT_PER_WORKSPACE", // of those, one workspace's at once (429 past it)
@@ -51,6 +52,10 @@ const derived = {
   /** ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS: the deadline of each call a run makes into a connector (connector-calls.ts). */
   get connectorCallTimeoutMs(): number {
     return env.ENGINE_CONNECTOR_CALL_TIMEOUT_SECONDS * 1000;
+  },
+  /** ENGINE_ROW_COUNT_TIMEOUT_SECONDS: the longest a run's bounded row count may run on the source. */
+  get rowCountTimeoutMs(): number {
+    return env.ENGINE_ROW_COUNT_TIMEOUT_SECONDS * 1000;
   },
   /** ENGINE_STOP_GRACE_SECONDS: connector calls in flight at a cancel, disable or graceful stop are abandoned after this. */
   get stopGraceMs(): number {

@@ -14,6 +14,7 @@ describe("a run's progress", () => {
       rows_read: 50_000,
       estimated_rows: 200_000,
       estimate_source: "previous_run",
+      more_than_rows: null,
       percent: 25,
       rows_per_second: 10_000,
       eta_seconds: 15,
@@ -22,8 +23,10 @@ describe("a run's progress", () => {
   });
 
   it("never reads 100% before the run succeeds: floored, and indeterminate past the estimate or without one", () => {
-    expect(runProgress(run({ totalQueryRows: 199_999, estimatedRows: 200_000, estimateSource: "source" }), at(1)).percent).toBe(99);
-    const past = runProgress(run({ totalQueryRows: 250_000, estimatedRows: 200_000, estimateSource: "source" }), at(1));
+    expect(runProgress(run({ totalQueryRows: 199_999, estimatedRows: 200_000, estimateSource: "count" }), at(1)).percent).toBe(99);
+    // Every row read, some still being written: 99, not 100.
+    expect(runProgress(run({ totalQueryRows: 200_000, estimatedRows: 200_000, estimateSource: "count" }), at(1)).percent).toBe(99);
+    const past = runProgress(run({ totalQueryRows: 250_000, estimatedRows: 200_000, estimateSource: "count" }), at(1));
     expect(past.percent).toBeNull();
     expect(past.eta_seconds).toBeNull();
     const unknown = runProgress(run({ totalQueryRows: 10 }), at(1));
@@ -32,9 +35,20 @@ describe("a run's progress", () => {
   });
 
   it("an ended run: 100% when it succeeded, where it stopped otherwise, its rate over its own duration, no time left", () => {
-    const done = runProgress(run({ status: "success", totalQueryRows: 1000, estimatedRows: 900, finishedAt: at(4) }), at(60));
+    const done = runProgress(run({ status: "success", totalQueryRows: 1000, estimatedRows: 900, estimateSource: "count", finishedAt: at(4) }), at(60));
     expect(done).toMatchObject({ percent: 100, rows_per_second: 250, eta_seconds: null });
-    const stopped = runProgress(run({ status: "failed", totalQueryRows: 300, estimatedRows: 1000, finishedAt: at(3) }), at(60));
+    const stopped = runProgress(run({ status: "failed", totalQueryRows: 300, estimatedRows: 1000, estimateSource: "previous_run", finishedAt: at(3) }), at(60));
     expect(stopped).toMatchObject({ percent: 30, rows_per_second: 100, eta_seconds: null });
+  });
+
+  it("never builds a percentage on a guess: a count stopped at its bound, an unknown total, an older run's planner guess", () => {
+    const bound = runProgress(run({ totalQueryRows: 5_000, estimatedRows: 1_000_000, estimateSource: "count_bound" }), at(1));
+    expect(bound).toMatchObject({ estimated_rows: null, estimate_source: "count_bound", more_than_rows: 1_000_000, percent: null, eta_seconds: null });
+    const unknown = runProgress(run({ totalQueryRows: 5_000, estimateSource: "unknown" }), at(1));
+    expect(unknown).toMatchObject({ estimated_rows: null, estimate_source: "unknown", more_than_rows: null, percent: null, eta_seconds: null });
+    // Stored by earlier versions: PostgreSQL's planner estimate (seen off by 50× both ways).
+    const planner = runProgress(run({ totalQueryRows: 37, estimatedRows: 211_924, estimateSource: "source" }), at(1));
+    expect(planner).toMatchObject({ estimated_rows: null, estimate_source: "unknown", more_than_rows: null, percent: null, eta_seconds: null });
+    expect(runProgress(run({ totalQueryRows: 37, estimatedRows: 37, estimateSource: "count" }), at(1))).toMatchObject({ estimated_rows: 37, percent: 99 });
   });
 });

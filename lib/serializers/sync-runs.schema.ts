@@ -1,6 +1,7 @@
 // The sync run resource, as serializeSyncRun (./sync-runs.ts) builds it.
 import { z } from "zod";
 import { SyncRunStatus, SyncRunType, WriteMode } from "@/lib/generated/prisma/enums";
+import { ESTIMATE_SOURCES } from "@/lib/sync-config/run-estimate";
 import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
 import { runPlanSchema } from "./plans.schema";
 import { dateTime, json, resourceSchema } from "./resource";
@@ -12,18 +13,27 @@ export const runProgressSchema = z
       .number()
       .int()
       .nullable()
-      .describe("Rows the run is expected to read, fixed when it starts; null when unknown (progress is then indeterminate)."),
+      .describe(
+        "Rows the run will read, fixed when it starts: the source's count of the model's rows then (estimate_source count) or what the previous run read (previous_run); null otherwise (no percent is then given).",
+      ),
     estimate_source: z
-      .enum(["previous_run", "source"])
+      .enum(ESTIMATE_SOURCES)
       .nullable()
-      .describe("previous_run: what the last successful full read of the same model read; source: the source's own estimate (e.g. PostgreSQL's planner)."),
+      .describe(
+        "previous_run: what the sync's last successful full read of the same model read. count: the source counted the rows when the run started (a count bounded in rows and time, never a planner's guess). count_bound: that count stopped at its bound, see more_than_rows. unknown: no total (the count ran out of time or failed, or the source cannot count). null until the run has one (its first seconds; test runs).",
+      ),
+    more_than_rows: z
+      .number()
+      .int()
+      .nullable()
+      .describe("With estimate_source count_bound: the model returns more than this many rows (where the count stopped); no percent is built on it. Null otherwise."),
     percent: z
       .number()
       .int()
       .min(0)
       .max(100)
       .nullable()
-      .describe("rows_read of estimated_rows, floored: below 100 until the run succeeds; null when there is no estimate or the run read past it."),
+      .describe("rows_read of estimated_rows, floored: at most 99 until the run succeeds; null without estimated_rows (a bound or an unknown total) or once the run read past it."),
     rows_per_second: z.number().nullable().describe("Rows read per second since the run started; null before the first rows."),
     eta_seconds: z.number().int().nullable().describe("While running: seconds left at that rate to read estimated_rows; null when unknown."),
     rate_limit_wait_seconds: z.number().describe("Time the run spent waiting for the destination's rate limit or Retry-After (timings.wait)."),

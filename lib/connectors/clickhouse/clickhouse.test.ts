@@ -276,6 +276,29 @@ describe("read", () => {
   });
 });
 
+describe("bounded row count", () => {
+  const count = (options: { query: string; cursorField?: string; cursorValue?: string; limit?: number; timeoutMs?: number }) =>
+    source.countRows!(config(), { batchSize: 1000, limit: 1_000_000, timeoutMs: 5_000, ...options });
+
+  it('is exact below the bound, "more than N" past it, narrowed by the cursor as the read is', async () => {
+    expect(await count({ query: "SELECT id FROM events" })).toEqual({ rows: EVENTS, more: false });
+    expect(await count({ query: "SELECT id FROM events", limit: 1_000 })).toEqual({ rows: 1_000, more: true });
+    expect(await count({ query: "SELECT id FROM events", cursorField: "id", cursorValue: "49991" })).toEqual({ rows: 10, more: false });
+    await expect(count({ query: "SELECT id FROM events", cursorField: "nope", cursorValue: "1" })).rejects.toThrow(/"nope" is not a column/);
+  });
+
+  it("is unknown (null) when its time box runs out, and the query is stopped on the server", async () => {
+    // Endless: one row in every billion, from an endless table.
+    expect(await count({ query: "SELECT number FROM system.numbers WHERE number % 1000000007 = 1", timeoutMs: 300 })).toBeNull();
+    expect(await until(async () => (await running()) === 0)).toBe(true);
+  });
+
+  it("refuses what the read refuses before it reaches the server", async () => {
+    await expect(count({ query: "SELECT 1; DROP TABLE events" })).rejects.toThrow(/single statement/);
+    await expect(count({ query: "SELECT * FROM url('http://127.0.0.1:1/', CSV, 'a String')" })).rejects.toThrow(/url\(\)/);
+  });
+});
+
 describe("values", () => {
   it("travel by the value model: exact integers and decimals, NaN and infinities as text, UTC timestamps, arrays, bytes", async () => {
     const query = `SELECT

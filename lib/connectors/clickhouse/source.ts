@@ -1,13 +1,15 @@
 // ClickHouse source: discovery from system.columns, previews and streaming reads of model queries
 // over the HTTP interface (TabSeparatedWithNamesAndTypes, read as bytes, one batch held at a time).
-import type { Catalog, CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
+import { randomUUID } from "node:crypto";
+import type { BoundedCount, Catalog, CheckResult, CountOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
+import { boundedCount, boundedCountSql } from "../shared/bounded-count";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError, safeCheck, withDescribedErrors } from "../shared/errors";
 import { sourceTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { modelSelect, subquery } from "../shared/sql";
 import { clickhouseConfig, tryClickhouseConfig, type ClickhouseConfig } from "./config";
 import { clickhouseSourceDefinition } from "./definition";
-import { describeClickhouseError, dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
+import { ClickhouseError, describeClickhouseError, dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
 import { byteLines, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, quoteIdent, quoteString, typeJsonSchema, utcExpression, type ChType } from "./values";
 
@@ -248,19 +250,47 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
   });
 }
 
-/** EXPLAIN ESTIMATE (servers from 21.x): the rows the query would read; null where it cannot say. */
-async function estimateRows(config: Row, options: ReadOptions): Promise<number | null> {
-  try {
+/** ClickHouse's TIMEOUT_EXCEEDED: max_execution_time stopped the query. */
+const TIMEOUT_EXCEEDED = 159;
+
+/**
+ * A bounded count of the read's rows (shared/bounded-count.ts): readonly, the model wrapped as the
+ * read wraps it, narrowed by the cursor as the read is, and time-boxed twice (max_execution_time
+ * where the user's profile lets it be set, and a client deadline that KILLs the query). A count
+ * the time box stops is unknown (null).
+ */
+async function countRows(config: Row, options: CountOptions): Promise<BoundedCount | null> {
+  const inner = modelSelect(options.query, "clickhouse");
+  return described(config, async () => {
     const c = clickhouseConfig(config);
-    const inner = modelSelect(options.query, "clickhouse");
-    const text = await queryText(c, { sql: `EXPLAIN ESTIMATE SELECT * FROM ${subquery(inner)} AS q FORMAT TabSeparatedWithNames`, settings: await querySettings(c), timeoutMs: 10_000 });
-    const [head, ...rows] = tsvRows(text);
-    const at = head?.indexOf("rows") ?? -1;
-    if (at < 0) return null;
-    return rows.reduce((sum, r) => sum + Number(r[at] ?? 0), 0);
-  } catch {
-    return null;
-  }
+    const settings = await querySettings(c, options.signal);
+    let from = `${subquery(inner)} AS q`;
+    if (options.cursorField && options.cursorValue !== undefined && options.cursorValue !== null) {
+      const columns = await describeQuery(c, inner, settings, options.signal);
+      const cursor = columns.find((col) => col.name === options.cursorField);
+      if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
+      from += ` WHERE q.${quoteIdent(cursor.name)} >= ${cursorLiteral(cursor.type, options.cursorValue)}`;
+    }
+    const timeoutMs = Math.max(1, Math.min(c.queryTimeoutMs, options.timeoutMs));
+    const boxed = "max_execution_time" in settings ? { ...settings, max_execution_time: String(Math.max(1, Math.ceil(timeoutMs / 1000))) } : settings;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const queryId = randomUUID();
+    try {
+      const text = await queryText(c, {
+        sql: `${boundedCountSql(from, options.limit)} FORMAT TabSeparated`,
+        settings: boxed,
+        queryId,
+        signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
+        timeoutMs,
+      });
+      return boundedCount(Number(text.trim()), options.limit);
+    } catch (err) {
+      if (!deadline.aborted && !(err instanceof ClickhouseError && err.code === TIMEOUT_EXCEEDED)) throw err;
+      // A dropped connection alone does not stop a query still computing.
+      await killQuery(c, queryId);
+      return null;
+    }
+  });
 }
 
 export const clickhouseSource: SourceConnector = {
@@ -270,5 +300,5 @@ export const clickhouseSource: SourceConnector = {
   query,
   checkQuery: (sql) => void modelSelect(sql, "clickhouse"),
   read,
-  estimateRows,
+  countRows,
 };

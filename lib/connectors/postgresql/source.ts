@@ -21,7 +21,7 @@ import {
 import { postgresqlSourceDefinition } from "./definition";
 import { postgresqlTextRows } from "./text-rows";
 import { bentBeforeCondition } from "./values";
-import { estimateRows } from "./estimate";
+import { countPostgresqlRows } from "./count";
 import { cursorBatches } from "./cursor";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
@@ -229,5 +229,5 @@ export const postgresqlSource: SourceConnector = {
   read,
   readFingerprinted,
   textRows: postgresqlTextRows,
-  estimateRows,
+  countRows: countPostgresqlRows,
 };

@@ -10,7 +10,6 @@ import { expectRecordValues, pgColumnsDdl, pgInsert, PG_TYPES, ROWS } from "@/te
 import { validateConfiguration } from "../registry";
 import { columnType } from "./catalog";
 import { redshiftSourceDefinition } from "./definition";
-import { plannedRows } from "./estimate";
 import { redshiftSource, serverName } from "./source";
 
 const HOST = process.env.PG_TEST_HOST ?? "127.0.0.1";
@@ -252,19 +251,14 @@ describe("read", () => {
     expect(seen).toEqual([100]);
   });
 
-  it("estimates the rows of a read from the plain EXPLAIN text", async () => {
-    const estimate = await redshiftSource.estimateRows!(config(), {
-      query: `SELECT * FROM ${schema}.users`,
-      batchSize: 100,
-    });
-    expect(estimate).toBeGreaterThan(0);
-    expect(plannedRows(["XN Seq Scan on users  (cost=0.00..0.05 rows=5 width=4)"])).toBe(5);
-    expect(
-      await redshiftSource.estimateRows!(config({ port: await closedPort() }), {
-        query: "SELECT 1",
-        batchSize: 1,
-      }),
-    ).toBeNull();
+  it("counts the rows of a read, bounded: exact below the bound, more than N at it; an unreachable cluster is a described error", async () => {
+    const options = { query: `SELECT * FROM ${schema}.users`, batchSize: 100, timeoutMs: 5_000 };
+    const exact = await redshiftSource.countRows!(config(), { ...options, limit: 1_000_000 });
+    expect(exact).toMatchObject({ more: false });
+    expect(exact!.rows).toBeGreaterThan(0);
+    expect(await redshiftSource.countRows!(config(), { ...options, limit: exact!.rows - 1 })).toEqual({ rows: exact!.rows - 1, more: true });
+    expect(await redshiftSource.countRows!(config(), { ...options, query: "SELECT 1, pg_sleep(60)", limit: 10, timeoutMs: 200 })).toBeNull();
+    await expect(redshiftSource.countRows!(config({ port: await closedPort() }), { query: "SELECT 1", batchSize: 1, limit: 10, timeoutMs: 1_000 })).rejects.toThrow();
   });
 });
 
@@ -284,13 +278,13 @@ describe("type fidelity (the PostgreSQL types; a cluster has only the subset Red
 });
 
 describe("model queries stay one SELECT as Redshift reads them (backslash escapes)", () => {
-  it("refuses a second statement hidden behind \\' in the check, preview, read and estimate", async () => {
+  it("refuses a second statement hidden behind \\' in the check, preview, read and count", async () => {
     await sql(`CREATE TABLE ${schema}.victim (id int)`);
     const attack = `SELECT 'x\\' , ' ) AS a; COMMIT; DROP TABLE ${schema}.victim; SELECT * FROM (SELECT 1`;
     expect(() => redshiftSource.checkQuery!(attack)).toThrow(/single statement/);
     await expect(redshiftSource.query!(config(), attack, 5)).rejects.toThrow(/single statement|never closed/);
     await expect(collect(redshiftSource.read(config(), { batchSize: 10, query: attack }))).rejects.toThrow(/single statement|never closed/);
-    expect(await redshiftSource.estimateRows!(config(), { batchSize: 10, query: attack })).toBeNull();
+    await expect(redshiftSource.countRows!(config(), { batchSize: 10, query: attack, limit: 10, timeoutMs: 1_000 })).rejects.toThrow(/single statement|never closed/);
     const { rows } = await sql(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = '${schema}' AND tablename = 'victim'`);
     expect(rows[0].n).toBe(1);
   });

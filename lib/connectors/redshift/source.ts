@@ -14,7 +14,7 @@ import { incrementalQuery, previewQuery } from "../postgresql/source";
 import { listRedshiftColumns } from "./catalog";
 import { tryRedshiftSettings, wireConfig } from "./config";
 import { redshiftSourceDefinition } from "./definition";
-import { estimateRedshiftRows } from "./estimate";
+import { countRedshiftRows } from "../postgresql/count";
 
 const describe = (err: unknown, s?: PgSettings) => describePgError(err, s, "Redshift");
 
@@ -92,5 +92,5 @@ export const redshiftSource: SourceConnector = {
   query,
   checkQuery: (sql) => void modelSelect(sql, "redshift"),
   read,
-  estimateRows: estimateRedshiftRows,
+  countRows: (config, options) => described(config, () => countRedshiftRows(wireConfig(config), options)),
 };
