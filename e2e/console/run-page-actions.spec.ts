@@ -43,7 +43,7 @@ test.afterAll(async () => {
   for (const table of tables) await sql(`DROP TABLE IF EXISTS ${table}`);
 });
 
-atEachViewport(() => {
+atEachViewport((viewport) => {
   test("Cancel on the run page stops a running run; the sync page and the dashboard follow without a reload", async ({ page, consoleErrors }, testInfo) => {
     test.setTimeout(240_000);
     void consoleErrors; // the fixture fails the test on a browser console error
@@ -83,9 +83,8 @@ atEachViewport(() => {
     destination.release();
   });
 
-  test("a held run shows sample keys and rows of what it would delete; canceled there, it leaves the syncs that need attention", async ({ page, consoleErrors }, testInfo) => {
+  test("a held run shows sample keys and rows of what it would delete; canceled there, it leaves the syncs that need attention", async ({ page, browser, consoleErrors }, testInfo) => {
     test.setTimeout(240_000);
-    void consoleErrors;
     const { syncId, src, dst } = await guardedSync(api, 20);
     tables.push(src, dst);
     syncs.push(syncId);
@@ -95,18 +94,20 @@ atEachViewport(() => {
     await waitForRun(api, syncId, runId, (a) => a.status === "needs_approval");
     const name = String((await syncAttributes(api, syncId)).name);
 
-    // A Viewer reads what it would delete, and why they can neither approve nor cancel it.
-    await signIn(page, viewer.email, viewer.password);
-    await page.goto(url(`/syncs/${syncId}/runs/${runId}`));
-    const held = page.getByTestId("held-plan");
-    await expect(held.getByRole("region", { name: "Delete samples" })).toContainText("Delete: 5 of 18", { timeout: 60_000 });
-    const approval = page.getByRole("alert", { name: "Needs approval" });
-    await expect(approval).toContainText("may view runs but not start, cancel or approve them");
-    await expect(page.getByRole("button", { name: "Approve run" })).toHaveCount(0);
-    await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
-    await attachShot(page, testInfo, "4-held-run-viewer");
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await page.waitForURL(/\/login/, { timeout: 60_000 });
+    // A Viewer (in a browser of their own) reads what it would delete, and why they can neither approve nor cancel it.
+    const viewerContext = await browser.newContext({ viewport });
+    const viewerPage = await viewerContext.newPage();
+    viewerPage.on("console", (msg) => {
+      if (msg.type() === "error") consoleErrors.push(`console.error on ${viewerPage.url()}: ${msg.text()}`);
+    });
+    await signIn(viewerPage, viewer.email, viewer.password);
+    await viewerPage.goto(url(`/syncs/${syncId}/runs/${runId}`));
+    await expect(viewerPage.getByTestId("held-plan").getByRole("region", { name: "Delete samples" })).toContainText("Delete: 5 of 18", { timeout: 60_000 });
+    await expect(viewerPage.getByRole("alert", { name: "Needs approval" })).toContainText("may view runs but not start, cancel or approve them");
+    await expect(viewerPage.getByRole("button", { name: "Approve run" })).toHaveCount(0);
+    await expect(viewerPage.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
+    await attachShot(viewerPage, testInfo, "4-held-run-viewer");
+    await viewerContext.close();
 
     // The admin meets it on the dashboard, opens it, reads its samples and cancels it there.
     await signIn(page, ADMIN.email, ADMIN.password);
@@ -121,6 +122,7 @@ atEachViewport(() => {
     await expect(deletes.locator("pre").first()).toContainText('"id"');
     await attachShot(page, testInfo, "5-held-run-samples");
 
+    const approval = page.getByRole("alert", { name: "Needs approval" });
     await approval.getByRole("button", { name: "Cancel run" }).click();
     await page.getByRole("dialog", { name: `Cancel run #${runId}?` }).getByRole("button", { name: "Cancel run" }).click();
     await expect(page.getByRole("heading", { level: 1 })).toContainText(`canceled by ${who}`, { timeout: 60_000 });
