@@ -3,12 +3,12 @@ import Link from "next/link";
 import { count, dateTime, seconds } from "@/components/common/format";
 import { Badge } from "@/components/ui/badge";
 import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
-import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
-import { useRunSync, useSyncRun } from "@/lib/api-client/syncs";
-import { ApprovalPanel } from "./approval-panel";
+import { useSyncRun } from "@/lib/api-client/syncs";
+import { ApprovalPanel, HeldPlan } from "./approval-panel";
+import { RunActions } from "./run-actions";
 import { PlanCounts } from "./plan-view";
 import { RunOutcomeBadge } from "./run-outcome";
 import { RunProgress } from "./run-progress";
@@ -20,7 +20,6 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
   // A run held for approval is not finished, but nothing moves until someone decides.
   const held = run.data?.attributes.status === "needs_approval";
   const active = Boolean(run.data && ACTIVE_RUN_STATUSES.has(run.data.attributes.status)) && !held;
-  const retry = useRunSync(syncId);
   const canRun = useCan("sync", "create");
 
   if (run.isLoading) return <LoadingState />;
@@ -47,13 +46,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
           </span>
         }
         description={`Started ${dateTime(r.started_at)} · finished ${dateTime(r.finished_at)} · ${seconds(r.duration)}${r.write_mode ? ` · write mode ${WRITE_MODE_LABELS[r.write_mode].toLowerCase()}` : ""}`}
-        actions={
-          canRun && !active && (r.failed_rows ?? 0) > 0 ? (
-            <Button onClick={() => retry.mutate(undefined)} loading={retry.isPending}>
-              Retry failed records
-            </Button>
-          ) : null
-        }
+        actions={<RunActions syncId={syncId} runId={runId} run={r} />}
       />
       {active && (
         <Card className="mb-4">
@@ -86,12 +79,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
           )}
         </Card>
       ) : held && r.plan ? (
-        <Card className="mb-4">
-          <CardHeader title="What it would do" />
-          <CardBody>
-            <PlanCounts counts={r.plan.counts} tracked={r.plan.tracked} />
-          </CardBody>
-        </Card>
+        <HeldPlan syncId={syncId} runId={runId} plan={r.plan} />
       ) : null}
       {held ? null : r.error && r.outcome === "canceled" ? (
         <div role="note" className="mb-4 rounded-lg border border-slate-200 bg-slate-50 px-4 py-3 text-sm text-slate-700">

@@ -269,6 +269,28 @@ export const DATA_STEPS = {
     // No longer waiting: the documented 409.
     await expectStatus(approve(), 409);
   },
+  getSyncRunPlan: async (fx) => {
+    const { syncId, runId } = await fx.heldRun();
+    const body = await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{id}/plan", { params: { path: { sync_id: syncId, id: runId } } }),
+      200,
+    );
+    expect(JSON.stringify(body)).toContain("samples");
+    // A run of a sync without limits in force kept no plan: the documented 404.
+    const finished = await fx.finishedRun();
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{id}/plan", { params: { path: { sync_id: finished.syncId, id: finished.runId } } }),
+      404,
+    );
+  },
+  getSyncRunUndelivered: async (fx) => {
+    const { syncId, runId } = await fx.finishedRun();
+    const body = await expectStatus(
+      (await fx.admin()).GET("/api/v1/syncs/{sync_id}/sync_runs/{id}/undelivered", { params: { path: { sync_id: syncId, id: runId } } }),
+      200,
+    );
+    expect(JSON.stringify(body)).toContain("undelivered_rows");
+  },
   cancelSyncRun: async (fx) => {
     const syncId = await fx.newSync(await fx.slowModelId());
     const runId = await fx.trigger(syncId);

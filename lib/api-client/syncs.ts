@@ -6,6 +6,7 @@ import type { CreateSyncInput, UpdateSyncInput } from "@/lib/validation/syncs";
 import type { Resource, Sync, SyncConfigurations, SyncJson, SyncRecordJson, SyncRunJson } from "./types";
 import { useApi } from "./provider";
 import { useApiMutation, useKey, withJson } from "./query";
+import { runChanged } from "./runs";
 
 const syncOf = withJson<SyncJson>();
 const runOf = withJson<SyncRunJson>();
@@ -128,7 +129,7 @@ export function useCancelSync(id: string) {
   const cancel = () => api.ok(api.DELETE("/api/v1/schedule_syncs/{sync_id}", { params: { path: { sync_id: Number(id) } } }));
   return useApiMutation(cancel, {
     success: (r) => r?.message ?? "Run canceled.",
-    invalidate: [["syncs"], ["runs", id]],
+    invalidate: runChanged(id),
   });
 }
 

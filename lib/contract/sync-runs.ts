@@ -2,7 +2,9 @@
 import { z } from "zod";
 import { listSchema, paginated } from "@/lib/http/pagination";
 import { syncRecordDetailSchema, syncRecordSchema } from "@/lib/serializers/sync-records.schema";
+import { syncRunPlanSchema } from "@/lib/serializers/plans.schema";
 import { syncRunSchema } from "@/lib/serializers/sync-runs.schema";
+import { undeliveredRowsSchema } from "@/lib/serializers/undelivered.schema";
 import {
   exportSyncRecordsQuerySchema,
   listSyncRecordsQuerySchema,
@@ -90,6 +92,32 @@ export const syncRuns = {
     response: z.strictObject({ message: z.string(), data: syncRunSchema }),
     errors: [409],
     notes: "The run ends failed with canceled_by set, like DELETE /api/v1/schedule_syncs/{sync_id}. Audit-logged. 409 when the run has already ended.",
+  }),
+  getSyncRunPlan: operation({
+    operationId: "getSyncRunPlan",
+    method: "get",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{id}/plan",
+    tag: "Sync runs",
+    summary: "The plan a run kept, with the sample rows it was held with",
+    permission: ["sync_record", "read"],
+    params: syncRunParamsSchema,
+    status: 200,
+    response: syncRunPlanSchema,
+    notes:
+      "What the run planned before its first write (the run resource's plan) and, while it waits for approval, up to 5 sample rows per action with the payloads the mapping makes of them: the keys and rows it would delete or change. Samples are source rows, so the permission is the records' one. 404 when the run kept no plan (its sync's limits were not in force).",
+  }),
+  getSyncRunUndelivered: operation({
+    operationId: "getSyncRunUndelivered",
+    method: "get",
+    path: "/api/v1/syncs/{sync_id}/sync_runs/{id}/undelivered",
+    tag: "Sync runs",
+    summary: "How many of a run's failed records are still undelivered",
+    permission: ["sync_run", "read"],
+    params: syncRunParamsSchema,
+    status: 200,
+    response: undeliveredRowsSchema,
+    notes:
+      "A failed record stays undelivered until a later run (POST /api/v1/schedule_syncs re-sends every failed row) delivers it. The console offers \"Retry failed records\" only while undelivered_rows is above 0.",
   }),
   listSyncRecords: operation({
     operationId: "listSyncRecords",

@@ -60,15 +60,33 @@ export const planSampleSchema = z
   })
   .meta({ id: "PlanSample" });
 
+/** A few rows per action, in read order (deletes in key order). */
+export const planSamplesSchema = z
+  .strictObject({ insert: z.array(planSampleSchema), update: z.array(planSampleSchema), delete: z.array(planSampleSchema), skip: z.array(planSampleSchema) })
+  .meta({ id: "PlanSamples" });
+
 /** POST /syncs/{id}/plan. */
 export const syncPlanSchema = z
   .strictObject({
     data: runPlanSchema.extend({
       sync_id: z.number().int(),
-      samples: z
-        .strictObject({ insert: z.array(planSampleSchema), update: z.array(planSampleSchema), delete: z.array(planSampleSchema), skip: z.array(planSampleSchema) })
-        .describe("Up to sample_size rows per action, in read order (deletes in key order)."),
+      samples: planSamplesSchema.describe("Up to sample_size rows per action, in read order (deletes in key order)."),
     }),
   })
   .meta({ id: "SyncPlan" });
 export type SyncPlanBody = z.infer<typeof syncPlanSchema>;
+
+/** GET /syncs/{sync_id}/sync_runs/{id}/plan: the plan a run kept, with the sample rows it was held with. */
+export const syncRunPlanSchema = z
+  .strictObject({
+    data: runPlanSchema.extend({
+      sync_run_id: z.number().int(),
+      samples: planSamplesSchema
+        .nullable()
+        .describe(
+          "The rows a run held for approval kept, up to 5 per action: what it would insert, update, delete or skip. null once it was approved (it planned again) and for runs that were never held.",
+        ),
+    }),
+  })
+  .meta({ id: "SyncRunPlan" });
+export type SyncRunPlanBody = z.infer<typeof syncRunPlanSchema>;

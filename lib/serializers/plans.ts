@@ -2,7 +2,7 @@
 // column: anything that is not a plan reads as none).
 import type { SyncPlan } from "@/lib/engine";
 import { z } from "zod";
-import { runPlanSchema, type RunPlanAttributes, type SyncPlanBody } from "./plans.schema";
+import { planSamplesSchema, runPlanSchema, type RunPlanAttributes, type SyncPlanBody, type SyncRunPlanBody } from "./plans.schema";
 
 export const serializeSyncPlan = (syncId: number, plan: SyncPlan): SyncPlanBody => ({
   data: {
@@ -30,4 +30,17 @@ export function storedRunPlan(stored: unknown): RunPlanAttributes | null {
   if (stored === null || stored === undefined) return null;
   const parsed = storedPlanFields.safeParse(stored);
   return parsed.success ? parsed.data : null;
+}
+
+/** The samples a held run kept beside its plan (plan/guard-step.ts); null when it kept none. */
+function storedSamples(stored: unknown): SyncRunPlanBody["data"]["samples"] {
+  if (stored === null || typeof stored !== "object") return null;
+  const parsed = planSamplesSchema.safeParse((stored as { samples?: unknown }).samples);
+  return parsed.success ? parsed.data : null;
+}
+
+/** GET …/sync_runs/{id}/plan; null when the run kept no plan. */
+export function serializeRunPlan(runId: number, stored: unknown): SyncRunPlanBody | null {
+  const plan = storedRunPlan(stored);
+  return plan === null ? null : { data: { sync_run_id: runId, ...plan, samples: storedSamples(stored) } };
 }

@@ -5,6 +5,8 @@ import { NotFound } from "@/lib/errors";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { ListSyncRunsQuery } from "@/lib/validation/sync-runs";
+import { serializeRunPlan } from "@/lib/serializers/plans";
+import type { SyncRunPlanBody } from "@/lib/serializers/plans.schema";
 import { longPoll, type Waiter } from "./long-poll";
 import { requireSync } from "./syncs";
 
@@ -67,3 +69,13 @@ export async function waitForWorkspaceSyncRun(who: Waiter, id: number, waitSecon
 }
 
 const isSettled = (run: SyncRun): boolean => SETTLED_RUN_STATUSES.has(run.status);
+
+/** The plan a run kept, with the samples it was held with (GET …/sync_runs/{id}/plan); 404 when it planned nothing. */
+export async function getSyncRunPlan(workspaceId: number, syncId: number, id: number): Promise<SyncRunPlanBody> {
+  const run = await getSyncRun(workspaceId, syncId, id);
+  const plan = serializeRunPlan(run.id, run.plan);
+  if (plan === null) {
+    throw new NotFound(`Sync run ${id} of sync ${syncId} kept no plan: only runs of a sync whose limits are in force plan before their first write.`);
+  }
+  return plan;
+}

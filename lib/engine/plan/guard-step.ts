@@ -5,6 +5,8 @@
 // else it is held again saying what changed. A run that already planned (a resumed attempt) goes
 // straight on; its deletes are still checked when it makes them (delete-detection.ts), and an
 // approved run's updates as it writes them (UpdateBinding in approval.ts, set in run-execution.ts).
+// A held run keeps a few sample rows per action with its plan, for the person who approves it
+// (GET …/sync_runs/{id}/plan); approving drops them (run-store.ts:approveHeldRun).
 import "server-only";
 import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
 import type { SyncRun } from "@/lib/generated/prisma/client";
@@ -13,6 +15,9 @@ import { holdRunForApproval, saveRunPlan } from "../run-store";
 import type { PendingFilter } from "../unchanged-filter";
 import { beyondApproval, isApprovedPlan, reapprovalMessage, type StoredPlan } from "./approval";
 import { planRun } from "./planner";
+
+/** Sample rows per action a held run keeps for its approver: what the plan dialog shows by default. */
+export const HELD_PLAN_SAMPLES = 5;
 
 /** True when the attempt must stop here (held for approval, or ended meanwhile). */
 export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFilter): Promise<boolean> {
@@ -24,7 +29,7 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   if (stored !== null && stored.planned_at !== undefined) return false;
   const approval = stored !== null && isApprovedPlan(stored.approval) ? stored.approval : null;
   const started = performance.now();
-  const { samples: _samples, ...plan } = await planRun(ctx, { signal: attempt.signal, unchanged });
+  const { samples, ...plan } = await planRun(ctx, { signal: attempt.signal, unchanged, sampleSize: HELD_PLAN_SAMPLES });
   // The plan's read is the run's reading time too.
   attempt.timings.query += performance.now() - started;
   const beyond = approval && plan.exceeded.length > 0 ? beyondApproval(approval, plan) : [];
@@ -39,6 +44,6 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
     return false;
   }
   const message = approval ? reapprovalMessage(beyond, plan.exceeded) : approvalMessage(plan.exceeded);
-  attempt.stop((await holdRunForApproval(run.id, plan, message)) ? "approval" : "canceled");
+  attempt.stop((await holdRunForApproval(run.id, { ...plan, samples }, message)) ? "approval" : "canceled");
   return true;
 }
