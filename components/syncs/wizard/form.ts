@@ -12,10 +12,7 @@ import {
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
 import { chosenId } from "@/lib/validation/ids";
-import { scheduleFieldProblem } from "./schedule-problems";
-
-/** The schedule fields a schedule type may leave unused: checked only while the type runs on them. */
-const SCHEDULE_VALUE_FIELDS = ["sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
+import { scheduleFieldProblem, type ScheduleField } from "./schedule-problems";
 
 /**
  * The schedule values as typed, unchecked: an empty "Every" box is NaN, a value the chosen schedule
@@ -31,13 +28,13 @@ const looseScheduleFields = {
 };
 
 /** Which schedule fields the chosen type runs on (the time zone goes with the cron expression). */
-export function usedScheduleFields(s: Pick<CreateSyncInput, "schedule_type" | "cron_expression">): Set<(typeof SCHEDULE_VALUE_FIELDS)[number]> {
+export function usedScheduleFields(s: Pick<CreateSyncInput, "schedule_type" | "cron_expression">): Set<ScheduleField> {
   const { useCron, useInterval } = scheduleUses(s);
   return new Set([...(useInterval ? (["sync_interval", "sync_interval_unit"] as const) : []), ...(useCron ? (["cron_expression", "timezone"] as const) : [])]);
 }
 
 /** Checks the schedule fields the chosen type runs on, in the form's words (schedule-problems.ts). */
-function refineUsedSchedule(sync: Pick<CreateSyncInput, "schedule_type" | (typeof SCHEDULE_VALUE_FIELDS)[number]>, ctx: z.RefinementCtx): void {
+function refineUsedSchedule(sync: Pick<CreateSyncInput, "schedule_type" | ScheduleField>, ctx: z.RefinementCtx): void {
   for (const field of usedScheduleFields(sync)) {
     const message = scheduleFieldProblem(field, sync);
     if (message) ctx.addIssue({ code: "custom", path: [field], message });

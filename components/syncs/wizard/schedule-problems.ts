@@ -7,6 +7,7 @@ import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule
 const MAX_INTERVAL = 1_000_000;
 const MAX_CRON_LENGTH = 200;
 
+/** The schedule fields a schedule type may leave unused: checked only while the type runs on them. */
 export type ScheduleField = "sync_interval" | "sync_interval_unit" | "cron_expression" | "timezone";
 
 export interface ScheduleValues {
