@@ -45,6 +45,9 @@ async function manualSync(model: number, destinationId: number): Promise<string>
 
 test.afterAll(() => world.close());
 
+// Each test signs in and walks several pages on a machine shared with other test runs.
+test.describe.configure({ timeout: 240_000 });
+
 /** Whether two boxes share any area. */
 function overlap(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
