@@ -117,7 +117,7 @@ atEachViewport((viewport) => {
     await expect(page.getByRole("alert").filter({ hasText: "Mapping 1:" })).toContainText("has no closing }}");
     await expect(page.getByRole("heading", { name: "Map model columns to destination fields" })).toBeVisible();
     await template.fill("{{ email | upcasee }}");
-    await expectDescribedBy(template, /there is no filter named "upcasee": check its spelling/);
+    await expectDescribedBy(template, /^There is no filter named "upcasee": check its spelling\.$/);
     await attachShot(page, testInfo, "template-problem");
     // No parser jargon, and not the preview's stand-in field name, anywhere on the step.
     await expect(page.locator("main")).not.toContainText(/not closed|undefined filter|Mapping to "value"/);
