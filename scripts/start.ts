@@ -2,7 +2,6 @@
 // DATABASE_URL is set), migrates, seeds, builds the console when sources changed, then serves the
 // console and the API on PORT with the scheduler and a worker in the same process.
 // `npm run dev` does the same with Next's dev server (no build).
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -22,6 +21,7 @@ import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
 import { startEngine, stopEngine } from "../lib/engine";
 import { firstAdminBanner } from "./admin/box";
+import { buildConsole } from "./console-build";
 
 const dev = process.argv.includes("--dev");
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
@@ -40,17 +40,13 @@ function newestMtime(target: string): number {
 }
 
 /** Builds the console when there is no build yet or a source is newer than the last one. */
-function buildIfNeeded(): void {
+async function buildIfNeeded(): Promise<void> {
   const buildId = path.join(env.NEXT_DIST_DIR, "BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const changed = Math.max(...[...SOURCE_DIRS, ...SOURCE_FILES].map(newestMtime));
   if (built && built >= changed) return;
   logger.info("building the console (first start or sources changed)…");
-  const result = spawnSync("npx", ["next", "build"], {
-    stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (result.status !== 0) throw new Error("next build failed; see the output above.");
+  await buildConsole();
 }
 
 async function main() {
@@ -78,7 +74,7 @@ async function main() {
     await seedDemo({ log: (line) => logger.info(line) });
   }
 
-  if (!dev) buildIfNeeded();
+  if (!dev) await buildIfNeeded();
   const app = next({ dev, hostname: "localhost", port, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();

@@ -1,3 +1,4 @@
+import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/states";
 
 export function cellText(v: unknown): string {
@@ -6,7 +7,7 @@ export function cellText(v: unknown): string {
   return String(v);
 }
 
-/** Rows of a query preview, columns in the order of the first row. */
+/** Rows of a query preview, columns in the order of the first row; the primary key's column is marked. */
 export function PreviewTable({ rows, highlight }: { rows: Record<string, unknown>[]; highlight?: string }) {
   if (rows.length === 0) return <EmptyState title="The query returned no rows" description="A model with no rows syncs nothing. Check the query's filters." />;
   const columns = Object.keys(rows[0]);
@@ -16,9 +17,14 @@ export function PreviewTable({ rows, highlight }: { rows: Record<string, unknown
         <thead className="sticky top-0 bg-slate-50">
           <tr>
             {columns.map((c) => (
-              <th key={c} scope="col" className={`px-3 py-2 text-left font-semibold ${c === highlight ? "text-indigo-700" : "text-slate-600"}`}>
+              <th key={c} scope="col" className={`whitespace-nowrap px-3 py-2 text-left font-semibold ${c === highlight ? "text-indigo-700" : "text-slate-600"}`}>
                 {c}
-                {c === highlight && " 🔑"}
+                {/* Words, not a pictogram: read out by screen readers and the same on every system font. */}
+                {c === highlight && (
+                  <Badge tone="indigo" className="ml-1.5 normal-case">
+                    primary key
+                  </Badge>
+                )}
               </th>
             ))}
           </tr>

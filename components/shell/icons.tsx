@@ -9,6 +9,10 @@ const PATHS = {
   roles: "M12 1L3 5v6c0 5.5 3.8 10.7 9 12 5.2-1.3 9-6.5 9-12V5l-9-4zm0 10.9h7c-.5 4.1-3.3 7.8-7 8.9V12H5V6.3l7-3.1v8.7z",
   key: "M12.7 10A6 6 0 101 12a6 6 0 0011.7 2H17v4h4v-4h2v-4H12.7zM7 14a2 2 0 110-4 2 2 0 010 4z",
   bell: "M12 22a2 2 0 002-2h-4a2 2 0 002 2zm6-6V11c0-3.1-1.6-5.6-4.5-6.3V4a1.5 1.5 0 00-3 0v.7C7.6 5.4 6 7.9 6 11v5l-2 2v1h16v-1l-2-2z",
+  // A padlock: the account's own password (API tokens keep the key).
+  lock: "M8 10V7a4 4 0 018 0v3h-2V7a2 2 0 00-4 0v3H8zM5 10h14v11H5V10zm6 4v4h2v-4h-2z",
+  // A bolt: webhooks announce run events to other systems.
+  bolt: "M13 2L4 14h7l-1 8 9-12h-7l1-8z",
   logout: "M10 17l1.4-1.4L8.8 13H20v-2H8.8l2.6-2.6L10 7l-5 5 5 5zM4 5h8V3H4a2 2 0 00-2 2v14a2 2 0 002 2h8v-2H4V5z",
   chevron: "M7 10l5 5 5-5H7z",
   audit: "M9 2h6a1 1 0 011 1v1h2a2 2 0 012 2v14a2 2 0 01-2 2H6a2 2 0 01-2-2V6a2 2 0 012-2h2V3a1 1 0 011-1zm1 2v2h4V4h-4zM7 10v2h2v-2H7zm4 0v2h6v-2h-6zm-4 4v2h2v-2H7zm4 0v2h6v-2h-6z",

@@ -5,6 +5,7 @@ import type { IconName } from "./icons";
 
 type Permissions = NonNullable<Policies["permissions"]>;
 
+/** Each entry has an icon of its own (no two share one), so the sidebar reads at a glance. */
 export interface NavItem {
   href: string;
   label: string;
@@ -26,9 +27,9 @@ export const SETTINGS: NavItem[] = [
   { href: "/settings/roles", label: "Roles", icon: "roles" },
   { href: "/settings/api-tokens", label: "API tokens", icon: "key", need: ["api_token", "read"] },
   { href: "/settings/alerts", label: "Alerts", icon: "bell", need: ["alert", "read"] },
-  { href: "/settings/webhooks", label: "Webhooks", icon: "sync", need: ["webhook_subscription", "read"] },
+  { href: "/settings/webhooks", label: "Webhooks", icon: "bolt", need: ["webhook_subscription", "read"] },
   { href: "/settings/audit-log", label: "Audit log", icon: "audit", need: ["audit_log", "read"] },
-  { href: "/settings/password", label: "Password", icon: "key" },
+  { href: "/settings/password", label: "Password", icon: "lock" },
 ];
 
 /** Whether a role with `permissions` may open the entry. */

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/field";
 import type { Mapping, MappingType } from "@/lib/api-client/types";
 import { previewMapping } from "@/lib/sync-config/mapping";
+import { templateSyntaxProblem } from "@/lib/sync-config/templates";
 
 export interface DestinationField {
   name: string;
@@ -73,9 +74,17 @@ export function MappingRow({
     if (m.mapping_type !== "template" || !sampleRow || !String(m.from ?? "").trim()) return null;
     const result = previewMapping([{ from: m.from, to: "value", mapping_type: "template", null_policy: m.null_policy }], sampleRow);
     // With null_policy skip an empty value leaves the field out: the payload has no "value".
-    return result.ok ? { ok: true as const, value: result.payload.value, leftOut: !("value" in result.payload) } : result;
+    // The preview maps to a stand-in field "value": its name is no part of what the person reads.
+    return result.ok
+      ? { ok: true as const, value: result.payload.value, leftOut: !("value" in result.payload) }
+      : { ok: false as const, error: result.error.replace(/^Mapping to "value": /, "") };
   }, [m.mapping_type, m.from, m.null_policy, sampleRow]);
   const sType = staticTypeOf(m.from);
+  // A template that does not parse says so under its own box, whether or not a sample row is loaded.
+  const templateProblem = useMemo(
+    () => (m.mapping_type === "template" && String(m.from ?? "").trim() ? templateSyntaxProblem(String(m.from)) : null),
+    [m.mapping_type, m.from],
+  );
   const isStatic = m.mapping_type === "static";
 
   return (
@@ -157,13 +166,22 @@ export function MappingRow({
             </div>
           )}
           {m.mapping_type === "template" && (
-            <Input
-              aria-label={`Mapping ${n} template`}
-              className="font-mono"
-              value={String(m.from ?? "")}
-              onChange={(e) => set({ from: e.target.value })}
-              placeholder="{{ first_name }} {{ last_name }}"
-            />
+            <>
+              <Input
+                aria-label={`Mapping ${n} template`}
+                aria-invalid={templateProblem ? true : undefined}
+                aria-describedby={templateProblem ? `${listId}-template-${index}` : undefined}
+                className="font-mono"
+                value={String(m.from ?? "")}
+                onChange={(e) => set({ from: e.target.value })}
+                placeholder="{{ first_name }} {{ last_name }}"
+              />
+              {templateProblem && (
+                <p id={`${listId}-template-${index}`} className="mt-1 text-xs font-medium text-red-600" data-testid={`template-problem-${index}`}>
+                  {templateProblem}
+                </p>
+              )}
+            </>
           )}
         </div>
         <span className="pt-2 text-center text-slate-400" aria-hidden>
@@ -209,6 +227,8 @@ export function MappingRow({
             <span className="text-slate-500">Preview appears once the model&rsquo;s sample row is loaded.</span>
           ) : !preview ? (
             <span className="text-slate-500">Type a template to see its value on the sample row.</span>
+          ) : templateProblem ? (
+            <span className="text-slate-500">Fix the template to see its value on the sample row.</span>
           ) : preview.ok && preview.leftOut ? (
             <span className="text-slate-600">Empty on the sample row: the field is left out, the destination keeps its value.</span>
           ) : preview.ok ? (

@@ -56,7 +56,7 @@ export function RunRecords({ syncId, runId, active }: { syncId: string; runId: s
         header: "Error or reason",
         // A skipped record's error column says why the write mode skipped it: no failure, so not red.
         cell: (i) => (
-          <span className={cn("block max-w-md truncate", i.row.original.attributes.status === "skipped" ? "text-slate-600" : "text-red-700")} title={i.getValue() ?? ""}>
+          <span className={cn("block whitespace-normal wrap-break-word", i.row.original.attributes.status === "skipped" ? "text-slate-600" : "text-red-700")} title={i.getValue() ?? ""}>
             {i.getValue() ?? ""}
           </span>
         ),

@@ -113,7 +113,8 @@ export function DataTable<T>({
                       aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : undefined}
                       ref={(el) => titleFromText(el)}
                       className={cn(
-                        "truncate px-4 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-500",
+                        // Headings wrap rather than being cut (issue 35: "SUCCEEDED" read "SUCCE…" at 1280).
+                        "whitespace-normal wrap-break-word px-4 py-2.5 text-left align-bottom text-xs font-semibold uppercase tracking-wide text-slate-500",
                         header.column.columnDef.meta?.className,
                       )}
                     >

@@ -32,14 +32,16 @@ export function Toaster({ children }: { children: React.ReactNode }) {
   return (
     <ToastContext.Provider value={api}>
       {children}
-      <div aria-live="polite" className="pointer-events-none fixed bottom-4 right-4 z-50 flex w-96 max-w-[calc(100%-2rem)] flex-col gap-2">
+      {/* Top centre of the page column (right of the w-60 sidebar): at the bottom right, toasts covered
+          the tables' Previous/Next buttons; up here they sit between a page's title and its actions. */}
+      <div aria-live="polite" className="pointer-events-none fixed left-60 right-0 top-3 z-50 flex flex-col items-center gap-2 px-4">
         {toasts.map((t) => (
           <div
             key={t.id}
             role={t.tone === "error" ? "alert" : "status"}
             data-testid={`toast-${t.tone}`}
             className={cn(
-              "pointer-events-auto flex items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg",
+              "pointer-events-auto flex w-96 max-w-full items-start gap-3 rounded-lg border px-4 py-3 text-sm shadow-lg",
               t.tone === "success" && "border-emerald-200 bg-emerald-50 text-emerald-900",
               t.tone === "error" && "border-red-200 bg-red-50 text-red-900",
               t.tone === "info" && "border-slate-200 bg-white text-slate-900",

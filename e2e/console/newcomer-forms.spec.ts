@@ -157,7 +157,7 @@ for (const viewport of VIEWPORTS) {
       await page.getByLabel("Every").fill("");
       await page.getByRole("button", { name: "Save schedule" }).click();
       await expect(page.getByLabel("Every")).toHaveAttribute("aria-invalid", "true");
-      await expect(section("Schedule").getByText("must be greater than 0 when schedule_type is interval")).toBeVisible();
+      await expect(section("Schedule").getByText("Enter how many minutes to wait between runs: a whole number, 1 or more.")).toBeVisible();
       await attachShot(page, testInfo, "settings-schedule-bad-interval");
       await page.getByRole("combobox", { name: "Schedule", exact: true }).selectOption("cron_expression");
       await page.getByLabel("Cron expression").fill("*/30 * * * *");

@@ -16,6 +16,7 @@ import {
 } from "liquidjs";
 import { env } from "@/lib/config/env";
 import { registerExactMath } from "./exact-math";
+import { plainParseError } from "./parse-sentences";
 
 export const NO_FILES = "templates cannot include files";
 
@@ -123,7 +124,8 @@ const LIMIT_SENTENCES: [RegExp, (limits: TemplateLimits) => string][] = [
 
 /**
  * The sentence a person can act on: Liquid wraps errors (filter errors in RenderError, tag errors in
- * ParseError) and appends the template position; limit errors get the limit they hit.
+ * ParseError) and appends the template position; limit errors get the limit they hit, parse errors
+ * what to fix (parse-sentences.ts).
  */
 export function templateErrorMessage(err: unknown, limits: TemplateLimits = TEMPLATE_LIMITS): string {
   let current: unknown = err;
@@ -134,7 +136,7 @@ export function templateErrorMessage(err: unknown, limits: TemplateLimits = TEMP
   for (const [pattern, sentence] of LIMIT_SENTENCES) {
     if (pattern.test(message)) return sentence(limits);
   }
-  return message;
+  return plainParseError(message);
 }
 
 /** The parse limit for sources that are evaluated without engine.parse (single expressions). */

@@ -19,13 +19,14 @@ export function bundledScript(entry: string, name: string): string {
   const outfile = path.join(dir, `${name}.cjs`);
   const draft = path.join(dir, `${name}.${process.pid}.tmp.cjs`);
   buildSync({
-    entryPoints: [path.join(root, entry)],
+    // Run-time paths, not imports: without the ignore, Turbopack traces the whole project into the build (and warns).
+    entryPoints: [path.join(/*turbopackIgnore: true*/ root, entry)],
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node20",
     packages: "external",
-    tsconfig: path.join(root, "tsconfig.node.json"),
+    tsconfig: path.join(/*turbopackIgnore: true*/ root, "tsconfig.node.json"),
     outfile: draft,
     logLevel: "silent",
   });

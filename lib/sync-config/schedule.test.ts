@@ -39,7 +39,7 @@ describe("schedule", () => {
   it("validates cron expressions with a sentence", () => {
     expect(cronExpressionError("0 9 * * *")).toBeNull();
     expect(cronExpressionError("0 0 9 * * *")).toMatch(/5 fields/);
-    expect(cronExpressionError("61 * * * *")).toMatch(/not valid/);
+    expect(cronExpressionError("61 * * * *")).toMatch(/^The minute \(the 1st field\) "61" is not valid: use 0 to 59/);
     expect(cronExpressionError("0 9 * * *", "Mars/Olympus")).toMatch(/time zone/);
   });
 

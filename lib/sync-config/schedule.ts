@@ -51,19 +51,46 @@ export function isValidTimezone(timezone: string): boolean {
   }
 }
 
-/** Why a cron expression cannot be used, as a sentence; null when it is fine. */
+/** The five fields of a cron expression, in order: what each is called and what it may hold. */
+const CRON_FIELDS = [
+  { name: "minute", allowed: "0 to 59" },
+  { name: "hour", allowed: "0 to 23" },
+  { name: "day-of-month", allowed: "1 to 31 (or L for the last day)" },
+  { name: "month", allowed: "1 to 12 or JAN to DEC" },
+  { name: "day-of-week", allowed: "0 to 7 (0 and 7 are Sunday) or SUN to SAT" },
+] as const;
+
+const ORDINALS = ["1st", "2nd", "3rd", "4th", "5th"];
+
+const parses = (expression: string, timezone: string): boolean => {
+  try {
+    new Cron(expression, { timezone, paused: true });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Why a cron expression cannot be used, as a sentence a person can act on (which field is wrong and
+ * what it may hold); null when it is fine.
+ */
 export function cronExpressionError(expression: string, timezone = "UTC"): string | null {
   const fields = expression.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
-    return `The cron expression must have 5 fields (minute hour day-of-month month day-of-week); "${expression}" has ${fields.length}.`;
+    const seconds = fields.length === 6 ? " A seconds field is not supported: remove the first one." : "";
+    return `A cron expression has 5 fields separated by spaces (minute hour day-of-month month day-of-week), such as "0 9 * * 1" for 09:00 every Monday; "${expression.trim()}" has ${fields.length}.${seconds}`;
   }
   if (!isValidTimezone(timezone)) return `"${timezone}" is not a known time zone (use an IANA name such as Europe/Paris).`;
-  try {
-    new Cron(fields.join(" "), { timezone, paused: true });
-    return null;
-  } catch (err) {
-    return `The cron expression "${expression}" is not valid: ${(err as Error).message}`;
+  if (parses(fields.join(" "), timezone)) return null;
+  // The first field that is wrong on its own, the others left as "every" (*).
+  const bad = fields.findIndex((value, i) => !parses(fields.map((f, j) => (j === i ? f : "*")).join(" "), timezone));
+  const forms = "* (every), a list such as 1,15, a range such as 1-5 or a step such as */15";
+  if (bad >= 0) {
+    const { name, allowed } = CRON_FIELDS[bad];
+    return `The ${name} (the ${ORDINALS[bad]} field) "${fields[bad]}" is not valid: use ${allowed}, or ${forms}.`;
   }
+  return `The cron expression "${expression.trim()}" is not valid: each field holds a number, or ${forms}.`;
 }
 
 /** Which rule drives the schedule: automated uses the cron expression when set, else the interval. */

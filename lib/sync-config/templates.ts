@@ -127,16 +127,13 @@ export function compileTemplate(source: string): CompiledTemplate {
   } catch (err) {
     throw new TemplateError(`The template does not parse: ${errorText(err)}`);
   }
-  const single = SINGLE_OUTPUT.exec(source);
-  const expression = single && !single[1].includes("{{") && !single[1].includes("}}") ? single[1].trim() : undefined;
-  let value: Value | undefined;
-  let templates: Template[] | undefined;
+  let parsed: ReturnType<typeof parse>;
   try {
-    if (expression) value = new Value(expression, engine);
-    else templates = engine.parse(source);
+    parsed = parse(engine, source);
   } catch (err) {
     throw new TemplateError(`The template ${describeValue(source)} does not parse: ${errorText(err)}`);
   }
+  const { value, templates } = parsed;
   return {
     source,
     render(row, now = new Date()) {
@@ -152,6 +149,27 @@ export function compileTemplate(source: string): CompiledTemplate {
       }
     },
   };
+}
+
+function parse(engine: Liquid, source: string): { value?: Value; templates?: Template[] } {
+  const single = SINGLE_OUTPUT.exec(source);
+  const expression = single && !single[1].includes("{{") && !single[1].includes("}}") ? single[1].trim() : undefined;
+  return expression ? { value: new Value(expression, engine) } : { templates: engine.parse(source) };
+}
+
+/**
+ * Why a template does not parse, as a sentence saying what to fix (not echoing the template: it is
+ * shown beside the template's own field); null when it parses. Row values can still fail a render.
+ */
+export function templateSyntaxProblem(source: string): string | null {
+  try {
+    assertTemplateLength(source);
+    parse(liquidEngine(), source);
+    return null;
+  } catch (err) {
+    const reason = errorText(err);
+    return `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
+  }
 }
 
 function errorText(err: unknown): string {

@@ -29,7 +29,7 @@ describe("sync wizard form", () => {
     expect(updateBody(values)).not.toHaveProperty("cursor_field");
   });
 
-  it("applies the API's schedule rules", () => {
+  it("refuses a cron expression that would not run", () => {
     const values = filled();
     values.sync.schedule_type = "cron_expression";
     values.sync.cron_expression = "not a cron";
@@ -43,7 +43,7 @@ describe("sync wizard form", () => {
     values.sync.sync_interval = Number.NaN; // an emptied "Every" box
     const interval = syncFormSchema.safeParse(values);
     expect(interval.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
-      ["sync.sync_interval", "must be greater than 0 when schedule_type is interval"],
+      ["sync.sync_interval", "Enter how many hours to wait between runs: a whole number, 1 or more."],
     ]);
     values.sync.schedule_type = "cron_expression";
     values.sync.cron_expression = "*/5 * * * *";
@@ -52,11 +52,13 @@ describe("sync wizard form", () => {
     expect(createBody(cron.data!)).toMatchObject({ schedule_type: "cron_expression", sync_interval: null, sync_interval_unit: null, cron_expression: "*/5 * * * *" });
   });
 
-  it("checks the values the schedule type runs on with the API's rules", () => {
+  it("checks the values the schedule type runs on, in the form's words", () => {
     const values = filled();
     values.sync.schedule_type = "interval";
     values.sync.sync_interval = 1.5;
-    expect(syncFormSchema.safeParse(values).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["sync.sync_interval", "must be a whole number"]]);
+    expect(syncFormSchema.safeParse(values).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["sync.sync_interval", "Enter a whole number of hours, such as 2; for less than one hour, pick a smaller unit."],
+    ]);
     values.sync.schedule_type = "manual";
     values.sync.cron_expression = "x".repeat(300);
     values.sync.timezone = "Nowhere/Land";

@@ -5,7 +5,6 @@ import type { Sync } from "@/lib/api-client/types";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import {
   fieldMappingSchema,
-  refineSchedule,
   scheduleUses,
   SYNC_INTERVAL_UNITS,
   syncFields,
@@ -13,14 +12,13 @@ import {
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
 import { chosenId } from "@/lib/validation/ids";
-
-/** The schedule fields a schedule type may leave unused: checked only while the type runs on them. */
-const SCHEDULE_VALUE_FIELDS = ["sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
+import { scheduleFieldProblem, type ScheduleField } from "./schedule-problems";
 
 /**
  * The schedule values as typed, unchecked: an empty "Every" box is NaN, a value the chosen schedule
  * type hides must not block the form (issue: an invalid interval, then cron, left a hidden error
- * that blocked Continue). `refineUsedSchedule` checks the fields the type runs on, and nothing else.
+ * that blocked Continue). `refineUsedSchedule` checks the fields the type runs on, and nothing else;
+ * the API checks them again on save.
  */
 const looseScheduleFields = {
   sync_interval: z.number().nullish().catch(null),
@@ -30,25 +28,17 @@ const looseScheduleFields = {
 };
 
 /** Which schedule fields the chosen type runs on (the time zone goes with the cron expression). */
-export function usedScheduleFields(s: Pick<CreateSyncInput, "schedule_type" | "cron_expression">): Set<(typeof SCHEDULE_VALUE_FIELDS)[number]> {
+export function usedScheduleFields(s: Pick<CreateSyncInput, "schedule_type" | "cron_expression">): Set<ScheduleField> {
   const { useCron, useInterval } = scheduleUses(s);
   return new Set([...(useInterval ? (["sync_interval", "sync_interval_unit"] as const) : []), ...(useCron ? (["cron_expression", "timezone"] as const) : [])]);
 }
 
-function refineUsedSchedule(sync: Pick<CreateSyncInput, "schedule_type" | (typeof SCHEDULE_VALUE_FIELDS)[number]>, ctx: z.RefinementCtx): void {
-  const used = usedScheduleFields(sync);
-  let typed = true;
-  for (const field of SCHEDULE_VALUE_FIELDS) {
-    if (!used.has(field) || sync[field] === null || sync[field] === undefined) continue;
-    const result = syncFields[field].safeParse(sync[field]);
-    if (!result.success) {
-      typed = false;
-      ctx.addIssue({ code: "custom", path: [field], message: result.error.issues[0]?.message ?? "is not valid" });
-    }
+/** Checks the schedule fields the chosen type runs on, in the form's words (schedule-problems.ts). */
+function refineUsedSchedule(sync: Pick<CreateSyncInput, "schedule_type" | ScheduleField>, ctx: z.RefinementCtx): void {
+  for (const field of usedScheduleFields(sync)) {
+    const message = scheduleFieldProblem(field, sync);
+    if (message) ctx.addIssue({ code: "custom", path: [field], message });
   }
-  // The API's schedule rules, on the used values only (it checks a time zone even beside an interval).
-  const only = Object.fromEntries(SCHEDULE_VALUE_FIELDS.map((f) => [f, used.has(f) ? sync[f] : null]));
-  if (typed) refineSchedule({ ...sync, ...only }, ctx);
 }
 
 export const syncFormSchema = z.object({

@@ -5,6 +5,7 @@ import { PreviewTable } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
 import { InlineError, Spinner } from "@/components/ui/states";
 import { errorMessage } from "@/lib/api-client/client";
+import { templateSyntaxProblem } from "@/lib/sync-config/templates";
 import { MappingEditor, mappingProblems } from "../mapping-editor";
 import type { StepProps, SyncForm } from "./step";
 
@@ -68,5 +69,12 @@ export function MappingStep({ form, data, editing, clearProblems }: StepProps) {
   );
 }
 
-/** Mappings the API would refuse, found before the person goes on. */
-export const validateMappings = (form: SyncForm): string[] => mappingProblems(form.getValues("sync.configuration"));
+/** Mappings the API would refuse, found before the person goes on (a template's also under its box). */
+export const validateMappings = (form: SyncForm): string[] => {
+  const mappings = form.getValues("sync.configuration");
+  const templates = mappings.flatMap((m, i) => {
+    const problem = m.mapping_type === "template" && String(m.from ?? "").trim() ? templateSyntaxProblem(String(m.from)) : null;
+    return problem ? [`Mapping ${i + 1}: ${problem}`] : [];
+  });
+  return [...mappingProblems(mappings), ...templates];
+};
