@@ -9,12 +9,14 @@ import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
 import { audit } from "./audit";
+import { deleteWithDependents } from "./deletion";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { inTransaction } from "./transaction";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
+type AuthForDelete = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
 
 /** Models are returned with a summary of their connector (one query, no N+1). */
 const withConnector = {
@@ -137,7 +139,15 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
   });
 }
 
-export async function deleteModel(auth: Auth, id: number, db?: Tx): Promise<void> {
+/** DELETE /models/{id}: the model and the syncs that use it (./deletion.ts); 403 when the caller may not delete those syncs. */
+export async function deleteModel(auth: AuthForDelete, id: number): Promise<void> {
+  await deleteWithDependents(auth, { kind: "model", id }, async (tx) => {
+    await tx.model.delete({ where: { id, workspaceId: auth.workspaceId } });
+  });
+}
+
+/** Config apply (in its transaction): a model the file deletes while syncs still use it is a 409 naming them. */
+export async function deleteUnusedModel(auth: Auth, id: number, db?: Tx): Promise<void> {
   await inTransaction(db, async (tx) => {
     const model = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId }, select: { id: true, name: true } });
     if (!model) throw new NotFound(`Model ${id} was not found.`);
