@@ -10,6 +10,7 @@ import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
 import { audit } from "./audit";
 import { deleteWithDependents } from "./deletion";
+import { modelColumns, primaryKeyProblem } from "./model-columns";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { inTransaction } from "./transaction";
@@ -48,6 +49,23 @@ function assertQueryAllowed(query: string, queryType: QueryType, connectorName: 
   }
 }
 
+/**
+ * The primary key must name a column of the query's result, where the columns come cheap
+ * (./model-columns.ts); checked before the transaction, so no transaction waits on the source.
+ */
+async function assertKeyIsColumn(
+  db: Tx,
+  workspaceId: number,
+  m: { connector_id: number; query: string; query_type: QueryType; primary_key?: string | null },
+): Promise<void> {
+  if (!m.primary_key || m.query_type === "ai_ml") return;
+  const connector = await db.connector.findFirst({ where: { id: m.connector_id, workspaceId, connectorType: "source" }, select: { connectorName: true } });
+  // An unknown or wrong connector is reported on model.connector_id by the write itself.
+  if (!connector) return;
+  const problem = primaryKeyProblem(m.primary_key, await modelColumns(workspaceId, m.connector_id, connector.connectorName, m.query));
+  if (problem) throw ValidationFailed.fromFields([{ path: "model.primary_key", message: problem }]);
+}
+
 export async function listModels(workspaceId: number, filter: ListModelsQuery, page: Page) {
   const where: Prisma.ModelWhereInput = {
     workspaceId,
@@ -69,6 +87,7 @@ export async function getModel(workspaceId: number, id: number): Promise<ModelWi
 
 /** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
 export async function createModel(auth: Auth, input: CreateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  await assertKeyIsColumn(db ?? prisma(), auth.workspaceId, input);
   return inTransaction(db, async (tx) => {
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
     assertQueryAllowed(input.query, input.query_type, connectorName);
@@ -102,6 +121,16 @@ const describeSyncs = (syncs: { id: number; name: string }[]) =>
     .join(", ")}${syncs.length > 10 ? ` and ${syncs.length - 10} more` : ""}`;
 
 export async function updateModel(auth: Auth, id: number, input: UpdateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  const before = await (db ?? prisma()).model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
+  // Only a change that could make the key miss its column is checked (a rename must not query the source).
+  if (before && (input.primary_key !== undefined || input.query !== undefined || input.connector_id !== undefined)) {
+    await assertKeyIsColumn(db ?? prisma(), auth.workspaceId, {
+      connector_id: input.connector_id ?? before.connectorId,
+      query: input.query ?? before.query,
+      query_type: input.query_type ?? before.queryType,
+      primary_key: input.primary_key !== undefined ? input.primary_key : before.primaryKey,
+    });
+  }
   return inTransaction(db, async (tx) => {
     const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
