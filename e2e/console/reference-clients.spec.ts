@@ -99,7 +99,7 @@ atEachViewport(() => {
       await signIn(page, ADMIN.email, ADMIN.password);
       await page.goto(url("/settings/roles"));
       await expect(page.getByRole("heading", { level: 1, name: "Roles" })).toBeVisible({ timeout: 60_000 });
-      const card = page.locator("section, div").filter({ has: page.getByText(roleName, { exact: true }) }).filter({ has: page.getByRole("button", { name: "Delete" }) }).last();
+      const card = page.locator("section, div").filter({ has: page.getByText(roleName) }).filter({ has: page.getByRole("button", { name: "Delete" }) }).last();
       const remove = card.getByRole("button", { name: "Delete" });
       await expect(remove).toBeDisabled();
       await expect(card.getByText("In use by 1 member: give them another role first.")).toBeVisible();
