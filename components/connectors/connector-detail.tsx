@@ -4,19 +4,16 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
+import { DependentsDialog } from "@/components/common/dependents-dialog";
 import { dateTime } from "@/components/common/format";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
-import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, Input, Textarea } from "@/components/ui/field";
 import { ErrorState, InlineError, LoadingState, Spinner } from "@/components/ui/states";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useCheckConnector, useConnector, useDefinitions, useDeleteConnector, useUpdateConnector } from "@/lib/api-client/connectors";
-import { useModels } from "@/lib/api-client/models";
 import { useCan } from "@/lib/api-client/settings";
-import { useSyncs } from "@/lib/api-client/syncs";
 import type { Connector, ConnectorKind } from "@/lib/api-client/types";
 import { updateConnectorSchema } from "@/lib/validation/connectors";
 import { CatalogEditor } from "./catalog-editor";
@@ -218,66 +215,15 @@ function ConfigurationPanel({ connector, type, canUpdate }: { connector: Connect
 function DeleteConnectorDialog({ connector, type, open, onClose }: { connector: Connector; type: ConnectorKind; open: boolean; onClose: () => void }) {
   const router = useRouter();
   const remove = useDeleteConnector();
-  const models = useModels({ page: 1, perPage: 100, connectorId: type === "source" ? connector.id : undefined });
-  const syncs = useSyncs({
-    page: 1,
-    perPage: 100,
-    sourceId: type === "source" ? connector.id : undefined,
-    destinationId: type === "destination" ? connector.id : undefined,
-  });
-  const dependentModels = type === "source" && open ? (models.data?.data ?? []) : [];
-  const dependentSyncs = open ? (syncs.data?.data ?? []) : [];
-  const loading = open && (models.isLoading || syncs.isLoading);
-  const blocked = dependentModels.length + dependentSyncs.length > 0;
   return (
-    <ConfirmDialog
+    <DependentsDialog
+      kind="connector"
+      id={connector.id}
+      name={connector.attributes.name}
       open={open}
       onClose={onClose}
-      title={`Delete “${connector.attributes.name}”?`}
-      description={blocked ? "This connector is still in use. Delete what depends on it first." : "This cannot be undone."}
-      confirmLabel="Delete"
       loading={remove.isPending}
       onConfirm={() => remove.mutate(connector, { onSuccess: () => router.push(kindPath(type)), onSettled: onClose })}
-    >
-      {loading ? (
-        <p className="flex items-center gap-2 text-slate-500">
-          <Spinner className="h-4 w-4" /> Looking for models and syncs that use it…
-        </p>
-      ) : blocked ? (
-        <div className="space-y-3">
-          {dependentModels.length > 0 && (
-            <div>
-              <p className="font-medium">Models ({dependentModels.length})</p>
-              <ul className="mt-1 list-disc pl-5">
-                {dependentModels.map((m) => (
-                  <li key={m.id}>
-                    <Link className="text-indigo-700 hover:underline" href={`/models/${m.id}`}>
-                      {m.attributes.name}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-          {dependentSyncs.length > 0 && (
-            <div>
-              <p className="font-medium">Syncs ({dependentSyncs.length})</p>
-              <ul className="mt-1 list-disc pl-5">
-                {dependentSyncs.map((s) => (
-                  <li key={s.id}>
-                    <Link className="text-indigo-700 hover:underline" href={`/syncs/${s.id}`}>
-                      {s.attributes.name || `Sync ${s.id}`}
-                    </Link>{" "}
-                    <Badge>{s.attributes.status}</Badge>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-        </div>
-      ) : (
-        <p>No models or syncs use this connector.</p>
-      )}
-    </ConfirmDialog>
+    />
   );
 }

@@ -6,7 +6,7 @@ import { dateTime } from "@/components/common/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
-import { ConfirmDialog } from "@/components/ui/dialog";
+import { DependentsDialog } from "@/components/common/dependents-dialog";
 import { ErrorState, InlineError, LoadingState } from "@/components/ui/states";
 import { errorMessage } from "@/lib/api-client/client";
 import { useQuerySource } from "@/lib/api-client/connectors";
@@ -108,22 +108,15 @@ export function ModelDetail({ id }: { id: string }) {
           </Card>
         </div>
       )}
-      <ConfirmDialog
+      <DependentsDialog
+        kind="model"
+        id={m.id}
+        name={m.attributes.name}
         open={deleting}
         onClose={() => setDeleting(false)}
-        title={`Delete model “${m.attributes.name}”?`}
-        description={dependents.length ? `It is used by ${dependents.length} sync${dependents.length > 1 ? "s" : ""}; delete them first.` : "This cannot be undone."}
         loading={remove.isPending}
         onConfirm={() => remove.mutate(m, { onSuccess: () => router.push("/models"), onSettled: () => setDeleting(false) })}
-      >
-        {dependents.length > 0 && (
-          <ul className="list-disc pl-5">
-            {dependents.map((s) => (
-              <li key={s.id}>{s.attributes.name || `Sync ${s.id}`}</li>
-            ))}
-          </ul>
-        )}
-      </ConfirmDialog>
+      />
     </>
   );
 }

@@ -48,7 +48,7 @@ export function RolesPage() {
                     !system && (
                       <>
                         {canUpdate && <Button size="sm" variant="secondary" onClick={() => setEditing(role)}>Edit</Button>}
-                        {canDelete && <Button size="sm" variant="secondary" className="text-red-700" onClick={() => setDeleting(role)}>Delete</Button>}
+                        {canDelete && <DeleteRoleButton role={role} onDelete={() => setDeleting(role)} />}
                       </>
                     )
                   }
@@ -76,6 +76,34 @@ export function RolesPage() {
         onConfirm={() => deleting && remove.mutate(deleting, { onSettled: () => setDeleting(null) })}
       />
     </>
+  );
+}
+
+const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** Why a role cannot be deleted now (held by members or valid API tokens), or null. */
+function inUseReason(role: Role): string | null {
+  const use = role.attributes.in_use;
+  if (!use || use.members + use.api_tokens === 0) return null;
+  const holders = [use.members ? counted(use.members, "member") : "", use.api_tokens ? counted(use.api_tokens, "API token") : ""].filter(Boolean);
+  return `In use by ${holders.join(" and ")}: give them another role first.`;
+}
+
+/** Delete, disabled with the reason beside it while members or tokens hold the role. */
+function DeleteRoleButton({ role, onDelete }: { role: Role; onDelete: () => void }) {
+  const reason = inUseReason(role);
+  const reasonId = `role-${role.id}-in-use`;
+  return (
+    <span className="flex items-center gap-2">
+      {reason && (
+        <span id={reasonId} className="text-xs text-slate-500">
+          {reason}
+        </span>
+      )}
+      <Button size="sm" variant="secondary" className="text-red-700" disabled={reason !== null} aria-describedby={reason ? reasonId : undefined} onClick={onDelete}>
+        Delete
+      </Button>
+    </span>
   );
 }
 

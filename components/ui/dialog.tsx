@@ -72,6 +72,7 @@ export function ConfirmDialog({
   confirmLabel = "Delete",
   destructive = true,
   loading,
+  disabled,
 }: {
   open: boolean;
   onClose: () => void;
@@ -82,6 +83,8 @@ export function ConfirmDialog({
   confirmLabel?: string;
   destructive?: boolean;
   loading?: boolean;
+  /** The confirm button is disabled (e.g. until what it acts on is known, or when it may not). */
+  disabled?: boolean;
 }) {
   return (
     <Dialog
@@ -94,7 +97,7 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onClose} autoFocus>
             Cancel
           </Button>
-          <Button variant={destructive ? "danger" : "primary"} onClick={onConfirm} loading={loading}>
+          <Button variant={destructive ? "danger" : "primary"} onClick={onConfirm} loading={loading} disabled={disabled}>
             {confirmLabel}
           </Button>
         </>

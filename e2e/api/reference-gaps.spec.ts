@@ -117,26 +117,34 @@ test("18.5 a model may have no primary key; a sync on it is refused until it has
   expect(fieldErrors(removed)).toEqual([{ path: "model.primary_key", message: expect.stringMatching(/^cannot be removed while this model has syncs \(sync \d+/) }]);
 });
 
-test("18.6 an interval beside a cron expression is a 422 naming the conflict, on create and update", async () => {
-  const both = { schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: 15, sync_interval_unit: "minutes" };
-  const create = await expectError(await ws.admin.post("/api/v1/syncs", syncBody(both)), 422, "validation_failed");
-  expect(fieldErrors(create)).toEqual([
-    { path: "sync.sync_interval", message: expect.stringMatching(/^conflicts with schedule_type cron_expression/) },
-  ]);
+test("18.6 the schedule type decides: values for fields it does not use are accepted and cleared, on create and update", async () => {
+  // The reference console's create after the user picked a cron expression: the typed interval stays in the body.
+  const cronWithInterval = { schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: 15, sync_interval_unit: "minutes" };
+  const created = await createSync(cronWithInterval);
+  expect(created.attributes).toMatchObject({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: null, sync_interval_unit: null });
 
-  const sync = await createSync({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes" });
-  const update = await expectError(
-    await ws.admin.put(`/api/v1/syncs/${sync.id}`, { sync: { ...both, schedule_type: "interval", sync_interval: 30 } }),
+  // The reference SDK sends sync_interval on every sync, a manual one included.
+  const manual = await createSync({ schedule_type: "manual", sync_interval: 60, sync_interval_unit: "minutes", cron_expression: "*/5 * * * *" });
+  expect(manual.attributes).toMatchObject({ schedule_type: "manual", sync_interval: null, sync_interval_unit: null, cron_expression: null, next_run_at: null });
+
+  const sync = await createSync({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes", cron_expression: "0 * * * *" });
+  expect(sync.attributes).toMatchObject({ sync_interval: 5, sync_interval_unit: "minutes", cron_expression: null });
+  // The reference console's edit: every schedule field, a new interval (30) beside a cron expression it runs on.
+  const switched = await ws.admin.put(`/api/v1/syncs/${sync.id}`, { sync: { ...cronWithInterval, sync_interval: 30 } });
+  expect(switched.status(), await switched.text()).toBe(200);
+  expect((await switched.json()).data.attributes).toMatchObject({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: null, sync_interval_unit: null });
+  const shown = (await (await ws.viewer.get(`/api/v1/syncs/${sync.id}`)).json()) as Resource;
+  expect(shown.attributes).toMatchObject({ cron_expression: "0 * * * *", sync_interval: null });
+
+  // A 422 only for a field the type needs that is missing or wrong.
+  const noCron = await expectError(await ws.admin.post("/api/v1/syncs", syncBody({ schedule_type: "cron_expression", sync_interval: 15, sync_interval_unit: "minutes" })), 422, "validation_failed");
+  expect(fieldErrors(noCron)).toEqual([{ path: "sync.cron_expression", message: expect.stringMatching(/^is required when schedule_type is cron_expression/) }]);
+  const badInterval = await expectError(
+    await ws.admin.put(`/api/v1/syncs/${sync.id}`, { sync: { schedule_type: "interval", sync_interval: 0, sync_interval_unit: "minutes", cron_expression: "0 * * * *" } }),
     422,
     "validation_failed",
   );
-  expect(fieldErrors(update)).toEqual([{ path: "sync.cron_expression", message: expect.stringMatching(/^conflicts with schedule_type interval/) }]);
-  expect((await (await ws.viewer.get(`/api/v1/syncs/${sync.id}`)).json()).attributes).toMatchObject({ sync_interval: 5, cron_expression: null });
-
-  // The reference console switching to cron sends the interval it read back: no conflict, and cleared.
-  const switched = await ws.admin.put(`/api/v1/syncs/${sync.id}`, { sync: { ...both, sync_interval: 5 } });
-  expect(switched.status(), await switched.text()).toBe(200);
-  expect((await switched.json()).data.attributes).toMatchObject({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: null, sync_interval_unit: null });
+  expect(fieldErrors(badInterval)).toEqual([{ path: "sync.sync_interval", message: expect.stringMatching(/^must be greater than 0/) }]);
 });
 
 test("18.7 unset string and integer fields are null, present in every answer", async () => {

@@ -68,6 +68,12 @@ export const DATA_STEPS = {
       204,
     );
   },
+  getConnectorDependents: async (fx) => {
+    await expectStatus(
+      (await fx.admin()).GET("/api/v1/connectors/{id}/dependents", { params: { path: { id: await fx.newConnector("source") } } }),
+      200,
+    );
+  },
   discoverConnector: async (fx) => {
     const id = await fx.destinationId(); // discovered with refresh=true
     await expectStatus(
@@ -154,6 +160,9 @@ export const DATA_STEPS = {
       }),
       200,
     );
+  },
+  getModelDependents: async (fx) => {
+    await expectStatus((await fx.admin()).GET("/api/v1/models/{id}/dependents", { params: { path: { id: await fx.modelId() } } }), 200);
   },
   deleteModel: async (fx) => {
     const id = await fx.newModel();

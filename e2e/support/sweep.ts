@@ -189,6 +189,7 @@ const SPECS: Record<string, SweepSpec> = {
     body: () => ({ connector: { name: unique("renamed") } }),
   },
   "DELETE /api/v1/connectors/{}": { mutates: true, ids: ["source"] },
+  "GET /api/v1/connectors/{}/dependents": { mutates: false, ids: ["source"] },
   "GET /api/v1/connectors/{}/discover": {
     mutates: false,
     ids: ["destination"],
@@ -237,6 +238,7 @@ const SPECS: Record<string, SweepSpec> = {
     body: () => ({ model: { description: "changed" } }),
   },
   "DELETE /api/v1/models/{}": { mutates: true, ids: ["model"] },
+  "GET /api/v1/models/{}/dependents": { mutates: false, ids: ["model"] },
   "GET /api/v1/syncs": {
     mutates: false,
     paginated: true,

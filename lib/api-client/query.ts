@@ -27,6 +27,8 @@ export function useApiMutation<TVars, TResult>(
   options: {
     success?: string | ((result: TResult, vars: TVars) => string | null);
     invalidate?: unknown[][];
+    /** Query prefixes dropped (not refetched) on success: those of a resource that no longer exists. */
+    remove?: (vars: TVars) => unknown[][];
     onSuccess?: (result: TResult, vars: TVars) => void;
     /** Forms that show errors inline set this to false. */
     toastErrors?: boolean;
@@ -38,6 +40,7 @@ export function useApiMutation<TVars, TResult>(
   return useMutation({
     mutationFn: fn,
     onSuccess: async (result, vars) => {
+      for (const prefix of options.remove?.(vars) ?? []) queryClient.removeQueries({ queryKey: key(...prefix) });
       for (const prefix of options.invalidate ?? []) await queryClient.invalidateQueries({ queryKey: key(...prefix) });
       const message = typeof options.success === "function" ? options.success(result, vars) : options.success;
       if (message) toast.success(message);

@@ -5,6 +5,7 @@ import { catalogRecordSchema, catalogSchema } from "@/lib/serializers/catalogs.s
 import { connectionStatusSchema } from "@/lib/serializers/connection-status.schema";
 import { connectorDefinitionSchema } from "@/lib/serializers/connector-definitions.schema";
 import { connectorSchema } from "@/lib/serializers/connectors.schema";
+import { dependentsSchema } from "@/lib/serializers/dependents.schema";
 import { createCatalogSchema, updateCatalogSchema } from "@/lib/validation/catalogs";
 import {
   checkConnectionSchema,
@@ -120,8 +121,21 @@ export const connectors = {
     permission: ["connector", "delete"],
     params: byId,
     status: 204,
-    errors: [409],
-    notes: "409 while a model or sync uses it.",
+    errors: [403],
+    notes:
+      "Deletes its catalog, its models and the syncs that use it or its models (as the reference server does); their waiting or running runs are canceled first, and syncs that ran after a deleted sync stop waiting for it. Each deletion is audit-logged. 403 when the caller may not delete those models or syncs. GET /api/v1/connectors/{id}/dependents lists what goes.",
+  }),
+  getConnectorDependents: operation({
+    operationId: "getConnectorDependents",
+    method: "get",
+    path: "/api/v1/connectors/{id}/dependents",
+    tag: "Connectors",
+    summary: "What deleting the connector would delete with it",
+    permission: ["connector", "read"],
+    params: byId,
+    status: 200,
+    response: z.strictObject({ data: dependentsSchema }),
+    notes: "may_delete and refusal say whether the caller may delete it with all of it.",
   }),
   discoverConnector: operation({
     operationId: "discoverConnector",

@@ -1,6 +1,7 @@
 // Models: the queries that define what a sync reads.
 import { z } from "zod";
 import { listSchema, paginated } from "@/lib/http/pagination";
+import { dependentsSchema } from "@/lib/serializers/dependents.schema";
 import { modelSchema } from "@/lib/serializers/models.schema";
 import { idParam } from "@/lib/validation/ids";
 import { createModelSchema, listModelsQuerySchema, updateModelSchema } from "@/lib/validation/models";
@@ -63,7 +64,20 @@ export const models = {
     permission: ["model", "delete"],
     params: byId,
     status: 204,
-    errors: [409],
-    notes: "409 while a sync uses it.",
+    errors: [403],
+    notes:
+      "Deletes the syncs that use it too (as the reference server does); their waiting or running runs are canceled first, and syncs that ran after a deleted sync stop waiting for it. Each deletion is audit-logged. 403 when the caller may not delete those syncs. GET /api/v1/models/{id}/dependents lists what goes.",
+  }),
+  getModelDependents: operation({
+    operationId: "getModelDependents",
+    method: "get",
+    path: "/api/v1/models/{id}/dependents",
+    tag: "Models",
+    summary: "What deleting the model would delete with it",
+    permission: ["model", "read"],
+    params: byId,
+    status: 200,
+    response: z.strictObject({ data: dependentsSchema }),
+    notes: "may_delete and refusal say whether the caller may delete it with all of it.",
   }),
 };

@@ -11,6 +11,10 @@ export const roleAttributesSchema = z.strictObject({
   policies: json("{permissions: {resource: {create, read, update, delete}}}."),
   created_at: dateTime(),
   updated_at: dateTime(),
+  in_use: z
+    .strictObject({ members: z.number().int(), api_tokens: z.number().int() })
+    .optional()
+    .describe("In the list: who holds the role in this workspace (members, and API tokens still valid); a custom role in use cannot be deleted."),
 });
 export type RoleAttributes = z.infer<typeof roleAttributesSchema>;
 export const roleSchema = resourceSchema("roles", roleAttributesSchema).meta({ id: "Role" });

@@ -2,7 +2,8 @@ import type { Role } from "@/lib/generated/prisma/client";
 import { iso, resource } from "./resource";
 import type { RoleAttributes, RoleResource } from "./role.schema";
 
-export const serializeRole = (role: Role): RoleResource =>
+/** `inUse`: who holds the role in the workspace (the list shows it, so the console can say why a role cannot go). */
+export const serializeRole = (role: Role, inUse?: { members: number; apiTokens: number }): RoleResource =>
   resource(role.id, "roles", {
     role_name: role.name,
     role_desc: role.description,
@@ -11,4 +12,5 @@ export const serializeRole = (role: Role): RoleResource =>
     policies: role.policies,
     created_at: iso(role.createdAt),
     updated_at: iso(role.updatedAt),
+    ...(inUse ? { in_use: { members: inUse.members, api_tokens: inUse.apiTokens } } : {}),
   } satisfies RoleAttributes);

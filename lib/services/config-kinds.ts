@@ -14,8 +14,8 @@ import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib
 import { audit } from "./audit";
 import { buildCatalogJson, saveCatalog } from "./catalogs";
 import type { Known } from "./config-state";
-import { createConnector, deleteConnector, updateConnector } from "./connectors";
-import { createModel, deleteModel, updateModel } from "./models";
+import { createConnector, deleteUnusedConnector, updateConnector } from "./connectors";
+import { createModel, deleteUnusedModel, updateModel } from "./models";
 import { deleteAlertChannel } from "./alerts/channels";
 import { deleteAlertRule } from "./alerts/rules";
 import { alertChannelSteps, alertRuleSteps } from "./config-alerts";
@@ -243,7 +243,7 @@ function syncSteps({ entries, matches, state }: KindInput<ConfigSync>): Step[] {
 
 /** Deletes of the objects of a kind the file lists that no entry stands for (prune: true only). */
 export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number }, unknown>[], matched: ReadonlySet<number>): Step[] {
-  const remove = { connectors: deleteConnector, models: deleteModel, syncs: deleteSync, alert_channels: deleteAlertChannel, alert_rules: deleteAlertRule }[kind];
+  const remove = { connectors: deleteUnusedConnector, models: deleteUnusedModel, syncs: deleteSync, alert_channels: deleteAlertChannel, alert_rules: deleteAlertRule }[kind];
   return known
     .filter((k) => !matched.has(k.id))
     .map((k) => ({

@@ -29,6 +29,7 @@ import { audit } from "./audit";
 import { assertNameFree, nameTaken as sharedNameTaken } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { saveCatalog } from "./catalogs";
+import { deleteWithDependents } from "./deletion";
 import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
 import { inTransaction, type Tx } from "./transaction";
 import { withApiDeadline } from "./connector-deadline";
@@ -193,7 +194,18 @@ const listNames = (items: { id: number; name: string }[]) =>
     .map((i) => `${i.id} "${i.name}"`)
     .join(", ") + (items.length > 10 ? ` and ${items.length - 10} more` : "");
 
-export async function deleteConnector(auth: Auth, id: number, db?: Tx): Promise<void> {
+/**
+ * DELETE /connectors/{id}: the connector, its catalog, its models and the syncs that use either
+ * (./deletion.ts); 403 when the caller may not delete those models or syncs.
+ */
+export async function deleteConnector(auth: Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">, id: number): Promise<void> {
+  await deleteWithDependents(auth, { kind: "connector", id }, async (tx) => {
+    await tx.connector.delete({ where: { id, workspaceId: auth.workspaceId } });
+  });
+}
+
+/** Config apply (in its transaction): a connector the file deletes while models or syncs use it is a 409 naming them. */
+export async function deleteUnusedConnector(auth: Auth, id: number, db?: Tx): Promise<void> {
   await inTransaction(db, async (tx) => {
     const connector = await tx.connector.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!connector) throw new NotFound(`Connector ${id} was not found.`);

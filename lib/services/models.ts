@@ -9,12 +9,15 @@ import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
 import { audit } from "./audit";
+import { deleteWithDependents } from "./deletion";
+import { modelColumns, primaryKeyProblem } from "./model-columns";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { inTransaction } from "./transaction";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
+type AuthForDelete = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
 
 /** Models are returned with a summary of their connector (one query, no N+1). */
 const withConnector = {
@@ -46,6 +49,23 @@ function assertQueryAllowed(query: string, queryType: QueryType, connectorName: 
   }
 }
 
+/**
+ * The primary key must name a column of the query's result, where the columns come cheap
+ * (./model-columns.ts); checked before the transaction, so no transaction waits on the source.
+ */
+async function assertKeyIsColumn(
+  db: Tx,
+  workspaceId: number,
+  m: { connector_id: number; query: string; query_type: QueryType; primary_key?: string | null },
+): Promise<void> {
+  if (!m.primary_key || m.query_type === "ai_ml") return;
+  const connector = await db.connector.findFirst({ where: { id: m.connector_id, workspaceId, connectorType: "source" }, select: { connectorName: true } });
+  // An unknown or wrong connector is reported on model.connector_id by the write itself.
+  if (!connector) return;
+  const problem = primaryKeyProblem(m.primary_key, await modelColumns(workspaceId, m.connector_id, connector.connectorName, m.query));
+  if (problem) throw ValidationFailed.fromFields([{ path: "model.primary_key", message: problem }]);
+}
+
 export async function listModels(workspaceId: number, filter: ListModelsQuery, page: Page) {
   const where: Prisma.ModelWhereInput = {
     workspaceId,
@@ -67,6 +87,7 @@ export async function getModel(workspaceId: number, id: number): Promise<ModelWi
 
 /** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
 export async function createModel(auth: Auth, input: CreateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  await assertKeyIsColumn(db ?? prisma(), auth.workspaceId, input);
   return inTransaction(db, async (tx) => {
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
     assertQueryAllowed(input.query, input.query_type, connectorName);
@@ -100,6 +121,16 @@ const describeSyncs = (syncs: { id: number; name: string }[]) =>
     .join(", ")}${syncs.length > 10 ? ` and ${syncs.length - 10} more` : ""}`;
 
 export async function updateModel(auth: Auth, id: number, input: UpdateModelInput, db?: Tx): Promise<ModelWithConnector> {
+  const before = await (db ?? prisma()).model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
+  // Only a change that could make the key miss its column is checked (a rename must not query the source).
+  if (before && (input.primary_key !== undefined || input.query !== undefined || input.connector_id !== undefined)) {
+    await assertKeyIsColumn(db ?? prisma(), auth.workspaceId, {
+      connector_id: input.connector_id ?? before.connectorId,
+      query: input.query ?? before.query,
+      query_type: input.query_type ?? before.queryType,
+      primary_key: input.primary_key !== undefined ? input.primary_key : before.primaryKey,
+    });
+  }
   return inTransaction(db, async (tx) => {
     const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
@@ -137,7 +168,15 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
   });
 }
 
-export async function deleteModel(auth: Auth, id: number, db?: Tx): Promise<void> {
+/** DELETE /models/{id}: the model and the syncs that use it (./deletion.ts); 403 when the caller may not delete those syncs. */
+export async function deleteModel(auth: AuthForDelete, id: number): Promise<void> {
+  await deleteWithDependents(auth, { kind: "model", id }, async (tx) => {
+    await tx.model.delete({ where: { id, workspaceId: auth.workspaceId } });
+  });
+}
+
+/** Config apply (in its transaction): a model the file deletes while syncs still use it is a 409 naming them. */
+export async function deleteUnusedModel(auth: Auth, id: number, db?: Tx): Promise<void> {
   await inTransaction(db, async (tx) => {
     const model = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId }, select: { id: true, name: true } });
     if (!model) throw new NotFound(`Model ${id} was not found.`);

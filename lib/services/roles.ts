@@ -27,6 +27,23 @@ export async function listRoles(workspaceId: number) {
   return roles;
 }
 
+/** Who holds each role in the workspace: members, and API tokens still valid (what deleteRole refuses on). */
+export async function roleUsage(workspaceId: number): Promise<Map<number, { members: number; apiTokens: number }>> {
+  const [members, tokens] = await Promise.all([
+    prisma().workspaceUser.groupBy({ by: ["roleId"], where: { workspaceId }, _count: { _all: true } }),
+    prisma().apiToken.groupBy({
+      by: ["roleId"],
+      where: { workspaceId, roleId: { not: null }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+      _count: { _all: true },
+    }),
+  ]);
+  const usage = new Map<number, { members: number; apiTokens: number }>();
+  const entry = (id: number) => usage.get(id) ?? usage.set(id, { members: 0, apiTokens: 0 }).get(id)!;
+  for (const m of members) entry(m.roleId).members = m._count._all;
+  for (const t of tokens) if (t.roleId !== null) entry(t.roleId).apiTokens = t._count._all;
+  return usage;
+}
+
 /** A role visible from the workspace (system, or custom of this workspace); others are 404. */
 export async function getRole(workspaceId: number, id: number, tx: Tx = prisma()): Promise<Role> {
   const role = await tx.role.findFirst({ where: { id, OR: [{ workspaceId: null }, { workspaceId }] } });

@@ -18,7 +18,6 @@ import {
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
-  scheduleConflictErrors,
   scheduleErrors,
   scheduleUses,
   type CreateSyncInput,
@@ -119,7 +118,10 @@ function guardColumn(guard: GuardInput | undefined): { guard?: Prisma.InputJsonV
   return { guard: Object.keys(set).length === 0 ? Prisma.DbNull : set };
 }
 
-/** Only the fields the schedule type uses are kept (manual: none; cron: no interval; interval: no cron). */
+/**
+ * Only the fields the schedule type uses are kept (manual: none; cron: no interval; interval: no cron);
+ * values sent for the others are accepted and cleared, never an error.
+ */
 function scheduleColumns(s: ScheduleInput) {
   const { cron, useCron, useInterval } = scheduleUses(s);
   return {
@@ -135,10 +137,8 @@ function scheduleColumns(s: ScheduleInput) {
 export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): Promise<SyncView> {
   const schedule = scheduleColumns(input);
   return inTransaction(db, async (tx) => {
-    const set = { sync_interval: (input.sync_interval ?? 0) > 0, cron_expression: !!input.cron_expression?.trim() };
     const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
-      ...scheduleConflictErrors(input, set),
       ...(await referenceErrors(tx, auth.workspaceId, input)),
       ...writeMode.errors,
       ...configurationErrors(input.configuration),
@@ -191,13 +191,9 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
       cron_expression: input.cron_expression !== undefined ? input.cron_expression : existing.cronExpression,
       timezone: input.timezone !== undefined ? input.timezone : existing.timezone,
     };
-    // A value equal to the stored one is what the client read back (the reference console sends every
-    // schedule field on each save, the old interval included when it switches to cron), not a request.
-    const set = {
-      sync_interval: (input.sync_interval ?? 0) > 0 && input.sync_interval !== existing.syncInterval,
-      cron_expression: !!input.cron_expression?.trim() && input.cron_expression?.trim() !== existing.cronExpression,
-    };
-    if (scheduleChanged) errors.push(...scheduleErrors(schedule), ...scheduleConflictErrors(schedule, set));
+    // The schedule type decides: only the fields it runs on are checked, the others are cleared
+    // (scheduleColumns), as the reference's clients expect (its SDK sends sync_interval on every sync).
+    if (scheduleChanged) errors.push(...scheduleErrors(schedule));
     const refs: References = {
       source_id: input.source_id ?? existing.sourceId,
       destination_id: input.destination_id ?? existing.destinationId,

@@ -1,30 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { scheduleConflictErrors, scheduleUses, type ScheduleInput } from "./syncs";
+import { scheduleErrors, scheduleUses } from "./syncs";
 
-const both = { sync_interval: true, cron_expression: true };
-const paths = (s: ScheduleInput, set = both) => scheduleConflictErrors(s, set).map((e) => e.path);
+const paths = (...args: Parameters<typeof scheduleErrors>) => scheduleErrors(...args).map((e) => e.path);
 
-describe("scheduleConflictErrors", () => {
-  it("refuses an interval sent beside the cron expression a cron schedule runs on", () => {
-    const [error] = scheduleConflictErrors({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: 5 }, both);
-    expect(error).toEqual({ path: "sync.sync_interval", message: expect.stringMatching(/^conflicts with schedule_type cron_expression/) });
+describe("scheduleErrors: the schedule type decides", () => {
+  it("accepts values for fields the type does not run on (the reference SDK sends sync_interval on every sync)", () => {
+    expect(paths({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: 15, sync_interval_unit: "minutes" })).toEqual([]);
+    expect(paths({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes", cron_expression: "0 * * * *" })).toEqual([]);
+    expect(paths({ schedule_type: "manual", sync_interval: 5, sync_interval_unit: "hours", cron_expression: "0 * * * *" })).toEqual([]);
+    expect(paths({ schedule_type: "automated", sync_interval: 5, cron_expression: "0 * * * *" })).toEqual([]);
   });
 
-  it("refuses a cron expression sent with an interval schedule", () => {
-    expect(paths({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes", cron_expression: "0 * * * *" })).toEqual([
-      "sync.cron_expression",
-    ]);
+  it("ignores an unusable value in a field the type does not use", () => {
+    expect(paths({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes", cron_expression: "not a cron" })).toEqual([]);
+    expect(paths({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: -3 })).toEqual([]);
   });
 
-  it("refuses both on a manual schedule, and the interval beside a cron on an automated one", () => {
-    expect(paths({ schedule_type: "manual", sync_interval: 5, cron_expression: "0 * * * *" })).toEqual(["sync.sync_interval", "sync.cron_expression"]);
-    expect(paths({ schedule_type: "automated", sync_interval: 5, cron_expression: "0 * * * *" })).toEqual(["sync.sync_interval"]);
-  });
-
-  it("accepts the values the schedule runs on, and values the request did not set", () => {
-    expect(paths({ schedule_type: "interval", sync_interval: 5, sync_interval_unit: "minutes" }, { sync_interval: true, cron_expression: false })).toEqual([]);
-    expect(paths({ schedule_type: "automated", cron_expression: "0 * * * *" }, { sync_interval: false, cron_expression: true })).toEqual([]);
-    expect(paths({ schedule_type: "cron_expression", cron_expression: "0 * * * *", sync_interval: 5 }, { sync_interval: false, cron_expression: true })).toEqual([]);
+  it("refuses a field the type needs that is missing or wrong", () => {
+    expect(paths({ schedule_type: "cron_expression", sync_interval: 15, sync_interval_unit: "minutes" })).toEqual(["sync.cron_expression"]);
+    expect(paths({ schedule_type: "cron_expression", cron_expression: "61 * * * *" })).toEqual(["sync.cron_expression"]);
+    expect(paths({ schedule_type: "interval", sync_interval: 0, cron_expression: "0 * * * *" })).toEqual(["sync.sync_interval", "sync.sync_interval_unit"]);
+    expect(paths({ schedule_type: "automated", sync_interval: 5 })).toEqual(["sync.sync_interval_unit"]);
   });
 });
 

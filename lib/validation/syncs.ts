@@ -169,39 +169,6 @@ export function refineSchedule(sync: ScheduleInput, ctx: z.RefinementCtx): void 
   for (const e of scheduleErrors(sync, "")) ctx.addIssue({ code: "custom", path: [e.path.slice(1)], message: e.message });
 }
 
-/** Which schedule values a request sets: a sync_interval above 0, a cron_expression that is not blank. */
-export interface ScheduleValuesSet {
-  sync_interval: boolean;
-  cron_expression: boolean;
-}
-
-/**
- * A value the request sets for a schedule field its schedule type does not run on would be dropped
- * without a word (an interval beside a cron expression, a cron expression on an interval schedule):
- * each is an error that names what it conflicts with. sync_interval_unit alone is no conflict.
- */
-export function scheduleConflictErrors(s: ScheduleInput, set: ScheduleValuesSet, prefix = "sync"): FieldError[] {
-  const uses = scheduleUses(s);
-  const errors: FieldError[] = [];
-  if (set.sync_interval && !uses.useInterval) {
-    const message =
-      s.schedule_type === "manual"
-        ? "conflicts with schedule_type manual, which runs only when triggered; send sync_interval null, or schedule_type interval"
-        : s.schedule_type === "cron_expression"
-          ? "conflicts with schedule_type cron_expression, which runs on cron_expression alone; send sync_interval null, or schedule_type interval without a cron_expression"
-          : "conflicts with cron_expression: an automated schedule with a cron_expression runs on it alone; send sync_interval or cron_expression, not both";
-    errors.push({ path: `${prefix}.sync_interval`, message });
-  }
-  if (set.cron_expression && !uses.useCron) {
-    const message =
-      s.schedule_type === "manual"
-        ? "conflicts with schedule_type manual, which runs only when triggered; send cron_expression null, or schedule_type cron_expression"
-        : "conflicts with schedule_type interval, which runs every sync_interval sync_interval_unit; send cron_expression null, or schedule_type cron_expression";
-    errors.push({ path: `${prefix}.cron_expression`, message });
-  }
-  return errors;
-}
-
 export const createSyncSchema = z.object({
   sync: z
     .object(syncFields, { error: "is required: send {sync: {source_id, destination_id, model_id, schedule_type, sync_mode, stream_name}}" })

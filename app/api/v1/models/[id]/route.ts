@@ -1,4 +1,4 @@
-// GET/PUT/DELETE /api/v1/models/{id} - show, update or delete a model (409 while a sync uses it).
+// GET/PUT/DELETE /api/v1/models/{id} - show, update or delete a model (with the syncs that use it).
 import { models } from "@/lib/contract/models";
 import { route } from "@/lib/http/handler";
 import { serializeModel } from "@/lib/serializers/models";
