@@ -55,13 +55,17 @@ interface SyncView {
   last_outcome?: OutcomeView | null;
 }
 
-/** The sync's badge: its status, or "needs attention" / "needs approval" when its latest run says so. */
-export function SyncBadge({ sync }: { sync: SyncView }) {
-  const truth = syncTruth({
+/** What the sync's badge says (syncTruth), from what the API gave. */
+export const syncTruthOf = (sync: SyncView) =>
+  syncTruth({
     status: sync.status,
     last_run: sync.last_run ? factsOf(sync.last_run) : null,
     last_outcome: sync.last_outcome ? factsOf(sync.last_outcome) : null,
   });
+
+/** The sync's badge: its status, or "needs attention" / "needs approval" when its latest run says so. */
+export function SyncBadge({ sync }: { sync: SyncView }) {
+  const truth = syncTruthOf(sync);
   return (
     <Badge tone={truth.tone}>
       <span title={truth.reason ? `${truth.label}: ${truth.reason}` : truth.label} data-testid="sync-badge">

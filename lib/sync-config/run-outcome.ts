@@ -118,10 +118,6 @@ export function describeOutcome(outcome: RunOutcome, r: Pick<OutcomeFacts, "fail
   return label(outcome, { status: "", error: null, ...r });
 }
 
-/** Outcomes a person should look at: the run failed, the destination refused rows, or a held run waits for a decision. */
-export const needsAttention = (outcome: RunOutcome | null | undefined): boolean =>
-  outcome === "failed" || outcome === "succeeded_with_rejections" || outcome === "needs_approval";
-
 /** A sync as its badge reads it: its status, its latest run and its latest general run that ended. */
 export interface SyncFacts {
   status: string;
