@@ -104,7 +104,7 @@ test.afterAll(async () => {
 const HELD_TEXT = () => `canceled by ${who} · not approved · nothing written`;
 
 /** The row of run `id` in a runs table. */
-const runRow = (table: Locator, id: string) => table.getByRole("row").filter({ hasText: new RegExp(`#${id}\\b`) });
+const runRow = (table: Locator, id: string) => table.getByRole("row").filter({ has: table.page().getByRole("link", { name: `#${id}`, exact: true }) });
 
 /** The outcome badge's words inside `scope`. */
 const outcome = (scope: Locator) => scope.getByTestId("run-outcome").first();
