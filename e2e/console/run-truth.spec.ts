@@ -86,8 +86,9 @@ test.beforeAll(async () => {
   const cRun = await trigger(api, c.syncId);
   await waitForRun(api, c.syncId, cRun, () => destination.held() > 0);
   await cancel(c.syncId);
-  destination.release();
+  // Released only once the run ended: the cancel aborted the held request, so nothing more is written.
   const cEnded = await waitForRun(api, c.syncId, cRun);
+  destination.release();
   expect(cEnded).toMatchObject({ status: "failed", outcome: "canceled", canceled_by: who });
   const written = Number(cEnded.successful_rows);
   const text = `canceled by ${who} · ${written > 0 ? `${written.toLocaleString("en-US")} row${written === 1 ? "" : "s"} written before the cancel` : "nothing written"}`;
@@ -148,7 +149,9 @@ atEachViewport(() => {
     await expect(outcome(runRow(runsB, rejected.testRunId))).toHaveText(rejected.testText);
     await attachShot(page, testInfo, "2-sync-with-rejected-rows");
 
-    // C. A cancel mid-way says what it wrote.
+    // C. A cancel mid-way says what it wrote (as the API counts it now).
+    const written = Number((await runAttributes(api, canceled.syncId, canceled.runId)).successful_rows);
+    canceled.text = `canceled by ${who} · ${written > 0 ? `${written.toLocaleString("en-US")} row${written === 1 ? "" : "s"} written before the cancel` : "nothing written"}`;
     await page.goto(url(`/syncs/${canceled.syncId}/runs/${canceled.runId}`));
     await expect(outcome(page.getByRole("heading", { level: 1 }))).toHaveText(canceled.text);
     await expectSyncPage(page, canceled, "healthy", canceled.text);
