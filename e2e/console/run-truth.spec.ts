@@ -1,11 +1,11 @@
 // Issue 35, point 1 ("Truth at every level") in Chromium at 1280×800 and 1440×900. In a workspace of
 // its own, four kinds of run a newcomer meets:
-//   A. a 320,000-row PostgreSQL sync whose next run the guard holds, canceled before anyone approved it;
+//   A. a 150,000-row PostgreSQL sync whose next run the guard holds, canceled before anyone approved it;
 //   B. a sync whose destination refuses 3 of 20 rows (a success with rejected rows), then a failed test run;
 //   C. a run canceled mid-way, after it wrote rows.
 // The run's page, its sync's badge and "last run" (list, header, schedule card), the runs table and the
 // dashboard say the same words (runTruth); cancels and tests are no failures; the Rows chart's y-axis
-// labels are compact ("320k") and inside the chart at both widths.
+// labels are compact ("160k") and inside the chart at both widths.
 import { request as playwrightRequest, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 import { Api, memberWithRole, newWorkspace, type TestMember } from "../support/api";
 import { sql } from "../support/data";
@@ -53,9 +53,12 @@ test.beforeAll(async () => {
   destination = await holdingDestination();
 
   // A. 320,000 rows delivered; then all but 2 leave the model: the guard holds the run; it is canceled.
-  const a = await guardedSync(api, 320_000);
+  const a = await guardedSync(api, 150_000);
   tables.push(a.src, a.dst);
-  expect(await waitForRun(api, a.syncId, await trigger(api, a.syncId))).toMatchObject({ status: "success", successful_rows: 320_000 });
+  const first = await trigger(api, a.syncId);
+  // A large run on a loaded machine may outlast waitForRun's 90 s: wait as long as it takes (the test's timeout bounds it).
+  await expect.poll(async () => (await runAttributes(api, a.syncId, first)).status, { timeout: 420_000, intervals: [1000] }).toBe("success");
+  expect(await runAttributes(api, a.syncId, first)).toMatchObject({ status: "success", successful_rows: 150_000 });
   await sql(`DELETE FROM ${a.src} WHERE id > 2`);
   const aRun = await trigger(api, a.syncId);
   await waitForRun(api, a.syncId, aRun, (r) => r.status === "needs_approval");
@@ -192,9 +195,9 @@ atEachViewport(() => {
     const labels = await ticks.allTextContents();
     expect(labels.length).toBeGreaterThan(1);
     for (const label of labels) expect(label, "a compact axis label").toMatch(/^\d+(\.\d)?[kM]?$/);
-    // The top label stands for at least the 320,000 rows of A's first run.
+    // The top label stands for at least the 150,000 rows of A's first run (six digits: "150000" was clipped).
     const value = (l: string) => parseFloat(l) * (l.endsWith("M") ? 1e6 : l.endsWith("k") ? 1e3 : 1);
-    expect(Math.max(...labels.map(value))).toBeGreaterThanOrEqual(320_000);
+    expect(Math.max(...labels.map(value))).toBeGreaterThanOrEqual(150_000);
     for (let i = 0; i < labels.length; i++) {
       const tick = (await ticks.nth(i).boundingBox())!;
       expect(tick.x, `label "${labels[i]}" starts inside the chart`).toBeGreaterThanOrEqual(box.x);
