@@ -52,7 +52,7 @@ test.beforeAll(async () => {
   who = await actorName(api);
   destination = await holdingDestination();
 
-  // A. 320,000 rows delivered; then all but 2 leave the model: the guard holds the run; it is canceled.
+  // A. 150,000 rows delivered; then all but 2 leave the model: the guard holds the run; it is canceled.
   const a = await guardedSync(api, 150_000);
   tables.push(a.src, a.dst);
   const first = await trigger(api, a.syncId);
