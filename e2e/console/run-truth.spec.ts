@@ -157,7 +157,8 @@ atEachViewport(() => {
     canceled.text = `canceled by ${who} · ${written > 0 ? `${written.toLocaleString("en-US")} row${written === 1 ? "" : "s"} written before the cancel` : "nothing written"}`;
     await page.goto(url(`/syncs/${canceled.syncId}/runs/${canceled.runId}`));
     await expect(outcome(page.getByRole("heading", { level: 1 }))).toHaveText(canceled.text);
-    await expectSyncPage(page, canceled, "healthy", canceled.text);
+    // Its first run was the canceled one: a cancel leaves the sync as it was (pending), not failed.
+    await expectSyncPage(page, canceled, "pending", canceled.text);
 
     // The syncs list: each sync's badge and last run, as on its page.
     await page.goto(url("/syncs"));
@@ -165,7 +166,7 @@ atEachViewport(() => {
     for (const [c, badge, last] of [
       [held, "healthy", HELD_TEXT()],
       [rejected, "needs attention", rejected.testText],
-      [canceled, "healthy", canceled.text],
+      [canceled, "pending", canceled.text],
     ] as const) {
       const row = list.getByRole("row").filter({ hasText: c.name });
       await expect(row.getByTestId("sync-badge")).toHaveText(badge);
