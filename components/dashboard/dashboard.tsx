@@ -3,16 +3,14 @@ import Link from "next/link";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { relativeTime } from "@/components/common/format";
-import { StatusBadge } from "@/components/ui/badge";
 import { LinkButton } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs, useWorkspaceActivity, type ReportPoint } from "@/lib/api-client/syncs";
-import { RunOutcomeBadge } from "@/components/syncs/run-outcome";
+import { LastRun, RunOutcomeBadge, SyncBadge, syncTruthOf } from "@/components/syncs/run-outcome";
 import { syncName } from "@/components/syncs/syncs-list";
-import { needsAttention } from "@/lib/sync-config/run-outcome";
 
 type Period = "one_day" | "one_week";
 
@@ -21,6 +19,14 @@ function label(period: Period, iso: string) {
   return period === "one_day"
     ? d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" })
     : d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", timeZone: "UTC" });
+}
+
+/** An axis label that fits its column: 320000 → "320k", 1500000 → "1.5M". */
+export function compactNumber(n: number): string {
+  const abs = Math.abs(n);
+  const [unit, div] = abs >= 1e9 ? ["B", 1e9] : abs >= 1e6 ? ["M", 1e6] : abs >= 1e3 ? ["k", 1e3] : ["", 1];
+  const v = n / div;
+  return `${Number(v.toFixed(Math.abs(v) < 10 && div > 1 ? 1 : 0))}${unit}`;
 }
 
 function ActivityChart({ title, data, period, unit }: { title: string; data: ReportPoint[]; period: Period; unit: string }) {
@@ -33,10 +39,11 @@ function ActivityChart({ title, data, period, unit }: { title: string; data: Rep
       <CardBody>
         <div className="h-56" role="img" aria-label={`${title}: ${total} ${unit}, ${failed} failed`}>
           <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 480, height: 224 }}>
-            <BarChart data={rows} margin={{ top: 4, right: 8, left: -16, bottom: 0 }}>
+            {/* The y-axis keeps its own room (width) for compact labels: a negative margin clipped "320000" to "20000". */}
+            <BarChart data={rows} margin={{ top: 4, right: 8, left: 0, bottom: 0 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
               <XAxis dataKey="t" tick={{ fontSize: 11, fill: "#64748b" }} interval="preserveStartEnd" />
-              <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "#64748b" }} />
+              <YAxis allowDecimals={false} width={44} tickFormatter={compactNumber} tick={{ fontSize: 11, fill: "#64748b" }} />
               <Tooltip />
               <Legend wrapperStyle={{ fontSize: 12 }} />
               <Bar dataKey="Succeeded" stackId="a" fill="#4f46e5" />
@@ -55,11 +62,9 @@ export function Dashboard() {
   const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
   const canCreate = useCan("sync", "create");
   const all = syncs.data?.data ?? [];
-  // Failing syncs, syncs whose latest ended run failed or had rows refused by the destination
-  // (their status may still read healthy: a success with rejected rows is still a success), and
-  // syncs whose run waits for someone to approve or cancel it (held by its blast-radius limits).
-  const held = (s: (typeof all)[number]) => s.attributes.last_run?.outcome === "needs_approval";
-  const attention = all.filter((s) => ["failed", "aborted"].includes(s.attributes.status) || needsAttention(s.attributes.last_outcome?.outcome) || held(s));
+  // The syncs whose badge says so (syncTruth): failing, a latest general run that failed or had rows
+  // refused, or a run waiting for someone to approve or cancel it. Never for a cancel or a test.
+  const attention = all.filter((s) => syncTruthOf(s.attributes).attention);
   const recent = all
     .filter((s) => s.attributes.last_run)
     .sort((a, b) => String(b.attributes.last_run?.started_at ?? "").localeCompare(String(a.attributes.last_run?.started_at ?? "")))
@@ -123,12 +128,8 @@ export function Dashboard() {
                   <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
                     <Link href={`/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
                     <span className="flex shrink-0 items-center gap-2">
-                      <StatusBadge status={s.attributes.status} />
-                      {held(s) && s.attributes.last_run ? (
-                        <RunOutcomeBadge run={s.attributes.last_run} />
-                      ) : (
-                        s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />
-                      )}
+                      <SyncBadge sync={s.attributes} />
+                      {s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />}
                     </span>
                   </li>
                 ))}
@@ -155,7 +156,7 @@ export function Dashboard() {
                       {syncName(s)}
                     </Link>
                     <span className="flex shrink-0 items-center gap-2 text-slate-500">
-                      {s.attributes.last_run && <RunOutcomeBadge run={s.attributes.last_run} />}
+                      <LastRun sync={s.attributes} when={false} />
                       {relativeTime(s.attributes.last_run?.started_at)}
                     </span>
                   </li>

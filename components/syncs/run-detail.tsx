@@ -10,7 +10,8 @@ import { useSyncRun } from "@/lib/api-client/syncs";
 import { ApprovalPanel, HeldPlan } from "./approval-panel";
 import { RunActions } from "./run-actions";
 import { PlanCounts } from "./plan-view";
-import { RunOutcomeBadge } from "./run-outcome";
+import { factsOf, RunOutcomeBadge, truthOf } from "./run-outcome";
+import { approvalSentence } from "@/lib/sync-config/run-outcome";
 import { RunProgress } from "./run-progress";
 import { RunRecords } from "./run-records";
 import { WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
@@ -63,7 +64,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
         <Card className="mb-4">
           <CardHeader
             title="Planned before its first write"
-            description={r.approved_by ? `Approved by ${r.approved_by}: it ran within the approved plan.` : r.plan?.exceeded.length ? "Approved: it ran within the approved plan." : "Within the sync's limits."}
+            description={approvalSentence(factsOf(r))}
           />
           {r.plan && (
             <CardBody className="space-y-3">
@@ -83,7 +84,7 @@ export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) 
       ) : null}
       {held ? null : r.error && r.outcome === "canceled" ? (
         <div role="note" className="mb-4 rounded-lg border border-slate-200 bg-slate-50 px-4 py-3 text-sm text-slate-700">
-          <p className="font-semibold">{r.canceled_by ? `Canceled by ${r.canceled_by}` : "Canceled"}</p>
+          <p className="font-semibold first-letter:uppercase">{truthOf(r).text}</p>
           <p className="mt-1">{r.error}</p>
         </div>
       ) : r.error ? (

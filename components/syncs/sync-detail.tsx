@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
-import { Badge, StatusBadge } from "@/components/ui/badge";
+import { Badge } from "@/components/ui/badge";
 import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
 import { Button, LinkButton } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
@@ -14,7 +14,7 @@ import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from "@/lib/api-client/syncs";
 import { normalizeConfiguration } from "@/lib/sync-config/mapping";
 import { PlanDialog } from "./plan-dialog";
-import { RunOutcomeBadge } from "./run-outcome";
+import { LastRun, RunOutcomeBadge, SyncBadge } from "./run-outcome";
 import { RunAfterCard } from "./run-after-card";
 import { RunsTable } from "./runs-table";
 import { describeSchedule } from "./schedule";
@@ -54,10 +54,10 @@ export function SyncDetail({ id }: { id: string }) {
         breadcrumb={<Link href="/syncs" className="hover:underline">Syncs</Link>}
         title={
           <span className="flex items-center gap-3">
-            {syncName(s)} <StatusBadge status={a.status} />
-            {a.last_outcome && (
-              <span className="flex items-center gap-1.5 text-sm font-normal text-slate-500" data-testid="sync-last-outcome">
-                last run <RunOutcomeBadge run={a.last_outcome} />
+            {syncName(s)} <SyncBadge sync={a} />
+            {a.last_run && (
+              <span className="flex items-center gap-1.5 text-sm font-normal text-slate-500" data-testid="sync-header-last-run">
+                last run <RunOutcomeBadge run={a.last_run} />
               </span>
             )}
           </span>
@@ -152,7 +152,7 @@ export function SyncDetail({ id }: { id: string }) {
               <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : a.write_mode === "mirror" ? "On (mirror)" : "Off"}</dd></div>
               <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{describeSchedule(a)}</dd></div>
               <div><dt className="text-slate-500">Next run</dt><dd className="font-medium">{a.next_run_at ? relativeTime(a.next_run_at) : "—"}</dd></div>
-              <div><dt className="text-slate-500">Last run</dt><dd className="font-medium">{a.last_run ? <><RunOutcomeBadge run={a.last_run} /> {relativeTime(a.last_run.finished_at ?? a.last_run.started_at)}</> : "Never"}</dd></div>
+              <div><dt className="text-slate-500">Last run</dt><dd className="font-medium"><LastRun sync={a} /></dd></div>
             </dl>
           </CardBody>
         </Card>

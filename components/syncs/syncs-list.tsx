@@ -4,7 +4,6 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
-import { StatusBadge } from "@/components/ui/badge";
 import { LinkButton } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
 import { DataTable } from "@/components/ui/data-table";
@@ -12,7 +11,7 @@ import { EmptyState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs } from "@/lib/api-client/syncs";
 import type { Sync } from "@/lib/api-client/types";
-import { RunOutcomeBadge } from "./run-outcome";
+import { LastRun, SyncBadge } from "./run-outcome";
 import { describeSchedule } from "./schedule";
 
 const col = createColumnHelper<Sync>();
@@ -49,23 +48,13 @@ export function SyncsList() {
           </span>
         ),
       }),
-      col.accessor((s) => s.attributes.status, { id: "status", header: "Status", meta: { className: "w-[11%]" }, cell: (info) => <StatusBadge status={info.getValue()} /> }),
+      col.accessor((s) => s.attributes.status, { id: "status", header: "Status", meta: { className: "w-[11%]" }, cell: (info) => <SyncBadge sync={info.row.original.attributes} /> }),
       col.display({ id: "schedule", header: "Schedule", meta: { className: "w-[17%]" }, cell: ({ row }) => describeSchedule(row.original.attributes) }),
       col.display({
         id: "last_run",
         header: "Last run",
         meta: { className: "w-[14%]" },
-        cell: ({ row }) => {
-          const run = row.original.attributes.last_run;
-          return run ? (
-            <span className="flex flex-col items-start gap-0.5">
-              <RunOutcomeBadge run={run} />
-              <span className="text-xs text-slate-500">{relativeTime(run.finished_at ?? run.started_at)}</span>
-            </span>
-          ) : (
-            <span className="text-slate-400">Never</span>
-          );
-        },
+        cell: ({ row }) => <LastRun sync={row.original.attributes} />,
       }),
       col.accessor((s) => s.attributes.next_run_at, { id: "next_run", header: "Next run", meta: { className: "w-[14%]" }, cell: (info) => (info.getValue() ? relativeTime(info.getValue()) : <span className="text-slate-400">—</span>) }),
     ],

@@ -159,13 +159,14 @@ describe("serializers answer what their schemas say", () => {
     expect(serialized.attributes.cron_expression).toBeNull();
     expectValid(syncSchema, serializeSync({ ...sync, lastRun: { id: 7, status: "success", syncRunType: "test", startedAt: iso, finishedAt: null } }, { actors: true }));
     // Who canceled the latest run: named to callers who may read members or the audit log only.
-    const canceled = { id: 8, status: "failed" as const, failedRows: 0, error: null, canceledBy: "Ada Lovelace", finishedAt: iso };
+    const canceled = { id: 8, status: "failed" as const, failedRows: 0, error: null, canceledBy: "Ada Lovelace", finishedAt: iso, successfulRows: 0, approvedBy: "Ada Lovelace", held: true };
     const withCancel = { ...sync, lastRun: { ...canceled, syncRunType: "general" as const, startedAt: iso }, lastEnded: canceled };
     expect(serializeSync(withCancel, { actors: true }).attributes.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: "Ada Lovelace" });
     const hidden = serializeSync(withCancel, { actors: false });
     expectValid(syncSchema, hidden);
     expect(hidden.attributes.last_outcome).toMatchObject({ outcome: "canceled", canceled_by: null });
     expect(hidden.attributes.last_run).toMatchObject({ outcome: "canceled", canceled_by: null });
+    expect(hidden.attributes.last_outcome).toMatchObject({ approved: true, approved_by: null, held: true, successful_rows: 0 });
     expect(JSON.stringify(hidden)).not.toContain("Ada");
   });
 

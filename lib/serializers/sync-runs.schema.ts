@@ -79,6 +79,8 @@ export const syncRunAttributesSchema = z.strictObject({
     .string()
     .nullable()
     .describe("Who approved the run after its limits held it; null when nobody did, and for callers who may read neither the members nor the audit log."),
+  approved: z.boolean().describe("Someone approved the run after its sync's limits held it (approved_by names them to callers who may know)."),
+  held: z.boolean().describe("Its plan broke its sync's limits, so it was held for approval (now or before it was approved or canceled)."),
   progress: runProgressSchema,
   waiting_until: dateTime()
     .nullable()

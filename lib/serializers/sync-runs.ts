@@ -35,6 +35,8 @@ export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResour
     plan: storedRunPlan(r.plan),
     // An approved run is approved whoever reads it; who approved it follows the canceled_by rule.
     approved_by: r.approvedBy === null ? null : access.actors ? r.approvedBy : null,
+    approved: r.approvedBy !== null,
+    held: (storedRunPlan(r.plan)?.exceeded.length ?? 0) > 0,
     progress: runProgress(r, new Date()),
     // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,

@@ -53,6 +53,10 @@ const runOutcomeFields = {
   outcome: z.enum(RUN_OUTCOMES).describe("Derived, beside status: as the sync run resource's outcome."),
   failed_rows: z.number().int().describe("Rows the run could not deliver (rejected by the destination or not mappable)."),
   canceled_by: z.string().nullable().describe("Who canceled the run; null when nobody did, and for callers who may read neither the members nor the audit log."),
+  successful_rows: z.number().int().describe("Rows the destination accepted (for a canceled run: whether it wrote anything before the cancel)."),
+  approved: z.boolean().describe("Someone approved the run after its sync's limits held it."),
+  approved_by: z.string().nullable().describe("Who approved it; null when nobody did, and for callers who may read neither the members nor the audit log."),
+  held: z.boolean().describe("Its plan broke its sync's limits, so it was held for approval."),
 };
 
 export const syncAttributesSchema = z.strictObject({
@@ -104,6 +108,7 @@ export const syncAttributesSchema = z.strictObject({
     .strictObject({
       sync_run_id: z.number().int(),
       status: z.enum(SyncRunStatus),
+      sync_run_type: z.enum(SyncRunType).describe("Always general: test runs are not a sync's outcome."),
       finished_at: dateTime().nullable(),
       ...runOutcomeFields,
     })

@@ -3,6 +3,7 @@
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
 // The view's timestamps are ISO text already (lib/services/sync-view.ts).
 import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
+import type { RunTruthFacts } from "@/lib/services/sync-view";
 import type { ActorAccess } from "@/lib/auth/actors";
 import { getDefinition } from "@/lib/connectors/registry";
 import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
@@ -38,10 +39,14 @@ const model = (m: ModelSummary): SyncModel => ({
 });
 
 /** A run's derived outcome and the facts its words need (lib/sync-config/run-outcome.ts). */
-const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null }, access: ActorAccess) => ({
+const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null } & RunTruthFacts, access: ActorAccess) => ({
   outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
   failed_rows: r.failedRows,
   canceled_by: access.actors ? r.canceledBy : null,
+  successful_rows: r.successfulRows,
+  approved: r.approvedBy !== null,
+  approved_by: access.actors ? r.approvedBy : null,
+  held: r.held,
 });
 
 /** The limits as set: only those present in the column (left out: the default). */
@@ -84,11 +89,22 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
           sync_run_type: s.lastRun.syncRunType,
           started_at: s.lastRun.startedAt,
           finished_at: s.lastRun.finishedAt,
-          ...outcomeOf({ ...s.lastRun, failedRows: s.lastRun.failedRows ?? 0, error: s.lastRun.error ?? null, canceledBy: s.lastRun.canceledBy ?? null }, access),
+          ...outcomeOf(
+            {
+              ...s.lastRun,
+              failedRows: s.lastRun.failedRows ?? 0,
+              error: s.lastRun.error ?? null,
+              canceledBy: s.lastRun.canceledBy ?? null,
+              successfulRows: s.lastRun.successfulRows ?? 0,
+              approvedBy: s.lastRun.approvedBy ?? null,
+              held: s.lastRun.held ?? false,
+            },
+            access,
+          ),
         }
       : null,
     last_outcome: s.lastEnded
-      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, finished_at: s.lastEnded.finishedAt, ...outcomeOf(s.lastEnded, access) }
+      ? { sync_run_id: s.lastEnded.id, status: s.lastEnded.status, sync_run_type: "general" as const, finished_at: s.lastEnded.finishedAt, ...outcomeOf(s.lastEnded, access) }
       : null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,

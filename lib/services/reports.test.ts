@@ -4,6 +4,7 @@ import type { SyncRunStatus } from "@/lib/generated/prisma/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { bareSync } from "@/tests/support/sync-fixtures";
+import { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
 import { workspaceActivity } from "./reports";
 
 useTestDatabase();
@@ -16,9 +17,11 @@ async function run(
   at: string,
   status: SyncRunStatus,
   rows: [number, number, number],
+  extra: { syncRunType?: "general" | "test"; canceledBy?: string; error?: string } = {},
 ) {
   await prisma().syncRun.create({
     data: {
+      ...extra,
       workspaceId,
       syncId,
       status,
@@ -109,5 +112,22 @@ describe("workspace activity report", () => {
     expect(await total([b.destination.id])).toBe(1);
     expect(await total([a.source.id, b.destination.id])).toBe(2);
     expect(await total([999_999])).toBe(0);
+  });
+
+  it("counts neither a cancel nor a test run as a failure (the runs' outcome, as every view shows it)", async () => {
+    const ws = await newWorkspace();
+    const { sync } = await bareSync(ws);
+    const at = "2026-03-10T10:00:00Z";
+    await run(ws, sync.id, at, "failed", [50, 20, 0], { canceledBy: "Ada", error: CANCELED_ERROR }); // canceled by Ada
+    await run(ws, sync.id, at, "failed", [5, 0, 0], { error: CANCELED_ERROR }); // canceled before canceled_by existed
+    await run(ws, sync.id, at, "failed", [5, 0, 0], { error: DISABLED_ERROR }); // stopped by a disable
+    await run(ws, sync.id, at, "canceled", [0, 0, 0]); // never started
+    await run(ws, sync.id, at, "failed", [1, 0, 1], { syncRunType: "test", error: "refused" }); // a failed test
+    await run(ws, sync.id, at, "success", [1, 1, 0], { syncRunType: "test" });
+    await run(ws, sync.id, at, "success", [30, 27, 3]); // succeeded with 3 rejected rows
+    await run(ws, sync.id, at, "failed", [4, 0, 4], { error: "connection refused" }); // the one failure
+    const report = await workspaceActivity(ws, { type: "workspace_activity", metric: "all", time_period: "one_week" }, NOW);
+    expect(report.sync_run_triggered![6]).toEqual({ time_slice: "2026-03-10T00:00:00.000Z", total_count: 8, success_count: 1, failed_count: 1 });
+    expect(report.total_sync_run_rows![6]).toEqual({ time_slice: "2026-03-10T00:00:00.000Z", total_count: 96, success_count: 48, failed_count: 7 });
   });
 });

@@ -26,7 +26,7 @@ import type { ListSyncsQuery } from "@/lib/validation/syncs";
 
 type Tx = Prisma.TransactionClient;
 
-export interface LastRun {
+export type LastRun = {
   id: number;
   status: SyncRunStatus;
   syncRunType: SyncRunType;
@@ -36,17 +36,25 @@ export interface LastRun {
   failedRows?: number;
   error?: string | null;
   canceledBy?: string | null;
+} & Partial<RunTruthFacts>;
+
+/** Beside status and counters, what a run's words need (lib/sync-config/run-outcome.ts, runTruth). */
+export interface RunTruthFacts {
+  successfulRows: number;
+  approvedBy: string | null;
+  /** Its plan broke its sync's limits: it was held for approval. */
+  held: boolean;
 }
 
 /** The latest general run that ended: what the sync's derived outcome shows while a new one runs. */
-export interface LastEndedRun {
+export type LastEndedRun = {
   id: number;
   status: SyncRunStatus;
   failedRows: number;
   error: string | null;
   canceledBy: string | null;
   finishedAt: IsoTimestamp | null;
-}
+} & RunTruthFacts;
 
 /** Creation and update times, as ISO text. */
 interface Stamped {
@@ -122,11 +130,17 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   run_failed_rows: number | null;
   run_error: string | null;
   run_canceled_by: string | null;
+  run_successful_rows: number | null;
+  run_approved_by: string | null;
+  run_held: boolean | null;
   ended_id: number | null;
   ended_status: SyncRunStatus | null;
   ended_failed_rows: number | null;
   ended_error: string | null;
   ended_canceled_by: string | null;
+  ended_successful_rows: number | null;
+  ended_approved_by: string | null;
+  ended_held: boolean | null;
   ended_finished_at: Instant | null;
 }
 
@@ -142,6 +156,9 @@ function isoOf(at: Instant | null): IsoTimestamp | null {
 /** A connector summary's columns from the connectors row aliased `alias`, each as `<alias>_<column>`. */
 const connectorColumns = (alias: "src" | "dst" | "mc") =>
   Prisma.raw(CONNECTOR_COLUMNS.map((c) => `${alias}.${c}${c === "connector_type" ? "::text" : ""} AS ${alias}_${c}`).join(", "));
+
+/** A run whose stored plan broke its sync's limits (sync_runs.plan.exceeded not empty): it was held. */
+const HELD = Prisma.sql`CASE WHEN jsonb_typeof(plan->'exceeded') = 'array' THEN jsonb_array_length(plan->'exceeded') > 0 ELSE false END`;
 
 /**
  * Syncs of `page` (a subquery of syncs rows, plus `ord` when `ordered`) with their source,
@@ -160,19 +177,22 @@ const syncViewSelect = (page: Prisma.Sql, ordered = false) => Prisma.sql`
          r.id AS run_id, r.status::text AS run_status, r.sync_run_type::text AS run_type,
          r.started_at AS run_started_at, r.finished_at AS run_finished_at,
          r.failed_rows AS run_failed_rows, r.error AS run_error, r.canceled_by AS run_canceled_by,
+         r.successful_rows AS run_successful_rows, r.approved_by AS run_approved_by, r.held AS run_held,
          e.id AS ended_id, e.status::text AS ended_status, e.failed_rows AS ended_failed_rows, e.error AS ended_error,
-         e.canceled_by AS ended_canceled_by, e.finished_at AS ended_finished_at
+         e.canceled_by AS ended_canceled_by, e.finished_at AS ended_finished_at,
+         e.successful_rows AS ended_successful_rows, e.approved_by AS ended_approved_by, e.held AS ended_held
     FROM (${page}) s
     JOIN connectors src ON src.id = s.source_id
     JOIN connectors dst ON dst.id = s.destination_id
     JOIN models m ON m.id = s.model_id
     JOIN connectors mc ON mc.id = m.connector_id
     LEFT JOIN LATERAL (
-      SELECT id, status, sync_run_type, started_at, finished_at, failed_rows, error, canceled_by FROM sync_runs
+      SELECT id, status, sync_run_type, started_at, finished_at, failed_rows, error, canceled_by, successful_rows, approved_by,
+             ${HELD} AS held FROM sync_runs
        WHERE sync_id = s.id ORDER BY created_at DESC, id DESC LIMIT 1
     ) r ON true
     LEFT JOIN LATERAL (
-      SELECT id, status, failed_rows, error, canceled_by, finished_at FROM sync_runs
+      SELECT id, status, failed_rows, error, canceled_by, finished_at, successful_rows, approved_by, ${HELD} AS held FROM sync_runs
        WHERE sync_id = s.id AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled')
        ORDER BY created_at DESC, id DESC LIMIT 1
     ) e ON true`;
@@ -245,6 +265,9 @@ function syncView(r: SyncViewRow): SyncView {
             failedRows: r.run_failed_rows ?? 0,
             error: r.run_error,
             canceledBy: r.run_canceled_by,
+            successfulRows: r.run_successful_rows ?? 0,
+            approvedBy: r.run_approved_by,
+            held: r.run_held ?? false,
           },
     lastEnded:
       r.ended_id === null
@@ -256,6 +279,9 @@ function syncView(r: SyncViewRow): SyncView {
             error: r.ended_error,
             canceledBy: r.ended_canceled_by,
             finishedAt: isoOf(r.ended_finished_at),
+            successfulRows: r.ended_successful_rows ?? 0,
+            approvedBy: r.ended_approved_by,
+            held: r.ended_held ?? false,
           },
   };
 }

@@ -95,6 +95,10 @@ beforeAll(async () => {
           // What the derived outcome reads: rejected rows on some successes, who canceled a failed one.
           failedRows: r === 0 ? i % 2 : 0,
           canceledBy: r === 1 ? "Ada" : null,
+          // Held and approved, and what it wrote: the rest of what the run's words read (runTruth).
+          successfulRows: r === 0 ? 10 + i : 0,
+          approvedBy: r === 0 && i % 4 === 1 ? "Grace" : null,
+          plan: r === 0 && i % 2 === 1 ? { exceeded: ["would delete 9 of 10 tracked rows (90%), over the 20% limit"] } : r === 1 ? { exceeded: [] } : undefined,
           createdAt: new Date(T0 + (r === 2 ? 1 : r) * 10_000),
         },
       });
@@ -172,16 +176,23 @@ async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number;
     const run = await prisma().syncRun.findFirst({
       where: { syncId: row.id },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      select: { id: true, status: true, syncRunType: true, startedAt: true, finishedAt: true, failedRows: true, error: true, canceledBy: true },
+      select: { id: true, status: true, syncRunType: true, startedAt: true, finishedAt: true, failedRows: true, error: true, canceledBy: true, ...truthFacts },
     });
     const lastEnded = await prisma().syncRun.findFirst({
       where: { syncId: row.id, syncRunType: "general", status: { in: ["success", "failed", "canceled"] } },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      select: { id: true, status: true, failedRows: true, error: true, canceledBy: true, finishedAt: true },
+      select: { id: true, status: true, failedRows: true, error: true, canceledBy: true, finishedAt: true, ...truthFacts },
     });
-    views.push(isoDates({ ...row, lastRun: run, lastEnded }) as SyncView);
+    views.push(isoDates({ ...row, lastRun: run && held(run), lastEnded: lastEnded && held(lastEnded) }) as SyncView);
   }
   return { rows: views, total: await prisma().sync.count({ where }) };
+}
+
+/** What runTruth reads beside status and counters; `held` from the stored plan's exceeded limits. */
+const truthFacts = { successfulRows: true, approvedBy: true, plan: true } as const;
+function held<T extends { plan: unknown }>({ plan, ...run }: T) {
+  const exceeded = (plan as { exceeded?: unknown } | null)?.exceeded;
+  return { ...run, held: Array.isArray(exceeded) && exceeded.length > 0 };
 }
 
 const sortOf = (value: string): SortOrder => listSyncsQuerySchema.parse({ sort: value }).sort!;
