@@ -191,7 +191,7 @@ atEachViewport(() => {
     // The Rows chart's y-axis: compact labels, each wholly inside the chart.
     const rowsChart = page.getByRole("img", { name: /^Rows: / });
     const box = (await rowsChart.boundingBox())!;
-    const ticks = rowsChart.locator(".recharts-yAxis .recharts-cartesian-axis-tick-value");
+    const ticks = rowsChart.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
     await expect(ticks.first()).toBeVisible();
     const labels = await ticks.allTextContents();
     expect(labels.length).toBeGreaterThan(1);
