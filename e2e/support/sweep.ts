@@ -290,6 +290,8 @@ const SPECS: Record<string, SweepSpec> = {
   },
   "GET /api/v1/syncs/{}/sync_runs/{}": { mutates: false, ids: ["sync", "run"] },
   "POST /api/v1/syncs/{}/sync_runs/{}/cancel": { mutates: true, ids: ["sync", "run"] },
+  "GET /api/v1/syncs/{}/sync_runs/{}/plan": { mutates: false, ids: ["sync", "run"] },
+  "GET /api/v1/syncs/{}/sync_runs/{}/undelivered": { mutates: false, ids: ["sync", "run"] },
   "GET /api/v1/syncs/{}/sync_runs/{}/sync_records": {
     mutates: false,
     ids: ["sync", "run"],
