@@ -106,6 +106,15 @@ export function guardInForce(sync: GuardedSync): boolean {
   return (g.max_delete_percent !== null && detectsDeletes(sync)) || g.max_change_percent !== null || g.max_change_rows !== null || g.refuse_empty_extract;
 }
 
+/**
+ * Whether every limit in force binds only a sync that tracks rows (the percentages and the empty
+ * extract are measured against what it tracked before). Then a first run cannot break any of them,
+ * and need not plan: max_change_rows is the one limit that counts from the first run on.
+ */
+export function onlyTrackedLimits(sync: GuardedSync): boolean {
+  return effectiveGuard(sync).max_change_rows === null;
+}
+
 /** What a guard check needs from a plan. */
 export interface GuardFacts {
   /** Rows the sync tracked before the run. */

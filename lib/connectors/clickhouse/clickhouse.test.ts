@@ -293,6 +293,22 @@ describe("bounded row count", () => {
     expect(await until(async () => (await running()) === 0)).toBe(true);
   });
 
+  it("a canceled count is stopped on the server too, not only the request", async () => {
+    // A long time box: only the cancel can stop it within the wait below.
+    const controller = new AbortController();
+    const counting = source.countRows!(config({ query_timeout: 600 }), {
+      query: "SELECT number FROM system.numbers WHERE number % 1000000007 = 1",
+      batchSize: 1000,
+      limit: 1_000_000,
+      timeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    expect(await until(async () => (await running()) > 0)).toBe(true);
+    controller.abort(new Error("The run was cancelled."));
+    await expect(counting).rejects.toThrow(/cancel/i);
+    expect(await until(async () => (await running()) === 0)).toBe(true);
+  });
+
   it("refuses what the read refuses before it reaches the server", async () => {
     await expect(count({ query: "SELECT 1; DROP TABLE events" })).rejects.toThrow(/single statement/);
     await expect(count({ query: "SELECT * FROM url('http://127.0.0.1:1/', CSV, 'a String')" })).rejects.toThrow(/url\(\)/);
