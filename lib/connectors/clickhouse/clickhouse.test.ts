@@ -445,6 +445,28 @@ describe("a hostile server (the url is the tenant's)", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("a canceled count, once sent, is KILLed on the server (a dropped connection alone may leave it computing)", async () => {
+    const seen: string[] = [];
+    handler = (sql, res) => {
+      seen.push(sql);
+      if (level(sql, res)) return;
+      if (sql.startsWith("KILL QUERY")) res.writeHead(200).end("");
+      // The count itself never answers: still computing.
+    };
+    const controller = new AbortController();
+    const counting = source.countRows!(hostileConfig({ password: "count-cancel", query_timeout: 600 }), {
+      query: "SELECT 1",
+      batchSize: 1000,
+      limit: 1000,
+      timeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    expect(await until(async () => seen.some((sql) => sql.includes("count(*)")))).toBe(true);
+    controller.abort(new Error("The run was cancelled."));
+    await expect(counting).rejects.toThrow(/cancel/i);
+    expect(seen.filter((sql) => sql.startsWith("KILL QUERY"))).toHaveLength(1);
+  });
+
   it("the readonly level is only 0, 1 or 2, and the levels kept are bounded", async () => {
     handler = (_sql, res) => res.writeHead(200).end("w".repeat(900));
     const before = cachedReadonlyLevels();
