@@ -73,15 +73,19 @@ export function guardDefaults(sync: Omit<GuardedSync, "guard">): EffectiveGuard 
   return isSaasCategory(sync.destinationCategory) ? { ...base, max_change_percent: SAAS_MAX_CHANGE_PERCENT } : base;
 }
 
+/** A stored percentage: a finite number in 0–100, null (off); anything else counts as left out. */
+const percent = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 100 ? v : undefined);
+/** A stored row count: a whole number ≥ 0, null (off); anything else (1.5, -3, "10") counts as left out. */
+const rows = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+
 /** The stored settings read defensively (the column is JSON: anything else counts as left out). */
 export function guardSettings(stored: unknown): GuardSettings {
   if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return {};
   const s = stored as Record<string, unknown>;
-  const percent = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isFinite(v) ? v : undefined);
   return {
     max_delete_percent: percent(s.max_delete_percent),
     max_change_percent: percent(s.max_change_percent),
-    max_change_rows: percent(s.max_change_rows),
+    max_change_rows: rows(s.max_change_rows),
     refuse_empty_extract: s.refuse_empty_extract === null ? null : typeof s.refuse_empty_extract === "boolean" ? s.refuse_empty_extract : undefined,
   };
 }
