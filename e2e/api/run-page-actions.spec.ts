@@ -31,10 +31,14 @@ test("a held run keeps sample rows of what it would delete; only readers of reco
   tables.push(src, dst);
   const first = await trigger(ws.admin, syncId);
   expect(await waitForRun(ws.admin, syncId, first)).toMatchObject({ status: "success" });
-  // A run of a guarded sync that went on keeps its plan, not its sample rows.
-  const kept = await ws.admin.get(`/api/v1/syncs/${syncId}/sync_runs/${first}/plan`);
+  // Its first run had nothing tracked for its limits (all measured against tracked rows): it did not plan.
+  expect((await ws.admin.get(`/api/v1/syncs/${syncId}/sync_runs/${first}/plan`)).status()).toBe(404);
+  // A later run of the guarded sync that went on keeps its plan, not its sample rows.
+  const second = await trigger(ws.admin, syncId);
+  expect(await waitForRun(ws.admin, syncId, second)).toMatchObject({ status: "success" });
+  const kept = await ws.admin.get(`/api/v1/syncs/${syncId}/sync_runs/${second}/plan`);
   expect(kept.status(), await kept.text()).toBe(200);
-  expect((await kept.json()).data).toMatchObject({ counts: { insert: 20 }, samples: null });
+  expect((await kept.json()).data).toMatchObject({ counts: { unchanged: 20 }, tracked: 20, samples: null });
   await sql(`DELETE FROM ${src} WHERE id > 2`);
   const runId = await trigger(ws.admin, syncId);
   expect(await waitForRun(ws.admin, syncId, runId, (a) => a.status === "needs_approval")).toMatchObject({ status: "needs_approval" });

@@ -1,6 +1,7 @@
 // The environment module: defaults, forms, and a clear refusal of a malformed value.
 import { afterEach, describe, expect, it } from "vitest";
-import { assertValidEnv, env, EnvError } from "./env";
+import { boundedCountSql } from "@/lib/connectors/shared/bounded-count";
+import { assertValidEnv, env, EnvError, MAX_ROW_COUNT_LIMIT } from "./env";
 
 const touched = [
   "ENGINE_BATCH_SIZE",
@@ -8,6 +9,7 @@ const touched = [
   "DATABASE_URL",
   "SMTP_URL",
   "WORKSPACE_MAX_ACTIVE_RUNS",
+  "ENGINE_ROW_COUNT_LIMIT",
 ] as const;
 const saved = Object.fromEntries(touched.map((name) => [name, process.env[name]]));
 afterEach(() => {
@@ -52,6 +54,14 @@ describe("env", () => {
     expect(() => env.WORKSPACE_MAX_ACTIVE_RUNS).toThrow(
       /WORKSPACE_MAX_ACTIVE_RUNS must be a whole number ≥ 0/,
     );
+  });
+
+  it("bounds the row count limit by what a count will count, instead of lowering it silently", () => {
+    process.env.ENGINE_ROW_COUNT_LIMIT = String(MAX_ROW_COUNT_LIMIT);
+    expect(env.ENGINE_ROW_COUNT_LIMIT).toBe(MAX_ROW_COUNT_LIMIT);
+    expect(boundedCountSql("t", env.ENGINE_ROW_COUNT_LIMIT)).toContain(`LIMIT ${MAX_ROW_COUNT_LIMIT + 1}`);
+    process.env.ENGINE_ROW_COUNT_LIMIT = String(MAX_ROW_COUNT_LIMIT + 1);
+    expect(() => env.ENGINE_ROW_COUNT_LIMIT).toThrow(/ENGINE_ROW_COUNT_LIMIT must be a whole number from 0 to 100,000,000/);
   });
 
   it("refuses a switch it cannot read rather than taking it as off", () => {

@@ -32,6 +32,16 @@ const integer = (min: number, fallback: number, description: string, unset?: str
     description,
   );
 
+const integerUpTo = (min: number, max: number, fallback: number, description: string) =>
+  variable(
+    z.coerce.number().int().min(min).max(max).default(fallback),
+    { form: `a whole number from ${min} to ${max.toLocaleString("en-US")}` },
+    description,
+  );
+
+/** Most rows a run's count may count (connectors/shared/bounded-count.ts caps any caller at it too). */
+export const MAX_ROW_COUNT_LIMIT = 100_000_000;
+
 const decimal = (min: number, fallback: number, description: string, exclusive = false) =>
   variable(
     (exclusive ? z.coerce.number().gt(min) : z.coerce.number().min(min)).default(fallback),
@@ -290,8 +300,9 @@ export const envSchema = z.object({
     10,
     "a wait for a destination (rate limit, `Retry-After`, backoff) longer than this frees the worker: the run stops after recording what it sent, shows status `paused` with `waiting_until`, and is queued to resume then. Retry pauses with no row delivered in between count against `ENGINE_WRITE_ATTEMPTS`",
   ),
-  ENGINE_ROW_COUNT_LIMIT: integer(
+  ENGINE_ROW_COUNT_LIMIT: integerUpTo(
     0,
+    MAX_ROW_COUNT_LIMIT,
     1_000_000,
     "a run with nothing better to measure its progress against (a first run, an incremental read, a changed model) counts its model's rows on the source up to this many, under the read's read-only guards; past it the run reads \"more than N rows\" and shows no percentage. `0`: never count (progress then says the total is unknown)",
   ),

@@ -78,7 +78,11 @@ async function statusChanged(runId: number, to: SyncRunStatus): Promise<void> {
   await emitRunEvent(runId, to);
 }
 
-/** Conditional status change through the transition table; false when the run moved elsewhere meanwhile. */
+/**
+ * Conditional status change through the transition table; false when the run moved elsewhere meanwhile.
+ * A run that ends drops its plan's sample rows (source rows, kept only while it was held for its
+ * approver): canceled, disabled, expired or failed, nobody will approve it any more.
+ */
 export async function setRunStatus(
   db: Db,
   runId: number,
@@ -89,7 +93,8 @@ export async function setRunStatus(
     `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
        error = CASE WHEN $4::boolean THEN $5 ELSE error END,
        finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END,
-       canceled_by = COALESCE($7::text, canceled_by)
+       canceled_by = COALESCE($7::text, canceled_by),
+       plan = CASE WHEN $6::boolean AND jsonb_typeof(plan) = 'object' THEN plan - 'samples' ELSE plan END
      WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
     [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
   );

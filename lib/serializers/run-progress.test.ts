@@ -41,6 +41,15 @@ describe("a run's progress", () => {
     expect(stopped).toMatchObject({ percent: 30, rows_per_second: 100, eta_seconds: null });
   });
 
+  it("a failed or canceled run that read every counted row still reads 99%, not 100%: it did not finish", () => {
+    for (const status of ["failed", "canceled"] as const) {
+      const all = runProgress(run({ status, totalQueryRows: 1000, estimatedRows: 1000, estimateSource: "count", finishedAt: at(4) }), at(60));
+      expect(all.percent).toBe(99);
+      const none = runProgress(run({ status, totalQueryRows: 0, estimatedRows: 0, estimateSource: "count", finishedAt: at(4) }), at(60));
+      expect(none.percent).toBe(99);
+    }
+  });
+
   it("never builds a percentage on a guess: a count stopped at its bound, an unknown total, an older run's planner guess", () => {
     const bound = runProgress(run({ totalQueryRows: 5_000, estimatedRows: 1_000_000, estimateSource: "count_bound" }), at(1));
     expect(bound).toMatchObject({ estimated_rows: null, estimate_source: "count_bound", more_than_rows: 1_000_000, percent: null, eta_seconds: null });

@@ -26,10 +26,11 @@ export function runProgress(r: ProgressFacts, now: Date): RunProgressAttributes 
   const rate = seconds > 0 && read > 0 ? read / seconds : null;
   let percent: number | null = null;
   if (r.status === "success") percent = 100;
-  // Floored and at most 99 while it runs (the last rows read may still be writing); a run that read
-  // past its estimate has no honest percentage (indeterminate).
-  else if (estimate !== null && estimate > 0 && read <= estimate) percent = Math.min(active ? 99 : 100, Math.floor((read * 100) / estimate));
-  else if (estimate === 0 && !active) percent = 100;
+  // Floored and at most 99 unless it succeeded: while it runs the last rows read may still be
+  // writing, and a failed or canceled run that read every counted row still did not finish. A run
+  // that read past its estimate has no honest percentage (indeterminate).
+  else if (estimate !== null && estimate > 0 && read <= estimate) percent = Math.min(99, Math.floor((read * 100) / estimate));
+  else if (estimate === 0 && !active) percent = 99;
   const eta = active && rate !== null && estimate !== null && read < estimate ? Math.ceil((estimate - read) / rate) : null;
   const wait = Number((r.timings as Record<string, unknown> | null)?.wait ?? 0);
   return {

@@ -6,33 +6,26 @@ import "server-only";
 import { can } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db/client";
 import type { SyncProposal } from "@/lib/engine";
+import { mayNot } from "@/lib/auth/refusal";
 import { Forbidden, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Prisma, Sync } from "@/lib/generated/prisma/client";
-import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import type { ProposedSyncInput } from "@/lib/validation/syncs";
 import type { AuthContext } from "./auth-context";
+import { configurationErrors, storedGuard } from "./sync-fields";
 import { resolveWriteMode } from "./sync-write-mode";
 
-type Auth = Pick<AuthContext, "workspaceId" | "policies" | "roleName">;
+type Auth = Pick<AuthContext, "workspaceId" | "policies" | "roleName" | "apiToken">;
 
-/** 403 unless the caller may update syncs. */
+/** 403 unless the caller may update syncs (naming the role that refuses: a token's own, or its owner's). */
 export function assertMayPropose(auth: Auth): void {
   if (!can(auth.policies, "sync", "update")) {
-    throw new Forbidden(`Your role (${auth.roleName}) may not update syncs, so it may plan only the saved sync: leave out "sync".`);
+    throw new Forbidden(`${mayNot(auth, "update syncs", [["sync", "update"]])}, so it may plan only the saved sync: leave out "sync".`);
   }
 }
 
 /** The proposal as the sync's columns, or a 422 naming each field a save would refuse. */
 export async function syncProposal(auth: Auth, existing: Sync, input: ProposedSyncInput): Promise<SyncProposal> {
-  const errors: FieldError[] = [];
-  if (input.configuration !== undefined) {
-    try {
-      compileMapping(input.configuration);
-    } catch (err) {
-      if (!(err instanceof MappingConfigurationError)) throw err;
-      errors.push({ path: "sync.configuration", message: err.message });
-    }
-  }
+  const errors: FieldError[] = input.configuration === undefined ? [] : configurationErrors(input.configuration);
   const writeMode =
     input.write_mode === undefined ? undefined : await resolveWriteMode(prisma(), auth.workspaceId, existing.destinationId, input.write_mode, existing.writeMode);
   if (writeMode) errors.push(...writeMode.errors);
@@ -42,10 +35,7 @@ export async function syncProposal(auth: Auth, existing: Sync, input: ProposedSy
   if (input.sync_mode !== undefined) proposal.syncMode = input.sync_mode;
   if (writeMode) proposal.writeMode = writeMode.mode;
   if (input.detect_deletes !== undefined) proposal.detectDeletes = input.detect_deletes;
-  if (input.guard !== undefined) {
-    // As updateSync stores it: null or {} back to the defaults, else only the limits sent.
-    const set = Object.fromEntries(Object.entries(input.guard ?? {}).filter(([, v]) => v !== undefined));
-    proposal.guard = Object.keys(set).length === 0 ? null : set;
-  }
+  // As updateSync stores it: null or {} back to the defaults, else only the limits sent.
+  if (input.guard !== undefined) proposal.guard = storedGuard(input.guard);
   return proposal;
 }

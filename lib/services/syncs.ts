@@ -2,7 +2,6 @@
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
 import { computeNextRunAt } from "@/lib/sync-config/schedule";
 import {
   approveRun,
@@ -36,6 +35,7 @@ import { getSync, type SyncView } from "./sync-view";
 import { inTransaction } from "./transaction";
 import { resolveWriteMode } from "./sync-write-mode";
 import { assertMayPropose, syncProposal } from "./sync-proposal";
+import { configurationErrors, storedGuard } from "./sync-fields";
 
 // The read side (the resource view, the list) lives in ./sync-view; routes import it from here.
 export { getSync, listSyncs, type ConnectorSummary, type LastRun, type ModelSummary, type SyncView } from "./sync-view";
@@ -101,21 +101,10 @@ async function referenceErrors(tx: Tx, workspaceId: number, refs: References): P
   return errors;
 }
 
-function configurationErrors(configuration: unknown): FieldError[] {
-  try {
-    compileMapping(configuration);
-    return [];
-  } catch (err) {
-    if (err instanceof MappingConfigurationError) return [{ path: "sync.configuration", message: err.message }];
-    throw err;
-  }
-}
-
-/** syncs.guard as sent: null (or {}) back to the defaults, left out unchanged; only the limits sent are stored. */
+/** syncs.guard as sent: null (or {}) back to the defaults, left out unchanged. */
 function guardColumn(guard: GuardInput | undefined): { guard?: Prisma.InputJsonValue | typeof Prisma.DbNull } {
   if (guard === undefined) return {};
-  const set = Object.fromEntries(Object.entries(guard ?? {}).filter(([, v]) => v !== undefined));
-  return { guard: Object.keys(set).length === 0 ? Prisma.DbNull : set };
+  return { guard: storedGuard(guard) ?? Prisma.DbNull };
 }
 
 /**
@@ -303,7 +292,7 @@ export async function testSync(auth: Auth, syncId: number, input: TestSyncInput 
  * sync-proposal.ts): read-only, so not audit-logged.
  */
 export async function planSync(
-  auth: Auth & Pick<AuthContext, "policies" | "roleName">,
+  auth: Auth & Pick<AuthContext, "policies" | "roleName" | "apiToken">,
   syncId: number,
   input: PlanSyncInput = {},
   signal?: AbortSignal,

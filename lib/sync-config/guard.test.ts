@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approvalMessage, effectiveGuard, guardInForce, guardViolations } from "./guard";
+import { approvalMessage, effectiveGuard, guardInForce, guardSettings, guardViolations, onlyTrackedLimits } from "./guard";
 
 const sync = (over: Partial<Parameters<typeof effectiveGuard>[0]> = {}) => ({ writeMode: "upsert" as const, detectDeletes: false, guard: null, ...over });
 const facts = { tracked: 1000, keyed: 50, update: 0, delete: 950, fullRead: true };
@@ -9,6 +9,19 @@ describe("the blast-radius guard", () => {
     expect(guardInForce(sync())).toBe(false);
     expect(effectiveGuard(sync({ writeMode: "mirror" }))).toEqual({ max_delete_percent: 20, max_change_percent: null, max_change_rows: null, refuse_empty_extract: true });
     expect(guardInForce(sync({ detectDeletes: true }))).toBe(true);
+  });
+
+  it("reads a stored row limit as a whole number of rows, and a percentage as 0–100; anything else is left out", () => {
+    expect(guardSettings({ max_change_rows: 10, max_change_percent: 12.5 })).toMatchObject({ max_change_rows: 10, max_change_percent: 12.5 });
+    expect(guardSettings({ max_change_rows: 1.5, max_delete_percent: 150 })).toMatchObject({ max_change_rows: undefined, max_delete_percent: undefined });
+    expect(guardSettings({ max_change_rows: -3 }).max_change_rows).toBeUndefined();
+    expect(guardSettings({ max_change_rows: null }).max_change_rows).toBeNull();
+  });
+
+  it("knows when every limit in force is measured against tracked rows (a first run need not plan)", () => {
+    expect(onlyTrackedLimits(sync({ destinationCategory: "CRM" }))).toBe(true);
+    expect(onlyTrackedLimits(sync({ writeMode: "mirror" }))).toBe(true);
+    expect(onlyTrackedLimits(sync({ destinationCategory: "CRM", guard: { max_change_rows: 100 } }))).toBe(false);
   });
 
   it("takes what was set, null turning a limit off; a delete limit alone does not bind a sync that never deletes", () => {

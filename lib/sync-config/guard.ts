@@ -73,15 +73,19 @@ export function guardDefaults(sync: Omit<GuardedSync, "guard">): EffectiveGuard 
   return isSaasCategory(sync.destinationCategory) ? { ...base, max_change_percent: SAAS_MAX_CHANGE_PERCENT } : base;
 }
 
+/** A stored percentage: a finite number in 0–100, null (off); anything else counts as left out. */
+const percent = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 100 ? v : undefined);
+/** A stored row count: a whole number ≥ 0, null (off); anything else (1.5, -3, "10") counts as left out. */
+const rows = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+
 /** The stored settings read defensively (the column is JSON: anything else counts as left out). */
 export function guardSettings(stored: unknown): GuardSettings {
   if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return {};
   const s = stored as Record<string, unknown>;
-  const percent = (v: unknown) => (v === null ? null : typeof v === "number" && Number.isFinite(v) ? v : undefined);
   return {
     max_delete_percent: percent(s.max_delete_percent),
     max_change_percent: percent(s.max_change_percent),
-    max_change_rows: percent(s.max_change_rows),
+    max_change_rows: rows(s.max_change_rows),
     refuse_empty_extract: s.refuse_empty_extract === null ? null : typeof s.refuse_empty_extract === "boolean" ? s.refuse_empty_extract : undefined,
   };
 }
@@ -104,6 +108,15 @@ export function effectiveGuard(sync: GuardedSync): EffectiveGuard {
 export function guardInForce(sync: GuardedSync): boolean {
   const g = effectiveGuard(sync);
   return (g.max_delete_percent !== null && detectsDeletes(sync)) || g.max_change_percent !== null || g.max_change_rows !== null || g.refuse_empty_extract;
+}
+
+/**
+ * Whether every limit in force binds only a sync that tracks rows (the percentages and the empty
+ * extract are measured against what it tracked before). Then a first run cannot break any of them,
+ * and need not plan: max_change_rows is the one limit that counts from the first run on.
+ */
+export function onlyTrackedLimits(sync: GuardedSync): boolean {
+  return effectiveGuard(sync).max_change_rows === null;
 }
 
 /** What a guard check needs from a plan. */

@@ -1,7 +1,8 @@
 // `npm run admin -- reset-password` finds the database `npm start` uses whatever port its embedded
 // PostgreSQL runs on, and says in a sentence (not a stack trace) when it cannot reach one.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
@@ -18,9 +19,15 @@ let pg: EmbeddedDatabase | undefined;
 
 /** The command as an operator types it, with only the settings given (none inherited that could point elsewhere). */
 function runAdmin(settings: Record<string, string>, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runAdminAs(undefined, settings, ...args);
+}
+
+/** The command run by another OS user (a uid), as an operator logged in as someone else would. */
+function runAdminAs(uid: number | undefined, settings: Record<string, string>, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const { DATABASE_URL: _url, EMBEDDED_PG_PORT: _port, DATA_DIR: _dir, ...inherited } = process.env;
   const child = spawn("node_modules/.bin/tsx", ["--tsconfig", "tsconfig.node.json", "scripts/admin.ts", ...args], {
-    env: { ...inherited, LOG_LEVEL: "silent", ...settings },
+    env: { ...inherited, LOG_LEVEL: "silent", ...(uid === undefined ? {} : { HOME: tmpdir() }), ...settings },
+    ...(uid === undefined ? {} : { uid, gid: uid }),
   });
   let stdout = "";
   let stderr = "";
@@ -123,4 +130,37 @@ describe("npm run admin -- reset-password, and the database of npm start", () =>
     pg = await startEmbeddedPostgres({ dataDir: dir, port: await closedPort() });
     expect(await verifyPassword(printedPassword(result.stdout)!, await storedHash(pg.url))).toBe(true);
   }, 180_000);
+
+  it("takes a postmaster.pid whose PID now runs another program for stale: never connects to its port, starts its own", async () => {
+    await pg!.stop();
+    pg = undefined;
+    // Something else listens on the port the file recorded; the file's PID is alive but not PostgreSQL (this test's process).
+    let connections = 0;
+    const other = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const port = (other.address() as { port: number }).port;
+    writeFileSync(path.join(dir, "postgres", "postmaster.pid"), `${process.pid}\n${path.join(dir, "postgres")}\n0\n${port}\n\n127.0.0.1\n`);
+    try {
+      const result = await runAdmin({ DATA_DIR: dir, EMBEDDED_PG_PORT: String(await closedPort()) }, "reset-password", EMAIL);
+      expect(result.stderr).toBe("");
+      expect(result.status).toBe(0);
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+    pg = await startEmbeddedPostgres({ dataDir: dir, port: await closedPort() });
+  }, 180_000);
+
+  it("says the database folder cannot be read by this OS user, rather than that there is none", async () => {
+    if (process.getuid?.() !== 0) return; // Only root can run the command as another user here.
+    const result = await runAdminAs(65534, { DATA_DIR: dir }, "reset-password", EMAIL);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`The database folder ${path.join(dir, "postgres")} cannot be read by this OS user`);
+    expect(result.stderr).toContain("run this command as the user that runs `npm start`");
+    expect(result.stderr).not.toContain("There is no Datasync database");
+    expectSentence(result.stderr);
+  }, 120_000);
 });

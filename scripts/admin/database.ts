@@ -8,7 +8,8 @@
 // It never creates a database: a folder without one, or a database without Datasync's tables, is
 // almost always a command run from another folder or with other settings than `npm start`, and is
 // answered with a sentence saying so rather than with an empty new database.
-import { existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs";
+import { userInfo } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { env } from "../../lib/config/env";
@@ -17,13 +18,42 @@ import { startEmbeddedPostgres } from "../../lib/db/embedded";
 import { dataDir } from "../../lib/db/runtime";
 
 /** A failure the operator can act on, said in a sentence (no stack trace). */
-export class AdminDatabaseError extends Error {}
+export class AdminDatabaseError extends Error {
+  /** The driver's code when a connection failed (ECONNREFUSED, 28P01…). */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface AdminDatabase {
   url: string;
   /** Where it is, in words: for the messages. */
   where: string;
   stop(): Promise<void>;
+}
+
+/**
+ * Whether the process `pid` is a PostgreSQL server: its name in /proc (Linux). A postmaster.pid
+ * left by a crash may name a PID the system has since given to another program; taking it for
+ * PostgreSQL would send the command to whatever listens on the port the file recorded. Without
+ * /proc (or without the right to read it), a process that exists counts (EPERM: run by another OS
+ * user, as the postgres user runs it under root).
+ */
+export function isPostgresProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim().startsWith("postgres");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" && existsSync("/proc/self")) return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** The port and process of a running embedded PostgreSQL, from its postmaster.pid; null when none runs. */
@@ -35,13 +65,22 @@ export function runningPostmaster(pgDir: string): { pid: number; port: number } 
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid < 1 || !Number.isInteger(port) || port < 1) return null;
+  if (isPostgresProcess(pid)) return { pid, port };
+  // Left by a crash. When its PID now runs another program, PostgreSQL would refuse to start while
+  // the file is there (it takes a live PID for a server still running): the file is stale, so it goes.
+  if (existsSync(`/proc/${pid}`)) rmSync(file, { force: true });
+  return null;
+}
+
+/** The folder exists but this OS user may not look into it (it belongs to the user that runs `npm start`). */
+function unreadable(folder: string): boolean {
   try {
-    process.kill(pid, 0);
+    accessSync(folder, constants.R_OK | constants.X_OK);
+    return false;
   } catch (err) {
-    // EPERM: alive, run by another OS user (as root, the postgres user runs it). ESRCH: a file left by a crash.
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return null;
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "EACCES" || code === "EPERM";
   }
-  return { pid, port };
 }
 
 /** Why a connection failed, in words, from node-postgres's error. */
@@ -75,7 +114,7 @@ async function probe(url: string, where: string): Promise<void> {
   try {
     await client.connect();
   } catch (err) {
-    throw new AdminDatabaseError(`Could not reach the database (${where}): ${reason(err)}. ${SAME_SETTINGS}`);
+    throw new AdminDatabaseError(`Could not reach the database (${where}): ${reason(err)}. ${SAME_SETTINGS}`, (err as { code?: string }).code);
   }
   try {
     const { rows } = await client.query<{ users: string | null }>("SELECT to_regclass('public.users')::text AS users");
@@ -107,6 +146,11 @@ export async function openAdminDatabase(): Promise<AdminDatabase> {
   const dir = dataDir();
   const pgDir = path.join(dir, "postgres");
   const stateFile = path.join(dir, "embedded-postgres.json");
+  if (unreadable(dir) || unreadable(pgDir)) {
+    throw new AdminDatabaseError(
+      `The database folder ${pgDir} cannot be read by this OS user (${userInfo().username}): run this command as the user that runs \`npm start\`.`,
+    );
+  }
   if (!existsSync(path.join(pgDir, "PG_VERSION")) || !existsSync(stateFile)) {
     throw new AdminDatabaseError(
       `There is no Datasync database in ${dir} (DATA_DIR), and DATABASE_URL is not set. ${SAME_SETTINGS}`,
@@ -117,9 +161,19 @@ export async function openAdminDatabase(): Promise<AdminDatabase> {
     const { password } = JSON.parse(readFileSync(stateFile, "utf8")) as { password: string };
     const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/datasync`;
     const where = `the embedded PostgreSQL of ${dir}, running on port ${running.port}`;
-    await probe(url, where);
-    setProcessDatabase({ url, embedded: true });
-    return { url, where, stop: async () => undefined };
+    const reached = await probe(url, where).then(
+      () => true,
+      (err: unknown) => {
+        // Nothing listens on its port: not our server after all (it stopped, or the PID is another
+        // PostgreSQL's); handled as when nothing runs it.
+        if (err instanceof AdminDatabaseError && err.code === "ECONNREFUSED") return false;
+        throw err;
+      },
+    );
+    if (reached) {
+      setProcessDatabase({ url, embedded: true });
+      return { url, where, stop: async () => undefined };
+    }
   }
   // Nobody runs it: start it for this command alone (startEmbeddedPostgres says so when the port is taken).
   const embedded = await startEmbeddedPostgres({ dataDir: dir, port: env.EMBEDDED_PG_PORT }).catch((err: unknown) => {

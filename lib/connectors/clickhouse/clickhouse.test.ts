@@ -293,6 +293,22 @@ describe("bounded row count", () => {
     expect(await until(async () => (await running()) === 0)).toBe(true);
   });
 
+  it("a canceled count is stopped on the server too, not only the request", async () => {
+    // A long time box: only the cancel can stop it within the wait below.
+    const controller = new AbortController();
+    const counting = source.countRows!(config({ query_timeout: 600 }), {
+      query: "SELECT number FROM system.numbers WHERE number % 1000000007 = 1",
+      batchSize: 1000,
+      limit: 1_000_000,
+      timeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    expect(await until(async () => (await running()) > 0)).toBe(true);
+    controller.abort(new Error("The run was cancelled."));
+    await expect(counting).rejects.toThrow(/cancel/i);
+    expect(await until(async () => (await running()) === 0)).toBe(true);
+  });
+
   it("refuses what the read refuses before it reaches the server", async () => {
     await expect(count({ query: "SELECT 1; DROP TABLE events" })).rejects.toThrow(/single statement/);
     await expect(count({ query: "SELECT * FROM url('http://127.0.0.1:1/', CSV, 'a String')" })).rejects.toThrow(/url\(\)/);
@@ -427,6 +443,28 @@ describe("a hostile server (the url is the tenant's)", () => {
     const started = Date.now();
     await expect(readAll({ query: "SELECT 1", signal: controller.signal }, hostileConfig({ password: "hang", query_timeout: 60 }))).rejects.toThrow(/cancelled/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a canceled count, once sent, is KILLed on the server (a dropped connection alone may leave it computing)", async () => {
+    const seen: string[] = [];
+    handler = (sql, res) => {
+      seen.push(sql);
+      if (level(sql, res)) return;
+      if (sql.startsWith("KILL QUERY")) res.writeHead(200).end("");
+      // The count itself never answers: still computing.
+    };
+    const controller = new AbortController();
+    const counting = source.countRows!(hostileConfig({ password: "count-cancel", query_timeout: 600 }), {
+      query: "SELECT 1",
+      batchSize: 1000,
+      limit: 1000,
+      timeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    expect(await until(async () => seen.some((sql) => sql.includes("count(*)")))).toBe(true);
+    controller.abort(new Error("The run was cancelled."));
+    await expect(counting).rejects.toThrow(/cancel/i);
+    expect(seen.filter((sql) => sql.startsWith("KILL QUERY"))).toHaveLength(1);
   });
 
   it("the readonly level is only 0, 1 or 2, and the levels kept are bounded", async () => {

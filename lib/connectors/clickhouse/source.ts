@@ -107,17 +107,23 @@ export function readStatement(inner: string, columns: Column[], options: { curso
     const ref = `q.${quoteIdent(col.name)}`;
     return `${utcExpression(ref, col.type) ?? ref} AS _c${i}`;
   });
-  let where = "";
-  let order = "";
-  if (options.cursorField) {
-    const cursor = columns.find((col) => col.name === options.cursorField);
-    if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
-    const ref = `q.${quoteIdent(cursor.name)}`;
-    if (options.cursorValue !== undefined && options.cursorValue !== null) where = ` WHERE ${ref} >= ${cursorLiteral(cursor.type, options.cursorValue)}`;
-    order = ` ORDER BY ${ref}`;
-  }
+  const cursor = cursorCondition(columns, options);
+  const order = cursor ? ` ORDER BY ${cursor.ref}` : "";
   const limit = options.limit === undefined ? "" : ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
-  return `SELECT ${select.join(", ")} FROM ${subquery(inner)} AS q${where}${order}${limit} FORMAT TabSeparatedWithNamesAndTypes`;
+  return `SELECT ${select.join(", ")} FROM ${subquery(inner)} AS q${cursor?.where ?? ""}${order}${limit} FORMAT TabSeparatedWithNamesAndTypes`;
+}
+
+/**
+ * The cursor's column (as `q`'s) and the condition an incremental read starts from: shared by the
+ * read and its count, so the count narrows exactly as the read does. Null without a cursor field.
+ */
+function cursorCondition(columns: Column[], options: { cursorField?: string; cursorValue?: string | null }): { ref: string; where: string } | null {
+  if (!options.cursorField) return null;
+  const cursor = columns.find((col) => col.name === options.cursorField);
+  if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
+  const ref = `q.${quoteIdent(cursor.name)}`;
+  const where = options.cursorValue !== undefined && options.cursorValue !== null ? ` WHERE ${ref} >= ${cursorLiteral(cursor.type, options.cursorValue)}` : "";
+  return { ref, where };
 }
 
 /**
@@ -256,39 +262,36 @@ const TIMEOUT_EXCEEDED = 159;
 /**
  * A bounded count of the read's rows (shared/bounded-count.ts): readonly, the model wrapped as the
  * read wraps it, narrowed by the cursor as the read is, and time-boxed twice (max_execution_time
- * where the user's profile lets it be set, and a client deadline that KILLs the query). A count
- * the time box stops is unknown (null).
+ * where the user's profile lets it be set, and a client deadline over the whole call). A count the
+ * time box stops is unknown (null). Once sent, a count that did not finish — its deadline, a
+ * cancel, an error — is KILLed: a dropped connection alone does not stop a query still computing.
  */
 async function countRows(config: Row, options: CountOptions): Promise<BoundedCount | null> {
   const inner = modelSelect(options.query, "clickhouse");
   return described(config, async () => {
     const c = clickhouseConfig(config);
-    const settings = await querySettings(c, options.signal);
-    let from = `${subquery(inner)} AS q`;
-    if (options.cursorField && options.cursorValue !== undefined && options.cursorValue !== null) {
-      const columns = await describeQuery(c, inner, settings, options.signal);
-      const cursor = columns.find((col) => col.name === options.cursorField);
-      if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
-      from += ` WHERE q.${quoteIdent(cursor.name)} >= ${cursorLiteral(cursor.type, options.cursorValue)}`;
-    }
     const timeoutMs = Math.max(1, Math.min(c.queryTimeoutMs, options.timeoutMs));
-    const boxed = "max_execution_time" in settings ? { ...settings, max_execution_time: String(Math.max(1, Math.ceil(timeoutMs / 1000))) } : settings;
     const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const queryId = randomUUID();
+    let sent = false;
+    let done = false;
     try {
-      const text = await queryText(c, {
-        sql: `${boundedCountSql(from, options.limit)} FORMAT TabSeparated`,
-        settings: boxed,
-        queryId,
-        signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
-        timeoutMs,
-      });
+      const settings = await querySettings(c, signal);
+      let from = `${subquery(inner)} AS q`;
+      if (options.cursorField && options.cursorValue !== undefined && options.cursorValue !== null) {
+        from += cursorCondition(await describeQuery(c, inner, settings, signal), options)?.where ?? "";
+      }
+      const boxed = "max_execution_time" in settings ? { ...settings, max_execution_time: String(Math.max(1, Math.ceil(timeoutMs / 1000))) } : settings;
+      sent = true;
+      const text = await queryText(c, { sql: `${boundedCountSql(from, options.limit)} FORMAT TabSeparated`, settings: boxed, queryId, signal, timeoutMs });
+      done = true;
       return boundedCount(Number(text.trim()), options.limit);
     } catch (err) {
       if (!deadline.aborted && !(err instanceof ClickhouseError && err.code === TIMEOUT_EXCEEDED)) throw err;
-      // A dropped connection alone does not stop a query still computing.
-      await killQuery(c, queryId);
       return null;
+    } finally {
+      if (sent && !done) await killQuery(c, queryId);
     }
   });
 }

@@ -9,11 +9,24 @@ import { modelSelect, subquery } from "../shared/sql";
 import { withClient, quoteIdent, described } from "./connection";
 import { oneStatement } from "./one-statement";
 
-/** The read's FROM and WHERE (source.ts incrementalQuery, without its ORDER BY: a count needs no order). */
-export function countedRows(options: CountOptions): { from: string; values: unknown[] } {
+/**
+ * The read's FROM and WHERE: the model wrapped as a subquery, narrowed from the saved cursor, and the
+ * cursor column qualified (null without one). The read (source.ts incrementalQuery) adds its order
+ * and fingerprint to it; its count (below) counts it as it is, so both narrow alike.
+ */
+export function readFrom(options: Pick<CountOptions, "query" | "cursorField" | "cursorValue">): { from: string; values: unknown[]; cursor: string | null } {
   const from = `${subquery(modelSelect(options.query, "postgresql"))} AS subquery`;
-  if (!options.cursorField || options.cursorValue === undefined || options.cursorValue === null) return { from, values: [] };
-  return { from: `${from} WHERE subquery.${quoteIdent(options.cursorField)} >= $1`, values: [options.cursorValue] };
+  if (!options.cursorField) return { from, values: [], cursor: null };
+  // Qualified, so it cannot be taken for the read's fingerprint column in ORDER BY.
+  const cursor = `subquery.${quoteIdent(options.cursorField)}`;
+  if (options.cursorValue === undefined || options.cursorValue === null) return { from, values: [], cursor };
+  return { from: `${from} WHERE ${cursor} >= $1`, values: [options.cursorValue], cursor };
+}
+
+/** What a count counts: the read's rows, without their order (a count needs none). */
+export function countedRows(options: CountOptions): { from: string; values: unknown[] } {
+  const { from, values } = readFrom(options);
+  return { from, values };
 }
 
 /** PostgreSQL's code for a statement stopped by statement_timeout (or a cancel). */

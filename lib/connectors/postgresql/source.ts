@@ -21,7 +21,7 @@ import {
 import { postgresqlSourceDefinition } from "./definition";
 import { postgresqlTextRows } from "./text-rows";
 import { bentBeforeCondition } from "./values";
-import { countPostgresqlRows } from "./count";
+import { countPostgresqlRows, readFrom } from "./count";
 import { cursorBatches } from "./cursor";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
@@ -102,28 +102,17 @@ export async function previewQuery(config: Row, sql: string, limit: number, prod
  * PostgreSQL writes it (`row_to_json`), so the server hashes the rows and we parse only those sent.
  */
 export function incrementalQuery(options: ReadOptions, fingerprintSeed?: string, repair = ""): { text: string; values: unknown[] } {
-  const inner = modelSelect(options.query, "postgresql");
   // Wrapped even without a cursor or fingerprint: only a SELECT parses as a subquery.
-  if (!options.cursorField && fingerprintSeed === undefined) return { text: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
-  const values: unknown[] = [];
-  let where = "";
-  let order = "";
-  if (options.cursorField) {
-    // Qualified, so it cannot be taken for the fingerprint column in ORDER BY.
-    const cursor = `subquery.${quoteIdent(options.cursorField)}`;
-    if (options.cursorValue !== undefined && options.cursorValue !== null) {
-      values.push(options.cursorValue);
-      where = ` WHERE ${cursor} >= $1`;
-    }
-    order = ` ORDER BY ${cursor}`;
-  }
+  const { from, values, cursor } = readFrom(options);
+  if (cursor === null && fingerprintSeed === undefined) return { text: `SELECT * FROM ${from}`, values };
+  const order = cursor === null ? "" : ` ORDER BY ${cursor}`;
   let select = "*";
   if (fingerprintSeed !== undefined) {
     values.push(fingerprintSeed);
     // `subquery.*` is the whole row even when the model has a column named "subquery".
     select = `md5($${values.length}::text || row_to_json(subquery.*)::text${repair}) AS fingerprint, subquery.*`;
   }
-  return { text: `SELECT ${select} FROM ${subquery(inner)} AS subquery${where}${order}`, values };
+  return { text: `SELECT ${select} FROM ${from}${order}`, values };
 }
 
 /**

@@ -2,10 +2,11 @@
 // wrapped as a subquery, narrowed by the cursor) are counted up to one past the limit, so the source
 // stops at limit + 1 rows instead of counting a whole warehouse table. A planner's estimate is not
 // used: it was seen off by 50× both ways.
+import { MAX_ROW_COUNT_LIMIT as MAX_LIMIT } from "@/lib/config/env";
 import type { BoundedCount } from "../types";
 
-/** Rows counted at most, whatever the caller asks (a count past this is not cheap anywhere). */
-const MAX_LIMIT = 100_000_000;
+// Rows counted at most, whatever the caller asks (a count past this is not cheap anywhere): the
+// same bound ENGINE_ROW_COUNT_LIMIT may be set to, so a setting is never silently lowered here.
 
 /** The limit as a whole number in 0…MAX_LIMIT. */
 export function countLimit(limit: number): number {

@@ -7,8 +7,12 @@
 // approved run's updates as it writes them (UpdateBinding in approval.ts, set in run-execution.ts).
 // A held run keeps a few sample rows per action with its plan, for the person who approves it
 // (GET …/sync_runs/{id}/plan); approving drops them (run-store.ts:approveHeldRun).
+// A sync that tracks no row yet, whose limits are all measured against tracked rows (a SaaS
+// destination's default change percentage), skips the plan: it could not be held, and the plan is a
+// whole read of the model before the run's own.
 import "server-only";
-import { approvalMessage, guardInForce } from "@/lib/sync-config/guard";
+import { prisma } from "@/lib/db/client";
+import { approvalMessage, guardInForce, onlyTrackedLimits } from "@/lib/sync-config/guard";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";
@@ -27,6 +31,7 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   const stored = (run.plan ?? null) as StoredPlan | null;
   // Planned already: a resumed attempt of a run that planned (an approved one planned after its approval).
   if (stored !== null && stored.planned_at !== undefined) return false;
+  if (onlyTrackedLimits(ctx.sync) && !(await tracksRows(ctx.sync.id))) return false;
   const approval = stored !== null && isApprovedPlan(stored.approval) ? stored.approval : null;
   const started = performance.now();
   const { samples, ...plan } = await planRun(ctx, { signal: attempt.signal, unchanged, sampleSize: HELD_PLAN_SAMPLES });
@@ -46,4 +51,9 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   const message = approval ? reapprovalMessage(beyond, plan.exceeded) : approvalMessage(plan.exceeded);
   attempt.stop((await holdRunForApproval(run.id, { ...plan, samples }, message)) ? "approval" : "canceled");
   return true;
+}
+
+/** Whether the sync tracks any row: one index probe, not a count. */
+async function tracksRows(syncId: number): Promise<boolean> {
+  return (await prisma().syncState.findFirst({ where: { syncId }, select: { syncId: true } })) !== null;
 }

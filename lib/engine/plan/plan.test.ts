@@ -246,8 +246,13 @@ describe("the blast-radius guard", () => {
     const held = await run(f);
     expect(held.run.status).toBe("needs_approval");
     expect(held.run.error).toContain("would delete 30 of 50 tracked rows (60%), over the 20% limit");
+    expect((held.run.plan as { samples?: { delete: unknown[] } }).samples?.delete).toHaveLength(5);
     const canceled = await cancelSync(f.workspaceId, f.syncId, "Grace");
     expect(canceled).toMatchObject({ id: held.run.id, status: "failed", error: CANCELED_ERROR, canceledBy: "Grace" });
+    // Nobody will approve it: its sample rows (source rows) are dropped, its counts kept.
+    const ended = (await reloadRun(held.run.id)).plan as Record<string, unknown>;
+    expect(ended).not.toHaveProperty("samples");
+    expect(ended).toMatchObject({ counts: { delete: 30 }, tracked: 50 });
     expect(runOutcome({ status: canceled.status, failed_rows: 0, error: canceled.error, canceled_by: canceled.canceledBy })).toBe("canceled");
     expect(await executeRun(held.run.id)).toBe("skipped");
     expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(50);
@@ -387,11 +392,20 @@ describe("the blast-radius guard", () => {
   it("a change limit holds a sync that never deletes", { timeout: 30_000 }, async () => {
     const f = await peopleSync(40, { sync: { guard: { max_change_percent: 10 } } });
     const first = await run(f);
-    // A first sync changes nothing it wrote before: inserts never trip a percentage.
+    // A first sync changes nothing it wrote before: inserts never trip a percentage, so it does not
+    // plan (a plan is a whole read of the model before the run's own).
     expect(first.result).toBe("success");
-    expect(first.run.plan).toMatchObject({ counts: { insert: 40 }, tracked: 0, exceeded: [] });
+    expect(first.run.plan).toBeNull();
+    expect(recordCounts(first.records).insert).toBe(40);
     await sql(source.url, `UPDATE ${f.table} SET score = score + 1 WHERE id <= 8`);
     const held = await run(f);
     expect(held.run.error).toContain("would change 8 of 40 tracked rows (20%: 8 updates, 0 deletes), over the 10% limit");
+  });
+
+  it("a first run still plans when a row limit is in force (it counts from the first run on)", { timeout: 30_000 }, async () => {
+    const f = await peopleSync(12, { sync: { guard: { max_change_percent: 10, max_change_rows: 5 } } });
+    const first = await run(f);
+    expect(first.result).toBe("success");
+    expect(first.run.plan).toMatchObject({ counts: { insert: 12 }, tracked: 0, exceeded: [] });
   });
 });
