@@ -37,6 +37,11 @@ function retry(count: number, err: unknown): boolean {
   return count < 2;
 }
 
+/** Waits (a few seconds at most) until no query or mutation is in flight. */
+async function settled(queryClient: QueryClient): Promise<void> {
+  for (let i = 0; i < 50 && queryClient.isFetching() + queryClient.isMutating() > 0; i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 export function ApiProvider(props: {
   email: string;
   initialWorkspaceId: number | null;
@@ -68,7 +73,7 @@ export function ApiProvider(props: {
   );
 
   const api = useMemo(
-    () => new ApiClient({ workspaceId, onUnauthorized: expire }),
+    () => new ApiClient({ workspaceId, onUnauthorized: expire, signedOut: () => leaving.current }),
     [workspaceId, expire],
   );
 
@@ -84,14 +89,20 @@ export function ApiProvider(props: {
   );
 
   const signOutNow = useCallback(async (options?: { sessionEnded?: boolean }) => {
+    // No new request goes out from here on (api answers them 401 itself), and the logout waits for
+    // those in flight: a page's poll answered after the logout would be a 401 in the browser's log.
     leaving.current = true;
-    if (!options?.sessionEnded) await api.ok(api.DELETE("/api/v1/logout")).catch(() => undefined);
+    await settled(queryClient);
+    if (!options?.sessionEnded) {
+      const direct = new ApiClient({ workspaceId }); // the one request not held back by `leaving`
+      await direct.ok(direct.DELETE("/api/v1/logout")).catch(() => undefined);
+    }
     document.cookie = `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
     await signOut({ redirect: false });
     queryClient.clear();
     router.replace("/login");
     router.refresh();
-  }, [api, queryClient, router]);
+  }, [workspaceId, queryClient, router]);
 
   const value = useMemo(
     () => ({ api, email: props.email, workspaceId, setWorkspaceId, signOutNow }),
