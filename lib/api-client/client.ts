@@ -94,10 +94,10 @@ export class ApiClient {
   readonly DELETE: Client<paths>["DELETE"];
 
   constructor(private readonly options: ApiClientOptions) {
-    const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const send = (request: Request) => (options.fetch ?? globalThis.fetch)(request);
     const client = createClient<paths>({
       baseUrl: options.baseUrl ?? "",
-      fetch: (input, init) => (options.signedOut?.() ? Promise.resolve(signedOutAnswer()) : send(input, init)),
+      fetch: (request: Request) => (options.signedOut?.() ? Promise.resolve(signedOutAnswer()) : send(request)),
       headers: { Accept: "application/json" },
       credentials: "same-origin",
       cache: "no-store",
