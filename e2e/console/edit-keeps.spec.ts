@@ -2,8 +2,10 @@
 // 1440×900: an alert rule whose sync was deleted is renamed (before, the dialog re-sent the deleted
 // sync and got a 422), and a webhook's event that this console does not know survives an edit of
 // its URL (before, the dialog dropped it and saved the loss).
+import { Client } from "pg";
 import { ADMIN } from "../support/api";
-import { sql, unique } from "../support/data";
+import { appDatabase } from "../support/app-database";
+import { unique } from "../support/data";
 import { atEachViewport, attachShot, expect, signIn, test, url } from "./fixtures";
 import { PgScenario } from "./pg-scenario";
 
@@ -26,6 +28,20 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(() => world.close());
+
+/** Adds `event` to a subscription in the server's own database, as a newer server would have stored it. */
+async function storeUnknownEvent(id: string, event: string): Promise<void> {
+  const hook = (await (await world.api.get(`/api/v1/webhook_subscriptions/${id}`)).json()).data.attributes;
+  const workspace = (await (await world.api.get(`/api/v1/workspaces/${hook.workspace_id}`)).json()).data.attributes;
+  const db = await appDatabase(workspace.name);
+  const client = new Client({ ...db, password: db.password || undefined });
+  await client.connect();
+  try {
+    await client.query("UPDATE webhook_subscriptions SET events = array_append(events, $1) WHERE id = $2", [event, Number(id)]);
+  } finally {
+    await client.end();
+  }
+}
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -60,8 +76,7 @@ atEachViewport(() => {
   test("a webhook's event unknown to the console is shown and kept when its URL is edited", async ({ page }, testInfo) => {
     const endpoint = `http://127.0.0.1:9/${unique("keeps-hook")}`;
     const hook = await world.post("/api/v1/webhook_subscriptions", { webhook_subscription: { url: endpoint, events: ["sync_run.failed"] } });
-    // An event a newer server sends: written as that server would have stored it.
-    await sql(`UPDATE webhook_subscriptions SET events = array_append(events, 'sync_run.someday') WHERE id = ${Number(hook.data.id)}`);
+    await storeUnknownEvent(hook.data.id, "sync_run.someday");
 
     await signIn(page, ADMIN.email, ADMIN.password);
     await page.goto(url(`/settings/webhooks/${hook.data.id}`));
