@@ -5,7 +5,7 @@
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, useCallback, useContext, useMemo, useState } from "react";
 import { ApiClient, ApiError, WORKSPACE_COOKIE } from "./client";
 
 interface ConsoleSession {
@@ -49,10 +49,12 @@ export function ApiProvider(props: {
 }) {
   const [workspaceId, setWorkspace] = useState<number | null>(props.initialWorkspaceId);
   const router = useRouter();
-  // Mounted once per signed-in visit: the console layout is left (unmounted) for /login.
-  useEffect(() => {
+  // Mounted once per signed-in visit: the console layout is left (unmounted) for /login. Reset while
+  // rendering, not in an effect: the pages' queries start before this component's effects run, and
+  // must not be answered "signed out" after signing in again.
+  useState(() => {
     leaving.current = false;
-  }, []);
+  });
 
   const expire = useCallback(() => {
     if (leaving.current) return;
