@@ -9,7 +9,7 @@ import { InlineError } from "@/components/ui/states";
 import { useAlertChannels, useCreateAlertRule, useUpdateAlertRule, type AlertRule } from "@/lib/api-client/alerts";
 import { errorMessage } from "@/lib/api-client/client";
 import { useSyncs } from "@/lib/api-client/syncs";
-import { ALERT_CONDITIONS, createAlertRuleSchema, THRESHOLD_UNITS } from "@/lib/validation/alerts";
+import { ALERT_CONDITIONS, createAlertRuleSchema, THRESHOLD_UNITS, type CreateAlertRuleInput } from "@/lib/validation/alerts";
 import { ruleChanges } from "./rule-changes";
 
 export const CONDITION_LABELS: Record<(typeof ALERT_CONDITIONS)[number], string> = {
@@ -29,13 +29,12 @@ export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () =>
   const channels = useAlertChannels();
   const syncs = useSyncs({ page: 1, perPage: 100 });
   const r = rule?.attributes;
+  const initial: CreateAlertRuleInput = r
+    ? { name: r.name, condition: r.condition, threshold: r.threshold, sync_id: r.sync_id, channel_ids: [...r.channel_ids] }
+    : { name: "", condition: "run_failed", threshold: null, sync_id: null, channel_ids: [] };
   const form = useForm({
     resolver: zodResolver(createAlertRuleSchema),
-    defaultValues: {
-      alert_rule: r
-        ? { name: r.name, condition: r.condition, threshold: r.threshold, sync_id: r.sync_id, channel_ids: [...r.channel_ids] }
-        : { name: "", condition: "run_failed" as const, threshold: null, sync_id: null, channel_ids: [] as number[] },
-    },
+    defaultValues: { alert_rule: initial },
   });
   const currentSync = r?.sync_id ?? null;
   const listed = syncs.data?.data.find((s) => Number(s.id) === currentSync);
@@ -45,7 +44,7 @@ export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () =>
   const errors = form.formState.errors.alert_rule;
   const submit = form.handleSubmit((values) => {
     if (rule) {
-      const changes = ruleChanges(values.alert_rule, form.formState.dirtyFields.alert_rule ?? {}, unit !== null);
+      const changes = ruleChanges(values.alert_rule, initial, unit !== null);
       if (Object.keys(changes).length === 0) return onClose();
       update.mutate({ id: rule.id, alert_rule: changes }, { onSuccess: onClose });
     } else create.mutate({ ...values.alert_rule, threshold: unit ? values.alert_rule.threshold : null }, { onSuccess: onClose });
