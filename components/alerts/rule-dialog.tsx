@@ -9,7 +9,8 @@ import { InlineError } from "@/components/ui/states";
 import { useAlertChannels, useCreateAlertRule, useUpdateAlertRule, type AlertRule } from "@/lib/api-client/alerts";
 import { errorMessage } from "@/lib/api-client/client";
 import { useSyncs } from "@/lib/api-client/syncs";
-import { ALERT_CONDITIONS, createAlertRuleSchema, THRESHOLD_UNITS } from "@/lib/validation/alerts";
+import { ALERT_CONDITIONS, createAlertRuleSchema, THRESHOLD_UNITS, type CreateAlertRuleInput } from "@/lib/validation/alerts";
+import { ruleChanges } from "./rule-changes";
 
 export const CONDITION_LABELS: Record<(typeof ALERT_CONDITIONS)[number], string> = {
   run_failed: "A run failed",
@@ -20,7 +21,7 @@ export const CONDITION_LABELS: Record<(typeof ALERT_CONDITIONS)[number], string>
   sync_not_succeeded: "No successful run for",
 };
 
-/** A new alert, or an existing `rule` to edit (the whole rule is sent; its status stays the server's). */
+/** A new alert, or an existing `rule` to edit (only the changed fields are sent; its status stays the server's). */
 export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () => void }) {
   const create = useCreateAlertRule();
   const update = useUpdateAlertRule({ toastErrors: false });
@@ -28,21 +29,25 @@ export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () =>
   const channels = useAlertChannels();
   const syncs = useSyncs({ page: 1, perPage: 100 });
   const r = rule?.attributes;
+  const initial: CreateAlertRuleInput = r
+    ? { name: r.name, condition: r.condition, threshold: r.threshold, sync_id: r.sync_id, channel_ids: [...r.channel_ids] }
+    : { name: "", condition: "run_failed", threshold: null, sync_id: null, channel_ids: [] };
   const form = useForm({
     resolver: zodResolver(createAlertRuleSchema),
-    defaultValues: {
-      alert_rule: r
-        ? { name: r.name, condition: r.condition, threshold: r.threshold, sync_id: r.sync_id, channel_ids: [...r.channel_ids] }
-        : { name: "", condition: "run_failed" as const, threshold: null, sync_id: null, channel_ids: [] as number[] },
-    },
+    defaultValues: { alert_rule: initial },
   });
+  const currentSync = r?.sync_id ?? null;
+  const listed = syncs.data?.data.find((s) => Number(s.id) === currentSync);
+  const currentSyncName = listed?.attributes.name || `Sync ${currentSync}`;
   const condition = useWatch({ control: form.control, name: "alert_rule.condition" });
   const unit = THRESHOLD_UNITS[condition];
   const errors = form.formState.errors.alert_rule;
   const submit = form.handleSubmit((values) => {
-    const alertRule = { ...values.alert_rule, threshold: unit ? values.alert_rule.threshold : null };
-    if (rule) update.mutate({ id: rule.id, alert_rule: alertRule }, { onSuccess: onClose });
-    else create.mutate(alertRule, { onSuccess: onClose });
+    if (rule) {
+      const changes = ruleChanges(values.alert_rule, initial, unit !== null);
+      if (Object.keys(changes).length === 0) return onClose();
+      update.mutate({ id: rule.id, alert_rule: changes }, { onSuccess: onClose });
+    } else create.mutate({ ...values.alert_rule, threshold: unit ? values.alert_rule.threshold : null }, { onSuccess: onClose });
   });
   return (
     <Dialog open onClose={onClose} title={rule ? "Edit alert" : "New alert"}>
@@ -54,7 +59,9 @@ export function RuleDialog({ rule, onClose }: { rule?: AlertRule; onClose: () =>
           {(p) => (
             <Select {...p} {...form.register("alert_rule.sync_id", { setValueAs: (v) => (v === "" || v === null ? null : Number(v)) })}>
               <option value="">Every sync</option>
-              {syncs.data?.data.map((s) => (
+              {/* The rule's own sync first, also when it is not in the first page of syncs or was deleted. */}
+              {currentSync !== null && <option value={currentSync}>{currentSyncName}</option>}
+              {syncs.data?.data.filter((s) => Number(s.id) !== currentSync).map((s) => (
                 <option key={s.id} value={s.id}>{s.attributes.name || `Sync ${s.id}`}</option>
               ))}
             </Select>

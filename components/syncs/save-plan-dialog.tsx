@@ -23,11 +23,16 @@ export function SavePlanDialog({ syncId, changes, what, onSave, onClose, saving 
   saving: boolean;
 }) {
   const plan = usePlanChanges(syncId);
-  const { mutate, reset } = plan;
+  const { mutate, reset, cancel } = plan;
+  // Back to editing (changes null) or leaving the page aborts a plan still being computed.
   useEffect(() => {
     if (changes) mutate(changes);
-    else reset();
-  }, [changes, mutate, reset]);
+    else {
+      cancel();
+      reset();
+    }
+  }, [changes, mutate, reset, cancel]);
+  useEffect(() => cancel, [cancel]);
   const updates = plan.data ? plan.data.counts.update : null;
   return (
     <Dialog

@@ -39,7 +39,7 @@ describe("ApiClient", () => {
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
-  function client(answer: Response | Error, options: { workspaceId?: number | null; onUnauthorized?: () => void } = {}) {
+  function client(answer: Response | Error, options: { workspaceId?: number | null; onUnauthorized?: () => void; signedOut?: () => boolean } = {}) {
     const sent: Request[] = [];
     const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
       sent.push(new Request(input, init));
@@ -86,6 +86,32 @@ describe("ApiClient", () => {
     expect(expired).toBe(1);
     const offline = client(new TypeError("fetch failed"));
     await expect(offline.api.ok(offline.api.GET("/api/v1/users/me"))).rejects.toMatchObject({ httpStatus: 0, code: "network_error" });
+  });
+
+  it("once signed out, sends nothing: every call is answered 401 at once (a polling page stops hitting the API)", async () => {
+    let out = false;
+    const { api, sent } = client(json(200, { data: [] }), { signedOut: () => out });
+    await api.ok(api.GET("/api/v1/syncs"));
+    out = true;
+    await expect(api.ok(api.GET("/api/v1/syncs"))).rejects.toMatchObject({ httpStatus: 401, code: "unauthorized" });
+    await expect(api.ok(api.DELETE("/api/v1/models/{id}", { params: { path: { id: 1 } } }))).rejects.toMatchObject({ httpStatus: 401 });
+    expect(sent).toHaveLength(1);
+  });
+
+  it("hands a call's abort signal to the request, and names an aborted call", async () => {
+    const controller = new AbortController();
+    const sent: Request[] = [];
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      sent.push(request);
+      return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+    };
+    const api = new ApiClient({ baseUrl: "http://console.test", fetch });
+    const pending = api.ok(api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: 3 } }, body: {}, signal: controller.signal }));
+    await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: "aborted" });
+    expect(sent[0].signal.aborted).toBe(true);
   });
 
   it("answers undefined for 204 and the parsed body otherwise", async () => {

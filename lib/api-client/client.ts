@@ -30,6 +30,12 @@ export interface ApiClientOptions {
   workspaceId?: number | null;
   /** Called once when the API says the token is no longer valid (401). */
   onUnauthorized?: () => void;
+  /**
+   * True once the console signed out (or learnt the session ended): from then on no request goes
+   * out; each is answered 401 at once, so polling pages stop hitting the API (and the browser logs
+   * no failed requests) while the console leaves for the sign-in page.
+   */
+  signedOut?: () => boolean;
   /** Where the API is; the console's pages call their own origin (""). */
   baseUrl?: string;
   /** For tests: the fetch to send requests with. */
@@ -68,6 +74,12 @@ function errorOf(status: number, body: unknown): ApiError {
   );
 }
 
+/** What a request made after signing out is answered, without reaching the server. */
+function signedOutAnswer(): Response {
+  const body = { message: "You are signed out. Sign in again.", status: "unauthorized", errors: [] };
+  return new Response(JSON.stringify(body), { status: 401, headers: { "Content-Type": "application/json" } });
+}
+
 /**
  * openapi-fetch over the document the server serves (lib/api-client/generated, written by
  * `npm run openapi:generate`): paths, parameters, bodies and, where the document has a schema,
@@ -82,9 +94,10 @@ export class ApiClient {
   readonly DELETE: Client<paths>["DELETE"];
 
   constructor(private readonly options: ApiClientOptions) {
+    const send = (request: Request) => (options.fetch ?? globalThis.fetch)(request);
     const client = createClient<paths>({
       baseUrl: options.baseUrl ?? "",
-      fetch: options.fetch,
+      fetch: (request: Request) => (options.signedOut?.() ? Promise.resolve(signedOutAnswer()) : send(request)),
       headers: { Accept: "application/json" },
       credentials: "same-origin",
       cache: "no-store",
@@ -112,7 +125,8 @@ export class ApiClient {
     let answer: Answer<D>;
     try {
       answer = await pending;
-    } catch {
+    } catch (err) {
+      if (err instanceof Error && err.name === "AbortError") throw new ApiError("The request was cancelled.", 0, "aborted");
       throw new ApiError("The server could not be reached. Check your connection and try again.", 0, "network_error");
     }
     if (answer.response.ok) return answer.data as D;

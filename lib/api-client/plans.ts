@@ -1,5 +1,6 @@
 "use client";
 // The dry-run plan of a sync's next run, and approving a run its blast-radius limits held.
+import { useCallback, useRef } from "react";
 import { useApi } from "./provider";
 import { useApiMutation } from "./query";
 import type { paths } from "./generated/openapi";
@@ -21,12 +22,30 @@ export function usePlanSync(syncId: string) {
 export type ProposedChanges = NonNullable<NonNullable<PlanBody>["sync"]>;
 type PlanBody = paths["/api/v1/syncs/{id}/plan"]["post"]["requestBody"] extends { content: { "application/json": infer B } } | undefined ? B : never;
 
-/** POST /syncs/{id}/plan with unsaved changes: what the next run would send once they are saved. */
+/**
+ * POST /syncs/{id}/plan with unsaved changes: what the next run would send once they are saved.
+ * `cancel()` aborts the request in flight (a new plan also aborts the one before): the server stops
+ * reading the model and frees its plan slot (the route hands the request's signal to the engine).
+ */
 export function usePlanChanges(syncId: string) {
   const api = useApi();
-  const plan = async (changes: ProposedChanges): Promise<SyncPlan> =>
-    (await api.ok(api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: Number(syncId) } }, body: { sync: changes } }))).data;
-  return useApiMutation(plan, { toastErrors: false });
+  const inFlight = useRef<AbortController | null>(null);
+  const cancel = useCallback(() => {
+    inFlight.current?.abort();
+    inFlight.current = null;
+  }, []);
+  const plan = async (changes: ProposedChanges): Promise<SyncPlan> => {
+    cancel();
+    const controller = new AbortController();
+    inFlight.current = controller;
+    try {
+      const answer = api.POST("/api/v1/syncs/{id}/plan", { params: { path: { id: Number(syncId) } }, body: { sync: changes }, signal: controller.signal });
+      return (await api.ok(answer)).data;
+    } finally {
+      if (inFlight.current === controller) inFlight.current = null;
+    }
+  };
+  return { ...useApiMutation(plan, { toastErrors: false }), cancel };
 }
 
 export function useApproveRun(syncId: string) {

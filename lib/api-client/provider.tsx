@@ -5,7 +5,7 @@
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, useCallback, useContext, useMemo, useState } from "react";
 import { ApiClient, ApiError, WORKSPACE_COOKIE } from "./client";
 
 interface ConsoleSession {
@@ -37,6 +37,11 @@ function retry(count: number, err: unknown): boolean {
   return count < 2;
 }
 
+/** Waits (a few seconds at most) until no query or mutation is in flight. */
+async function settled(queryClient: QueryClient): Promise<void> {
+  for (let i = 0; i < 50 && queryClient.isFetching() + queryClient.isMutating() > 0; i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 export function ApiProvider(props: {
   email: string;
   initialWorkspaceId: number | null;
@@ -44,10 +49,12 @@ export function ApiProvider(props: {
 }) {
   const [workspaceId, setWorkspace] = useState<number | null>(props.initialWorkspaceId);
   const router = useRouter();
-  // Mounted once per signed-in visit: the console layout is left (unmounted) for /login.
-  useEffect(() => {
+  // Mounted once per signed-in visit: the console layout is left (unmounted) for /login. Reset while
+  // rendering, not in an effect: the pages' queries start before this component's effects run, and
+  // must not be answered "signed out" after signing in again.
+  useState(() => {
     leaving.current = false;
-  }, []);
+  });
 
   const expire = useCallback(() => {
     if (leaving.current) return;
@@ -68,7 +75,7 @@ export function ApiProvider(props: {
   );
 
   const api = useMemo(
-    () => new ApiClient({ workspaceId, onUnauthorized: expire }),
+    () => new ApiClient({ workspaceId, onUnauthorized: expire, signedOut: () => leaving.current }),
     [workspaceId, expire],
   );
 
@@ -84,14 +91,20 @@ export function ApiProvider(props: {
   );
 
   const signOutNow = useCallback(async (options?: { sessionEnded?: boolean }) => {
+    // No new request goes out from here on (api answers them 401 itself), and the logout waits for
+    // those in flight: a page's poll answered after the logout would be a 401 in the browser's log.
     leaving.current = true;
-    if (!options?.sessionEnded) await api.ok(api.DELETE("/api/v1/logout")).catch(() => undefined);
+    await settled(queryClient);
+    if (!options?.sessionEnded) {
+      const direct = new ApiClient({ workspaceId }); // the one request not held back by `leaving`
+      await direct.ok(direct.DELETE("/api/v1/logout")).catch(() => undefined);
+    }
     document.cookie = `${WORKSPACE_COOKIE}=; path=/; max-age=0`;
     await signOut({ redirect: false });
     queryClient.clear();
     router.replace("/login");
     router.refresh();
-  }, [api, queryClient, router]);
+  }, [workspaceId, queryClient, router]);
 
   const value = useMemo(
     () => ({ api, email: props.email, workspaceId, setWorkspaceId, signOutNow }),

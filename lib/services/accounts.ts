@@ -144,6 +144,24 @@ export const RESET_NOT_MAILED =
   "Administrators: run `npm run admin -- reset-password EMAIL` where the server runs (it prints a new password to hand over), " +
   "or pass on the reset link the server's log shows for the address.";
 
+/** Sign-up's answer when mail goes out (the same for an address that already has an account: it gets a note instead). */
+export const SIGNUP_MAILED = "Check your inbox: a link to verify your email address is on its way.";
+/** Resend-verification's answer when mail goes out: whether the address is waiting stays unsaid. */
+export const VERIFY_RESENT = "If an account with this address is waiting for verification, a new link is on its way.";
+
+/**
+ * Sign-up's and resend-verification's answer on a server that sends no mail (like RESET_NOT_MAILED,
+ * one sentence for every address). `npm run admin -- reset-password` also marks the address verified.
+ */
+export const VERIFY_NOT_MAILED =
+  "This server sends no mail (SMTP_URL is not set), so no verification link is on its way: ask an administrator of this server to verify your address. " +
+  "Administrators: pass on the verification link the server's log shows for the address, " +
+  "or run `npm run admin -- reset-password EMAIL` where the server runs (it marks the address verified and prints a new password to hand over).";
+
+/** What sign-up and resend-verification say: true to whether mail goes out, silent on whether the address has an account. */
+export const signupAnswer = (): string => (sendsMail() ? SIGNUP_MAILED : VERIFY_NOT_MAILED);
+export const resendVerificationAnswer = (): string => (sendsMail() ? VERIFY_RESENT : VERIFY_NOT_MAILED);
+
 /**
  * Mails a reset link when an account uses the address (without SMTP the link is logged for the
  * operator); answers the sentence to show, the same for any address.

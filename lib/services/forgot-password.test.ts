@@ -1,10 +1,20 @@
 // Forgot-password tells the truth about mail: with SMTP the neutral "on its way"; without it, no
 // promise of a link but the way to an administrator. Either answer is the same for every address.
+// Sign-up and resend-verification tell the same truth about their verification link.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSmtpCapture, type SmtpCapture } from "@/e2e/support/smtp";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
-import { forgotPassword, RESET_MAILED, RESET_NOT_MAILED } from "./accounts";
+import {
+  forgotPassword,
+  RESET_MAILED,
+  RESET_NOT_MAILED,
+  resendVerificationAnswer,
+  SIGNUP_MAILED,
+  signupAnswer,
+  VERIFY_NOT_MAILED,
+  VERIFY_RESENT,
+} from "./accounts";
 
 useTestDatabase();
 
@@ -39,5 +49,23 @@ describe("forgot-password answers", () => {
     expect(known).not.toMatch(/is on its way\./);
     expect(known).toContain("ask an administrator of this server to reset your password");
     expect(known).toContain("npm run admin -- reset-password EMAIL");
+  });
+});
+
+describe("sign-up and resend-verification answers", () => {
+  it("with SMTP: the link is on its way", () => {
+    process.env.SMTP_URL = smtp.url;
+    expect(signupAnswer()).toBe(SIGNUP_MAILED);
+    expect(resendVerificationAnswer()).toBe(VERIFY_RESENT);
+  });
+
+  it("without SMTP: no link promised, the person sent to an administrator, who is told where the link is", () => {
+    delete process.env.SMTP_URL;
+    for (const answer of [signupAnswer(), resendVerificationAnswer()]) {
+      expect(answer).toBe(VERIFY_NOT_MAILED);
+      expect(answer).not.toMatch(/is on its way\./);
+      expect(answer).toContain("ask an administrator of this server to verify your address");
+      expect(answer).toContain("verification link the server's log shows");
+    }
   });
 });

@@ -1,12 +1,13 @@
-// POST /api/v1/resend_verification - mail a new verification link; the same answer for any address.
+// POST /api/v1/resend_verification - mail a new verification link; the same answer for any address
+// (one that says so when this server sends no mail).
 import { consoleBase } from "@/lib/config/console-url";
 import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
-import { resendVerification } from "@/lib/services/accounts";
+import { resendVerification, resendVerificationAnswer } from "@/lib/services/accounts";
 
 export const POST = route(accounts.resendVerification, async ({ req, url, body }) => {
   await resendVerification(body, { ip: clientAddress(req.headers), consoleBase: consoleBase(url) });
-  return messageResource("If an account with this address is waiting for verification, a new link is on its way.");
+  return messageResource(resendVerificationAnswer());
 });

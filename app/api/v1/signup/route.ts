@@ -5,13 +5,13 @@ import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { serializeSignup } from "@/lib/serializers/accounts";
-import { assertSignupEnabled, signup } from "@/lib/services/accounts";
+import { assertSignupEnabled, signup, signupAnswer } from "@/lib/services/accounts";
 
 export const POST = route(
   accounts.signup,
   async ({ req, url, body }) => {
     const result = await signup(body, { ip: clientAddress(req.headers), consoleBase: consoleBase(url) });
-    return serializeSignup(result, "Check your inbox: a link to verify your email address is on its way.");
+    return serializeSignup(result, signupAnswer());
   },
   { available: assertSignupEnabled },
 );
