@@ -106,7 +106,7 @@ describe("API tokens", () => {
       expires_at: expiry.toISOString(),
     });
     const minterAuth = await authenticate(minter.token, null);
-    expect(minterAuth.apiToken).toEqual({ id: minter.id, roleId: role.id, expiresAt: expiry });
+    expect(minterAuth.apiToken).toMatchObject({ id: minter.id, roleId: role.id, expiresAt: expiry, role: { name: "Minter" } });
     const minted = await createApiToken(minterAuth, { name: "child" });
     expect(minted.roleId).toBe(role.id);
     expect(minted.expiresAt).toEqual(expiry);
