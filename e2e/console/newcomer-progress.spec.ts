@@ -91,7 +91,7 @@ for (const viewport of VIEWPORTS) {
       destination.release();
       await expect(runs.locator("tbody tr").first()).toContainText(`canceled by ${who}`, { timeout: 60_000 });
       // A cancel says nothing about the sync's health: still healthy, the last run's outcome beside it.
-      await expect(page.getByTestId("sync-last-outcome")).toContainText(`canceled by ${who}`);
+      await expect(page.getByTestId("sync-header-last-run")).toContainText(`canceled by ${who}`);
       await expect(header).toContainText("healthy");
       expect((await syncAttributes(api, large.syncId)).status).toBe("healthy");
       await attachShot(page, testInfo, "canceled-by");
@@ -111,7 +111,8 @@ for (const viewport of VIEWPORTS) {
         .last();
       const item = attention.getByRole("listitem").filter({ has: page.getByRole("link", { name: rejecting.name }) });
       await expect(item).toContainText(outcome);
-      await expect(item).toContainText("healthy");
+      // Rejected rows need attention (issue 35): the badge says so, not "healthy".
+      await expect(item).toContainText("needs attention");
       await expect(page.locator("dt", { hasText: "Need attention" }).locator("xpath=following-sibling::dd")).toHaveText(/^[1-9]\d*$/);
       await expect(page.getByText("All syncs are fine.")).toHaveCount(0);
       await attachShot(page, testInfo, "dashboard-attention");
@@ -125,8 +126,8 @@ for (const viewport of VIEWPORTS) {
       // Sync header and runs list.
       await row.getByRole("link", { name: rejecting.name }).click();
       const header = page.getByRole("heading", { level: 1 });
-      await expect(header).toContainText("healthy", { timeout: 60_000 });
-      await expect(page.getByTestId("sync-last-outcome")).toContainText(outcome);
+      await expect(header).toContainText("needs attention", { timeout: 60_000 });
+      await expect(page.getByTestId("sync-header-last-run")).toContainText(outcome);
       await expect(page.getByRole("table", { name: "Runs" }).locator("tbody tr").first()).toContainText(outcome);
       await attachShot(page, testInfo, "sync-header-outcome");
     });

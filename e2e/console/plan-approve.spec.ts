@@ -95,7 +95,7 @@ for (const viewport of VIEWPORTS) {
       await page.getByLabel("Most changes (%)").fill("50");
       await page.getByRole("button", { name: "Save limits" }).click();
       await expect(limits).toContainText("Deletes no limit, changes at most 50%, empty extract refused");
-      expect((await syncAttributes(api, syncId)).guard).toEqual({ max_delete_percent: null, max_change_percent: 50, refuse_empty_extract: true });
+      expect((await syncAttributes(api, syncId)).guard).toEqual({ max_delete_percent: null, max_change_percent: 50, max_change_rows: null, refuse_empty_extract: true });
     });
   });
 }

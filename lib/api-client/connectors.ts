@@ -102,7 +102,7 @@ export function useDeleteConnector() {
   const api = useApi();
   return useApiMutation((c: Connector) => api.ok(api.DELETE("/api/v1/connectors/{id}", { params: { path: { id: Number(c.id) } } })), {
     success: (_r, c) => `"${c.attributes.name}" deleted.`,
-    remove: (c) => [["connectors", "one", String(c.id)], ["connectors", "dependents", String(c.id)]],
+    staleOnly: true,
     invalidate: [["connectors"], ["models"], ["syncs"]],
   });
 }

@@ -64,7 +64,7 @@ export function useDeleteModel() {
   const api = useApi();
   return useApiMutation((m: Model) => api.ok(api.DELETE("/api/v1/models/{id}", { params: { path: { id: Number(m.id) } } })), {
     success: (_r, m) => `Model "${m.attributes.name}" deleted.`,
-    remove: (m) => [["models", "one", String(m.id)], ["models", "dependents", String(m.id)]],
+    staleOnly: true,
     invalidate: [["models"], ["syncs"]],
   });
 }

@@ -27,8 +27,12 @@ export function useApiMutation<TVars, TResult>(
   options: {
     success?: string | ((result: TResult, vars: TVars) => string | null);
     invalidate?: unknown[][];
-    /** Query prefixes dropped (not refetched) on success: those of a resource that no longer exists. */
-    remove?: (vars: TVars) => unknown[][];
+    /**
+     * Mark the `invalidate` prefixes stale without refetching them now: after a delete, the page still
+     * shows the deleted resource until it navigates away, and refetching its queries would be 404s.
+     * Pages mounted afterwards refetch what is stale.
+     */
+    staleOnly?: boolean;
     onSuccess?: (result: TResult, vars: TVars) => void;
     /** Forms that show errors inline set this to false. */
     toastErrors?: boolean;
@@ -40,8 +44,8 @@ export function useApiMutation<TVars, TResult>(
   return useMutation({
     mutationFn: fn,
     onSuccess: async (result, vars) => {
-      for (const prefix of options.remove?.(vars) ?? []) queryClient.removeQueries({ queryKey: key(...prefix) });
-      for (const prefix of options.invalidate ?? []) await queryClient.invalidateQueries({ queryKey: key(...prefix) });
+      const refetchType = options.staleOnly ? "none" : "active";
+      for (const prefix of options.invalidate ?? []) await queryClient.invalidateQueries({ queryKey: key(...prefix), refetchType });
       const message = typeof options.success === "function" ? options.success(result, vars) : options.success;
       if (message) toast.success(message);
       options.onSuccess?.(result, vars);

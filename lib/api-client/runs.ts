@@ -25,7 +25,10 @@ export function useRunPlan(syncId: string, runId: string, enabled: boolean) {
   const api = useApi();
   const key = useKey();
   return useQuery({
-    queryKey: key("runs", syncId, "plan", runId),
+    // Not under "runs": a held run's samples never change, and refetching them once it was approved (its plan
+    // gone) would be a 404.
+    queryKey: key("run-plans", syncId, runId),
+    staleTime: Infinity,
     queryFn: async () => (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}/plan", { params: path(syncId, runId) }))).data,
     enabled,
   });

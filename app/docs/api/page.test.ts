@@ -14,7 +14,7 @@ describe("/docs/api", () => {
     // Response fields, through the named schemas they refer to, and the operation's notes.
     expect(html).toContain("catalog_hash");
     expect(html).toContain("cron_expression");
-    expect(html).toContain("409 while a sync uses it.");
+    expect(html).toContain("Deletes the syncs that use it too");
     expect(html).toContain("/api/v1/openapi.json");
     expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)\./);
   });
