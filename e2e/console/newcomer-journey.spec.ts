@@ -224,7 +224,7 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("dialog").getByRole("button", { name: "Cancel run" }).click();
       await lock.release();
       await expect(runs.locator("tbody tr").first()).toContainText(`canceled by ${who}`, { timeout: 90_000 });
-      await expect(page.getByTestId("sync-last-outcome")).toContainText(`canceled by ${who}`);
+      await expect(page.getByTestId("sync-header-last-run")).toContainText(`canceled by ${who}`);
       expect((await syncAttributes(api, syncId)).status).toBe(before);
       await attachShot(page, testInfo, "07-canceled-by");
 
@@ -233,7 +233,7 @@ for (const viewport of VIEWPORTS) {
       const outcome = "succeeded with 1 rejected row";
       await page.getByRole("button", { name: "Run now" }).click();
       await expect(runs.locator("tbody tr").first()).toContainText(outcome, { timeout: 180_000 });
-      await expect(page.getByTestId("sync-last-outcome")).toContainText(outcome);
+      await expect(page.getByTestId("sync-header-last-run")).toContainText(outcome);
       await expect(header).toContainText("healthy");
       await attachShot(page, testInfo, "08-sync-outcome");
       await page.goto(url("/syncs"));

@@ -75,7 +75,7 @@ atEachViewport((viewport) => {
     // Back on the sync page and the dashboard (client-side, no reload): the run reads canceled there too.
     await page.getByRole("link", { name: `Sync ${big.syncId}` }).click();
     await expect(runs.locator("tbody tr").first()).toContainText(`canceled by ${who}`);
-    await expect(page.getByTestId("sync-last-outcome")).toContainText(`canceled by ${who}`);
+    await expect(page.getByTestId("sync-header-last-run")).toContainText(`canceled by ${who}`);
     await nav(page, "Dashboard");
     const recent = page.locator("li").filter({ has: page.getByRole("link", { name, exact: true }) });
     await expect(recent.first()).toContainText("canceled");
