@@ -55,6 +55,8 @@ test("a sync created with Detect deletes on detects deletes, until edited off", 
   await expect(detectDeletes).toBeChecked();
   await detectDeletes.uncheck();
   await page.getByRole("button", { name: "Save mode" }).click();
+  // A changed mode first shows what the next run will send (issue 35 point 2); its own Save saves it.
+  await page.getByRole("dialog", { name: "Before you save the mode" }).getByRole("button", { name: /^Save mode/ }).click();
   await expect(page.getByRole("region", { name: "Mode" })).toContainText("detect deletes off");
   expect(await detectDeletesOf(syncId)).toBe(false);
   await page.goto(url(`/syncs/${syncId}`));

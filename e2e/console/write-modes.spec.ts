@@ -89,6 +89,8 @@ test("the wizard offers only the destination's modes, creates an insert-only syn
   await expect(writeModes.getByRole("radio", { name: /Insert only/ })).toBeChecked();
   await writeModes.getByRole("radio", { name: /Mirror/ }).check();
   await page.getByRole("button", { name: "Save mode" }).click();
+  // A changed mode first shows what the next run will send (issue 35 point 2); its own Save saves it.
+  await page.getByRole("dialog", { name: "Before you save the mode" }).getByRole("button", { name: /^Save mode/ }).click();
   await expect(mode).toContainText("write mode Mirror, detect deletes on");
   expect((await syncAttributes(syncId)).write_mode).toBe("mirror");
 });
