@@ -234,7 +234,8 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("button", { name: "Run now" }).click();
       await expect(runs.locator("tbody tr").first()).toContainText(outcome, { timeout: 180_000 });
       await expect(page.getByTestId("sync-header-last-run")).toContainText(outcome);
-      await expect(header).toContainText("healthy");
+      // Rejected rows need attention (issue 35 point 1): the badge says so, not "healthy".
+      await expect(header).toContainText("needs attention");
       await attachShot(page, testInfo, "08-sync-outcome");
       await page.goto(url("/syncs"));
       const listRow = page.getByRole("table", { name: "Syncs" }).locator("tbody tr").filter({ has: page.getByRole("link", { name: names.sync }) });
