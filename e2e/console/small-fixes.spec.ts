@@ -208,7 +208,7 @@ atEachViewport((viewport) => {
     await sql(`DROP TABLE ${world.schema}.doomed_${viewport.width}`);
     await waitForRun(world.api, Number(doomed), await trigger(world.api, Number(doomed)));
 
-    const pages = ["/syncs", `/syncs/${doomed}`, "/models", "/sources", "/destinations", "/settings/members", "/settings/api-tokens"];
+    const pages = ["/syncs", `/syncs/${doomed}`, "/models", "/sources", "/destinations", "/settings/members"];
     for (const path of pages) {
       await page.goto(url(path));
       await expect(page.locator("main table").first()).toBeVisible({ timeout: 60_000 });
