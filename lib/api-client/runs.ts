@@ -41,6 +41,8 @@ export function useUndeliveredRows(syncId: string, runId: string, enabled: boole
   return useQuery({
     queryKey: key("runs", syncId, "undelivered", runId),
     queryFn: async () => (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}/undelivered", { params: path(syncId, runId) }))).data,
+    // A later run may have delivered them since this page was last open: ask again on every visit.
+    refetchOnMount: "always",
     enabled,
   });
 }
