@@ -15,6 +15,14 @@ export interface ClientCredentials {
   kind: "oauth_client_credentials";
   /** Path of the token endpoint under the base URL, e.g. /services/oauth2/token. */
   tokenPath: string;
+  /**
+   * The token endpoint's full URL when it is on another host than the API (Microsoft Entra ID's
+   * login.microsoftonline.com/<tenant>); it wins over tokenPath. Throws ConnectorError when the
+   * configuration cannot name it.
+   */
+  tokenUrl?: (config: Row) => string;
+  /** The `scope` the token is asked for, when the endpoint wants one (Entra ID: <resource>/.default). */
+  scope?: (config: Row) => string;
   clientIdField: string;
   clientSecretField: string;
   /**
@@ -82,7 +90,7 @@ function cacheKey(baseUrl: string, config: Row, auth: OAuth): string {
   const credential =
     auth.kind === "jwt_bearer"
       ? `${JSON.stringify(serviceAccount(config, auth))}\0${auth.scope}`
-      : `${baseUrl}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}\0${refreshToken(config, auth) ?? ""}`;
+      : `${auth.tokenUrl?.(config) ?? baseUrl}\0${auth.scope?.(config) ?? ""}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}\0${refreshToken(config, auth) ?? ""}`;
   return createHash("sha256").update(`${auth.kind}\0${credential}`).digest("hex");
 }
 
@@ -94,9 +102,10 @@ function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string;
   }
   const client = { client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) };
   const refresh = refreshToken(config, auth);
+  const scope = auth.scope ? { scope: auth.scope(config) } : {};
   return {
-    url: `${baseUrl}${auth.tokenPath}`,
-    form: refresh ? { grant_type: "refresh_token", refresh_token: refresh, ...client } : { grant_type: "client_credentials", ...client },
+    url: auth.tokenUrl?.(config) ?? `${baseUrl}${auth.tokenPath}`,
+    form: refresh ? { grant_type: "refresh_token", refresh_token: refresh, ...client, ...scope } : { grant_type: "client_credentials", ...client, ...scope },
   };
 }
 
