@@ -102,7 +102,7 @@ function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string;
   }
   const client = { client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) };
   const refresh = refreshToken(config, auth);
-  const scope = auth.scope ? { scope: auth.scope(config) } : {};
+  const scope: Record<string, string> = auth.scope ? { scope: auth.scope(config) } : {};
   return {
     url: auth.tokenUrl?.(config) ?? `${baseUrl}${auth.tokenPath}`,
     form: refresh ? { grant_type: "refresh_token", refresh_token: refresh, ...client, ...scope } : { grant_type: "client_credentials", ...client, ...scope },
