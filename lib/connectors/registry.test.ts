@@ -42,6 +42,8 @@ describe("definitions", () => {
       "Mailchimp",
       "SalesforceCrm",
       "GoogleSheets",
+      "FacebookCustomAudience",
+      "MicrosoftDynamics",
       "AmazonS3",
       "Sftp",
     ]);
