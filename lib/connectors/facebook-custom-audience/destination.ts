@@ -78,12 +78,13 @@ function usersResults(response: RestResponse, items: unknown[]): RecordResult[] 
   const answer = (response.body ?? {}) as UsersAnswer;
   const samples = answer.invalid_entry_samples && !Array.isArray(answer.invalid_entry_samples) ? answer.invalid_entry_samples : {};
   const counts = { num_received: answer.num_received, num_invalid_entries: answer.num_invalid_entries ?? 0 };
-  const named = items.filter((p) => Object.values(p as Person).some((v) => String(v) in samples)).length;
+  const named = (p: unknown) => Object.values(p as Person).find((v) => Object.hasOwn(samples, String(v)));
+  const namedCount = items.filter((p) => named(p) !== undefined).length;
   // Meta gives samples, not always every invalid entry: the count it could not name is said on each.
-  const unnamed = Math.max(0, counts.num_invalid_entries - named);
+  const unnamed = Math.max(0, counts.num_invalid_entries - namedCount);
   const detail = { ...counts, ...(unnamed > 0 ? { note: `Meta counted ${unnamed} more invalid entries in this request without naming them` } : {}) };
   return items.map((p): RecordResult => {
-    const value = Object.values(p as Person).find((v) => String(v) in samples);
+    const value = named(p);
     if (value === undefined) return { ok: true, detail };
     return { ok: false, error: `an invalid entry: ${samples[String(value)]}`, detail: counts };
   });
