@@ -30,7 +30,8 @@ export interface Throttle {
 export async function startFacebookAudienceEmulator(options: { accessToken: string; audienceId: string; adAccountId: string }) {
   /** The audience's people: each one's row as sent (hashed values), by its first value. */
   const members = new Map<string, string[]>();
-  const state: { throttle: Throttle | undefined } = { throttle: undefined };
+  // maxSamples: invalid_entry_samples holds samples, not necessarily every invalid entry.
+  const state: { throttle: Throttle | undefined; maxSamples: number } = { throttle: undefined, maxSamples: Number.POSITIVE_INFINITY };
   const graphError = (res: ServerResponse, status: number, code: number, message: string, type = "OAuthException", headers: Record<string, string> = {}) =>
     json(res, status, { error: { message, type, code, fbtrace_id: "AemulatorTrace" } }, headers);
 
@@ -58,7 +59,7 @@ export async function startFacebookAudienceEmulator(options: { accessToken: stri
         .find((r) => r !== undefined);
       if (reason) {
         invalid++;
-        samples[reason[0]] = reason[1];
+        if (Object.keys(samples).length < state.maxSamples) samples[reason[0]] = reason[1];
         continue;
       }
       const id = row.map(String).find((v) => v !== "") ?? "";

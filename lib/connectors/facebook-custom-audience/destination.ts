@@ -82,7 +82,7 @@ function usersResults(response: RestResponse, items: unknown[]): RecordResult[] 
   const namedCount = items.filter((p) => named(p) !== undefined).length;
   // Meta gives samples, not always every invalid entry: the count it could not name is said on each.
   const unnamed = Math.max(0, counts.num_invalid_entries - namedCount);
-  const detail = { ...counts, ...(unnamed > 0 ? { note: `Meta counted ${unnamed} more invalid entries in this request without naming them` } : {}) };
+  const detail = { ...counts, ...(unnamed > 0 ? { note: `${unnamed} invalid ${unnamed === 1 ? "entry" : "entries"} of this request Meta counted without naming ${unnamed === 1 ? "it" : "them"}` } : {}) };
   return items.map((p): RecordResult => {
     const value = named(p);
     if (value === undefined) return { ok: true, detail };

@@ -31,6 +31,7 @@ beforeEach(() => {
   meta.requests.length = 0;
   meta.members.clear();
   meta.state.throttle = undefined;
+  meta.state.maxSamples = Number.POSITIVE_INFINITY;
 });
 
 describe("Facebook Custom Audiences destination", () => {
@@ -104,6 +105,14 @@ describe("Facebook Custom Audiences destination", () => {
     expect(JSON.stringify(outcomes)).not.toContain("nobody-at-example");
     expect(sent().data).toHaveLength(2);
     expect(meta.members.size).toBe(1);
+  });
+
+  it("says so on every record when Meta counted more invalid entries than it named", async () => {
+    meta.state.maxSamples = 1;
+    const batch = records(3, (i) => ({ email: `user${i}@example.com`, madid: i === 1 ? "6d92078a-8246-4ba4-ae5b-76104861e7dc" : `bad-device-${i}` }));
+    const outcomes = await fb.write(config(), batch, { stream, batch: true });
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(outcomes[0].log?.response.body).toEqual({ num_received: 3, num_invalid_entries: 2, note: "1 invalid entry of this request Meta counted without naming it" });
   });
 
   it("removes people in mirror mode with DELETE on the same edge", async () => {
