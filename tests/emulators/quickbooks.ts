@@ -5,7 +5,7 @@
 // {QueryResponse: {Entity: [...], startPosition, maxResults}, time} answer, `{}` for no match, and
 // {Fault: {Error: [{Message, Detail, code}], type}} for errors), "OAuth 2.0" (POST
 // /oauth2/v1/tokens/bearer, grant_type=refresh_token, client in a Basic header, a new refresh token
-// in each answer, invalid_grant / invalid_client) and "Rate limits" (500 requests a minute per
+// in each answer, changed about once a day, invalid_grant / invalid_client) and "Rate limits" (500 requests a minute per
 // company; 429 ThrottleExceeded, answered here with Retry-After). Data lives in memory. Tests only.
 import type { ServerResponse } from "node:http";
 // Not ./common: that one brings the engine's Loader, which Playwright specs cannot import.
@@ -132,6 +132,7 @@ export async function startQuickbooksEmulator(options: QuickbooksEmulatorOptions
   let refreshTokens = [options.refreshToken];
   let window = { start: Date.now(), count: 0 };
   let forcedThrottles = 0;
+  let rotateNext = false;
   let nextId = 1;
   const stats = { queries: [] as string[], tokenGrants: 0, throttled: 0 };
 
@@ -156,8 +157,10 @@ export async function startQuickbooksEmulator(options: QuickbooksEmulatorOptions
     const accessToken = `qb-access-${Math.random().toString(36).slice(2)}`;
     const lifetime = options.accessTokenSeconds ?? 3600;
     access.set(accessToken, Date.now() + lifetime * 1000);
-    const rotated = `qb-refresh-${Math.random().toString(36).slice(2)}`;
-    refreshTokens = [rotated, presented];
+    // Intuit hands back the same refresh token until it rotates it (about daily); the one before stays valid.
+    const rotated = rotateNext ? `qb-refresh-${Math.random().toString(36).slice(2)}` : presented;
+    if (rotateNext) refreshTokens = [rotated, presented];
+    rotateNext = false;
     json(res, 200, { token_type: "bearer", access_token: accessToken, expires_in: lifetime, refresh_token: rotated, x_refresh_token_expires_in: 8_726_400 });
   }
 
@@ -221,6 +224,10 @@ export async function startQuickbooksEmulator(options: QuickbooksEmulatorOptions
     /** The next `n` API requests are answered 429. */
     throttleNext(n: number): void {
       forcedThrottles = n;
+    },
+    /** The next grant hands back a new refresh token (Intuit's daily rotation). */
+    rotateRefreshToken(): void {
+      rotateNext = true;
     },
     /** Every access token stops working (as if revoked or expired). */
     expireAccessTokens(): void {
