@@ -39,6 +39,7 @@ export const httpSourceSpecification: JsonSchema = {
     config: {
       type: "object",
       title: "Request options",
+      description: "Per-request options.",
       properties: {
         timeout: { type: "string", title: "HTTP timeout (seconds)", description: "Longest wait for one answer.", pattern: "^[0-9]+(\\.[0-9]+)?$", default: "30" },
       },
