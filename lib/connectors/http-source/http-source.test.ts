@@ -199,6 +199,10 @@ describe("against a hostile endpoint", () => {
     await expect(readAll(hostile({ config: { timeout: "1" } }))).rejects.toThrow(/within 1 s/);
     // Retried as a timeout a few times, each bounded: the read ends well within a minute.
     expect(Date.now() - started).toBeLessThan(60_000);
+    // read_timeout bounds the retries too.
+    const bounded = Date.now();
+    await expect(readAll(hostile({ config: { timeout: "30" }, read_timeout: 10 }))).rejects.toThrow(/within/);
+    expect(Date.now() - bounded).toBeLessThan(15_000);
   }, 90_000);
 
   it("a cancel stops the read at once", async () => {

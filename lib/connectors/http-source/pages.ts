@@ -89,7 +89,7 @@ export async function* pages(s: HttpSourceSettings, options: PageOptions): Async
         secretHeaders: Object.keys(s.headers),
         maxBodyBytes: s.maxPageBytes,
       },
-      { attempts: ATTEMPTS, baseDelayMs: 1000 },
+      { attempts: ATTEMPTS, baseDelayMs: 1000, deadline },
     );
     if (!isSuccess(exchange)) throw new ConnectorError(describeExchange(exchange), exchange.failure === "blocked" ? "outbound_blocked" : `http_${exchange.status}`);
     const answer = jsonOf(exchange, `The endpoint ${url.host}`);

@@ -17,6 +17,8 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Is this failed exchange worth another attempt? Default: 429, 5xx, timeouts and network errors. */
   retryable?: (exchange: HttpExchange) => boolean;
+  /** Epoch ms no attempt or pause may pass: a read's own time bound, kept through its retries. */
+  deadline?: number;
   /** Seconds to wait when the answer says so elsewhere than in Retry-After (a vendor's error text). */
   retryAfter?: (exchange: HttpExchange) => number | undefined;
 }
@@ -36,7 +38,8 @@ export async function sendWithRetries(call: HttpCall, policy: RetryPolicy): Prom
   const retryable = policy.retryable ?? defaultRetryable;
   for (let attempt = 1; ; attempt++) {
     if (call.signal?.aborted) throw cancelled();
-    const exchange = await sendHttp(call);
+    const left = policy.deadline !== undefined ? policy.deadline - Date.now() : Infinity;
+    const exchange = await sendHttp(left < call.timeoutMs ? { ...call, timeoutMs: Math.max(1, left) } : call);
     if (call.signal?.aborted) throw cancelled();
     if (isSuccess(exchange) && call.maxBodyBytes !== undefined && Buffer.byteLength(exchange.bodyText) >= call.maxBodyBytes) {
       throw new ConnectorError(`The answer from ${new URL(call.url).host} is larger than ${Math.round(call.maxBodyBytes / 1024)} kB; the read was stopped.`, "too_large");
@@ -44,6 +47,8 @@ export async function sendWithRetries(call: HttpCall, policy: RetryPolicy): Prom
     if (isSuccess(exchange) || attempt >= policy.attempts || !retryable(exchange)) return exchange;
     const seconds = exchange.retryAfterSeconds ?? policy.retryAfter?.(exchange);
     const waitMs = seconds !== undefined ? seconds * 1000 : policy.baseDelayMs * 2 ** (attempt - 1);
+    // No time left for the pause and another attempt: the last answer is the answer.
+    if (policy.deadline !== undefined && Date.now() + Math.min(waitMs, MAX_RETRY_WAIT_MS) >= policy.deadline) return exchange;
     await abortableSleep(Math.min(waitMs, MAX_RETRY_WAIT_MS), call.signal, cancelled);
   }
 }
