@@ -53,6 +53,9 @@ import { s3Destination } from "./amazon-s3/destination";
 import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
+import { httpSource } from "./http-source/source";
+import { quickbooksSource } from "./intuit-quickbooks/source";
+import { firecrawlSource } from "./firecrawl/source";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -74,6 +77,10 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  // APIs.
+  httpSource,
+  quickbooksSource,
+  firecrawlSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
