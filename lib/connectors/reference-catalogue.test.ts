@@ -35,6 +35,8 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:Mailchimp": ["Marketing Automation", null],
   "destination:GoogleSheets": ["Productivity Tools", null],
   "destination:SalesforceCrm": ["CRM", null],
+  "destination:Zendesk": ["Customer Support", null],
+  "destination:Stripe": ["Payments", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

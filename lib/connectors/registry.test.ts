@@ -42,6 +42,8 @@ describe("definitions", () => {
       "Mailchimp",
       "SalesforceCrm",
       "GoogleSheets",
+      "Zendesk",
+      "Stripe",
       "AmazonS3",
       "Sftp",
     ]);

@@ -38,6 +38,8 @@ import { klaviyoDestination } from "./klaviyo/destination";
 import { mailchimpDestination } from "./mailchimp/destination";
 import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
+import { zendeskDestination } from "./zendesk/destination";
+import { stripeDestination } from "./stripe/destination";
 import { openAiSource } from "./openai/source";
 import { redshiftSource } from "./redshift/source";
 import { watsonxDataSource } from "./watsonx-data/source";
@@ -91,6 +93,8 @@ const destinations: DestinationConnector[] = [
   mailchimpDestination,
   salesforceDestination,
   googleSheetsDestination,
+  zendeskDestination,
+  stripeDestination,
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,

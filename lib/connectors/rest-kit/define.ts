@@ -81,7 +81,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     }
     const empty = endpoint.request([], ctx).body;
     const overhead = empty === undefined ? 0 : Buffer.byteLength(exactJson(empty));
-    const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, endpoint.maxRecords ?? Number.POSITIVE_INFINITY) : 1;
+    const own = typeof endpoint.maxRecords === "function" ? endpoint.maxRecords(ctx) : endpoint.maxRecords;
+    const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, own ?? Number.POSITIVE_INFINITY) : 1;
     const plan = planRequests(prepared, maxRecords, spec.limits.maxBytes, overhead);
     for (const p of plan.tooBig) {
       outcomes.push(failed(p.entry, `The record is ${p.size} bytes as JSON; ${spec.definition.title} takes at most ${spec.limits.maxBytes} bytes per request.`));
