@@ -45,6 +45,17 @@ export async function restClient(spec: RestDestinationSpec, config: Row): Promis
   return { baseUrl, timeoutMs, headers, secretHeaders: Object.keys(headers) };
 }
 
+/**
+ * The credential as it travels (a Basic header's base64 pair, a Bearer token): a vendor that echoes
+ * the request in its error would otherwise show it, encoded, where the configured secret is masked.
+ */
+export function credentialTexts(client: RestClient): string[] {
+  return Object.values(client.headers).flatMap((value) => {
+    const token = value.slice(value.lastIndexOf(" ") + 1);
+    return token.length >= 8 ? [value, token] : [value];
+  });
+}
+
 /** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
 export function renewAuth(spec: RestDestinationSpec, client: RestClient, config: Row): boolean {
   if (spec.auth.kind !== "oauth_client_credentials" && spec.auth.kind !== "jwt_bearer") return false;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row, Stream } from "../types";
 import { getDefinition, maskSecrets, mergeMaskedSecrets, SECRET_MASK, SecretTargetChangedError, validateConfiguration } from "../registry";
-import { loadThrough, parseBody, records } from "@/tests/emulators/common";
+import { json, loadThrough, parseBody, records, startEmulator } from "@/tests/emulators/common";
 import { startZendeskEmulator } from "@/tests/emulators/zendesk";
 import { zendeskBaseUrl, zendeskDestination } from "./destination";
 
@@ -158,6 +158,24 @@ describe("Zendesk destination", () => {
     expect(JSON.stringify(outcomes)).not.toContain(TOKEN);
     expect(() => mergeMaskedSecrets({ ...config(), password: SECRET_MASK, subdomain: "https://other" }, config(), definition)).toThrow(SecretTargetChangedError);
     expect(() => mergeMaskedSecrets({ ...config(), password: SECRET_MASK, base_url: "https://elsewhere.example/api/v2" }, config(), definition)).toThrow(SecretTargetChangedError);
+  });
+
+  it("never shows the credential as it travels (Basic, base64) when a server echoes the request", async () => {
+    const echo = await startEmulator((req, res) => json(res, 400, { error: { title: "Echo", message: JSON.stringify(req.headers) } }));
+    try {
+      const basic = Buffer.from(`${EMAIL}/token:${TOKEN}`).toString("base64");
+      const checked = await zendeskDestination.check(config({ base_url: `${echo.url}/api/v2` }));
+      expect(checked.ok).toBe(false);
+      expect(checked.details).toContain("Echo");
+      const [written] = await zendeskDestination.write(config({ base_url: `${echo.url}/api/v2` }), records(1, person), { stream: streams.users, batch: true });
+      expect(written.ok).toBe(false);
+      for (const text of [checked.details, written.error ?? ""]) {
+        expect(text).not.toContain(basic);
+        expect(text).not.toContain(TOKEN);
+      }
+    } finally {
+      await echo.close();
+    }
   });
 
   it("obeys the outbound network policy", async () => {
