@@ -1,8 +1,9 @@
 // A Zendesk Support API v2 emulator, written from the published reference
 // (developer.zendesk.com/api-reference/ticketing: users "Create or update many users" and
-// "Show self", organizations "Create or update organization", tickets create and update, job
-// statuses; introduction: basic authentication with email/token and an API token, error bodies
-// {error, description, details}; rate limits: requests per minute by plan, 429 with Retry-After).
+// "Show self", organizations "Create or update organization", tickets create, update and list by
+// external_id, job statuses; introduction: basic authentication with email/token and an API
+// token, error bodies {error, description, details}; rate limits: requests per minute by plan,
+// 429 with Retry-After).
 // Users are matched by external_id, then email; a bulk request answers a queued job status that
 // reports "working" once and then "completed" with one result per user in the order sent
 // (Created, Updated, or Failed with error and details). Validation wordings are ours. Tests only.
@@ -115,6 +116,12 @@ export async function startZendeskEmulator(options: { email: string; token: stri
     if (req.method === "GET" && job) return jobStatus(decodeURIComponent(job[1]), res);
     if (req.method === "POST" && path === "/api/v2/organizations/create_or_update") return organizationUpsert(req, res);
     if (req.method === "POST" && path === "/api/v2/tickets") return ticketWrite(req, res);
+    if (req.method === "GET" && path === "/api/v2/tickets") {
+      // External ids need not be unique: every ticket with it is listed.
+      const externalId = new URL(req.url, "http://emulator").searchParams.get("external_id");
+      const found = [...tickets.values()].filter((t) => externalId === null || t.external_id === externalId);
+      return json(res, 200, { tickets: found, count: found.length, next_page: null, previous_page: null });
+    }
     const ticket = /^\/api\/v2\/tickets\/(\d+)$/.exec(path);
     if (req.method === "PUT" && ticket) return ticketWrite(req, res, Number(ticket[1]));
     json(res, 404, { error: "InvalidEndpoint", description: "Not found" });

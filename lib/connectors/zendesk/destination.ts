@@ -2,8 +2,9 @@
 // (POST /users/create_or_update_many, 100 a request, matched by external_id or email), which answers
 // a job status that the connector follows (GET /job_statuses/{id}) for each user's result, in the
 // order sent; organizations one at a time with "Create or update organization" (matched by id or
-// external_id); tickets one at a time, created (POST /tickets, the description becoming the first
-// comment) or, when the record carries the ticket's id, updated (PUT /tickets/{id}). HTTP Basic with
+// external_id); tickets one at a time, updated (PUT /tickets/{id}) when the record carries the
+// ticket's id or an external_id one ticket has (GET /tickets?external_id=…), else created
+// (POST /tickets, the description becoming the first comment). HTTP Basic with
 // the configured user name and password (an API token goes as `email/token` + the token). A 429
 // carries Retry-After. Reference: developer.zendesk.com/api-reference (users, organizations, tickets,
 // job statuses; introduction: security and authentication, errors; rate limits).
@@ -13,7 +14,7 @@ import { numberField } from "../shared/config";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
 import { pollJob } from "../rest-kit/jobs";
-import type { RecordResult, RestContext, RestRequest, RestResponse, WriteEndpoint } from "../rest-kit/types";
+import type { RecordResult, RestCalls, RestContext, RestRequest, RestResponse, WriteEndpoint } from "../rest-kit/types";
 import { ZENDESK_STREAMS, zendeskStreamKind, type ZendeskStreamKind } from "./streams";
 
 const MAX_USERS = 100;
@@ -65,10 +66,30 @@ function organization(record: WriteRecord): Row {
   return out;
 }
 
-/** A ticket: created with the description as its first comment, or updated by id (the description is then the ticket's first comment already). */
-function ticket(record: WriteRecord): Row {
+/** Ticket ids by external_id, for the chunk's records that carry an external_id and no id. */
+type TicketsByExternalId = Map<string, (number | string)[]>;
+
+async function ticketsByExternalId(ctx: RestContext & RestCalls, records: WriteRecord[]): Promise<TicketsByExternalId> {
+  const found: TicketsByExternalId = new Map();
+  const wanted = new Set(records.filter((r) => !present(r.payload.id) && present(r.payload.external_id)).map((r) => String(r.payload.external_id)));
+  for (const externalId of wanted) {
+    const response = await ctx.get("/tickets", { external_id: externalId });
+    const tickets = (response.body as { tickets?: { id?: number | string }[] } | undefined)?.tickets ?? [];
+    found.set(externalId, tickets.flatMap((t) => (t.id === undefined ? [] : [t.id])));
+  }
+  return found;
+}
+
+/**
+ * A ticket: updated when it has an id or its external_id names one ticket (the description is then
+ * its first comment already), else created with the description as its first comment.
+ */
+function ticket(record: WriteRecord, ctx: RestContext): Row {
   const { description, ...rest } = fields(record);
   if (present(rest.id)) return rest;
+  const matches = present(rest.external_id) ? ((ctx.prepared as TicketsByExternalId | undefined)?.get(String(rest.external_id)) ?? []) : [];
+  if (matches.length > 1) throw new ConnectorError(`${matches.length} tickets have external_id "${String(rest.external_id)}" (${matches.join(", ")}); map the ticket id to say which to update.`);
+  if (matches.length === 1) return { id: matches[0], ...rest };
   if (!present(description) && rest.comment === undefined) {
     throw new ConnectorError("The record has no description, which Zendesk needs to create a ticket (it becomes the first comment).");
   }
@@ -127,9 +148,13 @@ async function settleUsers(response: RestResponse, items: unknown[], ctx: Parame
 }
 
 const upsert: WriteEndpoint = {
+  async prepare(ctx, records) {
+    // Tickets have no upsert: the ones a record names by external_id are looked up first.
+    return kindOf(ctx) === "tickets" ? ticketsByExternalId(ctx, records) : undefined;
+  },
   item(record, ctx) {
     const kind = kindOf(ctx);
-    return kind === "users" ? user(record) : kind === "organizations" ? organization(record) : ticket(record);
+    return kind === "users" ? user(record) : kind === "organizations" ? organization(record) : ticket(record, ctx);
   },
   request(items, ctx) {
     const kind = kindOf(ctx);

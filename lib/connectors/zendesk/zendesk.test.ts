@@ -133,6 +133,22 @@ describe("Zendesk destination", () => {
     expect(zd.tickets.get(ticket.id as number)).toMatchObject({ status: "solved", comments: [{ body: "It is on fire" }] });
   });
 
+  it("upserts tickets by external_id: the one ticket that has it is updated, a shared one fails the record", async () => {
+    const ext = (i: number, subject: string): Row => ({ external_id: `t-${i}`, subject, description: `Issue ${i}`, priority: "low" });
+    const first = await zendeskDestination.write(config(), records(2, (i) => ext(i, "First")), { stream: streams.tickets, batch: true });
+    expect(first.map((o) => o.ok)).toEqual([true, true]);
+    zd.tickets.set(77, { id: 77, external_id: "t-2", subject: "Twin", description: "x" });
+    zd.requests.length = 0;
+    const again = await zendeskDestination.write(config(), records(3, (i) => ext(i, "Again")), { stream: streams.tickets, batch: true });
+    expect(again.map((o) => [o.key, o.ok])).toEqual([["2", false], ["1", true], ["3", true]]);
+    expect(again[0].error).toMatch(/^2 tickets have external_id "t-2" \(\d+, 77\); map the ticket id/);
+    const [t1] = [...zd.tickets.values()].filter((t) => t.external_id === "t-1");
+    expect(t1).toMatchObject({ subject: "Again", description: "Issue 1", comments: [{ body: "Issue 1" }] });
+    expect(zd.requests.filter((r) => r.method === "GET").map((r) => r.url)).toEqual(["/api/v2/tickets?external_id=t-1", "/api/v2/tickets?external_id=t-2", "/api/v2/tickets?external_id=t-3"]);
+    expect(zd.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.url}`)).toEqual([`PUT /api/v2/tickets/${String(t1.id)}`, "POST /api/v2/tickets"]);
+    expect([...zd.tickets.values()].filter((t) => t.external_id === "t-3")).toHaveLength(1);
+  });
+
   it("honours Retry-After on a 429, and the engine's retry then succeeds", async () => {
     Object.assign(zd.state.limiter, { max: 1, windowMs: 1000 });
     zd.state.retryAfter = "1";
