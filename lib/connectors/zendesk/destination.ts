@@ -10,11 +10,10 @@
 // job statuses; introduction: security and authentication, errors; rate limits).
 import type { Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
-import { numberField } from "../shared/config";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
-import { pollJob } from "../rest-kit/jobs";
-import type { RecordResult, RestCalls, RestContext, RestRequest, RestResponse, WriteEndpoint } from "../rest-kit/types";
+import type { RestCalls, RestContext, RestRequest, RestResponse, WriteEndpoint } from "../rest-kit/types";
+import { settleJob } from "./job-status";
 import { ZENDESK_STREAMS, zendeskStreamKind, type ZendeskStreamKind } from "./streams";
 
 const MAX_USERS = 100;
@@ -102,51 +101,6 @@ function ticketRequest(item: Row | undefined): RestRequest {
   return { method: "PUT", path: `/tickets/${encodeURIComponent(String(id))}`, body: { ticket: rest } };
 }
 
-interface JobResult {
-  index?: number;
-  id?: number | string;
-  status?: string;
-  error?: string;
-  details?: string;
-  success?: boolean;
-}
-
-interface JobStatus {
-  id?: string;
-  status?: string;
-  message?: string | null;
-  results?: JobResult[] | null;
-}
-
-const jobStatus = (response: RestResponse): JobStatus | undefined => (response.body as { job_status?: JobStatus } | undefined)?.job_status;
-
-/**
- * Follows a bulk job until Zendesk reports each user's result. A job still queued when the wait ends,
- * or one Zendesk failed as a whole, fails its records as retryable (an upsert is safe to send again).
- */
-async function settleUsers(response: RestResponse, items: unknown[], ctx: Parameters<NonNullable<WriteEndpoint["settle"]>>[2]): Promise<RecordResult[]> {
-  const jobId = jobStatus(response)?.id;
-  if (!jobId) throw new ConnectorError("Zendesk accepted the users without a job status id; their results cannot be read.");
-  const read = async () => jobStatus(await ctx.get(`/job_statuses/${encodeURIComponent(jobId)}`)) ?? {};
-  const { state, finished } = await pollJob(read, (s) => s.status === "completed" || s.status === "failed" || s.status === "killed", {
-    timeoutMs: numberField(ctx.config, "job_timeout", 120) * 1000,
-    signal: ctx.signal,
-  });
-  if (!finished) throw new ConnectorError(`Zendesk job ${jobId} was still ${state.status ?? "queued"} when the wait ended; its users will be sent again.`);
-  if (state.status !== "completed") throw new ConnectorError(`Zendesk job ${jobId} ended ${state.status}${state.message ? `: ${state.message}` : ""}.`);
-  const results = state.results ?? [];
-  // Results come in the order sent; an `index`, when given, says which user a result is for.
-  const byIndex = new Map<number, JobResult>();
-  results.forEach((r, position) => byIndex.set(typeof r.index === "number" ? r.index : position, r));
-  return items.map((_, i): RecordResult => {
-    const result = byIndex.get(i);
-    if (!result) return { ok: false, error: `job ${jobId} reported no result for this user.` };
-    const failed = result.status === "Failed" || result.success === false || result.error !== undefined;
-    if (!failed) return { ok: true, detail: { job_id: jobId, ...result } };
-    return { ok: false, error: [result.error, result.details].filter(Boolean).join(": ") || "failed", detail: { job_id: jobId, ...result } };
-  });
-}
-
 const upsert: WriteEndpoint = {
   async prepare(ctx, records) {
     // Tickets have no upsert: the ones a record names by external_id are looked up first.
@@ -164,7 +118,7 @@ const upsert: WriteEndpoint = {
   },
   async settle(response, items, ctx) {
     // Only users go through a job; organizations and tickets answer for their one record at once.
-    return kindOf(ctx) === "users" ? settleUsers(response, items, ctx) : undefined;
+    return kindOf(ctx) === "users" ? settleJob(response, items, ctx) : undefined;
   },
   // Organizations and tickets have no bulk upsert: one record a request.
   maxRecords: (ctx) => (kindOf(ctx) === "users" ? MAX_USERS : 1),
