@@ -40,6 +40,8 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:SalesforceCrm": ["CRM", null],
   "destination:FacebookCustomAudience": ["Ad-Tech", null],
   "destination:MicrosoftDynamics": ["CRM", null],
+  "destination:Zendesk": ["Customer Support", null],
+  "destination:Stripe": ["Payments", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

@@ -44,6 +44,8 @@ describe("definitions", () => {
       "GoogleSheets",
       "FacebookCustomAudience",
       "MicrosoftDynamics",
+      "Zendesk",
+      "Stripe",
       "AmazonS3",
       "Sftp",
     ]);

@@ -40,6 +40,8 @@ import { salesforceDestination } from "./salesforce/destination";
 import { googleSheetsDestination } from "./google-sheets/destination";
 import { facebookCustomAudienceDestination } from "./facebook-custom-audience/destination";
 import { microsoftDynamicsDestination } from "./microsoft-dynamics/destination";
+import { zendeskDestination } from "./zendesk/destination";
+import { stripeDestination } from "./stripe/destination";
 import { openAiSource } from "./openai/source";
 import { redshiftSource } from "./redshift/source";
 import { watsonxDataSource } from "./watsonx-data/source";
@@ -102,6 +104,8 @@ const destinations: DestinationConnector[] = [
   googleSheetsDestination,
   facebookCustomAudienceDestination,
   microsoftDynamicsDestination,
+  zendeskDestination,
+  stripeDestination,
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,

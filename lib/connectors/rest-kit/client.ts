@@ -7,6 +7,7 @@ import { ConnectorError } from "../shared/errors";
 import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { redact } from "../shared/secrets";
 import { exactJson } from "../shared/values";
+import { formBody } from "./form";
 import { accessToken, forgetAccessToken } from "./oauth";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
 
@@ -29,8 +30,10 @@ async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: stri
       return { authorization: `Bearer ${secret}` };
     case "header":
       return { [auth.header]: `${auth.prefix ?? ""}${secret}` };
-    case "basic":
-      return { authorization: `Basic ${Buffer.from(`${auth.username}:${secret}`).toString("base64")}` };
+    case "basic": {
+      const username = typeof auth.username === "string" ? auth.username : stringField(config, auth.username.field);
+      return { authorization: `Basic ${Buffer.from(`${username}:${secret}`).toString("base64")}` };
+    }
   }
 }
 
@@ -40,6 +43,17 @@ export async function restClient(spec: RestDestinationSpec, config: Row): Promis
   const timeoutMs = secondsToMs(config, "timeout", 30);
   const headers = await authHeaders(spec, config, baseUrl, timeoutMs);
   return { baseUrl, timeoutMs, headers, secretHeaders: Object.keys(headers) };
+}
+
+/**
+ * The credential as it travels (a Basic header's base64 pair, a Bearer token): a vendor that echoes
+ * the request in its error would otherwise show it, encoded, where the configured secret is masked.
+ */
+export function credentialTexts(client: RestClient): string[] {
+  return Object.values(client.headers).flatMap((value) => {
+    const token = value.slice(value.lastIndexOf(" ") + 1);
+    return token.length >= 8 ? [value, token] : [value];
+  });
 }
 
 /** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
@@ -64,11 +78,13 @@ export function sendRest(
   signal?: AbortSignal,
 ): Promise<HttpExchange> {
   // exactJson: a number inside a source's JSON goes as written, not as the value model's marker.
-  const body = request.body === undefined ? undefined : exactJson(request.body);
+  const form = request.encoding === "form";
+  const body = request.body === undefined ? undefined : form ? formBody(request.body as Record<string, unknown>) : exactJson(request.body);
+  const contentType: Record<string, string> = body === undefined ? {} : { "content-type": form ? "application/x-www-form-urlencoded" : "application/json" };
   return sendHttp({
     url: urlOf(client, request),
     method: request.method,
-    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...spec.headers, ...client.headers },
+    headers: { accept: "application/json", ...contentType, ...spec.headers, ...request.headers, ...client.headers },
     body,
     timeoutMs: client.timeoutMs,
     signal,

@@ -12,7 +12,7 @@ import { redact, secretValues } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { planRequests, prepare, type Prepared } from "./batches";
 import { TOKEN_UNAVAILABLE } from "./oauth";
-import { renewAuth, RestCallError, restCall, restClient, responseOf, sendRest, type RestClient } from "./client";
+import { credentialTexts, renewAuth, RestCallError, restCall, restClient, responseOf, sendRest, type RestClient } from "./client";
 import { failureText, requestOutcomes } from "./outcomes";
 import { restRecord } from "./values";
 import type { RecordResult, RestCalls, RestContext, RestDestinationSpec, RestResponse, WriteEndpoint } from "./types";
@@ -54,7 +54,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
   };
 
   function calls(client: RestClient, config: Row, signal?: AbortSignal): RestCalls {
-    const send = restCall(spec, client, secretValues(config, definition), signal);
+    const send = restCall(spec, client, [...secretValues(config, definition), ...credentialTexts(client)], signal);
     return { send, get: (path, query) => send({ method: "GET", path, query }), signal };
   }
 
@@ -81,7 +81,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
     }
     const empty = endpoint.request([], ctx).body;
     const overhead = empty === undefined ? 0 : Buffer.byteLength(exactJson(empty));
-    const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, endpoint.maxRecords ?? Number.POSITIVE_INFINITY) : 1;
+    const own = typeof endpoint.maxRecords === "function" ? endpoint.maxRecords(ctx) : endpoint.maxRecords;
+    const maxRecords = options.batch ? Math.min(spec.limits.maxRecords, own ?? Number.POSITIVE_INFINITY) : 1;
     const plan = planRequests(prepared, maxRecords, spec.limits.maxBytes, overhead);
     for (const p of plan.tooBig) {
       outcomes.push(failed(p.entry, `The record is ${p.size} bytes as JSON; ${spec.definition.title} takes at most ${spec.limits.maxBytes} bytes per request.`));
@@ -122,6 +123,7 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       const retryable = err.code === TOKEN_UNAVAILABLE;
       return records.map((r) => ({ ...failed(r, redact(err.message, secrets)), retryable }));
     }
+    secrets.push(...credentialTexts(client));
     const ctx: RestContext = { config, stream: options.stream };
     const byEndpoint = new Map<WriteEndpoint, WriteRecord[]>();
     const outcomes: WriteOutcome[] = [];
@@ -151,12 +153,13 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       const client = await restClient(spec, config);
       const exchange = await sendRest(spec, client, spec.check.request(config));
       const response = responseOf(exchange);
-      if (exchange.failure) return { ok: false, details: describeExchange(exchange) };
+      const hidden = (text: string) => redact(text, credentialTexts(client));
+      if (exchange.failure) return { ok: false, details: hidden(describeExchange(exchange)) };
       if (exchange.status === 401 || exchange.status === 403) {
-        return { ok: false, details: `${spec.definition.title} rejected the credentials. ${failureText(spec, exchange, response)}` };
+        return { ok: false, details: hidden(`${spec.definition.title} rejected the credentials. ${failureText(spec, exchange, response)}`) };
       }
       const passes = isSuccess(exchange) || (spec.check.passes?.(response) ?? false);
-      if (!passes) return { ok: false, details: failureText(spec, exchange, response) };
+      if (!passes) return { ok: false, details: hidden(failureText(spec, exchange, response)) };
       return { ok: true, details: spec.check.describe?.(response, config) ?? `Connected to ${spec.definition.title}.` };
     });
   }

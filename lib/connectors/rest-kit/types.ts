@@ -13,8 +13,8 @@ export type AuthScheme =
   | { kind: "bearer"; field: string }
   /** `<header>: <prefix><token>`, e.g. `Api-Key: <key>` or `Authorization: Klaviyo-API-Key <key>` */
   | { kind: "header"; header: string; field: string; prefix?: string }
-  /** HTTP Basic with a fixed or configured user name and the secret as password. */
-  | { kind: "basic"; field: string; username: string }
+  /** HTTP Basic with the secret as password and a fixed user name, or the one a configuration field holds. */
+  | { kind: "basic"; field: string; username: string | { field: string } }
   /** OAuth 2.0 client credentials: a Bearer token from the vendor's token endpoint (oauth.ts). */
   | ClientCredentials
   /** A signed JWT assertion (RFC 7523) from a service account key, exchanged for a Bearer token (oauth.ts). */
@@ -25,8 +25,12 @@ export interface RestRequest {
   method: Exclude<HttpMethod, "OPTIONS" | "HEAD">;
   path: string;
   query?: Record<string, string | string[]>;
-  /** JSON-serialised; absent for GET and bodiless deletes. */
+  /** JSON-serialised (form-encoded when `encoding` is "form"); absent for GET and bodiless deletes. */
   body?: unknown;
+  /** "form": the body as application/x-www-form-urlencoded with bracketed keys (form.ts). Default JSON. */
+  encoding?: "json" | "form";
+  /** Headers of this request alone (an idempotency key). */
+  headers?: Record<string, string>;
 }
 
 /** A response as the vendor hooks see it: status, parsed JSON body (undefined when not JSON), headers kept. */
@@ -83,8 +87,11 @@ export interface WriteEndpoint {
    * write's records (retryable when the vendor's answer was).
    */
   prepare?(ctx: RestContext & RestCalls, records: WriteRecord[]): Promise<unknown>;
-  /** This endpoint's own record limit, when lower than the definition's (e.g. deletes). */
-  maxRecords?: number;
+  /**
+   * This endpoint's own record limit, when lower than the definition's (e.g. deletes); a function
+   * when it depends on the stream (a vendor with a bulk endpoint for one object and not another).
+   */
+  maxRecords?: number | ((ctx: RestContext) => number);
 }
 
 /** A stream the vendor offers: fields as a JSON Schema, and the fields records are matched on. */
