@@ -51,6 +51,9 @@ import { s3Destination } from "./amazon-s3/destination";
 import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
+import { odooSource } from "./odoo/source";
+import { odooDestination } from "./odoo/destination";
+import { microsoftExcelDestination } from "./microsoft-excel/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -72,6 +75,8 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  // Business applications over their APIs.
+  odooSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -91,6 +96,8 @@ const destinations: DestinationConnector[] = [
   mailchimpDestination,
   salesforceDestination,
   googleSheetsDestination,
+  microsoftExcelDestination,
+  odooDestination,
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
