@@ -24,7 +24,7 @@ const slack = getDefinition("SLACK")!;
 describe("definitions", () => {
   it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
-    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive"]);
+    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive", "Odoo"]);
     expect(names("destination")).toEqual([
       "Postgresql",
       "MariaDB",
@@ -42,6 +42,8 @@ describe("definitions", () => {
       "Mailchimp",
       "SalesforceCrm",
       "GoogleSheets",
+      "MicrosoftExcel",
+      "Odoo",
       "AmazonS3",
       "Sftp",
     ]);
@@ -103,7 +105,7 @@ describe("definitions", () => {
   it("looks connectors up case-insensitively and explains unknown names", () => {
     expect(getSource("mariadb").definition.name).toBe("MariaDB");
     expect(getDestination("SLACK").definition.name).toBe("Slack");
-    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive.');
+    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive, Odoo.');
     expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
   });
 });
