@@ -8,11 +8,41 @@
 // reading of the ORM's (ValidationError for a missing required field or a failed constraint,
 // ValueError for a wrong field or value, AccessDenied for a bad password). Odoo publishes no API
 // rate limit; Odoo Online and proxies in front of a server answer HTTP 429 with Retry-After, which
-// `window` emulates (per login). Tests only.
+// `window` emulates. Tests only.
 import type { ServerResponse } from "node:http";
-import { FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+// Not ./common: that module loads the engine's Loader, and the Playwright spec starts this emulator too.
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
 
 type Row = Record<string, unknown>;
+
+/** `max` calls per `windowMs`, per key: the throttling front of an Odoo Online database. */
+class CallWindow {
+  private start = 0;
+  private count = 0;
+  constructor(
+    public max: number,
+    public windowMs: number,
+  ) {}
+  hit(now = Date.now()): boolean {
+    if (now - this.start >= this.windowMs) {
+      this.start = now;
+      this.count = 0;
+    }
+    return ++this.count <= this.max;
+  }
+  reset(): void {
+    this.start = 0;
+    this.count = 0;
+  }
+}
+
+function parseBody(req: ReceivedRequest): unknown {
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface EmulatedField {
   type: string;
@@ -145,7 +175,7 @@ export interface OdooEmulatorOptions {
 }
 
 export async function startOdooEmulator(options: OdooEmulatorOptions) {
-  const window = new FixedWindow(options.perMinute ?? Number.POSITIVE_INFINITY, 60_000);
+  const window = new CallWindow(options.perMinute ?? Number.POSITIVE_INFINITY, 60_000);
   const tables = new Map<string, Row[]>(Object.keys(ODOO_MODELS).map((m) => [m, []]));
   let nextId = 1;
   const calls: { service: string; method: string; model?: string; modelMethod?: string; args: unknown[] }[] = [];
@@ -305,9 +335,10 @@ export async function startOdooEmulator(options: OdooEmulatorOptions) {
     const id = body?.id ?? null;
     const { service = "", method = "", args = [] } = body?.params ?? {};
     calls.push({ service, method, args, ...(method === "execute_kw" ? { model: String(args[3]), modelMethod: String(args[4]) } : {}) });
-    if (!window.hit(options.login).allowed) {
+    if (!window.hit()) {
       res.writeHead(429, { "content-type": "text/html", "retry-after": "2" });
-      return res.end("<h1>Too Many Requests</h1>");
+      res.end("<h1>Too Many Requests</h1>");
+      return;
     }
     try {
       json(res, 200, { jsonrpc: "2.0", id, result: dispatch(service, method, args) });
