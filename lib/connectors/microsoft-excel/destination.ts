@@ -4,7 +4,8 @@
 // Before each write the connector finds the drive, the file, the sheet's table and its columns
 // (each record becomes a row in the table's column order). Graph refuses a request whole (400 with
 // an error code), so the engine's bisection pins the error on its record; a column the table lacks
-// or a value a cell cannot hold (an object or a list) fails the record before sending. Text that
+// or a value a cell cannot hold (an object, a list, a number past Excel's 15 significant digits)
+// fails the record before sending. Text that
 // Excel would read as a formula (=, +, -, @ first) is written with a leading apostrophe, so a
 // source value never runs as a formula. Auth: a Graph access token (Files.ReadWrite) as Bearer.
 // Throttling: 429 with Retry-After, honoured by the engine. Reference: learn.microsoft.com/graph
@@ -12,7 +13,8 @@
 // throttling guidance; error responses).
 import type { JsonSchema, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
-import { markedNumber } from "../shared/values";
+import { JsonNumber, markedNumber, nonFiniteText } from "../shared/values";
+import { exactNumber } from "../rest-kit/values";
 import { defineRestDestination } from "../rest-kit/define";
 import { restSpecification, secretField } from "../rest-kit/fields";
 import type { RestCalls, RestContext, RestResponse } from "../rest-kit/types";
@@ -22,6 +24,8 @@ const BASE_URL = "https://graph.microsoft.com";
 const WORKBOOK = /\.(xlsx|xlsm)$/i;
 /** Pages of a drive folder listing read at most. */
 const MAX_LISTING_PAGES = 50;
+/** Significant digits an Excel cell keeps. */
+const MAX_DIGITS = 15;
 /** Text Excel reads as a formula when it starts a cell. */
 const FORMULA_START = /^[=+\-@]/;
 
@@ -87,14 +91,26 @@ async function columnsOf(calls: RestCalls, drive: string, item: string, table: s
 
 const cellSchema = (title: string): JsonSchema => ({ type: ["string", "number", "boolean", "null"], title });
 
+const fail = (column: string, text: string): never => {
+  throw new ConnectorError(`Column "${column}" holds ${text.length > 60 ? `${text.slice(0, 57)}...` : text}, which an Excel cell cannot hold exactly (15 significant digits, no NaN or infinity); map it to text, or round it in the model.`);
+};
+
+/** A number as a cell holds it: Excel keeps 15 significant digits of a double; more would change it. */
+function number(column: string, text: string): number {
+  const n = exactNumber(text);
+  const digits = text.replace(/^[-+]/, "").replace(/[eE].*$/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+  if (n === undefined || digits.length > MAX_DIGITS) return fail(column, text);
+  return n;
+}
+
 /** A payload value as a cell takes it. */
 function cell(column: string, value: unknown): unknown {
   if (value === null || value === undefined) return "";
-  if (typeof value === "string") {
-    if (markedNumber(value) !== undefined) return value; // an exact number: exactJson writes it as one
-    return FORMULA_START.test(value) ? `'${value}` : value;
-  }
-  if (typeof value === "number" || typeof value === "boolean") return value;
+  const exact = value instanceof JsonNumber ? value.text : typeof value === "string" ? markedNumber(value) : undefined;
+  if (exact !== undefined) return number(column, exact);
+  if (typeof value === "string") return FORMULA_START.test(value) ? `'${value}` : value;
+  if (typeof value === "number") return Number.isFinite(value) ? number(column, String(value)) : fail(column, nonFiniteText(value));
+  if (typeof value === "boolean") return value;
   throw new ConnectorError(`Column "${column}" holds ${JSON.stringify(value).slice(0, 80)}, which an Excel cell cannot hold (text, a number or true/false).`);
 }
 

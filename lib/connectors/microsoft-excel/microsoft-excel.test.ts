@@ -69,12 +69,16 @@ describe("Microsoft Excel destination", () => {
     const batch = records(8, person, "insert");
     batch[1].payload.Shoe = 44;
     batch[3].payload.Name = { first: "A" };
+    batch[5].payload.Score = "\u0000ds:n:12345678901234567890";
+    batch[6].payload.Score = "\u0000ds:n:12.50";
     const { outcomes } = await loadThrough(excel, config(), stream, batch);
     expect(outcomes.filter((o) => !o.ok).map((o) => [o.key, o.error])).toEqual([
       ["2", 'Column "Shoe" is not a column of the table {0A1B2C3D-0001} in "Contacts.xlsx, People".'],
       ["4", 'Column "Name" holds {"first":"A"}, which an Excel cell cannot hold (text, a number or true/false).'],
+      ["6", 'Column "Score" holds 12345678901234567890, which an Excel cell cannot hold exactly (15 significant digits, no NaN or infinity); map it to text, or round it in the model.'],
     ]);
-    expect(graph.table(PEOPLE).rows).toHaveLength(6);
+    expect(graph.table(PEOPLE).rows).toHaveLength(5);
+    expect(graph.table(PEOPLE).rows[3]).toEqual(["user7@example.com", "User 7", 12.5]);
 
     graph.requests.length = 0;
     const long = records(6, person, "insert");
@@ -86,7 +90,7 @@ describe("Microsoft Excel destination", () => {
       retryable: false,
       error: "Microsoft Excel answered HTTP 400: InvalidArgument: The argument is invalid or missing or has an incorrect format.",
     });
-    expect(graph.table(PEOPLE).rows).toHaveLength(11);
+    expect(graph.table(PEOPLE).rows).toHaveLength(10);
   });
 
   it("a sheet without a table or a missing workbook fails the records with a sentence", async () => {
