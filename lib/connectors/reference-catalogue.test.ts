@@ -42,6 +42,9 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:MicrosoftDynamics": ["CRM", null],
   "destination:Zendesk": ["Customer Support", null],
   "destination:Stripe": ["Payments", null],
+  "destination:MicrosoftExcel": ["Database", null],
+  "source:Odoo": ["Database", null],
+  "destination:Odoo": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

@@ -46,6 +46,8 @@ describe("definitions", () => {
       "MicrosoftDynamics",
       "Zendesk",
       "Stripe",
+      "MicrosoftExcel",
+      "Odoo",
       "AmazonS3",
       "Sftp",
     ]);

@@ -58,6 +58,9 @@ import { googleDriveSource } from "./google-drive/source";
 import { httpSource } from "./http-source/source";
 import { quickbooksSource } from "./intuit-quickbooks/source";
 import { firecrawlSource } from "./firecrawl/source";
+import { odooSource } from "./odoo/source";
+import { odooDestination } from "./odoo/destination";
+import { microsoftExcelDestination } from "./microsoft-excel/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -83,6 +86,8 @@ const sources: SourceConnector[] = [
   httpSource,
   quickbooksSource,
   firecrawlSource,
+  // Business applications over their APIs.
+  odooSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -106,6 +111,8 @@ const destinations: DestinationConnector[] = [
   microsoftDynamicsDestination,
   zendeskDestination,
   stripeDestination,
+  microsoftExcelDestination,
+  odooDestination,
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,

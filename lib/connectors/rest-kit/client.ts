@@ -5,6 +5,7 @@ import type { Row } from "../types";
 import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
+import { capRetryAfter } from "../shared/retry-after";
 import { redact } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { formBody } from "./form";
@@ -110,6 +111,8 @@ export class RestCallError extends ConnectorError {
     message: string,
     readonly status: number,
     readonly retryable: boolean,
+    /** The answer's wait (Retry-After, or the vendor's rule for a 429), so a throttled hook is waited out too. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message, `http_${status}`);
     this.name = "RestCallError";
@@ -125,7 +128,10 @@ export function restCall(spec: RestDestinationSpec, client: RestClient, secrets:
     const exchange = await sendRest(spec, client, request, signal);
     const response = responseOf(exchange);
     if (!isSuccess(exchange)) {
-      throw new RestCallError(redact(describeFailure(spec, exchange, response), secrets), exchange.status, isRetryable(exchange));
+      const retryable = isRetryable(exchange);
+      const vendorWait = !exchange.failure && exchange.status === 429 ? spec.retryAfter?.(response) : undefined;
+      const wait = retryable ? (exchange.retryAfterSeconds ?? (vendorWait !== undefined && Number.isFinite(vendorWait) ? capRetryAfter(Math.ceil(vendorWait)) : undefined)) : undefined;
+      throw new RestCallError(redact(describeFailure(spec, exchange, response), secrets), exchange.status, retryable, wait);
     }
     return response;
   };

@@ -66,7 +66,8 @@ export function defineRestDestination(spec: RestDestinationSpec): DestinationCon
       } catch (err) {
         if (!(err instanceof ConnectorError)) throw err;
         const retryable = err instanceof RestCallError && err.retryable;
-        return records.map((r) => ({ ...failed(r, err.message), retryable, ...(err instanceof RestCallError ? { status: err.status } : {}) }));
+        const wait = err instanceof RestCallError && err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {};
+        return records.map((r) => ({ ...failed(r, err.message), retryable, ...wait, ...(err instanceof RestCallError ? { status: err.status } : {}) }));
       }
     }
     const outcomes: WriteOutcome[] = [];
