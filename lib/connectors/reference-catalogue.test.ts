@@ -35,6 +35,10 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:Mailchimp": ["Marketing Automation", null],
   "destination:GoogleSheets": ["Productivity Tools", null],
   "destination:SalesforceCrm": ["CRM", null],
+  "destination:AISDataStore": ["Database", null],
+  "destination:MicrosoftSql": ["Database", null],
+  "source:Oracle": ["Database", "Relational Database"],
+  "destination:Oracle": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

@@ -51,6 +51,7 @@ import { s3Destination } from "./amazon-s3/destination";
 import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
+import { aisDataStoreDestination } from "./ais-data-store/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -94,6 +95,8 @@ const destinations: DestinationConnector[] = [
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
+  // Databases that speak another database's protocol, or are tested up to their driver only.
+  aisDataStoreDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
