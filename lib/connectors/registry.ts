@@ -52,6 +52,7 @@ import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
 import { aisDataStoreDestination } from "./ais-data-store/destination";
+import { microsoftSqlDestination } from "./microsoft-sql/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -97,6 +98,7 @@ const destinations: DestinationConnector[] = [
   sftpDestination,
   // Databases that speak another database's protocol, or are tested up to their driver only.
   aisDataStoreDestination,
+  microsoftSqlDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
