@@ -53,6 +53,8 @@ import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
 import { aisDataStoreDestination } from "./ais-data-store/destination";
 import { microsoftSqlDestination } from "./microsoft-sql/destination";
+import { oracleSource } from "./oracle/source";
+import { oracleDestination } from "./oracle/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -74,6 +76,8 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  // Tested up to the driver's call only (docs/connectors/oracle.md).
+  oracleSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -99,6 +103,7 @@ const destinations: DestinationConnector[] = [
   // Databases that speak another database's protocol, or are tested up to their driver only.
   aisDataStoreDestination,
   microsoftSqlDestination,
+  oracleDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -380,7 +380,11 @@ export interface ColumnInfo {
 export function columnJsonSchema(column: ColumnInfo): JsonSchema {
   const t = column.type.toLowerCase();
   let schema: JsonSchema;
-  if (/\[\]$|^array$|^_/.test(t)) schema = { type: "array" };
+  // Oracle's catalog names types in upper case: its DATE holds a time, its NUMBER(p,0) an integer.
+  if (column.type === "DATE") schema = { type: "string", format: "date-time" };
+  else if (/^NUMBER\((\d+|\*),0\)$/.test(column.type)) schema = { type: ["integer", "string"] };
+  else if (/^BINARY_(DOUBLE|FLOAT)$/.test(column.type)) schema = { type: "number" };
+  else if (/\[\]$|^array$|^_/.test(t)) schema = { type: "array" };
   else if (/^(smallint|integer|int|int2|int4|mediumint|tinyint|year|serial|smallserial)\b/.test(t)) {
     schema = t.startsWith("tinyint(1)") ? { type: "boolean" } : { type: "integer" };
   } else if (/^(bigint|int8|bigserial)\b/.test(t)) {
