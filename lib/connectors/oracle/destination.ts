@@ -86,7 +86,8 @@ function oracleWriter(session: OracleSession, s: OracleSettings): SqlBatchWriter
       const result = await session.executeMany(dmlStatement(s.owner, table, action, cols, expressions), rows, defs);
       for (const e of result.batchErrors) {
         const record = kept[e.offset];
-        if (record) misses.set(record.key, describeOracleError(e, s));
+        // node-oracledb gives Error objects; the boundary promises only their number and message.
+        if (record) misses.set(record.key, describeOracleError(Object.assign(new Error(e.message), { errorNum: e.errorNum }), s));
       }
       if (action === "update") {
         kept.forEach((r, i) => {
