@@ -7,6 +7,7 @@ import { streamFor, uniqueName } from "@/tests/support/connectors";
 import { sqlDestinationContract } from "@/tests/support/sql-destination-contract";
 import { validateConfiguration, getDestination, maskSecrets } from "../registry";
 import { aisDataStoreDestination } from "./destination";
+import { loadThrough, records } from "@/tests/emulators/common";
 
 const HOST = process.env.PG_TEST_HOST ?? "127.0.0.1";
 const PORT = Number(process.env.PG_TEST_PORT ?? 5432);
@@ -108,5 +109,26 @@ describe("a sync's batch with exact values", () => {
     expect(outcomes.find((o) => o.key === "b")).toMatchObject({ ok: false, retryable: false, error: expect.stringMatching(/date/) });
     const { rows } = await sql(`SELECT big::text, score::text, to_char(seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS seen, extra FROM ${schema}.people WHERE id = 900`);
     expect(rows).toEqual([{ big: "9007199254740993", score: "12345678.91", seen: "2026-01-02 03:04:05.123456", extra: { n: 1.5, s: "x" } }]);
+  });
+});
+
+describe("a sync through the engine's loader", () => {
+  it("loads 2,500 discovered-stream records in batches, failing only the rows the server refuses", async () => {
+    const stream = (await aisDataStoreDestination.discover(config())).streams.find((s) => s.name === "people");
+    expect(stream).toBeDefined();
+    const payloads = Array.from({ length: 2500 }, (_, i) => ({
+      id: 10_000 + i,
+      // Every 500th row breaks NOT NULL; every 700th has a score too large for numeric(10,2).
+      name: i % 500 === 499 ? null : `Synced ${i}`,
+      score: i % 700 === 699 ? "123456789012.5" : `${i}.25`,
+    }));
+    const { outcomes } = await loadThrough(aisDataStoreDestination, config(), stream!, records(payloads.length, (n) => payloads[n - 1]));
+    const failed = outcomes.filter((o) => !o.ok);
+    expect(failed.map((o) => Number(o.key) - 1).sort((x, y) => x - y)).toEqual([499, 699, 999, 1399, 1499, 1999, 2099, 2499]);
+    expect(failed.every((o) => o.retryable === false && /null value in column "name"|numeric field overflow/.test(o.error ?? ""))).toBe(true);
+    const { rows } = await sql(`SELECT count(*)::int AS n FROM ${schema}.people WHERE id >= 10000`);
+    expect(rows[0].n).toBe(2492);
+    const { rows: one } = await sql(`SELECT name, score::text AS score FROM ${schema}.people WHERE id = 12498`);
+    expect(one).toEqual([{ name: "Synced 2498", score: "2498.25" }]);
   });
 });
