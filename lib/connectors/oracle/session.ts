@@ -1,6 +1,7 @@
 // Opening Oracle sessions for the connectors: the outbound policy's early refusal, then the driver.
 import type { Row } from "../types";
 import { assertHostAllowed } from "../net-policy";
+import { ConnectorError } from "../shared/errors";
 import type { OracleDriver, OracleSession } from "./driver";
 import { oracleSettings, type OracleSettings } from "./settings";
 
@@ -22,7 +23,7 @@ export async function withSession<T>(driver: OracleDriver, config: Row, fn: (ses
 
 /** `"NAME"`: Oracle names are used exactly as discovered (usually upper case). */
 export function quoteIdent(name: string): string {
-  if (name.includes("\u0000") || name.includes('"')) throw new Error(`Oracle names cannot contain double quotes or NUL characters: ${JSON.stringify(name)}.`);
+  if (name.includes("\u0000") || name.includes('"')) throw new ConnectorError(`Oracle names cannot contain double quotes or NUL characters: ${JSON.stringify(name)}.`);
   return `"${name}"`;
 }
 
