@@ -39,6 +39,10 @@ const nextConfig: NextConfig = {
     "ssh2",
     "ssh2-sftp-client",
     "cpu-features",
+    // The Microsoft SQL and Oracle connectors' drivers (dynamic requires, optional native parts).
+    "mssql",
+    "tedious",
+    "oracledb",
   ],
   // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
   async redirects() {

@@ -45,6 +45,10 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:MicrosoftExcel": ["Database", null],
   "source:Odoo": ["Database", null],
   "destination:Odoo": ["Database", null],
+  "destination:AISDataStore": ["Database", null],
+  "destination:MicrosoftSql": ["Database", null],
+  "source:Oracle": ["Database", "Relational Database"],
+  "destination:Oracle": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

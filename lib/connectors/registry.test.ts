@@ -50,6 +50,9 @@ describe("definitions", () => {
       "Odoo",
       "AmazonS3",
       "Sftp",
+      "AISDataStore",
+      "MicrosoftSql",
+      "Oracle",
     ]);
     expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel", "source:OpenAI"]);
     expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);

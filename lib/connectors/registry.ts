@@ -61,6 +61,10 @@ import { firecrawlSource } from "./firecrawl/source";
 import { odooSource } from "./odoo/source";
 import { odooDestination } from "./odoo/destination";
 import { microsoftExcelDestination } from "./microsoft-excel/destination";
+import { aisDataStoreDestination } from "./ais-data-store/destination";
+import { microsoftSqlDestination } from "./microsoft-sql/destination";
+import { oracleSource } from "./oracle/source";
+import { oracleDestination } from "./oracle/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -88,6 +92,8 @@ const sources: SourceConnector[] = [
   firecrawlSource,
   // Business applications over their APIs.
   odooSource,
+  // Tested up to the driver's call only (docs/connectors/oracle.md).
+  oracleSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -116,6 +122,10 @@ const destinations: DestinationConnector[] = [
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
+  // Databases that speak another database's protocol, or are tested up to their driver only.
+  aisDataStoreDestination,
+  microsoftSqlDestination,
+  oracleDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -16,7 +16,7 @@ export function normalizeModelQuery(query: string): string {
   return q;
 }
 
-export type SqlDialect = "postgresql" | "redshift" | "mariadb" | "bigquery" | "trino" | "snowflake" | "databricks" | "clickhouse";
+export type SqlDialect = "postgresql" | "redshift" | "mariadb" | "bigquery" | "trino" | "snowflake" | "databricks" | "clickhouse" | "oracle";
 
 /**
  * How each dialect tokenizes what codeOnly blanks (BigQuery: GoogleSQL; trino: Athena's and Presto's
@@ -57,6 +57,8 @@ const TRAITS: Record<Exclude<SqlDialect, "clickhouse">, DialectTraits> = {
   trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
   snowflake: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: true, slashComments: true, googleStrings: false, rawStrings: false },
   databricks: { backtickNames: true, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: true },
+  // Oracle: standard quoting, `--` and unnested block comments (its q'[…]' strings are not read as strings).
+  oracle: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
 };
 
 /** How one reading of the query tokenizes it; a loose reading lets an unclosed string or comment pass. */
@@ -331,6 +333,9 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   snowflake: new RegExp(`(?<![\\w$])(system\\$(?!(?:${SNOWFLAKE_READING_SYSTEM_FUNCTIONS.join("|")})\\s*\\()[\\w$]+|identifier)\\s*\\(`, "i"),
   // Calls into the JVM of the warehouse, its secrets and outbound HTTP.
   databricks: /\b(reflect|java_method|try_reflect|secret|try_secret|http_request)\s*\(/i,
+  // Packages that reach the server's files and the network (UTL_FILE, UTL_HTTP…), run SQL given as a
+  // string or change the session (DBMS_XMLGEN, DBMS_SQL…), and the functions that open files or URLs.
+  oracle: /\b(utl_\w+|dbms_\w+|httpuritype|bfilename)\s*[.(]/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */
@@ -375,7 +380,11 @@ export interface ColumnInfo {
 export function columnJsonSchema(column: ColumnInfo): JsonSchema {
   const t = column.type.toLowerCase();
   let schema: JsonSchema;
-  if (/\[\]$|^array$|^_/.test(t)) schema = { type: "array" };
+  // Oracle's catalog names types in upper case: its DATE holds a time, its NUMBER(p,0) an integer.
+  if (column.type === "DATE") schema = { type: "string", format: "date-time" };
+  else if (/^NUMBER\((\d+|\*),0\)$/.test(column.type)) schema = { type: ["integer", "string"] };
+  else if (/^BINARY_(DOUBLE|FLOAT)$/.test(column.type)) schema = { type: "number" };
+  else if (/\[\]$|^array$|^_/.test(t)) schema = { type: "array" };
   else if (/^(smallint|integer|int|int2|int4|mediumint|tinyint|year|serial|smallserial)\b/.test(t)) {
     schema = t.startsWith("tinyint(1)") ? { type: "boolean" } : { type: "integer" };
   } else if (/^(bigint|int8|bigserial)\b/.test(t)) {
