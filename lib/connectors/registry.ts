@@ -51,6 +51,9 @@ import { s3Destination } from "./amazon-s3/destination";
 import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
+import { consumerGoodsSource } from "./salesforce-consumer-goods-cloud/source";
+import { consumerGoodsDestination } from "./salesforce-consumer-goods-cloud/destination";
+import { databricksLakehouseDestination } from "./databricks-lakehouse/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -72,6 +75,7 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  consumerGoodsSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -90,10 +94,12 @@ const destinations: DestinationConnector[] = [
   klaviyoDestination,
   mailchimpDestination,
   salesforceDestination,
+  consumerGoodsDestination,
   googleSheetsDestination,
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
+  databricksLakehouseDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
