@@ -35,6 +35,9 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:Mailchimp": ["Marketing Automation", null],
   "destination:GoogleSheets": ["Productivity Tools", null],
   "destination:SalesforceCrm": ["CRM", null],
+  "source:SalesforceConsumerGoodsCloud": ["Retail", "Relational Database"],
+  "destination:SalesforceConsumerGoodsCloud": ["Retail", null],
+  "destination:DatabricksLakehouse": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */
