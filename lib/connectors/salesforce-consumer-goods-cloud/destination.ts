@@ -6,7 +6,7 @@
 // the username-password OAuth flow on the login host; requests go to the instance_url it answers.
 // Reference: developer.salesforce.com (OAuth username-password flow, sObject Collections, describe).
 import type { JsonSchema, WriteRecord } from "../types";
-import { ConnectorError } from "../shared/errors";
+import { ConnectorError, errorMessage } from "../shared/errors";
 import { defineRestDestination } from "../rest-kit/define";
 import type { RestContext, RestResponse, WriteEndpoint } from "../rest-kit/types";
 import { errorOf, FIELD_TYPES, saveResults, type Field } from "../salesforce/destination";
@@ -69,9 +69,10 @@ export const consumerGoodsDestination = defineRestDestination({
       let response: RestResponse;
       try {
         response = await ctx.get(`${data(ctx.config)}/sobjects/${object}/describe`);
-      } catch {
+      } catch (err) {
         // An org without the object (Visit and RetailStore need Consumer Goods Cloud): not offered.
-        continue;
+        if (/\b404\b|NOT_FOUND/.test(errorMessage(err))) continue;
+        throw err;
       }
       const fields = (response.body as { fields?: Field[] } | undefined)?.fields ?? [];
       streams.push({ name: object, json_schema: schemaOf(fields), primary_key: ["Id"] });

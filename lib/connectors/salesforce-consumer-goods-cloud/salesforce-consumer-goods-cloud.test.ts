@@ -3,7 +3,7 @@
 // Collections writes and SOQL reads with nextRecordsUrl paging.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row, Stream } from "../types";
-import { getDefinition, maskSecrets, SECRET_MASK } from "../registry";
+import { getDefinition, maskSecrets, mergeMaskedSecrets, SECRET_MASK, SecretTargetChangedError } from "../registry";
 import { loadThrough, parseBody, records } from "@/tests/emulators/common";
 import { CONSUMER_GOODS_OBJECTS, startSalesforceEmulator } from "@/tests/emulators/salesforce";
 import { consumerGoodsDestination as dest } from "./destination";
@@ -100,6 +100,10 @@ describe("Salesforce Consumer Goods Cloud destination", () => {
     expect(maskSecrets(config(), dest.definition)).toMatchObject({ password: SECRET_MASK, security_token: SECRET_MASK, client_secret: SECRET_MASK, username: "integration@acme-retail.com", host: "login.salesforce.com" });
     const outcomes = await dest.write(config(), records(2, store), { stream: stores, batch: true });
     for (const secret of [PASSWORD, SECURITY_TOKEN, SECRET]) expect(JSON.stringify(outcomes)).not.toContain(secret);
+    // The password goes to the login host: a masked one never follows a new host.
+    for (const definition of [dest.definition, source.definition]) {
+      expect(() => mergeMaskedSecrets({ ...config(), password: SECRET_MASK, host: "evil.example.com" }, config(), definition)).toThrow(SecretTargetChangedError);
+    }
     expect(getDefinition("SalesforceConsumerGoodsCloud", "destination")).toMatchObject({ category: "Retail" });
     expect(getDefinition("SalesforceConsumerGoodsCloud", "source")).toMatchObject({ category: "Retail", subCategory: "Relational Database" });
   });
