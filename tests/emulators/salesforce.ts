@@ -81,7 +81,7 @@ export interface SalesforceEmulatorOptions {
   user?: { username: string; password: string; securityToken: string };
   /** Objects besides Contact, by API name. */
   objects?: { [object: string]: SalesforceField[] };
-  /** The query's default batch size (Salesforce: 2000). */
+  /** The most records a query page holds (Salesforce: 2000, and it may answer fewer than asked). */
   queryBatchSize?: number;
 }
 
@@ -264,9 +264,10 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
       const result = soql(url.searchParams.get("q") ?? "");
       if ("error" in result) return fail(res, 400, result.code, result.error, headers);
       const requested = /batchSize=(\d+)/i.exec(String(req.headers["sforce-query-options"] ?? ""));
-      const size = Math.min(2000, Math.max(200, Number(requested?.[1] ?? options.queryBatchSize ?? 2000)));
+      // The header is a hint: Salesforce may answer fewer records a page (here: at most queryBatchSize).
+      const size = Math.min(options.queryBatchSize ?? 2000, Math.min(2000, Math.max(200, Number(requested?.[1] ?? 2000))));
       const id = `01g${randomBytes(6).toString("hex")}`;
-      const cursor = { rows: result.rows, offset: 0, size: requested ? size : (options.queryBatchSize ?? size) };
+      const cursor = { rows: result.rows, offset: 0, size };
       cursors.set(id, cursor);
       return page(res, version, id, cursor, headers);
     }
