@@ -81,6 +81,8 @@ export interface SalesforceEmulatorOptions {
   user?: { username: string; password: string; securityToken: string };
   /** Objects besides Contact, by API name. */
   objects?: { [object: string]: SalesforceField[] };
+  /** The instance_url token answers name (default: this server). */
+  instanceUrl?: string;
   /** The most records a query page holds (Salesforce: 2000, and it may answer fewer than asked). */
   queryBatchSize?: number;
 }
@@ -93,7 +95,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
   const contacts = objects.get("Contact")!.records;
   const cursors = new Map<string, QueryCursor>();
   const state = { apiAllowance: options.apiAllowance ?? 15_000, apiUsed: 0, tokensIssued: 0 };
-  const control = { throttleNext: 0, throttled: 0, clock: Date.parse("2024-03-01T09:00:00Z") };
+  const control: { throttleNext: number; throttled: number; clock: number; instanceUrl?: string } = { throttleNext: 0, throttled: 0, clock: Date.parse("2024-03-01T09:00:00Z") };
   let nextId = 1;
   const fail = (res: ServerResponse, status: number, errorCode: string, message: string, headers: { [h: string]: string } = {}) => json(res, status, [{ message, errorCode }], headers);
   /** Salesforce's datetime format; each save a second later, so modstamps order the saves. */
@@ -117,7 +119,7 @@ export async function startSalesforceEmulator(options: SalesforceEmulatorOptions
     const accessToken = `00D!${randomBytes(12).toString("hex")}`;
     tokens.add(accessToken);
     state.tokensIssued++;
-    json(res, 200, { access_token: accessToken, instance_url: `http://${req.headers.host}`, id: "emulator", token_type: "Bearer", issued_at: String(Date.now()), signature: "sig" });
+    json(res, 200, { access_token: accessToken, instance_url: control.instanceUrl ?? options.instanceUrl ?? `http://${req.headers.host}`, id: "emulator", token_type: "Bearer", issued_at: String(Date.now()), signature: "sig" });
   }
 
   /** Why one record fails, as Salesforce words it; undefined when it is saved. */

@@ -160,6 +160,22 @@ describe("Salesforce Consumer Goods Cloud source", () => {
     await expect(readAll({ query: "SELECT Nope FROM Account", batchSize: 10 })).rejects.toThrow("Salesforce Consumer Goods Cloud answered HTTP 400: INVALID_FIELD: No such column 'Nope' on entity 'Account'.");
   });
 
+  it("sends the token only to an https instance_url or the login host's own origin", async () => {
+    // A plain-http instance elsewhere is not followed: requests stay on the login host.
+    sf.control.instanceUrl = "http://instance.example.test";
+    try {
+      // The cached session is refused, so the read logs in again and gets the answer above.
+      sf.expireTokens();
+      const issued = sf.state.tokensIssued;
+      const rows = (await readAll({ query: "SELECT Id FROM Account LIMIT 2", batchSize: 10 })).flat();
+      expect(rows).toHaveLength(2);
+      expect(sf.state.tokensIssued).toBe(issued + 1);
+      expect(sf.requests.at(-1)?.url).toMatch(/^\/services\/data\/v59\.0\/query\?/);
+    } finally {
+      sf.control.instanceUrl = undefined;
+    }
+  });
+
   it("logs in again when the session expired", async () => {
     await readAll({ query: "SELECT Id FROM Account LIMIT 1", batchSize: 10 });
     const issued = sf.state.tokensIssued;
