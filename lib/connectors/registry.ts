@@ -75,6 +75,7 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  // SaaS APIs.
   consumerGoodsSource,
 ];
 const destinations: DestinationConnector[] = [
@@ -99,6 +100,7 @@ const destinations: DestinationConnector[] = [
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
+  // Warehouses.
   databricksLakehouseDestination,
 ];
 
