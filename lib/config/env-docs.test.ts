@@ -15,6 +15,7 @@ const NOT_OURS = new Set([
   "PRISMA_SCHEMA_ENGINE_BINARY", // Prisma's, passed on by scripts/prisma-generate.ts
   "DS_TEST_PASSWORD", // the value an ENV['X'] placeholder test resolves
   "PATH", // the system's, searched by bench/mariadb.ts for the MariaDB client
+  "AWS_ACCESS_KEY_ID", // the AWS SDK's, the server's own identity in the S3 role test
 ]);
 
 function sourceFiles(dir: string): string[] {

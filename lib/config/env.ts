@@ -241,6 +241,12 @@ export const envSchema = z.object({
     "directory where the file connectors keep their temporary copies (each operation its own private subdirectory, removed after it); unset: the system's temporary directory",
     "the system's temporary directory",
   ),
+  AWS_ENDPOINT_URL_STS: urlOf(
+    ["https:", "http:"],
+    "a URL",
+    "where the AmazonS3 source asks AWS STS for a role's credentials (`auth_type` role): a regional or VPC endpoint, or a test server; unset, the region's STS endpoint. The server's own AWS credentials sign the request (the SDK's usual chain: environment, profile, instance or task role)",
+    "the region's STS endpoint",
+  ),
   METRICS_TOKEN: text(
     "when set, `/api/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers only requests from this machine (loopback socket peer, and no remote client forwarded by a proxy)",
   ),

@@ -49,6 +49,9 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:MicrosoftSql": ["Database", null],
   "source:Oracle": ["Database", "Relational Database"],
   "destination:Oracle": ["Database", null],
+  "source:SalesforceConsumerGoodsCloud": ["Retail", "Relational Database"],
+  "destination:SalesforceConsumerGoodsCloud": ["Retail", null],
+  "destination:DatabricksLakehouse": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

@@ -65,6 +65,9 @@ import { aisDataStoreDestination } from "./ais-data-store/destination";
 import { microsoftSqlDestination } from "./microsoft-sql/destination";
 import { oracleSource } from "./oracle/source";
 import { oracleDestination } from "./oracle/destination";
+import { consumerGoodsSource } from "./salesforce-consumer-goods-cloud/source";
+import { consumerGoodsDestination } from "./salesforce-consumer-goods-cloud/destination";
+import { databricksLakehouseDestination } from "./databricks-lakehouse/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -94,6 +97,8 @@ const sources: SourceConnector[] = [
   odooSource,
   // Tested up to the driver's call only (docs/connectors/oracle.md).
   oracleSource,
+  // SaaS APIs.
+  consumerGoodsSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -112,6 +117,7 @@ const destinations: DestinationConnector[] = [
   klaviyoDestination,
   mailchimpDestination,
   salesforceDestination,
+  consumerGoodsDestination,
   googleSheetsDestination,
   facebookCustomAudienceDestination,
   microsoftDynamicsDestination,
@@ -126,6 +132,8 @@ const destinations: DestinationConnector[] = [
   aisDataStoreDestination,
   microsoftSqlDestination,
   oracleDestination,
+  // Warehouses.
+  databricksLakehouseDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

@@ -7,7 +7,10 @@
 // type_text, chunks) and chunk 0, further chunks at next_chunk_internal_link
 // (/result/chunks/{n}), POST …/cancel, 429 TOO_MANY_REQUESTS with Retry-After. Statements run on our
 // real PostgreSQL (warehouse-pg.ts): backticked names become double-quoted, system.information_schema
-// answers Databricks' type names. Chunks are small (chunkRows) so paging is exercised. Tests only.
+// answers Databricks' type names (key_column_usage and table_constraints too, for primary keys).
+// Writes as the Lakehouse destination sends them run too: INSERT, MERGE INTO (PostgreSQL 15 runs
+// MERGE), DELETE on `catalog`.`schema`.`table` names, CAST(:p AS <Databricks type>) and parse_json.
+// Chunks are small (chunkRows) so paging is exercised. Tests only.
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 // No engine imports: the e2e specs start this emulator in Playwright's process too.
@@ -53,6 +56,17 @@ function translate(sql: string, parameters: { name: string; value: string }[], c
   });
   text = text.replace(/`((?:[^`]|``)*)`/g, (_m, name: string) => `"${name.replaceAll("``", "`").replaceAll('"', '""')}"`);
   text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.columns\b/gi, () => catalogColumns(catalog));
+  text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.(key_column_usage|table_constraints)\b/gi, (_m, view: string) =>
+    view.toLowerCase() === "key_column_usage"
+      ? `(SELECT '${catalog}'::text AS table_catalog, table_schema, table_name, column_name, ordinal_position, constraint_name FROM information_schema.key_column_usage) AS key_column_usage`
+      : `(SELECT '${catalog}'::text AS table_catalog, table_schema, table_name, constraint_name, constraint_type FROM information_schema.table_constraints) AS table_constraints`,
+  );
+  // A three-part name's catalog is the emulator's one PostgreSQL database.
+  text = text.replaceAll(`"${catalog}".`, "");
+  // Databricks' type names in casts, as PostgreSQL spells them; parse_json makes jsonb.
+  const types: Record<string, string> = { STRING: "text", DOUBLE: "double precision", FLOAT: "real", TIMESTAMP: "timestamptz", TIMESTAMP_NTZ: "timestamp", TINYINT: "smallint", BINARY: "bytea", VARIANT: "jsonb" };
+  text = replaceOutsideQuotes(text, /\bAS (STRING|DOUBLE|FLOAT|TIMESTAMP_NTZ|TIMESTAMP|TINYINT|BINARY|VARIANT)\)/g, (_m, type: string) => `AS ${types[type]})`);
+  text = replaceOutsideQuotes(text, /\bparse_json\((\$\d+)\)/g, (_m, p: string) => `(${p})::jsonb`);
   text = replaceOutsideQuotes(text, /\bsystem\.information_schema\.schemata\b/gi, () => `(SELECT '${catalog}'::text AS catalog_name, schema_name FROM information_schema.schemata) AS schemata`);
   return { text, values };
 }

@@ -100,12 +100,12 @@ afterAll(async () => {
 });
 
 describe("settings", () => {
-  it("accepts the reference's settings unchanged and refuses role auth with a sentence", () => {
+  it("accepts the reference's settings unchanged, role auth too", () => {
     const source = getDefinition("AmazonS3", "source")!;
     expect(validateConfiguration(source, sourceConfig({ file_type: "csv", data_type: "structured" }))).toEqual([]);
     expect(
       validateConfiguration(source, { auth_type: "role", region: "us-east-1", bucket: "b", arn: "arn:aws:iam::1:role/r", external_id: "x" }),
-    ).toEqual([{ path: "auth_type", message: expect.stringMatching(/not available on this server yet/) }]);
+    ).toEqual([]);
     expect(validateConfiguration(source, { auth_type: "user", region: "us-east-1", bucket: "b" }).map((e) => e.path).sort()).toEqual([
       "access_id",
       "secret_access",
@@ -130,7 +130,7 @@ describe("source", () => {
       ok: false,
       details: expect.stringMatching(/The bucket "missing" does not exist/),
     });
-    expect((await s3Source.check(sourceConfig({ auth_type: "role", arn: "a", external_id: "e" }))).details).toMatch(/auth_type user/);
+    expect((await s3Source.check(sourceConfig({ auth_type: "role", arn: "a", external_id: "e" }))).details).toMatch(/"a" is not an IAM role ARN/);
     process.env.OUTBOUND_ALLOW_PRIVATE = "";
     try {
       expect((await s3Source.check(sourceConfig())).details).toMatch(/private, loopback or link-local/);

@@ -5,9 +5,10 @@ import http from "node:http";
 import https from "node:https";
 import { S3Client } from "@aws-sdk/client-s3";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
-import { errorMessage } from "../shared/errors";
+import { ConnectorError, errorMessage } from "../shared/errors";
 import { redact } from "../shared/secrets";
 import type { S3Target } from "./config";
+import { roleCredentials } from "./role";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -19,7 +20,8 @@ export function s3Client(target: S3Target): S3Client {
     region: target.region,
     endpoint,
     forcePathStyle: target.pathStyle,
-    credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
+    // A role's credentials come from STS, asked again (cached) whenever the SDK finds them expired.
+    credentials: target.role ? () => roleCredentials(target.role!, target.region) : { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
     maxAttempts: 2,
     requestHandler: {
       httpAgent: new http.Agent({ keepAlive: true, lookup }),
@@ -47,7 +49,7 @@ export function isRetryableS3Error(err: unknown): boolean {
 
 /** A sentence for an S3 failure, never carrying the credentials. */
 export function describeS3Error(err: unknown, target: S3Target): string {
-  if (err instanceof OutboundBlockedError) return err.message;
+  if (err instanceof OutboundBlockedError || err instanceof ConnectorError) return err.message;
   const e = err as S3ErrorShape;
   const name = e?.name ?? e?.Code ?? "";
   const status = e?.$metadata?.httpStatusCode;

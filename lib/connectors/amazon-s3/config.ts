@@ -2,13 +2,17 @@
 // reference's fields, unchanged): what the adapters read instead of untyped configuration objects.
 import type { ConfigurationProblem, Row } from "../types";
 import { ConnectorError } from "../shared/errors";
+import type { S3Role } from "./role";
 
 /** Where and how to reach a bucket: what the S3 client needs (client.ts). */
 export interface S3Target {
   region: string;
   bucket: string;
+  /** The access key (auth_type user); empty with a role. */
   accessKeyId: string;
   secretAccessKey: string;
+  /** auth_type role: the role assumed with STS, whose temporary credentials sign the requests. */
+  role?: S3Role;
   /** A custom S3-compatible endpoint (MinIO, s3rver); undefined: AWS. */
   endpoint?: string;
   pathStyle: boolean;
@@ -47,15 +51,12 @@ export function keyPrefix(path: string | undefined): string {
   return trimmed === "" ? "" : `${trimmed}/`;
 }
 
-export const ROLE_AUTH_UNSUPPORTED =
-  "IAM role authentication (auth_type role) is not available on this server yet: use auth_type user with an access key (access_id and secret_access).";
 export const UNSTRUCTURED_UNSUPPORTED =
   "data_type unstructured (listing and downloading documents) is not available on this server: use data_type structured to query CSV or Parquet files.";
 
 /** What the source refuses although its schema accepts it (a 422 on save). */
 export function sourceProblems(config: Row): ConfigurationProblem[] {
   const problems: ConfigurationProblem[] = [];
-  if (config.auth_type === "role") problems.push({ path: "auth_type", message: ROLE_AUTH_UNSUPPORTED });
   if (config.data_type === "unstructured") problems.push({ path: "data_type", message: UNSTRUCTURED_UNSUPPORTED });
   return problems;
 }
@@ -64,11 +65,13 @@ export function sourceConfig(config: Row): S3SourceConfig {
   const problem = sourceProblems(config)[0];
   if (problem) throw new ConnectorError(problem.message);
   const fileType = text(config, "file_type");
+  const role = config.auth_type === "role";
   return {
     region: required(config, "region"),
     bucket: required(config, "bucket"),
-    accessKeyId: required(config, "access_id"),
-    secretAccessKey: required(config, "secret_access"),
+    accessKeyId: role ? "" : required(config, "access_id"),
+    secretAccessKey: role ? "" : required(config, "secret_access"),
+    ...(role ? { role: { arn: required(config, "arn"), externalId: required(config, "external_id") } } : {}),
     endpoint: text(config, "endpoint"),
     pathStyle: flag(config.path_style),
     root: keyPrefix(text(config, "path")),

@@ -41,7 +41,7 @@ export const s3SourceDefinition: ConnectorDefinition = {
       auth_type: {
         type: "string",
         title: "Authentication",
-        description: "user: an IAM user's access key; role: assume an IAM role by its ARN (not available on this server yet).",
+        description: "user: an IAM user's access key; role: assume an IAM role by its ARN, with this server's own AWS identity (AWS STS AssumeRole).",
         enum: ["user", "role"],
         default: "user",
         order: 0,

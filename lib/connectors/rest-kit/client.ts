@@ -9,22 +9,30 @@ import { capRetryAfter } from "../shared/retry-after";
 import { redact } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { formBody } from "./form";
-import { accessToken, forgetAccessToken } from "./oauth";
+import { forgetAccessToken, tokenSession } from "./oauth";
 import type { AuthScheme, RestDestinationSpec, RestRequest, RestResponse } from "./types";
 
 export interface RestClient {
+  /** Where requests go: the base URL, or the instance URL the token endpoint named. */
   baseUrl: string;
+  /** Where the token came from (its cache key). */
+  authBaseUrl: string;
   timeoutMs: number;
   headers: Record<string, string>;
   /** Header names whose values logs mask (the credential's). */
   secretHeaders: string[];
 }
 
-async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: string, timeoutMs: number): Promise<Record<string, string>> {
+async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: string, timeoutMs: number): Promise<{ headers: Record<string, string>; instanceUrl?: string }> {
   const auth: AuthScheme = spec.auth;
   if (auth.kind === "oauth_client_credentials" || auth.kind === "jwt_bearer") {
-    return { authorization: `Bearer ${await accessToken(baseUrl, config, auth, timeoutMs, spec.definition.title)}` };
+    const session = await tokenSession(baseUrl, config, auth, timeoutMs, spec.definition.title);
+    return { headers: { authorization: `Bearer ${session.token}` }, instanceUrl: session.instanceUrl };
   }
+  return { headers: staticAuthHeaders(auth, config) };
+}
+
+function staticAuthHeaders(auth: Exclude<AuthScheme, { kind: "oauth_client_credentials" | "jwt_bearer" }>, config: Row): Record<string, string> {
   const secret = stringField(config, auth.field);
   switch (auth.kind) {
     case "bearer":
@@ -42,8 +50,8 @@ async function authHeaders(spec: RestDestinationSpec, config: Row, baseUrl: stri
 export async function restClient(spec: RestDestinationSpec, config: Row): Promise<RestClient> {
   const baseUrl = (optionalString(config, "base_url") ?? (typeof spec.baseUrl === "function" ? spec.baseUrl(config) : spec.baseUrl)).replace(/\/+$/, "");
   const timeoutMs = secondsToMs(config, "timeout", 30);
-  const headers = await authHeaders(spec, config, baseUrl, timeoutMs);
-  return { baseUrl, timeoutMs, headers, secretHeaders: Object.keys(headers) };
+  const { headers, instanceUrl } = await authHeaders(spec, config, baseUrl, timeoutMs);
+  return { baseUrl: instanceUrl ?? baseUrl, authBaseUrl: baseUrl, timeoutMs, headers, secretHeaders: Object.keys(headers) };
 }
 
 /**
@@ -60,7 +68,7 @@ export function credentialTexts(client: RestClient): string[] {
 /** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
 export function renewAuth(spec: RestDestinationSpec, client: RestClient, config: Row): boolean {
   if (spec.auth.kind !== "oauth_client_credentials" && spec.auth.kind !== "jwt_bearer") return false;
-  forgetAccessToken(client.baseUrl, config, spec.auth);
+  forgetAccessToken(client.authBaseUrl, config, spec.auth);
   return true;
 }
 

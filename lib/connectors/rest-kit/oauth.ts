@@ -32,6 +32,17 @@ export interface ClientCredentials {
   refreshTokenField?: string;
   /** Cache lifetime when the answer has no expires_in. */
   defaultLifetimeSeconds?: number;
+  /**
+   * The resource owner password grant (RFC 6749 §4.3), used when the configuration holds the
+   * username: the password is the concatenation of `passwordFields` (Salesforce appends the user's
+   * security token to the password).
+   */
+  password?: { usernameField: string; passwordFields: string[] };
+  /**
+   * The answer's instance_url (Salesforce) is where the API lives when the token comes from a login
+   * host: requests go there. Taken only over https, or on the token endpoint's own origin.
+   */
+  instanceUrl?: boolean;
 }
 
 export interface JwtBearer {
@@ -80,7 +91,7 @@ export function jwtAssertion(account: ServiceAccount, scope: string, now = Date.
 
 type OAuth = ClientCredentials | JwtBearer;
 
-const cache = new Map<string, { token: string; expiresAt: number }>();
+const cache = new Map<string, { token: string; expiresAt: number; instanceUrl?: string }>();
 export { MAX_TOKEN_LENGTH, TOKEN_CACHE_LIMIT };
 
 /** ConnectorError code of a token endpoint that did not answer, or answered 429/5xx: worth a retry. */
@@ -90,7 +101,7 @@ function cacheKey(baseUrl: string, config: Row, auth: OAuth): string {
   const credential =
     auth.kind === "jwt_bearer"
       ? `${JSON.stringify(serviceAccount(config, auth))}\0${auth.scope}`
-      : `${auth.tokenUrl?.(config) ?? baseUrl}\0${auth.scope?.(config) ?? ""}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}\0${refreshToken(config, auth) ?? ""}`;
+      : `${auth.tokenUrl?.(config) ?? baseUrl}\0${auth.scope?.(config) ?? ""}\0${stringField(config, auth.clientIdField)}\0${stringField(config, auth.clientSecretField)}\0${refreshToken(config, auth) ?? ""}\0${JSON.stringify(passwordGrant(config, auth) ?? null)}`;
   return createHash("sha256").update(`${auth.kind}\0${credential}`).digest("hex");
 }
 
@@ -103,10 +114,24 @@ function tokenRequest(baseUrl: string, config: Row, auth: OAuth): { url: string;
   const client = { client_id: stringField(config, auth.clientIdField), client_secret: stringField(config, auth.clientSecretField) };
   const refresh = refreshToken(config, auth);
   const scope: Record<string, string> = auth.scope ? { scope: auth.scope(config) } : {};
+  const password = passwordGrant(config, auth);
   return {
     url: auth.tokenUrl?.(config) ?? `${baseUrl}${auth.tokenPath}`,
-    form: refresh ? { grant_type: "refresh_token", refresh_token: refresh, ...client, ...scope } : { grant_type: "client_credentials", ...client, ...scope },
+    form: password
+      ? { grant_type: "password", ...client, ...password, ...scope }
+      : refresh
+        ? { grant_type: "refresh_token", refresh_token: refresh, ...client, ...scope }
+        : { grant_type: "client_credentials", ...client, ...scope },
   };
+}
+
+/** The password grant's username and password, when the configuration has a username. */
+function passwordGrant(config: Row, auth: ClientCredentials): { username: string; password: string } | undefined {
+  if (!auth.password) return undefined;
+  const username = config[auth.password.usernameField];
+  if (typeof username !== "string" || username === "") return undefined;
+  const password = auth.password.passwordFields.map((f) => (typeof config[f] === "string" ? String(config[f]) : "")).join("");
+  return { username, password };
 }
 
 function refreshToken(config: Row, auth: ClientCredentials): string | undefined {
@@ -116,6 +141,7 @@ function refreshToken(config: Row, auth: ClientCredentials): string | undefined 
 
 interface TokenAnswer {
   access_token?: string;
+  instance_url?: string;
   expires_in?: number;
   error?: string;
   error_description?: string;
@@ -136,6 +162,7 @@ function tokenAnswer(text: string): TokenAnswer {
   return {
     access_token: typeof raw.access_token === "string" && raw.access_token !== "" && raw.access_token.length <= MAX_TOKEN_LENGTH ? raw.access_token : undefined,
     expires_in: typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn >= 0 ? expiresIn : undefined,
+    instance_url: typeof raw.instance_url === "string" && raw.instance_url.length <= 300 ? raw.instance_url : undefined,
     error: textOf(raw.error),
     error_description: textOf(raw.error_description),
   };
@@ -143,9 +170,27 @@ function tokenAnswer(text: string): TokenAnswer {
 
 /** A cached or fresh access token; throws ConnectorError with the token endpoint's reason. */
 export async function accessToken(baseUrl: string, config: Row, auth: OAuth, timeoutMs: number, title: string): Promise<string> {
+  return (await tokenSession(baseUrl, config, auth, timeoutMs, title)).token;
+}
+
+/** The answer's instance URL, when the grant asks for it and it may carry the token. */
+function instanceUrlOf(baseUrl: string, auth: OAuth, answer: TokenAnswer): string | undefined {
+  if (auth.kind !== "oauth_client_credentials" || !auth.instanceUrl || !answer.instance_url) return undefined;
+  let url: URL;
+  try {
+    url = new URL(answer.instance_url);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "https:" && url.origin !== new URL(baseUrl).origin) return undefined;
+  return url.origin;
+}
+
+/** A cached or fresh access token and, for grants that name one, the instance URL the API is at. */
+export async function tokenSession(baseUrl: string, config: Row, auth: OAuth, timeoutMs: number, title: string): Promise<{ token: string; instanceUrl?: string }> {
   const key = cacheKey(baseUrl, config, auth);
   const cached = cache.get(key);
-  if (cached && cached.expiresAt > Date.now()) return cached.token;
+  if (cached && cached.expiresAt > Date.now()) return { token: cached.token, instanceUrl: cached.instanceUrl };
   const { url, form } = tokenRequest(baseUrl, config, auth);
   const body = new URLSearchParams(form).toString();
   const exchange = await sendHttp({
@@ -165,13 +210,14 @@ export async function accessToken(baseUrl: string, config: Row, auth: OAuth, tim
   if (!isSuccess(exchange) || !answer.access_token) {
     const reason = [answer.error, answer.error_description].filter(Boolean).join(": ") || `HTTP ${exchange.status}`;
     if (exchange.status === 429 || exchange.status >= 500) throw new ConnectorError(`${title}'s token endpoint is unavailable (${reason}).`, TOKEN_UNAVAILABLE);
-    const what = auth.kind === "jwt_bearer" ? "the service account" : form.grant_type === "refresh_token" ? "the refresh token" : "the client credentials";
+    const what = auth.kind === "jwt_bearer" ? "the service account" : form.grant_type === "refresh_token" ? "the refresh token" : form.grant_type === "password" ? "the username and password" : "the client credentials";
     throw new ConnectorError(`${title} refused ${what} (${reason}).`, "oauth_refused");
   }
   const lifetime = (answer.expires_in ?? (auth.kind === "oauth_client_credentials" ? auth.defaultLifetimeSeconds : undefined) ?? 600) * 1000;
   // Renewed a minute early, so a token never expires between the cache and the request.
-  setBounded(cache, key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000) });
-  return answer.access_token;
+  const instanceUrl = instanceUrlOf(baseUrl, auth, answer);
+  setBounded(cache, key, { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 60_000), instanceUrl });
+  return { token: answer.access_token, instanceUrl };
 }
 
 /** How many credentials' tokens are cached (tests). */

@@ -55,7 +55,7 @@ function sobjectRecord(record: WriteRecord, ctx: RestContext, needsExternalId: b
   return { attributes: { type: sobject(ctx.config) }, ...record.payload };
 }
 
-interface SaveResult {
+export interface SaveResult {
   id?: string;
   success?: boolean;
   created?: boolean;
@@ -63,7 +63,7 @@ interface SaveResult {
 }
 
 /** One result per record, in request order. */
-function saveResults(response: RestResponse): RecordResult[] | undefined {
+export function saveResults(response: RestResponse): RecordResult[] | undefined {
   if (!Array.isArray(response.body)) return undefined;
   return (response.body as SaveResult[]).map((r): RecordResult => {
     if (r.success) return { ok: true, detail: r };
@@ -85,7 +85,7 @@ function collection(mode: "upsert" | "insert"): WriteEndpoint {
   };
 }
 
-interface Field {
+export interface Field {
   name: string;
   label?: string;
   type?: string;
@@ -95,7 +95,7 @@ interface Field {
   nillable?: boolean;
 }
 
-const FIELD_TYPES: Record<string, JsonSchema["type"]> = {
+export const FIELD_TYPES: Record<string, JsonSchema["type"]> = {
   int: ["integer", "null"],
   double: ["number", "null"],
   currency: ["number", "null"],
@@ -105,7 +105,7 @@ const FIELD_TYPES: Record<string, JsonSchema["type"]> = {
 
 const describePath = (config: Row) => `${data(config)}/sobjects/${sobject(config)}/describe`;
 
-const errorOf = (response: RestResponse) => (Array.isArray(response.body) ? (response.body[0] as { errorCode?: string; message?: string } | undefined) : undefined);
+export const errorOf = (response: RestResponse) => (Array.isArray(response.body) ? (response.body[0] as { errorCode?: string; message?: string } | undefined) : undefined);
 
 export const salesforceDestination = defineRestDestination({
   definition: {
