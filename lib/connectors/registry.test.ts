@@ -24,7 +24,7 @@ const slack = getDefinition("SLACK")!;
 describe("definitions", () => {
   it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
-    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive"]);
+    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Anthropic", "AwsBedrockModel", "AwsSagemakerModel", "VertexModel", "DatabricksModel", "WatsonxAi", "GenericOpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive"]);
     expect(names("destination")).toEqual([
       "Postgresql",
       "MariaDB",
@@ -103,7 +103,7 @@ describe("definitions", () => {
   it("looks connectors up case-insensitively and explains unknown names", () => {
     expect(getSource("mariadb").definition.name).toBe("MariaDB");
     expect(getDestination("SLACK").definition.name).toBe("Slack");
-    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive.');
+    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Anthropic, AwsBedrockModel, AwsSagemakerModel, VertexModel, DatabricksModel, WatsonxAi, GenericOpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive.');
     expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
   });
 });
