@@ -26,7 +26,6 @@ export function sharedModelProperties(o: SharedSpecOptions): Record<string, Json
       description:
         'The request body in JSON, with Liquid placeholders filled from each input row, e.g. {"messages": [{"role": "user", "content": "{{ prompt }}"}]}. A string that is exactly one {{ field }} keeps the field\'s type.',
       multiline: true,
-      "x-request-format": true,
       ...(o.requestDefault ? { default: o.requestDefault } : {}),
       order: next(),
     },
@@ -36,7 +35,6 @@ export function sharedModelProperties(o: SharedSpecOptions): Record<string, Json
       description:
         "A sample answer in JSON: its top-level fields become the output columns, picked from each real answer. Or an object mapping output column → dotted path, e.g. {\"label\": \"predictions.0.label\"}. Empty: every top-level field of the answer.",
       multiline: true,
-      "x-response-format": true,
       ...(o.responseDefault ? { default: o.responseDefault } : {}),
       order: next(),
     },
