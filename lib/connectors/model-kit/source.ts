@@ -2,7 +2,8 @@
 // objects, or one object); each row's fields fill request_format's placeholders, the vendor answers
 // once per row, and the output row is the input row plus the columns response_format picks (plus
 // `completion`, the reply's text, for language models) and `prediction_error`: null, or the vendor's
-// reason when it refused that one request. Anything that is not about one row (credentials, network,
+// reason when it refused that one request. On a name clash the input's field wins (it may be the
+// row's key). Anything that is not about one row (credentials, network,
 // 429s past the retries) stops the read with the row named.
 import type { Catalog, CheckResult, ConnectorDefinition, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { mapLimit, throwIfAborted } from "../shared/batching";
@@ -55,9 +56,10 @@ export function makeModelSource<S extends KitSettings>(adapter: ModelAdapter<S>)
       const answer = await adapter.predict(s, renderRequest(s.requestTemplate, input), signal);
       const outputs = pickOutputs(s.response, answer);
       if (adapter.completion) text[COMPLETION_COLUMN] = adapter.completion(answer) ?? null;
-      return { ...input, ...outputs, ...text, [ERROR_COLUMN]: null };
+      // The input's fields win a clash: an input `id` is the row's key, an answer's `id` is not.
+      return { ...outputs, ...text, [ERROR_COLUMN]: null, ...input };
     } catch (err) {
-      if (err instanceof PredictionFailed) return { ...input, ...failedOutputs(s), ...text, [ERROR_COLUMN]: err.message };
+      if (err instanceof PredictionFailed) return { ...failedOutputs(s), ...text, [ERROR_COLUMN]: err.message, ...input };
       throw new ConnectorError(`Input row ${index + 1}: ${errorMessage(err)}`, (err as ConnectorError).code);
     }
   }
