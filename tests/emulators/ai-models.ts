@@ -76,14 +76,17 @@ function sse(res: ServerResponse, events: { event?: string; id?: string; data: u
   res.end();
 }
 
+const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Buffer =>
+  typeof d === "string" ? d : ArrayBuffer.isView(d) ? Buffer.from(d.buffer, d.byteOffset, d.byteLength) : Buffer.from(d);
+
 /** SHA-256 for the SigV4 signer, from node:crypto. */
 class Sha256 {
   private readonly hash;
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret ? createHmac("sha256", secret) : createHash("sha256");
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret ? createHmac("sha256", bytes(secret)) : createHash("sha256");
   }
-  update(data: string | Uint8Array): void {
-    this.hash.update(data);
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
   }
   digest(): Promise<Uint8Array> {
     return Promise.resolve(new Uint8Array(this.hash.digest()));

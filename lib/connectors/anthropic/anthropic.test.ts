@@ -114,7 +114,7 @@ describe("Anthropic source", () => {
     const abort = new AbortController();
     abort.abort();
     const read = anthropicSource.read(config(), { query: '[{"prompt": "x"}]', batchSize: 1, signal: abort.signal });
-    await expect(read.next()).rejects.toThrow(/cancel|abort/i);
+    await expect(read[Symbol.asyncIterator]().next()).rejects.toThrow(/cancel|abort/i);
   });
 
   it("refuses private targets unless allowed", async () => {
