@@ -12,6 +12,13 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "source:MariaDB": ["Data Warehouse", "Relational Database"],
   "source:HttpModel": ["AI Model", "AI_ML Service"],
   "source:OpenAI": ["AI Model", "LLM"],
+  "source:Anthropic": ["AI Model", "LLM"],
+  "source:AwsBedrockModel": ["AI Model", "LLM"],
+  "source:AwsSagemakerModel": ["AI Model", "AI_ML Service"],
+  "source:VertexModel": ["AI Model", "AI_ML Service"],
+  "source:DatabricksModel": ["AI Model", "AI_ML Service"],
+  "source:WatsonxAi": ["AI Model", "AI_ML Service"],
+  "source:GenericOpenAI": ["AI Model", "LLM"],
   "source:Snowflake": ["Data Warehouse", "Relational Database"],
   "source:Bigquery": ["Data Warehouse", "Relational Database"],
   "source:Databricks": ["Data Warehouse", "Relational Database"],
@@ -89,7 +96,17 @@ describe("the reference's catalogue", () => {
     expect(names("crm")).toEqual(expect.arrayContaining(["destination:Hubspot", "destination:SalesforceCrm"]));
     expect(names("Data Warehouse")).toEqual(expect.arrayContaining(["source:Postgresql", "source:MariaDB"]));
     expect(names("Data Warehouse")).not.toContain("destination:Postgresql");
-    expect(names("AI_ML")).toEqual(["source:HttpModel", "source:OpenAI"]);
+    expect(names("AI_ML")).toEqual([
+      "source:HttpModel",
+      "source:OpenAI",
+      "source:Anthropic",
+      "source:AwsBedrockModel",
+      "source:AwsSagemakerModel",
+      "source:VertexModel",
+      "source:DatabricksModel",
+      "source:WatsonxAi",
+      "source:GenericOpenAI",
+    ]);
   });
 });
 

@@ -31,7 +31,17 @@ describe("definitions", () => {
       expect(names(type).slice().sort(), type).toEqual([...new Set(documented(type))].sort());
     }
     expect(names("source")).toEqual(expect.arrayContaining(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI"]));
-    expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel", "source:OpenAI"]);
+    expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual([
+      "source:HttpModel",
+      "source:OpenAI",
+      "source:Anthropic",
+      "source:AwsBedrockModel",
+      "source:AwsSagemakerModel",
+      "source:VertexModel",
+      "source:DatabricksModel",
+      "source:WatsonxAi",
+      "source:GenericOpenAI",
+    ]);
     expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);
     expect(getDefinition("postgresql", "destination")?.connectorType).toBe("destination");
     expect(getDefinition("POSTGRESQL")?.connectorType).toBe("source");

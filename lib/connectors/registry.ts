@@ -43,6 +43,13 @@ import { microsoftDynamicsDestination } from "./microsoft-dynamics/destination";
 import { zendeskDestination } from "./zendesk/destination";
 import { stripeDestination } from "./stripe/destination";
 import { openAiSource } from "./openai/source";
+import { anthropicSource } from "./anthropic/source";
+import { awsBedrockModelSource } from "./aws-bedrock-model/source";
+import { awsSagemakerModelSource } from "./aws-sagemaker-model/source";
+import { vertexModelSource } from "./vertex-model/source";
+import { databricksModelSource } from "./databricks-model/source";
+import { watsonxAiSource } from "./watsonx-ai/source";
+import { genericOpenAiSource } from "./generic-openai/source";
 import { redshiftSource } from "./redshift/source";
 import { watsonxDataSource } from "./watsonx-data/source";
 import { bigquerySource } from "./bigquery/source";
@@ -77,6 +84,13 @@ const sources: SourceConnector[] = [
   duckdbSource,
   httpModelSource,
   openAiSource,
+  anthropicSource,
+  awsBedrockModelSource,
+  awsSagemakerModelSource,
+  vertexModelSource,
+  databricksModelSource,
+  watsonxAiSource,
+  genericOpenAiSource,
   // Warehouses.
   snowflakeSource,
   bigquerySource,

@@ -91,7 +91,8 @@ export const openAiSourceDefinition: ConnectorDefinition = {
       request_format: {
         type: "string",
         title: "Sample request",
-        description: "A sample request body in JSON, as the reference keeps it; its model is used when Model is empty.",
+        description:
+          "The request body in JSON, as the reference keeps it: its model is used when Model is empty, and when it has {{ field }} placeholders and no prompt template is set, its messages (and other members) are rendered for each input row.",
         multiline: true,
         order: 16,
       },

@@ -51,6 +51,30 @@ describe("OpenAI source: check", () => {
     expect(openAiSettings({ ...reference, model: "ours", timeout: 3, response_format: "json_object" })).toMatchObject({ model: "ours", timeoutMs: 3000, responseFormat: "json_object" });
   });
 
+  it("renders the reference's request_format for each row when it has placeholders and no prompt_template is set", async () => {
+    const reference: Row = {
+      base_url: api.url,
+      api_key: KEY,
+      is_stream: true,
+      request_format: '{"model":"gpt-test-mini", "messages":[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "{{prompt}}"}], "temperature": 0.2, "stream": true}',
+      response_format: '{"choices":[{"index": 0, "delta":{"role": "assistant", "content": "hello"}}]}',
+    };
+    const [[row]] = await readAll(reference, [{ prompt: "Say hi" }]);
+    expect(row).toMatchObject({ prompt: "Say hi", finish_reason: "stop" });
+    expect(api.requests[0].body).toEqual({
+      model: "gpt-test-mini",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Say hi" },
+      ],
+      temperature: 0.2,
+      stream: false,
+    });
+    // Our prompt_template, when set, wins over it.
+    await readAll({ ...reference, prompt_template: "{{ prompt }}!" }, [{ prompt: "x" }]);
+    expect((api.requests[1].body as Row).messages).toEqual([{ role: "user", content: "x!" }]);
+  });
+
   it("a wrong key is a 401 with a sentence, no retry", async () => {
     const result = await openAiSource.check(config({ api_key: "sk-wrong-key-42" }));
     expect(result).toEqual({ ok: false, details: expect.stringMatching(/refused the API key \(HTTP 401\): Incorrect API key provided/) });

@@ -16,6 +16,11 @@ export interface OpenAiSettings {
   model: string;
   operation: Operation;
   promptTemplate: string;
+  /**
+   * The reference's request_format as the chat body's template, when it has Liquid placeholders and
+   * no prompt_template is set: its messages (and other members) rendered for each input row.
+   */
+  requestTemplate?: Row;
   systemPrompt?: string;
   responseFormat: ResponseFormat;
   outputField: string;
@@ -81,6 +86,18 @@ export function requestFormatModel(config: Row): string | undefined {
   }
 }
 
+/** request_format as a template: a JSON object with a messages array and a placeholder somewhere. */
+export function requestTemplate(config: Row): Row | undefined {
+  const text = optionalString(config, "request_format");
+  if (!text || optionalString(config, "prompt_template") !== undefined || !/\{\{|\{%/.test(text)) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) && Array.isArray((parsed as Row).messages) ? (parsed as Row) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * text or json_object; the reference keeps a sample answer (JSON text) in response_format for
  * people to read, which asks for nothing: the reply as text.
@@ -107,6 +124,7 @@ export function openAiSettings(config: Row): OpenAiSettings {
     model: optionalString(config, "model") ?? requestFormatModel(config) ?? stringField(config, "model"),
     operation,
     promptTemplate: stringField(config, "prompt_template", "{{ text }}"),
+    requestTemplate: requestTemplate(config),
     systemPrompt: optionalString(config, "system_prompt"),
     responseFormat: responseFormat(config),
     outputField,

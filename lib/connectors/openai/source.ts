@@ -7,7 +7,7 @@ import type { Catalog, CheckResult, QueryResult, ReadOptions, Row, SourceConnect
 import { mapLimit, throwIfAborted } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { renderTemplate } from "../shared/liquid";
+import { renderJsonTemplate, renderTemplate } from "../shared/liquid";
 import { callApi } from "./client";
 import { openAiSourceDefinition } from "./definition";
 import { parseModelQuery, settingsFor, openAiSettings, type OpenAiSettings } from "./settings";
@@ -74,9 +74,14 @@ async function chat(s: OpenAiSettings, inputs: Row[], signal?: AbortSignal): Pro
   return mapLimit(inputs, s.concurrency, (input, index) =>
     withRow(index, async () => {
       throwIfAborted(signal);
+      // The reference's request_format, rendered for the row, unless the row brings its own messages.
+      const template = s.requestTemplate && !Array.isArray(input.messages) ? (renderJsonTemplate(s.requestTemplate, scopeOf(input)) as Row) : undefined;
       const body = {
+        ...(template ?? {}),
         model: s.model,
-        messages: messagesFor(s, input),
+        messages: template ? template.messages : messagesFor(s, input),
+        // Replies are read whole: a stream the template asks for is not.
+        ...(template ? { stream: false } : {}),
         ...(s.maxTokens !== undefined ? { max_tokens: s.maxTokens } : {}),
         ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
         ...(s.responseFormat === "json_object" ? { response_format: { type: "json_object" } } : {}),

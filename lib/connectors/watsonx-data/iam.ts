@@ -8,6 +8,9 @@ import { isSuccess, sendHttp } from "../shared/http";
 import { MAX_TOKEN_LENGTH, setBounded } from "../shared/bounded-cache";
 import type { WatsonxSettings } from "./config";
 
+/** What a token request needs (watsonx.ai's source asks through here too). */
+export type IamSettings = Pick<WatsonxSettings, "apiKey" | "iamUrl" | "timeoutMs">;
+
 /** IAM tokens last an hour at most: a longer promised life is not believed. */
 const MAX_LIFETIME_MS = 60 * 60_000;
 /** Renew this long before the token's expiry, so no request leaves with a token about to lapse. */
@@ -21,7 +24,7 @@ interface CachedToken {
 /** Bounded (shared/bounded-cache): one process serves every workspace, each may try many API keys. */
 const tokens = new Map<string, Promise<CachedToken>>();
 
-function cacheKey(s: WatsonxSettings): string {
+function cacheKey(s: IamSettings): string {
   return createHash("sha256").update(`${s.iamUrl}\u0000${s.apiKey}`).digest("hex");
 }
 
@@ -37,7 +40,7 @@ function iamReason(bodyText: string): string {
   return "";
 }
 
-async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<CachedToken> {
+async function requestToken(s: IamSettings, signal?: AbortSignal): Promise<CachedToken> {
   const body = new URLSearchParams({
     grant_type: "urn:ibm:params:oauth:grant-type:apikey",
     apikey: s.apiKey,
@@ -90,7 +93,7 @@ async function requestToken(s: WatsonxSettings, signal?: AbortSignal): Promise<C
 }
 
 /** A valid bearer token for the settings' API key: cached, or fetched (once for concurrent callers). */
-export async function iamToken(s: WatsonxSettings, signal?: AbortSignal): Promise<string> {
+export async function iamToken(s: IamSettings, signal?: AbortSignal): Promise<string> {
   const key = cacheKey(s);
   const cached = tokens.get(key);
   if (cached) {
@@ -114,6 +117,6 @@ export function cachedIamTokenCount(): number {
 }
 
 /** Forgets the cached token (the API refused it: revoked, or the clocks disagree). */
-export function dropIamToken(s: WatsonxSettings): void {
+export function dropIamToken(s: IamSettings): void {
   tokens.delete(cacheKey(s));
 }
