@@ -51,6 +51,8 @@ import { s3Destination } from "./amazon-s3/destination";
 import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
+import { qdrantSource } from "./qdrant/source";
+import { qdrantDestination } from "./qdrant/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -72,6 +74,8 @@ const sources: SourceConnector[] = [
   s3Source,
   sftpSource,
   googleDriveSource,
+  // Vector databases.
+  qdrantSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -94,6 +98,8 @@ const destinations: DestinationConnector[] = [
   // Files (lib/connectors/files).
   s3Destination,
   sftpDestination,
+  // Vector databases.
+  qdrantDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
