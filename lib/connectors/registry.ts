@@ -53,6 +53,7 @@ import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
 import { qdrantSource } from "./qdrant/source";
 import { qdrantDestination } from "./qdrant/destination";
+import { weaviateDestination } from "./weaviate/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -100,6 +101,7 @@ const destinations: DestinationConnector[] = [
   sftpDestination,
   // Vector databases.
   qdrantDestination,
+  weaviateDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();
