@@ -52,6 +52,8 @@ import { sftpSource } from "./sftp/source";
 import { sftpDestination } from "./sftp/destination";
 import { googleDriveSource } from "./google-drive/source";
 import { qdrantSource } from "./qdrant/source";
+import { pineconeSource } from "./pinecone/source";
+import { pineconeDestination } from "./pinecone/destination";
 import { qdrantDestination } from "./qdrant/destination";
 import { weaviateDestination } from "./weaviate/destination";
 
@@ -76,6 +78,7 @@ const sources: SourceConnector[] = [
   sftpSource,
   googleDriveSource,
   // Vector databases.
+  pineconeSource,
   qdrantSource,
 ];
 const destinations: DestinationConnector[] = [
@@ -100,6 +103,7 @@ const destinations: DestinationConnector[] = [
   s3Destination,
   sftpDestination,
   // Vector databases.
+  pineconeDestination,
   qdrantDestination,
   weaviateDestination,
 ];
