@@ -35,6 +35,11 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "destination:Mailchimp": ["Marketing Automation", null],
   "destination:GoogleSheets": ["Productivity Tools", null],
   "destination:SalesforceCrm": ["CRM", null],
+  "source:PineconeDB": ["Database", "Vector Database"],
+  "source:Qdrant": ["Database", "Vector Database"],
+  "destination:PineconeDB": ["Database", null],
+  "destination:Qdrant": ["Database", null],
+  "destination:Weaviate": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

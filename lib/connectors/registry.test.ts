@@ -24,7 +24,7 @@ const slack = getDefinition("SLACK")!;
 describe("definitions", () => {
   it("lists the connectors of docs/connectors.md, keyed by type and name", () => {
     const names = (type: "source" | "destination") => listDefinitions({ type }).map((d) => d.name);
-    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive"]);
+    expect(names("source")).toEqual(["Postgresql", "MariaDB", "DuckDB", "HttpModel", "OpenAI", "Snowflake", "Bigquery", "Databricks", "Redshift", "AwsAthena", "WatsonxData", "Clickhouse", "AmazonS3", "Sftp", "GoogleDrive", "PineconeDB", "Qdrant"]);
     expect(names("destination")).toEqual([
       "Postgresql",
       "MariaDB",
@@ -44,6 +44,9 @@ describe("definitions", () => {
       "GoogleSheets",
       "AmazonS3",
       "Sftp",
+      "PineconeDB",
+      "Qdrant",
+      "Weaviate",
     ]);
     expect(listDefinitions({ category: "ai_ml" }).map((d) => `${d.connectorType}:${d.name}`)).toEqual(["source:HttpModel", "source:OpenAI"]);
     expect(listDefinitions({ type: "destination", category: "ai_ml" })).toEqual([]);
@@ -103,7 +106,7 @@ describe("definitions", () => {
   it("looks connectors up case-insensitively and explains unknown names", () => {
     expect(getSource("mariadb").definition.name).toBe("MariaDB");
     expect(getDestination("SLACK").definition.name).toBe("Slack");
-    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive.');
+    expect(() => getSource("Slack")).toThrow('Unknown source "Slack". Known sources: Postgresql, MariaDB, DuckDB, HttpModel, OpenAI, Snowflake, Bigquery, Databricks, Redshift, AwsAthena, WatsonxData, Clickhouse, AmazonS3, Sftp, GoogleDrive, PineconeDB, Qdrant.');
     expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
   });
 });
