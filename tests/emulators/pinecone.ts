@@ -9,7 +9,8 @@
 // Retry-After past a request window. Both planes are served here (the index's host is this server).
 // Wordings are ours. Tests only.
 import type { ServerResponse } from "node:http";
-import { FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
+import { FixedWindow, parseBody } from "./rate-window";
 
 const MAX_VECTORS = 1000;
 const MAX_BODY_BYTES = 2 * 1024 * 1024;

@@ -6,7 +6,8 @@
 // rate limits answer). Point ids are unsigned integers or UUIDs; a request with one bad point is
 // refused whole with 400, as Qdrant does. Wordings are ours. Tests only.
 import type { ServerResponse } from "node:http";
-import { FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
+import { FixedWindow, parseBody } from "./rate-window";
 
 const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -7,7 +7,8 @@
 // length (the first object's), as Weaviate's vector index requires; int and number properties are
 // type-checked. Wordings are ours. Tests only.
 import type { ServerResponse } from "node:http";
-import { FixedWindow, json, parseBody, startEmulator, type ReceivedRequest } from "./common";
+import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
+import { FixedWindow, parseBody } from "./rate-window";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
