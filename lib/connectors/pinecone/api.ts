@@ -16,6 +16,8 @@ import type { JsonSchema, Row } from "../types";
 
 export const CONTROL_PLANE = "https://api.pinecone.io";
 export const API_VERSION = "2025-01";
+/** Attempts of a request a person waits for (a sync's read takes callJson's default). */
+export const INTERACTIVE_ATTEMPTS = 2;
 /** The reference's name for the default namespace ("" in Pinecone's requests). */
 export const DEFAULT_NAMESPACE = "__default__";
 const HOST_TTL_MS = 5 * 60_000;
@@ -52,6 +54,8 @@ export interface PineconeSettings {
   indexName: string;
   controlPlane: string;
   timeoutMs: number;
+  /** Fewer attempts where a person waits (check, discover, preview). */
+  attempts?: number;
 }
 
 export function pineconeSettings(config: Row): PineconeSettings {
@@ -101,6 +105,7 @@ export async function describeIndex(s: PineconeSettings, signal?: AbortSignal): 
     signal,
     errorText: pineconeError,
     vendor: "Pinecone",
+    attempts: s.attempts,
   })) as { name?: unknown; host?: unknown; dimension?: unknown; metric?: unknown; spec?: { serverless?: { region?: unknown }; pod?: { environment?: unknown } }; status?: { ready?: unknown } };
   if (typeof body?.host !== "string" || body.host === "") throw new ConnectorError(`Pinecone described index "${s.indexName}" without a host.`);
   const scheme = new URL(s.controlPlane).protocol;
@@ -120,7 +125,7 @@ export async function describeIndex(s: PineconeSettings, signal?: AbortSignal): 
 
 /** A data plane request for the source (retries included). */
 export function dataPlane(s: PineconeSettings, index: PineconeIndex, method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
-  return callJson({ url: `${index.url}${path}`, method, headers: pineconeHeaders(s), secretHeaders: ["api-key"], body, timeoutMs: s.timeoutMs, signal, errorText: pineconeError, vendor: "Pinecone" });
+  return callJson({ url: `${index.url}${path}`, method, headers: pineconeHeaders(s), secretHeaders: ["api-key"], body, timeoutMs: s.timeoutMs, signal, errorText: pineconeError, vendor: "Pinecone", attempts: s.attempts });
 }
 
 /** The namespace as Pinecone's requests name it: the reference's __default__ is "". */

@@ -15,7 +15,7 @@ import { exactJson } from "../shared/values";
 import { defineRestDestination } from "../rest-kit/define";
 import type { RecordResult, RestContext } from "../rest-kit/types";
 import { dimensionOf, idText, vectorField, vectorOf } from "../vectors/values";
-import { API_VERSION, DEFAULT_NAMESPACE, describeIndex, pineconeError, pineconeSettings, pineconeSpecification, regionNote, requestNamespace, type PineconeIndex } from "./api";
+import { API_VERSION, DEFAULT_NAMESPACE, describeIndex, INTERACTIVE_ATTEMPTS, pineconeError, pineconeSettings, pineconeSpecification, regionNote, requestNamespace, type PineconeIndex } from "./api";
 
 const MAX_METADATA_BYTES = 40 * 1024;
 const MAX_ID_LENGTH = 512;
@@ -148,8 +148,8 @@ const definition = { ...kit.definition, secretTargetFields: ["control_plane_url"
 const RETRYABLE = /^(http_(408|429|5\d\d)|timeout|network)$/;
 
 /** The configuration with the index described (its host as base_url), or the ConnectorError why not. */
-async function described(config: Row, signal?: AbortSignal): Promise<Row> {
-  const index = await describeIndex(pineconeSettings(config), signal);
+async function described(config: Row, signal?: AbortSignal, attempts?: number): Promise<Row> {
+  const index = await describeIndex({ ...pineconeSettings(config), attempts }, signal);
   if (!index.ready) throw new ConnectorError(`Pinecone index "${index.name}" is not ready yet.`, "http_503");
   return { ...config, base_url: index.url, [INDEX]: index };
 }
@@ -159,11 +159,11 @@ const scrubbed = (config: Row, err: unknown) => new ConnectorError(redact(errorM
 export const pineconeDestination: DestinationConnector = {
   definition,
   async check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
-    return safeCheck(definition, config, async () => kit.check(await described(config, signal)));
+    return safeCheck(definition, config, async () => kit.check(await described(config, signal, INTERACTIVE_ATTEMPTS)));
   },
   async discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
     try {
-      return await kit.discover(await described(config, signal));
+      return await kit.discover(await described(config, signal, INTERACTIVE_ATTEMPTS));
     } catch (err) {
       throw scrubbed(config, err);
     }

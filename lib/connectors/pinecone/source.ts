@@ -12,7 +12,7 @@ import { optionalString } from "../shared/config";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
 import { fingerprinted, parseVectorQuery, previewColumns, type VectorQuery } from "../vectors/source-api";
-import { dataPlane, DEFAULT_NAMESPACE, describeIndex, pineconeSettings, pineconeSpecification, regionNote, requestNamespace, type PineconeIndex, type PineconeSettings } from "./api";
+import { dataPlane, DEFAULT_NAMESPACE, INTERACTIVE_ATTEMPTS, describeIndex, pineconeSettings, pineconeSpecification, regionNote, requestNamespace, type PineconeIndex, type PineconeSettings } from "./api";
 
 /** Pinecone's largest topK with values and metadata, and its largest list page. */
 const MAX_TOP_K = 1000;
@@ -104,7 +104,7 @@ async function* readFingerprinted(config: Row, options: ReadOptions & { fingerpr
 
 async function query(config: Row, modelQuery: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   try {
-    const s = pineconeSettings(config);
+    const s = { ...pineconeSettings(config), attempts: INTERACTIVE_ATTEMPTS };
     const q = parseVectorQuery(modelQuery, MAX_TOP_K);
     const wanted = Math.max(1, Math.min(limit, q.limit ?? limit, MAX_TOP_K));
     const index = await describeIndex(s, signal);
@@ -118,7 +118,7 @@ async function query(config: Row, modelQuery: string, limit: number, signal?: Ab
 
 async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(pineconeSourceDefinition, config, async () => {
-    const s = pineconeSettings(config);
+    const s = { ...pineconeSettings(config), attempts: INTERACTIVE_ATTEMPTS };
     const index = await describeIndex(s, signal);
     const stats = (await dataPlane(s, index, "POST", "/describe_index_stats", {}, signal)) as { namespaces?: Record<string, { vectorCount?: unknown }> };
     const namespace = namespaceOf(config);
@@ -130,7 +130,7 @@ async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
 
 async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   try {
-    const s = pineconeSettings(config);
+    const s = { ...pineconeSettings(config), attempts: INTERACTIVE_ATTEMPTS };
     const index = await describeIndex(s, signal);
     const namespace = namespaceOf(config);
     return buildCatalog(

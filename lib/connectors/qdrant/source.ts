@@ -18,6 +18,8 @@ import { describeParams, qdrantError, qdrantUrl, vectorParams } from "./api";
 /** Largest search Qdrant is asked for, and the page of a listing. */
 const MAX_LIMIT = 10_000;
 const COLUMNS = ["id", "payload", "vector", "score"];
+/** Attempts of a request a person waits for (a sync's read takes callJson's default). */
+const INTERACTIVE_ATTEMPTS = 2;
 
 export const qdrantSourceDefinition: ConnectorDefinition = {
   name: "Qdrant",
@@ -49,6 +51,8 @@ interface Settings {
   apiKey: string;
   collection: string;
   timeoutMs: number;
+  /** Fewer attempts where a person waits (check, discover, preview). */
+  attempts?: number;
 }
 
 function settingsOf(config: Row): Settings {
@@ -69,6 +73,7 @@ function call(s: Settings, method: "GET" | "POST", path: string, body?: unknown,
     signal,
     errorText: qdrantError,
     vendor: "Qdrant",
+    attempts: s.attempts,
   });
 }
 
@@ -148,7 +153,7 @@ async function* readFingerprinted(config: Row, options: ReadOptions & { fingerpr
 
 async function query(config: Row, modelQuery: string, limit: number, signal?: AbortSignal): Promise<QueryResult> {
   try {
-    const s = settingsOf(config);
+    const s = { ...settingsOf(config), attempts: INTERACTIVE_ATTEMPTS };
     const q = parseVectorQuery(modelQuery, MAX_LIMIT);
     const wanted = Math.max(1, Math.min(limit, q.limit ?? limit));
     const rows: Row[] = [];
@@ -166,7 +171,7 @@ async function describe(s: Settings, signal?: AbortSignal) {
 
 async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
   return safeCheck(qdrantSourceDefinition, config, async () => {
-    const s = settingsOf(config);
+    const s = { ...settingsOf(config), attempts: INTERACTIVE_ATTEMPTS };
     const { params, count } = await describe(s, signal);
     const points = count === undefined ? "" : `, ${count} point${count === 1 ? "" : "s"}`;
     return { ok: true, details: `Connected to Qdrant: collection "${s.collection}" holds ${describeParams(params)}${points}.` };
@@ -175,7 +180,7 @@ async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
 
 async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
   try {
-    const s = settingsOf(config);
+    const s = { ...settingsOf(config), attempts: INTERACTIVE_ATTEMPTS };
     const { params } = await describe(s, signal);
     return buildCatalog(
       [

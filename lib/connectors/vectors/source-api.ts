@@ -28,6 +28,8 @@ export interface JsonCall {
   errorText?: (body: unknown) => string | undefined;
   /** The vendor's name, for sentences. */
   vendor: string;
+  /** Attempts before the error is the caller's (default 5); previews and checks, where a person waits, take fewer. */
+  attempts?: number;
 }
 
 /** The answer's parsed body, or a ConnectorError with the vendor's sentence after the retries. */
@@ -37,7 +39,7 @@ export async function callJson(call: JsonCall): Promise<unknown> {
   for (let attempt = 1; ; attempt++) {
     const exchange = await sendHttp({ url: call.url, method: call.method, headers, body, timeoutMs: call.timeoutMs, signal: call.signal, secretHeaders: call.secretHeaders, maxBodyBytes: MAX_RESPONSE_BYTES });
     if (isSuccess(exchange)) return exchange.bodyText === "" ? {} : parseJsonBody(exchange);
-    if (!isRetryable(exchange) || attempt >= ATTEMPTS || call.signal?.aborted) {
+    if (!isRetryable(exchange) || attempt >= (call.attempts ?? ATTEMPTS) || call.signal?.aborted) {
       if (exchange.failure) throw new ConnectorError(describeExchange(exchange), exchange.failure);
       let said: string | undefined;
       try {
