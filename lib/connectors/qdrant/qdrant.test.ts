@@ -172,6 +172,10 @@ describe("Qdrant source", () => {
     expect(pages.flat()).toHaveLength(25);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(q.requests.length).toBeGreaterThan(2);
+    // A check, where a person waits, tries twice; a sync's read above tried until the window opened.
+    q.window.max = 0;
+    q.window.reset();
+    expect(await qdrantSource.check(sourceConfig())).toEqual({ ok: false, details: "Qdrant answered HTTP 429: Too many requests: rate limit exceeded (after 2 attempts)" });
     q.window.max = 100_000;
     const bad = await qdrantSource.check(sourceConfig({ api_key: "wrong-key-123456" }));
     expect(bad.details).not.toContain("wrong-key-123456");
