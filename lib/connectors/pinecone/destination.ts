@@ -95,7 +95,7 @@ const kit = defineRestDestination({
   auth: { kind: "header", header: "Api-Key", field: "api_key" },
   headers: { "X-Pinecone-API-Version": API_VERSION },
   limits: { maxRecords: 1000, maxBytes: 2 * 1024 * 1024 },
-  // Pinecone's serverless data plane takes 100 requests per second per index; beyond, 429.
+  // Pinecone's serverless data plane takes 100 upsert (and 100 delete) requests per second per namespace; beyond, 429.
   rate: { limit: 100, unit: "second", concurrency: 4 },
   writes: {
     upsert: {
