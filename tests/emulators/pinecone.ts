@@ -5,8 +5,9 @@
 // POST /describe_index_stats, POST /query (topK, includeValues, includeMetadata, metadata filters
 // $eq $ne $gt $gte $lt $lte $in $and), GET /vectors/list (limit at most 100, pagination.next) and
 // GET /vectors/fetch (ids repeated); the Api-Key header; error bodies {"code", "message", "details"}
-// on the data plane and {"error": {"code", "message"}, "status"} on the control plane; 429 with
-// Retry-After past a request window. Both planes are served here (the index's host is this server).
+// on the data plane and {"error": {"code", "message"}, "status"} on the control plane; 429
+// TOO_MANY_REQUESTS past a request window (the docs do not promise a Retry-After: the emulator sends
+// one so the test can see it honoured; without one the engine's backoff applies). Both planes are served here (the index's host is this server).
 // Wordings are ours. Tests only.
 import type { ServerResponse } from "node:http";
 import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";

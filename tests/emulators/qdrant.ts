@@ -2,8 +2,9 @@
 // list and get, Points upsert (PUT /collections/{name}/points, wait), delete (POST …/points/delete),
 // scroll (POST …/points/scroll, next_page_offset) and search (POST …/points/search); filters with
 // must / must_not of match {value | any} and range conditions; the `api-key` header; error bodies
-// {"status": {"error": "..."}, "time": …}; and the 429 with Retry-After that a server's strict-mode
-// rate limits answer). Point ids are unsigned integers or UUIDs; a request with one bad point is
+// {"status": {"error": "..."}, "time": …}; and the 429 a collection's strict-mode read/write rate
+// limits answer; the docs do not promise a Retry-After, the emulator sends one so the test can see it
+// honoured, and without one the engine's backoff applies). Point ids are unsigned integers or UUIDs; a request with one bad point is
 // refused whole with 400, as Qdrant does. Wordings are ours. Tests only.
 import type { ServerResponse } from "node:http";
 import { json, startHttpServer as startEmulator, type ReceivedRequest } from "../support/connectors";
