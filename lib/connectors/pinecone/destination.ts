@@ -11,7 +11,7 @@
 import type { Catalog, CheckResult, DestinationConnector, Row, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
-import { exactJson } from "../shared/values";
+import { exactJson, JsonNumber } from "../shared/values";
 import { defineRestDestination } from "../rest-kit/define";
 import type { RecordResult, RestContext } from "../rest-kit/types";
 import { dimensionOf, idText, vectorField, vectorOf } from "../vectors/values";
@@ -62,7 +62,7 @@ function checkedMetadata(record: WriteRecord): Row {
   const out: Row = {};
   for (const [key, value] of Object.entries(metadata)) {
     if (value === null || value === undefined) continue;
-    const ok = ["string", "number", "boolean"].includes(typeof value) || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+    const ok = value instanceof JsonNumber || ["string", "number", "boolean"].includes(typeof value) || (Array.isArray(value) && value.every((v) => typeof v === "string"));
     if (!ok) throw new ConnectorError(`Metadata field "${key}" holds ${exactJson(value).slice(0, 60)}; Pinecone metadata takes text, numbers, booleans and lists of text.`);
     out[key] = value;
   }

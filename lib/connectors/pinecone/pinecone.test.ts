@@ -2,6 +2,7 @@
 // 127.0.0.1: the control plane's describe index gives the emulator itself as the index's host.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row, Stream } from "../types";
+import { JsonNumber } from "../shared/values";
 import { getDefinition, maskSecrets, mergeMaskedSecrets, SECRET_MASK, SecretTargetChangedError } from "../registry";
 import { loadThrough, parseBody, records } from "@/tests/emulators/common";
 import { startPineconeEmulator } from "@/tests/emulators/pinecone";
@@ -71,6 +72,11 @@ describe("Pinecone destination", () => {
     expect(sent.vectors[1]).toMatchObject({ metadata: { Title: "Fourth", Author: "Ann\nsecond line", rank: 4 } });
     expect(p.space("").size).toBe(3);
     expect(metadataLines("Name: A\nCity: Lyon")).toEqual({ Name: "A", City: "Lyon" });
+    // A number a JavaScript number would not hold exactly is metadata too, sent as written.
+    p.requests.length = 0;
+    const [exact] = await pineconeDestination.write(config(), [{ key: "n", action: "upsert", payload: { id: "n", value: [1, 2, 3], meta_data: { big: new JsonNumber("12345678901234567890") } } }], { stream, batch: true });
+    expect(exact.ok).toBe(true);
+    expect(upserts()[0].body).toContain('"metadata":{"big":12345678901234567890}');
   });
 
   it("isolates the vector Pinecone refuses in a request it refuses whole (the engine bisects), and splits at 1,000", async () => {
