@@ -59,6 +59,11 @@ const REFERENCE: Record<string, [string, string | null]> = {
   "source:SalesforceConsumerGoodsCloud": ["Retail", "Relational Database"],
   "destination:SalesforceConsumerGoodsCloud": ["Retail", null],
   "destination:DatabricksLakehouse": ["Database", null],
+  "source:PineconeDB": ["Database", "Vector Database"],
+  "source:Qdrant": ["Database", "Vector Database"],
+  "destination:PineconeDB": ["Database", null],
+  "destination:Qdrant": ["Database", null],
+  "destination:Weaviate": ["Database", null],
 };
 
 /** Ours the reference lacks: they keep our names (and categories of ours). */

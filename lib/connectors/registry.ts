@@ -75,6 +75,11 @@ import { oracleDestination } from "./oracle/destination";
 import { consumerGoodsSource } from "./salesforce-consumer-goods-cloud/source";
 import { consumerGoodsDestination } from "./salesforce-consumer-goods-cloud/destination";
 import { databricksLakehouseDestination } from "./databricks-lakehouse/destination";
+import { qdrantSource } from "./qdrant/source";
+import { pineconeSource } from "./pinecone/source";
+import { pineconeDestination } from "./pinecone/destination";
+import { qdrantDestination } from "./qdrant/destination";
+import { weaviateDestination } from "./weaviate/destination";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
@@ -113,6 +118,9 @@ const sources: SourceConnector[] = [
   oracleSource,
   // SaaS APIs.
   consumerGoodsSource,
+  // Vector databases.
+  pineconeSource,
+  qdrantSource,
 ];
 const destinations: DestinationConnector[] = [
   postgresqlDestination,
@@ -148,6 +156,10 @@ const destinations: DestinationConnector[] = [
   oracleDestination,
   // Warehouses.
   databricksLakehouseDestination,
+  // Vector databases.
+  pineconeDestination,
+  qdrantDestination,
+  weaviateDestination,
 ];
 
 const byKey = new Map<string, SourceConnector | DestinationConnector>();

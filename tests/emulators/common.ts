@@ -5,47 +5,18 @@ import type { ServerResponse } from "node:http";
 import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
 import { Loader, type LongWaitCause } from "@/lib/engine/load";
 import { json, startHttpServer, type ReceivedRequest } from "@/tests/support/connectors";
+import { FixedWindow, parseBody } from "./rate-window";
 
 export type { ReceivedRequest };
 export { json };
+// Kept apart (rate-window.ts) so emulators that Playwright specs start need not import the engine.
+export { FixedWindow, parseBody };
 
 export type EmulatorServer = Awaited<ReturnType<typeof startHttpServer>>;
 
 /** Starts an emulator: `handle` answers every request (bodies already read). */
 export async function startEmulator(handle: (req: ReceivedRequest, res: ServerResponse) => void): Promise<EmulatorServer> {
   return startHttpServer(handle);
-}
-
-/** A fixed window of `max` requests per `windowMs`, per key (a token, a base). */
-export class FixedWindow {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(
-    public max: number,
-    public windowMs: number,
-  ) {}
-
-  /** Counts a request; `allowed` false once the window is full. */
-  hit(key: string, now = Date.now()): { allowed: boolean; remaining: number; resetMs: number } {
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= this.windowMs) {
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
-    w.count++;
-    return { allowed: w.count <= this.max, remaining: Math.max(0, this.max - w.count), resetMs: w.start + this.windowMs - now };
-  }
-
-  reset(): void {
-    this.windows.clear();
-  }
-}
-
-export function parseBody(req: ReceivedRequest): unknown {
-  try {
-    return JSON.parse(req.body);
-  } catch {
-    return undefined;
-  }
 }
 
 export function bearerToken(req: ReceivedRequest): string | undefined {
