@@ -1,5 +1,6 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
+import { houseRules } from "./lint/house-rules.mjs";
 
 // Layer rules; tests/lint/layers.test.ts shows each one failing. Tests, scripts and the benchmark may
 // import anything.
@@ -98,6 +99,15 @@ const config = [
   },
   prismaOutsideItsLayers,
   layerZones,
+  {
+    // docs/conventions.md 11 and 12: cite what a reader can open; one job per file, about 400 lines.
+    files: ["**/*.ts", "**/*.tsx", "**/*.mjs"],
+    plugins: { house: houseRules },
+    rules: {
+      "house/no-outside-citations": "error",
+      "max-lines": ["error", { max: 400, skipBlankLines: true }],
+    },
+  },
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

@@ -29,16 +29,9 @@ import {
   wrongTypes,
 } from "../support/bad-values";
 import { dataWorkspace, type DataWorkspace } from "../support/data";
-import {
-  fillPath,
-  placeholderCount,
-  resourceFixture,
-  SWEEP,
-  SWEEP_WORKSPACE_PREFIX,
-  UNSPECIFIED,
-  type Ids,
-  type SweepEndpoint,
-} from "../support/sweep";
+import { fillPath, placeholderCount, SWEEP, UNSPECIFIED, type SweepEndpoint } from "../support/sweep";
+import { resourceFixture } from "../support/sweep-fixture";
+import { SWEEP_WORKSPACE_PREFIX, type Ids } from "../support/sweep-specs";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
@@ -188,7 +181,7 @@ const label = (e: SweepEndpoint) => `${e.method} ${e.path}`;
 
 test("every endpoint of the table has a sweep spec", () => {
   // The endpoint table itself is checked against the route files by permissions-matrix.spec.ts.
-  expect(UNSPECIFIED, "endpoints without a spec in e2e/support/sweep.ts").toEqual([]);
+  expect(UNSPECIFIED, "endpoints without a spec in e2e/support/sweep-specs.ts").toEqual([]);
   expect(SWEEP.length).toBeGreaterThan(50);
 });
 

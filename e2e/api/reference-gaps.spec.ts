@@ -1,5 +1,5 @@
 // Issue 18, items 3-7: where our answers differed from the reference's published description or its
-// server, over real HTTP. interface.md keeps the last word where it speaks (docs/coming-from-multiwoven.md).
+// server, over real HTTP. Our API contract keeps the last word where it speaks (docs/coming-from-multiwoven.md).
 import { expect, test } from "@playwright/test";
 import { expectError, fieldErrors } from "../support/api";
 import { dataWorkspace, ensureTestDatabase, pgConfiguration, sql, unique, type DataWorkspace } from "../support/data";

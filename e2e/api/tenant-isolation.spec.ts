@@ -6,7 +6,9 @@ import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { Api, BASE_URL, loginAs } from "../support/api";
 import { dataWorkspace, type DataWorkspace } from "../support/data";
 import { acceptInvitation } from "../support/mailbox";
-import { fillPath, resourceFixture, SWEEP, type Ids } from "../support/sweep";
+import { fillPath, SWEEP } from "../support/sweep";
+import { resourceFixture } from "../support/sweep-fixture";
+import type { Ids } from "../support/sweep-specs";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 

@@ -6,6 +6,7 @@ import { ACCESS_STEPS } from "./contract-walk-access";
 import { ALERT_STEPS } from "./contract-walk-alerts";
 import { CONFIG_STEPS } from "./contract-walk-config";
 import { DATA_STEPS } from "./contract-walk-data";
+import { RUN_STEPS } from "./contract-walk-runs";
 import { SEQUENCE_STEPS } from "./contract-walk-sequences";
 import type { OperationId } from "./openapi-contract";
 import { WEBHOOK_STEPS } from "./contract-walk-webhooks";
@@ -16,6 +17,7 @@ export type Steps = Partial<Record<OperationId, Step>>;
 export const WALK: Record<OperationId, Step> = {
   ...ACCESS_STEPS,
   ...DATA_STEPS,
+  ...RUN_STEPS,
   ...ALERT_STEPS,
   ...WEBHOOK_STEPS,
   ...SEQUENCE_STEPS,

@@ -80,7 +80,7 @@ export function useSyncConfigurations() {
 
 export function useCreateSync() {
   const api = useApi();
-  // The sync comes at the top level (interface.md), and again under `data`.
+  // The sync comes at the top level (the API contract), and again under `data`.
   return useApiMutation(async (sync: CreateSyncInput) => syncOf(await api.ok(api.POST("/api/v1/syncs", { body: { sync } }))), {
     success: (s) => `Sync "${s.attributes.name ?? s.id}" created.`,
     invalidate: [["syncs"]],

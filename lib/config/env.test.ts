@@ -1,7 +1,8 @@
 // The environment module: defaults, forms, and a clear refusal of a malformed value.
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedCountSql } from "@/lib/connectors/shared/bounded-count";
-import { assertValidEnv, env, EnvError, MAX_ROW_COUNT_LIMIT } from "./env";
+import { assertValidEnv, env, EnvError } from "./env";
+import { MAX_ROW_COUNT_LIMIT } from "./env/engine";
 
 const touched = [
   "ENGINE_BATCH_SIZE",

@@ -46,7 +46,7 @@ export const syncs = {
     body: createSyncSchema,
     status: 200,
     response: syncDocumentSchema,
-    notes: "The sync comes back at the top level (as interface.md has it) and again under `data`.",
+    notes: "The sync comes back at the top level (as the API contract has it) and again under `data`.",
   }),
   getSyncConfigurations: operation({
     operationId: "getSyncConfigurations",
@@ -68,7 +68,7 @@ export const syncs = {
     params: byId,
     status: 200,
     response: syncDocumentSchema,
-    notes: "The sync comes back at the top level (as interface.md has it) and again under `data`.",
+    notes: "The sync comes back at the top level (as the API contract has it) and again under `data`.",
   }),
   updateSync: operation({
     operationId: "updateSync",

@@ -295,7 +295,7 @@ describe("test runs, cancel, status and retention", () => {
     const delivered = async () => (await sql<{ n: number }>(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n;
     await waitFor(async () => ((await delivered()) > 100 ? true : undefined), 20_000, "the first rows to arrive");
     const canceled = await cancelSync(f.workspaceId, f.syncId, "Ada Lovelace");
-    // behaviour.md 7: a run that could not finish ends failed, with the reason in error.
+    // docs/architecture.md "Run states": a run that could not finish ends failed, with the reason in error.
     expect(canceled.status).toBe("failed");
     expect(await execution).toBe("canceled");
     const r = await reloadRun(created.id);

@@ -29,7 +29,7 @@ function unitOf(value: unknown): RateLimitUnit | undefined {
   return typeof value === "string" && value in UNIT_SECONDS ? (value as RateLimitUnit) : undefined;
 }
 
-/** A stream's non-zero settings override the catalog's (behaviour.md section 8). */
+/** A stream's non-zero settings override the catalog's (as the reference's engine does). */
 export function effectiveRateSettings(catalog: Partial<Catalog> | null | undefined, stream: Stream): RateSettings {
   const streamLimit = positive(stream.request_rate_limit);
   const limit = streamLimit || positive(catalog?.request_rate_limit);

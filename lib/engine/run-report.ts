@@ -1,4 +1,4 @@
-// The end of an attempt: the run's final status (behaviour.md 7), the sync's status after it, and the
+// The end of an attempt: the run's final status (docs/architecture.md), the sync's status after it, and the
 // timings. Timings and the sync's status are written before the run's status: whoever sees the run
 // end sees them too.
 import "server-only";

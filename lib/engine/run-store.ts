@@ -2,71 +2,24 @@
 // syncs.status / current_cursor_field and to the change-tracking rows of sync_states. Status writes
 // are conditional UPDATEs through the transition table (transitions.ts), so a concurrent change
 // (cancel, disable) is never overwritten; `false` means the run or sync moved elsewhere meanwhile.
+// This file holds the run's status writes (and its creation and approval); counters and progress
+// live in run-counters.ts, the sync's status, cursor and change tracking in sync-state-store.ts.
+// Both are re-exported here: the engine imports (and tests mock) all of them through this module.
 import "server-only";
-import type { Pool, PoolClient } from "pg";
+import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
-import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
-import { codesOtherThan } from "@/lib/engine/records/format";
 import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
-import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
-import type { SyncRecordAction, SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
-import type { EstimateSource } from "@/lib/sync-config/run-estimate";
+import type { SyncRun } from "@/lib/generated/prisma/client";
+import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
-import { writeSkippedStates } from "./skipped-states";
+import { applySyncOutcome, type Db } from "./sync-state-store";
 import { emitRunEvent } from "./webhooks/emit";
-import type { WriteTarget } from "./record-logs";
 import { withTransaction } from "./transaction";
-import { ACTIVE_RUN_STATUSES, runStatusesAllowing, syncStatusAfterRun } from "./transitions";
-
-type Db = Pool | PoolClient;
+import { ACTIVE_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
 export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
-
-/** What a batch adds to its run's counters. */
-export interface RunCounters {
-  totalQueryRows: number;
-  processedRows: number;
-  totalRows: number;
-  skippedRows: number;
-  successfulRows: number;
-  failedRows: number;
-  duplicateRows: number;
-}
-
-export const zeroCounters = (): RunCounters => ({
-  totalQueryRows: 0,
-  processedRows: 0,
-  totalRows: 0,
-  skippedRows: 0,
-  successfulRows: 0,
-  failedRows: 0,
-  duplicateRows: 0,
-});
-
-/** The run's record totals, which decide its outcome. */
-export interface RunTotals {
-  totalRows: number;
-  successfulRows: number;
-  /** Records refused or not mappable (skipped records are neither these nor successes). */
-  failedRows: number;
-}
-
-const totalsOf = (r: { total_rows: number; successful_rows: number; failed_rows: number } | undefined): RunTotals => ({
-  totalRows: r?.total_rows ?? 0,
-  successfulRows: r?.successful_rows ?? 0,
-  failedRows: r?.failed_rows ?? 0,
-});
-
-/** Milliseconds per stage, summed over the run's attempts (sync_runs.timings). */
-export interface RunTimings {
-  query: number;
-  diff: number;
-  load: number;
-  wait: number;
-  /** Bookkeeping: the per-batch transaction of records, states, counters and cursor. */
-  record: number;
-}
-
+export * from "./run-counters";
+export * from "./sync-state-store";
 
 // ---- Run status ---------------------------------------------------------------------------------
 
@@ -216,211 +169,6 @@ export async function createGeneralRun(client: PoolClient, sync: { id: number; w
 /** A queued test run (any number may run beside the sync's general run). */
 export async function createTestRun(workspaceId: number, syncId: number, testPrimaryKey?: string): Promise<SyncRun> {
   return prisma().syncRun.create({ data: { workspaceId, syncId, status: "queued", syncRunType: "test", timings: {}, testPrimaryKey: testPrimaryKey ?? null } });
-}
-
-// ---- Counters, timings, write target --------------------------------------------------------------
-
-/** How the error of a record skipped as already delivered (delivery-ledger.ts) begins: it counts as delivered. */
-export const ALREADY_DELIVERED = "Already delivered with idempotency key";
-
-/**
- * A retried full read re-reads everything, so read counters restart; record counters come from the
- * records. Returns the totals the run starts from.
- */
-export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
-  const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
-    `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = c.skipped, duplicate_rows = 0,
-       total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
-     -- Counted from the blocks' codes (lib/engine/records/format.ts): translate() deletes the codes of the
-     -- other outcomes. Skipped as already delivered counts as delivered, as the engine counts it.
-     FROM (SELECT coalesce(sum(b.size), 0)::int AS total,
-                  coalesce(sum(length(translate(b.codes, $2, ''))), 0)::int AS ok,
-                  coalesce(sum(b.failed), 0)::int AS failed,
-                  coalesce(sum(length(translate(b.codes, $3, ''))), 0)::int AS skipped
-           FROM sync_record_blocks b WHERE b.sync_run_id = $1) c
-     WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows, r.failed_rows`,
-    [runId, codesOtherThan(["success", "delivered"]), codesOtherThan(["skipped"])],
-  );
-  return totalsOf(rows[0]);
-}
-
-/** Adds a batch's counters (in the batch's transaction when it has one); returns the run's new totals. */
-export async function addBatchCounters(db: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
-  const { rows } = await db.query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
-    `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
-       total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
-       failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
-     WHERE id = $1 RETURNING total_rows, successful_rows, failed_rows`,
-    [
-      runId,
-      delta.totalQueryRows,
-      delta.processedRows,
-      delta.totalRows,
-      delta.skippedRows,
-      delta.successfulRows,
-      delta.failedRows,
-      delta.duplicateRows,
-      JSON.stringify(timings),
-    ],
-  );
-  return totalsOf(rows[0]);
-}
-
-export async function writeTimings(runId: number, timings: RunTimings): Promise<void> {
-  await pgPool().query("UPDATE sync_runs SET timings = $2::jsonb WHERE id = $1", [runId, JSON.stringify(timings)]);
-}
-
-/**
- * Stores the columns the run's text records are read back with (pass-through), unless an earlier
- * attempt stored others: false then, and this attempt takes the JSON path.
- */
-export async function claimRecordColumns(runId: number, columns: object): Promise<boolean> {
-  const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET record_columns = $2::jsonb WHERE id = $1 AND (record_columns IS NULL OR record_columns = $2::jsonb)`,
-    [runId, JSON.stringify(columns)],
-  );
-  return rowCount === 1;
-}
-
-/**
- * What the run's progress is measured against (run-estimate.ts): `rows` is null when unknown, the
- * bound when the count stopped at it. A resumed attempt keeps the first one.
- */
-export async function saveEstimate(runId: number, estimate: { source: EstimateSource; rows: number | null }): Promise<void> {
-  await pgPool().query("UPDATE sync_runs SET estimated_rows = $2, estimate_source = $3 WHERE id = $1 AND estimate_source IS NULL", [
-    runId,
-    estimate.rows,
-    estimate.source,
-  ]);
-}
-
-/**
- * Rows the sync's latest successful general run read, when it read the model as it is now (the model
- * unchanged since that run started); null when there is none.
- */
-export async function previousReadCount(syncId: number, runId: number, modelChangedAt: Date): Promise<number | null> {
-  const { rows } = await pgPool().query<{ total_query_rows: number }>(
-    `SELECT total_query_rows FROM sync_runs
-      WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status = 'success' AND started_at >= $3
-      ORDER BY created_at DESC, id DESC LIMIT 1`,
-    [syncId, runId, modelChangedAt],
-  );
-  return rows[0]?.total_query_rows ?? null;
-}
-
-/** What a run writes to: the logs of records that store none are derived from it (record-logs.ts). */
-export async function saveWriteTarget(runId: number, target: WriteTarget): Promise<void> {
-  await pgPool().query("UPDATE sync_runs SET write_target = $2::jsonb WHERE id = $1", [runId, JSON.stringify(target)]);
-}
-
-// ---- Sync status and cursor -----------------------------------------------------------------------
-
-/** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
-export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled", db: Db = pgPool()): Promise<void> {
-  const pool = db;
-  const { rows } = await pool.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
-  if (rows.length === 0) return;
-  const to = syncStatusAfterRun(rows[0].status, outcome);
-  if (!to || to === rows[0].status) return;
-  await pool.query("UPDATE syncs SET status = $2::sync_status, updated_at = now() WHERE id = $1 AND status = $3::sync_status", [
-    syncId,
-    to,
-    rows[0].status,
-  ]);
-}
-
-/** Disable/enable (already checked against the table): false when the sync left `from` meanwhile. */
-export async function setSyncStatus(syncId: number, from: SyncStatus, to: SyncStatus, nextRunAt: Sync["nextRunAt"]): Promise<boolean> {
-  const updated = await prisma().sync.updateMany({ where: { id: syncId, status: from }, data: { status: to, nextRunAt } });
-  return updated.count > 0;
-}
-
-/** The incremental cursor: the next run reads rows after this value. */
-export async function saveCursor(syncId: number, value: string): Promise<void> {
-  await pgPool().query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [syncId, value]);
-}
-
-// ---- Change tracking (sync_states) ----------------------------------------------------------------
-
-/** A recorded row as change tracking sees it. */
-export interface StateChange {
-  ok: boolean;
-  /** Skipped by the write mode (skipped-states.ts). */
-  skipped?: boolean;
-  item: { key: string; fingerprint: string; action: SyncRecordAction };
-}
-
-/**
- * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when never
- * delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
- * `fresh`: the sync tracked nothing when this attempt began and keys are unique within a run, so no
- * state can conflict and COPY, several times cheaper than an upsert, is used. Rows the write mode
- * skipped: skipped-states.ts (`skipsPresent`: insert mode's skips, of keys the destination has).
- */
-export async function writeStates(
-  client: PoolClient,
-  syncId: number,
-  runId: number,
-  changes: readonly StateChange[],
-  fresh: boolean,
-  skipsPresent = false,
-): Promise<void> {
-  const keys: string[] = [];
-  const fps: string[] = [];
-  const statuses: string[] = [];
-  const deleted: string[] = [];
-  const skipped: { keys: string[]; fps: string[] } = { keys: [], fps: [] };
-  for (const c of changes) {
-    if (c.ok && c.item.action === "destination_delete") {
-      deleted.push(c.item.key);
-      continue;
-    }
-    // Skipped by the write mode (not ok); a skip as already delivered (ok) is tracked as delivered.
-    if (c.skipped && !c.ok && !fresh) {
-      skipped.keys.push(c.item.key);
-      skipped.fps.push(c.item.fingerprint);
-      continue;
-    }
-    keys.push(c.item.key);
-    fps.push(c.ok || c.skipped ? c.item.fingerprint : "");
-    statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
-  }
-  await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
-  if (keys.length > 0 && fresh) {
-    const input = new BinaryCopyInput();
-    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
-    await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
-  } else if (keys.length > 0) {
-    await client.query(
-      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
-       SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
-       ON CONFLICT (sync_id, primary_key) DO UPDATE SET
-         fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
-         last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
-      [syncId, runId, keys, fps, statuses],
-    );
-  }
-  if (deleted.length > 0) await forgetStates(client, syncId, deleted);
-}
-
-/** Rows no longer tracked: deleted in the destination, or gone from the source before ever being delivered. */
-export async function forgetStates(db: Db, syncId: number, keys: string[]): Promise<void> {
-  await db.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [syncId, keys]);
-}
-
-/**
- * Unchanged rows whose state still held the engine's own fingerprint (md5 of the seed and the row's
- * JSON, what every sync stored before its source fingerprinted rows itself) take the source's
- * fingerprint without being sent, so a sync does not re-send every row once when its source starts
- * fingerprinting. Idempotent, so it needs no transaction with the counters.
- */
-export async function rebaselineStates(syncId: number, keys: string[], fingerprints: string[]): Promise<void> {
-  await pgPool().query(
-    `UPDATE sync_states s SET fingerprint = x.f, updated_at = now()
-     FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
-     WHERE s.sync_id = $1 AND s.primary_key = x.k`,
-    [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
-  );
 }
 
 // ---- Plan and approval (plan/guard-step.ts, runs.ts:approveRun) -----------------------------------

@@ -80,8 +80,8 @@ export async function approveRun(workspaceId: number, syncId: number, runId: num
 }
 
 /**
- * Cancels the sync's active general run: it ends failed with the reason in `error` (behaviour.md 7: a
- * run that could not finish is failed) and `canceledBy` (who did it) in canceled_by. The sync keeps
+ * Cancels the sync's active general run: it ends failed with the reason in `error` (a run that
+ * could not finish is failed, docs/architecture.md) and `canceledBy` (who did it) in canceled_by. The sync keeps
  * its status: a cancel says nothing about its health. 424 when there is none.
  */
 export async function cancelSync(workspaceId: number, syncId: number, canceledBy?: string): Promise<SyncRun> {

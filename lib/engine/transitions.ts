@@ -1,4 +1,4 @@
-// The one table of allowed status changes for sync runs and syncs (behaviour.md sections 6 and 7).
+// The one table of allowed status changes for sync runs and syncs (docs/architecture.md).
 // Every status write goes through run-store.ts, which turns the table into a conditional UPDATE so a
 // concurrent change (cancel, disable) is never overwritten. The status lists come from the schema's
 // enums. No server imports: the console may use the lists.

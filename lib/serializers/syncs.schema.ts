@@ -125,7 +125,7 @@ export const syncSchema = resourceSchema("syncs", syncAttributesSchema).meta({ i
 export type SyncResource = z.infer<typeof syncSchema>;
 
 /**
- * GET /syncs/{id} and POST /syncs: the resource at the top level (interface.md) and the same
+ * GET /syncs/{id} and POST /syncs: the resource at the top level (the API contract) and the same
  * resource again under `data` (where the reference server puts it).
  */
 export const syncDocumentSchema = syncSchema.extend({ data: syncSchema });

@@ -1,5 +1,5 @@
 // GET /api/v1/syncs/configurations: the mapping types a sync configuration may use. Key order and
-// shape are fixed by behaviour.md section 6; only the descriptions are ours.
+// shape are fixed by the reference server's answer; only the descriptions are ours.
 import { TIMESTAMP_FORMAT } from "./templates";
 
 export const syncConfigurationsPayload = {

@@ -1,10 +1,10 @@
 // What a run came to, as a person reads it, derived in ONE place (runTruth) for every view: the run's
 // page, the runs table, its sync's badge and "last run", the dashboard (charts and lists), alerts and
-// webhooks. The status values stay the interface's (behaviour.md 5: a canceled run that had started
-// ends `failed`); the outcome is a field beside them. Browser-safe: the serializers, the reports
+// webhooks. The status values stay the interface's (a canceled run that had started ends
+// `failed`, docs/architecture.md); the outcome is a field beside them. Browser-safe: the serializers, the reports
 // service and the console share it.
 
-/** Why a run that was stopped from outside ended failed (behaviour.md 7). */
+/** Why a run that was stopped from outside ended failed (docs/architecture.md). */
 export const CANCELED_ERROR = "Canceled before it finished; the rows sent until then are in its records.";
 export const DISABLED_ERROR = "The sync was disabled before the run finished; the rows sent until then are in its records.";
 /** The errors that mark a run someone stopped (the reports service groups runs by them). */

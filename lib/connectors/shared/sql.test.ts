@@ -1,7 +1,8 @@
 // Model query hygiene: one SELECT, looked for outside strings, quoted names and comments, tokenized
 // as each database does, so the query cannot close the subquery it is wrapped in.
 import { describe, expect, it } from "vitest";
-import { modelSelect, subquery, type SqlDialect } from "./sql";
+import { modelSelect, subquery } from "./sql";
+import type { SqlDialect } from "./sql-lexing";
 
 const both: SqlDialect[] = ["postgresql", "mariadb"];
 

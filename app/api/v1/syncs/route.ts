@@ -12,5 +12,5 @@ export const GET = route(syncs.listSyncs, async ({ auth, url, query: { page, ...
   return { data: rows.map((s) => serializeSync(s, access)), ...pageLinks(url, page, total) };
 });
 
-// interface.md: the created sync is returned directly with 200; `data` repeats it for the reference's console.
+// The API contract returns the created sync directly with 200; `data` repeats it for the reference's console.
 export const POST = route(syncs.createSync, async ({ auth, body }) => serializeSyncDocument(await createSync(auth, body.sync), actorAccess(auth)));

@@ -1,0 +1,124 @@
+// The sync's side of run bookkeeping: syncs.status and current_cursor_field, and the change-tracking
+// rows of sync_states. Split from run-store.ts (which re-exports all of it) so that each file keeps
+// one job; status changes still go through the transition table (transitions.ts).
+import "server-only";
+import type { Pool, PoolClient } from "pg";
+import { pgPool, prisma } from "@/lib/db/client";
+import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import type { Sync } from "@/lib/generated/prisma/client";
+import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
+import { writeSkippedStates } from "./skipped-states";
+import { syncStatusAfterRun } from "./transitions";
+
+/** A pool or a client in a transaction. */
+export type Db = Pool | PoolClient;
+
+// ---- Sync status and cursor -----------------------------------------------------------------------
+
+/** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
+export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled", db: Db = pgPool()): Promise<void> {
+  const pool = db;
+  const { rows } = await pool.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
+  if (rows.length === 0) return;
+  const to = syncStatusAfterRun(rows[0].status, outcome);
+  if (!to || to === rows[0].status) return;
+  await pool.query("UPDATE syncs SET status = $2::sync_status, updated_at = now() WHERE id = $1 AND status = $3::sync_status", [
+    syncId,
+    to,
+    rows[0].status,
+  ]);
+}
+
+/** Disable/enable (already checked against the table): false when the sync left `from` meanwhile. */
+export async function setSyncStatus(syncId: number, from: SyncStatus, to: SyncStatus, nextRunAt: Sync["nextRunAt"]): Promise<boolean> {
+  const updated = await prisma().sync.updateMany({ where: { id: syncId, status: from }, data: { status: to, nextRunAt } });
+  return updated.count > 0;
+}
+
+/** The incremental cursor: the next run reads rows after this value. */
+export async function saveCursor(syncId: number, value: string): Promise<void> {
+  await pgPool().query("UPDATE syncs SET current_cursor_field = $2, updated_at = now() WHERE id = $1", [syncId, value]);
+}
+
+// ---- Change tracking (sync_states) ----------------------------------------------------------------
+
+/** A recorded row as change tracking sees it. */
+export interface StateChange {
+  ok: boolean;
+  /** Skipped by the write mode (skipped-states.ts). */
+  skipped?: boolean;
+  item: { key: string; fingerprint: string; action: SyncRecordAction };
+}
+
+/**
+ * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when never
+ * delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
+ * `fresh`: the sync tracked nothing when this attempt began and keys are unique within a run, so no
+ * state can conflict and COPY, several times cheaper than an upsert, is used. Rows the write mode
+ * skipped: skipped-states.ts (`skipsPresent`: insert mode's skips, of keys the destination has).
+ */
+export async function writeStates(
+  client: PoolClient,
+  syncId: number,
+  runId: number,
+  changes: readonly StateChange[],
+  fresh: boolean,
+  skipsPresent = false,
+): Promise<void> {
+  const keys: string[] = [];
+  const fps: string[] = [];
+  const statuses: string[] = [];
+  const deleted: string[] = [];
+  const skipped: { keys: string[]; fps: string[] } = { keys: [], fps: [] };
+  for (const c of changes) {
+    if (c.ok && c.item.action === "destination_delete") {
+      deleted.push(c.item.key);
+      continue;
+    }
+    // Skipped by the write mode (not ok); a skip as already delivered (ok) is tracked as delivered.
+    if (c.skipped && !c.ok && !fresh) {
+      skipped.keys.push(c.item.key);
+      skipped.fps.push(c.item.fingerprint);
+      continue;
+    }
+    keys.push(c.item.key);
+    fps.push(c.ok || c.skipped ? c.item.fingerprint : "");
+    statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
+  }
+  await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
+  if (keys.length > 0 && fresh) {
+    const input = new BinaryCopyInput();
+    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
+    await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
+  } else if (keys.length > 0) {
+    await client.query(
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+       SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+       ON CONFLICT (sync_id, primary_key) DO UPDATE SET
+         fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
+         last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+      [syncId, runId, keys, fps, statuses],
+    );
+  }
+  if (deleted.length > 0) await forgetStates(client, syncId, deleted);
+}
+
+/** Rows no longer tracked: deleted in the destination, or gone from the source before ever being delivered. */
+export async function forgetStates(db: Db, syncId: number, keys: string[]): Promise<void> {
+  await db.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [syncId, keys]);
+}
+
+/**
+ * Unchanged rows whose state still held the engine's own fingerprint (md5 of the seed and the row's
+ * JSON, what every sync stored before its source fingerprinted rows itself) take the source's
+ * fingerprint without being sent, so a sync does not re-send every row once when its source starts
+ * fingerprinting. Idempotent, so it needs no transaction with the counters.
+ */
+export async function rebaselineStates(syncId: number, keys: string[], fingerprints: string[]): Promise<void> {
+  await pgPool().query(
+    `UPDATE sync_states s SET fingerprint = x.f, updated_at = now()
+     FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
+     WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+    [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
+  );
+}
