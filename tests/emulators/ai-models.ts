@@ -2,9 +2,8 @@
 // published API reference:
 // - Anthropic Messages API (docs.anthropic.com/en/api): POST /v1/messages with x-api-key and
 //   anthropic-version, the Message object, `stream: true` as server-sent events (message_start,
-//   content_block_start, ping, content_block_delta text_delta, content_block_stop, message_delta,
-//   message_stop); GET /v1/models/{id}; errors {"type":"error","error":{"type","message"}}, 429
-//   rate_limit_error with retry-after.
+//   content_block_start/delta/stop, ping, message_delta, message_stop); GET /v1/models/{id};
+//   errors {"type":"error","error":{"type","message"}}, 429 rate_limit_error with retry-after.
 // - OpenAI chat completions (platform.openai.com/docs/api-reference/chat), as GenericOpenAI calls it:
 //   POST /v1/chat/completions with a Bearer key; `stream: true` as chat.completion.chunk events and
 //   `data: [DONE]`; errors {"error":{"message","type","code"}}.
