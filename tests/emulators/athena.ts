@@ -4,6 +4,9 @@
 // SUCCEEDED, FAILED, CANCELLED), GetQueryResults paged by NextToken with at most 1,000 rows a page
 // and the header as the first row of a SELECT's first page, StopQueryExecution, GetWorkGroup,
 // GetDatabase, ListDatabases, ListTableMetadata; errors as {__type, message}; ThrottlingException).
+// The reference gives Athena's throttling errors HTTP 400; `throttle429` answers HTTP 429 with
+// Retry-After instead, as AWS's front ends may (the SDK retries any 429 as throttling and reads
+// Retry-After), so a 429 can be exercised too.
 // Requests must carry a SigV4 Authorization header for the expected access key id and region
 // (403 UnrecognizedClientException otherwise; the signature itself is not recomputed).
 // SQL runs on a real PostgreSQL database (each Athena database a schema) after a small Trino →
@@ -81,6 +84,8 @@ export async function startAthenaEmulator(options: AthenaEmulatorOptions) {
   const state = {
     /** The next N calls answer ThrottlingException. */
     throttle: 0,
+    /** The next N calls answer HTTP 429 ThrottlingException with Retry-After: 1. */
+    throttle429: 0,
     throttledAt: [] as number[],
     /** Queries stay RUNNING until stopped. */
     holdQueries: false,
@@ -89,8 +94,8 @@ export async function startAthenaEmulator(options: AthenaEmulatorOptions) {
     targets: [] as string[],
   };
   const pool = new pg.Pool({ connectionString: options.pgUrl, max: 4 });
-  const fail = (res: ServerResponse, status: number, type: string, message: string) =>
-    json(res, status, { __type: type, message, Message: message }, { "x-amzn-errortype": type, "content-type": "application/x-amz-json-1.1" });
+  const fail = (res: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+    json(res, status, { __type: type, message, Message: message }, { "x-amzn-errortype": type, "content-type": "application/x-amz-json-1.1", ...headers });
   const ok = (res: ServerResponse, body: unknown) => json(res, 200, body, { "content-type": "application/x-amz-json-1.1", "x-amzn-requestid": randomUUID() });
 
   /** Trino → PostgreSQL, enough for the tests' queries. */
@@ -154,6 +159,11 @@ export async function startAthenaEmulator(options: AthenaEmulatorOptions) {
       state.throttle--;
       state.throttledAt.push(Date.now());
       return fail(res, 400, "ThrottlingException", "Rate exceeded");
+    }
+    if (state.throttle429 > 0) {
+      state.throttle429--;
+      state.throttledAt.push(Date.now());
+      return fail(res, 429, "ThrottlingException", "Rate exceeded", { "retry-after": "1" });
     }
     const body = (parseBody(req) ?? {}) as Record<string, unknown>;
     const execution = () => {

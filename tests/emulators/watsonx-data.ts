@@ -8,7 +8,7 @@
 // 201 {response: {result: [row objects]}}, the whole result in one answer; errors as
 // {errors: [{code, message}], trace}). Status codes and messages the references do not spell out
 // (401 for a bad token, 403 for another instance's CRN, 404 for an unknown engine, 429 with
-// Retry-After) are ours. The SQL runs on the real PostgreSQL server, in the schema named by
+// Retry-After past a rate-limit window or when state.throttleNext asks) are ours. The SQL runs on the real PostgreSQL server, in the schema named by
 // schema_name, with a typeof() like Presto's; values are written as Presto's JSON writes them
 // (BIGINT as a number token, DECIMAL as a string, timestamps as "YYYY-MM-DD HH:MM:SS.fff").
 // Used by tests only.
@@ -114,7 +114,15 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
   const limiter = options.rateLimit
     ? new Window(options.rateLimit.max, options.rateLimit.windowMs)
     : undefined;
-  const state = { tokensIssued: 0, queries: [] as string[], delayMs: 0, retryAfterSeconds: 1 };
+  const state = {
+    tokensIssued: 0,
+    queries: [] as string[],
+    delayMs: 0,
+    retryAfterSeconds: 1,
+    /** The next N query requests answer 429 with Retry-After, whatever the rate limit says. */
+    throttleNext: 0,
+    throttled: 0,
+  };
   // Presto's typeof() for the SQL run on PostgreSQL, in a schema of this emulator's own.
   const helpers = `wxd_presto_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ ...options.pg });
@@ -178,6 +186,13 @@ export async function startWatsonxDataEmulator(options: WatsonxEmulatorOptions) 
       return fail(res, 403, "forbidden", "The AuthInstanceId does not name an instance this token may use.");
     const engine = decodeURIComponent(req.url.slice(API_PREFIX.length).split("?")[0]);
     if (engine !== options.engineId) return fail(res, 404, "not_found", `Engine ${engine} was not found.`);
+    if (state.throttleNext > 0) {
+      state.throttleNext--;
+      state.throttled++;
+      return fail(res, 429, "too_many_requests", "Rate limit exceeded.", {
+        "retry-after": String(state.retryAfterSeconds),
+      });
+    }
     if (limiter && !limiter.hit(bearer)) {
       return fail(res, 429, "too_many_requests", "Rate limit exceeded.", {
         "retry-after": String(state.retryAfterSeconds),
