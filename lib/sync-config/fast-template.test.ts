@@ -36,11 +36,12 @@ const PLAIN = [
   "{{ v | rstrip }}", "{{ v | default: 'none' }}", "{{ v | default: 7 }}", "{{ v | default: '' | upcase }}",
   "{{ v | append: '-x' }}", '{{ v | prepend: "x-" }}', "{{ v | append: 1.5 }}", "{{ v | strip | downcase | append: '@x' }}",
   "{{ v.b }}", "{{ v.c.d | upcase }}", "{{ v.b | default: 'no b' }}", "{{ missing | default: 'gone' }}", "{{ current_timestamp }}",
-  "{{ current_timestamp | append: 'Z' }}",
+  "{{ current_timestamp | append: 'Z' }}", "Hi {{ v }}", "plain text", "{{ v }} {{ v | upcase }}!", "{{- v }} - {{ v.b -}} .",
+  "<{{ v | default: 'x' }}>\n{{ current_timestamp }}", "{{ v }}{{ missing }}{{ v.c.d }}",
 ];
 const LIQUID = [
   "{{ v | cast: 'number' }}", "{{ v | size }}", "{{ v.size }}", "{{ v.first }}", "{{ v | strip: 'A' }}", "{{ v | default: x }}",
-  "{{ v | default: 'a', allow_false: true }}", "Hi {{ v }}", "{{ v['b'] }}", "{{ v | json }}", "{{ v | plus: 1 }}", "{{ constructor }}",
+  "{{ v | default: 'a', allow_false: true }}", "{{ v }}{% if v %}!{% endif %}", "{% raw %}{{ v }}{% endraw %}", "{{ v['b'] }}", "{{ v | json }}", "{{ v | plus: 1 }}", "{{ constructor }}",
 ];
 
 describe("plain-function templates", () => {
@@ -81,7 +82,8 @@ describe("plain-function templates", () => {
     const filters = ["downcase", "upcase", "strip", "lstrip", "rstrip", "default: 'd'", "default: 0", "append: 'a'", "prepend: '€'", "append: 2"];
     for (let i = 0; i < 2000; i++) {
       const chain = Array.from({ length: Math.floor(random() * 4) }, () => ` | ${pick(filters)}`).join("");
-      const from = `{{ ${pick(["v", "v.b", "v.c.d", "w"])}${chain} }}`;
+      const output = `{{ ${pick(["v", "v.b", "v.c.d", "w"])}${chain} }}`;
+      const from = pick([output, `${output}`, `a ${output} b`, `${output}-{{ w | strip }}`, `{{- w }} ${output}`]);
       const configuration = [{ from, to: pick(["out", "a.out", "list[]"]), mapping_type: "template", null_policy: pick(["write", "skip"]) }];
       const row = { v: pick(VALUES), w: pick(VALUES) };
       expect(isDeepStrictEqual(outcome(configuration, row, false), outcome(configuration, row, true)), `${from} with ${inspect(row)}`).toBe(true);
@@ -94,5 +96,8 @@ describe("plain-function templates", () => {
     const plain = outcome(configuration, { v: big }, false);
     expect(plain).toEqual(outcome(configuration, { v: big }, true));
     expect(plain).toEqual({ error: expect.stringMatching(/size limit of one render/) as unknown });
+    const twice = [{ from: "{{ v }}{{ v }}x", to: "out", mapping_type: "template" }];
+    expect(outcome(twice, { v: big }, false)).toEqual(outcome(twice, { v: big }, true));
+    expect(outcome(twice, { v: big }, false)).toEqual({ error: expect.stringMatching(/size limit of one render/) as unknown });
   });
 });

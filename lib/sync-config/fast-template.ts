@@ -1,12 +1,13 @@
-// Plain-function rendering of the commonest templates (issue 37): a single `{{ variable | filter … }}`
-// whose variable is a column (or a dotted path into one) and whose filters are Liquid's own string
-// filters with literal arguments. Liquid builds a Context, a scope copy and a chain of generators per
-// row; this does the same work with closures built once per run.
+// Plain-function rendering of the commonest templates (issue 37): `{{ variable | filter … }}` outputs,
+// alone or among text, whose variable is a column (or a dotted path into one) and whose filters are
+// Liquid's own string filters with literal arguments. Liquid builds a Context, a scope copy and a chain
+// of generators per row; this does the same work with closures built once per run. (Its time is linear
+// in the row's text, so Liquid's per-render time limit, meant for loops, has nothing to stop here.)
 // Exactness is by construction, not by imitation of every corner: the closure handles only rows whose
 // values it models (text, numbers, booleans, null, missing; plain objects and arrays when no filter
 // applies) within the render's memory limit, and answers FALLBACK for anything else, after which the
 // caller renders that row with Liquid itself, errors included. fast-template.test.ts checks both agree.
-import { filters as liquidFilters, TokenKind, type Liquid, type Value } from "liquidjs";
+import { filters as liquidFilters, Output, TokenKind, type Liquid, type Template, type Value } from "liquidjs";
 import { TEMPLATE_LIMITS } from "@/lib/liquid/engine";
 
 /** "Render this row with Liquid": the closure met a value it does not model. */
@@ -113,8 +114,46 @@ function compileLookup(path: string[]): FastTemplate {
   };
 }
 
+/** One expression of a render; `charge` is the render's memory count, shared by all its expressions. */
+type FastExpression = (row: Record<string, unknown>, timestamp: () => string, charge: Charge) => unknown;
+
 /** The plain function of a parsed single-expression template, or undefined when Liquid must render it. */
 export function compileFastTemplate(engine: Liquid, expression: Value): FastTemplate | undefined {
+  const fast = compileExpression(engine, expression);
+  return fast && ((row, timestamp) => fast(row, timestamp, { used: 0 }));
+}
+
+/**
+ * Text and `{{ … }}` outputs only (`{{ first_name }} {{ last_name }}`), each output a compiled
+ * expression: the text Liquid writes, every written character charged to the memory limit as
+ * lib/liquid/engine.ts's emitter does. Any tag leaves the template to Liquid.
+ */
+export function compileFastText(engine: Liquid, templates: Template[]): FastTemplate | undefined {
+  const parts: (string | FastExpression)[] = [];
+  for (const template of templates) {
+    const html = template as unknown as { token?: { kind?: number }; str?: unknown };
+    if (html.token?.kind === TokenKind.HTML && typeof html.str === "string") parts.push(html.str);
+    else if (template instanceof Output) {
+      const fast = compileExpression(engine, template.value);
+      if (!fast) return undefined;
+      parts.push(fast);
+    } else return undefined;
+  }
+  return (row, timestamp) => {
+    const charge: Charge = { used: 0 };
+    let out = "";
+    for (const part of parts) {
+      const written = typeof part === "string" ? part : text(part(row, timestamp, charge));
+      if (written === undefined) return FALLBACK;
+      charge.used += written.length;
+      if (charge.used > TEMPLATE_LIMITS.memory) return FALLBACK;
+      out += written;
+    }
+    return out;
+  };
+}
+
+function compileExpression(engine: Liquid, expression: Value): FastExpression | undefined {
   const postfix = (expression.initial as unknown as { postfix: unknown[] }).postfix;
   if (postfix.length !== 1) return undefined;
   const access = postfix[0] as { kind?: number; variable?: unknown; props?: { kind?: number; content?: unknown }[] };
@@ -132,9 +171,8 @@ export function compileFastTemplate(engine: Liquid, expression: Value): FastTemp
   }
   const lookup = compileLookup(path);
   if (steps.length === 0) return lookup;
-  return (row, timestamp) => {
+  return (row, timestamp, charge) => {
     let value = lookup(row, timestamp);
-    const charge: Charge = { used: 0 };
     for (const step of steps) {
       if (value === FALLBACK) return FALLBACK;
       value = step(value, charge);

@@ -1,7 +1,7 @@
 // Field mapping: turns a source row into the destination payload according to sync.configuration.
 // Pure: compiled once per run (templates parsed once), applied per row; a row that cannot be mapped
 // fails alone with a MappingError, never the run.
-import { compileFastTemplate, FALLBACK } from "./fast-template";
+import { compileFastTemplate, compileFastText, FALLBACK, type FastTemplate } from "./fast-template";
 import { compileTemplate, formatTimestamp, liquidEngine, TemplateError, type CompiledTemplate } from "./templates";
 
 export type MappingType = "standard" | "static" | "template";
@@ -239,7 +239,7 @@ function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain
           throw new MappingError(`Mapping to "${mapping.to}": ${message}`);
         }
       };
-      const fast = !options.liquidOnly && template.expression ? compileFastTemplate(liquidEngine(), template.expression) : undefined;
+      const fast = options.liquidOnly ? undefined : compileFast(template);
       if (!fast) return render;
       counts.plain++;
       return (row, clock) => {
@@ -248,6 +248,12 @@ function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain
       };
     }
   }
+}
+
+/** The plain function of a template, when its shape is one fast-template.ts compiles. */
+function compileFast(template: CompiledTemplate): FastTemplate | undefined {
+  if (template.expression) return compileFastTemplate(liquidEngine(), template.expression);
+  return template.templates ? compileFastText(liquidEngine(), template.templates) : undefined;
 }
 
 /** setPath with the path parsed once; a plain field name is a plain assignment. */

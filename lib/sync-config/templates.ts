@@ -111,6 +111,8 @@ export interface CompiledTemplate {
   source: string;
   /** The parsed expression of a single-`{{ … }}` template (fast-template.ts compiles the common ones). */
   expression?: Value;
+  /** The parsed templates of any other template. */
+  templates?: Template[];
   /** Renders with the row's columns as variables. Throws TemplateError on a bad row. */
   render(row: Record<string, unknown>, now?: Date): unknown;
 }
@@ -139,6 +141,7 @@ export function compileTemplate(source: string): CompiledTemplate {
   return {
     source,
     expression: value,
+    templates,
     render(row, now = new Date()) {
       const scope = { ...row, current_timestamp: formatTimestamp(now) };
       try {
