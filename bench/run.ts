@@ -1,4 +1,4 @@
-// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api] [--json]
+// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api|mapping] [--json]
 // Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL), HTTP
 // destination throughput and rate limiting, API latency under load, worker memory. Every figure is measured in the same run as its baseline and
 // printed as a ratio, with the machine's core count. See bench/README.md.
@@ -9,9 +9,10 @@ import { closeDatabase } from "@/lib/db/client";
 import { stopEngine } from "@/lib/engine";
 import { benchApi } from "./api";
 import { benchHttp } from "./http";
+import { benchMapping } from "./mapping";
 import { benchMariadb } from "./mariadb";
 import { prepareAppDatabase, createWorkspace } from "./lib/app";
-import { parseArgs, type Section } from "./lib/args";
+import { parseArgs, type BenchArgs, type Section } from "./lib/args";
 import type { BenchContext } from "./lib/context";
 import { fillCustomers, PgServer } from "./lib/pg";
 import { spawnTs } from "./lib/process";
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const loadAtStart = os.loadavg()[0];
   const log = (line: string) => console.error(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+
+  // CPU only and first, before the databases and the worker load the machine further.
+  if (wants("mapping")) benchMapping(args, report, log);
+  if (args.only === "mapping") return finish(report, args, loadAtStart, log, false);
 
   const server = await PgServer.open();
   log(`PostgreSQL: ${new URL(server.adminUrl).host}`);
@@ -69,6 +74,10 @@ async function main(): Promise<void> {
     await server.close();
   }
 
+  finish(report, args, loadAtStart, log, failed);
+}
+
+function finish(report: Report, args: BenchArgs, loadAtStart: number, log: (line: string) => void, failed: boolean): void {
   // Other work on the machine skews absolute figures; ratios measured in the same run much less.
   report.note(`1-minute load average: ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end (${os.cpus().length} cores)`);
   console.log(`\n${renderTable(report, args)}\n`);

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { to as copyTo, from as copyFrom } from "pg-copy-streams";
 import { getDestination } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
-import { createSync, CUSTOMER_MAPPING, pgConfig, runSync, type RunRow } from "./lib/app";
+import { createSync, JSON_PATH_MAPPING, pgConfig, runSync, type RunRow } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { CUSTOMER_COLUMNS, customerTableDdl, query, withClient } from "./lib/pg";
 import { canReadMemory, CpuMeter, cpuMsOf, memoryOf, resetPeak } from "./lib/process";
@@ -87,17 +87,12 @@ async function templateVariant(ctx: BenchContext, config: Row, copyBase: { name:
   await query(ctx.destinationUrl, customerTableDdl("customers_mapped"));
   const discovered = await getDestination("Postgresql").discover(config);
   const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === "customers_mapped") };
-  const configuration = [
-    ...CUSTOMER_MAPPING.filter((m) => m.to !== "email_address" && m.to !== "state"),
-    { from: "{{ row.email_address | downcase }}", to: "email_address", mapping_type: "template" },
-    { from: "CA", to: "state", mapping_type: "static" },
-  ];
   const { syncId } = await createSync({
     workspaceId: ctx.workspaceId,
     sourceUrl: ctx.sourceUrl,
     query: `SELECT ${CUSTOMER_COLUMNS} FROM customers`,
     destination: { connectorName: "Postgresql", config, catalog },
-    configuration,
+    configuration: JSON_PATH_MAPPING,
   });
   ctx.log("sync: full sync with a template and a static mapping");
   const run = await measuredRun(ctx, "template + static mapping full sync", () => runSync(ctx.workspaceId, syncId));

@@ -21,6 +21,13 @@ export const pgConfig = (url: string): Row => pgConnectorConfig(url, { ssl_mode:
 
 export const CUSTOMER_MAPPING = CUSTOMER_COLUMNS.split(", ").map((c) => ({ from: c, to: c, mapping_type: "standard" }));
 
+/** The JSON path's mapping (sync section and mapping micro-benchmark): a template and a static value. */
+export const JSON_PATH_MAPPING = [
+  ...CUSTOMER_MAPPING.filter((m) => m.to !== "email_address" && m.to !== "state"),
+  { from: "{{ email_address | downcase }}", to: "email_address", mapping_type: "template" },
+  { from: "CA", to: "state", mapping_type: "static" },
+];
+
 let counter = 0;
 
 export async function createWorkspace(name: string): Promise<number> {

@@ -1,7 +1,8 @@
 // Field mapping: turns a source row into the destination payload according to sync.configuration.
 // Pure: compiled once per run (templates parsed once), applied per row; a row that cannot be mapped
 // fails alone with a MappingError, never the run.
-import { compileTemplate, TemplateError, type CompiledTemplate } from "./templates";
+import { compileFastTemplate, compileFastText, FALLBACK, type FastTemplate } from "./fast-template";
+import { compileTemplate, formatTimestamp, liquidEngine, TemplateError, type CompiledTemplate } from "./templates";
 
 export type MappingType = "standard" | "static" | "template";
 
@@ -154,69 +155,116 @@ export function readColumn(row: Record<string, unknown>, from: string): unknown 
   return node === undefined ? null : node;
 }
 
-interface CompiledEntry {
-  mapping: FieldMapping;
-  path: Segment[];
-  template?: CompiledTemplate;
-}
-
 export interface CompiledMapping {
   mappings: FieldMapping[];
   /** Some field is left out of the payload when its value is empty (null_policy skip). */
   skipsEmpty: boolean;
   /** True when the configuration is empty: the row is sent as is. */
   identity: boolean;
+  /** Templates rendered by plain functions (fast-template.ts) rather than by Liquid, of all templates. */
+  plainTemplates: { plain: number; total: number };
   /** Maps one row; throws MappingError naming the failing field. */
   map(row: Record<string, unknown>, now?: Date): Record<string, unknown>;
 }
 
+export interface CompileOptions {
+  /** Render every template with Liquid (the bench's "before", and the tests' reference). */
+  liquidOnly?: boolean;
+}
+
+/** The row being mapped: its time, taken once on first use and shared by all its templates. */
+interface RowClock {
+  now: Date | undefined;
+}
+
+/** Writes one field of the payload (or leaves it out, when its null_policy says so). */
+type FieldStep = (row: Record<string, unknown>, clock: RowClock, payload: Record<string, unknown>) => void;
+
 /** Parses paths and templates once. Throws MappingConfigurationError when the configuration is unusable. */
-export function compileMapping(configuration: unknown): CompiledMapping {
+export function compileMapping(configuration: unknown, options: CompileOptions = {}): CompiledMapping {
   const mappings = normalizeConfiguration(configuration);
-  const entries: CompiledEntry[] = mappings.map((mapping) => {
-    const entry: CompiledEntry = { mapping, path: parsePath(mapping.to) };
-    if (mapping.mapping_type === "template") {
-      try {
-        entry.template = compileTemplate(String(mapping.from));
-      } catch (err) {
-        throw new MappingConfigurationError(`Mapping to "${mapping.to}": ${(err as Error).message}`);
-      }
-    }
-    return entry;
+  const plainTemplates = { plain: 0, total: 0 };
+  const steps = mappings.map((mapping) => {
+    const value = valueOf(mapping, options, plainTemplates);
+    const set = setterOf(parsePath(mapping.to));
+    const skip = mapping.null_policy === "skip";
+    const step: FieldStep = (row, clock, payload) => {
+      const v = value(row, clock);
+      if (skip && isEmpty(v, mapping.mapping_type)) return;
+      set(payload, v === undefined ? null : v);
+    };
+    return step;
   });
-  const hasTemplate = entries.some((e) => e.template);
   return {
     mappings,
-    identity: entries.length === 0,
+    identity: steps.length === 0,
     skipsEmpty: mappings.some((m) => m.null_policy === "skip"),
+    plainTemplates,
     map(row, now) {
-      if (entries.length === 0) return { ...row };
-      const at = hasTemplate ? (now ?? new Date()) : undefined;
+      if (steps.length === 0) return { ...row };
+      const clock: RowClock = { now };
       const payload: Record<string, unknown> = {};
-      for (const entry of entries) {
-        let value: unknown;
-        switch (entry.mapping.mapping_type) {
-          case "standard":
-            value = readColumn(row, entry.mapping.from as string);
-            break;
-          case "static":
-            value = entry.mapping.from === undefined ? null : entry.mapping.from;
-            break;
-          case "template":
-            try {
-              value = (entry.template as CompiledTemplate).render(row, at);
-            } catch (err) {
-              const message = err instanceof TemplateError ? err.message : String(err);
-              throw new MappingError(`Mapping to "${entry.mapping.to}": ${message}`);
-            }
-            break;
-        }
-        if (entry.mapping.null_policy === "skip" && isEmpty(value, entry.mapping.mapping_type)) continue;
-        setPath(payload, entry.path, value === undefined ? null : value);
-      }
+      for (const step of steps) step(row, clock, payload);
       return payload;
     },
   };
+}
+
+type ValueOf = (row: Record<string, unknown>, clock: RowClock) => unknown;
+
+/** How one mapping reads its value from a row, built once per run. */
+function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain: number; total: number }): ValueOf {
+  switch (mapping.mapping_type) {
+    case "standard": {
+      const from = mapping.from as string;
+      return (row) => readColumn(row, from);
+    }
+    case "static": {
+      const value = mapping.from === undefined ? null : mapping.from;
+      return () => value;
+    }
+    case "template": {
+      let template: CompiledTemplate;
+      try {
+        template = compileTemplate(String(mapping.from));
+      } catch (err) {
+        throw new MappingConfigurationError(`Mapping to "${mapping.to}": ${(err as Error).message}`);
+      }
+      counts.total++;
+      const render = (row: Record<string, unknown>, clock: RowClock) => {
+        try {
+          return template.render(row, (clock.now ??= new Date()));
+        } catch (err) {
+          const message = err instanceof TemplateError ? err.message : String(err);
+          throw new MappingError(`Mapping to "${mapping.to}": ${message}`);
+        }
+      };
+      const fast = options.liquidOnly ? undefined : compileFast(template);
+      if (!fast) return render;
+      counts.plain++;
+      return (row, clock) => {
+        const value = fast(row, () => formatTimestamp((clock.now ??= new Date())));
+        return value === FALLBACK ? render(row, clock) : value;
+      };
+    }
+  }
+}
+
+/** The plain function of a template, when its shape is one fast-template.ts compiles. */
+function compileFast(template: CompiledTemplate): FastTemplate | undefined {
+  if (template.expression) return compileFastTemplate(liquidEngine(), template.expression);
+  return template.templates ? compileFastText(liquidEngine(), template.templates) : undefined;
+}
+
+/** setPath with the path parsed once; a plain field name is a plain assignment. */
+function setterOf(path: Segment[]): (payload: Record<string, unknown>, value: unknown) => void {
+  if (path.length === 1 && !path[0].append) {
+    const key = path[0].key;
+    return (payload, value) => {
+      payload[key] = value;
+    };
+  }
+  return (payload, value) => setPath(payload, path, value);
 }
 
 /** An empty value in the sense of null_policy. */

@@ -109,6 +109,10 @@ export function formatTimestamp(date: Date): string {
 
 export interface CompiledTemplate {
   source: string;
+  /** The parsed expression of a single-`{{ … }}` template (fast-template.ts compiles the common ones). */
+  expression?: Value;
+  /** The parsed templates of any other template. */
+  templates?: Template[];
   /** Renders with the row's columns as variables. Throws TemplateError on a bad row. */
   render(row: Record<string, unknown>, now?: Date): unknown;
 }
@@ -136,6 +140,8 @@ export function compileTemplate(source: string): CompiledTemplate {
   const { value, templates } = parsed;
   return {
     source,
+    expression: value,
+    templates,
     render(row, now = new Date()) {
       const scope = { ...row, current_timestamp: formatTimestamp(now) };
       try {
