@@ -107,6 +107,25 @@ describe("Salesforce destination", () => {
     expect(longWaits).toEqual([{ waitMs: limited.retryAfterSeconds! * 1000, cause: "retry" }]);
   });
 
+  it("waits out an HTTP 429 by its Retry-After through the engine's loader, then sends the refused request again", async () => {
+    await salesforceDestination.write(config(), records(1, contact), { stream, batch: true });
+    sf.requests.length = 0;
+    sf.control.throttleNext = 1;
+    const [throttled] = await salesforceDestination.write(config(), records(1, contact), { stream, batch: true });
+    expect(throttled).toMatchObject({ ok: false, status: 429, retryable: true, retryAfterSeconds: 1 });
+    sf.requests.length = 0;
+    sf.contacts.clear();
+    sf.control.throttleNext = 1;
+    const { outcomes, longWaits } = await loadThrough(salesforceDestination, config(), stream, records(450, contact));
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(450);
+    expect(longWaits).toEqual([]);
+    expect(sf.control.throttled).toBe(2);
+    // The first request was answered 429; the Loader went on with the others and sent it again after.
+    expect(recordCounts().sort()).toEqual([200, 200, 200, 50]);
+    expect(writes().filter((w) => w.body === writes()[0].body)).toHaveLength(2);
+    expect(sf.contacts.size).toBe(450);
+  });
+
   it("creates records with POST in insert mode", async () => {
     const outcomes = await salesforceDestination.write(config(), records(2, contact, "insert"), { stream, batch: true });
     expect(outcomes.every((o) => o.ok)).toBe(true);
