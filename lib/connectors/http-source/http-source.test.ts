@@ -223,6 +223,31 @@ describe("against a hostile endpoint", () => {
     await expect(readAll(hostile({}))).rejects.toThrow(/^(?!.*hostile-secret-99)/);
   });
 
+  it("an error body that echoes the bare token of a Bearer or Basic header never shows it", async () => {
+    // Finding 4: the scrub knew only whole header values (`Bearer …`), not the token an API echoes alone.
+    const basicPair = "reporting-user:basic-pass-5150";
+    const cases = [
+      { header: "Bearer bare-token-8e21c4", echoed: ["bare-token-8e21c4"] },
+      { header: `Basic ${Buffer.from(basicPair).toString("base64")}`, echoed: [Buffer.from(basicPair).toString("base64"), basicPair, "basic-pass-5150"] },
+    ];
+    for (const { header, echoed } of cases) {
+      handler = (_p, res) => {
+        res.statusCode = 401;
+        res.end(`invalid credentials: ${echoed.join(" and ")}`);
+      };
+      const cfg = hostile({ headers: { Authorization: header } });
+      const checked = await httpSource.check(cfg);
+      expect(checked.ok).toBe(false);
+      expect(checked.details).toContain("invalid credentials");
+      const read = await readAll(cfg).then(() => "", (err: Error) => err.message);
+      expect(read).toContain("invalid credentials");
+      for (const text of echoed) {
+        expect(checked.details).not.toContain(text);
+        expect(read).not.toContain(text);
+      }
+    }
+  });
+
   it("a private address is refused by the outbound policy", async () => {
     const checked = await httpSource.check({ increment_type: "Page", http_method: "GET", base_url: "http://169.254.169.254", path: "/latest" });
     expect(checked.ok).toBe(false);
