@@ -9,6 +9,7 @@ import { credentialTexts, redact, secretValues } from "../shared/secrets";
 import { fingerprinted, previewOf, rebatch, schemaOf } from "../shared/api-source";
 import { httpSourceDefinition, httpSourceSettings, type HttpSourceSettings } from "./definition";
 import { pages } from "./pages";
+import { JsonNumber } from "../shared/values";
 
 /** Rows discovery types columns from. */
 const SAMPLE_ROWS = 200;
@@ -70,7 +71,7 @@ function checkQuery(sql: string): void {
 
 /** Orders two cursor values: as numbers when both are, else as text (ISO dates order so). */
 function compareCursor(value: unknown, bound: string): number {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const text = typeof value === "string" || value instanceof JsonNumber ? String(value) : JSON.stringify(value);
   const a = Number(text);
   const b = Number(bound);
   if (text.trim() !== "" && bound.trim() !== "" && Number.isFinite(a) && Number.isFinite(b)) return a - b;

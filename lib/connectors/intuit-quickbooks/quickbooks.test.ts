@@ -209,6 +209,23 @@ describe("against the emulator", () => {
     }
   });
 
+  it("amounts and numbers keep their exact text (no JSON.parse rounding)", async () => {
+    // Finding 8: 1.50 became 1.5 and 12345678901234567890 became 12345678901234567000.
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "POST") res.end(JSON.stringify({ access_token: "exact-access-token-1", expires_in: 3600 }));
+      else res.end('{"QueryResponse": {"Customer": [{"Id": "1", "Balance": 1.50, "Ref": {"Big": 12345678901234567890}}], "startPosition": 1, "maxResults": 1}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const [[row]] = await readAll("SELECT * FROM Customer", {}, config({ api_base_url: url, token_url: `${url}/token` }));
+      expect([String(row.Balance), String(row["Ref.Big"])]).toEqual(["1.50", "12345678901234567890"]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("a metadata address is refused by the outbound policy", async () => {
     const checked = await quickbooksSource.check(config({ token_url: "http://169.254.169.254/token" }));
     expect(checked.ok).toBe(false);

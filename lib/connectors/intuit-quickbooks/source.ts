@@ -10,6 +10,7 @@ import { redact, secretValues } from "../shared/secrets";
 import { fingerprinted, previewOf, rebatch, schemaOf } from "../shared/api-source";
 import { quickbooksSettings, quickbooksSourceDefinition, type QuickbooksSettings } from "./definition";
 import { issuedSecrets, MAX_PAGE_ROWS, runQuery } from "./api";
+import { JsonNumber } from "../shared/values";
 
 /** The entities the reference's discovery lists. */
 export const QUICKBOOKS_ENTITIES = ["Account", "Customer", "Employee", "Invoice", "TimeActivity"] as const;
@@ -46,7 +47,8 @@ export function flatten(entity: Row, prefix = "", out: Row = {}): Row {
   for (const [key, value] of Object.entries(entity)) {
     const column = prefix ? `${prefix}.${key}` : key;
     if (Array.isArray(value)) continue;
-    if (value !== null && typeof value === "object") flatten(value as Row, column, out);
+    // A JsonNumber (an exact number out of the answer) is a value, not a nested object.
+    if (value !== null && typeof value === "object" && !(value instanceof JsonNumber)) flatten(value as Row, column, out);
     else out[column] = value;
   }
   return out;
