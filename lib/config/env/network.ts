@@ -37,6 +37,10 @@ export const networkVariables = {
     "where the AmazonS3 source asks AWS STS for a role's credentials (`auth_type` role): a regional or VPC endpoint, or a test server; unset, the region's STS endpoint. The server's own AWS credentials sign the request (the SDK's usual chain: environment, profile, instance or task role)",
     "the region's STS endpoint",
   ),
+  S3_ROLE_AUTH: flag(
+    false,
+    "whether the AmazonS3 source may use `auth_type` role (AssumeRole with this server's own AWS identity). Off, such a connector is refused (422). On, a role in this server's own AWS account is refused, and an external id is required: every role's trust policy must name the customer's own external id (see [docs/connectors.md](docs/connectors.md#amazons3))",
+  ),
   METRICS_TOKEN: text(
     "when set, `/api/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers only requests from this machine (loopback socket peer, and no remote client forwarded by a proxy)",
   ),

@@ -103,9 +103,15 @@ describe("settings", () => {
   it("accepts the reference's settings unchanged, role auth too", () => {
     const source = getDefinition("AmazonS3", "source")!;
     expect(validateConfiguration(source, sourceConfig({ file_type: "csv", data_type: "structured" }))).toEqual([]);
-    expect(
-      validateConfiguration(source, { auth_type: "role", region: "us-east-1", bucket: "b", arn: "arn:aws:iam::1:role/r", external_id: "x" }),
-    ).toEqual([]);
+    // Role auth is the operator's choice (S3_ROLE_AUTH, off by default): its settings are the reference's, refused while off.
+    const role = { auth_type: "role", region: "us-east-1", bucket: "b", arn: "arn:aws:iam::1:role/r", external_id: "x" };
+    expect(validateConfiguration(source, role)).toEqual([{ path: "auth_type", message: expect.stringContaining("S3_ROLE_AUTH=on") }]);
+    process.env.S3_ROLE_AUTH = "on";
+    try {
+      expect(validateConfiguration(source, role)).toEqual([]);
+    } finally {
+      delete process.env.S3_ROLE_AUTH;
+    }
     expect(validateConfiguration(source, { auth_type: "user", region: "us-east-1", bucket: "b" }).map((e) => e.path).sort()).toEqual([
       "access_id",
       "secret_access",
@@ -130,7 +136,7 @@ describe("source", () => {
       ok: false,
       details: expect.stringMatching(/The bucket "missing" does not exist/),
     });
-    expect((await s3Source.check(sourceConfig({ auth_type: "role", arn: "a", external_id: "e" }))).details).toMatch(/"a" is not an IAM role ARN/);
+    expect((await s3Source.check(sourceConfig({ auth_type: "role", arn: "a", external_id: "e" }))).details).toMatch(/auth_type role is off on this server/);
     process.env.OUTBOUND_ALLOW_PRIVATE = "";
     try {
       expect((await s3Source.check(sourceConfig())).details).toMatch(/private, loopback or link-local/);

@@ -1,5 +1,6 @@
 // The AmazonS3 source's and destination's settings, typed from their specifications (the
 // reference's fields, unchanged): what the adapters read instead of untyped configuration objects.
+import { env } from "@/lib/config/env";
 import type { ConfigurationProblem, Row } from "../types";
 import { ConnectorError } from "../shared/errors";
 import type { S3Role } from "./role";
@@ -54,10 +55,19 @@ export function keyPrefix(path: string | undefined): string {
 export const UNSTRUCTURED_UNSUPPORTED =
   "data_type unstructured (listing and downloading documents) is not available on this server: use data_type structured to query CSV or Parquet files.";
 
+/**
+ * Role auth signs AssumeRole with the server's own AWS identity: any role that trusts it (the
+ * operator's own, meant for other things) would be open to every tenant. So it is the operator's
+ * choice, off unless S3_ROLE_AUTH says otherwise.
+ */
+export const ROLE_AUTH_OFF =
+  "auth_type role is off on this server: the operator turns it on with S3_ROLE_AUTH=on. Use auth_type user with an access key meanwhile.";
+
 /** What the source refuses although its schema accepts it (a 422 on save). */
 export function sourceProblems(config: Row): ConfigurationProblem[] {
   const problems: ConfigurationProblem[] = [];
   if (config.data_type === "unstructured") problems.push({ path: "data_type", message: UNSTRUCTURED_UNSUPPORTED });
+  if (config.auth_type === "role" && !env.S3_ROLE_AUTH) problems.push({ path: "auth_type", message: ROLE_AUTH_OFF });
   return problems;
 }
 

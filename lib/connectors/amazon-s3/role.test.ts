@@ -35,14 +35,14 @@ beforeAll(async () => {
   s3 = await startS3Server(["data"]);
   sts = await startStsEmulator({ callerAccessKeyId: SERVER_KEY, roles: { [ROLE]: EXTERNAL_ID }, issue: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
   // The server's own identity, found by the SDK's default chain (the environment here).
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: SERVER_KEY, AWS_SECRET_ACCESS_KEY: SERVER_SECRET, AWS_ENDPOINT_URL_STS: sts.url });
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: SERVER_KEY, AWS_SECRET_ACCESS_KEY: SERVER_SECRET, AWS_ENDPOINT_URL_STS: sts.url, S3_ROLE_AUTH: "on" });
   const admin = new S3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
   await admin.send(new CreateBucketCommand({ Bucket: "data" })).catch(() => undefined);
   await admin.send(new PutObjectCommand({ Bucket: "data", Key: "exports/people.csv", Body: "id,name\n1,Ada\n2,Grace\n" }));
   admin.destroy();
 });
 afterAll(async () => {
-  for (const key of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_STS", "OUTBOUND_ALLOW_PRIVATE"]) {
+  for (const key of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_STS", "OUTBOUND_ALLOW_PRIVATE", "S3_ROLE_AUTH"]) {
     if (saved[key] === undefined) delete process.env[key];
     else process.env[key] = saved[key];
   }
@@ -51,9 +51,11 @@ afterAll(async () => {
 });
 beforeEach(() => {
   process.env.OUTBOUND_ALLOW_PRIVATE = "127.0.0.1,::1";
+  process.env.S3_ROLE_AUTH = "on";
   clearRoleCredentials();
   sts.requests.length = 0;
   sts.state.assumed = 0;
+  sts.state.identified = 0;
 });
 
 describe("AmazonS3 source, auth_type role", () => {
@@ -64,15 +66,16 @@ describe("AmazonS3 source, auth_type role", () => {
 
   it("assumes the role with the server's credentials and the external id, then reads with the role's credentials", async () => {
     expect(await s3Source.check(roleConfig())).toEqual({ ok: true, details: "Connected to s3://data/exports/: 1 data file there." });
-    const call = sts.requests[0];
+    const call = sts.requests.find((r) => new URLSearchParams(r.body).get("Action") === "AssumeRole")!;
     const form = new URLSearchParams(call.body);
     expect(Object.fromEntries(form)).toMatchObject({ Action: "AssumeRole", Version: "2011-06-15", RoleArn: ROLE, ExternalId: EXTERNAL_ID, DurationSeconds: "3600" });
     expect(form.get("RoleSessionName")).toMatch(/^datasync-s3-[0-9a-f]{8}$/);
     expect(String(call.headers.authorization)).toContain(`Credential=${SERVER_KEY}/`);
     const preview = await s3Source.query!(roleConfig(), "SELECT id, name FROM 'people.csv' ORDER BY id", 10);
     expect(preview.rows.map((r) => r.name)).toEqual(["Ada", "Grace"]);
-    // Cached: the check and the preview asked STS once.
+    // Cached: the check and the preview asked STS once, and who the server is once.
     expect(sts.state.assumed).toBe(1);
+    expect(sts.state.identified).toBe(1);
   });
 
   it("asks again when the credentials are about to expire", async () => {
@@ -103,6 +106,36 @@ describe("AmazonS3 source, auth_type role", () => {
       process.env.AWS_ACCESS_KEY_ID = SERVER_KEY;
     }
     expect((await s3Source.check(roleConfig({ arn: "arn:aws:s3:::data" }))).details).toMatch(/is not an IAM role ARN/);
+    expect(sts.state.assumed).toBe(0);
+  });
+
+  it("refuses the confused deputy: role auth off unless the operator turns it on, the server's own account, no external id", async () => {
+    // Finding 9: every role that trusts the server's AWS identity was open to any tenant.
+    delete process.env.S3_ROLE_AUTH;
+    const source = getDefinition("AmazonS3", "source")!;
+    expect(validateConfiguration(source, roleConfig())).toEqual([{ path: "auth_type", message: expect.stringContaining("S3_ROLE_AUTH=on") }]);
+    expect(await s3Source.check(roleConfig())).toEqual({ ok: false, details: expect.stringContaining("auth_type role is off on this server") });
+    await expect(roleCredentials({ arn: ROLE, externalId: EXTERNAL_ID }, "us-east-1")).rejects.toThrow(/S3_ROLE_AUTH=on/);
+    expect(sts.requests).toHaveLength(0);
+
+    process.env.S3_ROLE_AUTH = "on";
+    // A role of the operator's own account (the server's identity is in 111122223333), even one that would trust it.
+    const own = "arn:aws:iam::111122223333:role/operator-backups";
+    const deputy = await startStsEmulator({ callerAccessKeyId: SERVER_KEY, roles: { [own]: "any-id" }, issue: { accessKeyId: S3_ACCESS_KEY, secretAccessKey: S3_SECRET_KEY } });
+    process.env.AWS_ENDPOINT_URL_STS = deputy.url;
+    try {
+      const refused = await s3Source.check(roleConfig({ arn: own, external_id: "any-id" }));
+      expect(refused).toEqual({ ok: false, details: expect.stringContaining("is in this server's own AWS account") });
+      expect(deputy.state.assumed).toBe(0);
+      expect(deputy.state.identified).toBe(1);
+    } finally {
+      process.env.AWS_ENDPOINT_URL_STS = sts.url;
+      await deputy.close();
+    }
+    // An external id is required: without one a trust policy pins nothing to the tenant.
+    expect(validateConfiguration(source, { ...roleConfig(), external_id: undefined }).map((e) => e.path)).toContain("external_id");
+    expect((await s3Source.check(roleConfig({ external_id: "" }))).ok).toBe(false);
+    await expect(roleCredentials({ arn: ROLE, externalId: "" }, "us-east-1")).rejects.toThrow(/external id/);
     expect(sts.state.assumed).toBe(0);
   });
 

@@ -4,14 +4,19 @@
 // credentials are cached per role and external id until five minutes before they expire, so every
 // discovery, preview and read does not call STS. AWS_ENDPOINT_URL_STS points the calls elsewhere (a
 // VPC endpoint, a test server); every connection goes through the outbound policy, as S3's do.
+// A confused deputy is the risk: the server's identity is the operator's, so a tenant could name a
+// role the operator's own account trusts. Hence role auth is off unless S3_ROLE_AUTH is on, a role in
+// the server's own account is refused (its account from STS GetCallerIdentity, asked once), and an
+// external id is required, which each customer's trust policy must pin to that customer.
 import http from "node:http";
 import https from "node:https";
 import { createHash, randomBytes } from "node:crypto";
-import { AssumeRoleCommand, STSClient } from "@aws-sdk/client-sts";
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { env } from "@/lib/config/env";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { setBounded } from "../shared/bounded-cache";
+import { ROLE_AUTH_OFF } from "./config";
 
 /** Temporary credentials as the AWS SDK's clients take them. */
 export interface AwsCredentialIdentity {
@@ -32,10 +37,13 @@ const RENEW_BEFORE_MS = 5 * 60_000;
 const SESSION_SECONDS = 3600;
 const cache = new Map<string, { credentials: AwsCredentialIdentity; expiresAt: number }>();
 const pending = new Map<string, Promise<AwsCredentialIdentity>>();
+/** The server's own AWS account, per STS endpoint and region: it does not change while the process runs. */
+const ownAccounts = new Map<string, Promise<string>>();
 
 const ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 export function checkRole(role: S3Role): void {
+  if (!env.S3_ROLE_AUTH) throw new ConnectorError(ROLE_AUTH_OFF);
   if (!ARN.test(role.arn)) throw new ConnectorError(`"${role.arn}" is not an IAM role ARN (arn:aws:iam::<account id>:role/<name>).`);
   if (!/^[\w+=,.@:/-]{2,1224}$/.test(role.externalId)) throw new ConnectorError("The external id must be 2 to 1224 letters, digits or +=,.@:/-.");
 }
@@ -63,7 +71,37 @@ function describe(err: unknown, role: S3Role): string {
   return `AWS STS could not give credentials for the role ${role.arn}: ${code && code !== "Error" ? `${code}: ` : ""}${errorMessage(err)}`;
 }
 
+/** The account of the identity that signs for this server (GetCallerIdentity needs no permission). */
+async function callerAccount(region: string): Promise<string> {
+  const client = stsClient(region);
+  try {
+    const account = (await client.send(new GetCallerIdentityCommand({}))).Account;
+    if (!account || !/^\d{12}$/.test(account)) throw new ConnectorError("AWS STS did not say which account this server's AWS identity belongs to.");
+    return account;
+  } catch (err) {
+    throw err instanceof ConnectorError ? err : new ConnectorError(`This server could not ask AWS STS who it is: ${errorMessage(err)}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Refuses a role in the server's own account: those roles are the operator's, never a tenant's. */
+async function refuseOwnAccount(role: S3Role, region: string): Promise<void> {
+  const key = `${env.AWS_ENDPOINT_URL_STS ?? ""}\u0000${region}`;
+  let account = ownAccounts.get(key);
+  if (!account) {
+    account = callerAccount(region);
+    // A failed call is asked again next time, not remembered.
+    account.catch(() => ownAccounts.delete(key));
+    setBounded(ownAccounts, key, account);
+  }
+  if (role.arn.split(":")[4] === (await account)) {
+    throw new ConnectorError(`The role ${role.arn} is in this server's own AWS account, whose roles are not for connectors: use a role in your own account.`);
+  }
+}
+
 async function assume(role: S3Role, region: string): Promise<{ credentials: AwsCredentialIdentity; expiresAt: number }> {
+  await refuseOwnAccount(role, region);
   const client = stsClient(region);
   try {
     const answer = await client.send(
@@ -102,4 +140,5 @@ export async function roleCredentials(role: S3Role, region: string): Promise<Aws
 /** Forgets every cached role credential (tests). */
 export function clearRoleCredentials(): void {
   cache.clear();
+  ownAccounts.clear();
 }

@@ -31,12 +31,23 @@ export function firecrawlReason(exchange: HttpExchange): string {
 }
 
 /**
- * One call to `url` (a path under the API root, or a `next` link Firecrawl gave). A link elsewhere
- * than the API's own origin is refused: the API key must never follow it.
+ * Where a call goes: a path of ours (`/v1/crawl`) under api_url, path included; a `next` link
+ * Firecrawl gave (an absolute URL) only when it stays under api_url: same origin and under its path.
+ * The API key must never follow a link elsewhere, another service on the same host included.
  */
+export function firecrawlTarget(s: FirecrawlSettings, url: string): URL {
+  const base = new URL(s.apiBase);
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const target = URL.canParse(url) ? new URL(url) : new URL(`${base.origin}${basePath}${url.startsWith("/") ? "" : "/"}${url}`);
+  if (target.origin !== base.origin || !target.pathname.startsWith(`${basePath}/`)) {
+    throw new ConnectorError(`Firecrawl pointed to ${target.host}${target.pathname.slice(0, 80)}, which is not under its API (${base.host}${basePath || "/"}); the read was stopped.`, "foreign_link");
+  }
+  return target;
+}
+
+/** One call to `url` (a path under the API root, or a `next` link Firecrawl gave: see firecrawlTarget). */
 export async function callFirecrawl<T>(s: FirecrawlSettings, method: HttpMethod, url: string, body: unknown, signal?: AbortSignal): Promise<T> {
-  const target = new URL(url, `${s.apiBase}/`);
-  if (target.origin !== new URL(s.apiBase).origin) throw new ConnectorError(`Firecrawl pointed to ${target.host}, which is not its API; the read was stopped.`, "foreign_link");
+  const target = firecrawlTarget(s, url);
   const exchange = await sendWithRetries(
     {
       url: target.toString(),

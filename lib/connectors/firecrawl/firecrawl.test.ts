@@ -106,11 +106,40 @@ describe("the Firecrawl source", () => {
       else res.end(JSON.stringify({ status: "completed", data: [{ markdown: "x", metadata: { url: "https://docs.example.com/" } }], next: `${elsewhere.url}/v1/crawl/job-1?skip=1` }));
     });
     try {
-      await expect(readAll(config({ api_url: evil.url }))).rejects.toThrow(/not its API/);
+      await expect(readAll(config({ api_url: evil.url }))).rejects.toThrow(/not under its API/);
       expect(elsewhere.requests).toHaveLength(0);
     } finally {
       await evil.close();
       await elsewhere.close();
+    }
+  });
+
+  it("a next link on the same host but outside api_url's path is refused; exact numbers stay exact", async () => {
+    // Finding 8: `next` was only checked to be same-origin, and answers were read with JSON.parse.
+    const next = { value: "" };
+    const api = await startHttpServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "POST") res.end(JSON.stringify({ success: true, id: "job-1" }));
+      else if (req.url?.includes("skip=1")) res.end(JSON.stringify({ status: "completed", data: [{ markdown: "y", metadata: { url: `${SITE}/y` } }] }));
+      else res.end(`{"status": "completed", "data": [{"markdown": "x", "metadata": {"url": "${SITE}/x", "bytes": 12345678901234567890}}], "next": "${next.value}"}`);
+    });
+    try {
+      const cfg = config({ api_url: `${api.url}/firecrawl` });
+      next.value = `${api.url}/admin/v1/crawl/job-1?skip=1`;
+      await expect(readAll(cfg)).rejects.toThrow(/not under its API/);
+      // Our own calls go under api_url's path; the link outside it is never followed.
+      expect(api.requests.map((r) => [r.method, r.url])).toEqual([
+        ["POST", "/firecrawl/v1/crawl"],
+        ["GET", "/firecrawl/v1/crawl/job-1"],
+      ]);
+      expect(api.requests.some((r) => r.url.startsWith("/admin"))).toBe(false);
+      api.requests.length = 0;
+      next.value = `${api.url}/firecrawl/v1/crawl/job-1?skip=1`;
+      const rows = (await readAll(cfg)).flat();
+      expect(rows.map((r) => r.url)).toEqual([`${SITE}/x`, `${SITE}/y`]);
+      expect(rows[0].metadata).toBe(`{"url":"${SITE}/x","bytes":12345678901234567890}`);
+    } finally {
+      await api.close();
     }
   });
 

@@ -9,6 +9,7 @@ import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
 import { abortableSleep } from "../shared/sleep";
+import { exactJson } from "../shared/values";
 import { cancelled, fingerprinted, previewOf, rebatch } from "../shared/api-source";
 import { firecrawlSettings, firecrawlSourceDefinition, type FirecrawlSettings } from "./definition";
 import { callFirecrawl } from "./api";
@@ -35,7 +36,8 @@ export function pageRow(page: { markdown?: unknown; metadata?: Record<string, un
   const metadata = page.metadata && typeof page.metadata === "object" ? page.metadata : {};
   const url = metadata.url ?? metadata.sourceURL ?? null;
   return {
-    metadata: JSON.stringify(metadata),
+    // exactJson: an exact number in the metadata is written as the number, not as the value model's marker.
+    metadata: exactJson(metadata),
     markdown,
     url: typeof url === "string" ? url : null,
     markdown_hash: createHash("md5").update(markdown).digest("hex"),

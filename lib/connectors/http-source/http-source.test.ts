@@ -178,6 +178,28 @@ describe("against a hostile endpoint", () => {
     expect(served).toBe(5);
   });
 
+  it("ids above 2^53 stay distinct and exact, 1e400 stays a number, and a numeric cursor goes as written", async () => {
+    // Finding 8: JSON.parse turned both ids into 12345678901234567000 (one primary key) and 1e400 into null.
+    const seen: string[] = [];
+    handler = (p, res) => {
+      seen.push(p);
+      res.setHeader("content-type", "application/json");
+      if (p.includes("after=")) res.end('{"data": []}');
+      else res.end('{"data": [{"id": 12345678901234567890, "big": 1e400}, {"id": 12345678901234567891, "big": 1.50}], "next": 98765432109876543210}');
+    };
+    const [rows] = await readAll(hostile({ cursor_path: "$.next", cursor_param: "after" }));
+    expect(rows.map((r) => String(r.id))).toEqual(["12345678901234567890", "12345678901234567891"]);
+    expect(rows.map((r) => String(r.big))).toEqual(["1e400", "1.50"]);
+    expect(new Set(rows.map((r) => JSON.stringify(r.id))).size).toBe(2);
+    expect(seen[1]).toContain("after=98765432109876543210");
+    handler = (_p, res) => res.end('{"data": [12345678901234567890, 2]}');
+    expect((await readAll(hostile({ parse_response: "$.data[*]" })))[0].map((r) => String(r.value))).toEqual(["12345678901234567890", "2"]);
+    handler = (p, res) => res.end(p.includes("after=") ? '{"data": []}' : '{"data": [{"id": 12345678901234567890, "big": 1e400}]}');
+    const preview = await httpSource.query!(hostile({}), "", 10);
+    expect(preview.columns).toEqual([{ name: "id", type: "integer" }, { name: "big", type: "number" }]);
+    expect(String(preview.rows[0].id)).toBe("12345678901234567890");
+  });
+
   it("a cursor that comes back again stops the read", async () => {
     handler = (_p, res) => res.end(JSON.stringify({ data: [{ id: 1 }], next: "same" }));
     await expect(readAll(hostile({ cursor_path: "$.next" }))).rejects.toThrow(/same next-page cursor twice/);
@@ -221,6 +243,31 @@ describe("against a hostile endpoint", () => {
     expect(checked.ok).toBe(false);
     expect(checked.details).not.toContain("hostile-secret-99");
     await expect(readAll(hostile({}))).rejects.toThrow(/^(?!.*hostile-secret-99)/);
+  });
+
+  it("an error body that echoes the bare token of a Bearer or Basic header never shows it", async () => {
+    // Finding 4: the scrub knew only whole header values (`Bearer …`), not the token an API echoes alone.
+    const basicPair = "reporting-user:basic-pass-5150";
+    const cases = [
+      { header: "Bearer bare-token-8e21c4", echoed: ["bare-token-8e21c4"] },
+      { header: `Basic ${Buffer.from(basicPair).toString("base64")}`, echoed: [Buffer.from(basicPair).toString("base64"), basicPair, "basic-pass-5150"] },
+    ];
+    for (const { header, echoed } of cases) {
+      handler = (_p, res) => {
+        res.statusCode = 401;
+        res.end(`invalid credentials: ${echoed.join(" and ")}`);
+      };
+      const cfg = hostile({ headers: { Authorization: header } });
+      const checked = await httpSource.check(cfg);
+      expect(checked.ok).toBe(false);
+      expect(checked.details).toContain("invalid credentials");
+      const read = await readAll(cfg).then(() => "", (err: Error) => err.message);
+      expect(read).toContain("invalid credentials");
+      for (const text of echoed) {
+        expect(checked.details).not.toContain(text);
+        expect(read).not.toContain(text);
+      }
+    }
   });
 
   it("a private address is refused by the outbound policy", async () => {

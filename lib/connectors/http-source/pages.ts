@@ -6,6 +6,7 @@ import type { Row } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { describeExchange, isSuccess } from "../shared/http";
 import { jsonOf, sendWithRetries } from "../shared/api-source";
+import { JsonNumber } from "../shared/values";
 import { evaluate, recordsPath } from "./json-path";
 import type { HttpSourceSettings, Records } from "./definition";
 
@@ -25,7 +26,7 @@ export interface PageOptions {
 
 /** The records of one answer, as the record path (or the names and values paths) picks them. */
 export function recordsOf(answer: unknown, records: Records): Row[] {
-  const asRow = (v: unknown): Row => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v });
+  const asRow = (v: unknown): Row => (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonNumber) ? (v as Row) : { value: v });
   if (records.kind === "path") {
     const found = evaluate(answer, recordsPath(records.steps));
     const list = found.length === 1 && Array.isArray(found[0]) ? (found[0] as unknown[]) : found;
@@ -99,7 +100,8 @@ export async function* pages(s: HttpSourceSettings, options: PageOptions): Async
     if (paging.kind === "cursor") {
       const [next] = evaluate(answer, paging.steps);
       if (next === undefined || next === null || next === "" || next === false) return;
-      const text = typeof next === "string" ? next : JSON.stringify(next);
+      // A JsonNumber cursor goes as its exact text (its JSON would be the value model's marker).
+      const text = typeof next === "string" || next instanceof JsonNumber ? String(next) : JSON.stringify(next);
       if (text === cursor) throw new ConnectorError("The endpoint sent the same next-page cursor twice; the read was stopped.", "cursor_loop");
       emptyPages = rows.length === 0 ? emptyPages + 1 : 0;
       if (emptyPages > MAX_EMPTY_PAGES) throw new ConnectorError("The endpoint kept answering empty pages that link to more; the read was stopped.", "empty_pages");

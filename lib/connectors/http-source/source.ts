@@ -5,17 +5,23 @@
 import type { Catalog, CheckResult, FingerprintedBatch, FingerprintOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { redact, secretValues } from "../shared/secrets";
+import { credentialTexts, redact, secretValues } from "../shared/secrets";
 import { fingerprinted, previewOf, rebatch, schemaOf } from "../shared/api-source";
 import { httpSourceDefinition, httpSourceSettings, type HttpSourceSettings } from "./definition";
 import { pages } from "./pages";
+import { JsonNumber } from "../shared/values";
 
 /** Rows discovery types columns from. */
 const SAMPLE_ROWS = 200;
 const MAX_QUERY_LENGTH = 65_536;
 
+/** The configured secrets and what an API may echo of each header (a bare token, a Basic pair). */
+function secretTexts(config: Row): string[] {
+  return secretValues(config, httpSourceDefinition).flatMap(credentialTexts);
+}
+
 function scrub(config: Row, err: unknown): ConnectorError {
-  return new ConnectorError(redact(errorMessage(err), secretValues(config, httpSourceDefinition)), (err as { code?: string }).code);
+  return new ConnectorError(redact(errorMessage(err), secretTexts(config)), (err as { code?: string }).code);
 }
 
 async function scrubbed<T>(config: Row, fn: (s: HttpSourceSettings) => Promise<T>): Promise<T> {
@@ -32,11 +38,12 @@ async function firstPage(s: HttpSourceSettings, signal?: AbortSignal, query?: st
 }
 
 async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
-  return safeCheck(httpSourceDefinition, config, async () => {
-    const s = httpSourceSettings(config);
-    const rows = await firstPage(s, signal);
-    return { ok: true, details: `Connected to ${new URL(s.url).host}: the first page holds ${rows.length} record${rows.length === 1 ? "" : "s"}.` };
-  });
+  return safeCheck(httpSourceDefinition, config, () =>
+    scrubbed(config, async (s) => {
+      const rows = await firstPage(s, signal);
+      return { ok: true, details: `Connected to ${new URL(s.url).host}: the first page holds ${rows.length} record${rows.length === 1 ? "" : "s"}.` };
+    }),
+  );
 }
 
 /** The stream's name: the URL path's last segment (orders for /v1/orders), else "records". */
@@ -64,7 +71,7 @@ function checkQuery(sql: string): void {
 
 /** Orders two cursor values: as numbers when both are, else as text (ISO dates order so). */
 function compareCursor(value: unknown, bound: string): number {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const text = typeof value === "string" || value instanceof JsonNumber ? String(value) : JSON.stringify(value);
   const a = Number(text);
   const b = Number(bound);
   if (text.trim() !== "" && bound.trim() !== "" && Number.isFinite(a) && Number.isFinite(b)) return a - b;

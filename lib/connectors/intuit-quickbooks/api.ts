@@ -26,6 +26,8 @@ const tokens = new Map<string, Token>();
 /** Per configured refresh token, the newest one Intuit handed back (it rotates them). */
 const rotated = new Map<string, string>();
 
+const basicAuth = (s: QuickbooksSettings) => `Basic ${Buffer.from(`${s.clientId}:${s.clientSecret}`).toString("base64")}`;
+
 const credentialKey = (s: QuickbooksSettings) => createHash("sha256").update(`${s.tokenUrl}\0${s.clientId}\0${s.clientSecret}\0${s.refreshToken}`).digest("hex");
 
 /** Intuit's error sentence from a token or API answer: {error, error_description} or {Fault: {Error: [{Message, Detail}]}}. */
@@ -57,7 +59,7 @@ async function accessToken(s: QuickbooksSettings, signal?: AbortSignal): Promise
       url: s.tokenUrl,
       method: "POST",
       headers: {
-        authorization: `Basic ${Buffer.from(`${s.clientId}:${s.clientSecret}`).toString("base64")}`,
+        authorization: basicAuth(s),
         "content-type": "application/x-www-form-urlencoded",
         accept: "application/json",
       },
@@ -117,6 +119,21 @@ export async function runQuery(s: QuickbooksSettings, statement: string, signal?
     }
     return { rows: [] };
   }
+}
+
+/**
+ * The credentials this process made or was handed for `s`, which are in no configuration field: the
+ * Basic header's encoded pair, the cached access token and Intuit's rotated refresh token. An answer
+ * that echoes one of them must be scrubbed of it as of a configured secret.
+ */
+export function issuedSecrets(s: QuickbooksSettings): string[] {
+  const key = credentialKey(s);
+  const out = [basicAuth(s).slice("Basic ".length)];
+  const access = tokens.get(key)?.accessToken;
+  const refresh = rotated.get(key);
+  if (access) out.push(access);
+  if (refresh) out.push(refresh);
+  return out;
 }
 
 /** Forgets every cached token (tests). */

@@ -3,6 +3,8 @@
 // rotation, discovery of the reference's entities, paged reads (STARTPOSITION/MAXRESULTS of at most
 // 1000), incremental reads on MetaData.LastUpdatedTime, 429 throttles honoured, a revoked access
 // token renewed, faults as sentences, and no secret in any answer.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Row } from "../types";
 import { fingerprint, rowJson } from "@/lib/engine/diff";
@@ -170,6 +172,58 @@ describe("against the emulator", () => {
     const wrongCompany = await quickbooksSource.check(config({ realm_id: "123" }));
     expect(wrongCompany.details).toContain("ApplicationAuthorizationFailed");
     for (const r of [badClient, badRefresh, wrongCompany]) expectNoSecret(r.details);
+  });
+
+  it("an answer that echoes the issued access token, the rotated refresh token or the Basic header never shows them", async () => {
+    // Finding 4: these credentials are in no configuration field, so the configured-secret scrub missed them.
+    const issued = { access: "hostile-access-token-31337", refresh: "hostile-rotated-refresh-2718" };
+    const basic = Buffer.from(`${CLIENT.clientId}:${CLIENT.clientSecret}`).toString("base64");
+    let grant: "ok" | "refuse" = "ok";
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "POST") {
+        res.statusCode = grant === "ok" ? 200 : 400;
+        res.end(JSON.stringify(grant === "ok" ? { access_token: issued.access, refresh_token: issued.refresh, expires_in: 3600 } : { error: "invalid_client", error_description: `bad header ${req.headers.authorization}` }));
+        return;
+      }
+      res.statusCode = 400;
+      res.end(JSON.stringify({ Fault: { Error: [{ Message: `token ${issued.access} refused`, Detail: `refresh ${issued.refresh}, client ${basic}` }] } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const cfg = config({ api_base_url: url, token_url: `${url}/token` });
+      const checked = await quickbooksSource.check(cfg);
+      expect(checked.details).toContain("refused");
+      const read = await readAll("SELECT * FROM Customer", {}, cfg).then(() => "", (err: Error) => err.message);
+      expect(read).toContain("refused");
+      forgetQuickbooksTokens();
+      grant = "refuse";
+      const refused = await quickbooksSource.check(cfg);
+      expect(refused.details).toContain("invalid_client");
+      for (const text of [checked.details, read, refused.details]) {
+        for (const secret of [issued.access, issued.refresh, basic]) expect(text).not.toContain(secret);
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("amounts and numbers keep their exact text (no JSON.parse rounding)", async () => {
+    // Finding 8: 1.50 became 1.5 and 12345678901234567890 became 12345678901234567000.
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "POST") res.end(JSON.stringify({ access_token: "exact-access-token-1", expires_in: 3600 }));
+      else res.end('{"QueryResponse": {"Customer": [{"Id": "1", "Balance": 1.50, "Ref": {"Big": 12345678901234567890}}], "startPosition": 1, "maxResults": 1}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const [[row]] = await readAll("SELECT * FROM Customer", {}, config({ api_base_url: url, token_url: `${url}/token` }));
+      expect([String(row.Balance), String(row["Ref.Big"])]).toEqual(["1.50", "12345678901234567890"]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("a metadata address is refused by the outbound policy", async () => {

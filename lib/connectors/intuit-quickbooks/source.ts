@@ -9,7 +9,8 @@ import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { redact, secretValues } from "../shared/secrets";
 import { fingerprinted, previewOf, rebatch, schemaOf } from "../shared/api-source";
 import { quickbooksSettings, quickbooksSourceDefinition, type QuickbooksSettings } from "./definition";
-import { MAX_PAGE_ROWS, runQuery } from "./api";
+import { issuedSecrets, MAX_PAGE_ROWS, runQuery } from "./api";
+import { JsonNumber } from "../shared/values";
 
 /** The entities the reference's discovery lists. */
 export const QUICKBOOKS_ENTITIES = ["Account", "Customer", "Employee", "Invoice", "TimeActivity"] as const;
@@ -18,8 +19,19 @@ const SAMPLE_ROWS = 50;
 /** Every entity has these, whether or not the company has any yet. */
 const BASE_COLUMNS: Row = { Id: "", SyncToken: "", "MetaData.CreateTime": "", "MetaData.LastUpdatedTime": "" };
 
+/** The configured secrets and the tokens Intuit issued for them (in no field, but an answer may echo them). */
+function secretTexts(config: Row): string[] {
+  let issued: string[] = [];
+  try {
+    issued = issuedSecrets(quickbooksSettings(config));
+  } catch {
+    // Settings that do not parse never reached Intuit: nothing was issued.
+  }
+  return [...secretValues(config, quickbooksSourceDefinition), ...issued];
+}
+
 function scrub(config: Row, err: unknown): ConnectorError {
-  return new ConnectorError(redact(errorMessage(err), secretValues(config, quickbooksSourceDefinition)), (err as { code?: string }).code);
+  return new ConnectorError(redact(errorMessage(err), secretTexts(config)), (err as { code?: string }).code);
 }
 
 async function scrubbed<T>(config: Row, fn: (s: QuickbooksSettings) => Promise<T>): Promise<T> {
@@ -35,7 +47,8 @@ export function flatten(entity: Row, prefix = "", out: Row = {}): Row {
   for (const [key, value] of Object.entries(entity)) {
     const column = prefix ? `${prefix}.${key}` : key;
     if (Array.isArray(value)) continue;
-    if (value !== null && typeof value === "object") flatten(value as Row, column, out);
+    // A JsonNumber (an exact number out of the answer) is a value, not a nested object.
+    if (value !== null && typeof value === "object" && !(value instanceof JsonNumber)) flatten(value as Row, column, out);
     else out[column] = value;
   }
   return out;
@@ -92,11 +105,12 @@ async function* entityPages(s: QuickbooksSettings, statement: string, start: num
 }
 
 async function check(config: Row, signal?: AbortSignal): Promise<CheckResult> {
-  return safeCheck(quickbooksSourceDefinition, config, async () => {
-    const s = quickbooksSettings(config);
-    await runQuery(s, "SELECT * FROM Customer STARTPOSITION 1 MAXRESULTS 1", signal);
-    return { ok: true, details: `Connected to QuickBooks Online (${config.environment}): the company answered a Customer query.` };
-  });
+  return safeCheck(quickbooksSourceDefinition, config, () =>
+    scrubbed(config, async (s) => {
+      await runQuery(s, "SELECT * FROM Customer STARTPOSITION 1 MAXRESULTS 1", signal);
+      return { ok: true, details: `Connected to QuickBooks Online (${config.environment}): the company answered a Customer query.` };
+    }),
+  );
 }
 
 async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {

@@ -6,6 +6,7 @@ import type { FingerprintedBatch, FingerprintOptions, JsonSchema, QueryResult, R
 import { ConnectorError } from "./errors";
 import { isSuccess, sendHttp, type HttpCall, type HttpExchange } from "./http";
 import { abortableSleep } from "./sleep";
+import { JsonNumber, parseJsonExact } from "./values";
 
 /** Longest pause before a retry, whatever Retry-After asks: a run must not hang on one answer. */
 const MAX_RETRY_WAIT_MS = 60_000;
@@ -53,10 +54,14 @@ export async function sendWithRetries(call: HttpCall, policy: RetryPolicy): Prom
   }
 }
 
-/** Parses a successful answer's JSON, with a sentence naming `what` when it is not JSON. */
+/**
+ * Parses a successful answer's JSON, with a sentence naming `what` when it is not JSON. Exactly: a
+ * number a JavaScript number would bend (an id above 2^53, 1e400) stays a JsonNumber with its text,
+ * so two ids never collapse into one primary key.
+ */
 export function jsonOf(exchange: HttpExchange, what: string): unknown {
   try {
-    return JSON.parse(exchange.bodyText);
+    return parseJsonExact(exchange.bodyText);
   } catch {
     throw new ConnectorError(`${what} did not answer JSON.`);
   }
@@ -95,6 +100,7 @@ export function jsonType(value: unknown): "integer" | "number" | "boolean" | "st
   if (value === null || value === undefined) return "null";
   if (Array.isArray(value)) return "array";
   if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  if (value instanceof JsonNumber) return /^-?\d+$/.test(value.text) ? "integer" : "number";
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "object") return "object";
   return "string";

@@ -189,3 +189,24 @@ export function redact(message: string, secrets: string[]): string {
   if (out.includes(CUT)) for (const secret of secrets) out = maskCutPrefix(out, secret);
   return out;
 }
+
+/** A credential shorter than this is too common a text to mask on its own (it would mask ordinary words). */
+const MIN_CREDENTIAL_PART = 8;
+
+/**
+ * What a service may echo of one header value, besides the value itself: the token after the scheme
+ * (`Bearer sk_…` → `sk_…`), and for `Basic` the decoded `user:password` pair and its password. An
+ * API that answers "invalid token sk_…" then never shows it (the whole-value scrub cannot see it).
+ */
+export function credentialTexts(value: string): string[] {
+  const out = [value];
+  const token = value.slice(value.lastIndexOf(" ") + 1);
+  if (token !== value && token.length >= MIN_CREDENTIAL_PART) out.push(token);
+  if (/^basic\s/i.test(value)) {
+    const pair = Buffer.from(token, "base64").toString("utf8");
+    const password = pair.slice(pair.indexOf(":") + 1);
+    if (pair.includes(":") && pair.length >= MIN_CREDENTIAL_PART) out.push(pair);
+    if (pair.includes(":") && password.length >= MIN_CREDENTIAL_PART) out.push(password);
+  }
+  return out;
+}

@@ -3,12 +3,16 @@
 // (POST /v1/customers; Stripe chooses customer ids), one with an id updates that customer
 // (POST /v1/customers/{id}). A product record's id is its own: the write first lists which of the
 // chunk's ids exist (GET /v1/products?ids[]=…), then updates those and creates the rest with their id.
-// Every request carries an Idempotency-Key from the stream, the record's key and the exact request,
-// so a request retried after a timeout or a 5xx is answered by Stripe from its first result instead
-// of creating a second object. Secret key as Bearer; errors are {error: {type, code, message, param}}.
+// Every request carries an Idempotency-Key made from the engine's delivery key (one delivery of one
+// version of a record: equal across its retries and resumed runs, new when the row comes back to an
+// earlier version or a full refresh sends it again) and the exact request, so a request retried after
+// a timeout or a 5xx is answered by Stripe from its first result instead of creating a second object,
+// while a later delivery is never taken for a replay. Secret key as Bearer; errors are
+// {error: {type, code, message, param}}.
 // Reference: docs.stripe.com/api (authentication, errors, idempotent requests, request encoding,
 // customers, products; rate limits: 100 operations a second live, 25 in test mode, 429 answers).
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { secrets } from "@/lib/config/secrets";
 import type { Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { defineRestDestination } from "../rest-kit/define";
@@ -37,13 +41,28 @@ export interface StripeItem {
 }
 
 /**
- * The same stream, record and request always give the same key, and any change to the request a
- * different one: a retry is replayed, an edited record is written. Stripe keeps keys for 24 hours.
+ * This server's key for Stripe idempotency keys: derived from ENCRYPTION_KEY (kept across restarts),
+ * under a label of its own so the encryption key itself is never used for anything else.
  */
-export function idempotencyKey(stream: string, recordKey: string, path: string, params: Row): string {
-  const digest = createHash("sha256").update(JSON.stringify([stream, recordKey, path, formBody(params)])).digest("hex");
+function keyingSecret(): Buffer {
+  return createHmac("sha256", secrets().encryptionKey).update("datasync stripe idempotency v1").digest();
+}
+
+/**
+ * Stripe replays any key it saw in the last 24 hours, so the key names one delivery, not one
+ * payload: `delivery` is the engine's key for this attempt at this version of the record (the same
+ * on every retry, resumed run and worker restart; another when A → B → A sends A again, or a full
+ * refresh re-sends it). Without one (a direct call), the record's key stands in. The request is in it
+ * too, so a retry whose request changed (a product created meanwhile is now updated) is a new key.
+ * An HMAC with the server's secret: the key shows in Stripe's logs and ours, and must not let anyone
+ * who sees it confirm a guessed record.
+ */
+export function idempotencyKey(delivery: string, stream: string, path: string, params: Row): string {
+  const digest = createHmac("sha256", keyingSecret()).update(JSON.stringify([delivery, stream, path, formBody(params)])).digest("hex");
   return `datasync-${digest.slice(0, 48)}`;
 }
+
+const deliveryOf = (record: WriteRecord) => record.idempotencyKey ?? `record:${record.key}`;
 
 const present = (value: unknown) => value !== null && value !== undefined && value !== "";
 
@@ -66,7 +85,7 @@ function customerItem(record: WriteRecord, ctx: RestContext): StripeItem {
   const path = updating ? `/v1/customers/${encodeURIComponent(String(id))}` : "/v1/customers";
   // Stripe attaches a payment method when it creates the customer; an update does not take one.
   const body = params(record, updating, updating ? ["id", "payment_method"] : ["id"]);
-  return { path, params: body, idempotency_key: idempotencyKey(ctx.stream.name, record.key, path, body) };
+  return { path, params: body, idempotency_key: idempotencyKey(deliveryOf(record), ctx.stream.name, path, body) };
 }
 
 function productItem(record: WriteRecord, ctx: RestContext): StripeItem {
@@ -76,7 +95,7 @@ function productItem(record: WriteRecord, ctx: RestContext): StripeItem {
   const path = updating ? `/v1/products/${encodeURIComponent(id)}` : "/v1/products";
   const body = params(record, updating, updating ? ["id"] : []);
   if (!updating && !present(body.name)) throw new ConnectorError("The record has no name, which Stripe needs to create a product.");
-  return { path, params: body, idempotency_key: idempotencyKey(ctx.stream.name, record.key, path, body) };
+  return { path, params: body, idempotency_key: idempotencyKey(deliveryOf(record), ctx.stream.name, path, body) };
 }
 
 /** The ids among the records' that are products already, asked 100 at a time. */
@@ -127,6 +146,8 @@ export const stripeDestination = defineRestDestination({
     category: "Payments",
     icon: "/icons/stripe.svg",
     documentationUrl: "https://docs.stripe.com/api",
+    // Stripe's own keys last 24 hours: the engine's delivery ledger gives each delivery its key.
+    idempotentWrites: false,
     connectionSpecification: restSpecification(
       "Stripe",
       BASE_URL,

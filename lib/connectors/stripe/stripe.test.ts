@@ -6,6 +6,7 @@ import { loadThrough, records } from "@/tests/emulators/common";
 import { parseForm, startStripeEmulator } from "@/tests/emulators/stripe";
 import { formBody } from "../rest-kit/form";
 import { JsonNumber } from "../shared/values";
+import { idempotencyKey as deliveryKey } from "@/lib/engine/delivery-ledger";
 import { idempotencyKey, stripeDestination } from "./destination";
 
 const KEY = "sk_test_51AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
@@ -70,7 +71,7 @@ describe("Stripe destination", () => {
     expect(parseForm(first.body)).toEqual({ email: "c1@example.com", name: "Customer 1", metadata: { crm_id: "crm-1" }, address: { city: "Lyon", country: "FR" } });
     const keys = writes().map((r) => r.headers["idempotency-key"]);
     expect(new Set(keys).size).toBe(3);
-    expect(keys[0]).toBe(idempotencyKey("Customer", "1", "/v1/customers", customer(1)));
+    expect(keys[0]).toBe(idempotencyKey("record:1", "Customer", "/v1/customers", customer(1)));
     expect(st.customers.size).toBe(2);
   });
 
@@ -123,6 +124,39 @@ describe("Stripe destination", () => {
     expect(st.customers.size).toBe(1);
     await stripeDestination.write(config(), records(1, (i) => ({ ...customer(i), name: "Edited" })), { stream: streams.Customer, batch: false });
     expect(st.customers.size).toBe(2);
+  });
+
+  it("A → B → A in one day is written each time: every delivery has its own key, a retry of one keeps it", async () => {
+    // Finding 6: the key was a hash of the request alone, so Stripe replayed the third delivery (A
+    // again, within its 24 hours) from the first one's answer and the customer stayed at B.
+    expect(stripeDestination.definition.idempotentWrites).toBe(false);
+    await stripeDestination.write(config(), records(1, customer), { stream: streams.Customer, batch: false });
+    const [id] = st.customers.keys();
+    const delivery = (seq: number, name: string) => ({
+      key: "1",
+      action: "upsert" as const,
+      payload: { id, name },
+      // What the engine's delivery ledger gives the record: one key per delivery of one version.
+      idempotencyKey: deliveryKey({ syncId: 7, primaryKey: "1", action: "upsert", fingerprint: `fp-${name}`, seq, generation: "" }),
+    });
+    const names: string[] = [];
+    for (const [seq, name] of [[1, "A"], [2, "B"], [3, "A"]] as const) {
+      const [outcome] = await stripeDestination.write(config(), [delivery(seq, name)], { stream: streams.Customer, batch: false });
+      expect(outcome.ok).toBe(true);
+      names.push(st.customers.get(id)?.name as string);
+    }
+    expect(names).toEqual(["A", "B", "A"]);
+    const keys = writes().slice(1).map((r) => r.headers["idempotency-key"]);
+    expect(new Set(keys).size).toBe(3);
+    // A retry of one delivery (a lost answer, a resumed run after a worker restart) keeps its key and is replayed.
+    st.state.dropResponses = 1;
+    const { outcomes } = await loadThrough(stripeDestination, config(), streams.Customer, [{ ...delivery(4, "C"), payload: { name: "New one" } }]);
+    expect(outcomes[0].ok).toBe(true);
+    const [lost, retried] = writes().slice(-2);
+    expect(retried.headers["idempotency-key"]).toBe(lost.headers["idempotency-key"]);
+    expect(st.customers.size).toBe(2);
+    // Keyed with the server's secret: the key of a guessed request cannot be recomputed from the request alone.
+    expect(idempotencyKey("d", "Customer", "/v1/customers", {})).toMatch(/^datasync-[0-9a-f]{48}$/);
   });
 
   it("retries a 429 after a second (Stripe names no wait), and honours a Retry-After when one comes", async () => {
