@@ -60,7 +60,7 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
         primary_key: model?.attributes.primary_key ?? "",
         name: model?.attributes.name ?? "",
         description: model?.attributes.description ?? "",
-        configuration: (model?.attributes.configuration as Record<string, unknown>) ?? null,
+        configuration: model?.attributes.configuration ?? null,
       },
     },
   });

@@ -29,9 +29,8 @@ const ACTION_TONES: Record<string, "green" | "red" | "indigo" | "amber" | "slate
 const words = (s: string) => s.replaceAll("_", " ");
 
 /** The metadata's fields in one line; the row's expansion shows them whole. */
-export function metadataSummary(metadata: unknown): string {
-  if (!metadata || typeof metadata !== "object") return "";
-  return Object.entries(metadata as Record<string, unknown>)
+export function metadataSummary(metadata: Record<string, unknown>): string {
+  return Object.entries(metadata)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(", ") : v !== null && typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     .join(" · ");
 }

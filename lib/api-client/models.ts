@@ -1,11 +1,9 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CreateModelInput, UpdateModelInput } from "@/lib/validation/models";
-import type { Model, ModelJson } from "./types";
+import type { Model } from "./types";
 import { useApi } from "./provider";
-import { useApiMutation, useKey, withJson } from "./query";
-
-const modelOf = withJson<ModelJson>();
+import { useApiMutation, useKey } from "./query";
 
 export function useModels(params: { page: number; perPage: number; connectorId?: string | number }) {
   const api = useApi();
@@ -13,7 +11,7 @@ export function useModels(params: { page: number; perPage: number; connectorId?:
   return useQuery({
     queryKey: key("models", params),
     queryFn: async () => {
-      const list = await api.ok(
+      return api.ok(
         api.GET("/api/v1/models", {
           params: {
             query: {
@@ -24,7 +22,6 @@ export function useModels(params: { page: number; perPage: number; connectorId?:
           },
         }),
       );
-      return { ...list, data: list.data.map(modelOf) };
     },
     placeholderData: keepPreviousData,
   });
@@ -35,14 +32,14 @@ export function useModel(id: string | number | undefined) {
   const key = useKey();
   return useQuery({
     queryKey: key("models", "one", String(id)),
-    queryFn: async () => modelOf((await api.ok(api.GET("/api/v1/models/{id}", { params: { path: { id: Number(id) } } }))).data),
+    queryFn: async () => (await api.ok(api.GET("/api/v1/models/{id}", { params: { path: { id: Number(id) } } }))).data,
     enabled: id !== undefined && id !== "",
   });
 }
 
 export function useCreateModel() {
   const api = useApi();
-  return useApiMutation(async (model: CreateModelInput) => modelOf((await api.ok(api.POST("/api/v1/models", { body: { model } }))).data), {
+  return useApiMutation(async (model: CreateModelInput) => (await api.ok(api.POST("/api/v1/models", { body: { model } }))).data, {
     success: (m) => `Model "${m.attributes.name}" created.`,
     invalidate: [["models"]],
     toastErrors: false,
@@ -53,7 +50,7 @@ export function useUpdateModel(id: string) {
   const api = useApi();
   const update = (model: UpdateModelInput) =>
     api.ok(api.PUT("/api/v1/models/{id}", { params: { path: { id: Number(id) } }, body: { model } }));
-  return useApiMutation(async (model: UpdateModelInput) => modelOf((await update(model)).data), {
+  return useApiMutation(async (model: UpdateModelInput) => (await update(model)).data, {
     success: (m) => `Model "${m.attributes.name}" saved.`,
     invalidate: [["models"]],
     toastErrors: false,

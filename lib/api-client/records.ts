@@ -5,12 +5,8 @@ import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
 import { SYNC_RECORD_ACTIONS, SYNC_RECORD_STATUSES } from "@/lib/validation/sync-records";
 import type { ApiClient } from "./client";
 import { useApi } from "./provider";
-import { useApiMutation, useKey, withJson } from "./query";
-import type { SyncRecordDetailJson, SyncRecordJson, SyncRunJson } from "./types";
+import { useApiMutation, useKey } from "./query";
 
-const detailOf = withJson<SyncRecordDetailJson>();
-const recordOf = withJson<SyncRecordJson>();
-const runOf = withJson<SyncRunJson>();
 const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined => values.find((v) => v === value);
 
 export function useSyncRecordDetail(syncId: string, runId: string, recordId: string) {
@@ -19,15 +15,13 @@ export function useSyncRecordDetail(syncId: string, runId: string, recordId: str
   return useQuery({
     queryKey: key("runs", syncId, "record", runId, recordId),
     queryFn: async () =>
-      detailOf(
-        (
-          await api.ok(
-            api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}", {
-              params: { path: { sync_id: Number(syncId), sync_run_id: Number(runId), id: recordId } },
-            }),
-          )
-        ).data,
-      ),
+      (
+        await api.ok(
+          api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}", {
+            params: { path: { sync_id: Number(syncId), sync_run_id: Number(runId), id: recordId } },
+          }),
+        )
+      ).data,
   });
 }
 
@@ -77,7 +71,7 @@ export function useTestSync(id: string) {
         body: primaryKey ? { primary_key: primaryKey } : {},
       }),
     );
-    return runOf(answer.data);
+    return answer.data;
   };
   // The result shows inline (TestRunResult), not as a toast.
   return useApiMutation(test, { success: () => null, invalidate: [["syncs"], ["runs", id]], toastErrors: false });
@@ -92,24 +86,22 @@ export function useTestRunResult(syncId: string, runId: string | null) {
     enabled: runId !== null,
     queryFn: async () => {
       const path = { sync_id: Number(syncId), id: Number(runId) };
-      const run = runOf((await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path } }))).data);
+      const run = (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path } }))).data;
       if (ACTIVE_RUN_STATUSES.has(run.attributes.status)) return { run, record: null };
       const list = await api.ok(
         api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
           params: { path: { sync_id: Number(syncId), sync_run_id: Number(runId) }, query: { per_page: 1 } },
         }),
       );
-      const first = list.data[0] ? recordOf(list.data[0]) : null;
+      const first = list.data[0] ?? null;
       const record = first
-        ? detailOf(
-            (
-              await api.ok(
-                api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}", {
-                  params: { path: { sync_id: Number(syncId), sync_run_id: Number(runId), id: first.id } },
-                }),
-              )
-            ).data,
-          )
+        ? (
+            await api.ok(
+              api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records/{id}", {
+                params: { path: { sync_id: Number(syncId), sync_run_id: Number(runId), id: first.id } },
+              }),
+            )
+          ).data
         : null;
       return { run, record };
     },

@@ -6,13 +6,11 @@ import type { ChangePasswordInput } from "@/lib/validation/auth";
 import type { CreateMemberInput } from "@/lib/validation/members";
 import type { CreateRoleInput, UpdateRoleInput } from "@/lib/validation/roles";
 import type { operations } from "./generated/openapi";
-import type { ApiToken, ApiTokenAttributes, Crud, MemberAttributes, Policies, Role, RoleJson } from "./types";
+import type { ApiToken, ApiTokenAttributes, Crud, MemberAttributes, Policies, Role } from "./types";
 import { useApi } from "./provider";
-import { useApiMutation, useKey, withJson } from "./query";
+import { useApiMutation, useKey } from "./query";
 
 export type { ApiTokenAttributes, MemberAttributes };
-
-const roleOf = withJson<RoleJson>();
 
 export type Me = NonNullable<operations["getCurrentUser"]["responses"][200]["content"]["application/json"]>["data"];
 export type MeAttributes = Me["attributes"];
@@ -38,13 +36,13 @@ export function useRoles() {
   const key = useKey();
   return useQuery({
     queryKey: key("roles"),
-    queryFn: async () => (await api.ok(api.GET("/enterprise/api/v1/roles"))).data.map(roleOf),
+    queryFn: async () => (await api.ok(api.GET("/enterprise/api/v1/roles"))).data,
   });
 }
 
 export function useCreateRole() {
   const api = useApi();
-  return useApiMutation(async (role: CreateRoleInput) => roleOf((await api.ok(api.POST("/enterprise/api/v1/roles", { body: { role } }))).data), {
+  return useApiMutation(async (role: CreateRoleInput) => (await api.ok(api.POST("/enterprise/api/v1/roles", { body: { role } }))).data, {
     success: (r) => `Role "${r.attributes.role_name}" created.`,
     invalidate: [["roles"]],
   });
@@ -54,7 +52,7 @@ export function useUpdateRole() {
   const api = useApi();
   return useApiMutation(
     async ({ id, role }: { id: string; role: UpdateRoleInput }) =>
-      roleOf((await api.ok(api.PUT("/enterprise/api/v1/roles/{id}", { params: { path: { id: Number(id) } }, body: { role } }))).data),
+      (await api.ok(api.PUT("/enterprise/api/v1/roles/{id}", { params: { path: { id: Number(id) } }, body: { role } }))).data,
     { success: (r) => `Role "${r.attributes.role_name}" saved.`, invalidate: [["roles"], ["me"]] },
   );
 }

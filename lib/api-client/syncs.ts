@@ -3,15 +3,10 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
 import { SYNC_RECORD_ACTIONS, SYNC_RECORD_STATUSES } from "@/lib/validation/sync-records";
 import type { CreateSyncInput, UpdateSyncInput } from "@/lib/validation/syncs";
-import type { Resource, Sync, SyncConfigurations, SyncJson, SyncRecordJson, SyncRunJson } from "./types";
+import type { Resource, Sync, SyncConfigurations } from "./types";
 import { useApi } from "./provider";
-import { useApiMutation, useKey, withJson } from "./query";
+import { useApiMutation, useKey } from "./query";
 import { runChanged } from "./runs";
-
-const syncOf = withJson<SyncJson>();
-const runOf = withJson<SyncRunJson>();
-const recordOf = withJson<SyncRecordJson>();
-
 
 /** A filter the API knows (the console's selects offer nothing else); empty means any. */
 const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined => values.find((v) => v === value);
@@ -33,7 +28,7 @@ export function useSyncs(params: {
   return useQuery({
     queryKey: key("syncs", filters),
     queryFn: async () => {
-      const list = await api.ok(
+      return api.ok(
         api.GET("/api/v1/syncs", {
           params: {
             query: {
@@ -46,7 +41,6 @@ export function useSyncs(params: {
           },
         }),
       );
-      return { ...list, data: list.data.map(syncOf) };
     },
     placeholderData: keepPreviousData,
     refetchInterval: params.refetch ? 10_000 : false,
@@ -58,7 +52,7 @@ export function useSync(id: string | number | undefined) {
   const key = useKey();
   return useQuery({
     queryKey: key("syncs", "one", String(id)),
-    queryFn: async () => syncOf(await api.ok(api.GET("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } } }))),
+    queryFn: async () => await api.ok(api.GET("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } } })),
     enabled: id !== undefined && id !== "",
     refetchInterval: (q) => (q.state.data?.attributes.last_run?.status && ACTIVE_RUN_STATUSES.has(q.state.data.attributes.last_run.status) ? 3_000 : false),
   });
@@ -81,7 +75,7 @@ export function useSyncConfigurations() {
 export function useCreateSync() {
   const api = useApi();
   // The sync comes at the top level (the API contract), and again under `data`.
-  return useApiMutation(async (sync: CreateSyncInput) => syncOf(await api.ok(api.POST("/api/v1/syncs", { body: { sync } }))), {
+  return useApiMutation(async (sync: CreateSyncInput) => await api.ok(api.POST("/api/v1/syncs", { body: { sync } })), {
     success: (s) => `Sync "${s.attributes.name ?? s.id}" created.`,
     invalidate: [["syncs"]],
     toastErrors: false,
@@ -92,7 +86,7 @@ export function useUpdateSync(id: string) {
   const api = useApi();
   return useApiMutation(
     async (sync: UpdateSyncInput) =>
-      syncOf((await api.ok(api.PUT("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } }, body: { sync } }))).data),
+      (await api.ok(api.PUT("/api/v1/syncs/{id}", { params: { path: { id: Number(id) } }, body: { sync } }))).data,
     { success: "Sync saved.", invalidate: [["syncs"]], toastErrors: false },
   );
 }
@@ -141,10 +135,9 @@ export function useSyncRuns(syncId: string, page: number) {
   return useQuery({
     queryKey: key("runs", syncId, "list", page),
     queryFn: async () => {
-      const list = await api.ok(
+      return api.ok(
         api.GET("/api/v1/syncs/{sync_id}/sync_runs", { params: { path: { sync_id: Number(syncId) }, query: { page, per_page: 20 } } }),
       );
-      return { ...list, data: list.data.map(runOf) };
     },
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data?.data.some(isActive) ? 2_000 : false),
@@ -157,10 +150,8 @@ export function useSyncRun(syncId: string, runId: string) {
   return useQuery({
     queryKey: key("runs", syncId, "one", runId),
     queryFn: async () =>
-      runOf(
-        (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path: { sync_id: Number(syncId), id: Number(runId) } } })))
-          .data,
-      ),
+      (await api.ok(api.GET("/api/v1/syncs/{sync_id}/sync_runs/{id}", { params: { path: { sync_id: Number(syncId), id: Number(runId) } } })))
+        .data,
     refetchInterval: (q) => (isActive(q.state.data) ? 1_500 : false),
   });
 }
@@ -175,7 +166,7 @@ export function useSyncRecords(
   return useQuery({
     queryKey: key("runs", syncId, "records", runId, params.page, params.status, params.action, params.primaryKey),
     queryFn: async () => {
-      const list = await api.ok(
+      return api.ok(
         api.GET("/api/v1/syncs/{sync_id}/sync_runs/{sync_run_id}/sync_records", {
           params: {
             path: { sync_id: Number(syncId), sync_run_id: Number(runId) },
@@ -189,7 +180,6 @@ export function useSyncRecords(
           },
         }),
       );
-      return { ...list, data: list.data.map(recordOf) };
     },
     placeholderData: keepPreviousData,
     refetchInterval: params.live ? 3_000 : false,

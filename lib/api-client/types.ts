@@ -38,9 +38,8 @@ export type JsonSchema = {
 };
 
 /**
- * A resource whose stored-JSON members (settings, mappings, catalogs, policies, records, timings)
- * the document types as any JSON, read as the shapes the console writes there. Every other member
- * is the document's own type.
+ * A resource whose stored-JSON members the document types as any JSON, read as the shapes the
+ * console writes there; every other member is the document's own type. Only the catalog is left.
  */
 export type WithJson<R extends { attributes: object }, J> = Omit<R, "attributes"> & {
   attributes: Omit<R["attributes"], keyof J> & J;
@@ -56,17 +55,13 @@ export type CatalogJson = { catalog: CatalogBody };
 export type Catalog = WithJson<Schemas["Catalog"], CatalogJson>;
 export type CatalogAttributes = Catalog["attributes"];
 
-export type ModelJson = { configuration?: Record<string, unknown> | null };
-export type Model = WithJson<Schemas["Model"], ModelJson>;
+export type Model = Schemas["Model"];
 export type ModelAttributes = Model["attributes"];
 
-export type SyncJson = { configuration: Mapping[] | Record<string, unknown> };
-export type Sync = WithJson<Schemas["Sync"], SyncJson>;
+export type Sync = Schemas["Sync"];
 export type SyncAttributes = Sync["attributes"];
 
-/** Milliseconds spent per phase. */
-export type SyncRunJson = { timings?: { query?: number; diff?: number; load?: number; wait?: number; record?: number } | null };
-export type SyncRun = WithJson<Schemas["SyncRun"], SyncRunJson>;
+export type SyncRun = Schemas["SyncRun"];
 export type SyncRunAttributes = SyncRun["attributes"];
 
 /** POST /syncs/{id}/plan: what the next run would do (docs/plan-and-guard.md). */
@@ -74,14 +69,12 @@ export type SyncPlan = Schemas["SyncPlan"]["data"];
 export type PlanSample = Schemas["PlanSample"];
 export type PlanCounts = Schemas["PlanCounts"];
 
-export type SyncRecordJson = { record: Record<string, unknown> };
-export type SyncRecord = WithJson<Schemas["SyncRecord"], SyncRecordJson>;
+export type SyncRecord = Schemas["SyncRecord"];
 export type SyncRecordAttributes = SyncRecord["attributes"];
 
 export type Policies = Schemas["Policies"];
 export type Crud = NonNullable<Policies["permissions"][keyof Policies["permissions"]]>;
-export type RoleJson = { policies: Policies };
-export type Role = WithJson<Schemas["Role"], RoleJson>;
+export type Role = Schemas["Role"];
 export type RoleAttributes = Role["attributes"];
 
 export type Member = Schemas["Member"];
@@ -90,15 +83,10 @@ export type ApiToken = Schemas["ApiToken"];
 export type ApiTokenAttributes = ApiToken["attributes"];
 export type CreatedApiToken = Schemas["CreatedApiToken"];
 
-export type MappingType = "standard" | "static" | "template";
-export type NullPolicy = "write" | "skip";
-export interface Mapping {
-  from: unknown;
-  to: string;
-  mapping_type: MappingType;
-  /** Absent: write (an empty value is sent as null). */
-  null_policy?: NullPolicy;
-}
+/** One field mapping of a sync's configuration (the array form). */
+export type Mapping = Extract<SyncAttributes["configuration"], unknown[]>[number];
+export type MappingType = Mapping["mapping_type"];
+export type NullPolicy = NonNullable<Mapping["null_policy"]>;
 
 export interface Stream {
   name: string;
@@ -132,5 +120,4 @@ export interface CatalogMappingTypes {
   };
 }
 
-export type SyncRecordDetailJson = { record: Record<string, unknown>; payload: unknown };
-export type SyncRecordDetail = WithJson<Schemas["SyncRecordDetail"], SyncRecordDetailJson>;
+export type SyncRecordDetail = Schemas["SyncRecordDetail"];

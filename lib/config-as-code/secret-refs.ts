@@ -33,6 +33,10 @@ export function maskedToRefs(config: Json, mask: string, slug: string, path: str
   return config;
 }
 
+/** maskedToRefs of a configuration object, which stays an object. */
+export const configurationToRefs = (config: Record<string, unknown>, mask: string, slug: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(config).map(([k, v]) => [k, maskedToRefs(v, mask, slug, [k])]));
+
 /** Every reference in a value: its name and dotted path. */
 export function secretRefs(value: Json, path: string[] = [], out: { name: string; path: string }[] = []): { name: string; path: string }[] {
   const name = secretRefName(value);

@@ -1,7 +1,9 @@
 // AES-256-GCM for connector configurations at rest. Format: "v1:<iv>:<tag>:<ciphertext>" (base64).
 import "server-only";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { z } from "zod";
 import { secrets } from "@/lib/config/secrets";
+import { parseStored } from "@/lib/validation/stored";
 
 function key(): Buffer {
   const raw = secrets().encryptionKey;
@@ -26,4 +28,6 @@ export function decrypt(payload: string): string {
 }
 
 export const encryptJson = (value: unknown): string => encrypt(JSON.stringify(value));
-export const decryptJson = <T = Record<string, unknown>>(payload: string): T => JSON.parse(decrypt(payload)) as T;
+/** The decrypted JSON as `schema` describes it; a value that does not match fails naming `what` (parseStored). */
+export const decryptJson = <S extends z.ZodType>(schema: S, payload: string, what: string): z.output<S> =>
+  parseStored(schema, JSON.parse(decrypt(payload)), what);

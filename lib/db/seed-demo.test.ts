@@ -2,7 +2,7 @@
 // and writes its copy, but has none of the superuser's reach (server files, other roles' secrets).
 import { afterAll, expect, it } from "vitest";
 import { Client } from "pg";
-import type { Row } from "@/lib/connectors/types";
+import { z } from "zod";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { executeRun } from "@/lib/engine/execute-run";
@@ -12,6 +12,14 @@ import { useTestDatabase } from "@/tests/support/db";
 import { seed } from "./seed";
 import { seedDemo } from "./seed-demo";
 
+/** The demo source's settings this test connects with (the PostgreSQL source's fields). */
+const demoSourceSchema = z.object({
+  host: z.string(),
+  port: z.number(),
+  database: z.string(),
+  credentials: z.object({ username: z.string(), password: z.string() }),
+});
+
 useTestDatabase();
 afterAll(() => stopEngine());
 
@@ -19,7 +27,7 @@ it("syncs its 10,000 customers as its own non-superuser role, which cannot read 
   await seed({ ADMIN_EMAIL: "demo-admin@example.com", ADMIN_PASSWORD: "demo-admin-password-93" });
   const { syncId } = await seedDemo({ log: () => undefined });
   const sync = await prisma().sync.findUniqueOrThrow({ where: { id: syncId }, include: { source: true } });
-  const config = decryptJson<Row>(sync.source.configurationEncrypted) as { host: string; port: number; database: string; credentials: { username: string; password: string } };
+  const config = decryptJson(demoSourceSchema, sync.source.configurationEncrypted, "configuration of the demo source");
   expect(config.credentials.username).toBe("datasync_demo");
 
   const demo = new Client({ host: config.host, port: config.port, database: config.database, user: config.credentials.username, password: config.credentials.password });

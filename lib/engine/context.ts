@@ -3,7 +3,7 @@
 // settings, and the compiled mapping.
 import "server-only";
 import { createHash } from "node:crypto";
-import type { Catalog, DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
+import type { DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDestination, getSource } from "@/lib/connectors/registry";
@@ -12,6 +12,10 @@ import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
 import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping";
+import { storedRunTimingsSchema, type RunTimings } from "@/lib/sync-config/run-timings";
+import { parseCatalogJson } from "@/lib/validation/catalogs";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { MalformedStoredValue, parseStored } from "@/lib/validation/stored";
 import { effectiveRateSettings, type RateSettings } from "./rate-limit";
 import { canonicalJson } from "./diff";
 import { splitsByPresence } from "@/lib/sync-config/write-mode";
@@ -57,10 +61,25 @@ export interface RunContext {
   scrub: (message: string) => string;
   /** The deadline of each connector call and the switch that abandons them (cancel, shutdown). */
   calls: ConnectorCalls;
+  /** What earlier attempts of the run spent per phase (all 0 for a first attempt). */
+  timings: RunTimings;
 }
 
 function setupError(prefix: string, err: unknown): RunSetupError {
   return new RunSetupError(`${prefix}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/**
+ * `read()` of a stored value, where one that does not match its shape (edited by hand, written by a
+ * broken version) fails the run with the sentence naming it: a setup problem, not retried.
+ */
+function storedOrSetupError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof MalformedStoredValue) throw new RunSetupError(err.message);
+    throw err;
+  }
 }
 
 /** `calls` guards every call the run makes into its connectors (connector-calls.ts). */
@@ -87,8 +106,11 @@ export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls(),
   } catch (err) {
     throw setupError("Connector", err);
   }
-  const storedSource = decryptJson<Row>(sourceRow.configurationEncrypted);
-  const storedDestination = decryptJson<Row>(destinationRow.configurationEncrypted);
+  const storedSource = storedOrSetupError(() => decryptJson(jsonObjectSchema, sourceRow.configurationEncrypted, `configuration of connector ${sourceRow.id}`));
+  const storedDestination = storedOrSetupError(() =>
+    decryptJson(jsonObjectSchema, destinationRow.configurationEncrypted, `configuration of connector ${destinationRow.id}`),
+  );
+  const timings = storedOrSetupError(() => parseStored(storedRunTimingsSchema, run.timings, `timings of run ${run.id}`));
   try {
     sourceConfig = adapterConfig(source.definition, storedSource, sourceRow.workspaceId);
     destinationConfig = adapterConfig(destination.definition, storedDestination, destinationRow.workspaceId);
@@ -102,10 +124,11 @@ export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls(),
     (a, b) => b.length - a.length,
   );
 
-  const catalog = destinationRow.catalog?.catalog as Partial<Catalog> | undefined;
-  if (!catalog || !Array.isArray(catalog.streams)) {
+  const storedCatalog = destinationRow.catalog;
+  if (!storedCatalog) {
     throw new RunSetupError(`The destination "${destinationRow.name}" has no catalog; discover or create its catalog first.`);
   }
+  const catalog = storedOrSetupError(() => parseCatalogJson(storedCatalog.catalog, `connector ${destinationRow.id}`));
   const stream = catalog.streams.find((s) => s.name === sync.streamName);
   if (!stream) {
     throw new RunSetupError(`The destination "${destinationRow.name}" has no stream named "${sync.streamName}".`);
@@ -138,6 +161,7 @@ export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls(),
     destination: calls.destination(destination, destinationConfig),
     destinationConfig,
     calls,
+    timings,
     stream,
     rate: effectiveRateSettings(catalog, stream),
     mapping,

@@ -72,8 +72,7 @@ export class RunAttempt {
     /** Started before (crash, graceful stop, pause): this attempt resumes it. */
     readonly resumed: boolean,
   ) {
-    const stored = (ctx.run.timings ?? {}) as Partial<RunTimings>;
-    this.timings = { query: stored.query ?? 0, diff: stored.diff ?? 0, load: stored.load ?? 0, wait: stored.wait ?? 0, record: stored.record ?? 0 };
+    this.timings = { ...ctx.timings };
     this.totals = { totalRows: ctx.run.totalRows, successfulRows: ctx.run.successfulRows, failedRows: ctx.run.failedRows };
     // A connector call past its deadline fails the attempt (with the sentence naming the call).
     ctx.calls.onOverrun((err) => this.fail(err));

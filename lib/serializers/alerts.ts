@@ -1,9 +1,9 @@
 // Alert resources. A channel's configuration is decrypted here and a Slack webhook URL (a credential)
 // is masked, so no endpoint can return it by forgetting to; its host stays visible.
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
-import { decryptJson } from "@/lib/crypto/encryption";
 import type { AlertChannel, AlertEvent, AlertRule, AlertState } from "@/lib/generated/prisma/client";
 import type { AlertChannelView, ChannelTestResult } from "@/lib/services/alerts";
+import { channelConfig } from "@/lib/services/alerts/channels";
 import { deliveriesOf } from "@/lib/services/alerts/deliver";
 import type {
   AlertChannelAttributes,
@@ -28,7 +28,7 @@ function hostOf(url: string | undefined): string | null {
 /** A channel read without its recipients' states (`recipient_states` null) only where none is wanted. */
 export function serializeAlertChannel(c: AlertChannel | AlertChannelView): AlertChannelResource {
   const states = "recipientStates" in c ? c.recipientStates : null;
-  const config = decryptJson<{ recipients?: string[]; url?: string }>(c.configurationEncrypted);
+  const config = channelConfig(c);
   const url = config.url ? (c.channelType === "slack" ? SECRET_MASK : config.url) : null;
   return resource(c.id, "alert_channels", {
     name: c.name,

@@ -1,6 +1,7 @@
 // The audit log entry, as serializeAuditLog (./audit.ts) builds it.
 import { z } from "zod";
-import { dateTime, json, resourceSchema } from "./resource";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { dateTime, resourceSchema } from "./resource";
 
 export const auditLogAttributesSchema = z.strictObject({
   action: z.string(),
@@ -10,7 +11,7 @@ export const auditLogAttributesSchema = z.strictObject({
   user_email: z.string().nullable(),
   user_name: z.string().nullable(),
   workspace_id: z.number().int(),
-  metadata: json("What changed."),
+  metadata: jsonObjectSchema.describe("What changed."),
   created_at: dateTime(),
 });
 export type AuditLogAttributes = z.infer<typeof auditLogAttributesSchema>;

@@ -1,5 +1,7 @@
 import type { AuditLogRow } from "@/lib/services/audit";
 import type { AuditLogAttributes, AuditLogResource } from "./audit.schema";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
 
 export const serializeAuditLog = (log: AuditLogRow): AuditLogResource =>
@@ -11,6 +13,6 @@ export const serializeAuditLog = (log: AuditLogRow): AuditLogResource =>
     user_email: log.user?.email ?? null,
     user_name: log.user?.name ?? null,
     workspace_id: log.workspaceId,
-    metadata: log.metadata,
+    metadata: parseStored(jsonObjectSchema, log.metadata, `metadata of audit entry ${log.id}`),
     created_at: iso(log.createdAt),
   } satisfies AuditLogAttributes);

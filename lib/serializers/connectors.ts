@@ -3,6 +3,7 @@
 import { getDefinition, maskSecrets, SECRET_MASK } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { absoluteUrl } from "@/lib/http/public-origin";
 import type { Connector } from "@/lib/generated/prisma/client";
 import type { ConnectorAttributes, ConnectorResource } from "./connectors.schema";
@@ -16,7 +17,7 @@ function maskEverything(value: unknown): unknown {
 }
 
 export function maskedConfiguration(connector: Connector): Row {
-  const config = decryptJson<Row>(connector.configurationEncrypted);
+  const config = decryptJson(jsonObjectSchema, connector.configurationEncrypted, `configuration of connector ${connector.id}`);
   const definition = getDefinition(connector.connectorName, connector.connectorType);
   return definition ? maskSecrets(config, definition) : (maskEverything(config) as Row);
 }

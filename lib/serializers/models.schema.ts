@@ -1,14 +1,15 @@
 // The model resource, as serializeModel (./models.ts) builds it.
 import { z } from "zod";
 import { QueryType } from "@/lib/generated/prisma/enums";
-import { dateTime, json, resourceSchema } from "./resource";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { dateTime, resourceSchema } from "./resource";
 
 export const modelAttributesSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
   query: z.string(),
   query_type: z.enum(QueryType),
-  configuration: json("The model's settings."),
+  configuration: jsonObjectSchema.describe("The model's settings."),
   primary_key: z.string().nullable().describe("The column identifying a row across runs; null until set (a sync needs it)."),
   connector_id: z.number().int(),
   workspace_id: z.number().int(),

@@ -1,4 +1,6 @@
 // Model resources, with a summary of the source connector they read from.
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
 import { connectorIcon, connectorName } from "./connectors";
 import type { ModelWithConnector } from "@/lib/services/models";
@@ -10,7 +12,7 @@ export const serializeModel = (m: ModelWithConnector): ModelResource =>
     description: m.description,
     query: m.query,
     query_type: m.queryType,
-    configuration: m.configuration,
+    configuration: parseStored(jsonObjectSchema, m.configuration, `configuration of model ${m.id}`),
     primary_key: m.primaryKey,
     connector_id: m.connectorId,
     workspace_id: m.workspaceId,

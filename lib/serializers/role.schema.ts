@@ -1,14 +1,15 @@
 // The role resource, as serializeRole (./role.ts) builds it.
 import { z } from "zod";
 import { RoleType } from "@/lib/generated/prisma/enums";
-import { dateTime, json, resourceSchema } from "./resource";
+import { effectivePoliciesSchema } from "./auth.schema";
+import { dateTime, resourceSchema } from "./resource";
 
 export const roleAttributesSchema = z.strictObject({
   role_name: z.string(),
   role_desc: z.string(),
   role_type: z.enum(RoleType),
   workspace_id: z.number().int().nullable().describe("null for system roles."),
-  policies: json("{permissions: {resource: {create, read, update, delete}}}."),
+  policies: effectivePoliciesSchema,
   created_at: dateTime(),
   updated_at: dateTime(),
   in_use: z

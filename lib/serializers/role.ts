@@ -1,4 +1,5 @@
 import type { Role } from "@/lib/generated/prisma/client";
+import { rolePolicies } from "@/lib/validation/roles";
 import { iso, resource } from "./resource";
 import type { RoleAttributes, RoleResource } from "./role.schema";
 
@@ -9,7 +10,7 @@ export const serializeRole = (role: Role, inUse?: { members: number; apiTokens: 
     role_desc: role.description,
     role_type: role.roleType,
     workspace_id: role.workspaceId,
-    policies: role.policies,
+    policies: rolePolicies(role),
     created_at: iso(role.createdAt),
     updated_at: iso(role.updatedAt),
     ...(inUse ? { in_use: { members: inUse.members, api_tokens: inUse.apiTokens } } : {}),

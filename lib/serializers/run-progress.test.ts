@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { SyncRun } from "@/lib/generated/prisma/client";
-import { runProgress } from "./run-progress";
+import { runProgress, type ProgressFacts } from "./run-progress";
 
 const start = new Date("2026-11-23T10:00:00.000Z");
 const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
-const run = (over: Partial<SyncRun>) =>
-  ({ status: "in_progress", totalQueryRows: 0, estimatedRows: null, estimateSource: null, startedAt: start, finishedAt: null, timings: {}, ...over }) as SyncRun;
+const run = (over: Partial<ProgressFacts>): ProgressFacts => ({
+  status: "in_progress",
+  totalQueryRows: 0,
+  estimatedRows: null,
+  estimateSource: null,
+  startedAt: start,
+  finishedAt: null,
+  timings: { wait: 0 },
+  ...over,
+});
 
 describe("a run's progress", () => {
   it("measures rows read against the estimate: below 100% while running, with rate, time left and rate-limit waiting", () => {

@@ -5,14 +5,15 @@
 // Pure: `now` is passed in.
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { estimateSource } from "@/lib/sync-config/run-estimate";
+import type { RunTimings } from "@/lib/sync-config/run-timings";
 import type { RunProgressAttributes } from "./sync-runs.schema";
 
 const ENDED = new Set(["success", "failed", "canceled"]);
 
-type ProgressFacts = Pick<
-  SyncRun,
-  "status" | "totalQueryRows" | "estimatedRows" | "estimateSource" | "startedAt" | "finishedAt" | "timings"
->;
+/** The run's columns progress is built from, its timings parsed (storedRunTimingsSchema). */
+export type ProgressFacts = Pick<SyncRun, "status" | "totalQueryRows" | "estimatedRows" | "estimateSource" | "startedAt" | "finishedAt"> & {
+  timings: Pick<RunTimings, "wait">;
+};
 
 export function runProgress(r: ProgressFacts, now: Date): RunProgressAttributes {
   const read = r.totalQueryRows;
@@ -32,7 +33,7 @@ export function runProgress(r: ProgressFacts, now: Date): RunProgressAttributes 
   else if (estimate !== null && estimate > 0 && read <= estimate) percent = Math.min(99, Math.floor((read * 100) / estimate));
   else if (estimate === 0 && !active) percent = 99;
   const eta = active && rate !== null && estimate !== null && read < estimate ? Math.ceil((estimate - read) / rate) : null;
-  const wait = Number((r.timings as Record<string, unknown> | null)?.wait ?? 0);
+  const wait = r.timings.wait;
   return {
     rows_read: read,
     estimated_rows: estimate,

@@ -23,6 +23,7 @@ import { serializeSyncRecord } from "./sync-records";
 import { syncRunSchema } from "./sync-runs.schema";
 import { serializeSyncRun } from "./sync-runs";
 import { actorAccess } from "@/lib/auth/actors";
+import { MalformedStoredValue } from "@/lib/validation/stored";
 import { SYSTEM_ROLES } from "@/lib/auth/permissions";
 import { syncSchema } from "./syncs.schema";
 import { serializeSync } from "./syncs";
@@ -224,5 +225,24 @@ describe("serializers answer what their schemas say", () => {
     const definitions = listDefinitions();
     expect(definitions.length).toBeGreaterThan(3);
     for (const d of definitions) expectValid(connectorDefinitionSchema, serializeConnectorDefinition(d));
+  });
+});
+
+describe("stored JSON the serializers read", () => {
+  it("a run's timings: {} (not started) and an older version's phases read as 0 for the phases not stored", () => {
+    expect(serializeSyncRun(run({}), { actors: true }).attributes.timings).toEqual({ query: 0, diff: 0, load: 0, wait: 0, record: 0 });
+    expect(serializeSyncRun(run({ timings: { wait: 2500, extract_ms: 3 } }), { actors: true }).attributes.progress.rate_limit_wait_seconds).toBe(2.5);
+  });
+
+  it("a value that does not match its shape is a 409 naming it, never a 500 or an answer its schema breaks", () => {
+    const refused = (serialize: () => unknown, message: string) => {
+      expect(serialize).toThrow(MalformedStoredValue);
+      expect(serialize).toThrow(message);
+      expect(new MalformedStoredValue(message).httpStatus).toBe(409);
+    };
+    refused(() => serializeSyncRun(run({ timings: { wait: "long" } }), { actors: true }), "Malformed stored timings of run 7: wait: ");
+    refused(() => serializeSyncRun(run({ timings: [1, 2] }), { actors: true }), "Malformed stored timings of run 7: (root): ");
+    const role = { id: 2, workspaceId: 1, name: "Ops", description: "", roleType: "custom", policies: { permissions: { sync: { read: "yes" } } }, createdAt: at, updatedAt: at } satisfies Role;
+    refused(() => serializeRole(role), "Malformed stored policies of role 2: permissions.sync.read: ");
   });
 });

@@ -6,7 +6,10 @@ import { dateTime, resourceSchema } from "./resource";
 export const syncRecordAttributesSchema = z.strictObject({
   sync_id: z.number().int(),
   sync_run_id: z.number().int(),
-  record: z.unknown().describe("The source row as the model read it."),
+  record: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("The source row as the model read it, column → value; null for a delete (the row left the model) or a stored line that no longer decodes."),
   status: z.enum(SyncRecordStatus),
   action: z.enum(SyncRecordAction),
   error: z.string().nullable(),

@@ -4,15 +4,18 @@
 // target (lib/engine/record-logs.ts), which states only what those establish.
 import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
 import type { SyncRecord } from "@/lib/engine/records/types";
+import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
 import type { SyncRecordDetail } from "@/lib/services/sync-record-detail";
-import type { SyncRecordAttributes, SyncRecordDetailAttributes, SyncRecordDetailResource, SyncRecordResource } from "./sync-records.schema";
+import { syncRecordAttributesSchema, type SyncRecordAttributes, type SyncRecordDetailAttributes, type SyncRecordDetailResource, type SyncRecordResource } from "./sync-records.schema";
+
+const storedRecordSchema = syncRecordAttributesSchema.shape.record;
 
 export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | null = null): SyncRecordResource =>
   resource(r.id, "sync_records", {
     sync_id: r.syncId,
     sync_run_id: r.syncRunId,
-    record: r.record,
+    record: parseStored(storedRecordSchema, r.record, `record ${r.id}`),
     status: r.status,
     action: r.action,
     error: r.error,

@@ -3,8 +3,9 @@ import { z } from "zod";
 import { SyncRunStatus, SyncRunType, WriteMode } from "@/lib/generated/prisma/enums";
 import { ESTIMATE_SOURCES } from "@/lib/sync-config/run-estimate";
 import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
+import { runTimingsSchema } from "@/lib/sync-config/run-timings";
 import { runPlanSchema } from "./plans.schema";
-import { dateTime, json, resourceSchema } from "./resource";
+import { dateTime, resourceSchema } from "./resource";
 
 export const runProgressSchema = z
   .strictObject({
@@ -59,7 +60,7 @@ export const syncRunAttributesSchema = z.strictObject({
     .describe("The sync's write mode when the run started; null before it started. Records the mode skipped are counted in skipped_rows and total_rows and listed with status skipped."),
   duplicate_rows: z.number().int(),
   processed_rows: z.number().int(),
-  timings: json("Milliseconds spent per phase of the run."),
+  timings: runTimingsSchema.describe("Milliseconds spent per phase of the run, over all its attempts."),
   error: z.string().nullable(),
   outcome: z
     .enum(RUN_OUTCOMES)

@@ -3,6 +3,8 @@ import type { ActorAccess } from "@/lib/auth/actors";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
+import { storedRunTimingsSchema } from "@/lib/sync-config/run-timings";
+import { parseStored } from "@/lib/validation/stored";
 import { storedRunPlan } from "./plans";
 import { iso, resource } from "./resource";
 import { runProgress } from "./run-progress";
@@ -12,8 +14,9 @@ const duration = (r: SyncRun): number | null =>
   r.startedAt && r.finishedAt ? Math.max(0, r.finishedAt.getTime() - r.startedAt.getTime()) / 1000 : null;
 
 /** `access`: whether the caller may read who canceled the run (lib/auth/actors.ts). */
-export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResource =>
-  resource(r.id, "sync_runs", {
+export function serializeSyncRun(r: SyncRun, access: ActorAccess): SyncRunResource {
+  const timings = parseStored(storedRunTimingsSchema, r.timings, `timings of run ${r.id}`);
+  return resource(r.id, "sync_runs", {
     sync_id: r.syncId,
     status: r.status,
     sync_run_type: r.syncRunType,
@@ -28,7 +31,7 @@ export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResour
     write_mode: parseWriteTarget(r.writeTarget)?.mode ?? null,
     duplicate_rows: r.duplicateRows,
     processed_rows: r.processedRows,
-    timings: r.timings,
+    timings,
     error: r.error,
     outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
     canceled_by: access.actors ? r.canceledBy : null,
@@ -37,9 +40,10 @@ export const serializeSyncRun = (r: SyncRun, access: ActorAccess): SyncRunResour
     approved_by: r.approvedBy === null ? null : access.actors ? r.approvedBy : null,
     approved: r.approvedBy !== null,
     held: (storedRunPlan(r.plan)?.exceeded.length ?? 0) > 0,
-    progress: runProgress(r, new Date()),
+    progress: runProgress({ ...r, timings }, new Date()),
     // A paused run waits for its destination's rate limit (or Retry-After) until then, holding no worker.
     waiting_until: r.status === "paused" ? iso(r.waitingUntil) : null,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
   } satisfies SyncRunAttributes);
+}

@@ -13,7 +13,9 @@ import {
 } from "@/lib/generated/prisma/enums";
 import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
 import { effectiveGuardSchema } from "./plans.schema";
-import { dateTime, json, resourceSchema } from "./resource";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { syncConfigurationSchema } from "@/lib/validation/syncs";
+import { dateTime, resourceSchema } from "./resource";
 
 /** A connector in a sync, without its configuration. */
 export const syncConnectorSchema = z
@@ -38,7 +40,7 @@ export const syncModelSchema = z
     description: z.string(),
     query: z.string(),
     query_type: z.enum(QueryType),
-    configuration: json("The model's settings."),
+    configuration: jsonObjectSchema.describe("The model's settings."),
     primary_key: z.string().nullable(),
     connector_id: z.number().int(),
     connector: syncConnectorSchema,
@@ -65,7 +67,9 @@ export const syncAttributesSchema = z.strictObject({
   source_id: z.number().int(),
   destination_id: z.number().int(),
   model_id: z.number().int(),
-  configuration: json("Field mappings: [{from, to, mapping_type, null_policy?}] (or the older {source_column: destination_field}); null_policy skip leaves an empty value out of the payload."),
+  configuration: syncConfigurationSchema.describe(
+    "Field mappings: [{from, to, mapping_type, null_policy?}] (or the older {source_column: destination_field}); null_policy skip leaves an empty value out of the payload.",
+  ),
   schedule_type: z.enum(ScheduleType),
   sync_mode: z.enum(SyncMode),
   sync_interval: z.number().int().nullable(),

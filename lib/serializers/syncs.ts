@@ -9,6 +9,9 @@ import { getDefinition } from "@/lib/connectors/registry";
 import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { connectorIcon, connectorName } from "./connectors";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { parseStored } from "@/lib/validation/stored";
+import { syncConfigurationSchema } from "@/lib/validation/syncs";
 import { resource } from "./resource";
 import type { SyncAttributes, SyncConnector, SyncDocument, SyncModel, SyncResource } from "./syncs.schema";
 
@@ -30,7 +33,7 @@ const model = (m: ModelSummary): SyncModel => ({
   description: m.description,
   query: m.query,
   query_type: m.queryType,
-  configuration: m.configuration,
+  configuration: parseStored(jsonObjectSchema, m.configuration, `configuration of model ${m.id}`),
   primary_key: m.primaryKey,
   connector_id: m.connectorId,
   connector: connector(m.connector),
@@ -63,7 +66,7 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
     source_id: s.sourceId,
     destination_id: s.destinationId,
     model_id: s.modelId,
-    configuration: s.configuration,
+    configuration: parseStored(syncConfigurationSchema, s.configuration, `configuration of sync ${s.id}`),
     schedule_type: s.scheduleType,
     sync_mode: s.syncMode,
     sync_interval: s.syncInterval,

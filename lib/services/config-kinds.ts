@@ -9,6 +9,7 @@ import { resolveSecretRefs, secretRefs } from "@/lib/config-as-code/secret-refs"
 import { getDefinition, mergeMaskedSecrets, SECRET_MASK, secretPaths } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib/validation/config";
 import { audit } from "./audit";
@@ -85,7 +86,7 @@ function connectorSteps({ entries, state, matches, secrets }: KindInput<ConfigCo
       });
       return;
     }
-    const stored = decryptJson<Row>(known.row.configurationEncrypted);
+    const stored = decryptJson(jsonObjectSchema, known.row.configurationEncrypted, `configuration of connector ${known.id}`);
     let merged: Row = configuration;
     try {
       merged = definition ? mergeMaskedSecrets(configuration, stored, definition) : configuration;

@@ -3,7 +3,7 @@
 // compares a file with. Secrets are never in an entry: the serializer masks them and each mask
 // becomes a ${env:NAME} reference (a Slack channel's URL likewise).
 import "server-only";
-import { maskedToRefs, secretEnvName } from "@/lib/config-as-code/secret-refs";
+import { configurationToRefs, secretEnvName } from "@/lib/config-as-code/secret-refs";
 import { assignSlugs } from "@/lib/config-as-code/slugs";
 import { SECRET_MASK } from "@/lib/connectors/registry";
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
@@ -11,6 +11,9 @@ import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/li
 import type { AlertChannel, AlertRule, Connector, Model, Sync } from "@/lib/generated/prisma/client";
 import { connectorName, maskedConfiguration } from "@/lib/serializers/connectors";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { parseStored } from "@/lib/validation/stored";
+import { guardSchema, syncConfigurationSchema } from "@/lib/validation/syncs";
 import type { ConfigAlertChannel, ConfigAlertRule, ConfigConnector, ConfigModel, ConfigSync } from "@/lib/validation/config";
 import { channelConfig, urlIsSecret } from "./alerts/channels";
 import type { Tx } from "./transaction";
@@ -78,7 +81,7 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         connector_type: c.connectorType,
         connector_name: connectorName(c),
         description: c.description,
-        configuration: maskedToRefs(maskedConfiguration(c), SECRET_MASK, slug) as Record<string, unknown>,
+        configuration: configurationToRefs(maskedConfiguration(c), SECRET_MASK, slug),
         ...(catalog ? { catalog } : {}),
       };
       return { id: c.id, slug, row: c, entry };
@@ -93,7 +96,7 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         query: m.query,
         primary_key: m.primaryKey,
         description: m.description,
-        configuration: m.configuration as Record<string, unknown>,
+        configuration: parseStored(jsonObjectSchema, m.configuration, `configuration of model ${m.id}`),
       };
       return { id: m.id, slug, row: m, entry };
     }),
@@ -111,13 +114,13 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         cursor_field: s.cursorField,
         write_mode: s.writeMode,
         detect_deletes: s.detectDeletes,
-        guard: (s.guard ?? null) as ConfigSync["guard"],
+        guard: parseStored(guardSchema, s.guard, `guard of sync ${s.id}`),
         schedule_type: s.scheduleType,
         sync_interval: s.syncInterval,
         sync_interval_unit: s.syncIntervalUnit,
         cron_expression: s.cronExpression,
         timezone: s.timezone,
-        configuration: s.configuration as ConfigSync["configuration"],
+        configuration: parseStored(syncConfigurationSchema, s.configuration, `configuration of sync ${s.id}`),
         run_after: (runAfter.get(s.id) ?? []).map((id) => slugOrThrow(syncSlugs, id, "sync")),
       };
       return { id: s.id, slug, row: s, entry };

@@ -12,6 +12,7 @@ import type { ConnectorDefinition, QueryResult, Row } from "@/lib/connectors/typ
 import { can } from "@/lib/auth/permissions";
 import { mayNot } from "@/lib/auth/refusal";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, FailedDependency, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
@@ -77,7 +78,7 @@ export async function getConnector(workspaceId: number, id: number, db: Tx = pri
  * sentence shown to the tenant (a server may repeat the credential it was sent in its error).
  */
 function connectorConfiguration(connector: Connector): { config: Row; scrub: (message: string) => string } {
-  const stored = decryptJson<Row>(connector.configurationEncrypted);
+  const stored = decryptJson(jsonObjectSchema, connector.configurationEncrypted, `configuration of connector ${connector.id}`);
   try {
     const definition = definitionFor(connector);
     const config = adapterConfig(definition, stored, connector.workspaceId);
@@ -133,7 +134,7 @@ export async function createConnector(auth: Auth, input: CreateConnectorInput, d
  */
 function withStoredSecrets(existing: Connector, definition: ConnectorDefinition, incoming: Row, prefix: string): Row {
   try {
-    return mergeMaskedSecrets(incoming, decryptJson<Row>(existing.configurationEncrypted), definition);
+    return mergeMaskedSecrets(incoming, decryptJson(jsonObjectSchema, existing.configurationEncrypted, `configuration of connector ${existing.id}`), definition);
   } catch (err) {
     if (!(err instanceof SecretTargetChangedError)) throw err;
     const message = `enter it again: ${err.changedFields.join(", ")} changed, and a stored secret is only sent where it was entered for`;
@@ -263,7 +264,7 @@ export async function checkConnector(
   const definition = definitionFor(connector);
   const configuration =
     input.configuration === undefined
-      ? decryptJson<Row>(connector.configurationEncrypted)
+      ? decryptJson(jsonObjectSchema, connector.configurationEncrypted, `configuration of connector ${connector.id}`)
       : withStoredSecrets(connector, definition, input.configuration, "configuration");
   return checkConfiguration(definition, configuration, auth.workspaceId);
 }

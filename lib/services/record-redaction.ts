@@ -5,8 +5,8 @@ import "server-only";
 import { envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition } from "@/lib/connectors/registry";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
-import type { Row } from "@/lib/connectors/types";
 import { decryptJson } from "@/lib/crypto/encryption";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { prisma } from "@/lib/db/client";
 import { maskCredentials } from "./credential-mask";
 
@@ -16,7 +16,7 @@ export async function recordRedactor(connectorIds: number[]): Promise<(text: str
   const secrets: string[] = [];
   const scrubbers: ((text: string) => string)[] = [];
   for (const c of connectors) {
-    const stored = decryptJson<Row>(c.configurationEncrypted);
+    const stored = decryptJson(jsonObjectSchema, c.configurationEncrypted, `configuration of connector ${c.id}`);
     scrubbers.push(envRedactor(stored));
     const definition = getDefinition(c.connectorName);
     if (definition) secrets.push(...secretValues(stored, definition));

@@ -6,6 +6,7 @@
 // ALERT_MAX_EMAIL_CHANNELS of them, and saving one asks its new addresses that are not members to
 // confirm (./recipients.ts): the channel is no way to mail strangers.
 import "server-only";
+import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
@@ -25,14 +26,12 @@ import { ensureSubscriptions, recipientStates, requestConfirmations, type Recipi
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
-/** The decrypted configuration of a channel. */
-export interface ChannelConfig {
-  recipients?: string[];
-  url?: string;
-}
+/** The decrypted configuration of a channel: an email channel's recipients, or a webhook's (Slack's) URL. */
+const channelConfigSchema = z.object({ recipients: z.array(z.string()).optional(), url: z.string().optional() });
+export type ChannelConfig = z.infer<typeof channelConfigSchema>;
 
-export const channelConfig = (channel: Pick<AlertChannel, "configurationEncrypted">): ChannelConfig =>
-  decryptJson<ChannelConfig>(channel.configurationEncrypted);
+export const channelConfig = (channel: Pick<AlertChannel, "id" | "configurationEncrypted">): ChannelConfig =>
+  decryptJson(channelConfigSchema, channel.configurationEncrypted, `configuration of alert channel ${channel.id}`);
 
 /** Whether the URL of a channel of this type is a secret (masked in every answer). */
 export const urlIsSecret = (type: AlertChannelType): boolean => type === "slack";
