@@ -46,7 +46,9 @@ async function receiver(): Promise<{ url: string; seen: { url?: string; headers:
 }
 
 async function checkConnection(api: Api, name: string, connection_spec: Record<string, unknown>): Promise<{ result: string; details: string; raw: string }> {
-  const res = await api.post("/api/v1/connector_definitions/check_connection", { name, connection_spec });
+  // `Http` names a source and a destination: without a type the source answers, so say which.
+  const type = name === "Http" ? "destination" : undefined;
+  const res = await api.post("/api/v1/connector_definitions/check_connection", { type, name, connection_spec });
   const raw = await res.text();
   expect(res.status(), raw).toBe(200);
   return { ...(JSON.parse(raw) as { result: string; details: string }), raw };

@@ -36,13 +36,16 @@ interface Definition {
 
 // Connectors that existed before this session: their secrets and targets are covered by
 // security-connectors.spec.ts and the sweep; skipping them keeps this spec short.
-const BEFORE = new Set(["Airtable", "GoogleSheets", "Http", "HttpModel", "Hubspot", "Iterable", "Klaviyo", "Mailchimp", "MariaDB", "OpenAI", "Postgresql", "SalesforceCrm", "Slack"]);
+const BEFORE = new Set([
+  ...["Airtable", "GoogleSheets", "Http", "Hubspot", "Iterable", "Klaviyo", "Mailchimp", "MariaDB", "Postgresql", "SalesforceCrm", "Slack"].map((n) => `destination:${n}`),
+  ...["HttpModel", "MariaDB", "OpenAI", "Postgresql"].map((n) => `source:${n}`),
+]);
 const DIR = path.resolve("tests/fixtures/reference-settings");
 const FIXTURES: Fixture[] = readdirSync(DIR)
   .filter((f) => f.endsWith(".json"))
   .sort()
   .map((f) => JSON.parse(readFileSync(path.join(DIR, f), "utf8")) as Fixture)
-  .filter((f) => !BEFORE.has(f.connector_name));
+  .filter((f) => !BEFORE.has(`${f.connector_type}:${f.connector_name}`));
 
 const PRIVATE = ["10.255.255.1", "169.254.169.254"];
 const REFUSAL = /private, loopback or link-local addresses .* are not allowed on this server|cloud metadata service\) are not allowed/;

@@ -38,7 +38,7 @@ test("a body over 1 MB is 413 before it is read, on routes with and without a bo
 
 test("HTTP connectors may never reach cloud metadata addresses (check_connection and connectors)", async () => {
   for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/computeMetadata/v1/", "http://169.254.170.2/v2/credentials"]) {
-    const res = await ws.admin.post("/api/v1/connector_definitions/check_connection", { name: "Http", connection_spec: { destination_url: url } });
+    const res = await ws.admin.post("/api/v1/connector_definitions/check_connection", { type: "destination", name: "Http", connection_spec: { destination_url: url } });
     expect(res.status(), await res.text()).toBe(200);
     const body = await res.json();
     expect(body.result, url).toBe("failure");

@@ -25,7 +25,7 @@ test("sources: icons, category chips, search, generic fallback", async ({ page, 
 
   await expectLoadedIcon(card(page, /PostgreSQL/), "/icons/postgresql.svg");
   await expectLoadedIcon(card(page, /MariaDB/), "/icons/mariadb.svg");
-  await expectLoadedIcon(card(page, /OpenAI-compatible/), "/icons/openai.svg");
+  await expectLoadedIcon(card(page, /OpenAI-compatible API/), "/icons/openai.svg");
   await expectLoadedIcon(card(page, /HTTP model/), "/icons/http-model.svg");
   await shot(page, "connector-gallery-sources");
 
@@ -33,7 +33,7 @@ test("sources: icons, category chips, search, generic fallback", async ({ page, 
   const chips = page.getByRole("group", { name: "Filter by category" });
   await chips.getByRole("button", { name: "AI Model" }).click();
   await expect(chips.getByRole("button", { name: "AI Model" })).toHaveAttribute("aria-pressed", "true");
-  await expect(card(page, /OpenAI-compatible/)).toBeVisible();
+  await expect(card(page, /OpenAI-compatible API/)).toBeVisible();
   await expect(card(page, /HTTP model/)).toBeVisible();
   await expect(card(page, /PostgreSQL/)).toHaveCount(0);
   await chips.getByRole("button", { name: "All" }).click();
@@ -45,7 +45,7 @@ test("sources: icons, category chips, search, generic fallback", async ({ page, 
   await expect(page.getByRole("list", { name: "Connectors" }).getByRole("button")).toHaveCount(1);
   await expect(card(page, /MariaDB/)).toBeVisible();
   await search.fill("embeddings openai");
-  await expect(card(page, /OpenAI-compatible/)).toHaveCount(0);
+  await expect(card(page, /OpenAI-compatible API/)).toHaveCount(0);
   await expect(page.getByText("No connector matches")).toBeVisible();
   await page.getByRole("button", { name: "Show all connectors" }).click();
   await expect(search).toHaveValue("");
@@ -53,7 +53,7 @@ test("sources: icons, category chips, search, generic fallback", async ({ page, 
 
   // A card still opens its configuration form, with its icon.
   await search.fill("openai");
-  await card(page, /OpenAI-compatible/).click();
+  await card(page, /OpenAI-compatible API/).click();
   await expect(page.getByRole("heading", { name: "OpenAI-compatible API" })).toBeVisible();
   await expect(page.getByLabel("Base URL")).toBeVisible();
   await expect(page.locator('img[data-icon="OpenAI"]')).toHaveAttribute("src", "/icons/openai.svg");
