@@ -312,6 +312,9 @@ describe("source", () => {
     expect(() => source.checkQuery?.("SELECT 1 FROM dual; DROP TABLE orders")).toThrow(/single statement/);
     expect(() => source.checkQuery?.("SELECT * FROM orders FOR UPDATE")).toThrow(/must not use FOR UPDATE/);
     expect(() => source.checkQuery?.("SELECT UTL_HTTP.REQUEST('http://x') FROM dual")).toThrow(/must not call utl_http/);
+    // q'[…]' strings are strings: read as plain ones, the quote inside would hide the call (review finding 1).
+    expect(() => source.checkQuery?.("SELECT q'[']' AS a, utl_http.request(q'[http://169.254.169.254/]') AS b, q'[']' AS c FROM dual")).toThrow(/must not call utl_http/);
+    expect(() => source.checkQuery?.("SELECT sys.urifactory.geturi('http://169.254.169.254/').getclob() FROM dual")).toThrow(/must not call urifactory/);
     expect(() => source.checkQuery?.("SELECT * FROM orders FETCH FIRST 10 ROWS ONLY")).toThrow(/must not end with LIMIT or OFFSET/);
     expect(() => source.checkQuery?.("WITH t AS (SELECT 1 AS n FROM dual) SELECT n FROM t")).not.toThrow();
   });
