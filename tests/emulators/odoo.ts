@@ -174,8 +174,24 @@ export interface OdooEmulatorOptions {
   version?: string;
 }
 
+/**
+ * Answers no real Odoo gives, for the connectors' bounds (set on the emulator, cleared by reset):
+ * `faultBytes`: every create is refused with an exception message this long; `createAnswer`: create
+ * answers this result whatever it was sent; `repeatPage`: search_read answers the first full page
+ * again whatever the domain (a keyset read that never advances); `endless`: search_read makes up a
+ * full page of new records, ids ever growing, on every call.
+ */
+export interface OdooHostility {
+  faultBytes?: number;
+  createAnswer?: unknown;
+  repeatPage?: boolean;
+  endless?: boolean;
+}
+
 export async function startOdooEmulator(options: OdooEmulatorOptions) {
   const window = new CallWindow(options.perMinute ?? Number.POSITIVE_INFINITY, 60_000);
+  const hostile: OdooHostility = {};
+  let madeUp = 0;
   const tables = new Map<string, Row[]>(Object.keys(ODOO_MODELS).map((m) => [m, []]));
   let nextId = 1;
   const calls: { service: string; method: string; model?: string; modelMethod?: string; args: unknown[] }[] = [];
@@ -217,6 +233,14 @@ export async function startOdooEmulator(options: OdooEmulatorOptions) {
   function searchRead(modelName: string, args: unknown[], kwargs: Row): Row[] {
     const domain = (args[0] ?? kwargs.domain ?? []) as unknown[];
     const fields = (kwargs.fields ?? args[1] ?? []) as string[];
+    const meta = modelName === "ir.model" || modelName === "ir.model.fields";
+    if (!meta && hostile.repeatPage) return (tables.get(modelName) ?? []).slice(0, Number(kwargs.limit ?? 80)).map((r) => readRow(modelName, r, fields));
+    if (!meta && hostile.endless) {
+      return Array.from({ length: Number(kwargs.limit ?? 80) }, () => {
+        madeUp++;
+        return readRow(modelName, { id: 1_000_000 + madeUp, name: `Made up ${madeUp}`, write_date: odooNow() }, fields);
+      });
+    }
     const rows = modelName === "ir.model" || modelName === "ir.model.fields" ? metaRows(modelName) : (tables.get(modelName) ?? []);
     const found = rows.filter((r) => matches(r, domain)).sort(sorter(typeof kwargs.order === "string" && kwargs.order !== "" ? kwargs.order : "id"));
     const offset = Number(kwargs.offset ?? 0);
@@ -283,6 +307,8 @@ export async function startOdooEmulator(options: OdooEmulatorOptions) {
 
   /** create(vals) answers an id, create([vals, …]) the ids; a refusal creates none (one transaction). */
   function create(modelName: string, args: unknown[]): unknown {
+    if (hostile.faultBytes !== undefined) throw new Fault("odoo.exceptions.ValidationError", `Refused: ${"x".repeat(hostile.faultBytes)}`);
+    if (hostile.createAnswer !== undefined) return hostile.createAnswer;
     const given = args[0];
     const list = Array.isArray(given) ? (given as Row[]) : [given as Row];
     const rows = list.map((values) => validated(modelName, values ?? {}));
@@ -354,6 +380,7 @@ export async function startOdooEmulator(options: OdooEmulatorOptions) {
     calls,
     window,
     tables,
+    hostile,
     /** Stores records as they are (ids given or assigned), bypassing the ORM. */
     seed(model: string, rows: Row[]) {
       for (const row of rows) {
@@ -367,6 +394,8 @@ export async function startOdooEmulator(options: OdooEmulatorOptions) {
       calls.length = 0;
       window.reset();
       nextId = 1;
+      for (const key of Object.keys(hostile) as (keyof OdooHostility)[]) delete hostile[key];
+      madeUp = 0;
     },
   };
 }

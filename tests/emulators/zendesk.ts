@@ -28,7 +28,8 @@ export async function startZendeskEmulator(options: { email: string; token: stri
   const organizations = new Map<number, Row>();
   const tickets = new Map<number, Row>();
   const jobs = new Map<string, Job>();
-  const state = { nextId: 1000, limiter: new FixedWindow(700, 60_000), retryAfter: "2" };
+  // `jobEnd`: how a finished job is answered instead (a hostile server's failed job with a long message).
+  const state: { nextId: number; limiter: FixedWindow; retryAfter: string; jobEnd?: Row } = { nextId: 1000, limiter: new FixedWindow(700, 60_000), retryAfter: "2" };
   const newId = () => state.nextId++;
 
   const invalid = (res: ServerResponse, details: Record<string, string>) =>
@@ -69,7 +70,15 @@ export async function startZendeskEmulator(options: { email: string; token: stri
     job.polls++;
     const done = job.polls > 1;
     json(res, 200, {
-      job_status: { id, status: done ? "completed" : "working", total: job.results.length, progress: done ? job.results.length : 0, message: done ? "Completed" : null, results: done ? job.results : null },
+      job_status: {
+        id,
+        status: done ? "completed" : "working",
+        total: job.results.length,
+        progress: done ? job.results.length : 0,
+        message: done ? "Completed" : null,
+        results: done ? job.results : null,
+        ...(done ? state.jobEnd : {}),
+      },
     });
   }
 

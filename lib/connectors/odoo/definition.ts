@@ -3,7 +3,7 @@
 // an API key (Odoo 14+ accepts one wherever a password goes). `url`, `database` and `username` say
 // where the password goes, so a masked password never follows a change of any of them.
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
-import { secondsToMs, stringField } from "../shared/config";
+import { numberField, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import type { ConnectorDefinition, JsonSchema, Row } from "../types";
 
@@ -57,7 +57,17 @@ const shared = {
   streamType: "dynamic",
 } as const satisfies Omit<ConnectorDefinition, "connectorType">;
 
-export const odooSourceDefinition: ConnectorDefinition = { ...shared, connectorType: "source", supportsQuery: true };
+/** The source's form adds the hard bounds of a read: a server that keeps answering full pages cannot keep it running. */
+const sourceSpecification: JsonSchema = {
+  ...specification,
+  properties: {
+    ...(specification.properties as Record<string, JsonSchema>),
+    max_pages: { type: "integer", title: "Most pages per read", description: "A read that would need more pages fails instead of running on.", minimum: 1, maximum: 100000, default: 10000, order: 5 },
+    read_timeout: { type: "integer", title: "Longest read (seconds)", description: "A read still paging after this long fails.", minimum: 10, maximum: 86400, default: 3600, order: 6 },
+  },
+};
+
+export const odooSourceDefinition: ConnectorDefinition = { ...shared, connectionSpecification: sourceSpecification, connectorType: "source", supportsQuery: true };
 
 export const odooDestinationDefinition: ConnectorDefinition = {
   ...shared,
@@ -75,6 +85,10 @@ export interface OdooSettings {
   username: string;
   password: string;
   timeoutMs: number;
+  /** Most search_read pages one read makes (the source's max_pages). */
+  maxPages: number;
+  /** Longest one read pages (the source's read_timeout). */
+  readTimeoutMs: number;
 }
 
 export function odooSettings(config: Row): OdooSettings {
@@ -86,5 +100,7 @@ export function odooSettings(config: Row): OdooSettings {
     username: stringField(config, "username"),
     password: stringField(config, "password"),
     timeoutMs: secondsToMs(config, "timeout", 60),
+    maxPages: Math.min(100_000, Math.max(1, Math.floor(numberField(config, "max_pages", 10_000)))),
+    readTimeoutMs: Math.min(86_400, Math.max(10, numberField(config, "read_timeout", 3600))) * 1000,
   };
 }

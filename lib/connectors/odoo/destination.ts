@@ -13,7 +13,9 @@ import { redact, secretValues } from "../shared/secrets";
 import { odooModels } from "./catalog";
 import { odooDestinationDefinition, odooSettings } from "./definition";
 import { createValues, FIELD_ATTRIBUTES, fieldSchema, type OdooFields } from "./fields";
-import { OdooClient, OdooFault, OdooHttpError } from "./rpc";
+import { truncate } from "../shared/http";
+import { exactJson } from "../shared/values";
+import { FAULT_TEXT_LIMIT, FIELDS_ANSWER_BYTES, OdooClient, OdooFault, OdooHttpError, SMALL_ANSWER_BYTES } from "./rpc";
 
 /** Records one create call carries. */
 const MAX_RECORDS = 100;
@@ -66,32 +68,45 @@ function log(model: string, values: Row, count: number, index: number, response:
   return { request: { line: count > 1 ? `${line} (record ${index + 1} of ${count} in one call)` : line, body: values }, response, level: ok ? "info" : "error" };
 }
 
-/** One create call for `group`; one outcome per record, read from Odoo's answer. */
-async function create(client: OdooClient, model: string, group: { record: WriteRecord; values: Row }[]): Promise<WriteOutcome[]> {
+/**
+ * One create call for `group`; one outcome per record, read from Odoo's answer, and whether Odoo
+ * refused the call (a JSON-RPC error: nothing of it was created). The records of one call share
+ * one response log part (the engine scrubs and stores it once) and the same bounded error text.
+ */
+async function create(client: OdooClient, model: string, group: { record: WriteRecord; values: Row }[]): Promise<{ outcomes: WriteOutcome[]; refused: boolean }> {
   const count = group.length;
   try {
-    const { result } = await client.execute(model, "create", [group.map((g) => g.values)]);
+    const { result } = await client.execute(model, "create", [group.map((g) => g.values)], {}, SMALL_ANSWER_BYTES);
     // One id per record, in order (a single dict would answer one id).
     const ids = Array.isArray(result) ? result : [result];
     if (ids.length !== count || ids.some((id) => typeof id !== "number")) {
-      const error = `Odoo answered ${JSON.stringify(result).slice(0, 200)} for ${count} records; none can be trusted.`;
-      return group.map((g, i) => failed(g.record, error, { log: log(model, g.values, count, i, { line: "unexpected answer", body: result }, false) }));
+      const shown = truncate(exactJson(result), FAULT_TEXT_LIMIT);
+      const error = `Odoo answered ${shown.slice(0, 200)} for ${count} records; none can be trusted.`;
+      const response = { line: "unexpected answer", body: shown };
+      return { outcomes: group.map((g, i) => failed(g.record, error, { log: log(model, g.values, count, i, response, false) })), refused: false };
     }
-    return group.map((g, i) => ({ key: g.record.key, ok: true, status: 200, log: log(model, g.values, count, i, { line: `created ${model} id ${String(ids[i])}`, body: ids[i] }, true) }));
+    return {
+      outcomes: group.map((g, i) => ({ key: g.record.key, ok: true, status: 200, log: log(model, g.values, count, i, { line: `created ${model} id ${String(ids[i])}`, body: ids[i] }, true) })),
+      refused: false,
+    };
   } catch (err) {
     if (err instanceof OdooFault) {
+      // err.message is already cut to FAULT_TEXT_LIMIT (rpc.ts).
       const error = `Odoo refused the record: ${err.message}`;
-      return group.map((g, i) => failed(g.record, error, { status: 200, log: log(model, g.values, count, i, { line: "JSON-RPC error", body: err.message }, false) }));
+      const response = { line: "JSON-RPC error", body: err.message };
+      return { outcomes: group.map((g, i) => failed(g.record, error, { status: 200, log: log(model, g.values, count, i, response, false) })), refused: true };
     }
     if (err instanceof OdooHttpError) {
-      return group.map((g, i) =>
+      const response = { line: err.message };
+      const outcomes = group.map((g, i) =>
         failed(g.record, err.message, {
           status: err.status,
           retryable: err.retryable,
           ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
-          log: log(model, g.values, count, i, { line: err.message }, false),
+          log: log(model, g.values, count, i, response, false),
         }),
       );
+      return { outcomes, refused: false };
     }
     throw err;
   }
@@ -102,7 +117,7 @@ async function writeAll(client: OdooClient, records: WriteRecord[], options: Wri
   const outcomes: WriteOutcome[] = [];
   let fields: OdooFields;
   try {
-    fields = await client.result<OdooFields>(model, "fields_get", [], { attributes: FIELD_ATTRIBUTES });
+    fields = await client.result<OdooFields>(model, "fields_get", [], { attributes: FIELD_ATTRIBUTES }, FIELDS_ANSWER_BYTES);
   } catch (err) {
     if (!(err instanceof ConnectorError)) throw err;
     const retryable = err instanceof OdooHttpError && err.retryable;
@@ -133,8 +148,9 @@ async function writeAll(client: OdooClient, records: WriteRecord[], options: Wri
  * start when records failed before sending in the same chunk).
  */
 async function createIsolating(client: OdooClient, model: string, group: { record: WriteRecord; values: Row }[]): Promise<WriteOutcome[]> {
-  const outcomes = await create(client, model, group);
-  const refused = outcomes.every((o) => !o.ok && !o.retryable && o.status === 200);
+  // Only Odoo's own refusal is split: an answer that is not JSON-RPC (too long, broken) says nothing
+  // about which record, and splitting on it would multiply the calls to a hostile server.
+  const { outcomes, refused } = await create(client, model, group);
   if (group.length < 2 || !refused) return outcomes;
   const middle = Math.ceil(group.length / 2);
   return [...(await createIsolating(client, model, group.slice(0, middle))), ...(await createIsolating(client, model, group.slice(middle)))];

@@ -1,5 +1,5 @@
 // The Odoo source and destination against the Odoo JSON-RPC emulator (tests/emulators/odoo.ts) on 127.0.0.1.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FingerprintedBatch, Row, Stream } from "../types";
 import { getDefinition, maskSecrets, SECRET_MASK } from "../registry";
 import { loadThrough, records } from "@/tests/emulators/common";
@@ -131,6 +131,32 @@ describe("Odoo destination", () => {
     const { outcomes: after } = await loadThrough(odooDestination, config(), stream, records(2, (i) => ({ name: `Later ${i}` }), "insert"));
     expect(after.every((o) => o.ok)).toBe(true);
   });
+
+  it("keeps a hostile server's long refusal out of every record: cut, one shared log part per call, no bisection on a non-answer", async () => {
+    const batch = records(100, (i) => ({ name: `H${i}` }), "insert");
+    // 4 MiB refusal: longer than a create answer may be, so it is not read, and not split on.
+    odoo.hostile.faultBytes = 4 * 1024 * 1024;
+    const big = await odooDestination.write(config(), batch, { stream, batch: true });
+    expect(big.every((o) => !o.ok && o.error !== undefined && o.error.length < 3000)).toBe(true);
+    expect(odoo.calls.filter((c) => c.modelMethod === "create")).toHaveLength(1);
+    expect(JSON.stringify(big).length).toBeLessThan(100 * 6000);
+    // A refusal that fits is cut to 2 KiB in the error and in the log.
+    odoo.reset();
+    odoo.hostile.faultBytes = 200_000;
+    const cut = await odooDestination.write(config(), records(2, (i) => ({ name: `C${i}` }), "insert"), { stream, batch: true });
+    for (const o of cut) {
+      expect(o.error).toMatch(/^Odoo refused the record: Refused: x+… \(\d+ more characters\) \(odoo\.exceptions\.ValidationError\)$/);
+      expect(o.error!.length).toBeLessThan(2200);
+      expect(String(o.log?.response.body).length).toBeLessThan(2200);
+    }
+    // An answer that is no list of ids: shown cut, and the records of the call share one response part.
+    odoo.reset();
+    odoo.hostile.createAnswer = "y".repeat(500_000);
+    const odd = await odooDestination.write(config(), records(10, (i) => ({ name: `O${i}` }), "insert"), { stream, batch: true });
+    expect(odd.every((o) => !o.ok && o.error!.length < 400)).toBe(true);
+    expect(odd[1].log?.response).toBe(odd[0].log?.response);
+    expect(String(odd[0].log?.response.body).length).toBeLessThan(2200);
+  });
 });
 
 describe("Odoo source", () => {
@@ -174,6 +200,31 @@ describe("Odoo source", () => {
     const later = (await readAll({ query: "SELECT id, name FROM res.partner", batchSize: 7, cursorField: "write_date", cursorValue: "2026-01-04 10:00:00" })).flat();
     expect(later.map((r) => r.id)).toEqual([3, 7, 11, 15, 19, 23, 27, 31, 35, 39]);
     await expect(readAll({ query: "SELECT id FROM res.partner", batchSize: 7, cursorField: "category_id" })).rejects.toThrow(/is an Odoo many2many field, which cannot be compared/);
+  });
+
+  it("stops a server that answers the same records again, instead of paging forever", async () => {
+    seedPartners(5);
+    odoo.hostile.repeatPage = true;
+    await expect(readAll({ query: "SELECT id, name FROM res.partner", batchSize: 5 })).rejects.toThrow(/Odoo answered record id 1 after record id 5, out of the read's order \(id\)/);
+    await expect(readAll({ query: "SELECT id, name FROM res.partner", batchSize: 5, cursorField: "write_date" })).rejects.toThrow(/out of the read's order \(write_date, id\)/);
+    expect(odoo.calls.filter((c) => c.modelMethod === "search_read")).toHaveLength(4);
+  });
+
+  it("stops a read at max_pages and at read_timeout when the server keeps making up full pages", async () => {
+    odoo.hostile.endless = true;
+    await expect(readAll({ query: "SELECT id, name FROM res.partner", batchSize: 10 }, config({ max_pages: 3 }))).rejects.toThrow(/more than 3 pages of 10 records \(max_pages\)/);
+    expect(odoo.calls.filter((c) => c.modelMethod === "search_read")).toHaveLength(3);
+    const realNow = Date.now.bind(Date);
+    let shift = 0;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + shift);
+    try {
+      const read = odooSource.read(config({ read_timeout: 10 }), { query: "SELECT id FROM res.partner", batchSize: 10 })[Symbol.asyncIterator]();
+      expect((await read.next()).value).toHaveLength(10);
+      shift = 11_000;
+      await expect(read.next()).rejects.toThrow(/longer than 10 s \(read_timeout\)/);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it("waits out a 429 (Retry-After) and carries on", async () => {

@@ -6,7 +6,7 @@
 // sentence leaving here is scrubbed of the password. Reference: odoo.com/documentation, "External
 // API" (the XML-RPC examples; /jsonrpc takes the same services and arguments).
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isRetryable, sendHttp } from "../shared/http";
+import { describeExchange, isRetryable, sendHttp, truncate } from "../shared/http";
 import { redact } from "../shared/secrets";
 import { exactJson, parseJsonExact } from "../shared/values";
 import { abortableSleep } from "../shared/sleep";
@@ -14,6 +14,21 @@ import type { OdooSettings } from "./definition";
 
 /** Longest a read waits for a throttled call before trying again. */
 const MAX_READ_WAIT_MS = 60_000;
+
+/** Largest answer read by default (a page of search_read); calls with small answers ask for less. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Longest server text kept of a refusal (its exception's message) and of an exception's name: a
+ * hostile or broken server's megabytes would otherwise be copied into every record's error and log.
+ */
+export const FAULT_TEXT_LIMIT = 2 * 1024;
+const FAULT_NAME_LIMIT = 200;
+
+/** Largest answer to a call whose result is small (version, authenticate, create's ids, or a refusal with its traceback). */
+export const SMALL_ANSWER_BYTES = 1024 * 1024;
+/** Largest fields_get answer: a model's fields with their selections (thousands of fields fit). */
+export const FIELDS_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** The answer did not come (network, timeout) or was not 2xx: nothing was said about the records. */
 export class OdooHttpError extends ConnectorError {
@@ -72,10 +87,10 @@ export class OdooClient {
   }
 
   /** One JSON-RPC call, retried as the constructor says; throws OdooHttpError or OdooFault. */
-  async call(service: "common" | "object", method: string, args: unknown[]): Promise<OdooCall> {
+  async call(service: "common" | "object", method: string, args: unknown[], maxBodyBytes = MAX_ANSWER_BYTES): Promise<OdooCall> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.callOnce(service, method, args);
+        return await this.callOnce(service, method, args, maxBodyBytes);
       } catch (err) {
         if (!(err instanceof OdooHttpError) || !err.retryable || attempt >= this.retries) throw err;
         const waitMs = Math.min(err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 500 * 2 ** attempt, MAX_READ_WAIT_MS);
@@ -84,7 +99,7 @@ export class OdooClient {
     }
   }
 
-  private async callOnce(service: "common" | "object", method: string, args: unknown[]): Promise<OdooCall> {
+  private async callOnce(service: "common" | "object", method: string, args: unknown[], maxBodyBytes: number): Promise<OdooCall> {
     const body = exactJson({ jsonrpc: "2.0", method: "call", params: { service, method, args }, id: this.nextId++ });
     const exchange = await sendHttp({
       url: `${this.settings.url}/jsonrpc`,
@@ -94,7 +109,7 @@ export class OdooClient {
       timeoutMs: this.settings.timeoutMs,
       signal: this.signal,
       maxRedirects: 0,
-      maxBodyBytes: 64 * 1024 * 1024,
+      maxBodyBytes,
     });
     if (exchange.failure || exchange.status < 200 || exchange.status >= 300) {
       throw new OdooHttpError(this.scrub(`Odoo did not answer the call: ${describeExchange(exchange)}`), exchange.status, isRetryable(exchange), exchange.retryAfterSeconds);
@@ -107,8 +122,8 @@ export class OdooClient {
       throw new OdooHttpError(this.scrub(`Odoo's answer is not JSON-RPC: ${describeExchange(exchange)}`), exchange.status, false);
     }
     if (answer.error) {
-      const name = answer.error.data?.name ?? "";
-      const text = answer.error.data?.message || answer.error.message || "unknown error";
+      const name = truncate(String(answer.error.data?.name ?? ""), FAULT_NAME_LIMIT);
+      const text = truncate(String(answer.error.data?.message || answer.error.message || "unknown error"), FAULT_TEXT_LIMIT);
       throw new OdooFault(this.scrub(`${text}${name ? ` (${name})` : ""}`), name);
     }
     if (!("result" in answer)) throw new OdooHttpError(this.scrub(`Odoo's answer has neither result nor error: ${describeExchange(exchange)}`), exchange.status, false);
@@ -117,7 +132,7 @@ export class OdooClient {
 
   /** The server's version string (common.version needs no login). */
   async version(): Promise<string> {
-    const { result } = await this.call("common", "version", []);
+    const { result } = await this.call("common", "version", [], SMALL_ANSWER_BYTES);
     return String((result as { server_version?: unknown } | null)?.server_version ?? "unknown");
   }
 
@@ -127,7 +142,7 @@ export class OdooClient {
     const { database, username, password } = this.settings;
     let result: unknown;
     try {
-      ({ result } = await this.call("common", "authenticate", [database, username, password, {}]));
+      ({ result } = await this.call("common", "authenticate", [database, username, password, {}], SMALL_ANSWER_BYTES));
     } catch (err) {
       if (err instanceof OdooFault) throw new ConnectorError(`Odoo refused the login to database "${database}": ${err.message}`, "auth");
       throw err;
@@ -139,13 +154,13 @@ export class OdooClient {
     return result;
   }
 
-  /** `model.method(*args, **kwargs)` as the logged-in user. */
-  async execute(model: string, method: string, args: unknown[], kwargs: Record<string, unknown> = {}): Promise<OdooCall> {
+  /** `model.method(*args, **kwargs)` as the logged-in user; an answer longer than `maxBodyBytes` is refused as not JSON-RPC. */
+  async execute(model: string, method: string, args: unknown[], kwargs: Record<string, unknown> = {}, maxBodyBytes = MAX_ANSWER_BYTES): Promise<OdooCall> {
     const uid = await this.login();
-    return this.call("object", "execute_kw", [this.settings.database, uid, this.settings.password, model, method, args, kwargs]);
+    return this.call("object", "execute_kw", [this.settings.database, uid, this.settings.password, model, method, args, kwargs], maxBodyBytes);
   }
 
-  async result<T>(model: string, method: string, args: unknown[], kwargs: Record<string, unknown> = {}): Promise<T> {
-    return (await this.execute(model, method, args, kwargs)).result as T;
+  async result<T>(model: string, method: string, args: unknown[], kwargs: Record<string, unknown> = {}, maxBodyBytes = MAX_ANSWER_BYTES): Promise<T> {
+    return (await this.execute(model, method, args, kwargs, maxBodyBytes)).result as T;
   }
 }

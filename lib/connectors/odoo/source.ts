@@ -14,7 +14,7 @@ import { odooModels } from "./catalog";
 import { odooSettings, odooSourceDefinition } from "./definition";
 import { FIELD_ATTRIBUTES, fieldSchema, rowOf, type OdooFields } from "./fields";
 import { parseOdooQuery, type OdooQuery } from "./query";
-import { OdooClient } from "./rpc";
+import { FIELDS_ANSWER_BYTES, OdooClient } from "./rpc";
 
 /** Tries of a throttled read call (the first included). */
 const READ_RETRIES = 4;
@@ -68,7 +68,7 @@ async function discover(config: Row, signal?: AbortSignal): Promise<Catalog> {
 
 /** The model's fields, and the fields a row carries (the query's, or every field for `*`). */
 async function modelFields(client: OdooClient, q: OdooQuery): Promise<{ fields: OdooFields; names: string[] }> {
-  const fields = await client.result<OdooFields>(q.model, "fields_get", [], { attributes: FIELD_ATTRIBUTES });
+  const fields = await client.result<OdooFields>(q.model, "fields_get", [], { attributes: FIELD_ATTRIBUTES }, FIELDS_ANSWER_BYTES);
   const unknown = q.fields.find((f) => !(f in fields));
   if (unknown !== undefined) throw new ConnectorError(`"${unknown}" is not a field of the Odoo model ${q.model}.`);
   return { fields, names: q.fields.length > 0 ? q.fields : Object.keys(fields) };
@@ -100,6 +100,38 @@ function after(last: Row | undefined, cursor: string | undefined): Domain {
   return ["|", "|", [cursor, ">", value], "&", [cursor, "=", value], ["id", ">", last.id], [cursor, "=", false]];
 }
 
+/** A cursor value as compared here: numbers as numbers, dates and datetimes as their (sortable) text; undefined when empty. */
+function cursorKey(value: unknown): number | string | undefined {
+  if (value === false || value === null || value === undefined) return undefined;
+  return typeof value === "number" || typeof value === "string" ? value : Number(String(value));
+}
+
+/**
+ * Throws unless `next` comes strictly after `prev` in the read's order ((cursor, id) ascending, empty
+ * cursors last): a server that repeats or reorders records would otherwise keep a keyset read paging
+ * forever. Text cursors follow the database's collation, which is not JavaScript's: for them only an
+ * equal value is checked (the id must grow); max_pages and read_timeout bound the rest.
+ */
+function assertAfter(prev: Row, next: Row, cursor: string | undefined, textCursor: boolean): void {
+  const nextId = Number(String(next.id));
+  const prevId = Number(String(prev.id));
+  let ordered: boolean;
+  if (!cursor) ordered = nextId > prevId;
+  else {
+    const a = cursorKey(prev[cursor]);
+    const b = cursorKey(next[cursor]);
+    if (a === undefined || b === undefined) ordered = b === undefined && (a !== undefined || nextId > prevId);
+    else if (a === b) ordered = nextId > prevId;
+    else ordered = textCursor || b > a;
+  }
+  if (!ordered) {
+    throw new ConnectorError(
+      `Odoo answered record id ${String(next.id)} after record id ${String(prev.id)}, out of the read's order (${cursor ? `${cursor}, id` : "id"}): the read was stopped rather than read the same records again.`,
+      "out_of_order",
+    );
+  }
+}
+
 async function* pages(client: OdooClient, options: ReadOptions): AsyncGenerator<Row[]> {
   const q = parseOdooQuery(options.query);
   const { fields, names } = await modelFields(client, q);
@@ -113,14 +145,24 @@ async function* pages(client: OdooClient, options: ReadOptions): AsyncGenerator<
   const asked = [...new Set(["id", ...rowNames])];
   const base: Domain = cursor && options.cursorValue !== undefined && options.cursorValue !== null ? [[cursor, ">=", options.cursorValue]] : [];
   const order = cursor ? `${cursor} asc, id asc` : "id asc";
+  const textCursor = cursor !== undefined && fields[cursor].type === "char";
   const batchSize = Math.max(1, Math.floor(options.batchSize));
+  const { maxPages, readTimeoutMs } = client.settings;
+  const deadline = Date.now() + readTimeoutMs;
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
   let offset = q.offset ?? 0;
   let last: Row | undefined;
-  while (remaining > 0) {
+  for (let page = 0; remaining > 0; page++) {
+    if (page >= maxPages) throw new ConnectorError(`The model has more than ${maxPages} pages of ${batchSize} records (max_pages); the read was stopped.`, "too_many_pages");
+    if (Date.now() >= deadline) throw new ConnectorError(`The read took longer than ${readTimeoutMs / 1000} s (read_timeout); it was stopped.`, "timeout");
     const limit = Math.min(batchSize, remaining);
     const records = await client.result<Row[]>(q.model, "search_read", [[...base, ...after(last, cursor)]], { fields: asked, order, limit, offset });
     if (!Array.isArray(records) || records.length === 0) return;
+    if (records.length > limit) throw new ConnectorError(`Odoo answered ${records.length} records when ${limit} were asked for; the read was stopped.`);
+    records.forEach((r, i) => {
+      const prev = i === 0 ? last : records[i - 1];
+      if (prev) assertAfter(prev, r, cursor, textCursor);
+    });
     yield records.map((r) => rowOf(r, fields, rowNames));
     if (records.length < limit) return;
     remaining -= records.length;

@@ -3,6 +3,7 @@
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
 import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { SERVICE_NAME_PATTERN } from "./settings";
 
 export const oracleConnectionSpecification: JsonSchema = {
   $schema: JSON_SCHEMA_DRAFT,
@@ -17,6 +18,7 @@ export const oracleConnectionSpecification: JsonSchema = {
       title: "Service name",
       description: "The database service to connect to (host:port/service), e.g. ORCLPDB1 or FREEPDB1.",
       minLength: 1,
+      pattern: SERVICE_NAME_PATTERN,
       order: 2,
     },
     username: { type: "string", title: "Username", description: "The database user.", minLength: 1, order: 3 },

@@ -7,7 +7,7 @@ import { isIP } from "node:net";
 import type { Row } from "../types";
 import { guardedLookup } from "../net-policy";
 import { lazyModule } from "../shared/lazy-module";
-import type { OracleSettings } from "./settings";
+import { serviceName, type OracleSettings } from "./settings";
 
 /** How an executeMany position is bound: text (converted in SQL), a CLOB, or bytes. */
 export interface OracleBindDef {
@@ -119,9 +119,9 @@ export function allowedAddress(host: string, database: string): Promise<string> 
   );
 }
 
-/** `host:port/service` (IPv6 in brackets), Easy Connect as the reference writes it. */
+/** `host:port/service` (IPv6 in brackets), Easy Connect as the reference writes it; the service checked again here, where it is used. */
 export function connectString(address: string, port: number, service: string): string {
-  return `${isIP(address) === 6 ? `[${address}]` : address}:${port}/${service}`;
+  return `${isIP(address) === 6 ? `[${address}]` : address}:${port}/${serviceName(service)}`;
 }
 
 /** node-oracledb, thin mode (the default: initOracleClient is never called). */

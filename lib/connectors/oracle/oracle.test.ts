@@ -107,6 +107,23 @@ describe("settings", () => {
     }
   });
 
+  it("refuses a service name that would add parameters or a descriptor to the connect string, at save and at connect", async () => {
+    const hostile = ["FREEPDB1?https_proxy=169.254.169.254&https_proxy_port=80", "FREEPDB1/x", "(DESCRIPTION=(ADDRESS=(HOST=10.0.0.1)))", "a b", "x".repeat(129)];
+    for (const sid of hostile) {
+      for (const definition of [getSource("Oracle").definition, getDestination("Oracle").definition]) {
+        expect(validateConfiguration(definition, config({ sid })).map((e) => e.path), sid).toEqual(["sid"]);
+      }
+      expect(() => connectString("10.0.0.5", 1521, sid), sid).toThrow(/service name \(sid\) may hold only/);
+      const fake = fakeDriver();
+      const result = await oracleSourceWith(fake.driver).check(config({ sid }));
+      expect(result.ok, sid).toBe(false);
+      expect(result.details).toMatch(/service name \(sid\) may hold only/);
+      expect(fake.sessions(), "no connection is opened").toBe(0);
+    }
+    expect(validateConfiguration(getSource("Oracle").definition, config({ sid: "orcl.example.com" }))).toEqual([]);
+    expect(connectString("10.0.0.5", 1521, "SALES_PDB$1#A-B.example")).toBe("10.0.0.5:1521/SALES_PDB$1#A-B.example");
+  });
+
   it("connects with Easy Connect to the address the outbound policy resolved", async () => {
     expect(connectString("10.0.0.5", 1521, "ORCLPDB1")).toBe("10.0.0.5:1521/ORCLPDB1");
     expect(connectString("::1", 1521, "FREEPDB1")).toBe("[::1]:1521/FREEPDB1");
@@ -312,6 +329,9 @@ describe("source", () => {
     expect(() => source.checkQuery?.("SELECT 1 FROM dual; DROP TABLE orders")).toThrow(/single statement/);
     expect(() => source.checkQuery?.("SELECT * FROM orders FOR UPDATE")).toThrow(/must not use FOR UPDATE/);
     expect(() => source.checkQuery?.("SELECT UTL_HTTP.REQUEST('http://x') FROM dual")).toThrow(/must not call utl_http/);
+    // q'[…]' strings are strings: read as plain ones, the quote inside would hide the call (review finding 1).
+    expect(() => source.checkQuery?.("SELECT q'[']' AS a, utl_http.request(q'[http://169.254.169.254/]') AS b, q'[']' AS c FROM dual")).toThrow(/must not call utl_http/);
+    expect(() => source.checkQuery?.("SELECT sys.urifactory.geturi('http://169.254.169.254/').getclob() FROM dual")).toThrow(/must not call urifactory/);
     expect(() => source.checkQuery?.("SELECT * FROM orders FETCH FIRST 10 ROWS ONLY")).toThrow(/must not end with LIMIT or OFFSET/);
     expect(() => source.checkQuery?.("WITH t AS (SELECT 1 AS n FROM dual) SELECT n FROM t")).not.toThrow();
   });

@@ -33,6 +33,8 @@ interface DialectTraits {
   googleStrings: boolean;
   /** r'…' strings without any escape (Spark SQL). */
   rawStrings: boolean;
+  /** q'<delim>…<delim>' alternative-quote strings, also nq'…' (Oracle). */
+  altQuotes?: boolean;
 }
 
 /** ClickHouse has its own tokenizer (clickhouseCodeOnly): its versions read comments and strings differently. */
@@ -44,8 +46,8 @@ const TRAITS: Record<Exclude<SqlDialect, "clickhouse">, DialectTraits> = {
   trino: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
   snowflake: { backtickNames: false, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: true, slashComments: true, googleStrings: false, rawStrings: false },
   databricks: { backtickNames: true, backslashEscapes: true, hashComments: false, dashNeedsSpace: false, nestedComments: true, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: true },
-  // Oracle: standard quoting, `--` and unnested block comments (its q'[…]' strings are not read as strings).
-  oracle: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false },
+  // Oracle: standard quoting, `--` and unnested block comments, and q'[…]' alternative-quote strings.
+  oracle: { backtickNames: false, backslashEscapes: false, hashComments: false, dashNeedsSpace: false, nestedComments: false, executableComments: false, dollarQuotes: false, plainDollarStrings: false, slashComments: false, googleStrings: false, rawStrings: false, altQuotes: true },
 };
 
 /** How one reading of the query tokenizes it; a loose reading lets an unclosed string or comment pass. */
@@ -77,6 +79,26 @@ function stringPrefix(query: string, quoteAt: number, t: DialectTraits): string 
 }
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_]\w*)?\$/;
+
+/** Oracle's bracket delimiters of q'…' strings close with their partner; any other delimiter closes itself. */
+const ALT_QUOTE_PARTNER: Record<string, string> = { "[": "]", "(": ")", "{": "}", "<": ">" };
+
+/**
+ * Where an Oracle alternative-quote string (q'<d>…<d>' or nq'<d>…<d>') whose quote is at `quoteAt`
+ * ends, one past its final quote; undefined when the quote does not open one (no q, nq before it as
+ * a token of its own), -1 when it is never closed. Read as a plain string, `q'[']'` would end at the
+ * second quote and show the rest of the string as code (or hide code after it).
+ */
+function altQuoteEnd(query: string, quoteAt: number): number | undefined {
+  if (!/(?:^|[^\w$#])n?q$/i.test(query.slice(Math.max(0, quoteAt - 3), quoteAt))) return undefined;
+  const open = query.codePointAt(quoteAt + 1);
+  // Oracle refuses a space, tab or line break as the delimiter: refused here as unclosed.
+  if (open === undefined || /\s/.test(String.fromCodePoint(open))) return -1;
+  const delimiter = String.fromCodePoint(open);
+  const close = (ALT_QUOTE_PARTNER[delimiter] ?? delimiter) + "'";
+  const end = query.indexOf(close, quoteAt + 1 + delimiter.length);
+  return end === -1 ? -1 : end + close.length;
+}
 
 /** MariaDB takes `--` as a comment only before whitespace or a control character (or the end). */
 const MARIADB_LINE_COMMENT_END = /^[\s\x00-\x1f\x7f]?$/;
@@ -131,7 +153,11 @@ export function codeOnly(query: string, dialect: SqlDialect, keepQuotedNames = f
   while (i < query.length) {
     const ch = query[i];
     const next = query[i + 1];
-    if (ch === "'" || ch === '"' || (t.backtickNames && ch === "`")) {
+    const altEnd = t.altQuotes && ch === "'" ? altQuoteEnd(query, i) : undefined;
+    if (altEnd !== undefined) {
+      if (altEnd === -1) unclosed();
+      blank(i, altEnd === -1 ? query.length : altEnd);
+    } else if (ch === "'" || ch === '"' || (t.backtickNames && ch === "`")) {
       const prefix = ch === "`" ? "" : stringPrefix(query, i, t);
       const raw = /r/i.test(prefix);
       const close = t.googleStrings && ch !== "`" && query.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;

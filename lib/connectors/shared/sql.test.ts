@@ -130,6 +130,40 @@ describe("modelSelect", () => {
     expect(modelSelect("SELECT r'\\d+' AS re, 'it\\'s' AS s FROM t", "databricks")).toContain("FROM t");
   });
 
+  it("reads Oracle's q'…' alternative-quote strings as strings, so they hide no call, clause or statement", () => {
+    // Read as plain strings, each q'[']' leaves a quote open and hides what follows until the next one.
+    const attacks: [string, RegExp][] = [
+      ["SELECT q'[']' AS a, utl_http.request(q'[http://169.254.169.254/latest/meta-data/]') AS b, q'[']' AS c FROM dual", /must not call utl_http\(\)/],
+      ["SELECT q'[']' AS a, dbms_xmlgen.getxml(q'[SELECT * FROM dba_users]') AS b, q'[']' AS c FROM dual", /must not call dbms_xmlgen\(\)/],
+      ["SELECT Q'{'}' AS a, UTL_FILE.FOPEN('DIR', 'f', 'r') AS b, nq'!'!' AS c FROM dual", /must not call utl_file\(\)/],
+      ["SELECT q'[']' AS a FROM dual FOR UPDATE /* ' */", /must not use FOR UPDATE/],
+      ["SELECT q'[']' AS a FROM dual; DELETE FROM t /* ' */", /single statement/],
+      ["SELECT q'<'>' AS a FROM dual) x, (SELECT 1 FROM dual /* ' */", /parentheses/],
+    ];
+    for (const [query, error] of attacks) expect(() => modelSelect(query, "oracle"), query).toThrow(error);
+    // Unclosed, or a blank as the delimiter (Oracle refuses it): refused rather than guessed.
+    for (const query of ["SELECT q'[abc]x FROM dual", "SELECT q' a ' FROM dual", "SELECT nq'#abc' FROM dual"]) {
+      expect(() => modelSelect(query, "oracle"), query).toThrow(/never closed/);
+    }
+    // Legitimate ones: a quote inside, partner brackets, any other character closing itself, nq, upper case.
+    const ok = "SELECT q'[it's]' AS a, Q'{a}b}' AS b, nq'!x'y!' AS c, q'<'>' AS d, q'(x)' AS e, seq, 'q' AS f FROM t";
+    expect(modelSelect(ok, "oracle")).toBe(ok);
+    expect(modelSelect("SELECT freq, q'#utl_http.request(1)#' AS text FROM t", "oracle")).toContain("FROM t");
+  });
+
+  it("refuses Oracle's URI types, URI factory and Oracle Text, which open URLs and files", () => {
+    const attacks: [string, string][] = [
+      ["SELECT sys.urifactory.geturi('http://169.254.169.254/latest/meta-data/').getclob() FROM dual", "urifactory"],
+      ["SELECT DBURITYPE('/SCOTT/EMP/ROW[EMPNO=7369]/ENAME').getclob() FROM dual", "dburitype"],
+      ["SELECT xdburitype('/public/secret.txt').getclob() FROM dual", "xdburitype"],
+      ["SELECT \"HTTPURITYPE\"('http://x/').getclob() FROM dual", "httpuritype"],
+      ["SELECT ctxsys.ctx_doc.snippet('idx', '1', 'x') FROM dual", "ctxsys"],
+      ["SELECT ctx_doc.policy_snippet('p', 'x', 'y') FROM dual", "ctx_doc"],
+    ];
+    for (const [query, name] of attacks) expect(() => modelSelect(query, "oracle"), query).toThrow(`The query must not call ${name}()`);
+    expect(modelSelect("SELECT uri, context, ctx FROM t", "oracle")).toContain("FROM t");
+  });
+
   it("refuses warehouse functions that reach outside the query's rows", () => {
     const attacks: [SqlDialect, string, string][] = [
       ["clickhouse", "SELECT * FROM icebergS3('http://x/t')", "icebergs3"],

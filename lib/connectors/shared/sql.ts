@@ -106,8 +106,10 @@ const FORBIDDEN_FUNCTIONS: Record<SqlDialect, RegExp> = {
   // Calls into the JVM of the warehouse, its secrets and outbound HTTP.
   databricks: /\b(reflect|java_method|try_reflect|secret|try_secret|http_request)\s*\(/i,
   // Packages that reach the server's files and the network (UTL_FILE, UTL_HTTP…), run SQL given as a
-  // string or change the session (DBMS_XMLGEN, DBMS_SQL…), and the functions that open files or URLs.
-  oracle: /\b(utl_\w+|dbms_\w+|httpuritype|bfilename)\s*[.(]/i,
+  // string or change the session (DBMS_XMLGEN, DBMS_SQL…), the URI types and factory that open files,
+  // URLs or other rows by path (HTTPURITYPE, DBURITYPE, XDBURITYPE, URIFACTORY), Oracle Text's
+  // packages (CTXSYS.*, some fetch URLs) and BFILENAME. A second line of defence: the role comes first.
+  oracle: /\b(utl_\w+|dbms_\w+|httpuritype|dburitype|xdburitype|urifactory|ctxsys|ctx_\w+|bfilename)\s*[.(]/i,
 };
 
 /** Throws when the query calls a function of FORBIDDEN_FUNCTIONS (looked for outside strings and comments, inside quoted names). */

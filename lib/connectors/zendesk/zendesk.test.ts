@@ -28,6 +28,7 @@ beforeEach(() => {
   zd.tickets.clear();
   zd.state.limiter.reset();
   Object.assign(zd.state.limiter, { max: 700, windowMs: 60_000 });
+  delete zd.state.jobEnd;
 });
 
 describe("Zendesk destination", () => {
@@ -68,6 +69,19 @@ describe("Zendesk destination", () => {
     expect(zd.requests.filter((r) => r.url.startsWith("/api/v2/job_statuses/"))).toHaveLength(2);
     expect(zd.users.get(7)).toMatchObject({ name: "User 2" });
     expect([...zd.users.values()].map((u) => u.email).sort()).toEqual(["user1@example.com", "user2@example.com"]);
+  });
+
+  it("keeps a failed job's long message, and a result's long details, short in every record's error", async () => {
+    // A job's message goes into each of its records: 512 KiB of it (an answer the client still reads whole) for 100 users would be 50 MiB.
+    zd.state.jobEnd = { status: "failed", message: "m".repeat(512 * 1024) };
+    const failedJob = await zendeskDestination.write(config(), records(100, person), { stream: streams.users, batch: true });
+    expect(failedJob.every((o) => !o.ok && o.error !== undefined && o.error.length < 2500)).toBe(true);
+    expect(failedJob[0].error).toMatch(/^Zendesk refused the record: Zendesk job V3-\d+ ended failed: m+… \(\d+ more characters\)\.$/);
+    zd.state.jobEnd = { status: "completed", results: [{ index: 0, status: "Failed", error: "E".repeat(300_000), details: "D".repeat(300_000) }] };
+    const [one] = await zendeskDestination.write(config(), records(1, person), { stream: streams.users, batch: true });
+    expect(one.ok).toBe(false);
+    expect(one.error!.length).toBeLessThan(5000);
+    expect(JSON.stringify(one).length).toBeLessThan(20_000);
   });
 
   it("sends at most 100 users a request", async () => {
