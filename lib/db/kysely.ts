@@ -56,11 +56,18 @@ export function db(): Kysely<DB> {
 }
 
 /**
- * Runs a built query inside a Prisma transaction (`tx`), where the statement must share the
- * transaction's connection: built and typed by Kysely, executed by Prisma. Prisma reads the rows
+ * Runs a built query through Prisma (`tx`: a transaction, or the client), where the statement must
+ * share Prisma's transaction: built and typed by Kysely, executed by Prisma, which reads the rows
  * the same way (int8 bigint, timestamps Date, json parsed).
  */
-export async function inTransaction<Q extends Compilable<unknown>>(tx: Prisma.TransactionClient, query: Q): Promise<InferResult<Q>> {
+export async function viaPrisma<Q extends Compilable<unknown>>(tx: Pick<Prisma.TransactionClient, "$queryRawUnsafe">, query: Q): Promise<InferResult<Q>> {
   const compiled = query.compile();
   return tx.$queryRawUnsafe(compiled.sql, ...compiled.parameters);
+}
+
+/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction), rows read as db()'s. */
+export async function viaClient<Q extends Compilable<unknown>>(client: Pick<PoolClient, "query">, query: Q): Promise<InferResult<Q>> {
+  const compiled = query.compile();
+  const result = await client.query({ text: compiled.sql, values: compiled.parameters as unknown[], types: rawTypes });
+  return result.rows as InferResult<Q>;
 }
