@@ -65,8 +65,8 @@ export async function viaPrisma<Q extends Compilable<unknown>>(tx: Pick<Prisma.T
   return tx.$queryRawUnsafe(compiled.sql, ...compiled.parameters);
 }
 
-/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction), rows read as db()'s. */
-export async function viaClient<Q extends Compilable<unknown>>(client: Pick<PoolClient, "query">, query: Q): Promise<InferResult<Q>> {
+/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction) or a given pool, rows read as db()'s. */
+export async function viaClient<Q extends Compilable<unknown>>(client: Pool | PoolClient, query: Q): Promise<InferResult<Q>> {
   const compiled = query.compile();
   const result = await client.query({ text: compiled.sql, values: compiled.parameters as unknown[], types: rawTypes });
   return result.rows as InferResult<Q>;
