@@ -78,7 +78,7 @@ function timestamp(value: string, utcIfZoneless: boolean): Date {
   const iso = value.replace(" ", "T");
   return new Date(utcIfZoneless ? `${iso}Z` : iso.replace(/([+-]\d\d)$/, "$1:00"));
 }
-const rawTypes: CustomTypesConfig = {
+export const rawTypes: CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
     if (format === "binary") return types.getTypeParser(oid, format);
     if (oid === OID.INT8) return (value: string) => BigInt(value);

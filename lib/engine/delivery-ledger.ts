@@ -13,6 +13,7 @@
 import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
+import { db, viaClient } from "@/lib/db/kysely";
 import type { RecordLog, WriteRecord } from "@/lib/connectors/types";
 import type { Item, Outcome } from "./batch";
 import type { RunContext } from "./context";
@@ -57,9 +58,13 @@ export class DeliveryLedger {
   async admit(records: WriteRecord[], fingerprintOf: (key: string) => string): Promise<Admission> {
     const ledger = new Map<string, Delivered>();
     if (this.tracked && records.length > 0) {
-      const { rows } = await this.pool.query<{ primary_key: string; idempotency_key: string; seq: number }>(
-        "SELECT primary_key, idempotency_key, seq FROM sync_deliveries WHERE sync_id = $1 AND primary_key = ANY($2::text[])",
-        [this.syncId, records.map((r) => r.key)],
+      const rows = await viaClient(
+        this.pool,
+        db()
+          .selectFrom("sync_deliveries")
+          .select(["primary_key", "idempotency_key", "seq"])
+          .where("sync_id", "=", this.syncId)
+          .where("primary_key", "=", (eb) => eb.fn.any(eb.val(records.map((r) => r.key)))),
       );
       for (const r of rows) ledger.set(r.primary_key, { key: r.idempotency_key, seq: r.seq });
     }

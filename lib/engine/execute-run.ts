@@ -6,8 +6,8 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import type { SyncRun } from "@/lib/generated/prisma/client";
-import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";
 import { loadRunContext, RunSetupError, type RunContext } from "./context";
 import { runLockKey, tryLock, unlock } from "./locks";
@@ -124,13 +124,13 @@ async function watched(attempt: RunAttempt, lock: RunLock, options: ExecuteOptio
     attempt.abandonCalls("shutdown");
   });
   const poll = setInterval(() => {
-    pgPool()
-      .query<{ status: SyncRunStatus; sync_status: string; deleted: boolean }>(
-        `SELECT r.status, s.status AS sync_status, s.deleted_at IS NOT NULL AS deleted
-         FROM sync_runs r JOIN syncs s ON s.id = r.sync_id WHERE r.id = $1`,
-        [run.id],
-      )
-      .then(({ rows: [r] }) => {
+    db()
+      .selectFrom("sync_runs as r")
+      .innerJoin("syncs as s", "s.id", "r.sync_id")
+      .select((eb) => ["r.status", "s.status as sync_status", eb("s.deleted_at", "is not", null).as("deleted")])
+      .where("r.id", "=", run.id)
+      .executeTakeFirst()
+      .then((r) => {
         // Ended from outside (a cancel fails it): stop, leaving a connector call that does not answer.
         if (!r || TERMINAL_RUN_STATUSES.includes(r.status)) attempt.stop("canceled");
         else if (run.syncRunType === "general" && (r.sync_status === "disabled" || r.deleted)) attempt.stop("disabled");

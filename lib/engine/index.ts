@@ -22,7 +22,7 @@ import { startScheduler, type SchedulerHandle } from "./scheduler";
 
 export { triggerSync, cancelSync, cancelRun, triggerTestRun, transitionSyncStatus, approveRun } from "./runs";
 export { planSync } from "./plan/sync-plan";
-export { RUN_AFTER_EDGES_SQL, startSequence, toRunAfterEdges, type RunAfterEdgeRow } from "./sequences/start";
+export { runAfterEdgesQuery, startSequence, toRunAfterEdges } from "./sequences/start";
 export type { SyncPlan, RunPlan, PlanSample, PlanCounts } from "./plan/planner";
 export type { SyncProposal } from "./context";
 export { ACTIVE_RUN_STATUSES } from "./transitions";

@@ -6,7 +6,8 @@
 import "server-only";
 import type { Row, WriteRecord } from "@/lib/connectors/types";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { pgPool } from "@/lib/db/client";
+import { sql } from "kysely";
+import { db } from "@/lib/db/kysely";
 import type { RunContext } from "./context";
 
 /** How a record's presence was judged, and how its key reads in a sentence. */
@@ -57,11 +58,14 @@ export async function presenceOf(ctx: RunContext, records: WriteRecord[], signal
 /** The keys among `keys` this sync delivered before and still tracks as delivered. */
 async function deliveredKeys(syncId: number, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const { rows } = await pgPool().query<{ primary_key: string }>(
-    `SELECT primary_key FROM sync_states
-      WHERE sync_id = $1 AND primary_key = ANY(ARRAY(SELECT json_array_elements_text($2::json)))
-        AND fingerprint <> '' AND last_status <> 'skipped'`,
-    [syncId, JSON.stringify(keys)],
-  );
+  // The keys travel as one JSON text: a text[] parameter of many keys is slower to bind.
+  const rows = await db()
+    .selectFrom("sync_states")
+    .select("primary_key")
+    .where("sync_id", "=", syncId)
+    .where("primary_key", "=", sql<string>`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(keys)}::json)))`)
+    .where("fingerprint", "<>", "")
+    .where("last_status", "<>", "skipped")
+    .execute();
   return new Set(rows.map((r) => r.primary_key));
 }

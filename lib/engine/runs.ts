@@ -2,6 +2,7 @@
 // workspace-scoped ids ("not yours" is the same 404 as "does not exist") and throw typed errors.
 import "server-only";
 import { pgPool, prisma } from "@/lib/db/client";
+import { db, viaClient } from "@/lib/db/kysely";
 import { Conflict, FailedDependency, NotFound } from "@/lib/errors";
 import type { Sync, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncStatus } from "@/lib/generated/prisma/enums";
@@ -42,8 +43,8 @@ export async function triggerSync(workspaceId: number, syncId: number): Promise<
   if (sync.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
   const runId = await withTransaction(pgPool(), async (client) => {
     // Re-read under the trigger lock: a disable racing with this trigger wins.
-    const { rows } = await client.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1 FOR SHARE", [syncId]);
-    if (rows[0]?.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
+    const [row] = await viaClient(client, db().selectFrom("syncs").select("status").where("id", "=", syncId).forShare());
+    if (row?.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running it.`);
     return createGeneralRun(client, sync);
   });
   if (runId === null) throw new FailedDependency(await busyMessage(syncId));

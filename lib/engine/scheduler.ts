@@ -1,8 +1,9 @@
 // The scheduler loop: every tick, the one process holding the scheduler lock enqueues due syncs and
 // moves their next_run_at forward; once an hour it prunes sync records past the retention period.
 import "server-only";
+import type { InferResult } from "kysely";
 import { pgPool } from "@/lib/db/client";
-import type { ScheduleType, SyncIntervalUnit, SyncStatus } from "@/lib/generated/prisma/enums";
+import { db, viaClient } from "@/lib/db/kysely";
 import { env } from "@/lib/config/env";
 import { logger } from "@/lib/logger";
 import { queueAlertSweep } from "@/lib/services/alerts/queue";
@@ -17,17 +18,19 @@ import { sweepLostHooks } from "./sequences/advance";
 
 const PRUNE_EVERY_MS = 3_600_000;
 
-interface SyncScheduleRow {
-  id: number;
-  workspace_id: number;
-  status: SyncStatus;
-  schedule_type: ScheduleType;
-  sync_interval: number | null;
-  sync_interval_unit: SyncIntervalUnit | null;
-  cron_expression: string | null;
-  timezone: string;
-  next_run_at: Date | null;
-}
+/** Scheduled syncs (not deleted, disabled or manual), locked for this pass; skipped when another pass holds them. */
+const scheduledSyncs = () =>
+  db()
+    .selectFrom("syncs")
+    .select(["id", "workspace_id", "status", "schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone", "next_run_at"])
+    .where("deleted_at", "is", null)
+    .where("status", "<>", "disabled")
+    .where("schedule_type", "<>", "manual")
+    .forUpdate()
+    .skipLocked()
+    .limit(500);
+type SyncScheduleRow = InferResult<ReturnType<typeof scheduledSyncs>>[number];
+const setNextRunAt = (id: number, next: Date | null) => db().updateTable("syncs").set({ next_run_at: next }).where("id", "=", id);
 
 function toSpec(row: SyncScheduleRow) {
   return {
@@ -54,13 +57,22 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
   const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
   let total = 0;
   for (;;) {
-    const { rows } = await pgPool().query<{ size: number }>(
-      `DELETE FROM sync_record_blocks WHERE (sync_run_id, first_id) IN (
-         SELECT b.sync_run_id, b.first_id FROM sync_record_blocks b JOIN sync_runs r ON r.id = b.sync_run_id
-         WHERE r.finished_at < $1 LIMIT 1000)
-       RETURNING size`,
-      [cutoff],
-    );
+    const rows = await db()
+      .deleteFrom("sync_record_blocks")
+      .where(({ eb, refTuple, selectFrom }) =>
+        eb(
+          refTuple("sync_run_id", "first_id"),
+          "in",
+          selectFrom("sync_record_blocks as b")
+            .innerJoin("sync_runs as r", "r.id", "b.sync_run_id")
+            .select(["b.sync_run_id", "b.first_id"])
+            .where("r.finished_at", "<", cutoff)
+            .limit(1000)
+            .$asTuple("sync_run_id", "first_id"),
+        ),
+      )
+      .returning("size")
+      .execute();
     if (rows.length === 0) return total;
     for (const r of rows) total += r.size;
   }
@@ -72,8 +84,8 @@ export async function pruneSyncRecords(options: { now?: Date; retentionDays?: nu
  */
 export async function pruneSequenceRuns(options: { now?: Date; retentionDays?: number } = {}): Promise<number> {
   const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionDays ?? recordRetentionDays()) * 86_400_000);
-  const { rowCount } = await pgPool().query("DELETE FROM sequence_runs WHERE created_at < $1", [cutoff]);
-  return rowCount ?? 0;
+  const { numDeletedRows } = await db().deleteFrom("sequence_runs").where("created_at", "<", cutoff).executeTakeFirst();
+  return Number(numDeletedRows);
 }
 
 /**
@@ -83,24 +95,16 @@ export async function pruneSequenceRuns(options: { now?: Date; retentionDays?: n
 export async function schedulerTick(now: Date = new Date()): Promise<number[] | null> {
   const created = await withTransaction(pgPool(), async (client) => {
     if (!(await tryLockForTransaction(client, SCHEDULER_LOCK))) return null;
-    const columns = "id, workspace_id, status, schedule_type, sync_interval, sync_interval_unit, cron_expression, timezone, next_run_at";
     // Syncs created or enabled without a next_run_at get one.
-    const { rows: unscheduled } = await client.query<SyncScheduleRow>(
-      `SELECT ${columns} FROM syncs WHERE deleted_at IS NULL AND status <> 'disabled' AND schedule_type <> 'manual' AND next_run_at IS NULL
-       FOR UPDATE SKIP LOCKED LIMIT 500`,
-    );
+    const unscheduled = await viaClient(client, scheduledSyncs().where("next_run_at", "is", null));
     for (const row of unscheduled) {
       const next = computeNextRunAt(toSpec(row), now);
-      if (next) await client.query("UPDATE syncs SET next_run_at = $2 WHERE id = $1", [row.id, next]);
+      if (next) await viaClient(client, setNextRunAt(row.id, next));
     }
-    const { rows: due } = await client.query<SyncScheduleRow>(
-      `SELECT ${columns} FROM syncs WHERE deleted_at IS NULL AND status <> 'disabled' AND schedule_type <> 'manual' AND next_run_at <= $1
-       ORDER BY next_run_at FOR UPDATE SKIP LOCKED LIMIT 500`,
-      [now],
-    );
+    const due = await viaClient(client, scheduledSyncs().where("next_run_at", "<=", now).orderBy("next_run_at"));
     const runIds: number[] = [];
     for (const row of due) {
-      await client.query("UPDATE syncs SET next_run_at = $2 WHERE id = $1", [row.id, advanceNextRunAt(toSpec(row), now)]);
+      await viaClient(client, setNextRunAt(row.id, advanceNextRunAt(toSpec(row), now)));
       const runId = await createGeneralRun(client, { id: row.id, workspaceId: row.workspace_id });
       if (runId !== null) runIds.push(runId);
     }

@@ -3,6 +3,7 @@
 // status.
 import "server-only";
 import type { Row } from "@/lib/connectors/types";
+import { db, viaClient } from "@/lib/db/kysely";
 import type { Item } from "./batch";
 import { RunSetupError } from "./context";
 import { fingerprint, primaryKeyOf, rowJson } from "./diff";
@@ -42,10 +43,7 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
   const json = rowJson(chosen);
   const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
   // Delivered before (a state with a fingerprint): the destination has it, so it is an update.
-  const { rows } = await pool.query<{ fingerprint: string; last_status: string }>(
-    "SELECT fingerprint, last_status::text FROM sync_states WHERE sync_id = $1 AND primary_key = $2",
-    [ctx.sync.id, key],
-  );
+  const rows = await viaClient(pool, db().selectFrom("sync_states").select(["fingerprint", "last_status"]).where("sync_id", "=", ctx.sync.id).where("primary_key", "=", key));
   if (rows.length > 0 && rows[0].fingerprint !== "" && rows[0].last_status !== "skipped") item.action = "destination_update";
   await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, [item]), delta });
 }

@@ -4,7 +4,7 @@
 import "server-only";
 import type PgBoss from "pg-boss";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { pgPool } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { startAlertWork } from "@/lib/services/alerts/queue";
 import { every } from "./every";
@@ -25,21 +25,19 @@ const BUSY_RETRY_SECONDS = 2;
 async function workspaceAtItsShare(runId: number): Promise<boolean> {
   const share = engineSettings.workspaceMaxActiveRuns;
   if (!Number.isInteger(share) || share <= 0) return false;
-  const { rows } = await pgPool().query<{ busy: boolean }>(
-    `SELECT count(*) >= $2 AS busy FROM sync_runs r
-      WHERE r.workspace_id = (SELECT workspace_id FROM sync_runs WHERE id = $1)
-        AND r.id <> $1 AND r.status::text = ANY($3::text[])`,
-    [runId, share, RUNNING_RUN_STATUSES],
-  );
-  return rows[0]?.busy === true;
+  const row = await db()
+    .selectFrom("sync_runs as r")
+    .select((eb) => eb(eb.fn.countAll(), ">=", share).as("busy"))
+    .where("r.workspace_id", "=", (eb) => eb.selectFrom("sync_runs as own").select("own.workspace_id").where("own.id", "=", runId))
+    .where("r.id", "<>", runId)
+    .where("r.status", "in", RUNNING_RUN_STATUSES)
+    .executeTakeFirst();
+  return row?.busy === true;
 }
 
 async function runState(runId: number): Promise<{ status: SyncRunStatus; waitingUntil: Date | null } | undefined> {
-  const { rows } = await pgPool().query<{ status: SyncRunStatus; waiting_until: Date | null }>(
-    "SELECT status::text, waiting_until FROM sync_runs WHERE id = $1",
-    [runId],
-  );
-  return rows[0] && { status: rows[0].status, waitingUntil: rows[0].waiting_until };
+  const row = await db().selectFrom("sync_runs").select(["status", "waiting_until"]).where("id", "=", runId).executeTakeFirst();
+  return row && { status: row.status, waitingUntil: row.waiting_until };
 }
 
 /** After an attempt: a run that stopped for a shutdown, waits for its destination or found its lock busy goes back on the queue. */

@@ -7,7 +7,8 @@ import { configurationToRefs, secretEnvName } from "@/lib/config-as-code/secret-
 import { assignSlugs } from "@/lib/config-as-code/slugs";
 import { SECRET_MASK } from "@/lib/connectors/registry";
 import type { Catalog as CatalogJson } from "@/lib/connectors/types";
-import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/lib/engine";
+import { viaPrisma } from "@/lib/db/kysely";
+import { runAfterEdgesQuery, toRunAfterEdges } from "@/lib/engine";
 import type { AlertChannel, AlertRule, Connector, Model, Sync } from "@/lib/generated/prisma/client";
 import { connectorName, maskedConfiguration } from "@/lib/serializers/connectors";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
@@ -56,7 +57,7 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
     tx.catalog.findMany({ where: { workspaceId }, select: { connectorId: true, catalog: true } }),
     tx.alertChannel.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
     tx.alertRule.findMany({ where: { workspaceId }, orderBy: { id: "asc" } }),
-    tx.$queryRawUnsafe<RunAfterEdgeRow[]>(RUN_AFTER_EDGES_SQL, workspaceId),
+    viaPrisma(tx, runAfterEdgesQuery(workspaceId)),
   ]);
   const runAfter = new Map<number, number[]>();
   for (const e of toRunAfterEdges(edgeRows).sort((a, b) => a.upstreamSyncId - b.upstreamSyncId)) {

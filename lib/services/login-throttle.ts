@@ -18,7 +18,9 @@
 import "server-only";
 import { isIP } from "node:net";
 import { env } from "@/lib/config/env";
+import { sql, type Expression, type ExpressionBuilder } from "kysely";
 import { prisma } from "@/lib/db/client";
+import { db, type DB } from "@/lib/db/kysely";
 import { RateLimited } from "@/lib/errors";
 import { logger } from "@/lib/logger";
 
@@ -89,26 +91,49 @@ function rateLimited(retryAfter: number): RateLimited {
   });
 }
 
+// The counter's columns as typed references, so a renamed column fails the build here too.
+type Counter = { failures: Expression<number>; updatedAt: Expression<Date>; windowStartedAt: Expression<Date> };
+const counterOf = (eb: ExpressionBuilder<DB, "login_throttles">): Counter => ({
+  failures: eb.ref("login_throttles.failures"),
+  updatedAt: eb.ref("login_throttles.updated_at"),
+  windowStartedAt: eb.ref("login_throttles.window_started_at"),
+});
+const olderThan = (at: Expression<Date>, seconds: number) => sql<boolean>`${at} <= now() - make_interval(secs => ${seconds})`;
+
 /** Reserves one attempt of this account from this address, or null while it must wait (with how long). */
 async function reservePair(key: string, l: ThrottleLimits): Promise<number | null> {
   const window = l.windowSeconds;
-  const taken = await prisma().$queryRaw<{ failures: number }[]>`
-    INSERT INTO login_throttles AS t (key, failures, window_started_at, updated_at)
-    VALUES (${key}, 1, now(), now())
-    ON CONFLICT (key) DO UPDATE SET
-      failures = CASE WHEN t.updated_at <= now() - make_interval(secs => ${window}) THEN 1 ELSE t.failures + 1 END,
-      window_started_at = CASE WHEN t.updated_at <= now() - make_interval(secs => ${window}) THEN now() ELSE t.window_started_at END,
-      updated_at = now()
-    WHERE t.updated_at <= now() - make_interval(secs => ${window})
-       OR t.failures < ${l.perAccountAddress}::int
-       OR t.updated_at + make_interval(secs => LEAST(${window}::int, ${l.backoffBaseSeconds}::int * power(2, t.failures - ${l.perAccountAddress}::int))) <= now()
-    RETURNING failures`;
+  // When the current back-off wait of a counter ends.
+  const backoffEnd = (c: Counter) =>
+    sql<Date>`${c.updatedAt} + make_interval(secs => LEAST(${window}::int, ${l.backoffBaseSeconds}::int * power(2, ${c.failures} - ${l.perAccountAddress}::int)))`;
+  const taken = await db()
+    .insertInto("login_throttles")
+    .values({ key, failures: 1, window_started_at: sql`now()`, updated_at: sql`now()` })
+    .onConflict((oc) =>
+      oc
+        .column("key")
+        .doUpdateSet((eb) => {
+          const c = counterOf(eb);
+          const quiet = olderThan(c.updatedAt, window);
+          return {
+            failures: sql`CASE WHEN ${quiet} THEN 1 ELSE ${c.failures} + 1 END`,
+            window_started_at: sql`CASE WHEN ${quiet} THEN now() ELSE ${c.windowStartedAt} END`,
+            updated_at: sql`now()`,
+          };
+        })
+        .where((eb) => {
+          const c = counterOf(eb);
+          return eb.or([olderThan(c.updatedAt, window), eb(c.failures, "<", l.perAccountAddress), eb(backoffEnd(c), "<=", sql<Date>`now()`)]);
+        }),
+    )
+    .returning("failures")
+    .execute();
   if (taken.length) return null;
-  const [row] = await prisma().$queryRaw<{ retry_after: number }[]>`
-    SELECT CEIL(EXTRACT(EPOCH FROM (updated_at
-             + make_interval(secs => LEAST(${window}::int, ${l.backoffBaseSeconds}::int * power(2, failures - ${l.perAccountAddress}::int)))
-             - now())))::int AS retry_after
-      FROM login_throttles WHERE key = ${key}`;
+  const row = await db()
+    .selectFrom("login_throttles")
+    .select((eb) => sql<number>`CEIL(EXTRACT(EPOCH FROM (${backoffEnd(counterOf(eb))} - now())))::int`.as("retry_after"))
+    .where("key", "=", key)
+    .executeTakeFirst();
   return row?.retry_after ?? 1;
 }
 
@@ -121,19 +146,34 @@ const reserveAddress = (key: string, l: ThrottleLimits) => reserveInWindow(key, 
  * overrun the limit. Also used by the account endpoints (lib/services/account-throttle.ts).
  */
 export async function reserveInWindow(key: string, limit: number, window: number): Promise<number | null> {
-  const taken = await prisma().$queryRaw<{ failures: number }[]>`
-    INSERT INTO login_throttles AS t (key, failures, window_started_at, updated_at)
-    VALUES (${key}, 1, now(), now())
-    ON CONFLICT (key) DO UPDATE SET
-      failures = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN 1 ELSE t.failures + 1 END,
-      window_started_at = CASE WHEN t.window_started_at <= now() - make_interval(secs => ${window}) THEN now() ELSE t.window_started_at END,
-      updated_at = now()
-    WHERE t.window_started_at <= now() - make_interval(secs => ${window}) OR t.failures < ${limit}::int
-    RETURNING failures`;
+  const taken = await db()
+    .insertInto("login_throttles")
+    .values({ key, failures: 1, window_started_at: sql`now()`, updated_at: sql`now()` })
+    .onConflict((oc) =>
+      oc
+        .column("key")
+        .doUpdateSet((eb) => {
+          const c = counterOf(eb);
+          const expired = olderThan(c.windowStartedAt, window);
+          return {
+            failures: sql`CASE WHEN ${expired} THEN 1 ELSE ${c.failures} + 1 END`,
+            window_started_at: sql`CASE WHEN ${expired} THEN now() ELSE ${c.windowStartedAt} END`,
+            updated_at: sql`now()`,
+          };
+        })
+        .where((eb) => {
+          const c = counterOf(eb);
+          return eb.or([olderThan(c.windowStartedAt, window), eb(c.failures, "<", limit)]);
+        }),
+    )
+    .returning("failures")
+    .execute();
   if (taken.length) return null;
-  const [row] = await prisma().$queryRaw<{ retry_after: number }[]>`
-    SELECT CEIL(EXTRACT(EPOCH FROM (window_started_at + make_interval(secs => ${window}) - now())))::int AS retry_after
-      FROM login_throttles WHERE key = ${key}`;
+  const row = await db()
+    .selectFrom("login_throttles")
+    .select((eb) => sql<number>`CEIL(EXTRACT(EPOCH FROM (${eb.ref("window_started_at")} + make_interval(secs => ${window}) - now())))::int`.as("retry_after"))
+    .where("key", "=", key)
+    .executeTakeFirst();
   return row?.retry_after ?? 1;
 }
 
@@ -143,14 +183,27 @@ export async function reserveInWindow(key: string, limit: number, window: number
  * address. One atomic insert, so parallel attempts get one between them.
  */
 async function reserveFirstAttempt(keys: ReturnType<typeof keysOf>, l: ThrottleLimits): Promise<boolean> {
-  const taken = await prisma().$queryRaw<{ key: string }[]>`
-    INSERT INTO login_throttles (key, failures, window_started_at, updated_at)
-    SELECT ${keys.first}, 1, now(), now()
-     WHERE NOT EXISTS (SELECT 1 FROM login_throttles
-                        WHERE key = ${keys.pair} AND failures > 0
-                          AND updated_at > now() - make_interval(secs => ${l.windowSeconds}))
-    ON CONFLICT (key) DO NOTHING
-    RETURNING key`;
+  const taken = await db()
+    .insertInto("login_throttles")
+    .columns(["key", "failures", "window_started_at", "updated_at"])
+    .expression(
+      db()
+        .selectNoFrom([sql.val(keys.first).as("key"), sql.lit(1).as("failures"), sql<Date>`now()`.as("window_started_at"), sql<Date>`now()`.as("updated_at")])
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("login_throttles as p")
+                .select(sql.lit(1).as("one"))
+                .where("p.key", "=", keys.pair)
+                .where("p.failures", ">", 0)
+                .where("p.updated_at", ">", sql<Date>`now() - make_interval(secs => ${l.windowSeconds})`),
+            ),
+          ),
+        ),
+    )
+    .onConflict((oc) => oc.column("key").doNothing())
+    .returning("key")
+    .execute();
   return taken.length > 0;
 }
 

@@ -2,7 +2,9 @@
 // the same numbers for all workers (runs live in PostgreSQL, not in one process's memory).
 import "server-only";
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600];
 
@@ -21,9 +23,11 @@ function build(): Registry {
     labelNames: ["status"],
     registers: [registry],
     async collect() {
-      const { rows } = await pgPool().query<{ status: string; n: string }>(
-        "SELECT status::text, count(*) AS n FROM sync_runs GROUP BY status",
-      );
+      const rows = await db()
+        .selectFrom("sync_runs")
+        .select((eb) => ["status", eb.fn.countAll<bigint>().as("n")])
+        .groupBy("status")
+        .execute();
       this.reset();
       for (const r of rows) this.set({ status: r.status }, Number(r.n));
     },
@@ -35,9 +39,15 @@ function build(): Registry {
     labelNames: ["outcome"],
     registers: [registry],
     async collect() {
-      const { rows } = await pgPool().query<{ ok: string | null; failed: string | null; skipped: string | null }>(
-        "SELECT sum(successful_rows) AS ok, sum(failed_rows) AS failed, sum(skipped_rows) AS skipped FROM sync_runs",
-      );
+      // sum(int4) is int8: bigint, or null over no rows.
+      const rows = await db()
+        .selectFrom("sync_runs")
+        .select((eb) => [
+          eb.fn.sum<bigint | null>("successful_rows").as("ok"),
+          eb.fn.sum<bigint | null>("failed_rows").as("failed"),
+          eb.fn.sum<bigint | null>("skipped_rows").as("skipped"),
+        ])
+        .execute();
       this.set({ outcome: "success" }, Number(rows[0]?.ok ?? 0));
       this.set({ outcome: "failed" }, Number(rows[0]?.failed ?? 0));
       this.set({ outcome: "skipped" }, Number(rows[0]?.skipped ?? 0));
@@ -52,12 +62,16 @@ function build(): Registry {
     buckets: DURATION_BUCKETS,
     registers: [registry],
     async collect() {
-      const { rows } = await pgPool().query<{ le: number | null; n: string }>(
-        `SELECT width_bucket(d, $1::float8[]) AS le, count(*) AS n FROM (
-           SELECT extract(epoch FROM finished_at - started_at)::float8 AS d FROM sync_runs
-           WHERE finished_at IS NOT NULL AND started_at IS NOT NULL) t GROUP BY 1`,
-        [DURATION_BUCKETS],
-      );
+      const durations = db()
+        .selectFrom("sync_runs")
+        .select((eb) => sql<number>`extract(epoch FROM ${eb.ref("finished_at")} - ${eb.ref("started_at")})::float8`.as("d"))
+        .where("finished_at", "is not", null)
+        .where("started_at", "is not", null);
+      const rows = await db()
+        .selectFrom(durations.as("t"))
+        .select((eb) => [sql<number | null>`width_bucket(${eb.ref("t.d")}, ${DURATION_BUCKETS}::float8[])`.as("le"), eb.fn.countAll<bigint>().as("n")])
+        .groupBy(sql`1`)
+        .execute();
       this.reset();
       // width_bucket(d, bounds) = index of the first bound above d; observing that bound puts the
       // run in its bucket (so the sum is approximated by bucket bounds; past the last: +Inf only).
@@ -88,9 +102,10 @@ function build(): Registry {
     help: "Time runs spent waiting for destination rate-limit budget.",
     registers: [registry],
     async collect() {
-      const { rows } = await pgPool().query<{ ms: string | null }>(
-        "SELECT sum(coalesce((timings->>'wait')::float8, 0)) AS ms FROM sync_runs",
-      );
+      const rows = await db()
+        .selectFrom("sync_runs")
+        .select((eb) => sql<number | null>`sum(coalesce((${eb.ref("timings")}->>'wait')::float8, 0))`.as("ms"))
+        .execute();
       this.set(Number(rows[0]?.ms ?? 0) / 1000);
     },
   });

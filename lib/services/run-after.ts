@@ -4,7 +4,8 @@
 // itself included) is a 422 naming it, and a sync not in the workspace a 422 like a missing one.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { RUN_AFTER_EDGES_SQL, toRunAfterEdges, type RunAfterEdgeRow } from "@/lib/engine";
+import { viaPrisma } from "@/lib/db/kysely";
+import { runAfterEdgesQuery, toRunAfterEdges } from "@/lib/engine";
 import { findRunAfterCycle } from "@/lib/engine/sequences/graph";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { SetRunAfterInput } from "@/lib/validation/sequences";
@@ -26,7 +27,7 @@ export interface RunAfterView {
 }
 
 /** The workspace's edges, read through the caller's transaction. */
-const runAfterEdges = async (tx: Tx, workspaceId: number) => toRunAfterEdges(await tx.$queryRawUnsafe<RunAfterEdgeRow[]>(RUN_AFTER_EDGES_SQL, workspaceId));
+const runAfterEdges = async (tx: Tx, workspaceId: number) => toRunAfterEdges(await viaPrisma(tx, runAfterEdgesQuery(workspaceId)));
 
 export async function getRunAfter(workspaceId: number, syncId: number, tx: Tx = prisma()): Promise<RunAfterView> {
   await requireSync(workspaceId, syncId, tx);

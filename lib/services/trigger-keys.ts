@@ -3,7 +3,9 @@
 // trigger (timeout, lost answer) never runs a sync twice. Keys are per workspace; requests with one
 // key are serialised by a transaction-scoped advisory lock, so two at once make one run.
 import "server-only";
+import { sql } from "kysely";
 import { pgPool, prisma } from "@/lib/db/client";
+import { db, viaClient } from "@/lib/db/kysely";
 import { BadRequest, ValidationFailed } from "@/lib/errors";
 import { withTransaction } from "@/lib/engine/transaction";
 import type { SyncRun } from "@/lib/generated/prisma/client";
@@ -33,12 +35,11 @@ export function triggerKeyOf(headers: Headers): string | null {
 export async function triggerOnce(auth: Pick<AuthContext, "workspaceId">, syncId: number, key: string, trigger: () => Promise<SyncRun>): Promise<SyncRun> {
   return withTransaction(pgPool(), async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [KEY_NAMESPACE, `${auth.workspaceId}:${key}`]);
-    await client.query("DELETE FROM trigger_keys WHERE created_at < now() - interval '24 hours'");
-    const { rows } = await client.query<{ sync_id: number; sync_run_id: number }>(
-      "SELECT sync_id, sync_run_id FROM trigger_keys WHERE workspace_id = $1 AND key = $2",
-      [auth.workspaceId, key],
+    await viaClient(client, db().deleteFrom("trigger_keys").where("created_at", "<", sql<Date>`now() - interval '24 hours'`));
+    const [seen] = await viaClient(
+      client,
+      db().selectFrom("trigger_keys").select(["sync_id", "sync_run_id"]).where("workspace_id", "=", auth.workspaceId).where("key", "=", key),
     );
-    const seen = rows[0];
     if (seen && seen.sync_id !== syncId) {
       throw ValidationFailed.fromFields([
         { path: "Idempotency-Key", message: `was used in the last 24 hours to trigger sync ${seen.sync_id}; send a new key to trigger sync ${syncId}` },
@@ -48,10 +49,10 @@ export async function triggerOnce(auth: Pick<AuthContext, "workspaceId">, syncId
       const run = await prisma().syncRun.findFirst({ where: { id: seen.sync_run_id, syncId, sync: { workspaceId: auth.workspaceId } } });
       if (run) return run;
       // The run is gone (pruned with its records, or its sync deleted): the key starts a new one.
-      await client.query("DELETE FROM trigger_keys WHERE workspace_id = $1 AND key = $2", [auth.workspaceId, key]);
+      await viaClient(client, db().deleteFrom("trigger_keys").where("workspace_id", "=", auth.workspaceId).where("key", "=", key));
     }
     const run = await trigger();
-    await client.query("INSERT INTO trigger_keys (workspace_id, key, sync_id, sync_run_id) VALUES ($1, $2, $3, $4)", [auth.workspaceId, key, syncId, run.id]);
+    await viaClient(client, db().insertInto("trigger_keys").values({ workspace_id: auth.workspaceId, key, sync_id: syncId, sync_run_id: run.id }));
     return run;
   });
 }

@@ -3,43 +3,44 @@
 // the first run (./advance.ts) always finds the steps to record on. Then the run goes to the queue;
 // the rest of the chain follows from the hook as each run succeeds.
 import "server-only";
+import type { InferResult } from "kysely";
 import { pgPool } from "@/lib/db/client";
+import { db, viaClient } from "@/lib/db/kysely";
 import { FailedDependency, NotFound } from "@/lib/errors";
-import type { SyncStatus } from "@/lib/generated/prisma/enums";
 import { enqueueRun } from "../queue";
 import { createGeneralRun, setRunStatus } from "../run-store";
 import { withTransaction } from "../transaction";
 import { downstreamOf, type RunAfterEdge } from "./graph";
 
-/** The workspace's ($1) "run after" edges between syncs that are not deleted. */
-export const RUN_AFTER_EDGES_SQL = `SELECT d.sync_id, d.upstream_sync_id FROM sync_dependencies d
-  JOIN syncs a ON a.id = d.sync_id AND a.deleted_at IS NULL
-  JOIN syncs b ON b.id = d.upstream_sync_id AND b.deleted_at IS NULL
-  WHERE d.workspace_id = $1`;
+/** The workspace's "run after" edges between syncs that are not deleted (run with viaClient/viaPrisma). */
+export const runAfterEdgesQuery = (workspaceId: number) =>
+  db()
+    .selectFrom("sync_dependencies as d")
+    .innerJoin("syncs as a", (j) => j.onRef("a.id", "=", "d.sync_id").on("a.deleted_at", "is", null))
+    .innerJoin("syncs as b", (j) => j.onRef("b.id", "=", "d.upstream_sync_id").on("b.deleted_at", "is", null))
+    .select(["d.sync_id", "d.upstream_sync_id"])
+    .where("d.workspace_id", "=", workspaceId);
 
-export type RunAfterEdgeRow = { sync_id: number; upstream_sync_id: number };
-
-export const toRunAfterEdges = (rows: readonly RunAfterEdgeRow[]): RunAfterEdge[] =>
+export const toRunAfterEdges = (rows: InferResult<ReturnType<typeof runAfterEdgesQuery>>): RunAfterEdge[] =>
   rows.map((r) => ({ syncId: r.sync_id, upstreamSyncId: r.upstream_sync_id }));
 
 /** Starts the sequence at `syncId`: 404 when not the workspace's, 424 when disabled or already running. */
 export async function startSequence(workspaceId: number, syncId: number, triggeredBy: string | null): Promise<{ sequenceRunId: number; syncRunId: number }> {
   const started = await withTransaction(pgPool(), async (client) => {
-    const { rows } = await client.query<{ status: SyncStatus }>(
-      "SELECT status FROM syncs WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL FOR SHARE",
-      [syncId, workspaceId],
+    const [sync] = await viaClient(
+      client,
+      db().selectFrom("syncs").select("status").where("id", "=", syncId).where("workspace_id", "=", workspaceId).where("deleted_at", "is", null).forShare(),
     );
-    if (!rows[0]) throw new NotFound(`Sync ${syncId} was not found.`);
-    if (rows[0].status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running its sequence.`);
+    if (!sync) throw new NotFound(`Sync ${syncId} was not found.`);
+    if (sync.status === "disabled") throw new FailedDependency(`Sync ${syncId} is disabled; enable it before running its sequence.`);
     const syncRunId = await createGeneralRun(client, { id: syncId, workspaceId });
     if (syncRunId === null) throw new FailedDependency(`Sync ${syncId} is already running (or waits for approval); wait for the run to end or cancel it, then start the sequence.`);
-    const edges = toRunAfterEdges((await client.query<RunAfterEdgeRow>(RUN_AFTER_EDGES_SQL, [workspaceId])).rows);
+    const edges = toRunAfterEdges(await viaClient(client, runAfterEdgesQuery(workspaceId)));
     const members = downstreamOf(edges, syncId);
-    const seq = await client.query<{ id: number }>(
-      "INSERT INTO sequence_runs (workspace_id, sync_id, triggered_by) VALUES ($1, $2, $3) RETURNING id",
-      [workspaceId, syncId, triggeredBy],
+    const [{ id: sequenceRunId }] = await viaClient(
+      client,
+      db().insertInto("sequence_runs").values({ workspace_id: workspaceId, sync_id: syncId, triggered_by: triggeredBy }).returning("id"),
     );
-    const sequenceRunId = seq.rows[0].id;
     const upstreams = members.map((m) => JSON.stringify(edges.filter((e) => e.syncId === m).map((e) => e.upstreamSyncId)));
     await client.query(
       `INSERT INTO sequence_run_steps (sequence_run_id, sync_id, upstream_sync_ids, sync_run_id, state)

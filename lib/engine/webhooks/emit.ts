@@ -3,7 +3,8 @@
 // queues a delivery for each. Never throws: a webhook problem must not fail or slow a run beyond one
 // query (the usual case, no subscription, is that query alone).
 import "server-only";
-import { pgPool, prisma } from "@/lib/db/client";
+import { prisma } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";
 import { runEventFor } from "@/lib/sync-config/webhook-events";
@@ -18,13 +19,17 @@ export async function emitRunEvent(runId: number, status: SyncRunStatus): Promis
   const type = runEventFor(status);
   if (!type) return;
   try {
-    const { rows } = await pgPool().query<{ id: number }>(
-      `SELECT s.id FROM sync_runs r JOIN webhook_subscriptions s ON s.workspace_id = r.workspace_id
-        WHERE r.id = $1 AND r.sync_run_type = 'general' AND s.enabled AND $2 = ANY(s.events)
-          AND (cardinality(s.sync_ids) = 0 OR r.sync_id = ANY(s.sync_ids))
-        ORDER BY s.id`,
-      [runId, type],
-    );
+    const rows = await db()
+      .selectFrom("sync_runs as r")
+      .innerJoin("webhook_subscriptions as s", "s.workspace_id", "r.workspace_id")
+      .select("s.id")
+      .where("r.id", "=", runId)
+      .where("r.sync_run_type", "=", "general")
+      .where("s.enabled", "=", true)
+      .where((eb) => eb(eb.val<string>(type), "=", eb.fn.any("s.events")))
+      .where((eb) => eb.or([eb(eb.fn("cardinality", ["s.sync_ids"]), "=", 0), eb("r.sync_id", "=", eb.fn.any("s.sync_ids"))]))
+      .orderBy("s.id")
+      .execute();
     if (rows.length === 0) return;
     const run = await prisma().syncRun.findUnique({ where: { id: runId } });
     if (!run) return;

@@ -5,23 +5,25 @@
 // change is made under the state row's lock in the same transaction as the event, so two workers
 // evaluating at once cannot both fire, and the late evaluation of an older run is ignored.
 import "server-only";
+import { sql, type ExpressionBuilder, type InferResult } from "kysely";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
+import { db, viaClient, type DB } from "@/lib/db/kysely";
 import { withTransaction } from "@/lib/engine/transaction";
 import type { AlertRule } from "@/lib/generated/prisma/client";
-import type { AlertStatus } from "@/lib/generated/prisma/enums";
+import type { AlertStatus, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
-import { breachAfterRun, describeCondition, runningTooLong, staleBreach, type EndedRunFacts } from "./conditions";
+import { breachAfterRun, describeCondition, runningTooLong, staleBreach } from "./conditions";
 import { composeEvent, type RunSummary } from "./messages";
 
-interface RunRow extends EndedRunFacts {
-  id: number;
-  workspace_id: number;
-  sync_id: number;
-  sync_run_type: string;
-}
+/** The columns of a run that a rule judges, and where it belongs. */
+const RUN_COLUMNS = [
+  "id", "workspace_id", "sync_id", "sync_run_type", "status", "failed_rows", "total_rows", "error", "canceled_by", "started_at", "finished_at",
+] as const;
+const runs = () => db().selectFrom("sync_runs").select(RUN_COLUMNS);
+type RunRow = InferResult<ReturnType<typeof runs>>[number];
 
-const ENDED = ["success", "failed", "canceled"];
+const ENDED: readonly SyncRunStatus[] = ["success", "failed", "canceled"];
 
 function summary(run: RunRow): RunSummary {
   return {
@@ -40,32 +42,37 @@ function summary(run: RunRow): RunSummary {
  */
 async function transition(rule: AlertRule, syncId: number, to: AlertStatus, run: RunRow | null): Promise<number | null> {
   return withTransaction(pgPool(), async (client) => {
-    await client.query("INSERT INTO alert_states (alert_rule_id, sync_id, status) VALUES ($1, $2, 'ok') ON CONFLICT DO NOTHING", [rule.id, syncId]);
-    const { rows } = await client.query<{ status: AlertStatus; since: Date; last_run_id: number | null }>(
-      "SELECT status::text, since, last_run_id FROM alert_states WHERE alert_rule_id = $1 AND sync_id = $2 FOR UPDATE",
-      [rule.id, syncId],
-    );
-    const state = rows[0];
+    // The state row: the rule's, for this sync.
+    const key = (eb: ExpressionBuilder<DB, "alert_states">) => eb.and({ alert_rule_id: rule.id, sync_id: syncId });
+    await viaClient(client, db().insertInto("alert_states").values({ alert_rule_id: rule.id, sync_id: syncId, status: "ok" }).onConflict((oc) => oc.doNothing()));
+    const [state] = await viaClient(client, db().selectFrom("alert_states").select(["status", "since", "last_run_id"]).where(key).forUpdate());
     if (run && state.last_run_id !== null && run.id < state.last_run_id) return null;
     if (state.status === to) {
-      if (run) await client.query("UPDATE alert_states SET last_run_id = $3, updated_at = now() WHERE alert_rule_id = $1 AND sync_id = $2", [rule.id, syncId, run.id]);
+      if (run) await viaClient(client, db().updateTable("alert_states").set({ last_run_id: run.id, updated_at: sql`now()` }).where(key));
       return null;
     }
     const eventId = await createEvent(client, rule, syncId, to === "firing" ? "firing" : "resolved", run, state.since);
-    await client.query(
-      `UPDATE alert_states SET status = $3::alert_status, since = now(), last_run_id = COALESCE($4, last_run_id), last_event_id = $5, updated_at = now()
-       WHERE alert_rule_id = $1 AND sync_id = $2`,
-      [rule.id, syncId, to, run?.id ?? null, eventId],
+    await viaClient(
+      client,
+      db()
+        .updateTable("alert_states")
+        .set((eb) => ({ status: to, since: sql`now()`, last_run_id: run ? run.id : eb.ref("last_run_id"), last_event_id: eventId, updated_at: sql`now()` }))
+        .where(key),
     );
     return eventId;
   });
 }
 
 async function createEvent(client: PoolClient, rule: AlertRule, syncId: number, kind: "firing" | "resolved", run: RunRow | null, since: Date): Promise<number> {
-  const { rows: syncs } = await client.query<{ name: string }>("SELECT name FROM syncs WHERE id = $1", [syncId]);
-  const { rows: channels } = await client.query<{ id: number; name: string; channel_type: string }>(
-    "SELECT id, name, channel_type::text FROM alert_channels WHERE workspace_id = $1 AND id = ANY($2::int[]) ORDER BY id",
-    [rule.workspaceId, rule.channelIds],
+  const syncs = await viaClient(client, db().selectFrom("syncs").select("name").where("id", "=", syncId));
+  const channels = await viaClient(
+    client,
+    db()
+      .selectFrom("alert_channels")
+      .select(["id", "name", "channel_type"])
+      .where("workspace_id", "=", rule.workspaceId)
+      .where("id", "=", (eb) => eb.fn.any(eb.val(rule.channelIds)))
+      .orderBy("id"),
   );
   const { subject, message } = composeEvent({
     kind,
@@ -76,21 +83,28 @@ async function createEvent(client: PoolClient, rule: AlertRule, syncId: number, 
     since: kind === "resolved" ? since : null,
   });
   const deliveries = channels.map((c) => ({ channel_id: c.id, channel_name: c.name, channel_type: c.channel_type, status: "pending", error: null, at: null }));
-  const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO alert_events (workspace_id, alert_rule_id, rule_name, sync_id, sync_run_id, kind, subject, message, deliveries)
-     VALUES ($1, $2, $3, $4, $5, $6::alert_event_kind, $7, $8, $9::jsonb) RETURNING id`,
-    [rule.workspaceId, rule.id, rule.name, syncId, run?.id ?? null, kind, subject, message, JSON.stringify(deliveries)],
+  const [event] = await viaClient(
+    client,
+    db()
+      .insertInto("alert_events")
+      .values({
+        workspace_id: rule.workspaceId,
+        alert_rule_id: rule.id,
+        rule_name: rule.name,
+        sync_id: syncId,
+        sync_run_id: run?.id ?? null,
+        kind,
+        subject,
+        message,
+        deliveries: sql`${JSON.stringify(deliveries)}::jsonb`,
+      })
+      .returning("id"),
   );
-  return rows[0].id;
+  return event.id;
 }
 
 async function loadRun(runId: number): Promise<RunRow | undefined> {
-  const { rows } = await pgPool().query<RunRow>(
-    `SELECT id, workspace_id, sync_id, sync_run_type::text, status::text, failed_rows, total_rows, error, canceled_by, started_at, finished_at
-       FROM sync_runs WHERE id = $1`,
-    [runId],
-  );
-  return rows[0];
+  return runs().where("id", "=", runId).executeTakeFirst();
 }
 
 /**
@@ -116,27 +130,36 @@ export async function evaluateRunEnd(runId: number): Promise<number[] | "not_end
 }
 
 /** The syncs a rule watches now: its own, or every enabled sync of the workspace. */
-async function watchedSyncs(rule: AlertRule): Promise<{ id: number; created_at: Date; last_success: Date | null }[]> {
-  const { rows } = await pgPool().query<{ id: number; created_at: Date; last_success: Date | null }>(
-    `SELECT s.id, s.created_at,
-            (SELECT max(r.finished_at) FROM sync_runs r WHERE r.sync_id = s.id AND r.sync_run_type = 'general' AND r.status = 'success') AS last_success
-       FROM syncs s
-      WHERE s.workspace_id = $1 AND s.deleted_at IS NULL AND s.status <> 'disabled' AND ($2::int IS NULL OR s.id = $2)`,
-    [rule.workspaceId, rule.syncId],
-  );
-  return rows;
+async function watchedSyncs(rule: AlertRule) {
+  return db()
+    .selectFrom("syncs as s")
+    .select((eb) => [
+      "s.id",
+      "s.created_at",
+      eb
+        .selectFrom("sync_runs as r")
+        .select((r) => r.fn.max("r.finished_at").as("finished_at"))
+        .whereRef("r.sync_id", "=", "s.id")
+        .where("r.sync_run_type", "=", "general")
+        .where("r.status", "=", "success")
+        .as("last_success"),
+    ])
+    .where("s.workspace_id", "=", rule.workspaceId)
+    .where("s.deleted_at", "is", null)
+    .where("s.status", "<>", "disabled")
+    .$if(rule.syncId !== null, (q) => q.where("s.id", "=", rule.syncId!))
+    .execute();
 }
 
 /** Runs of the rule's syncs that still run and started before `before` (their first claim). */
 async function longRunningRuns(rule: AlertRule, before: Date): Promise<RunRow[]> {
-  const { rows } = await pgPool().query<RunRow>(
-    `SELECT id, workspace_id, sync_id, sync_run_type::text, status::text, failed_rows, total_rows, error, canceled_by, started_at, finished_at
-       FROM sync_runs
-      WHERE workspace_id = $1 AND ($2::int IS NULL OR sync_id = $2) AND sync_run_type = 'general'
-        AND status IN ('started', 'querying', 'in_progress', 'paused') AND started_at < $3`,
-    [rule.workspaceId, rule.syncId, before],
-  );
-  return rows;
+  return runs()
+    .where("workspace_id", "=", rule.workspaceId)
+    .$if(rule.syncId !== null, (q) => q.where("sync_id", "=", rule.syncId!))
+    .where("sync_run_type", "=", "general")
+    .where("status", "in", ["started", "querying", "in_progress", "paused"])
+    .where("started_at", "<", before)
+    .execute();
 }
 
 /**

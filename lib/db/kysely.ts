@@ -1,0 +1,73 @@
+// Typed SQL: a Kysely query builder over the application's pg pool, typed by the tables and columns
+// of prisma/schema.prisma (lib/generated/kysely/db.ts, written by scripts/prisma-generate.ts). A
+// renamed column then fails the build instead of a query at run time. COPY and binary wire paths stay
+// raw in their own modules.
+import "server-only";
+import { Kysely, PostgresDialect, type Compilable, type InferResult } from "kysely";
+import type { Pool, PoolClient } from "pg";
+import type { DB } from "@/lib/generated/kysely/db";
+import { pgPool, rawTypes } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+
+export type { DB } from "@/lib/generated/kysely/db";
+
+interface Globals {
+  kysely?: { pool: Pool; db: Kysely<DB> };
+}
+const globals = globalThis as unknown as Globals;
+
+// Kysely calls `client.query(text, values)`; answered with `rawTypes` so that its rows read as
+// Prisma's and queryRows' do (int8 as bigint, zone-less timestamps as UTC), as the generated types say.
+const typedClients = new WeakMap<PoolClient, PoolClient>();
+function typedClient(client: PoolClient): PoolClient {
+  let typed = typedClients.get(client);
+  if (!typed) {
+    typed = new Proxy(client, {
+      get(target, key) {
+        if (key === "query") {
+          return (text: unknown, values?: unknown[]) =>
+            typeof text === "string" ? target.query({ text, values, types: rawTypes }) : target.query(text as never, values as never);
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    typedClients.set(client, typed);
+  }
+  return typed;
+}
+
+/** The query builder of this process, on the pool Prisma and queryRows share (closed with it). */
+export function db(): Kysely<DB> {
+  const pool = pgPool();
+  // closeDatabase() replaces the pool; a builder on the old one would fail with "pool ended".
+  if (globals.kysely?.pool !== pool) {
+    globals.kysely = {
+      pool,
+      db: new Kysely<DB>({
+        // `end` is a no-op: the pool is closeDatabase()'s to end, with Prisma on it.
+        dialect: new PostgresDialect({
+          pool: { options: pool.options, connect: async () => typedClient(await pool.connect()), end: async () => {} },
+        }),
+      }),
+    };
+  }
+  return globals.kysely.db;
+}
+
+/**
+ * Runs a built query through Prisma (`tx`: a transaction, or the client), where the statement must
+ * share Prisma's transaction: built and typed by Kysely, executed by Prisma, which reads the rows
+ * the same way (int8 bigint, timestamps Date, json parsed).
+ */
+export async function viaPrisma<Q extends Compilable<unknown>>(tx: Pick<Prisma.TransactionClient, "$queryRawUnsafe">, query: Q): Promise<InferResult<Q>> {
+  const compiled = query.compile();
+  return tx.$queryRawUnsafe(compiled.sql, ...compiled.parameters);
+}
+
+/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction) or a given pool, rows read as db()'s. */
+export async function viaClient<Q extends Compilable<unknown>>(client: Pool | PoolClient, query: Q): Promise<InferResult<Q>> {
+  const compiled = query.compile();
+  const result = await client.query({ text: compiled.sql, values: compiled.parameters as unknown[], types: rawTypes });
+  return result.rows as InferResult<Q>;
+}
