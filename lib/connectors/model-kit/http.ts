@@ -19,13 +19,21 @@ export class PredictionFailed extends ConnectorError {
 
 /** Statuses that mean "this request", not "this connection". */
 const ROW_STATUSES = new Set([400, 413, 422, 424]);
+
+/** The vendor answered and refused this one request (its prompt or payload), not the connection. */
+export function isRowRefusal(exchange: HttpExchange): boolean {
+  return !exchange.failure && ROW_STATUSES.has(exchange.status);
+}
+
+/** What a call needs of the settings: the limits and the timeout. */
+export type CallLimits = Pick<KitSettings, "timeoutMs" | "maxRetries" | "requestsPerMinute" | "tokensPerMinute">;
 /** Model answers, streams included, are small; a bound keeps a hostile endpoint from filling memory. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export interface ModelCall {
   /** Who answers, for sentences: "Anthropic", "watsonx.ai"… */
   vendor: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH";
   url: string;
   headers: Record<string, string>;
   /** Header names (lowercase) that carry credentials: masked in logs. */
@@ -87,7 +95,7 @@ export function describeRefusal(vendor: string, exchange: HttpExchange): string 
   }
 }
 
-export async function callModel(s: KitSettings, call: ModelCall, signal?: AbortSignal): Promise<ModelAnswer> {
+export async function callModel(s: CallLimits, call: ModelCall, signal?: AbortSignal): Promise<ModelAnswer> {
   const key = budgetKey(...call.budget);
   const body = call.body === undefined ? undefined : JSON.stringify(call.body);
   let headers: Record<string, string> = {
@@ -123,7 +131,7 @@ export async function callModel(s: KitSettings, call: ModelCall, signal?: AbortS
     }
     const tries = attempt > 0 ? ` (after ${attempt + 1} attempts)` : "";
     const sentence = `${describeRefusal(call.vendor, exchange)}${tries}`;
-    if (!exchange.failure && ROW_STATUSES.has(exchange.status)) throw new PredictionFailed(sentence);
+    if (isRowRefusal(exchange)) throw new PredictionFailed(sentence);
     throw new ConnectorError(sentence, exchange.failure === "blocked" ? "outbound_blocked" : (exchange.failure ?? `http_${exchange.status}`));
   }
 }
