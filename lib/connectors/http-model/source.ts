@@ -98,6 +98,8 @@ async function predict(s: ModelSettings, input: Row, signal?: AbortSignal): Prom
       secretHeaders: Object.keys(s.headers).map((name) => name.toLowerCase()),
       ...(get ? {} : { body }),
       budget: [s.url, JSON.stringify(s.headers)],
+      // As before the kit: an endpoint may redirect (each hop passes the outbound policy).
+      followRedirects: true,
     },
     signal,
   );

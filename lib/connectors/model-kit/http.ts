@@ -43,6 +43,8 @@ export interface ModelCall {
   sse?: boolean;
   /** Spacing key parts (endpoint, credential): hashed. */
   budget: string[];
+  /** Follow redirects (the policy checks each hop); the kit's vendors answer in place. */
+  followRedirects?: boolean;
   /** A 401 may mean an expired token: fresh headers, asked once. */
   refreshAuth?: () => Promise<Record<string, string>>;
 }
@@ -116,7 +118,7 @@ export async function callModel(s: CallLimits, call: ModelCall, signal?: AbortSi
       signal,
       secretHeaders: call.secretHeaders,
       maxBodyBytes: MAX_ANSWER_BYTES,
-      maxRedirects: 0,
+      ...(call.followRedirects ? {} : { maxRedirects: 0 }),
     });
     if (isSuccess(exchange)) return parseAnswer(call, exchange);
     if (signal?.aborted) throw new ConnectorError("The read was cancelled.");
