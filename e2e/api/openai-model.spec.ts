@@ -171,6 +171,7 @@ test("a chat model previews its rows through query_source; another workspace get
     "completion",
     "finish_reason",
     "total_tokens",
+    "prediction_error",
   ]);
 
   const bad = await expectError(

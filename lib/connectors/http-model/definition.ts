@@ -135,6 +135,15 @@ export const httpModelSourceDefinition: ConnectorDefinition = {
         default: 4,
         order: 8,
       },
+      max_retries: {
+        type: "integer",
+        title: "Retries",
+        description: "How often a prediction answered with 429, 5xx or no answer is tried again, waiting as Retry-After says (else 1 s, 2 s, 4 s…).",
+        minimum: 0,
+        maximum: 10,
+        default: 3,
+        order: 11,
+      },
     },
   },
 };

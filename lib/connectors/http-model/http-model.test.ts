@@ -44,8 +44,8 @@ describe("HttpModel source", () => {
       { id: 2, text: "bad" },
     ]);
     expect(rows).toEqual([
-      { id: 1, text: "a good day", label: "positive", score: 1 },
-      { id: 2, text: "bad", label: "negative", score: 0.3 },
+      { id: 1, text: "a good day", label: "positive", score: 1, prediction_error: null },
+      { id: 2, text: "bad", label: "negative", score: 0.3, prediction_error: null },
     ]);
     expect(JSON.parse(server.requests[0].body)).toEqual({ inputs: { text: "a good day", id: 1 } });
   });
@@ -84,7 +84,7 @@ describe("HttpModel source", () => {
   it("sends the input row itself without a request template", async () => {
     server.setHandler((req, res) => json(res, 200, { echoed: JSON.parse(req.body) }));
     const [row] = await httpModelSource.infer!(config({ request_format: "", response_format: {} }), [{ id: 9 }]);
-    expect(row).toEqual({ id: 9, echoed: { id: 9 } });
+    expect(row).toEqual({ id: 9, echoed: { id: 9 }, prediction_error: null });
   });
 
   it("checks with a sample input and reports success", async () => {
@@ -93,19 +93,69 @@ describe("HttpModel source", () => {
     expect(JSON.parse(server.requests[0].body)).toEqual({ inputs: { text: "a good day", id: 1 } });
   });
 
-  it("reports non-2xx answers clearly", async () => {
+  it("reports non-2xx answers clearly; a 5xx past the retries fails the read naming the row", async () => {
     server.setHandler((_req, res) => json(res, 500, { error: "model crashed" }));
-    const result = await httpModelSource.check(config());
-    expect(result).toEqual({ ok: false, details: expect.stringMatching(/^The model endpoint failed: HTTP 500 from 127\.0\.0\.1:\d+: \{"error":"model crashed"\}$/) });
-    await expect(httpModelSource.infer!(config(), [{ id: 1, text: "x" }])).rejects.toThrow(/Input row 1: The model endpoint failed: HTTP 500/);
+    const result = await httpModelSource.check(config({ max_retries: 0 }));
+    expect(result).toEqual({ ok: false, details: expect.stringMatching(/^The model endpoint at 127\.0\.0\.1:\d+ answered HTTP 500: model crashed\.$/) });
+    await expect(httpModelSource.infer!(config({ max_retries: 0 }), [{ id: 1, text: "x" }])).rejects.toThrow(/^Input row 1: The model endpoint at .* answered HTTP 500: model crashed\.$/);
   });
 
-  it("reports malformed JSON", async () => {
+  it("reports malformed JSON; in a read it fails that row alone (was: the read failed)", async () => {
     server.setHandler((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end("{not json");
     });
-    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/is not valid JSON: "\{not json"/) });
+    expect(await httpModelSource.check(config())).toEqual({ ok: false, details: expect.stringMatching(/answered something that is not JSON: "\{not json"/) });
+    const [row] = await httpModelSource.infer!(config(), [{ id: 1, text: "x" }]);
+    expect(row).toEqual({ id: 1, text: "x", label: null, score: null, prediction_error: expect.stringMatching(/not JSON/) });
+  });
+
+  it("a refused row (HTTP 422) carries the endpoint's reason in prediction_error; the other rows complete (was: the read failed)", async () => {
+    server.setHandler((req, res) => {
+      const body = JSON.parse(req.body) as { inputs: { text: string } };
+      if (body.inputs.text === "") return json(res, 422, { detail: "text must not be empty" });
+      json(res, 200, { predictions: [{ label: "positive", score: 1 }] });
+    });
+    const inputs = [{ id: 1, text: "a" }, { id: 2, text: "" }, { id: 3, text: "c" }];
+    const batches: Row[][] = [];
+    for await (const batch of httpModelSource.read(config(), { query: JSON.stringify(inputs), batchSize: 10 })) batches.push(batch);
+    expect(batches.flat()).toEqual([
+      { id: 1, text: "a", label: "positive", score: 1, prediction_error: null },
+      { id: 2, text: "", label: null, score: null, prediction_error: expect.stringMatching(/^The model endpoint at .* answered HTTP 422: text must not be empty\.$/) },
+      { id: 3, text: "c", label: "positive", score: 1, prediction_error: null },
+    ]);
+    // A refusal is not retried.
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("waits out a 429's Retry-After and every row completes", async () => {
+    let limited = false;
+    server.setHandler((req, res) => {
+      if (!limited) {
+        limited = true;
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+        res.end(JSON.stringify({ error: "slow down" }));
+        return;
+      }
+      const body = JSON.parse(req.body) as { inputs: { text: string } };
+      json(res, 200, { predictions: [{ label: body.inputs.text, score: 0 }] });
+    });
+    const started = Date.now();
+    const rows = await httpModelSource.infer!(config({ concurrency: 1 }), [{ id: 1, text: "a" }, { id: 2, text: "b" }]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(rows.map((r) => [r.label, r.prediction_error])).toEqual([["a", null], ["b", null]]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a persistent 429 fails the read with a sentence naming the row", async () => {
+    server.setHandler((_req, res) => {
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "0" });
+      res.end(JSON.stringify({ error: "slow down" }));
+    });
+    await expect(httpModelSource.infer!(config({ max_retries: 2, concurrency: 1 }), [{ id: 1, text: "a" }, { id: 2, text: "b" }])).rejects.toThrow(
+      /^Input row 1: The model endpoint at .* kept answering "too many requests" \(HTTP 429\): slow down\..*\(after 3 attempts\)$/,
+    );
+    expect(server.requests).toHaveLength(3);
   });
 
   it("reports a response mapping that finds nothing", async () => {
@@ -118,7 +168,7 @@ describe("HttpModel source", () => {
     server.setHandler((_req, res) => {
       setTimeout(() => json(res, 200, {}), 2500);
     });
-    expect(await httpModelSource.check(config({ timeout: 1 }))).toEqual({ ok: false, details: expect.stringMatching(/No response from .* within 1 s/) });
+    expect(await httpModelSource.check(config({ timeout: 1, max_retries: 0 }))).toEqual({ ok: false, details: expect.stringMatching(/No response from .* within 1 s/) });
   });
 
   it("never puts header secrets in check details", async () => {
@@ -142,7 +192,7 @@ describe("HttpModel source", () => {
     expect(catalog.streams).toHaveLength(1);
     expect(catalog.streams[0].json_schema).toEqual({
       type: "object",
-      properties: { id: { type: "integer" }, text: { type: "string", examples: ["a good day"] }, label: { type: "string" }, score: { type: "number" } },
+      properties: { id: { type: "integer" }, text: { type: "string", examples: ["a good day"] }, label: { type: "string" }, score: { type: "number" }, prediction_error: { type: ["string", "null"] } },
       required: ["label"],
     });
   });

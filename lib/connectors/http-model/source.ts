@@ -1,22 +1,29 @@
 // HttpModel source (ai_ml): runs a model behind an HTTP endpoint once per input row.
 // `infer` is the primary operation; `read` takes the input rows as a JSON array in `query`
-// (one object is one row) and yields the output rows in batches.
+// (one object is one row) and yields the output rows in batches. Every output row has
+// `prediction_error`: null, or the endpoint's reason when it refused that one row (HTTP 400, 413, 422,
+// 424, or an answer that is not JSON), its outputs then null while the other rows go on. Anything else
+// (credentials, 404, no answer, 429/5xx past the retries) stops the read naming the row. The call,
+// its retries after Retry-After and that classification are the model kit's (model-kit/http.ts).
 import type { Catalog, CheckResult, JsonSchema, ReadOptions, Row, SourceConnector } from "../types";
 import { mapLimit, throwIfAborted } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { numberField, objectField, secondsToMs, stringField, stringMap } from "../shared/config";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { describeExchange, isSuccess, parseJsonBody, sendHttp, type HttpMethod } from "../shared/http";
+import type { HttpMethod } from "../shared/http";
 import { renderJsonTemplate } from "../shared/liquid";
+import { callModel, PredictionFailed, type CallLimits } from "../model-kit/http";
+import { ERROR_COLUMN } from "../model-kit/source";
 import { httpModelSourceDefinition } from "./definition";
 
-interface ModelSettings {
+interface ModelSettings extends CallLimits {
   url: string;
   method: Extract<HttpMethod, "POST" | "PUT" | "PATCH" | "GET">;
   headers: Record<string, string>;
-  timeoutMs: number;
   requestTemplate: unknown;
   responseMap: Record<string, string>;
+  /** The output_schema's fields: null on a refused row when no mapping names the outputs. */
+  outputFields: string[];
   concurrency: number;
 }
 
@@ -43,7 +50,11 @@ export function settings(config: Row): ModelSettings {
     timeoutMs: secondsToMs(config.timeout !== undefined ? config : objectField(config, "config"), "timeout", 30),
     requestTemplate,
     responseMap: stringMap(config, "response_format"),
+    outputFields: Object.keys((objectField(config, "output_schema").properties ?? {}) as Row),
     concurrency: Math.max(1, Math.floor(numberField(config, "concurrency", 4))),
+    maxRetries: Math.min(10, Math.max(0, Math.floor(numberField(config, "max_retries", 3)))),
+    requestsPerMinute: 0,
+    tokensPerMinute: 0,
   };
 }
 
@@ -77,22 +88,22 @@ function outputsOf(s: ModelSettings, response: unknown): { outputs: Row; missing
 async function predict(s: ModelSettings, input: Row, signal?: AbortSignal): Promise<{ outputs: Row; missing: string[] }> {
   const body = s.requestTemplate === undefined ? input : renderJsonTemplate(s.requestTemplate, { ...input, row: input });
   const get = s.method === "GET";
-  const headers = { ...(get ? {} : { "content-type": "application/json" }), ...s.headers };
-  const exchange = await sendHttp({
-    url: get ? withQuery(s.url, body) : s.url,
-    method: s.method,
-    headers,
-    ...(get ? {} : { body: JSON.stringify(body) }),
-    timeoutMs: s.timeoutMs,
+  const answer = await callModel(
+    s,
+    {
+      vendor: `The model endpoint at ${new URL(s.url).host}`,
+      method: s.method,
+      url: get ? withQuery(s.url, body) : s.url,
+      headers: s.headers,
+      secretHeaders: Object.keys(s.headers).map((name) => name.toLowerCase()),
+      ...(get ? {} : { body }),
+      budget: [s.url, JSON.stringify(s.headers)],
+      // As before the kit: an endpoint may redirect (each hop passes the outbound policy).
+      followRedirects: true,
+    },
     signal,
-    secretHeaders: Object.keys(s.headers),
-    maxBodyBytes: 10 * 1024 * 1024,
-  });
-  if (!isSuccess(exchange)) {
-    const detail = describeExchange(exchange);
-    throw new ConnectorError(exchange.failure ? detail : `The model endpoint failed: ${detail}`, exchange.failure ?? `http_${exchange.status}`);
-  }
-  return outputsOf(s, parseJsonBody(exchange));
+  );
+  return outputsOf(s, answer.json);
 }
 
 /** A GET carries no body: the rendered request's top-level fields go as query parameters. */
@@ -105,6 +116,12 @@ function withQuery(url: string, body: unknown): string {
   return target.toString();
 }
 
+/** A refused row's outputs: the mapping's fields, else the output schema's, all null. */
+function nullOutputs(s: ModelSettings): Row {
+  const fields = Object.keys(s.responseMap).length > 0 ? Object.keys(s.responseMap) : s.outputFields;
+  return Object.fromEntries(fields.map((name) => [name, null]));
+}
+
 /** One output row per input: the input's fields plus the model's outputs (outputs win on a clash). */
 async function infer(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]> {
   const s = settings(config);
@@ -112,8 +129,9 @@ async function infer(config: Row, inputs: Row[], signal?: AbortSignal): Promise<
     throwIfAborted(signal);
     try {
       const { outputs } = await predict(s, input, signal);
-      return { ...input, ...outputs };
+      return { ...input, ...outputs, [ERROR_COLUMN]: null };
     } catch (err) {
+      if (err instanceof PredictionFailed) return { ...input, ...nullOutputs(s), [ERROR_COLUMN]: err.message };
       throw new ConnectorError(`Input row ${index + 1}: ${errorMessage(err)}`, (err as ConnectorError).code);
     }
   });
@@ -156,7 +174,8 @@ function sampleInput(schema: JsonSchema): Row {
 
 async function check(config: Row): Promise<CheckResult> {
   return safeCheck(httpModelSourceDefinition, config, async () => {
-    const s = settings(config);
+    // A check says what is wrong soon: one retry at most.
+    const s = { ...settings(config), maxRetries: Math.min(settings(config).maxRetries, 1) };
     const { missing } = await predict(s, sampleInput(objectField(config, "input_schema")));
     if (missing.length > 0) {
       return { ok: false, details: `The endpoint answered, but the response has nothing at: ${missing.join(", ")}. Check the response mapping.` };
@@ -178,7 +197,7 @@ async function discover(config: Row): Promise<Catalog> {
         // Output rows carry the input fields plus the outputs, so the stream schema is both.
         json_schema: {
           type: "object",
-          properties: { ...props(input), ...props(output) },
+          properties: { ...props(input), ...props(output), [ERROR_COLUMN]: { type: ["string", "null"] } },
           ...(Array.isArray(output.required) ? { required: output.required } : {}),
         },
         batch_support: false,

@@ -19,13 +19,21 @@ export class PredictionFailed extends ConnectorError {
 
 /** Statuses that mean "this request", not "this connection". */
 const ROW_STATUSES = new Set([400, 413, 422, 424]);
+
+/** The vendor answered and refused this one request (its prompt or payload), not the connection. */
+export function isRowRefusal(exchange: HttpExchange): boolean {
+  return !exchange.failure && ROW_STATUSES.has(exchange.status);
+}
+
+/** What a call needs of the settings: the limits and the timeout. */
+export type CallLimits = Pick<KitSettings, "timeoutMs" | "maxRetries" | "requestsPerMinute" | "tokensPerMinute">;
 /** Model answers, streams included, are small; a bound keeps a hostile endpoint from filling memory. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export interface ModelCall {
   /** Who answers, for sentences: "Anthropic", "watsonx.ai"… */
   vendor: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH";
   url: string;
   headers: Record<string, string>;
   /** Header names (lowercase) that carry credentials: masked in logs. */
@@ -35,6 +43,8 @@ export interface ModelCall {
   sse?: boolean;
   /** Spacing key parts (endpoint, credential): hashed. */
   budget: string[];
+  /** Follow redirects (the policy checks each hop); the kit's vendors answer in place. */
+  followRedirects?: boolean;
   /** A 401 may mean an expired token: fresh headers, asked once. */
   refreshAuth?: () => Promise<Record<string, string>>;
 }
@@ -87,7 +97,7 @@ export function describeRefusal(vendor: string, exchange: HttpExchange): string 
   }
 }
 
-export async function callModel(s: KitSettings, call: ModelCall, signal?: AbortSignal): Promise<ModelAnswer> {
+export async function callModel(s: CallLimits, call: ModelCall, signal?: AbortSignal): Promise<ModelAnswer> {
   const key = budgetKey(...call.budget);
   const body = call.body === undefined ? undefined : JSON.stringify(call.body);
   let headers: Record<string, string> = {
@@ -108,7 +118,7 @@ export async function callModel(s: KitSettings, call: ModelCall, signal?: AbortS
       signal,
       secretHeaders: call.secretHeaders,
       maxBodyBytes: MAX_ANSWER_BYTES,
-      maxRedirects: 0,
+      ...(call.followRedirects ? {} : { maxRedirects: 0 }),
     });
     if (isSuccess(exchange)) return parseAnswer(call, exchange);
     if (signal?.aborted) throw new ConnectorError("The read was cancelled.");
@@ -123,7 +133,7 @@ export async function callModel(s: KitSettings, call: ModelCall, signal?: AbortS
     }
     const tries = attempt > 0 ? ` (after ${attempt + 1} attempts)` : "";
     const sentence = `${describeRefusal(call.vendor, exchange)}${tries}`;
-    if (!exchange.failure && ROW_STATUSES.has(exchange.status)) throw new PredictionFailed(sentence);
+    if (isRowRefusal(exchange)) throw new PredictionFailed(sentence);
     throw new ConnectorError(sentence, exchange.failure === "blocked" ? "outbound_blocked" : (exchange.failure ?? `http_${exchange.status}`));
   }
 }

@@ -1,66 +1,17 @@
 // Requests to an OpenAI-compatible API: Bearer key, JSON in and out, requests spaced to the
 // configured rate, and 408/429/5xx/no answer retried after Retry-After (else exponential backoff).
+// A refusal of this one request (400, 413, 422, 424, or an answer that is not JSON) is a
+// PredictionFailed, which the source reports on the row; anything else stops the read.
 // Every request goes through shared/http.ts, so the outbound network policy applies.
-import { createHash } from "node:crypto";
-import { ConnectorError } from "../shared/errors";
+import { ConnectorError, errorMessage } from "../shared/errors";
 import { describeExchange, isRetryable, isSuccess, parseJsonBody, sendHttp, type HttpExchange } from "../shared/http";
+// The model kit's pieces: its spacing budget, Retry-After delay and "this row only" classification.
+import { budgetKey, retryDelayMs, sleep, spend } from "../model-kit/budget";
+import { isRowRefusal, PredictionFailed } from "../model-kit/http";
 import type { OpenAiSettings } from "./settings";
 
-/** Longest backoff between retries when the server does not say (Retry-After is capped on its own). */
-const MAX_BACKOFF_MS = 30_000;
 /** Embedding responses of a large batch run to megabytes. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-
-/** How long to wait before retry number `attempt + 1`: Retry-After when the server sent one, else 1 s, 2 s, 4 s… */
-export function retryDelayMs(exchange: Pick<HttpExchange, "retryAfterSeconds">, attempt: number): number {
-  if (exchange.retryAfterSeconds !== undefined) return exchange.retryAfterSeconds * 1000;
-  return Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt);
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error("The read was cancelled."));
-    if (ms <= 0) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason instanceof Error ? signal.reason : new Error("The read was cancelled."));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * Spaces request starts so that at most `perMinute` begin in any minute, per key (one API and key),
- * within this process: a slot is reserved before waiting, so concurrent callers queue up in order.
- */
-export class RequestSpacer {
-  private readonly next = new Map<string, number>();
-  constructor(
-    private readonly now: () => number = Date.now,
-    private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep,
-  ) {}
-
-  /** Milliseconds the caller waited for (0 without a limit). */
-  async acquire(key: string, perMinute: number, signal?: AbortSignal): Promise<number> {
-    if (perMinute <= 0) return 0;
-    const now = this.now();
-    const slot = Math.max(now, this.next.get(key) ?? 0);
-    this.next.set(key, slot + 60_000 / perMinute);
-    if (this.next.size > 1000) this.next.delete(this.next.keys().next().value as string);
-    await this.wait(slot - now, signal);
-    return slot - now;
-  }
-}
-
-const spacer = new RequestSpacer();
-
-function spacingKey(s: OpenAiSettings): string {
-  return createHash("sha256").update(`${s.apiUrl}\u0000${s.apiKey ?? ""}`).digest("hex");
-}
 
 /** The `error.message` of an OpenAI error body (`{"error": {"message", "type", "code"}}`), when there is one. */
 function apiErrorMessage(exchange: HttpExchange): string | undefined {
@@ -102,14 +53,15 @@ export interface ApiRequest {
   signal?: AbortSignal;
 }
 
-/** One API call with spacing and retries; returns the parsed JSON body or throws ConnectorError. */
+/** One API call with spacing and retries; returns the parsed JSON body or throws (PredictionFailed: this request only). */
 export async function callApi(s: OpenAiSettings, request: ApiRequest): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (request.body !== undefined) headers["content-type"] = "application/json";
   if (s.apiKey) headers.authorization = `Bearer ${s.apiKey}`;
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const key = budgetKey(s.apiUrl, s.apiKey ?? "");
   for (let attempt = 0; ; attempt++) {
-    await spacer.acquire(spacingKey(s), s.requestsPerMinute, request.signal);
+    await spend(key, { requestsPerMinute: s.requestsPerMinute, tokensPerMinute: 0 }, 0, request.signal);
     const exchange = await sendHttp({
       url: `${s.apiUrl}${request.path}`,
       method: request.method,
@@ -120,11 +72,22 @@ export async function callApi(s: OpenAiSettings, request: ApiRequest): Promise<u
       secretHeaders: ["authorization"],
       maxBodyBytes: MAX_RESPONSE_BYTES,
     });
-    if (isSuccess(exchange)) return parseJsonBody(exchange);
+    if (isSuccess(exchange)) return parseAnswer(exchange);
     if (!isRetryable(exchange) || attempt >= s.maxRetries || request.signal?.aborted) {
       const tries = attempt > 0 ? ` (after ${attempt + 1} attempts)` : "";
-      throw new ConnectorError(`${describeApiFailure(exchange)}${tries}`, exchange.failure ?? `http_${exchange.status}`);
+      const sentence = `${describeApiFailure(exchange)}${tries}`;
+      if (isRowRefusal(exchange)) throw new PredictionFailed(sentence);
+      throw new ConnectorError(sentence, exchange.failure ?? `http_${exchange.status}`);
     }
-    await sleep(retryDelayMs(exchange, attempt), request.signal);
+    await sleep(retryDelayMs(exchange.retryAfterSeconds, attempt), request.signal);
+  }
+}
+
+/** A 2xx that is not JSON answers this request only (a proxy's page, a cut body): the row carries it. */
+function parseAnswer(exchange: HttpExchange): unknown {
+  try {
+    return parseJsonBody(exchange);
+  } catch (err) {
+    throw new PredictionFailed(errorMessage(err));
   }
 }

@@ -122,7 +122,7 @@ describe("OpenAI source: chat completions", () => {
       { id: 3, product: "lamp", review: "bright" },
     ], 2);
     expect(batches.map((b) => b.length)).toEqual([2, 1]);
-    expect(batches.flat()[0]).toEqual({ id: 1, product: "kettle", review: "boils fast", completion: "Echo: Summarise: boils fast", finish_reason: "stop", total_tokens: t("You are terse about kettle.") + t("Summarise: boils fast") + t("Echo: Summarise: boils fast") });
+    expect(batches.flat()[0]).toEqual({ id: 1, product: "kettle", review: "boils fast", completion: "Echo: Summarise: boils fast", finish_reason: "stop", total_tokens: t("You are terse about kettle.") + t("Summarise: boils fast") + t("Echo: Summarise: boils fast"), prediction_error: null });
     const first = api.requests.find((r) => JSON.stringify(r.body).includes("kettle"));
     expect(first?.body).toEqual({
       model: "gpt-test-mini",
@@ -135,17 +135,19 @@ describe("OpenAI source: chat completions", () => {
     });
   });
 
-  it("json_object: asks for JSON and parses the reply; a cut reply says to raise max tokens", async () => {
+  it("json_object: asks for JSON and parses the reply; a cut reply or the server's refusal fails that row alone (prediction_error), not the read", async () => {
     const json = await startOpenAiEmulator({ reply: (m) => JSON.stringify({ label: m.at(-1)?.content.includes("great") ? "positive" : "negative", score: 0.9 }) });
     try {
       const cfg = { base_url: json.url, model: "gpt-test-mini", response_format: "json_object", prompt_template: "Answer in JSON: {{ text }}", output_field: "sentiment" };
       const [rows] = await readAll(cfg, [{ id: 7, text: "a great day" }]);
-      expect(rows).toEqual([{ id: 7, text: "a great day", sentiment: { label: "positive", score: 0.9 }, finish_reason: "stop", total_tokens: t("Answer in JSON: a great day") + t('{"label":"positive","score":0.9}') }]);
+      expect(rows).toEqual([{ id: 7, text: "a great day", sentiment: { label: "positive", score: 0.9 }, finish_reason: "stop", total_tokens: t("Answer in JSON: a great day") + t('{"label":"positive","score":0.9}'), prediction_error: null }]);
       expect(json.requests[0].body).toMatchObject({ response_format: { type: "json_object" } });
       expect(json.requests[0].authorization).toBeUndefined();
-      await expect(readAll({ ...cfg, max_tokens: 3 }, [{ text: "x" }])).rejects.toThrow(/Input row 1: The reply is not valid JSON.*raise max tokens/);
-      // The server's own refusal (no "json" in the prompt) reaches the user as its sentence.
-      await expect(readAll({ ...cfg, prompt_template: "{{ text }}" }, [{ text: "x" }])).rejects.toThrow(/Input row 1: .*HTTP 400: 'messages' must contain the word 'json'/);
+      const [[cut]] = await readAll({ ...cfg, max_tokens: 3 }, [{ text: "x" }]);
+      expect(cut).toEqual({ text: "x", sentiment: null, finish_reason: null, total_tokens: null, prediction_error: expect.stringMatching(/^The reply is not valid JSON.*raise max tokens/) });
+      // The server's own refusal (no "json" in the prompt) reaches the user as its sentence, on the row.
+      const [[refused]] = await readAll({ ...cfg, prompt_template: "{{ text }}" }, [{ text: "x" }]);
+      expect(refused.prediction_error).toMatch(/HTTP 400: 'messages' must contain the word 'json'/);
     } finally {
       await json.close();
     }
@@ -155,7 +157,7 @@ describe("OpenAI source: chat completions", () => {
     const query = { model: "no-such-model", inputs: [{ id: 1, messages: [{ role: "user", content: "hi there" }] }] };
     await expect(readAll(config(), query)).rejects.toThrow(/Input row 1: .*no such endpoint or model \(HTTP 404\).*does not exist/);
     const [rows] = await readAll(config(), { ...query, model: "gpt-test-mini", output_field: "answer" });
-    expect(rows).toEqual([{ id: 1, messages: [{ role: "user", content: "hi there" }], answer: "Echo: hi there", finish_reason: "stop", total_tokens: t("hi there") + t("Echo: hi there") }]);
+    expect(rows).toEqual([{ id: 1, messages: [{ role: "user", content: "hi there" }], answer: "Echo: hi there", finish_reason: "stop", total_tokens: t("hi there") + t("Echo: hi there"), prediction_error: null }]);
   });
 
   it("retries 429 and 5xx (Retry-After honoured) and gives up after max_retries", async () => {
@@ -169,9 +171,32 @@ describe("OpenAI source: chat completions", () => {
     await expect(readAll(config(), [{ text: "x" }])).rejects.toThrow(/HTTP 429.*after 3 attempts/);
     expect(api.requests).toHaveLength(3);
     api.requests.length = 0;
+  });
+
+  it("a refused row (HTTP 400) carries prediction_error and is not retried; the other rows complete", async () => {
     api.failNext({ status: 400, body: { error: { message: "bad temperature" } } });
-    await expect(readAll(config(), [{ text: "x" }])).rejects.toThrow(/HTTP 400: bad temperature/);
-    expect(api.requests).toHaveLength(1);
+    const [rows] = await readAll(config({ concurrency: 1 }), [{ id: 1, text: "x" }, { id: 2, text: "y" }, { id: 3, text: "z" }]);
+    expect(rows.map((r) => [r.id, r.completion, r.prediction_error])).toEqual([
+      [1, null, expect.stringMatching(/HTTP 400: bad temperature\.$/)],
+      [2, "Echo: y", null],
+      [3, "Echo: z", null],
+    ]);
+    expect(rows[0]).toMatchObject({ finish_reason: null, total_tokens: null });
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it("waits out a 429's Retry-After mid-read and every row completes", async () => {
+    api.failNext({ status: 429, body: { error: { message: "Rate limit reached" } }, headers: { "retry-after": "1" } });
+    const started = Date.now();
+    const [rows] = await readAll(config({ concurrency: 1 }), [{ id: 1, text: "a" }, { id: 2, text: "b" }]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(rows.map((r) => [r.completion, r.prediction_error])).toEqual([["Echo: a", null], ["Echo: b", null]]);
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it("a persistent 429 fails the read with a sentence naming the row", async () => {
+    api.failNext({ status: 429, body: { error: { message: "Rate limit reached" } }, headers: { "retry-after": "0" } }, 3);
+    await expect(readAll(config({ concurrency: 1 }), [{ text: "x" }])).rejects.toThrow(/^Input row 1: .*kept answering "too many requests" \(HTTP 429\): Rate limit reached\..*after 3 attempts/);
   });
 
   it("refuses a query that is not input rows, with a sentence", async () => {
@@ -190,7 +215,7 @@ describe("OpenAI source: embeddings", () => {
   it("turns each row's text into a vector column, placed by data[].index, in requests of embedding_batch_size", async () => {
     const inputs = [{ id: 1, text: "alpha" }, { id: 2, text: "beta" }, { id: 3, text: "gamma" }];
     const [rows] = await readAll(embedConfig(), inputs);
-    expect(rows).toEqual(inputs.map((r) => ({ ...r, embedding: emulatedEmbedding(r.text) })));
+    expect(rows).toEqual(inputs.map((r) => ({ ...r, embedding: emulatedEmbedding(r.text), prediction_error: null })));
     const bodies = api.requests.map((r) => r.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     expect(bodies).toEqual([
       { model: "text-embedding-test", input: ["alpha", "beta"], encoding_format: "float" },
@@ -200,17 +225,29 @@ describe("OpenAI source: embeddings", () => {
 
   it("a template picks the text; dimensions and the output column are passed on", async () => {
     const rows = await openAiSource.infer!(embedConfig({ prompt_template: "{{ title }}: {{ body }}", dimensions: 5, output_field: "vector" }), [{ title: "T", body: "B" }]);
-    expect(rows).toEqual([{ title: "T", body: "B", vector: emulatedEmbedding("T: B", 5) }]);
+    expect(rows).toEqual([{ title: "T", body: "B", vector: emulatedEmbedding("T: B", 5), prediction_error: null }]);
     expect(api.requests[0].body).toMatchObject({ input: ["T: B"], dimensions: 5 });
   });
 
   it("a model query switches a chat connector to embeddings", async () => {
     const [rows] = await readAll(config(), { operation: "embeddings", model: "text-embedding-test", inputs: [{ text: "one" }] });
-    expect(rows).toEqual([{ text: "one", embedding: emulatedEmbedding("one") }]);
+    expect(rows).toEqual([{ text: "one", embedding: emulatedEmbedding("one"), prediction_error: null }]);
   });
 
-  it("names the rows of a refused request", async () => {
-    await expect(readAll(embedConfig(), [{ text: "fine" }, { text: "" }, { text: "other" }])).rejects.toThrow(/Input rows 1–2: .*HTTP 400: 'input' must be/);
+  it("a refused request is asked again row by row: only the refused row carries prediction_error (was: the read failed)", async () => {
+    const [rows] = await readAll(embedConfig(), [{ text: "fine" }, { text: "" }, { text: "other" }]);
+    expect(rows).toEqual([
+      { text: "fine", embedding: emulatedEmbedding("fine"), prediction_error: null },
+      { text: "", embedding: null, prediction_error: expect.stringMatching(/HTTP 400: 'input' must be/) },
+      { text: "other", embedding: emulatedEmbedding("other"), prediction_error: null },
+    ]);
+    // [fine, ""] refused, then fine and "" alone; [other] in its own chunk.
+    expect(api.requests).toHaveLength(4);
+  });
+
+  it("a connection-level failure of a chunk still fails the read naming its rows", async () => {
+    api.failNext({ status: 401, body: { error: { message: "Incorrect API key provided" } } });
+    await expect(readAll(embedConfig({ concurrency: 1 }), [{ text: "a" }, { text: "b" }])).rejects.toThrow(/^Input rows 1–2: .*HTTP 401/);
   });
 });
 
@@ -225,6 +262,7 @@ describe("OpenAI source: preview, discovery, definition", () => {
       { name: "completion", type: "string" },
       { name: "finish_reason", type: "string" },
       { name: "total_tokens", type: "integer" },
+      { name: "prediction_error", type: "null" },
     ]);
     expect(api.requests).toHaveLength(10);
   });
@@ -232,10 +270,10 @@ describe("OpenAI source: preview, discovery, definition", () => {
   it("discovers a stream declaring the columns the model adds", async () => {
     const chat = await openAiSource.discover(config({ requests_per_minute: 60 }));
     expect(chat.streams.map((s) => [s.name, s.url])).toEqual([["chat_completions", `${api.url}/v1/chat/completions`]]);
-    expect(chat.streams[0].json_schema).toMatchObject({ properties: { completion: { type: "string" } }, required: ["completion"] });
+    expect(chat.streams[0].json_schema).toMatchObject({ properties: { completion: { type: "string" }, prediction_error: { type: ["string", "null"] } }, required: ["completion"] });
     expect(chat.request_rate_limit).toBe(60);
     const embed = await openAiSource.discover(config({ operation: "embeddings" }));
-    expect(embed.streams[0].json_schema).toEqual({ type: "object", properties: { embedding: { type: "array", items: { type: "number" } } }, required: ["embedding"] });
+    expect(embed.streams[0].json_schema).toEqual({ type: "object", properties: { embedding: { type: "array", items: { type: "number" } }, prediction_error: { type: ["string", "null"] } }, required: ["embedding"] });
   });
 
   it("validates configurations with the definition's schema", () => {

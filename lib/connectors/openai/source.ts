@@ -2,12 +2,17 @@
 // A model's query holds the input rows (a JSON array, or {"inputs": [...], ...settings}: settings.ts);
 // each output row is its input row plus the model's output: for chat the reply in `completion`
 // (parsed when response_format is json_object), `finish_reason` and `total_tokens`; for embeddings
-// the vector in `embedding`. `infer` runs the connector's own settings over rows it is given.
+// the vector in `embedding`. Every output row has `prediction_error`: null, or the API's reason when it
+// refused that one row's request (its outputs are then null and the other rows go on); anything that
+// is not about one row (credentials, model, network, 429s past the retries) stops the read naming the
+// row. `infer` runs the connector's own settings over rows it is given.
 import type { Catalog, CheckResult, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { mapLimit, throwIfAborted } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
 import { renderJsonTemplate, renderTemplate } from "../shared/liquid";
+import { PredictionFailed } from "../model-kit/http";
+import { ERROR_COLUMN } from "../model-kit/source";
 import { callApi } from "./client";
 import { openAiSourceDefinition } from "./definition";
 import { parseModelQuery, settingsFor, openAiSettings, type OpenAiSettings } from "./settings";
@@ -22,8 +27,14 @@ async function withRow<T>(index: number, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
+    if (err instanceof PredictionFailed) throw err;
     throw new ConnectorError(`Input row ${index + 1}: ${errorMessage(err)}`, (err as ConnectorError).code);
   }
+}
+
+/** The row of a refused request: the input, null outputs, and the reason. */
+function refusedRow(input: Row, outputs: string[], err: PredictionFailed): Row {
+  return { ...input, ...Object.fromEntries(outputs.map((name) => [name, null])), [ERROR_COLUMN]: err.message };
 }
 
 interface ChatMessage {
@@ -51,10 +62,11 @@ export function chatOutputs(s: OpenAiSettings, response: unknown): Row {
   const completion = (response ?? {}) as ChatCompletion;
   const choices = Array.isArray(completion.choices) ? completion.choices : [];
   const choice = choices.find((c) => (c?.index ?? 0) === 0) ?? choices[0];
-  if (!choice?.message) throw new ConnectorError("The response has no choices[0].message.");
+  // A reply without usable text answers this row only: the row carries the reason.
+  if (!choice?.message) throw new PredictionFailed("The response has no choices[0].message.");
   const { content, refusal } = choice.message;
   if (typeof content !== "string") {
-    throw new ConnectorError(typeof refusal === "string" && refusal ? `The model refused: ${refusal.slice(0, 300)}` : "The reply has no text content.");
+    throw new PredictionFailed(typeof refusal === "string" && refusal ? `The model refused: ${refusal.slice(0, 300)}` : "The reply has no text content.");
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   let value: unknown = content;
@@ -63,7 +75,7 @@ export function chatOutputs(s: OpenAiSettings, response: unknown): Row {
       value = JSON.parse(content);
     } catch {
       const cut = finishReason === "length" ? " It was cut off at the token limit: raise max tokens." : "";
-      throw new ConnectorError(`The reply is not valid JSON: "${content.slice(0, 120)}".${cut}`);
+      throw new PredictionFailed(`The reply is not valid JSON: "${content.slice(0, 120)}".${cut}`);
     }
   }
   const total = completion.usage?.total_tokens;
@@ -71,6 +83,7 @@ export function chatOutputs(s: OpenAiSettings, response: unknown): Row {
 }
 
 async function chat(s: OpenAiSettings, inputs: Row[], signal?: AbortSignal): Promise<Row[]> {
+  const outputs = [s.outputField, "finish_reason", "total_tokens"];
   return mapLimit(inputs, s.concurrency, (input, index) =>
     withRow(index, async () => {
       throwIfAborted(signal);
@@ -86,8 +99,13 @@ async function chat(s: OpenAiSettings, inputs: Row[], signal?: AbortSignal): Pro
         ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
         ...(s.responseFormat === "json_object" ? { response_format: { type: "json_object" } } : {}),
       };
-      const response = await callApi(s, { method: "POST", path: "/chat/completions", body, signal });
-      return { ...input, ...chatOutputs(s, response) };
+      try {
+        const response = await callApi(s, { method: "POST", path: "/chat/completions", body, signal });
+        return { ...input, ...chatOutputs(s, response), [ERROR_COLUMN]: null };
+      } catch (err) {
+        if (err instanceof PredictionFailed) return refusedRow(input, outputs, err);
+        throw err;
+      }
     }),
   );
 }
@@ -111,23 +129,40 @@ export function embeddingVectors(response: unknown, count: number): number[][] {
   return vectors as number[][];
 }
 
+/** One embeddings request for `texts`: their vectors in order. */
+async function embed(s: OpenAiSettings, texts: string[], signal?: AbortSignal): Promise<number[][]> {
+  throwIfAborted(signal);
+  const body = { model: s.model, input: texts, encoding_format: "float", ...(s.dimensions !== undefined ? { dimensions: s.dimensions } : {}) };
+  return embeddingVectors(await callApi(s, { method: "POST", path: "/embeddings", body, signal }), texts.length);
+}
+
+/**
+ * The output rows of one chunk. A refused chunk of several rows is asked again row by row, so only the
+ * rows the API refuses on their own carry prediction_error.
+ */
+async function embedChunk(s: OpenAiSettings, rows: Row[], texts: string[], first: number, signal?: AbortSignal): Promise<Row[]> {
+  try {
+    const vectors = await embed(s, texts, signal);
+    return rows.map((input, i) => ({ ...input, [s.outputField]: vectors[i], [ERROR_COLUMN]: null }));
+  } catch (err) {
+    if (err instanceof PredictionFailed && rows.length > 1) {
+      return (await mapLimit(rows, 1, (input, i) => embedChunk(s, [input], [texts[i]], first + i, signal))).flat();
+    }
+    if (err instanceof PredictionFailed) return [refusedRow(rows[0], [s.outputField], err)];
+    const named = rows.length === 1 ? `Input row ${first + 1}` : `Input rows ${first + 1}–${first + rows.length}`;
+    throw new ConnectorError(`${named}: ${errorMessage(err)}`, (err as ConnectorError).code);
+  }
+}
+
 async function embeddings(s: OpenAiSettings, inputs: Row[], signal?: AbortSignal): Promise<Row[]> {
   const texts = await Promise.all(inputs.map((input, index) => withRow(index, () => renderTemplate(s.promptTemplate, scopeOf(input)))));
   const chunks: number[] = [];
   for (let start = 0; start < inputs.length; start += s.embeddingBatchSize) chunks.push(start);
-  const parts = await mapLimit(chunks, s.concurrency, async (start) => {
-    throwIfAborted(signal);
-    const slice = texts.slice(start, start + s.embeddingBatchSize);
-    const body = { model: s.model, input: slice, encoding_format: "float", ...(s.dimensions !== undefined ? { dimensions: s.dimensions } : {}) };
-    try {
-      return embeddingVectors(await callApi(s, { method: "POST", path: "/embeddings", body, signal }), slice.length);
-    } catch (err) {
-      const last = Math.min(inputs.length, start + s.embeddingBatchSize);
-      throw new ConnectorError(`Input rows ${start + 1}–${last}: ${errorMessage(err)}`, (err as ConnectorError).code);
-    }
+  const parts = await mapLimit(chunks, s.concurrency, (start) => {
+    const end = start + s.embeddingBatchSize;
+    return embedChunk(s, inputs.slice(start, end), texts.slice(start, end), start, signal);
   });
-  const vectors = parts.flat();
-  return inputs.map((input, i) => ({ ...input, [s.outputField]: vectors[i] }));
+  return parts.flat();
 }
 
 function run(s: OpenAiSettings, inputs: Row[], signal?: AbortSignal): Promise<Row[]> {
@@ -209,6 +244,7 @@ async function discover(config: Row): Promise<Catalog> {
           finish_reason: { type: ["string", "null"] },
           total_tokens: { type: ["integer", "null"] },
         };
+  output[ERROR_COLUMN] = { type: ["string", "null"] };
   return buildCatalog(
     [
       {
