@@ -8,6 +8,7 @@ import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { startDriveEmulator } from "@/tests/emulators/google-drive";
 import { makeOrders, startHttpSourceEmulator } from "@/tests/emulators/http-source";
 import { startPineconeEmulator } from "@/tests/emulators/pinecone";
+import { odooNow, startOdooEmulator } from "@/tests/emulators/odoo";
 import { startQdrantEmulator } from "@/tests/emulators/qdrant";
 import { startQuickbooksEmulator } from "@/tests/emulators/quickbooks";
 import { CONSUMER_GOODS_OBJECTS, startSalesforceEmulator } from "@/tests/emulators/salesforce";
@@ -178,5 +179,24 @@ describe("API sources: a 429 mid-read is waited out, a row PostgreSQL refuses fa
     });
     expectWaitedOut(proxy);
     expectOnlyTheRefusedRowFailed(seen, 730, "137");
+  });
+  it("Odoo (a 429 on the read's search_read)", async () => {
+    const odoo = await startOdooEmulator({ database: "acme", login: "sync@acme.test", password: "odoo-pass-5c1e" });
+    odoo.seed("res.partner", Array.from({ length: 1200 }, (_, k) => ({ id: k + 1, name: `Partner ${k + 1}`, email: `p${k + 1}@example.com`, write_date: odooNow() })));
+    // Odoo's one endpoint: the login and the field list come first, then the read's search_read.
+    const proxy = await throttled(odoo, /^\/jsonrpc$/, 3, { jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests" } });
+    const seen = await syncRefusingOne({
+      destinationUrl: destination.url,
+      source: { connectorName: "Odoo", config: { url: proxy.url, database: "acme", username: "sync@acme.test", password: "odoo-pass-5c1e", timeout: 10 } },
+      query: "SELECT id, name, email FROM res.partner",
+      primaryKey: "id",
+      table: "odoo_partners",
+      columns: "id bigint PRIMARY KEY, name text, email text, CONSTRAINT refuse_one CHECK (name <> 'Partner 137')",
+      mapping: { id: "id", name: "name", email: "email" },
+    });
+    // The throttled call was the read's search_read: the login and field list before it reached Odoo once each.
+    expect(odoo.calls.slice(0, 3).map((c) => c.modelMethod ?? c.method)).toEqual(["authenticate", "fields_get", "search_read"]);
+    expectWaitedOut(proxy);
+    expectOnlyTheRefusedRowFailed(seen, 1200, "137");
   });
 });
