@@ -149,7 +149,9 @@ function withSecrets(base: Row, definition: Definition, tag: string): { configur
       markers.push(pem.split("\n")[2]);
     } else {
       const marker = `SeKrEt${tag}${markers.length}x${Math.random().toString(36).slice(2, 10)}`;
-      node[last] = marker;
+      // A secret object (the Http source's headers) keeps its shape: the marker is one of its values.
+      const fieldSchema = ((schema.properties as Row)?.[last] as Row) ?? {};
+      node[last] = fieldSchema.type === "object" ? { "X-E2e-Secret": marker } : marker;
       markers.push(marker);
     }
   }
