@@ -191,7 +191,8 @@ export function httpSourceSettings(config: Row): HttpSourceSettings {
   const base = text(config.base_url);
   if (!base || !/^https?:\/\//i.test(base)) throw new ConnectorError("base_url must be an http(s) URL.");
   const path = text(config.path) ?? "";
-  const joined = `${base}${path === "/" && base.endsWith("/") ? "" : path}`;
+  // One slash where base_url ends with one and path starts with one (the reference pastes both: `//`).
+  const joined = base.endsWith("/") && path.startsWith("/") ? `${base}${path.slice(1)}` : `${base}${path}`;
   let url: URL;
   try {
     url = new URL(joined);

@@ -11,7 +11,7 @@ import { startHttpSourceEmulator, makeOrders, type Order } from "@/tests/emulato
 import { validateConfiguration } from "../registry";
 import { evaluate, parsePath } from "./json-path";
 import { httpSource } from "./source";
-import { httpSourceDefinition } from "./definition";
+import { httpSourceDefinition, httpSourceSettings } from "./definition";
 
 const TOKEN = "tok-7c1f0a9e3b5d";
 let api: Awaited<ReturnType<typeof startHttpSourceEmulator>>;
@@ -50,6 +50,13 @@ describe("settings", () => {
     expect(validateConfiguration(httpSourceDefinition, { increment_type: "Page", http_method: "POST", base_url: "https://api.example.com" })).toEqual([]);
     expect(validateConfiguration(httpSourceDefinition, { increment_type: "Cursor", http_method: "GET", base_url: "https://api.example.com" })[0].path).toBe("increment_type");
     return expect(httpSource.check(config({ path: "@evil.example.com/x" }))).resolves.toMatchObject({ ok: false, details: expect.stringContaining("path must stay") });
+  });
+
+  it("joins base_url and path with one slash, whichever of them carries it", () => {
+    const url = (base_url: string, path: string) => httpSourceSettings({ increment_type: "Offset", http_method: "GET", base_url, path }).url;
+    expect(url("https://api.example.com/", "/v1/orders")).toBe("https://api.example.com/v1/orders");
+    expect(url("https://api.example.com", "/v1/orders")).toBe("https://api.example.com/v1/orders");
+    expect(url("https://api.example.com/v1/", "/")).toBe("https://api.example.com/v1/");
   });
 
   it("reads the JSONPath subset and refuses the rest with a sentence", () => {
