@@ -155,11 +155,12 @@ describe("process secrets", () => {
         const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none", LOG_LEVEL: "info", ...env };
         if (!("JWT_SECRET" in env)) delete baseEnv.JWT_SECRET;
         if (!("ENCRYPTION_KEY" in env)) delete baseEnv.ENCRYPTION_KEY;
-        const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, script)], { cwd: ROOT, env: baseEnv, encoding: "utf8", timeout: 60_000 });
+        // Each start compiles the whole server graph with tsx: on a loaded machine that alone takes a while.
+        const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, script)], { cwd: ROOT, env: baseEnv, encoding: "utf8", timeout: 150_000 });
         expect(result.status, `${script} ${JSON.stringify(env)}: ${result.stdout}${result.stderr}`).not.toBe(0);
         expect(`${result.stdout}${result.stderr}`).toMatch(/Refusing to start in production: .*(JWT_SECRET|ENCRYPTION_KEY)/);
       }
-    });
+    }, 480_000);
   }
 
   it("the embedded default generates them once under DATA_DIR (mode 0600) and reuses them", () => {
