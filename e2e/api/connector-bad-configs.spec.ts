@@ -41,6 +41,8 @@ function wrongFor(type: string | string[] | undefined): unknown {
 const SECRET = "s3cret-value-that-must-not-come-back";
 
 test("creating any connector with a missing or mistyped field is a 4xx naming it; nothing is stored", async () => {
+  // A few requests per definition, and the catalogue has 66 of them now.
+  test.setTimeout(300_000);
   const before = (await (await ws.admin.get("/api/v1/connectors?per_page=1")).json()).meta.total_count as number;
   const problems: string[] = [];
   for (const d of definitions) {
