@@ -48,10 +48,12 @@ export function pgPool(): Pool {
 
 export function prisma(): PrismaClient {
   // A transaction waits for a free connection as long as a plain query does (Prisma's default of 2 s
-  // turned a busy moment on a 2-core machine into a 500 for whoever came next).
+  // turned a busy moment on a 2-core machine into a 500 for whoever came next). Its own run may last
+  // 20 s, not Prisma's 5: creates serialized behind a per-workspace lock (alert and workspace caps)
+  // queue inside their transactions, and a burst of them on a loaded machine outlasted 5 s.
   globals.prisma ??= new PrismaClient({
     adapter: new PrismaPg(pgPool()),
-    transactionOptions: { maxWait: CONNECTION_WAIT_MS },
+    transactionOptions: { maxWait: CONNECTION_WAIT_MS, timeout: 20_000 },
   });
   return globals.prisma;
 }
