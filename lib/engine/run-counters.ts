@@ -7,6 +7,7 @@ import { pgPool } from "@/lib/db/client";
 import { codesOtherThan } from "@/lib/engine/records/format";
 import type { EstimateSource } from "@/lib/sync-config/run-estimate";
 import type { WriteTarget } from "./record-logs";
+import type { RunTimings } from "@/lib/sync-config/run-timings";
 
 type Db = Pool | PoolClient;
 
@@ -45,15 +46,8 @@ const totalsOf = (r: { total_rows: number; successful_rows: number; failed_rows:
   failedRows: r?.failed_rows ?? 0,
 });
 
-/** Milliseconds per stage, summed over the run's attempts (sync_runs.timings). */
-export interface RunTimings {
-  query: number;
-  diff: number;
-  load: number;
-  wait: number;
-  /** Bookkeeping: the per-batch transaction of records, states, counters and cursor. */
-  record: number;
-}
+/** Milliseconds per stage, summed over the run's attempts (sync_runs.timings): the one shape the API shows too. */
+export type { RunTimings } from "@/lib/sync-config/run-timings";
 
 
 /** How the error of a record skipped as already delivered (delivery-ledger.ts) begins: it counts as delivered. */

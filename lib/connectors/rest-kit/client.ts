@@ -6,7 +6,7 @@ import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
 import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
 import { capRetryAfter } from "../shared/retry-after";
-import { redact } from "../shared/secrets";
+import { credentialTexts as headerCredentialTexts, redact } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { formBody } from "./form";
 import { forgetAccessToken, tokenSession } from "./oauth";
@@ -59,10 +59,7 @@ export async function restClient(spec: RestDestinationSpec, config: Row): Promis
  * the request in its error would otherwise show it, encoded, where the configured secret is masked.
  */
 export function credentialTexts(client: RestClient): string[] {
-  return Object.values(client.headers).flatMap((value) => {
-    const token = value.slice(value.lastIndexOf(" ") + 1);
-    return token.length >= 8 ? [value, token] : [value];
-  });
+  return Object.values(client.headers).flatMap((value) => headerCredentialTexts(value));
 }
 
 /** After a 401: an OAuth token is dropped, so the retry authenticates afresh. False when nothing can change. */
