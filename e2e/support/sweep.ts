@@ -35,3 +35,10 @@ export function fillPath(e: SweepEndpoint, ids: Ids, override: Record<number, st
     return override[index] ?? String(ids[e.ids![index]]);
   });
 }
+
+/** The list cut into runs of `size`, in order. */
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
