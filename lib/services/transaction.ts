@@ -7,7 +7,30 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 
 export type Tx = Prisma.TransactionClient;
 
-/** Runs `fn` in the caller's transaction `db` when given, else in a new one. */
-export function inTransaction<T>(db: Tx | undefined, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db ? fn(db) : prisma().$transaction(fn);
+/**
+ * Runs `fn` in the caller's transaction `db` when given, else in a new one. With `queueKey` (a lock the
+ * transaction takes, such as a workspace's create lock) this process opens such transactions one at a
+ * time: a burst of creates waits here, not on the advisory lock with a pool connection each, so it
+ * cannot take every connection of the process (seen: 30 alert-rule creates at once outlasted the
+ * pool's wait on a loaded machine, and other workspaces' writes would have waited behind them).
+ */
+export function inTransaction<T>(db: Tx | undefined, fn: (tx: Tx) => Promise<T>, queueKey?: string): Promise<T> {
+  if (db) return fn(db);
+  return queueKey === undefined ? prisma().$transaction(fn) : oneAtATime(queueKey, () => prisma().$transaction(fn));
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `task` after every earlier task of `key` in this process has settled. */
+export function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(task, task);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return run;
 }

@@ -16,6 +16,7 @@ import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type Up
 import { audit } from "./audit";
 import type { AuthContext } from "./auth-context";
 import { giveBack, reserveInWindow } from "./login-throttle";
+import { oneAtATime } from "./transaction";
 
 /** The URL as the policy allows it, or a 422 on the url field saying why not. */
 async function allowedUrl(url: string): Promise<string> {
@@ -67,7 +68,8 @@ export async function createWebhookSubscription(auth: AuthContext, input: Create
   const url = await allowedUrl(input.url);
   const syncIds = await workspaceSyncIds(auth.workspaceId, input.sync_ids);
   const { secret, data } = secretFields();
-  return prisma().$transaction(async (tx) => {
+  return oneAtATime(`webhook-creates:${auth.workspaceId}`, () =>
+    prisma().$transaction(async (tx) => {
     // Counted under a per-workspace lock, so concurrent creates cannot pass the cap together.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CREATE_NAMESPACE}::int, ${auth.workspaceId}::int)`;
     if ((await tx.webhookSubscription.count({ where: { workspaceId: auth.workspaceId } })) >= MAX_WEBHOOK_SUBSCRIPTIONS) {
@@ -78,7 +80,8 @@ export async function createWebhookSubscription(auth: AuthContext, input: Create
     });
     await audit(auth, "create", "webhook_subscription", row.id, { url, events: row.events, sync_ids: syncIds, enabled: row.enabled }, tx);
     return { row, secret };
-  });
+    }),
+  );
 }
 
 export async function updateWebhookSubscription(auth: AuthContext, id: number, input: UpdateWebhookSubscriptionInput) {

@@ -21,7 +21,7 @@ import { MAX_ALERT_CHANNELS, type CreateAlertChannelInput, type UpdateAlertChann
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
 import { inTransaction, type Tx } from "../transaction";
-import { assertRoomFor } from "./limits";
+import { alertCreates, assertRoomFor } from "./limits";
 import { ensureSubscriptions, recipientStates, requestConfirmations, type RecipientState } from "./recipients";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
@@ -113,7 +113,7 @@ export async function createAlertChannel(auth: Auth, input: CreateAlertChannelIn
     await ensureSubscriptions(tx, auth.workspaceId, config.recipients ?? []);
     await audit(auth, "create", "alert_channel", channel.id, { name: channel.name, channel_type: channel.channelType }, tx);
     return channel;
-  });
+  }, alertCreates(auth.workspaceId));
   await afterSave(created, config, db, options);
   return created;
 }

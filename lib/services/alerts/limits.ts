@@ -8,6 +8,9 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 /** 'ALRT': the advisory-lock namespace of alert creates (the workspace id is the second half). */
 const NAMESPACE = 0x414c5254;
 
+/** The in-process queue of a workspace's alert creates (`inTransaction`'s `queueKey`): they take one lock. */
+export const alertCreates = (workspaceId: number) => `alert-creates:${workspaceId}`;
+
 type Counted = "channels" | "rules" | "email_channels";
 
 const SAYS: Record<Counted, string> = {

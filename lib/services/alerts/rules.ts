@@ -8,7 +8,7 @@ import { MAX_ALERT_RULES, thresholdProblem, THRESHOLD_UNITS, type CreateAlertRul
 import { audit } from "../audit";
 import type { AuthContext } from "../auth-context";
 import { inTransaction, type Tx } from "../transaction";
-import { assertRoomFor } from "./limits";
+import { alertCreates, assertRoomFor } from "./limits";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
@@ -63,7 +63,7 @@ export async function createAlertRule(auth: Auth, input: CreateAlertRuleInput, d
     });
     await audit(auth, "create", "alert_rule", rule.id, { name: rule.name, condition: rule.condition, sync_id: rule.syncId }, tx);
     return rule;
-  });
+  }, alertCreates(auth.workspaceId));
 }
 
 /**
