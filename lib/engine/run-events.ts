@@ -7,9 +7,9 @@ import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { hasSubscribers, publish, type RunEvent, type RunEventName } from "./events";
 
 /**
- * The event a run entering `status` publishes, if any: its first start, a hold for approval, its
- * end (a stopped run, ended failed or canceled, is `run.canceled`). `started` is passed only for a
- * first start. Other statuses (querying, paused, queued again…) publish nothing.
+ * The event a run entering `status` publishes, if any: its start (claimRun publishes only a first
+ * one), a hold for approval, its end (a stopped run, ended failed or canceled, is `run.canceled`).
+ * Other statuses (querying, paused, queued again…) publish nothing.
  */
 export function runEventName(status: SyncRunStatus, outcome: RunEvent["outcome"]): RunEventName | undefined {
   if (status === "started") return "run.started";
@@ -19,9 +19,7 @@ export function runEventName(status: SyncRunStatus, outcome: RunEvent["outcome"]
   return undefined;
 }
 
-/** Statuses that may publish: a change to any other never opens a transaction for its event. */
-export const EVENT_STATUSES: readonly SyncRunStatus[] = ["started", "needs_approval", "success", "failed", "canceled"];
-
+/** The events a change to each status may publish; a change to any other opens no transaction for one. */
 const EVENTS_OF: Record<string, RunEventName[]> = {
   started: ["run.started"],
   needs_approval: ["run.needs_approval"],

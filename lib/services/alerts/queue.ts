@@ -1,7 +1,8 @@
 // The alert queue (pg-boss, in the application database beside the run queue): one job per ended
 // run to evaluate, one per event to deliver, one per periodic sweep. Sends happen here, on a worker,
-// never in the request or the run that caused them. Retries: a run not ended yet (its end is still
-// in an open transaction) and deliveries that failed are tried again with backoff.
+// never in the request or the run that caused them. A run's job is written with the transaction that
+// ended it (alertsOnRunEnded), so it is never taken before the end is visible; a run not ended yet is
+// still tried again (a job sent by hand), as are deliveries that failed, with backoff.
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import type PgBoss from "pg-boss";
