@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 import { houseRules } from "./lint/house-rules.mjs";
@@ -35,6 +36,17 @@ const prismaOutsideItsLayers = {
 
 // Zones are resolved to files, so relative and `@/` imports are caught alike.
 const SERVER_ONLY = ["./lib/db", "./lib/services", "./lib/engine", "./lib/crypto"];
+
+// lib/engine/index.ts is the engine's one entrance: everything outside lib/engine imports it and
+// nothing else there (tests and the benchmark, UNLAYERED, may reach inside: a test drives the unit it
+// tests and the engine's fixtures, lib/engine/test-support.ts).
+const OUTSIDE_ENGINE = ["./app", "./components", "./proxy.ts", ...readdirSync(new URL("./lib", import.meta.url)).filter((e) => e !== "engine").map((e) => `./lib/${e}`)];
+const engineEntrance = (target) => ({
+  target,
+  from: "./lib/engine",
+  except: ["./index.ts"],
+  message: "Import the engine through its entrance, @/lib/engine (lib/engine/index.ts); isomorphic helpers the console needs live in lib/sync-config.",
+});
 const layerZones = {
   files: ["**/*.ts", "**/*.tsx"],
   ignores: UNLAYERED,
@@ -59,9 +71,24 @@ const layerZones = {
             from: "./components",
             message: "The API client is below the components; move what both need to a shared module.",
           },
+          {
+            target: "./lib/engine",
+            from: "./lib/services",
+            message:
+              "The engine imports no service: a service subscribes to the engine's run events (lib/engine/events.ts) or hangs on startEngine's services, wired in lib/services/run-events.ts.",
+          },
+          engineEntrance(OUTSIDE_ENGINE),
         ],
       },
     ],
+  },
+};
+
+// The start scripts are unlayered but still enter the engine through index.ts.
+const scriptZones = {
+  files: ["scripts/**/*.ts"],
+  rules: {
+    "import/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones: [engineEntrance("./scripts")] }],
   },
 };
 
@@ -99,6 +126,7 @@ const config = [
   },
   prismaOutsideItsLayers,
   layerZones,
+  scriptZones,
   {
     // docs/conventions.md 11 and 12: cite what a reader can open; one job per file, about 400 lines.
     files: ["**/*.ts", "**/*.tsx", "**/*.mjs"],

@@ -19,7 +19,8 @@ import { coalesceHeaderFlush } from "../lib/http/header-flush";
 import { stampPeer } from "../lib/http/peer";
 import { seed } from "../lib/db/seed";
 import { logger } from "../lib/logger";
-import { startEngine, stopEngine } from "../lib/engine";
+import { stopEngine } from "../lib/engine";
+import { startDatasyncEngine } from "../lib/services/run-events";
 import { firstAdminBanner } from "./admin/box";
 import { buildConsole } from "./console-build";
 
@@ -94,7 +95,8 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(port, hostname, resolve));
-  await startEngine({ worker: env.RUN_WORKER, scheduler: true });
+  // The engine with its run event subscribers (alerts, webhooks, sequences) and the alert queue's work.
+  await startDatasyncEngine({ worker: env.RUN_WORKER, scheduler: true });
   logger.info(`Datasync is up on http://localhost:${port} (console and API; /api/health)`);
   // Last, after the build's output, so a first start ends with how to sign in.
   if (seeded.createdAdmin) console.log(firstAdminBanner(seeded.createdAdmin, port));

@@ -1,7 +1,8 @@
 // npm run worker: a sync worker on its own (plus the scheduler, which only acts in the one process
 // holding its lock; WORKER_SCHEDULER=0 turns it off). Opens the database (DATABASE_URL, else the
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
-import { startEngine, stopEngine } from "../lib/engine";
+import { stopEngine } from "../lib/engine";
+import { startDatasyncEngine } from "../lib/services/run-events";
 import { assertValidEnv, env } from "../lib/config/env";
 import { assertProductionSecrets } from "../lib/config/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
@@ -17,7 +18,7 @@ async function main() {
   // applies: production runs with real keys, never generated or default ones.
   assertProductionSecrets();
   const db = await prepareDatabase((line) => logger.info(line), { ownSignals: true });
-  await startEngine({ worker: true, scheduler: env.WORKER_SCHEDULER });
+  await startDatasyncEngine({ worker: true, scheduler: env.WORKER_SCHEDULER });
   logger.info({ pid: process.pid }, "worker started");
 
   let stopping = false;

@@ -9,6 +9,7 @@ import type { CursorTracker } from "./cursor-tracker";
 import { relieveMemoryPressure } from "./memory";
 import { StopSignal, type RunAttempt } from "./run-attempt";
 import { addBatchCounters, rebaselineStates, setRunStatus, writeStates, type RunCounters, type RunTotals } from "./run-store";
+import { publishRunProgress } from "./run-events";
 import { withTransaction } from "./transaction";
 
 export interface RecorderOptions {
@@ -84,7 +85,10 @@ export class BatchRecorder {
                 const skipsPresent = sync.writeMode === "insert";
                 await writeStates(client, sync.id, run.id, outcomes, this.options.states === "copy", skipsPresent);
               }
-              return addBatchCounters(client, run.id, delta, attempt.roundedTimings(performance.now() - started));
+              const moved = await addBatchCounters(client, run.id, delta, attempt.roundedTimings(performance.now() - started));
+              // With its counters (nothing when nobody listens; a batch of only unchanged rows sends none).
+              await publishRunProgress(client, run.id);
+              return moved;
             });
     } finally {
       attempt.timings.record += performance.now() - started;

@@ -3,7 +3,6 @@
 // end sees them too.
 import "server-only";
 import type { RunAttempt, RunResult } from "./run-attempt";
-import { startDependents } from "./sequences/advance";
 import { CANCELED_ERROR, DISABLED_ERROR, finishRun, setRunStatus, writeTimings } from "./run-store";
 
 export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
@@ -36,10 +35,9 @@ export async function reportRun(attempt: RunAttempt): Promise<RunResult> {
   // Records the write mode skipped are no failure: a run that only skipped succeeded.
   else if (failedRows > 0 && successfulRows === 0) error = `All ${failedRows} records failed; see the run's records for each error.`;
   await writeTimings(runId, attempt.roundedTimings());
-  // The run's end and the sync's status after it, together; a cancel that got there first wins.
+  // The run's end and the sync's status after it, together; a cancel that got there first wins. Its
+  // event (run.succeeded, run.failed) commits with it: alerts, webhooks and sequences hear it (events.ts).
   if (!(await finishRun(runId, error, strategy.tracksSync ? ctx.sync.id : null))) return "canceled";
-  // The one hook of sequences: syncs that run after this one (lib/engine/sequences).
-  if (!error && strategy.tracksSync) await startDependents(runId);
   return error ? "failed" : "success";
 }
 

@@ -8,12 +8,11 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
-import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey } from "./locks";
 import { applySyncOutcome, type Db } from "./sync-state-store";
-import { emitRunEvent } from "./webhooks/emit";
+import { anyoneListens, publishRunEvent } from "./run-events";
 import { withTransaction } from "./transaction";
 import { ACTIVE_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
@@ -24,12 +23,21 @@ export * from "./sync-state-store";
 // ---- Run status ---------------------------------------------------------------------------------
 
 /**
- * After a run's status changed (its first start, a hold for approval, its end): the lifecycle hooks.
- * The one place they are called from; each hook keeps its own module and never throws.
+ * A status change and the run event it publishes (run-events.ts), in one transaction: subscribers
+ * write their queue rows with it (events.ts). On a client, the change joins the caller's transaction
+ * (the reaper's); on the pool, a transaction is opened only when someone listens to the new status.
  */
-async function statusChanged(runId: number, to: SyncRunStatus): Promise<void> {
-  await emitRunEvent(runId, to);
+async function changeStatus(db: Db, runId: number, to: SyncRunStatus, change: (db: Db) => Promise<boolean>): Promise<boolean> {
+  if (!anyoneListens(to)) return change(db);
+  const publishing = async (client: PoolClient) => {
+    const changed = await change(client);
+    if (changed) await publishRunEvent(client, runId, to);
+    return changed;
+  };
+  return isClient(db) ? publishing(db) : withTransaction(db, publishing);
 }
+
+const isClient = (db: Db): db is PoolClient => "release" in db;
 
 /**
  * Conditional status change through the transition table; false when the run moved elsewhere meanwhile.
@@ -42,20 +50,18 @@ export async function setRunStatus(
   to: SyncRunStatus,
   extra: { error?: string | null; finished?: boolean; canceledBy?: string } = {},
 ): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
+  return changeStatus(db, runId, to, async (db) => {
+    const { rowCount } = await db.query(
+      `UPDATE sync_runs SET status = $2::sync_run_status, updated_at = now(),
        error = CASE WHEN $4::boolean THEN $5 ELSE error END,
        finished_at = CASE WHEN $6::boolean THEN now() ELSE finished_at END,
        canceled_by = COALESCE($7::text, canceled_by),
        plan = CASE WHEN $6::boolean AND jsonb_typeof(plan) = 'object' THEN plan - 'samples' ELSE plan END
      WHERE id = $1 AND status = ANY($3::sync_run_status[])`,
-    [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
-  );
-  const changed = (rowCount ?? 0) > 0;
-  // Every end of a run passes here: alert rules are evaluated on the queue (lib/services/alerts).
-  if (changed && extra.finished) await alertsOnRunEnded(runId);
-  if (changed) await statusChanged(runId, to);
-  return changed;
+      [runId, to, runStatusesAllowing(to), extra.error !== undefined, extra.error ?? null, extra.finished ?? false, extra.canceledBy ?? null],
+    );
+    return (rowCount ?? 0) > 0;
+  });
 }
 
 /**
@@ -74,13 +80,10 @@ export async function finishRun(runId: number, error: string | null, syncId: num
     );
     if (!rowCount) return false;
     if (syncId !== null) await applySyncOutcome(syncId, to, client);
+    // Its event commits with it (alerts, webhooks, sequences: events.ts).
+    await publishRunEvent(client, runId, to);
     return true;
   });
-  // The hooks of setRunStatus, once the end is visible.
-  if (changed) {
-    await alertsOnRunEnded(runId);
-    await statusChanged(runId, to);
-  }
   return changed;
 }
 
@@ -89,8 +92,14 @@ export async function finishRun(runId: number, error: string | null, syncId: num
  * status left by a dead worker. Counts an attempt. Returns the run, or null when it ended meanwhile.
  */
 export async function claimRun(runId: number): Promise<SyncRun | null> {
+  const claimed = anyoneListens("started") ? await withTransaction(pgPool(), (client) => claim(client, runId, true)) : await claim(pgPool(), runId, false);
+  if (!claimed) return null;
+  return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
+}
+
+async function claim(db: Db, runId: number, publishing: boolean): Promise<boolean> {
   // first_start: started_at was empty before this claim (a resumed or approved run started before).
-  const { rows } = await pgPool().query<{ first_start: boolean }>(
+  const { rows } = await db.query<{ first_start: boolean }>(
     `UPDATE sync_runs r SET status = 'started', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()),
        waiting_until = NULL, updated_at = now()
      FROM (SELECT started_at FROM sync_runs WHERE id = $1) before
@@ -98,9 +107,9 @@ export async function claimRun(runId: number): Promise<SyncRun | null> {
      RETURNING before.started_at IS NULL AS first_start`,
     [runId, runStatusesAllowing("started")],
   );
-  if (rows.length === 0) return null;
-  if (rows[0].first_start) await statusChanged(runId, "started");
-  return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
+  if (rows.length === 0) return false;
+  if (publishing && rows[0].first_start && isClient(db)) await publishRunEvent(db, runId, "started");
+  return true;
 }
 
 /** A graceful stop hands the run back (still under its lock); it does not count as an attempt. */
@@ -184,15 +193,15 @@ export async function saveRunPlan(runId: number, plan: object): Promise<void> {
  * meanwhile. An earlier approval no longer counts (approved_by cleared): a new plan needs a new one.
  */
 export async function holdRunForApproval(runId: number, plan: object, error: string): Promise<boolean> {
-  const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, approved_by = NULL,
-       attempts = GREATEST(attempts - 1, 0), updated_at = now()
-     WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
-    [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
-  );
-  const held = (rowCount ?? 0) > 0;
-  if (held) await statusChanged(runId, "needs_approval");
-  return held;
+  return changeStatus(pgPool(), runId, "needs_approval", async (db) => {
+    const { rowCount } = await db.query(
+      `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, approved_by = NULL,
+         attempts = GREATEST(attempts - 1, 0), updated_at = now()
+       WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
+      [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
+    );
+    return (rowCount ?? 0) > 0;
+  });
 }
 
 /**

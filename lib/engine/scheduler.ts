@@ -6,7 +6,6 @@ import { pgPool } from "@/lib/db/client";
 import { db, viaClient } from "@/lib/db/kysely";
 import { env } from "@/lib/config/env";
 import { logger } from "@/lib/logger";
-import { queueAlertSweep } from "@/lib/services/alerts/queue";
 import { every, type Periodic } from "./every";
 import { SCHEDULER_LOCK, tryLockForTransaction } from "./locks";
 import { enqueueRun } from "./queue";
@@ -119,19 +118,23 @@ export interface SchedulerHandle {
   stop(): Promise<void>;
 }
 
-export function startScheduler(): SchedulerHandle {
+/**
+ * Starts the loop. `sweeps` are other layers' periodic checks (the alert sweep), run by the leader on
+ * the ALERT_SWEEP_SECONDS cadence; one failing is logged and the others still run.
+ */
+export function startScheduler(options: { sweeps?: ReadonlyArray<() => Promise<void>> } = {}): SchedulerHandle {
   let lastPrune = 0;
-  let lastAlertSweep = 0;
+  let lastSweep = 0;
   const loop: Periodic = every(
     engineSettings.schedulerIntervalMs,
     async () => {
       const queued = await schedulerTick();
       if (queued === null) return;
       if (queued.length > 0) logger.info({ runs: queued }, "scheduled runs queued");
-      // The alert rules time alone can break (docs/alerts.md), checked by a job on the alert queue.
-      if (Date.now() - lastAlertSweep >= env.ALERT_SWEEP_SECONDS * 1000) {
-        lastAlertSweep = Date.now();
-        await queueAlertSweep();
+      // Other layers' sweeps: the alert rules time alone can break (docs/alerts.md) are checked on the alert queue.
+      if (Date.now() - lastSweep >= env.ALERT_SWEEP_SECONDS * 1000) {
+        lastSweep = Date.now();
+        for (const sweep of options.sweeps ?? []) await sweep().catch((err: unknown) => logger.warn({ err: (err as Error).message }, "a scheduled sweep failed"));
         // On the same cadence: sequence steps whose hook a dying worker never ran.
         const swept = await sweepLostHooks();
         if (swept.length > 0) logger.info({ runs: swept }, "ran the lost after-success hooks of sequence runs");

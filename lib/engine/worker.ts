@@ -6,7 +6,6 @@ import type PgBoss from "pg-boss";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { db } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
-import { startAlertWork } from "@/lib/services/alerts/queue";
 import { every } from "./every";
 import { executeRun, type RunResult } from "./execute-run";
 import { enqueueRun, getBoss, RUN_QUEUE, type RunJob } from "./queue";
@@ -81,8 +80,11 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts `concurrency` run loops in this process plus the reaper. */
-export async function startWorker(options: { concurrency?: number } = {}): Promise<WorkerHandle> {
+/** Work of another layer that runs beside the run loops (the alert queue's): started and stopped with them. */
+export type BesideWork = () => Promise<{ stop(): Promise<void> }>;
+
+/** Starts `concurrency` run loops in this process plus the reaper, the webhook worker and `beside`. */
+export async function startWorker(options: { concurrency?: number; beside?: readonly BesideWork[] } = {}): Promise<WorkerHandle> {
   const boss = await getBoss({ supervise: true });
   const shutdown = new AbortController();
   const concurrency = Math.max(1, options.concurrency ?? engineSettings.workerConcurrency);
@@ -102,7 +104,8 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   for (let i = 0; i < concurrency; i++) {
     workerIds.push(await boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, handler));
   }
-  const alerts = await startAlertWork();
+  const besides: { stop(): Promise<void> }[] = [];
+  for (const start of options.beside ?? []) besides.push(await start());
   const webhooks = await startWebhookWorker();
   const reaper = every(
     engineSettings.reaperIntervalMs,
@@ -112,7 +115,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   return {
     async stop() {
       await reaper.stop();
-      await alerts.stop();
+      for (const work of besides) await work.stop();
       await webhooks.stop();
       for (const id of workerIds) await boss.offWork({ id });
       shutdown.abort();

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { listDefinitions } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import type { Catalog, Connector, Role, SyncRun } from "@/lib/generated/prisma/client";
-import type { SyncRecord } from "@/lib/engine/records/types";
+import type { SyncRecord } from "@/lib/engine";
 import type { SyncView } from "@/lib/services/syncs";
 import { catalogRecordSchema, catalogSchema } from "./catalogs.schema";
 import { serializeCatalog, serializeCatalogRecord } from "./catalogs";

@@ -2,8 +2,7 @@
 // has logs {request, response, level} (text, as the reference's console prints them): the stored
 // log, or for a row a SQL destination accepted, one derived from the record and the run's write
 // target (lib/engine/record-logs.ts), which states only what those establish.
-import { recordLogs, type WriteTarget } from "@/lib/engine/record-logs";
-import type { SyncRecord } from "@/lib/engine/records/types";
+import { recordLogs, type SyncRecord, type WriteTarget } from "@/lib/engine";
 import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
 import type { SyncRecordDetail } from "@/lib/services/sync-record-detail";

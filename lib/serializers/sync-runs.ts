@@ -1,7 +1,7 @@
 // Sync run resources; duration is seconds (float) between start and finish.
 import type { ActorAccess } from "@/lib/auth/actors";
 import type { SyncRun } from "@/lib/generated/prisma/client";
-import { parseWriteTarget } from "@/lib/engine/record-logs";
+import { parseWriteTarget } from "@/lib/engine";
 import { runOutcome } from "@/lib/sync-config/run-outcome";
 import { storedRunTimingsSchema } from "@/lib/sync-config/run-timings";
 import { parseStored } from "@/lib/validation/stored";

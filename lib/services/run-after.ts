@@ -5,8 +5,7 @@
 import "server-only";
 import { prisma } from "@/lib/db/client";
 import { viaPrisma } from "@/lib/db/kysely";
-import { runAfterEdgesQuery, toRunAfterEdges } from "@/lib/engine";
-import { findRunAfterCycle } from "@/lib/engine/sequences/graph";
+import { findRunAfterCycle, runAfterEdgesQuery, toRunAfterEdges } from "@/lib/engine";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { SetRunAfterInput } from "@/lib/validation/sequences";
 import { audit } from "./audit";

@@ -3,9 +3,16 @@
 // /api/v1/sequence_runs/{id}[?wait=N] shows the progress, derived from the steps and their runs.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { startSequence } from "@/lib/engine";
-import { downstreamOf } from "@/lib/engine/sequences/graph";
-import { sequenceStatus, stepProgress, SETTLED_SEQUENCE_STATUSES, type SequenceStatus, type StepProgress, type StoredStepState } from "@/lib/engine/sequences/progress";
+import {
+  downstreamOf,
+  sequenceStatus,
+  SETTLED_SEQUENCE_STATUSES,
+  startSequence,
+  stepProgress,
+  type SequenceStatus,
+  type StepProgress,
+  type StoredStepState,
+} from "@/lib/engine";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { SequenceRun, SequenceRunStep, SyncRun } from "@/lib/generated/prisma/client";
 import { audit } from "./audit";

@@ -5,11 +5,9 @@
 // with the sync's mapping, and marked as such (the mapping may have changed since the run).
 import "server-only";
 import { queryRows } from "@/lib/db/client";
-import { parseWriteTarget, recordLogs, type RecordLogText } from "@/lib/engine/record-logs";
+import { parseWriteTarget, readRecord, recordLogs, type RecordLogText, type SyncRecord } from "@/lib/engine";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { readRecord } from "@/lib/engine/records/read";
-import type { SyncRecord } from "@/lib/engine/records/types";
 import { compileMapping, deletePayload, MappingConfigurationError, MappingError } from "@/lib/sync-config/mapping";
 import { recordRedactor } from "./record-redaction";
 

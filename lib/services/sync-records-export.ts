@@ -2,7 +2,7 @@
 // read only as fast as the client takes them, so memory stays a few blocks whatever the run's size.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { blockHeads, readAll } from "@/lib/engine/records/read";
+import { blockHeads, readAll } from "@/lib/engine";
 import { csvLine } from "@/lib/serializers/csv";
 import type { ExportSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { audit } from "./audit";

@@ -5,12 +5,12 @@
 // for the key in the blocks' keys and reads only the blocks that hold it.
 import "server-only";
 import { queryRows } from "@/lib/db/client";
-import { parseWriteTarget } from "@/lib/engine/record-logs";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import {
   blockHeads,
+  parseWriteTarget,
   pageHeadsQuery,
   readAll,
   readWindow,
@@ -19,8 +19,8 @@ import {
   type PageHeadRow,
   type PageWindow,
   type RecordFilter,
-} from "@/lib/engine/records/read";
-import type { SyncRecord } from "@/lib/engine/records/types";
+  type SyncRecord,
+} from "@/lib/engine";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./sync-runs";
 

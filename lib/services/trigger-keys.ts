@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { pgPool, prisma } from "@/lib/db/client";
 import { db, viaClient } from "@/lib/db/kysely";
 import { BadRequest, ValidationFailed } from "@/lib/errors";
-import { withTransaction } from "@/lib/engine/transaction";
+import { withTransaction } from "@/lib/engine";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { AuthContext } from "./auth-context";
 

@@ -4,7 +4,7 @@
 // delivered it, the state is success, and once the row left the model, the state is gone.
 import "server-only";
 import { queryRows } from "@/lib/db/client";
-import { matchingCodes } from "@/lib/engine/records/format";
+import { matchingCodes } from "@/lib/engine";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { getSyncRun } from "./sync-runs";
 

@@ -6,7 +6,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { approveRun, cancelRun, startEngine, stopEngine, triggerSync } from "@/lib/engine";
+import { startDatasyncEngine } from "@/lib/services/run-events";
+import { approveRun, cancelRun, stopEngine, triggerSync } from "@/lib/engine";
 import { retryDelaySeconds } from "@/lib/engine/webhooks/deliver";
 import { verifySignature } from "@/lib/engine/webhooks/signature";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, sql, tableStream, waitFor } from "@/lib/engine/test-support";
@@ -71,7 +72,7 @@ beforeAll(async () => {
   destination = await createScratchDatabase("ds_dst");
   await createPeople(source.url, 20);
   await createPeople(destination.url, 0);
-  await startEngine({ worker: true, scheduler: false, concurrency: 1 });
+  await startDatasyncEngine({ worker: true, scheduler: false, concurrency: 1 });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACTIVE_RUN_STATUSES as ENGINE_ACTIVE } from "@/lib/engine/transitions";
+import { ACTIVE_RUN_STATUSES as ENGINE_ACTIVE } from "@/lib/engine";
 import { ACTIVE_RUN_STATUSES } from "./statuses";
 
 describe("console run statuses", () => {

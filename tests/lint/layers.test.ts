@@ -33,13 +33,26 @@ describe("layer rules", () => {
     ["lib/validation/example.ts", 'import { pgPool as x } from "../db/client";', "@typescript-eslint/no-restricted-imports"],
     ["app/api/v1/example/route.ts", 'import { prisma as x } from "@/lib/db/client";', "@typescript-eslint/no-restricted-imports"],
     ["lib/http/example.ts", 'import { PrismaClient as x } from "@prisma/client";', "@typescript-eslint/no-restricted-imports"],
+    // The engine imports no service (it publishes run events; lib/services/run-events.ts subscribes).
+    ["lib/engine/example.ts", 'import { listSyncs as x } from "@/lib/services/syncs";', "import/no-restricted-paths"],
+    ["lib/engine/webhooks/example.ts", 'import { alertsOnRunEnded as x } from "../../services/alerts/queue";', "import/no-restricted-paths"],
+    // Outside lib/engine, only its entrance (lib/engine/index.ts).
+    ["lib/services/example.ts", 'import { withTransaction as x } from "@/lib/engine/transaction";', "import/no-restricted-paths"],
+    ["lib/serializers/example.ts", 'import { recordLogs as x } from "../engine/record-logs";', "import/no-restricted-paths"],
+    ["app/api/v1/example/route.ts", 'import { enqueueRun as x } from "@/lib/engine/queue";', "import/no-restricted-paths"],
+    ["scripts/example.ts", 'import { startWorker as x } from "../lib/engine/worker";', "import/no-restricted-paths"],
   ])("%s may not `%s` (%s)", async (file, code, rule) => {
     expect(await layerErrors(file, code)).toContainEqual(expect.stringMatching(`^${rule}: `));
   });
 
   it.each([
     ["lib/services/example.ts", 'import { prisma as x } from "@/lib/db/client";'],
-    ["lib/engine/example.ts", 'import { listSyncs as x } from "@/lib/services/syncs";'],
+    ["lib/engine/example.ts", 'import { enqueueRun as x } from "./queue";'],
+    ["lib/services/example.ts", 'import { withTransaction as x } from "@/lib/engine";'],
+    ["lib/services/example.ts", 'import { triggerSync as x } from "@/lib/engine/index";'],
+    ["scripts/example.ts", 'import { stopEngine as x } from "../lib/engine";'],
+    // Tests may reach inside the engine (the unit they test, its fixtures).
+    ["lib/services/example.test.ts", 'import { reloadRun as x } from "@/lib/engine/test-support";'],
     ["app/api/v1/example/route.ts", 'import { listSyncs as x } from "@/lib/services/syncs";'],
     ["components/syncs/example.tsx", 'import { previewMapping as x } from "@/lib/sync-config/mapping";'],
     ["components/syncs/example.tsx", 'import type { SyncAttributes as x } from "@/lib/api-client/types";'],

@@ -1,4 +1,5 @@
-// The engine's hook after a general run succeeded (called once, from run-report.ts): start the syncs
+// The engine's hook after a general run succeeded (the run event bus's run.succeeded, once the run's
+// end has committed: sequencesOnRunSucceeded, subscribed by lib/services/run-events.ts): start the syncs
 // that run after this one when the trigger rule (./rule.ts) says so, and record the answer on the
 // steps of the sequence runs this run belongs to. Each dependent is decided and started in one
 // transaction under its sync's trigger lock, so two upstreams succeeding at once start it once.
@@ -14,6 +15,7 @@ import { createGeneralRun } from "../run-store";
 import { withTransaction } from "../transaction";
 import { ACTIVE_RUN_STATUSES } from "../transitions";
 import { decideTrigger, type TriggerDecision, type UpstreamFacts } from "./rule";
+import type { EventContext, RunEvent } from "../events";
 
 interface SucceededRun {
   id: number;
@@ -28,6 +30,15 @@ export async function startDependents(runId: number): Promise<void> {
   } catch (err) {
     logger.warn({ err, runId }, "could not start the syncs that run after this run");
   }
+}
+
+/**
+ * The run event bus's subscriber: after the success commits, the dependents are decided in
+ * transactions of their own (each under its dependent's trigger lock). A worker that dies in between
+ * leaves the step unchecked, and sweepLostHooks runs the hook later.
+ */
+export async function sequencesOnRunSucceeded(event: RunEvent, ctx: EventContext): Promise<void> {
+  if (event.runType === "general") await ctx.afterCommit(() => startDependents(event.runId));
 }
 
 /** A hook this long overdue after its run's success was lost (its worker died): the sweep runs it. */

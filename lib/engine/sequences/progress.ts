@@ -1,18 +1,12 @@
 // The progress of a sequence run, derived when it is read from its steps, their runs and the steps
 // upstream of them. Pure (no server imports), so the rule is unit-tested on its own.
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
+import type { SequenceStatus, StepState } from "@/lib/sync-config/sequence-statuses";
 
 /** What the engine stored on a step (sequence_run_steps.state). */
 export type StoredStepState = "waiting" | "triggered" | "skipped" | "blocked";
 
-/** What a step shows. */
-export const STEP_STATES = ["waiting", "running", "needs_approval", "success", "failed", "skipped", "not_run"] as const;
-export type StepState = (typeof STEP_STATES)[number];
-
-/** What a sequence run shows; success, failed and needs_approval end a long-poll. */
-export const SEQUENCE_STATUSES = ["running", "needs_approval", "success", "failed"] as const;
-export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
-export const SETTLED_SEQUENCE_STATUSES: ReadonlySet<SequenceStatus> = new Set(["success", "failed", "needs_approval"]);
+export { SEQUENCE_STATUSES, SETTLED_SEQUENCE_STATUSES, STEP_STATES, type SequenceStatus, type StepState } from "@/lib/sync-config/sequence-statuses";
 
 export interface StepFacts {
   syncId: number;

@@ -1,42 +1,51 @@
-// Run lifecycle events → webhook deliveries. run-store.ts calls emitRunEvent once a run's status has
-// changed; it finds the workspace's enabled subscriptions that want the event and the run's sync and
-// queues a delivery for each. Never throws: a webhook problem must not fail or slow a run beyond one
-// query (the usual case, no subscription, is that query alone).
+// Run events → webhook deliveries: the subscriber of the run event bus (../events.ts) that finds the
+// workspace's enabled subscriptions wanting the event and the run's sync, and records a pending
+// delivery for each inside the status change's transaction; their jobs are sent once it commits
+// (a job lost in between is re-sent by the worker's sweep of overdue deliveries, worker.ts). The usual
+// case, no subscription, costs one query.
 import "server-only";
-import { prisma } from "@/lib/db/client";
-import { db } from "@/lib/db/kysely";
-import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { logger } from "@/lib/logger";
+import { db, viaClient } from "@/lib/db/kysely";
 import { runEventFor } from "@/lib/sync-config/webhook-events";
-import { createDeliveries } from "./deliveries";
+import type { EventContext, RunEvent } from "../events";
 import { runEventPayload } from "./payload";
+import { enqueueDeliveries } from "./queue";
 
 /**
- * Queues the event `status` sends (if any) to the subscriptions that want it. Only general runs
- * send events: a test run is someone trying one row in the console.
+ * Records the deliveries the event of `event.status` sends (if any). Only general runs send events:
+ * a test run is someone trying one row in the console.
  */
-export async function emitRunEvent(runId: number, status: SyncRunStatus): Promise<void> {
-  const type = runEventFor(status);
-  if (!type) return;
-  try {
-    const rows = await db()
-      .selectFrom("sync_runs as r")
-      .innerJoin("webhook_subscriptions as s", "s.workspace_id", "r.workspace_id")
+export async function webhooksOnRunEvent(event: RunEvent, { client, afterCommit }: EventContext): Promise<void> {
+  const type = runEventFor(event.status);
+  if (!type || event.runType !== "general") return;
+  const subscriptions = await viaClient(
+    client,
+    db()
+      .selectFrom("webhook_subscriptions as s")
       .select("s.id")
-      .where("r.id", "=", runId)
-      .where("r.sync_run_type", "=", "general")
+      .where("s.workspace_id", "=", event.workspaceId)
       .where("s.enabled", "=", true)
       .where((eb) => eb(eb.val<string>(type), "=", eb.fn.any("s.events")))
-      .where((eb) => eb.or([eb(eb.fn("cardinality", ["s.sync_ids"]), "=", 0), eb("r.sync_id", "=", eb.fn.any("s.sync_ids"))]))
-      .orderBy("s.id")
-      .execute();
-    if (rows.length === 0) return;
-    const run = await prisma().syncRun.findUnique({ where: { id: runId } });
-    if (!run) return;
-    // The status that sent the event, even when the change is not committed yet (the reaper's transaction).
-    const payload = runEventPayload(type, { ...run, status });
-    await createDeliveries({ workspaceId: run.workspaceId, subscriptionIds: rows.map((r) => r.id), event: payload, payload });
-  } catch (err) {
-    logger.warn({ runId, status, err: (err as Error).message }, "could not queue run webhooks");
-  }
+      .where((eb) => eb.or([eb(eb.fn("cardinality", ["s.sync_ids"]), "=", 0), eb(eb.val(event.syncId), "=", eb.fn.any("s.sync_ids"))]))
+      .orderBy("s.id"),
+  );
+  if (subscriptions.length === 0) return;
+  const payload = runEventPayload(type, event);
+  const rows = await viaClient(
+    client,
+    db()
+      .insertInto("webhook_deliveries")
+      .values(
+        subscriptions.map((s) => ({
+          workspace_id: event.workspaceId,
+          subscription_id: s.id,
+          event_id: payload.id,
+          event_type: payload.type,
+          payload: JSON.stringify(payload),
+          next_attempt_at: new Date(),
+          updated_at: new Date(),
+        })),
+      )
+      .returning("id"),
+  );
+  await afterCommit(() => enqueueDeliveries(rows.map((r) => ({ deliveryId: r.id, attempt: 1 }))));
 }

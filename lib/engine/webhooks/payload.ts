@@ -2,8 +2,7 @@
 // workspace_id, data}; a run event's data is the run's ids, status, outcome and counters, named as
 // in the sync run resource (lib/serializers/sync-runs.ts).
 import { randomUUID } from "node:crypto";
-import type { SyncRun } from "@/lib/generated/prisma/client";
-import { runOutcome } from "@/lib/sync-config/run-outcome";
+import type { RunEvent } from "../events";
 import { PING_EVENT, type WebhookEvent } from "@/lib/sync-config/webhook-events";
 
 export interface WebhookEnvelope {
@@ -18,8 +17,9 @@ export const newEventId = (): string => `evt_${randomUUID().replace(/-/g, "")}`;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** The event `type` of `run`, as it is now. */
-export function runEventPayload(type: WebhookEvent, run: SyncRun, at: Date = new Date()): WebhookEnvelope {
+/** The event `type` of the run a bus event describes (events.ts), as its status change left it. */
+export function runEventPayload(type: WebhookEvent, run: RunEvent, at: Date = new Date()): WebhookEnvelope {
+  const c = run.counts;
   return {
     id: newEventId(),
     type,
@@ -27,20 +27,20 @@ export function runEventPayload(type: WebhookEvent, run: SyncRun, at: Date = new
     workspace_id: run.workspaceId,
     data: {
       sync_id: run.syncId,
-      sync_run_id: run.id,
+      sync_run_id: run.runId,
       status: run.status,
-      outcome: runOutcome({ status: run.status, failed_rows: run.failedRows, error: run.error, canceled_by: run.canceledBy }),
-      sync_run_type: run.syncRunType,
+      outcome: run.outcome,
+      sync_run_type: run.runType,
       started_at: iso(run.startedAt),
       finished_at: iso(run.finishedAt),
       error: run.error,
-      total_query_rows: run.totalQueryRows,
-      total_rows: run.totalRows,
-      skipped_rows: run.skippedRows,
-      successful_rows: run.successfulRows,
-      failed_rows: run.failedRows,
-      duplicate_rows: run.duplicateRows,
-      processed_rows: run.processedRows,
+      total_query_rows: c.totalQueryRows,
+      total_rows: c.totalRows,
+      skipped_rows: c.skippedRows,
+      successful_rows: c.successfulRows,
+      failed_rows: c.failedRows,
+      duplicate_rows: c.duplicateRows,
+      processed_rows: c.processedRows,
     },
   };
 }

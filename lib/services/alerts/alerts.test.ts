@@ -19,6 +19,7 @@ import { createAlertChannel, getAlertChannel, updateAlertChannel } from "./chann
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
 import { CHANNEL_TESTS_PER_MINUTE, listAlertEvents, testAlertChannel } from "./events";
 import { queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
+import { registerRunSubscribers } from "../run-events";
 import { createAlertRule, getAlertRule } from "./rules";
 
 useTestDatabase();
@@ -70,6 +71,8 @@ beforeAll(async () => {
   auth = admin.auth;
   workspaceId = admin.workspaceId;
   adminEmail = admin.user.email;
+  // The alert subscriber on the run event bus, as at process start.
+  registerRunSubscribers();
   work = await startAlertWork();
 });
 

@@ -5,7 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { startEngine, stopEngine, triggerSync } from "@/lib/engine";
+import { startDatasyncEngine } from "@/lib/services/run-events";
+import { stopEngine, triggerSync } from "@/lib/engine";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, tableStream, waitFor } from "@/lib/engine/test-support";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
@@ -35,7 +36,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  await startEngine({ worker: true, scheduler: false, concurrency: 1 });
+  await startDatasyncEngine({ worker: true, scheduler: false, concurrency: 1 });
 });
 
 afterAll(async () => {

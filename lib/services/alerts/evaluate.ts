@@ -9,7 +9,7 @@ import { sql, type ExpressionBuilder, type InferResult } from "kysely";
 import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import { db, viaClient, type DB } from "@/lib/db/kysely";
-import { withTransaction } from "@/lib/engine/transaction";
+import { withTransaction } from "@/lib/engine";
 import type { AlertRule } from "@/lib/generated/prisma/client";
 import type { AlertStatus, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { runOutcome } from "@/lib/sync-config/run-outcome";

@@ -1,6 +1,7 @@
 // Alerts (docs/alerts.md): rules on sync runs, channels that hear about them, events of each change.
-// The engine calls alertsOnRunEnded when a run ends (run-store.ts:setRunStatus), the scheduler
-// queueAlertSweep, the worker startAlertWork; the API uses the CRUD functions.
+// lib/services/run-events.ts hangs them on the engine: alertsOnRunEnded on the run event bus (a run's
+// end), queueAlertSweep on the scheduler's sweep, startAlertWork beside the worker; the API uses the
+// CRUD functions.
 export { alertsOnRunEnded, queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
 export {
   listAlertChannels,

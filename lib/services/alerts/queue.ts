@@ -1,13 +1,14 @@
 // The alert queue (pg-boss, in the application database beside the run queue): one job per ended
 // run to evaluate, one per event to deliver, one per periodic sweep. Sends happen here, on a worker,
-// never in the request or the run that caused them. Retries: a run not ended yet (its end is still
-// in an open transaction) and deliveries that failed are tried again with backoff.
+// never in the request or the run that caused them. A run's job is written with the transaction that
+// ended it (alertsOnRunEnded), so it is never taken before the end is visible; a run not ended yet is
+// still tried again (a job sent by hand), as are deliveries that failed, with backoff.
 import "server-only";
+import type { Pool, PoolClient } from "pg";
 import type PgBoss from "pg-boss";
 import { env } from "@/lib/config/env";
 import { pgPool } from "@/lib/db/client";
-import { ensureQueue, getBoss } from "@/lib/engine/queue";
-import { logger } from "@/lib/logger";
+import { ensureQueue, getBoss, type EventContext, type RunEvent } from "@/lib/engine";
 import { deliverAlertEvent } from "./deliver";
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
 
@@ -52,19 +53,22 @@ async function handle(job: AlertJob): Promise<void> {
 }
 
 /** Whether any enabled rule could use this: one indexed query, so a workspace without alerts costs nothing more. */
-async function anyEnabledRule(where: string, values: unknown[]): Promise<boolean> {
-  const { rowCount } = await pgPool().query(`SELECT 1 FROM alert_rules WHERE enabled AND ${where} LIMIT 1`, values);
+async function anyEnabledRule(where: string, values: unknown[], db: Pool | PoolClient = pgPool()): Promise<boolean> {
+  const { rowCount } = await db.query(`SELECT 1 FROM alert_rules WHERE enabled AND ${where} LIMIT 1`, values);
   return (rowCount ?? 0) > 0;
 }
 
-/** A run ended: its rules are evaluated on the queue. Never throws (a run's end must not fail for an alert). */
-export async function alertsOnRunEnded(runId: number): Promise<void> {
-  try {
-    if (!(await anyEnabledRule("workspace_id = (SELECT workspace_id FROM sync_runs WHERE id = $1 AND sync_run_type = 'general')", [runId]))) return;
-    await enqueueAlertJob({ kind: "run_ended", runId });
-  } catch (err) {
-    logger.warn({ runId, err: err instanceof Error ? err.message : String(err) }, "could not queue the alert evaluation of a run");
-  }
+/**
+ * The run event bus's subscriber for a run's end (lib/services/run-events.ts): its rules are
+ * evaluated on the queue. The job is inserted with the transaction that ended the run, so it exists
+ * exactly when the end does. A failure rolls back this subscriber alone (the bus logs it).
+ */
+export async function alertsOnRunEnded(event: RunEvent, { client }: EventContext): Promise<void> {
+  if (event.runType !== "general") return;
+  if (!(await anyEnabledRule("workspace_id = $1", [event.workspaceId], client))) return;
+  const boss = await alertBoss();
+  const db = { executeSql: (text: string, values: unknown[]) => client.query(text, values) };
+  await boss.send(ALERT_QUEUE, { kind: "run_ended", runId: event.runId } satisfies AlertJob, { db });
 }
 
 /** The scheduler's periodic sweep, when a rule needs one. */
