@@ -11,11 +11,11 @@ import { pgPool, prisma } from "@/lib/db/client";
 import { alertsOnRunEnded } from "@/lib/services/alerts/queue";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { lockForTransaction, triggerLockKey } from "./locks";
+import { lockForTransaction, triggerLockKey, workspaceShareLockKey } from "./locks";
 import { applySyncOutcome, type Db } from "./sync-state-store";
 import { emitRunEvent } from "./webhooks/emit";
 import { withTransaction } from "./transaction";
-import { ACTIVE_RUN_STATUSES, runStatusesAllowing } from "./transitions";
+import { ACTIVE_RUN_STATUSES, RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
 export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
 export * from "./run-counters";
@@ -87,19 +87,39 @@ export async function finishRun(runId: number, error: string | null, syncId: num
 /**
  * Claims a run for this worker, which holds its lock: from queued or paused, or from a running
  * status left by a dead worker. Counts an attempt. Returns the run, or null when it ended meanwhile.
+ * With a workspace share (`share` > 0), "over_share" when the workspace already has that many runs
+ * running: the count and the claim are one transaction under the workspace's lock, so two workers
+ * claiming runs of one workspace at the same moment cannot both pass (the bench's scale section saw
+ * two at once with a check before the claim).
  */
-export async function claimRun(runId: number): Promise<SyncRun | null> {
+export async function claimRun(runId: number, share = 0): Promise<SyncRun | null | "over_share"> {
   // first_start: started_at was empty before this claim (a resumed or approved run started before).
-  const { rows } = await pgPool().query<{ first_start: boolean }>(
-    `UPDATE sync_runs r SET status = 'started', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()),
-       waiting_until = NULL, updated_at = now()
-     FROM (SELECT started_at FROM sync_runs WHERE id = $1) before
-     WHERE r.id = $1 AND r.status = ANY($2::sync_run_status[])
-     RETURNING before.started_at IS NULL AS first_start`,
-    [runId, runStatusesAllowing("started")],
-  );
-  if (rows.length === 0) return null;
-  if (rows[0].first_start) await statusChanged(runId, "started");
+  const claim = (client: Pick<PoolClient, "query">) =>
+    client.query<{ first_start: boolean }>(
+      `UPDATE sync_runs r SET status = 'started', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()),
+         waiting_until = NULL, updated_at = now()
+       FROM (SELECT started_at FROM sync_runs WHERE id = $1) before
+       WHERE r.id = $1 AND r.status = ANY($2::sync_run_status[])
+       RETURNING before.started_at IS NULL AS first_start`,
+      [runId, runStatusesAllowing("started")],
+    );
+  const claimed =
+    share > 0
+      ? await withTransaction(pgPool(), async (client) => {
+          const { rows: own } = await client.query<{ workspace_id: number }>("SELECT workspace_id FROM sync_runs WHERE id = $1", [runId]);
+          if (own.length === 0) return null;
+          await lockForTransaction(client, workspaceShareLockKey(own[0].workspace_id));
+          // Read after the lock: READ COMMITTED gives this statement the claims committed before it.
+          const { rows } = await client.query<{ busy: boolean }>(
+            "SELECT count(*) >= $3 AS busy FROM sync_runs WHERE workspace_id = $1 AND id <> $2 AND status = ANY($4::sync_run_status[])",
+            [own[0].workspace_id, runId, share, RUNNING_RUN_STATUSES],
+          );
+          return rows[0].busy ? "over_share" : (await claim(client)).rows;
+        })
+      : (await claim(pgPool())).rows;
+  if (claimed === "over_share") return claimed;
+  if (!claimed || claimed.length === 0) return null;
+  if (claimed[0].first_start) await statusChanged(runId, "started");
   return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
 }
 
