@@ -12,7 +12,7 @@ import { getDestination } from "@/lib/connectors/registry";
 import { pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { customerTableDdl, fillCustomers, query } from "./lib/pg";
-import { CpuMeter, cpuMsOf, spawnTs, type Child } from "./lib/process";
+import { CpuMeter, cpuMsOf, spawnTs, tcpPortsOf, type Child } from "./lib/process";
 import { fmt } from "./lib/report";
 import { checkRound, halfTimeShares, type RoundOutcome } from "./lib/scale-checks";
 import { createRoundSyncs, SCALE_SOURCE, triggerAll } from "./lib/scale-fixtures";
@@ -40,11 +40,26 @@ interface Measured {
   cpu: { workers: number; app: number; source: number; destination: number };
   /** Most backends seen on the application database during the round (the bench's own included). */
   connections: number;
-  reaped: Set<number>;
+  /** Runs the killed worker held (their run lock) when it died, and how many of them were claimed again. */
+  killed?: { runs: number[]; claimedAgain: number };
 }
 
-const REAPED =
-  /"runId":(\d+)[^\n]*re-queueing a run left by a stopped worker|re-queueing a run left by a stopped worker[^\n]*"runId":(\d+)/g;
+/** 'SYNC', the namespace of a general run's advisory lock (lib/engine/locks.ts runLockKey). */
+const SYNC_LOCK_NAMESPACE = 0x53594e43;
+
+/** The round's runs whose lock a process holds: its connections found by their client ports. */
+async function runsHeldBy(ctx: BenchContext, pid: number, runIds: number[]): Promise<number[]> {
+  const ports = tcpPortsOf(pid);
+  if (ports.length === 0) return [];
+  const rows = await query<{ id: number }>(
+    ctx.appUrl,
+    `SELECT r.id FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid JOIN sync_runs r ON r.sync_id = l.objid::text::int
+      WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1::oid AND l.objsubid = 2
+        AND a.client_port = ANY($2::int[]) AND a.datname = current_database() AND r.id = ANY($3::int[])`,
+    [SYNC_LOCK_NAMESPACE, ports, runIds],
+  );
+  return rows.map((r) => r.id);
+}
 
 class Workers {
   readonly live: Child[] = [];
@@ -119,9 +134,9 @@ async function runRound(
     `scale: ${round.label}: ${round.syncs} syncs × ${round.rows.toLocaleString("en-US")} rows, ${round.workers} worker(s)`,
   );
   const runIds = await triggerAll(syncs);
-  const reaped = new Set<number>();
   let connections = 0;
   let killed = false;
+  let victimRuns: number[] = [];
   const deadline = Date.now() + 60 * 60_000;
   for (;;) {
     const [{ ended, backends }] = await query<{ ended: number; backends: number }>(
@@ -131,12 +146,19 @@ async function runRound(
       [runIds, app],
     );
     connections = Math.max(connections, backends);
-    for (const m of workers.output().matchAll(REAPED)) reaped.add(Number(m[1] ?? m[2]));
-    if (round.killAt !== undefined && !killed && ended >= runIds.length * round.killAt) {
+    // The kill waits for a moment when the victim holds a run, so the round tests a run cut short.
+    const held =
+      round.killAt !== undefined && !killed && ended >= runIds.length * round.killAt
+        ? await runsHeldBy(ctx, workers.live[0].pid, runIds)
+        : [];
+    if (held.length > 0) {
       killed = true;
+      victimRuns = held;
       const { cpuMs } = workers.kill();
       killedCpu = cpuMs;
-      ctx.log(`scale: ${round.label}: SIGKILL one worker at ${ended} of ${runIds.length} runs ended`);
+      ctx.log(
+        `scale: ${round.label}: SIGKILL one worker at ${ended} of ${runIds.length} runs ended, holding runs ${held.join(", ")}`,
+      );
     }
     if (ended === runIds.length) break;
     if (Date.now() > deadline)
@@ -152,8 +174,13 @@ async function runRound(
     syncIds: syncs.map((s) => s.syncId),
     runIds,
     rows: round.rows,
-    reaped,
+    excluded: victimRuns,
   });
+  const [{ again }] = await query<{ again: number }>(
+    ctx.appUrl,
+    "SELECT count(*)::int AS again FROM sync_runs WHERE id = ANY($1::int[]) AND attempts > 1",
+    [victimRuns],
+  );
   const byName = (i: number) => cpu.byDatabase.get(names[i]) ?? 0;
   return {
     round,
@@ -161,7 +188,7 @@ async function runRound(
     outcome,
     cpu: { workers: workerCpu, app: byName(0), source: byName(1), destination: byName(2) },
     connections,
-    reaped,
+    killed: round.killAt === undefined ? undefined : { runs: victimRuns, claimedAgain: again },
   };
 }
 
@@ -218,10 +245,21 @@ function report(ctx: BenchContext, all: Measured[], perWorkspace: Map<number, nu
       unit: "runs",
       target: `≤ ${SHARE} (the share)`,
       pass: o.maxPerWorkspace <= SHARE,
-      note: m.reaped.size
-        ? `${m.reaped.size} runs of the killed worker left out: their span includes the time before the reaper handed them on`
+      note: m.killed
+        ? "the killed worker's runs left out: their span includes the time before the reaper handed them on"
         : undefined,
     });
+    if (m.killed) {
+      report.add({
+        section: "scale",
+        name: `${label}: runs the killed worker held, claimed again and finished by the others`,
+        value: m.killed.claimedAgain,
+        unit: "runs",
+        target: `all of them (${m.killed.runs.length}), at least 1`,
+        pass: m.killed.runs.length > 0 && m.killed.claimedAgain === m.killed.runs.length && bad.length === 0,
+        note: `runs ${m.killed.runs.join(", ")}`,
+      });
+    }
     // Fewer runs per workspace (the smoke size) make the half-time count a coin toss.
     if (Math.min(...perWorkspace.values()) >= 10)
       report.add({

@@ -36,8 +36,8 @@ export async function checkRound(options: {
   syncIds: number[];
   runIds: number[];
   rows: number;
-  /** Runs a reaper handed on after their worker died: their span includes time they were not running. */
-  reaped: Set<number>;
+  /** Runs of a killed worker: their span includes the time before a reaper handed them on. */
+  excluded: number[];
 }): Promise<RoundOutcome> {
   const { appUrl, syncIds, runIds, rows } = options;
   const one = async <T extends Record<string, unknown>>(sql: string, values: unknown[]) =>
@@ -76,7 +76,7 @@ export async function checkRound(options: {
      SELECT coalesce(max(n), 0)::int AS max_per_workspace FROM (
        SELECT a.id, count(*) AS n FROM r a JOIN r b ON b.workspace_id = a.workspace_id AND b.started_at <= a.started_at AND b.finished_at > a.started_at
        GROUP BY a.id) x`,
-    [runIds, [...options.reaped]],
+    [runIds, options.excluded],
   );
   const schema = env.PGBOSS_SCHEMA;
   const { jobs } = await one<{ jobs: number }>(
