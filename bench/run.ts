@@ -1,7 +1,8 @@
-// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api|mapping] [--json]
+// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api|mapping|scale] [--json]
 // Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL), HTTP
-// destination throughput and rate limiting, API latency under load, worker memory. Every figure is measured in the same run as its baseline and
-// printed as a ratio, with the machine's core count. See bench/README.md.
+// destination throughput and rate limiting, API latency under load, worker memory, scale-out over
+// worker processes. Every figure is measured in the same run as its baseline and printed as a ratio,
+// with the machine's core count. See bench/README.md.
 import "./lib/env";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +12,7 @@ import { benchApi } from "./api";
 import { benchHttp } from "./http";
 import { benchMapping } from "./mapping";
 import { benchMariadb } from "./mariadb";
+import { benchScale } from "./scale";
 import { prepareAppDatabase, createWorkspace } from "./lib/app";
 import { parseArgs, type BenchArgs, type Section } from "./lib/args";
 import type { BenchContext } from "./lib/context";
@@ -60,6 +62,12 @@ async function main(): Promise<void> {
         });
       }
       if (wants("http")) await benchHttp(ctx);
+    }
+    if (wants("scale")) {
+      // Its own workers on the same application database: the sync worker must not take their jobs.
+      await ctx.worker?.stop();
+      ctx.worker = undefined;
+      await benchScale(ctx);
     }
     if (wants("api")) await benchApi(ctx);
   } catch (err) {

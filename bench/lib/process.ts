@@ -1,7 +1,7 @@
 // Child processes of the bench (the sync worker, the web server) and their memory, read from
 // /proc/<pid>/status (Linux): VmRSS now, VmHWM the peak since start or since resetPeak().
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
 
@@ -38,9 +38,13 @@ export function spawnTs(script: string, env: Record<string, string>, nodeArgs: s
       return new Promise((resolve, reject) => {
         const check = () => {
           if (pattern.test(output)) done(resolve);
-          else if (child.exitCode !== null) done(() => reject(new Error(`${script} exited before ${what}:\n${output.slice(-3000)}`)));
+          else if (child.exitCode !== null)
+            done(() => reject(new Error(`${script} exited before ${what}:\n${output.slice(-3000)}`)));
         };
-        const timer = setTimeout(() => done(() => reject(new Error(`Timed out waiting for ${what}:\n${output.slice(-3000)}`))), timeoutMs);
+        const timer = setTimeout(
+          () => done(() => reject(new Error(`Timed out waiting for ${what}:\n${output.slice(-3000)}`))),
+          timeoutMs,
+        );
         const done = (fn: () => void) => {
           clearTimeout(timer);
           listeners.delete(check);
@@ -159,5 +163,36 @@ export class CpuMeter {
       byDatabase.set(name, (byDatabase.get(name) ?? 0) + spent);
     }
     return { worker: (cpuMsOf(this.workerPid) ?? this.workerStart) - this.workerStart, database, byDatabase };
+  }
+}
+
+/** Local TCP ports of a process's sockets (Linux: its fds' socket inodes looked up in /proc/net/tcp*). */
+export function tcpPortsOf(pid: number): number[] {
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const link = (() => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return "";
+        }
+      })();
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m) inodes.add(m[1]);
+    }
+    const ports: number[] = [];
+    for (const table of ["tcp", "tcp6"]) {
+      const lines = existsSync(`/proc/${pid}/net/${table}`)
+        ? readFileSync(`/proc/${pid}/net/${table}`, "utf8").split("\n").slice(1)
+        : [];
+      for (const line of lines) {
+        const f = line.trim().split(/\s+/);
+        if (f.length > 9 && inodes.has(f[9])) ports.push(parseInt(f[1].split(":")[1], 16));
+      }
+    }
+    return ports;
+  } catch {
+    return [];
   }
 }

@@ -28,7 +28,10 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
 }
 
-/** Returns "busy" when another live worker holds the run's lock, "skipped" when it already ended. */
+/**
+ * Returns "busy" when another live worker holds the run's lock, "over_share" when its workspace has
+ * its share of runs running (WORKSPACE_MAX_ACTIVE_RUNS), "skipped" when it already ended.
+ */
 export async function executeRun(runId: number, options: ExecuteOptions = {}): Promise<RunResult> {
   const run = await prisma().syncRun.findUnique({ where: { id: runId } });
   if (!run || TERMINAL_RUN_STATUSES.includes(run.status)) return "skipped";
@@ -85,7 +88,8 @@ async function withRunLock(run: SyncRun, fn: (lock: RunLock) => Promise<RunResul
  * deleted, too many attempts, a broken setup) ends here with its result.
  */
 async function claim(initial: SyncRun): Promise<RunContext | RunResult> {
-  const run = await claimRun(initial.id);
+  const run = await claimRun(initial.id, engineSettings.workspaceMaxActiveRuns);
+  if (run === "over_share") return run;
   if (!run) return "skipped";
   const general = run.syncRunType === "general";
   const sync = await prisma().sync.findUnique({ where: { id: run.syncId }, select: { status: true, deletedAt: true } });

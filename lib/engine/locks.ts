@@ -11,6 +11,8 @@ const SYNC_NAMESPACE = 0x53594e43;
 const TEST_NAMESPACE = 0x54455354;
 /** 'TRIG': serialises triggers of one sync (scheduler, API, several web processes) so the active-run check holds. */
 const TRIGGER_NAMESPACE = 0x54524947;
+/** 'SHAR': admits one run of a workspace at a time against its share (WORKSPACE_MAX_ACTIVE_RUNS). */
+const SHARE_NAMESPACE = 0x53484152;
 /** 'QDDL': creating pg-boss queues (DDL on its job table), one process at a time. */
 export const QUEUE_DDL_LOCK: LockKey = [0x5144444c, 1];
 /** Scheduler leadership and record pruning: one process at a time. */
@@ -23,6 +25,10 @@ export function runLockKey(run: { id: number; syncId: number; syncRunType: strin
 
 export function triggerLockKey(syncId: number): LockKey {
   return [TRIGGER_NAMESPACE, syncId];
+}
+
+export function workspaceShareLockKey(workspaceId: number): LockKey {
+  return [SHARE_NAMESPACE, workspaceId];
 }
 
 export async function tryLock(client: PoolClient, key: LockKey): Promise<boolean> {

@@ -18,7 +18,8 @@ import { engineSettings } from "./settings";
  * "waiting": paused for the destination; the caller queues it again for `RunPause.until`.
  * "needs_approval": stopped before its first write by its sync's guard; it waits, with no job, for an approve or a cancel.
  */
-export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "skipped" | "waiting" | "needs_approval";
+/** "over_share": not claimed, its workspace had its share of runs running (WORKSPACE_MAX_ACTIVE_RUNS). */
+export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "over_share" | "skipped" | "waiting" | "needs_approval";
 
 /** Why and until when a run paused. */
 export interface RunPause {

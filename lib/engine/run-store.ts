@@ -10,11 +10,11 @@ import type { PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { lockForTransaction, triggerLockKey } from "./locks";
+import { lockForTransaction, triggerLockKey, workspaceShareLockKey } from "./locks";
 import { applySyncOutcome, type Db } from "./sync-state-store";
 import { anyoneListens, publishRunEvent } from "./run-events";
 import { withTransaction } from "./transaction";
-import { ACTIVE_RUN_STATUSES, runStatusesAllowing } from "./transitions";
+import { ACTIVE_RUN_STATUSES, RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
 export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
 export * from "./run-counters";
@@ -90,11 +90,33 @@ export async function finishRun(runId: number, error: string | null, syncId: num
 /**
  * Claims a run for this worker, which holds its lock: from queued or paused, or from a running
  * status left by a dead worker. Counts an attempt. Returns the run, or null when it ended meanwhile.
+ * With a workspace share (`share` > 0), "over_share" when the workspace already has that many runs
+ * running: the count and the claim are one transaction under the workspace's lock, so two workers
+ * claiming runs of one workspace at the same moment cannot both pass (the bench's scale section saw
+ * two at once with a check before the claim).
  */
-export async function claimRun(runId: number): Promise<SyncRun | null> {
-  const claimed = anyoneListens("started") ? await withTransaction(pgPool(), (client) => claim(client, runId, true)) : await claim(pgPool(), runId, false);
+export async function claimRun(runId: number, share = 0): Promise<SyncRun | null | "over_share"> {
+  const publishing = anyoneListens("started");
+  const claimed =
+    share > 0 || publishing
+      ? await withTransaction(pgPool(), async (client) => ((share > 0 && (await overShare(client, runId, share))) ? ("over_share" as const) : claim(client, runId, publishing)))
+      : await claim(pgPool(), runId, false);
+  if (claimed === "over_share") return claimed;
   if (!claimed) return null;
   return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
+}
+
+/** Under the workspace's lock: whether it already runs `share` other runs (a run that is gone: false, the claim finds nothing). */
+async function overShare(client: PoolClient, runId: number, share: number): Promise<boolean> {
+  const { rows: own } = await client.query<{ workspace_id: number }>("SELECT workspace_id FROM sync_runs WHERE id = $1", [runId]);
+  if (own.length === 0) return false;
+  await lockForTransaction(client, workspaceShareLockKey(own[0].workspace_id));
+  // Read after the lock: READ COMMITTED gives this statement the claims committed before it.
+  const { rows } = await client.query<{ busy: boolean }>(
+    "SELECT count(*) >= $3 AS busy FROM sync_runs WHERE workspace_id = $1 AND id <> $2 AND status = ANY($4::sync_run_status[])",
+    [own[0].workspace_id, runId, share, RUNNING_RUN_STATUSES],
+  );
+  return rows[0].busy;
 }
 
 async function claim(db: Db, runId: number, publishing: boolean): Promise<boolean> {

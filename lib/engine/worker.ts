@@ -19,7 +19,9 @@ const BUSY_RETRY_SECONDS = 2;
 
 /**
  * WORKSPACE_MAX_ACTIVE_RUNS: whether the run's workspace already has its share of runs executing
- * across all workers. A run over the share stays queued and is offered again shortly.
+ * across all workers. A run over the share stays queued and is offered again shortly. A cheap look
+ * before the run's lock; the claim checks again, atomically (run-store.ts claimRun), since two
+ * workers can both look before either claims.
  */
 async function workspaceAtItsShare(runId: number): Promise<boolean> {
   const share = engineSettings.workspaceMaxActiveRuns;
@@ -41,9 +43,14 @@ async function runState(runId: number): Promise<{ status: SyncRunStatus; waiting
 
 /** After an attempt: a run that stopped for a shutdown, waits for its destination or found its lock busy goes back on the queue. */
 async function requeueAfter(runId: number, result: RunResult): Promise<void> {
-  if (result !== "waiting" && result !== "requeue" && result !== "busy") return;
+  if (result !== "waiting" && result !== "requeue" && result !== "busy" && result !== "over_share") return;
   const run = await runState(runId);
   if (!run) return;
+  // Not claimed: the run is as it was (queued, or left running by a dead worker), offered again shortly.
+  if (result === "over_share") {
+    if (!TERMINAL_RUN_STATUSES.includes(run.status)) await enqueueRun(runId, { startAfterSeconds: BUSY_RETRY_SECONDS });
+    return;
+  }
   // Paused for its destination: back in the queue, to start when the wait is over.
   if (result === "waiting") {
     if (run.status === "paused") await enqueueRun(runId, { startAt: run.waitingUntil });
