@@ -69,13 +69,15 @@ export async function measuredRun(ctx: BenchContext, label: string, run: () => P
   return result;
 }
 
-/** Bytes of the bookkeeping tables (records, states) with their indexes and TOAST. */
-async function bookkeepingBytes(ctx: BenchContext): Promise<number> {
-  const [{ bytes }] = await query<{ bytes: string }>(
+/** Bytes of the bookkeeping tables with their indexes and TOAST: records, states' heap, states' indexes. */
+async function bookkeepingBytes(ctx: BenchContext): Promise<{ records: number; states: number; stateIndexes: number }> {
+  const [r] = await query<{ records: string; states: string; indexes: string }>(
     ctx.appUrl,
-    "SELECT (pg_total_relation_size('sync_record_blocks') + pg_total_relation_size('sync_states'))::text AS bytes",
+    `SELECT pg_total_relation_size('sync_record_blocks')::text AS records,
+            (pg_total_relation_size('sync_states') - pg_indexes_size('sync_states'))::text AS states,
+            pg_indexes_size('sync_states')::text AS indexes`,
   );
-  return Number(bytes);
+  return { records: Number(r.records), states: Number(r.states), stateIndexes: Number(r.indexes) };
 }
 
 /**
@@ -156,7 +158,11 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
   ctx.log(`sync: full sync of ${n.toLocaleString("en-US")} rows`);
   const bookkeepingBefore = await bookkeepingBytes(ctx);
   const full = await measuredRun(ctx, "full sync", () => runSync(ctx.workspaceId, syncId, { onPoll: sample }));
-  const bookkeeping = (await bookkeepingBytes(ctx)) - bookkeepingBefore;
+  const grown = await bookkeepingBytes(ctx);
+  const records = grown.records - bookkeepingBefore.records;
+  const states = grown.states - bookkeepingBefore.states;
+  const stateIndexes = grown.stateIndexes - bookkeepingBefore.stateIndexes;
+  const bookkeeping = records + states + stateIndexes;
   const after = memory ? memoryOf(worker.pid) : undefined;
   const fullPeak = after ? Math.max(peakAll, hwmReset ? after.hwm : 0) : 0;
   const [{ count: copied }] = await query<{ count: number }>(ctx.destinationUrl, "SELECT count(*)::int AS count FROM customers_copy");
@@ -179,6 +185,9 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
     unit: "B",
     note: "sync_record_blocks + sync_states with their indexes, after the full sync",
   });
+  report.note(
+    `application database growth per row: record blocks ${fmt(records / n, "B")}, states ${fmt(states / n, "B")}, their index ${fmt(stateIndexes / n, "B")}`,
+  );
   report.add({ section: "sync", name: "full sync throughput", value: n / fullS, unit: "rows/s", baseline: { name: "COPY", value: n / copyBase.value, unit: "rows/s" } });
   report.note(`full sync time by phase (summed over concurrent batches): ${phases(full)}; queue pick-up ${fmt(full.queued_ms / 1000, "s")} (not counted)`);
   if (after && idle) {

@@ -18,13 +18,13 @@ export async function writeSkippedStates(
 ): Promise<void> {
   if (keys.length === 0) return;
   await client.query(
-    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
-     SELECT $1, x.k, x.f, 'skipped', $2, now() FROM unnest($3::text[], $4::text[]) AS x(k, f)
+    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+     SELECT $1, x.k, x.f, 'skipped', $2 FROM unnest($3::text[], $4::text[]) AS x(k, f)
      ON CONFLICT (sync_id, primary_key) DO UPDATE SET
        fingerprint = EXCLUDED.fingerprint,
        last_status = CASE WHEN $5::boolean AND sync_states.fingerprint <> '' AND sync_states.last_status <> 'skipped'
                           THEN 'success'::sync_record_status ELSE 'skipped'::sync_record_status END,
-       last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+       last_run_id = EXCLUDED.last_run_id`,
     [syncId, runId, keys, fingerprints, present],
   );
 }

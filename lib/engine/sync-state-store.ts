@@ -92,11 +92,11 @@ export async function writeStates(
     await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
   } else if (keys.length > 0) {
     await client.query(
-      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
-       SELECT $1, x.k, x.f, x.s::sync_record_status, $2, now() FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+       SELECT $1, x.k, x.f, x.s::sync_record_status, $2 FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
        ON CONFLICT (sync_id, primary_key) DO UPDATE SET
          fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
-         last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id, updated_at = now()`,
+         last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id`,
       [syncId, runId, keys, fps, statuses],
     );
   }
@@ -116,7 +116,7 @@ export async function forgetStates(db: Db, syncId: number, keys: string[]): Prom
  */
 export async function rebaselineStates(syncId: number, keys: string[], fingerprints: string[]): Promise<void> {
   await pgPool().query(
-    `UPDATE sync_states s SET fingerprint = x.f, updated_at = now()
+    `UPDATE sync_states s SET fingerprint = x.f
      FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
      WHERE s.sync_id = $1 AND s.primary_key = x.k`,
     [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],

@@ -20,11 +20,11 @@ async function seed(syncId: number): Promise<void> {
   // Every 10th row failed, every 10th+1 was never delivered (''), every 10th+2 was recorded by the
   // current run (an earlier attempt), every 10th+3 was skipped by the write mode; the rest succeeded.
   await pgPool().query(
-    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
+    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
      SELECT $1::int, g::text,
             CASE WHEN g % 10 = 1 THEN '' ELSE md5($1::int || ' row ' || g) END,
             (CASE g % 10 WHEN 0 THEN 'failed' WHEN 3 THEN 'skipped' ELSE 'success' END)::sync_record_status,
-            CASE WHEN g % 10 = 2 THEN $2::int ELSE 3 END, now()
+            CASE WHEN g % 10 = 2 THEN $2::int ELSE 3 END
        FROM generate_series(1, $3::int) g`,
     [syncId, RUN, ROWS],
   );
@@ -61,8 +61,8 @@ describe("UnchangedFilter", () => {
 
   it("reads a sync of several pages whole, growing its table as it goes", { timeout: 30_000 }, async () => {
     await pgPool().query(
-      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
-       SELECT 4, g::text, md5('4 row ' || g), 'success', 3, now() FROM generate_series(1, 140000) g`,
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+       SELECT 4, g::text, md5('4 row ' || g), 'success', 3 FROM generate_series(1, 140000) g`,
     );
     const f = (await UnchangedFilter.load(pgPool(), 4, RUN, 1_000_000)) as UnchangedFilter;
     expect(f.size).toBe(140_000);
@@ -72,8 +72,8 @@ describe("UnchangedFilter", () => {
 
   it("grows no further than its limit needs: ~11.4 bytes an entry at the limit, whatever the guess", { timeout: 30_000 }, async () => {
     await pgPool().query(
-      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at)
-       SELECT 6, g::text, md5('6 row ' || g), 'success', 3, now() FROM generate_series(1, 100000) g`,
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+       SELECT 6, g::text, md5('6 row ' || g), 'success', 3 FROM generate_series(1, 100000) g`,
     );
     const capacity = (f: UnchangedFilter | null) => (f as unknown as { capacity: number }).capacity;
     // No guess (65,536 slots), and a guess a little short: the table stops at the limit's size.
@@ -126,7 +126,7 @@ describe("UnchangedFilter", () => {
     expect(await UnchangedFilter.load(pgPool(), 3, RUN, 0)).toBeNull();
     // A fingerprint that is not hex (the engine writes none): no filter, every row is probed.
     await pgPool().query(
-      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id, updated_at) VALUES (5, '1', md5('x'), 'success', 3, now()), (5, '2', repeat('z', 32), 'success', 3, now())`,
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) VALUES (5, '1', md5('x'), 'success', 3), (5, '2', repeat('z', 32), 'success', 3)`,
     );
     expect(await UnchangedFilter.load(pgPool(), 5, RUN, 1_000_000)).toBeNull();
     // The limit is on the fingerprints the filter holds (7 of 10 rows here): one less, and the filter
