@@ -85,6 +85,22 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY 
     expect(json[1]).toMatchObject({ big: "9007199254740993", label: "NULL" });
   });
 
+  it("bounds the wait for rows by the query timeout, and stops cleanly when the consumer stops early", async () => {
+    const slow = source.read({ ...config(), query_timeout: 1 }, { query: "SELECT SLEEP(3) AS s", batchSize: 10 })[Symbol.asyncIterator]();
+    await expect(slow.next()).rejects.toThrow(/did not return rows within 1 s/);
+    for await (const batch of source.read(config(), { query: "SELECT seq FROM seq_1_to_100000", batchSize: 10 })) {
+      expect(batch).toHaveLength(10);
+      break;
+    }
+    let running = -1;
+    for (let attempt = 0; attempt < 50 && running !== 0; attempt++) {
+      const [found] = await admin.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT * FROM (%seq_1_to_100000%'");
+      running = Number((found as Row[])[0].n);
+      if (running !== 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(running).toBe(0);
+  });
+
   it("upserts lines by LOAD DATA: escapes, NULL against 'NULL', instants, a key that exists", async () => {
     const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "target")!;
     const target = await destination.target(config(), stream);
