@@ -243,7 +243,12 @@ export interface WriteOutcome {
   log?: RecordLog;
 }
 
-/** A column of rows passed as text: its name, its PostgreSQL type oid and type name (no modifiers). */
+/**
+ * A column of rows passed as text: its name, and the PostgreSQL type (name, no modifiers) whose COPY
+ * text its values are written as or, for a destination, that it takes as the JSON path's value would
+ * be stored; a type with no such text keeps its own name, which matches nothing. `oid` is the
+ * source's own type code (PostgreSQL's oid; MariaDB's protocol type), 0 for a destination.
+ */
 export interface TextColumn {
   name: string;
   oid: number;
@@ -256,8 +261,11 @@ export interface TextColumn {
  * pass-through path, lib/engine/pass-through). Lines carry no newline.
  */
 export interface TextRowsSource {
-  /** The model query's columns, from planning it (no row is read). */
-  columns(config: Row, options: ReadOptions): Promise<TextColumn[]>;
+  /**
+   * The model query's columns, from planning it (no row is read); undefined when some column has no
+   * text that decodes to the JSON path's value (the run then takes the JSON path).
+   */
+  columns(config: Row, options: ReadOptions): Promise<TextColumn[] | undefined>;
   /** The rows `read()` yields, in the same order, as lines of `columns` fields, in batches of at most batchSize. */
   read(config: Row, options: ReadOptions): AsyncIterable<string[]>;
   /** A line back into the row `read()` would have yielded for it. */

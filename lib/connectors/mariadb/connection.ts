@@ -3,10 +3,10 @@ import { createHash } from "node:crypto";
 import { Socket } from "node:net";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
-import type { Row } from "../types";
+import type { ReadOptions, Row } from "../types";
 import { numberField, optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
-import type { ColumnInfo } from "../shared/sql";
+import { modelSelect, subquery, type ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-catalog";
 import { connectGuarded } from "../net-policy";
 import { parseJsonExact } from "../shared/values";
@@ -101,8 +101,8 @@ export async function connectPromise(s: MariaSettings): Promise<mysqlPromise.Con
 }
 
 /** The callback API, needed for query().stream(). */
-export async function connectStreaming(s: MariaSettings): Promise<mysql.Connection> {
-  const conn = mysql.createConnection(connectionOptions(s));
+export async function connectStreaming(s: MariaSettings, overrides: Partial<mysql.ConnectionOptions> = {}): Promise<mysql.Connection> {
+  const conn = mysql.createConnection({ ...connectionOptions(s), ...overrides });
   conn.on("error", () => undefined);
   await new Promise<void>((resolve, reject) => conn.query({ sql: SESSION_SETUP, timeout: s.queryTimeoutMs }, (err) => (err ? reject(err) : resolve())));
   return conn;
@@ -179,6 +179,18 @@ export async function listColumns(conn: mysqlPromise.Connection | mysqlPromise.P
   }
   for (const k of keys) tables.get(k.table_name)?.primaryKey.push(k.column_name);
   return tables;
+}
+
+export function incrementalQuery(options: ReadOptions): { sql: string; values: unknown[] } {
+  const inner = modelSelect(options.query, "mariadb");
+  // Wrapped even without a cursor: only a SELECT parses as a derived table.
+  if (!options.cursorField) return { sql: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
+  const cursor = quoteIdent(options.cursorField);
+  const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
+  return {
+    sql: `SELECT * FROM ${subquery(inner)} AS subquery${hasValue ? ` WHERE ${cursor} >= ?` : ""} ORDER BY ${cursor}`,
+    values: hasValue ? [options.cursorValue] : [],
+  };
 }
 
 export function settingsKey(s: MariaSettings): string {

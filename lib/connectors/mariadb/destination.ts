@@ -1,59 +1,16 @@
 // MariaDB destination: multi-row INSERT / INSERT … ON DUPLICATE KEY UPDATE, updates and deletes by
 // primary key, bad rows isolated by the shared bisecting writer.
-import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from "mysql2/promise";
+import type { PoolConnection, ResultSetHeader, RowDataPacket } from "mysql2/promise";
 import type { DestinationConnector, Row, Stream, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { exactJson, JsonNumber, markedNumber } from "../shared/values";
-import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
-import { assertHostAllowed } from "../net-policy";
-import {
-  connectionOptions,
-  described,
-  describeMariaError,
-  listColumns,
-  mariaSettings,
-  mysqlPromise,
-  quoteIdent,
-  SESSION_SETUP,
-  settingsKey,
-  trySettings,
-  withConnection,
-  type MariaSettings,
-} from "./connection";
+import { described, describeMariaError, listColumns, quoteIdent, settingsKey, trySettings, withConnection, type MariaSettings } from "./connection";
+import { poolFor, pools, tableInfo, type PoolEntry } from "./pool";
+import { mariadbTextUpsert } from "./text-upsert";
 import { mariadbDestinationDefinition } from "./definition";
 import { checkMariadb } from "./source";
-
-interface PoolEntry {
-  pool: Pool;
-  settings: MariaSettings;
-  tables: Map<string, TableInfo> | undefined;
-}
-
-const pools = new PoolCache<PoolEntry>();
-
-function poolFor(config: Row): Promise<PoolEntry> {
-  const settings = mariaSettings(config);
-  return pools.get(settingsKey(settings), async () => {
-    await assertHostAllowed(settings.host, undefined, { database: settings.database });
-    const pool = mysqlPromise.createPool({ ...connectionOptions(settings), connectionLimit: 4, idleTimeout: 30_000 });
-    // The core (callback) connection is handed over here, before any query of ours runs on it.
-    // A failure here resurfaces on the connection's first real query, so the callback only has to
-    // keep an unhandled 'error' event from being thrown.
-    pool.pool.on("connection", (conn) => {
-      conn.query(`${SESSION_SETUP}, max_statement_time = ${Number(settings.queryTimeoutMs / 1000)}`, () => undefined);
-    });
-    return { pool, settings, tables: undefined };
-  });
-}
-
-async function tableInfo(entry: PoolEntry, conn: PoolConnection, name: string): Promise<TableInfo> {
-  if (!entry.tables?.has(name)) entry.tables = await listColumns(conn, entry.settings.database);
-  const table = entry.tables.get(name);
-  if (!table) throw new ConnectorError(`Table "${entry.settings.database}"."${name}" does not exist.`);
-  return table;
-}
 
 // Data errors a single row can cause: class 22/23 SQLSTATEs plus strict-mode errors that MariaDB
 // reports as HY000 (no default value, bad integer/date, CHECK constraint).
@@ -244,6 +201,7 @@ export const mariadbDestination: DestinationConnector = {
   check: (config) => checkMariadb(config),
   discover,
   write,
+  textRows: mariadbTextUpsert,
   existingKeys,
   close,
 };

@@ -7,14 +7,15 @@ import { inBatches } from "../shared/batching";
 import { asConnectorError, ConnectorError, safeCheck } from "../shared/errors";
 import { sourceTablesCatalog } from "../shared/sql-catalog";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
+import { mariadbTextRows } from "./text-rows";
 import { mariaQueryError } from "../shared/sql-position";
 import {
   connectStreaming,
   described,
+  incrementalQuery,
   describeMariaError,
   listColumns,
   mariaSettings,
-  quoteIdent,
   trySettings,
   withConnection,
   type MariaSettings,
@@ -89,18 +90,6 @@ const TYPE_NAMES: Record<number, string> = {
 
 function typeName(columnType: number | undefined): string {
   return columnType === undefined ? "unknown" : (TYPE_NAMES[columnType] ?? String(columnType));
-}
-
-export function incrementalQuery(options: ReadOptions): { sql: string; values: unknown[] } {
-  const inner = modelSelect(options.query, "mariadb");
-  // Wrapped even without a cursor: only a SELECT parses as a derived table.
-  if (!options.cursorField) return { sql: `SELECT * FROM ${subquery(inner)} AS subquery`, values: [] };
-  const cursor = quoteIdent(options.cursorField);
-  const hasValue = options.cursorValue !== undefined && options.cursorValue !== null;
-  return {
-    sql: `SELECT * FROM ${subquery(inner)} AS subquery${hasValue ? ` WHERE ${cursor} >= ?` : ""} ORDER BY ${cursor}`,
-    values: hasValue ? [options.cursorValue] : [],
-  };
 }
 
 /**
@@ -194,4 +183,5 @@ export const mariadbSource: SourceConnector = {
   checkQuery: (query) => void modelSelect(query, "mariadb"),
   read,
   readFingerprinted,
+  textRows: mariadbTextRows,
 };

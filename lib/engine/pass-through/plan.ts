@@ -88,6 +88,7 @@ export async function planPassThrough(ctx: RunContext, options: ReadOptions): Pr
   if (!passesThrough(ctx.sync.writeMode)) return undefined;
   if ((ctx.stream.primary_key?.length ?? 0) === 0 || ctx.rate.limit > 0) return undefined;
   const [columns, target] = await Promise.all([source.columns(ctx.sourceConfig, options), destination.target(ctx.destinationConfig, ctx.stream)]);
+  if (!columns) return undefined;
   const names = columns.map((c) => c.name);
   if (!target.writable || new Set(names).size !== names.length) return undefined;
   const pairs = columnPairs(ctx, names);

@@ -1,0 +1,135 @@
+// MariaDB's COPY text rows (the pass-through path) against a real server, found through MARIADB_URL
+// (e.g. mysql://root@127.0.0.1:3306/test). Without it the whole file is skipped, saying why.
+import mysql from "mysql2/promise";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Row, TextColumn } from "../types";
+import { uniqueName } from "@/tests/support/connectors";
+import { mariadbDestination } from "./destination";
+import { poolFor } from "./pool";
+import { mariadbSource } from "./source";
+import { textTypeOf } from "./text-upsert";
+
+const MARIADB_URL = process.env.MARIADB_URL;
+const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB text-row tests are skipped";
+if (!MARIADB_URL) console.warn(`[text-rows.test.ts] ${SKIP_REASON}`);
+
+const url = new URL(MARIADB_URL ?? "mysql://root@127.0.0.1:3306/test");
+const database = uniqueName("ds_text_maria");
+const config = (): Row => ({ host: url.hostname, port: url.port || "3306", username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database });
+const source = mariadbSource.textRows!;
+const destination = mariadbDestination.textRows!;
+
+describe("textTypeOf", () => {
+  it("names the PostgreSQL type whose text a column takes, and nothing for the others", () => {
+    expect(["int(11)", "bigint(20) unsigned", "tinyint(1)", "smallint(5) unsigned zerofill"].map(textTypeOf)).toEqual(Array(4).fill("bigint"));
+    expect(["decimal(10,2)", "float", "double", "date", "datetime(6)", "timestamp(6)", "varchar(20)", "longtext"].map(textTypeOf)).toEqual([
+      "numeric",
+      "real",
+      "double precision",
+      "date",
+      "timestamp without time zone",
+      "timestamp with time zone",
+      "text",
+      "text",
+    ]);
+    for (const other of ["blob", "varbinary(10)", "enum('a')", "set('a')", "time", "year(4)", "bit(1)"]) expect(textTypeOf(other)).toBe(`mariadb ${other.replace(/\(.*\)/, "")}`);
+  });
+});
+
+describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY text (skipped: ${SKIP_REASON})`, () => {
+  let admin: mysql.Connection;
+  const rows = async (table: string) => (await admin.query(`SELECT * FROM ${database}.${table} ORDER BY id`))[0] as Row[];
+
+  beforeAll(async () => {
+    admin = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
+    await admin.query(`CREATE DATABASE ${database} CHARACTER SET utf8mb4`);
+    await admin.query("SET time_zone = '+00:00'");
+    await admin.query(`CREATE TABLE ${database}.kinds (id INT PRIMARY KEY, big BIGINT UNSIGNED, amount DECIMAL(20,4), f FLOAT, d DOUBLE,
+      day DATE, at DATETIME(6), stamp TIMESTAMP(6) NULL, label VARCHAR(50), kind ENUM('a','b c'), doc JSON, bytes BLOB, clock TIME)`);
+    await admin.query(`INSERT INTO ${database}.kinds (id, big, amount, f, d, day, at, stamp, label, kind) VALUES
+      (1, 18446744073709551615, -12.5, 1.1, 0.1, '2024-02-29', '2024-02-29 01:02:03.000004', '2024-02-29 01:02:03.5', CONCAT('t', CHAR(9), 'n', CHAR(10), 'b\\\\', CHAR(13)), 'b c'),
+      (2, 9007199254740993, 0, -0.5, 1e300, '1000-01-01', '9999-12-31 23:59:59', '1970-01-01 00:00:01', 'NULL', 'a'),
+      (3, 5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+      (4, 6, 1, 1, 1, '2000-01-01', '2000-01-01', '2000-01-01', '\\\\N', 'a'),
+      (5, 7, 1, 1, 1, '2000-01-01', '2000-01-01', '2000-01-01', 'emoji \u{1F600} ünï', 'a')`);
+    await admin.query(`CREATE TABLE ${database}.target (id INT PRIMARY KEY, label VARCHAR(8), stamp TIMESTAMP(6) NULL)`);
+  });
+
+  afterAll(async () => {
+    await mariadbDestination.close?.(config());
+    await admin?.query(`DROP DATABASE IF EXISTS ${database}`);
+    await admin?.end();
+  });
+
+  const TEXT_COLUMNS = "id, big, amount, f, d, day, at, stamp, label, kind";
+
+  it("offers only queries whose every column has a text (JSON, BLOB and TIME take the JSON path)", async () => {
+    const columns = await source.columns(config(), { query: `SELECT ${TEXT_COLUMNS} FROM kinds`, batchSize: 10 });
+    expect(columns?.map((c) => c.type)).toEqual(["integer", "numeric", "numeric", "real", "double precision", "date", "timestamp without time zone", "timestamp with time zone", "text", "text"]);
+    for (const column of ["doc", "bytes", "clock"]) expect(await source.columns(config(), { query: `SELECT id, ${column} FROM kinds`, batchSize: 10 }), column).toBeUndefined();
+  });
+
+  it("reads lines that decode to exactly the rows read() gives (the JSON path's values), in batches", async () => {
+    const options = { query: `SELECT ${TEXT_COLUMNS} FROM kinds ORDER BY id`, batchSize: 2 };
+    const columns = (await source.columns(config(), options)) as TextColumn[];
+    const batches: string[][] = [];
+    for await (const batch of source.read(config(), options)) batches.push(batch);
+    expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
+    const lines = batches.flat();
+    expect(lines[0].split("\t").slice(7)).toEqual(["2024-02-29 01:02:03.500000+00", "t\\tn\\nb\\\\\\r", "b c"]);
+    expect(lines[2].split("\t")[8]).toBe("\\N");
+    expect(lines[3].split("\t")[8]).toBe("\\\\N");
+    const json: Row[] = [];
+    for await (const batch of mariadbSource.read(config(), options)) json.push(...batch);
+    expect(lines.map((l) => source.decode(l, columns))).toEqual(json);
+    expect(json[1]).toMatchObject({ big: "9007199254740993", label: "NULL" });
+  });
+
+  it("bounds the wait for rows by the query timeout, and stops cleanly when the consumer stops early", async () => {
+    const slow = source.read({ ...config(), query_timeout: 1 }, { query: "SELECT SLEEP(3) AS s", batchSize: 10 })[Symbol.asyncIterator]();
+    await expect(slow.next()).rejects.toThrow(/did not return rows within 1 s/);
+    for await (const batch of source.read(config(), { query: "SELECT seq FROM seq_1_to_100000", batchSize: 10 })) {
+      expect(batch).toHaveLength(10);
+      break;
+    }
+    let running = -1;
+    for (let attempt = 0; attempt < 50 && running !== 0; attempt++) {
+      const [found] = await admin.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT * FROM (%seq_1_to_100000%'");
+      running = Number((found as Row[])[0].n);
+      if (running !== 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(running).toBe(0);
+  });
+
+  it("upserts lines by LOAD DATA: escapes, NULL against 'NULL', instants, a key that exists", async () => {
+    const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "target")!;
+    const target = await destination.target(config(), stream);
+    expect(target).toMatchObject({ primaryKey: ["id"], writable: true });
+    await admin.query(`INSERT INTO ${database}.target VALUES (2, 'stale', NULL)`);
+    const lines = ["1\ta\\tb\\f\\v\\\\\t2024-01-01 10:00:00.25+00", "2\tNULL\t\\N", "3\t\\N\t1970-01-01 00:00:01+00", "4\t\\\\N\t\\N", "5\t\u{1F600}ü\t\\N"];
+    const first = await destination.upsert(config(), stream, ["id", "label", "stamp"], lines, { likelyNew: true });
+    expect(first).toEqual({ ok: true, keysExisted: true });
+    const [stamps] = await admin.query(`SELECT id, DATE_FORMAT(stamp, '%Y-%m-%d %H:%i:%s.%f') AS stamp FROM ${database}.target ORDER BY id`);
+    expect((stamps as Row[]).map((r) => r.stamp)).toEqual(["2024-01-01 10:00:00.250000", null, "1970-01-01 00:00:01.000000", null, null]);
+    expect((await rows("target")).map((r) => r.label)).toEqual(["a\tb\f\v\\", "NULL", null, "\\N", "\u{1F600}ü"]);
+    // New keys only: straight into the table.
+    expect(await destination.upsert(config(), stream, ["id", "label"], ["6\tsix"], { likelyNew: true })).toEqual({ ok: true, keysExisted: false });
+  });
+
+  it("refuses a batch with a value MariaDB would change (all or nothing), for the engine to send row by row", async () => {
+    const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "target")!;
+    const before = await rows("target");
+    for (const likelyNew of [true, false]) {
+      const result = await destination.upsert(config(), stream, ["id", "label"], ["1\tfresh", "7\tmuch too long", "8\tok"], { likelyNew });
+      expect(result).toMatchObject({ ok: false });
+      expect(!result.ok && result.error).toMatch(/too long|truncated/i);
+      expect(await rows("target")).toEqual(before);
+    }
+  });
+
+  it("LOAD DATA LOCAL reads only the stream handed to its own query: the pool serves no file to any other", async () => {
+    const entry = await poolFor(config());
+    await expect(entry.pool.query(`LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE ${database}.target (label)`)).rejects.toThrow();
+    expect((await rows("target")).length).toBe(6);
+  });
+});
