@@ -1,6 +1,6 @@
 // Command-line flags of `npm run bench`.
-export type Section = "sync" | "mariadb" | "http" | "api" | "mapping";
-const SECTIONS: readonly string[] = ["sync", "mariadb", "http", "api", "mapping"];
+export type Section = "sync" | "mariadb" | "clickhouse" | "http" | "api" | "mapping";
+const SECTIONS: readonly string[] = ["sync", "mariadb", "clickhouse", "http", "api", "mapping"];
 
 export interface BenchArgs {
   rows: number;
@@ -15,10 +15,10 @@ export interface BenchArgs {
   stopAfter?: "full" | "nochange" | "changed";
 }
 
-const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api|mapping] [--json] [--keep] [--cpu-prof]
+const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|api|mapping] [--json] [--keep] [--cpu-prof]
   --rows N      rows of the source table for the sync figures, records of the API section's big run (default 100000)
   --smoke       shortest possible run of every figure (CI: --rows 10000 --smoke)
-  --only S      one section: sync, mariadb, http, api or mapping (the JSON path's map stage alone, no database)
+  --only S      one section: sync, mariadb, clickhouse, http, api or mapping (the JSON path's map stage alone, no database)
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
   --cpu-prof    run the worker (api: the web server) with --cpu-prof (profile in bench/results)
@@ -48,7 +48,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     }
     else if (a === "--only") {
       const s = value();
-      if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, http, api or mapping\n${USAGE}`);
+      if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, clickhouse, http, api or mapping\n${USAGE}`);
       args.only = s as Section;
     } else if (a === "--help" || a === "-h") {
       console.log(USAGE);

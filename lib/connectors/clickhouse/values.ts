@@ -102,7 +102,8 @@ export function typeJsonSchema(type: ChType, top = true): JsonSchema {
   return top ? { ...schema, $comment: type.text } : schema;
 }
 
-const DECODER = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a string that starts with U+FEFF keeps it (the decoder would drop it otherwise).
+const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * A String's bytes: its text when they are UTF-8 without NUL, else `\x` and hex, as PostgreSQL
@@ -121,7 +122,7 @@ export function textOrHex(bytes: Buffer): string {
 }
 
 /** `YYYY-MM-DD hh:mm:ss[.f…]` in UTC → ISO 8601 with `Z`, at least milliseconds (the timestamptz rule). */
-function isoDateTime(text: string): string {
+export function isoDateTime(text: string): string {
   // Servers before 20.x print the zero DateTime (the epoch) as zeros.
   const value = text.startsWith("0000-00-00") ? `1970-01-01${text.slice(10)}` : text;
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(value);
