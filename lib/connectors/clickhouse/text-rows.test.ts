@@ -101,5 +101,9 @@ describe("ClickHouse lines as COPY text", () => {
   it("refuses a line whose field count is not the query's", () => {
     const columns = [{ name: "a", type: parseType("Int32") }];
     expect(() => copyLineOf(columns)(Buffer.from("1\t2"))).toThrow(/2 fields; the query has 1 columns/);
+    const two = [...columns, { name: "b", type: parseType("DateTime") }];
+    expect(() => copyLineOf(two)(Buffer.from("1"))).toThrow(/1 fields; the query has 2 columns/);
+    expect(() => copyLineOf(two)(Buffer.from("1\t2024-05-01 10:00:00\t3"))).toThrow(/3 fields; the query has 2 columns/);
+    expect(() => copyLineOf(two)(Buffer.from("1\t\\0\t3"))).toThrow(/3 fields; the query has 2 columns/);
   });
 });
