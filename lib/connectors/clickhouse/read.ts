@@ -7,7 +7,7 @@ import { ConnectorError } from "../shared/errors";
 import { subquery } from "../shared/sql";
 import type { ClickhouseConfig } from "./config";
 import { dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
-import { byteLines, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
+import { byteLineBatches, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, quoteIdent, utcExpression, type ChType } from "./values";
 
 /** Rows of a small TabSeparated answer, each as its unescaped text fields. */
@@ -157,21 +157,23 @@ async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parse: (line: Buff
   // which a one-column row could look like.
   let held: Buffer | undefined;
   try {
-    for await (const line of byteLines(body)) {
-      // The first two lines name the columns and their types (our positional aliases).
-      if (header < 2) {
-        header++;
-        continue;
-      }
-      if (held) {
-        batch.push(parse(held));
-        if (batch.length >= batchSize) {
-          throwIfAborted(signal);
-          yield batch;
-          batch = [];
+    for await (const lines of byteLineBatches(body)) {
+      for (const line of lines) {
+        // The first two lines name the columns and their types (our positional aliases).
+        if (header < 2) {
+          header++;
+          continue;
         }
+        if (held) {
+          batch.push(parse(held));
+          if (batch.length >= batchSize) {
+            throwIfAborted(signal);
+            yield batch;
+            batch = [];
+          }
+        }
+        held = line;
       }
-      held = line;
     }
   } catch (err) {
     if (err instanceof IncompleteLineError) throw trailingError(err.line) ?? new ConnectorError(err.message);

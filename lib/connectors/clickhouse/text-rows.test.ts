@@ -7,7 +7,7 @@ import { copyUnescape } from "../shared/pg-copy";
 import { exactJson, scalarText } from "../shared/values";
 import { clickhouseTextRows, copyLineOf, textKind } from "./text-rows";
 import { splitFields } from "./tsv";
-import { fieldValue, parseType } from "./values";
+import { fieldValue, isoDateTime, parseType } from "./values";
 
 /** ClickHouse type, a field as TabSeparated writes it (raw bytes, still escaped), and the COPY field expected. */
 const CASES: { type: string; raw: string | Buffer; copy: string }[] = [
@@ -96,6 +96,14 @@ describe("ClickHouse lines as COPY text", () => {
       "text",
     ]);
     expect(["Array(Int32)", "Map(String, String)", "Tuple(Int8)", "JSON", "IntervalDay", "Nothing"].map(label)).toEqual(Array(6).fill("jsonb"));
+  });
+
+  it("DateTimes become ISO 8601 in UTC, whole seconds by the fast check and the rest by the pattern", () => {
+    expect(isoDateTime("2024-05-01 10:00:00")).toBe("2024-05-01T10:00:00.000Z");
+    expect(isoDateTime("0000-00-00 00:00:00")).toBe("1970-01-01T00:00:00.000Z");
+    expect(isoDateTime("2024-05-01 10:00:00.5")).toBe("2024-05-01T10:00:00.500Z");
+    expect(isoDateTime("2024-05-0x 10:00:00")).toBe("2024-05-0x 10:00:00");
+    expect(isoDateTime("2024-05-01T10:00:00")).toBe("2024-05-01T10:00:00");
   });
 
   it("refuses a line whose field count is not the query's", () => {
