@@ -1,14 +1,15 @@
-// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|http|api|mapping|scale] [--json]
-// Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL), HTTP
-// destination throughput and rate limiting, API latency under load, worker memory, scale-out over
-// worker processes. Every figure is measured in the same run as its baseline and printed as a ratio,
-// with the machine's core count. See bench/README.md.
+// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|api|mapping|scale] [--json]
+// Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL,
+// ClickHouse → PostgreSQL), HTTP destination throughput and rate limiting, API latency under load,
+// worker memory, scale-out over worker processes. Every figure is measured in the same run as its
+// baseline and printed as a ratio, with the machine's core count. See bench/README.md.
 import "./lib/env";
 import os from "node:os";
 import path from "node:path";
 import { closeDatabase } from "@/lib/db/client";
 import { stopEngine } from "@/lib/engine";
 import { benchApi } from "./api";
+import { benchClickhouse } from "./clickhouse";
 import { benchHttp } from "./http";
 import { benchMapping } from "./mapping";
 import { benchMariadb } from "./mariadb";
@@ -44,9 +45,11 @@ async function main(): Promise<void> {
 
   let failed = false;
   try {
-    if (wants("sync") || wants("mariadb") || wants("http")) {
-      log(`source: ${args.rows.toLocaleString("en-US")} customers`);
-      await fillCustomers(sourceUrl, "customers", args.rows);
+    if (wants("sync") || wants("mariadb") || wants("clickhouse") || wants("http")) {
+      if (wants("sync") || wants("mariadb") || wants("http")) {
+        log(`source: ${args.rows.toLocaleString("en-US")} customers`);
+        await fillCustomers(sourceUrl, "customers", args.rows);
+      }
       const workerEnv = { DATABASE_URL: appUrl, WORKER_SCHEDULER: "0", WORKER_CONCURRENCY: "1", LOG_LEVEL: "info" };
       const nodeArgs = args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : [];
       ctx.worker = spawnTs("scripts/worker.ts", workerEnv, nodeArgs);
@@ -57,6 +60,12 @@ async function main(): Promise<void> {
       // A MariaDB failure (e.g. a connector bug) fails the run but does not stop the other sections.
       if (wants("mariadb")) {
         await benchMariadb(ctx).catch((err: unknown) => {
+          failed = true;
+          console.error(err instanceof Error ? err.message : err);
+        });
+      }
+      if (wants("clickhouse")) {
+        await benchClickhouse(ctx).catch((err: unknown) => {
           failed = true;
           console.error(err instanceof Error ? err.message : err);
         });

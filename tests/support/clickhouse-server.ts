@@ -14,6 +14,10 @@ export interface ClickhouseServer {
   /** http://127.0.0.1:<http port> */
   url: string;
   httpPort: number;
+  /** The native protocol's port (clickhouse-client). */
+  tcpPort: number;
+  /** The server's process (its CPU can be read from /proc). */
+  pid?: number;
   username: string;
   password: string;
   /** A user whose profile is readonly=1 (same password). */
@@ -167,5 +171,5 @@ export async function startClickhouse(options: { password?: string } = {}): Prom
     if (!res.ok) throw new Error(`ClickHouse answered ${res.status}: ${text.slice(0, 500)}`);
     return text;
   };
-  return { url, httpPort, username: "default", password, readonlyUser: "reader", exec, stop };
+  return { url, httpPort, tcpPort, pid: child.pid, username: "default", password, readonlyUser: "reader", exec, stop };
 }

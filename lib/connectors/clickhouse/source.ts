@@ -3,28 +3,21 @@
 import { randomUUID } from "node:crypto";
 import type { BoundedCount, Catalog, CheckResult, CountOptions, QueryResult, ReadOptions, Row, SourceConnector } from "../types";
 import { boundedCount, boundedCountSql } from "../shared/bounded-count";
-import { throwIfAborted, withTimeout } from "../shared/batching";
-import { asConnectorError, ConnectorError, safeCheck, withDescribedErrors } from "../shared/errors";
+import { throwIfAborted } from "../shared/batching";
+import { asConnectorError, safeCheck, withDescribedErrors } from "../shared/errors";
 import { sourceTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { modelSelect, subquery } from "../shared/sql";
 import { clickhouseConfig, tryClickhouseConfig, type ClickhouseConfig } from "./config";
 import { clickhouseSourceDefinition } from "./definition";
-import { ClickhouseError, describeClickhouseError, dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
-import { byteLines, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
-import { cursorLiteral, fieldValue, parseType, quoteIdent, quoteString, typeJsonSchema, utcExpression, type ChType } from "./values";
+import { ClickhouseError, describeClickhouseError, killQuery, querySettings, queryText } from "./http";
+import { cursorCondition, describeQuery, readStatement, rowOf, streamRows, tsvRows } from "./read";
+import { clickhouseTextRows } from "./text-rows";
+import { parseType, quoteString, typeJsonSchema } from "./values";
 
 const definition = clickhouseSourceDefinition;
 
 function described<T>(config: Row, fn: () => Promise<T>): Promise<T> {
   return withDescribedErrors(fn, (err) => describeClickhouseError(err, tryClickhouseConfig(config)));
-}
-
-/** Rows of a small TabSeparated answer, each as its unescaped text fields. */
-function tsvRows(text: string): string[][] {
-  return text
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => splitFields(Buffer.from(line, "utf8")).map((f) => unescapeBytes(f).toString("utf8")));
 }
 
 async function check(config: Row): Promise<CheckResult> {
@@ -78,158 +71,6 @@ async function discover(config: Row): Promise<Catalog> {
   });
 }
 
-interface Column {
-  name: string;
-  type: ChType;
-}
-
-/** The model's columns and types, without running it (DESCRIBE of the query). */
-async function describeQuery(c: ClickhouseConfig, inner: string, settings: Record<string, string>, signal?: AbortSignal): Promise<Column[]> {
-  const text = await queryText(c, { sql: `DESCRIBE TABLE ${subquery(inner)} FORMAT TabSeparated`, settings, signal, timeoutMs: c.queryTimeoutMs });
-  const seen = new Set<string>();
-  const columns: Column[] = [];
-  for (const [name, type] of tsvRows(text)) {
-    // A repeated name is one key of a row: the first position, as in the other sources' rows.
-    if (seen.has(name)) continue;
-    seen.add(name);
-    columns.push({ name, type: parseType(type) });
-  }
-  return columns;
-}
-
-/**
- * The statement a read or preview sends: the model wrapped as a subquery, each column selected by
- * name under a positional alias (no alias can shadow a column), DateTimes in UTC, the cursor's
- * condition and order, and the format.
- */
-export function readStatement(inner: string, columns: Column[], options: { cursorField?: string; cursorValue?: string | null; limit?: number }): string {
-  const select = columns.map((col, i) => {
-    const ref = `q.${quoteIdent(col.name)}`;
-    return `${utcExpression(ref, col.type) ?? ref} AS _c${i}`;
-  });
-  const cursor = cursorCondition(columns, options);
-  const order = cursor ? ` ORDER BY ${cursor.ref}` : "";
-  const limit = options.limit === undefined ? "" : ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
-  return `SELECT ${select.join(", ")} FROM ${subquery(inner)} AS q${cursor?.where ?? ""}${order}${limit} FORMAT TabSeparatedWithNamesAndTypes`;
-}
-
-/**
- * The cursor's column (as `q`'s) and the condition an incremental read starts from: shared by the
- * read and its count, so the count narrows exactly as the read does. Null without a cursor field.
- */
-function cursorCondition(columns: Column[], options: { cursorField?: string; cursorValue?: string | null }): { ref: string; where: string } | null {
-  if (!options.cursorField) return null;
-  const cursor = columns.find((col) => col.name === options.cursorField);
-  if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
-  const ref = `q.${quoteIdent(cursor.name)}`;
-  const where = options.cursorValue !== undefined && options.cursorValue !== null ? ` WHERE ${ref} >= ${cursorLiteral(cursor.type, options.cursorValue)}` : "";
-  return { ref, where };
-}
-
-/**
- * ClickHouse's error text, as it writes it after the rows when a query fails once rows were sent
- * (the answer's status is 200 by then, and the body ends normally): `Code: 159, e.displayText() =
- * DB::Exception: …` (18.x–20.x) or `Code: 159. DB::Exception: … (version …)` (newer).
- */
-const TRAILING_ERROR = /^Code: \d+(, e\.displayText\(\) = DB::Exception: .*, e\.what\(\) = DB::Exception|\. DB::Exception: .*\(version [^)]*\)\)?)$/s;
-
-function trailingError(line: Buffer): ConnectorError | undefined {
-  const text = line.toString("utf8");
-  if (!TRAILING_ERROR.test(text)) return undefined;
-  return new ConnectorError(`ClickHouse stopped the query midway: ${text.slice(0, 500)}`);
-}
-
-/**
- * Streams the rows of `statement` in batches of at most `batchSize`. Cancel (signal) and an early
- * stop abort the request and KILL the query on the server; a pause longer than the query timeout
- * fails the read.
- */
-async function* streamRows(c: ClickhouseConfig, statement: string, columns: Column[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[]> {
-  const settings = await querySettings(c, signal);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const agent = dispatcher(c);
-  let finished = false;
-  let queryId: string | undefined;
-  try {
-    const res = await openQuery(c, { sql: statement, settings, signal: controller.signal, timeoutMs: c.queryTimeoutMs }, agent);
-    queryId = res.queryId;
-    const chunks = idleBounded(res.body, c.queryTimeoutMs, () => controller.abort());
-    yield* batchesOf(chunks, columns, batchSize, signal);
-    finished = true;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) {
-      // Cancelled, failed or abandoned by the consumer: drop the connection and stop the query.
-      controller.abort();
-      if (queryId) await killQuery(c, queryId);
-    }
-    await agent.destroy().catch(() => undefined);
-  }
-}
-
-/** The body's chunks; waiting longer than `ms` for the next one fails the read. */
-async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, onIdle: () => void): AsyncGenerator<Uint8Array> {
-  const iterator = body[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await withTimeout(iterator.next(), ms, () => {
-        onIdle();
-        return new ConnectorError(`ClickHouse sent nothing for ${Math.round(ms / 1000)} s (the query timeout).`);
-      });
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    await iterator.return?.();
-  }
-}
-
-async function* batchesOf(body: AsyncIterable<Uint8Array>, columns: Column[], batchSize: number, signal?: AbortSignal): AsyncGenerator<Row[]> {
-  let header = 0;
-  let batch: Row[] = [];
-  const width = columns.length;
-  // Each line is parsed once the next one arrived: the last line may be the server's error text,
-  // which a one-column row could look like.
-  let held: Buffer | undefined;
-  const parse = (line: Buffer): Row => {
-    const fields = splitFields(line);
-    if (fields.length !== width) throw trailingError(line) ?? new ConnectorError(`ClickHouse sent a row of ${fields.length} fields; the query has ${width} columns.`);
-    const row: Row = {};
-    for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
-    return row;
-  };
-  try {
-    for await (const line of byteLines(body)) {
-      // The first two lines name the columns and their types (our positional aliases).
-      if (header < 2) {
-        header++;
-        continue;
-      }
-      if (held) {
-        batch.push(parse(held));
-        if (batch.length >= batchSize) {
-          throwIfAborted(signal);
-          yield batch;
-          batch = [];
-        }
-      }
-      held = line;
-    }
-  } catch (err) {
-    if (err instanceof IncompleteLineError) throw trailingError(err.line) ?? new ConnectorError(err.message);
-    throw err;
-  }
-  if (held) {
-    const error = trailingError(held);
-    if (error) throw error;
-    batch.push(parse(held));
-  }
-  if (batch.length > 0) yield batch;
-}
-
 async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
   const c = clickhouseConfig(config);
   const inner = modelSelect(options.query, "clickhouse");
@@ -238,7 +79,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<Row[]> {
     throwIfAborted(options.signal);
     const columns = await describeQuery(c, inner, await querySettings(c, options.signal), options.signal);
     const statement = readStatement(inner, columns, options);
-    yield* streamRows(c, statement, columns, batchSize, options.signal);
+    yield* streamRows(c, statement, rowOf(columns), batchSize, options.signal);
   } catch (err) {
     throw asConnectorError(err, (e) => describeClickhouseError(e, c));
   }
@@ -251,7 +92,7 @@ async function query(config: Row, sql: string, limit: number): Promise<QueryResu
     const columns = await describeQuery(c, inner, await querySettings(c));
     const rows: Row[] = [];
     const size = Math.max(1, Math.floor(limit));
-    for await (const batch of streamRows(c, readStatement(inner, columns, { limit }), columns, size)) rows.push(...batch);
+    for await (const batch of streamRows(c, readStatement(inner, columns, { limit }), rowOf(columns), size)) rows.push(...batch);
     return { columns: columns.map((col) => ({ name: col.name, type: col.type.text })), rows };
   });
 }
@@ -304,4 +145,5 @@ export const clickhouseSource: SourceConnector = {
   checkQuery: (sql) => void modelSelect(sql, "clickhouse"),
   read,
   countRows,
+  textRows: clickhouseTextRows,
 };

@@ -15,23 +15,25 @@ export class LineTooLongError extends ConnectorError {
 }
 
 /**
- * Lines (without their `\n`) of a byte stream, as they complete. The unfinished line's pieces are
- * kept as a list and joined once, when its end arrives (joining at each chunk is quadratic).
+ * Lines (without their `\n`) of a byte stream, as they complete, in one array per chunk (one await
+ * per chunk, not per line). The unfinished line's pieces are kept as a list and joined once, when its
+ * end arrives (joining at each chunk is quadratic).
  */
-export async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
+export async function* byteLineBatches(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer[]> {
   let pieces: Buffer[] = [];
   let pending = 0;
   for await (const chunk of chunks) {
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const lines: Buffer[] = [];
     let start = 0;
     for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
       if (pending + nl - start > maxLineBytes) throw new LineTooLongError(maxLineBytes);
       if (pieces.length > 0) {
         pieces.push(data.subarray(start, nl));
-        yield Buffer.concat(pieces, pending + nl - start);
+        lines.push(Buffer.concat(pieces, pending + nl - start));
         pieces = [];
         pending = 0;
-      } else yield data.subarray(start, nl);
+      } else lines.push(data.subarray(start, nl));
       start = nl + 1;
     }
     if (start < data.length) {
@@ -40,8 +42,14 @@ export async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes
       // A copy: the chunk's memory may be reused by the stream.
       pieces.push(Buffer.from(data.subarray(start)));
     }
+    if (lines.length > 0) yield lines;
   }
   if (pending > 0) throw new IncompleteLineError(Buffer.concat(pieces, pending));
+}
+
+/** Lines of a byte stream one by one (byteLineBatches). */
+export async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
+  for await (const lines of byteLineBatches(chunks, maxLineBytes)) yield* lines;
 }
 
 /** The response ended inside a line: the server stopped mid-row (its error text, or a cut connection). */

@@ -102,7 +102,8 @@ export function typeJsonSchema(type: ChType, top = true): JsonSchema {
   return top ? { ...schema, $comment: type.text } : schema;
 }
 
-const DECODER = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a string that starts with U+FEFF keeps it (the decoder would drop it otherwise).
+const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * A String's bytes: its text when they are UTF-8 without NUL, else `\x` and hex, as PostgreSQL
@@ -120,8 +121,21 @@ export function textOrHex(bytes: Buffer): string {
   return `\\x${bytes.toString("hex")}`;
 }
 
+/** `YYYY-MM-DD hh:mm:ss` exactly, not the zero DateTime of servers before 20.x. */
+function plainDateTime(t: string): boolean {
+  if (t.length !== 19 || t.startsWith("0000-00-00")) return false;
+  for (let i = 0; i < 19; i++) {
+    const c = t.charCodeAt(i);
+    const want = i === 4 || i === 7 ? 45 : i === 10 ? 32 : i === 13 || i === 16 ? 58 : -1;
+    if (want === -1 ? c < 48 || c > 57 : c !== want) return false;
+  }
+  return true;
+}
+
 /** `YYYY-MM-DD hh:mm:ss[.f…]` in UTC → ISO 8601 with `Z`, at least milliseconds (the timestamptz rule). */
-function isoDateTime(text: string): string {
+export function isoDateTime(text: string): string {
+  // Most DateTimes: whole seconds, checked without a RegExp (a tenth of a line's conversion otherwise).
+  if (plainDateTime(text)) return `${text.slice(0, 10)}T${text.slice(11)}.000Z`;
   // Servers before 20.x print the zero DateTime (the epoch) as zeros.
   const value = text.startsWith("0000-00-00") ? `1970-01-01${text.slice(10)}` : text;
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(value);

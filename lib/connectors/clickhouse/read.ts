@@ -1,0 +1,189 @@
+// Reading a model query from ClickHouse: its columns (DESCRIBE), the statement a read sends, and the
+// answer (TabSeparatedWithNamesAndTypes, read as bytes) streamed in batches, as rows (source.ts) or
+// as COPY lines (text-rows.ts).
+import type { Row } from "../types";
+import { throwIfAborted, withTimeout } from "../shared/batching";
+import { ConnectorError } from "../shared/errors";
+import { subquery } from "../shared/sql";
+import type { ClickhouseConfig } from "./config";
+import { dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
+import { byteLineBatches, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
+import { cursorLiteral, fieldValue, parseType, quoteIdent, utcExpression, type ChType } from "./values";
+
+/** Rows of a small TabSeparated answer, each as its unescaped text fields. */
+export function tsvRows(text: string): string[][] {
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => splitFields(Buffer.from(line, "utf8")).map((f) => unescapeBytes(f).toString("utf8")));
+}
+
+export interface Column {
+  name: string;
+  type: ChType;
+}
+
+/** The model's columns and types, without running it (DESCRIBE of the query). */
+export async function describeQuery(c: ClickhouseConfig, inner: string, settings: Record<string, string>, signal?: AbortSignal): Promise<Column[]> {
+  const text = await queryText(c, { sql: `DESCRIBE TABLE ${subquery(inner)} FORMAT TabSeparated`, settings, signal, timeoutMs: c.queryTimeoutMs });
+  const seen = new Set<string>();
+  const columns: Column[] = [];
+  for (const [name, type] of tsvRows(text)) {
+    // A repeated name is one key of a row: the first position, as in the other sources' rows.
+    if (seen.has(name)) continue;
+    seen.add(name);
+    columns.push({ name, type: parseType(type) });
+  }
+  return columns;
+}
+
+/**
+ * The statement a read or preview sends: the model wrapped as a subquery, each column selected by
+ * name under a positional alias (no alias can shadow a column), DateTimes in UTC, the cursor's
+ * condition and order, and the format.
+ */
+export function readStatement(inner: string, columns: Column[], options: { cursorField?: string; cursorValue?: string | null; limit?: number }): string {
+  const select = columns.map((col, i) => {
+    const ref = `q.${quoteIdent(col.name)}`;
+    return `${utcExpression(ref, col.type) ?? ref} AS _c${i}`;
+  });
+  const cursor = cursorCondition(columns, options);
+  const order = cursor ? ` ORDER BY ${cursor.ref}` : "";
+  const limit = options.limit === undefined ? "" : ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
+  return `SELECT ${select.join(", ")} FROM ${subquery(inner)} AS q${cursor?.where ?? ""}${order}${limit} FORMAT TabSeparatedWithNamesAndTypes`;
+}
+
+/**
+ * The cursor's column (as `q`'s) and the condition an incremental read starts from: shared by the
+ * read and its count, so the count narrows exactly as the read does. Null without a cursor field.
+ */
+export function cursorCondition(columns: Column[], options: { cursorField?: string; cursorValue?: string | null }): { ref: string; where: string } | null {
+  if (!options.cursorField) return null;
+  const cursor = columns.find((col) => col.name === options.cursorField);
+  if (!cursor) throw new ConnectorError(`The cursor field "${options.cursorField}" is not a column of the model's query.`);
+  const ref = `q.${quoteIdent(cursor.name)}`;
+  const where = options.cursorValue !== undefined && options.cursorValue !== null ? ` WHERE ${ref} >= ${cursorLiteral(cursor.type, options.cursorValue)}` : "";
+  return { ref, where };
+}
+
+/**
+ * ClickHouse's error text, as it writes it after the rows when a query fails once rows were sent
+ * (the answer's status is 200 by then, and the body ends normally): `Code: 159, e.displayText() =
+ * DB::Exception: …` (18.x–20.x) or `Code: 159. DB::Exception: … (version …)` (newer).
+ */
+const TRAILING_ERROR = /^Code: \d+(, e\.displayText\(\) = DB::Exception: .*, e\.what\(\) = DB::Exception|\. DB::Exception: .*\(version [^)]*\)\)?)$/s;
+
+function trailingError(line: Buffer): ConnectorError | undefined {
+  const text = line.toString("utf8");
+  if (!TRAILING_ERROR.test(text)) return undefined;
+  return new ConnectorError(`ClickHouse stopped the query midway: ${text.slice(0, 500)}`);
+}
+
+/**
+ * Streams the rows of `statement` in batches of at most `batchSize`, each line turned into an item
+ * by `item` (a row, or a COPY line: text-rows.ts). Cancel (signal) and an early stop abort the
+ * request and KILL the query on the server; a pause longer than the query timeout fails the read.
+ */
+export async function* streamRows<T>(
+  c: ClickhouseConfig,
+  statement: string,
+  item: (line: Buffer) => T,
+  batchSize: number,
+  signal?: AbortSignal,
+): AsyncGenerator<T[]> {
+  const settings = await querySettings(c, signal);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const agent = dispatcher(c);
+  let finished = false;
+  let queryId: string | undefined;
+  try {
+    const res = await openQuery(c, { sql: statement, settings, signal: controller.signal, timeoutMs: c.queryTimeoutMs }, agent);
+    queryId = res.queryId;
+    const chunks = idleBounded(res.body, c.queryTimeoutMs, () => controller.abort());
+    yield* batchesOf(chunks, item, batchSize, signal);
+    finished = true;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) {
+      // Cancelled, failed or abandoned by the consumer: drop the connection and stop the query.
+      controller.abort();
+      if (queryId) await killQuery(c, queryId);
+    }
+    await agent.destroy().catch(() => undefined);
+  }
+}
+
+/** The body's chunks; waiting longer than `ms` for the next one fails the read. */
+async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, onIdle: () => void): AsyncGenerator<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await withTimeout(iterator.next(), ms, () => {
+        onIdle();
+        return new ConnectorError(`ClickHouse sent nothing for ${Math.round(ms / 1000)} s (the query timeout).`);
+      });
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/** A line of `got` fields where the query has `width` columns: the server's error text, or a broken answer. */
+export function widthError(line: Buffer, got: number, width: number): ConnectorError {
+  return trailingError(line) ?? new ConnectorError(`ClickHouse sent a row of ${got} fields; the query has ${width} columns.`);
+}
+
+/** A line of the answer as a row of the value model. */
+export function rowOf(columns: Column[]): (line: Buffer) => Row {
+  const width = columns.length;
+  return (line) => {
+    const fields = splitFields(line);
+    if (fields.length !== width) throw widthError(line, fields.length, width);
+    const row: Row = {};
+    for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
+    return row;
+  };
+}
+
+async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parse: (line: Buffer) => T, batchSize: number, signal?: AbortSignal): AsyncGenerator<T[]> {
+  let header = 0;
+  let batch: T[] = [];
+  // Each line is parsed once the next one arrived: the last line may be the server's error text,
+  // which a one-column row could look like.
+  let held: Buffer | undefined;
+  try {
+    for await (const lines of byteLineBatches(body)) {
+      for (const line of lines) {
+        // The first two lines name the columns and their types (our positional aliases).
+        if (header < 2) {
+          header++;
+          continue;
+        }
+        if (held) {
+          batch.push(parse(held));
+          if (batch.length >= batchSize) {
+            throwIfAborted(signal);
+            yield batch;
+            batch = [];
+          }
+        }
+        held = line;
+      }
+    }
+  } catch (err) {
+    if (err instanceof IncompleteLineError) throw trailingError(err.line) ?? new ConnectorError(err.message);
+    throw err;
+  }
+  if (held) {
+    const error = trailingError(held);
+    if (error) throw error;
+    batch.push(parse(held));
+  }
+  if (batch.length > 0) yield batch;
+}
+
