@@ -7,8 +7,8 @@
 // request that sees S again. A snapshot says nothing about the clock, so only answers that depend on
 // the database and the request alone may be remembered (`remember` in lib/http/handler.ts).
 //
-// Measured (bench/README.md, 2026-11-29): a page of 25 syncs cost the web process ~2.3× a health
-// check; served from here it costs the caller's lookup and the write of the answer.
+// Measured (bench/README.md, 2026-11-29 b): computed, a page of 25 syncs cost the web process 1.5–2.0×
+// the CPU of a health check; remembered, it costs the caller's lookup and the write of the answer (0.9×).
 import type { AuthContext } from "@/lib/services/auth-context";
 
 /** Answers kept at most: pages a handful of clients are looking at, not a copy of the database. */
