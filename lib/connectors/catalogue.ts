@@ -2,8 +2,9 @@
 // JSON schemas are what the catalogue, validation and masking need), and its implementation, imported
 // on first use. The implementations pull in client libraries (AWS SDK clients, ssh2, mysql2, …) and
 // every adapter's code: imported eagerly they cost every process that imports the registry ~35 MiB,
-// whether it ever runs them or not (the idle worker: ~20 MiB; bench/README.md, 2026-11-29 b). Connectors without a definition module of their
-// own (the REST kit's destinations, the vector stores) are small and stay eager.
+// whether it ever runs them or not (the idle worker: ~20 MiB; bench/README.md, 2026-11-29 b).
+// Connectors without a definition module of their own (the REST kit's destinations, the vector
+// stores) are small and stay eager.
 import type { ConnectorDefinition, DestinationConnector, SourceConnector } from "./types";
 import { lazyModule } from "./shared/lazy-module";
 import { postgresqlDestinationDefinition, postgresqlSourceDefinition } from "./postgresql/definition";
