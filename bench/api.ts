@@ -2,6 +2,7 @@
 // database, 10k syncs and a 1M-record run inserted with set-based SQL; autocannon with 50
 // connections on GET /api/v1/syncs and on a page of the big run's records, each against
 // GET /api/health measured in the same run.
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import autocannon, { type Result } from "autocannon";
@@ -125,6 +126,12 @@ async function seed(url: string, records: number, sourceUrl: string): Promise<{ 
   });
 }
 
+/** CPU time (user + system) the process has used, in ms; /proc/<pid>/stat counts it in clock ticks (100 a second). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** The answers to the requests sent in the measured window. */
 interface Measured {
   /** Answers received in the window, per second. */
@@ -135,6 +142,11 @@ interface Measured {
   /** Non-2xx answers by status. */
   failed: Record<string, number>;
   errors: number;
+  /**
+   * The web process's CPU time in the window per answer received in it: what an answer costs the
+   * server, which a loaded machine stretches far less than it stretches latencies.
+   */
+  serverCpuMs: number;
   /** autocannon's own figures over the whole run, warm-up and connection setup included. */
   whole: Result;
 }
@@ -148,7 +160,7 @@ const GRACE_SECONDS = 3;
  * connections at once made the first answers take up to 3 s by its clock while the server
  * answered each of them within 0.5 s (both measured), and those ~50 answers were the p99.
  */
-async function load(url: string, warmup: number, seconds: number, headers: Record<string, string> = {}): Promise<Measured> {
+async function load(url: string, pid: number, warmup: number, seconds: number, headers: Record<string, string> = {}): Promise<Measured> {
   const from = performance.now() + warmup * 1000;
   const to = from + seconds * 1000;
   const latencies: number[] = [];
@@ -156,6 +168,9 @@ async function load(url: string, warmup: number, seconds: number, headers: Recor
   let received = 0;
   let errors = 0;
   const run = autocannon({ url, connections: CONNECTIONS, duration: warmup + seconds + GRACE_SECONDS, headers, timeout: 30 });
+  const cpu: number[] = [];
+  setTimeout(() => cpu.push(cpuMs(pid)), warmup * 1000);
+  setTimeout(() => cpu.push(cpuMs(pid)), (warmup + seconds) * 1000);
   run.on("response", (_client, status, _bytes, ms) => {
     const now = performance.now();
     if (now >= from && now < to) received++;
@@ -170,7 +185,8 @@ async function load(url: string, warmup: number, seconds: number, headers: Recor
   const whole = await run;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.max(0, Math.ceil(q * latencies.length) - 1)] : NaN);
-  return { perSecond: received / seconds, p50: at(0.5), p99: at(0.99), answered: latencies.length, failed, errors, whole };
+  const serverCpuMs = cpu.length === 2 && received > 0 ? (cpu[1] - cpu[0]) / received : NaN;
+  return { perSecond: received / seconds, p50: at(0.5), p99: at(0.99), answered: latencies.length, failed, errors, serverCpuMs, whole };
 }
 
 export async function benchApi(ctx: BenchContext): Promise<void> {
@@ -224,7 +240,7 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
       alone.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
       const warmup = args.smoke ? 1 : 3;
       ctx.log(`api: ${t.name}, ${warmup} s warm-up then ${seconds} s at ${CONNECTIONS} connections`);
-      results.push(await load(t.url, warmup, seconds, t.headers));
+      results.push(await load(t.url, web.pid, warmup, seconds, t.headers));
     }
     const [health] = results;
     targets.forEach((t, i) => {
@@ -241,6 +257,7 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
       const base = (value: number, unit: string) => (isHealth ? undefined : { name: "health", value, unit });
       report.add({ section: "api", name: `${t.name}: requests/s`, value: r.perSecond, unit: "req/s", baseline: base(health.perSecond, "req/s") });
       report.add({ section: "api", name: `${t.name}: p50`, value: r.p50, unit: "ms", baseline: base(health.p50, "ms") });
+      report.add({ section: "api", name: `${t.name}: web process CPU per answer`, value: r.serverCpuMs, unit: "ms", baseline: base(health.serverCpuMs, "ms") });
       report.add({
         section: "api",
         name: `${t.name}: p99`,

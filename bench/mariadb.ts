@@ -10,7 +10,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { ResultSetHeader } from "mysql2/promise";
 import { from as copyFrom, to as copyTo } from "pg-copy-streams";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { createSync, pgConfig, runSync } from "./lib/app";
 import type { BenchContext } from "./lib/context";
@@ -125,7 +125,7 @@ interface Direction {
 
 /** A sync from the direction's source into `table` with `sql` as its model query. */
 async function createDirectionSync(ctx: BenchContext, d: Direction, table: string, sql: string): Promise<number> {
-  const discovered = await getDestination(d.destination.connectorName).discover(d.destination.config);
+  const discovered = await (await loadDestination(d.destination.connectorName)).discover(d.destination.config);
   const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === table) };
   const { syncId } = await createSync({
     workspaceId: ctx.workspaceId,

@@ -4,7 +4,7 @@
 import os from "node:os";
 import { pipeline } from "node:stream/promises";
 import { to as copyTo, from as copyFrom } from "pg-copy-streams";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { createSync, JSON_PATH_MAPPING, pgConfig, runSync, type RunRow } from "./lib/app";
 import type { BenchContext } from "./lib/context";
@@ -87,7 +87,7 @@ async function bookkeepingBytes(ctx: BenchContext): Promise<{ records: number; s
 async function templateVariant(ctx: BenchContext, config: Row, copyBase: { name: string; value: number; unit: string }) {
   const n = ctx.args.rows;
   await query(ctx.destinationUrl, customerTableDdl("customers_mapped"));
-  const discovered = await getDestination("Postgresql").discover(config);
+  const discovered = await (await loadDestination("Postgresql")).discover(config);
   const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === "customers_mapped") };
   const { syncId } = await createSync({
     workspaceId: ctx.workspaceId,
@@ -127,7 +127,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
   /** A sync of `sql` into a new table `table` shaped like the source's. */
   const syncInto = async (table: string, sql: string) => {
     await query(ctx.destinationUrl, customerTableDdl(table));
-    const discovered = await getDestination("Postgresql").discover(config);
+    const discovered = await (await loadDestination("Postgresql")).discover(config);
     const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === table) };
     return (await createSync({ workspaceId: ctx.workspaceId, sourceUrl: ctx.sourceUrl, query: sql, destination: { connectorName: "Postgresql", config, catalog } })).syncId;
   };

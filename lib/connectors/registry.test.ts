@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import Ajv from "ajv";
@@ -6,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { JSON_SCHEMA_DRAFT } from "./shared/spec";
 import {
   getDefinition,
-  getDestination,
-  getSource,
   listDefinitions,
+  loadDestination,
+  loadSource,
   maskSecrets,
   mergeMaskedSecrets,
   secretPaths,
@@ -96,12 +97,34 @@ describe("definitions", () => {
     }
   });
 
-  it("looks connectors up case-insensitively and explains unknown names", () => {
-    expect(getSource("mariadb").definition.name).toBe("MariaDB");
-    expect(getDestination("SLACK").definition.name).toBe("Slack");
+  it("looks connectors up case-insensitively and explains unknown names", async () => {
+    expect((await loadSource("mariadb")).definition.name).toBe("MariaDB");
+    expect((await loadDestination("SLACK")).definition.name).toBe("Slack");
     const known = listDefinitions({ type: "source" }).map((d) => d.name).join(", ");
-    expect(() => getSource("Slack")).toThrow(`Unknown source "Slack". Known sources: ${known}.`);
-    expect(() => getDestination("Kafka")).toThrow(/Unknown destination "Kafka"/);
+    await expect(loadSource("Slack")).rejects.toThrow(`Unknown source "Slack". Known sources: ${known}.`);
+    await expect(loadDestination("Kafka")).rejects.toThrow(/Unknown destination "Kafka"/);
+  });
+
+  it("loads every implementation on first use, carrying the very definition the catalogue lists", async () => {
+    for (const d of listDefinitions()) {
+      const load = () => (d.connectorType === "source" ? loadSource(d.name) : loadDestination(d.name));
+      const connector = await load();
+      expect(connector.definition, `${d.connectorType} ${d.name}`).toBe(d);
+      expect(await load(), `${d.connectorType} ${d.name}`).toBe(connector);
+    }
+  });
+
+  it("imports no client library with the registry itself: definitions only", () => {
+    // A fresh process, as a worker starts: what importing the registry alone brings in.
+    const script = `require(${JSON.stringify(path.join(process.cwd(), "lib/connectors/registry.ts"))});
+      process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
+    const loaded = JSON.parse(
+      execFileSync(process.execPath, ["--import", "tsx", "-e", script], { cwd: process.cwd(), encoding: "utf8", env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.node.json" } }),
+    ) as string[];
+    expect(loaded.some((f) => f.endsWith("lib/connectors/registry.ts"))).toBe(true);
+    for (const heavy of ["@aws-sdk", "ssh2", "mysql2", "oracledb", "mssql", "@duckdb", "lib/connectors/postgresql/source.ts"]) {
+      expect(loaded.filter((f) => f.includes(heavy)), heavy).toEqual([]);
+    }
   });
 });
 

@@ -18,154 +18,16 @@ import {
   SECRET_MASK,
   SecretTargetChangedError,
 } from "./shared/secrets";
-import { postgresqlSource } from "./postgresql/source";
-import { postgresqlDestination } from "./postgresql/destination";
-import { httpDestination } from "./http/destination";
-import { mariadbSource } from "./mariadb/source";
-import { mariadbDestination } from "./mariadb/destination";
-import { slackDestination } from "./slack/destination";
-import { httpModelSource } from "./http-model/source";
-import { duckdbSource } from "./duckdb/isolated";
-import { redisDestination } from "./redis/destination";
-import { rabbitmqDestination } from "./rabbitmq/destination";
-import { natsDestination } from "./nats/destination";
-import { mqttDestination } from "./mqtt/destination";
-import { hubspotDestination } from "./hubspot/destination";
-import { airtableDestination } from "./airtable/destination";
-import { brazeDestination } from "./braze/destination";
-import { iterableDestination } from "./iterable/destination";
-import { klaviyoDestination } from "./klaviyo/destination";
-import { mailchimpDestination } from "./mailchimp/destination";
-import { salesforceDestination } from "./salesforce/destination";
-import { googleSheetsDestination } from "./google-sheets/destination";
-import { facebookCustomAudienceDestination } from "./facebook-custom-audience/destination";
-import { microsoftDynamicsDestination } from "./microsoft-dynamics/destination";
-import { zendeskDestination } from "./zendesk/destination";
-import { stripeDestination } from "./stripe/destination";
-import { openAiSource } from "./openai/source";
-import { anthropicSource } from "./anthropic/source";
-import { awsBedrockModelSource } from "./aws-bedrock-model/source";
-import { awsSagemakerModelSource } from "./aws-sagemaker-model/source";
-import { vertexModelSource } from "./vertex-model/source";
-import { databricksModelSource } from "./databricks-model/source";
-import { watsonxAiSource } from "./watsonx-ai/source";
-import { genericOpenAiSource } from "./generic-openai/source";
-import { redshiftSource } from "./redshift/source";
-import { watsonxDataSource } from "./watsonx-data/source";
-import { bigquerySource } from "./bigquery/source";
-import { athenaSource } from "./aws-athena/source";
-import { clickhouseSource } from "./clickhouse/source";
-import { snowflakeSource } from "./snowflake/source";
-import { databricksSource } from "./databricks/source";
-import { s3Source } from "./amazon-s3/source";
-import { s3Destination } from "./amazon-s3/destination";
-import { sftpSource } from "./sftp/source";
-import { sftpDestination } from "./sftp/destination";
-import { googleDriveSource } from "./google-drive/source";
-import { httpSource } from "./http-source/source";
-import { quickbooksSource } from "./intuit-quickbooks/source";
-import { firecrawlSource } from "./firecrawl/source";
-import { odooSource } from "./odoo/source";
-import { odooDestination } from "./odoo/destination";
-import { microsoftExcelDestination } from "./microsoft-excel/destination";
-import { aisDataStoreDestination } from "./ais-data-store/destination";
-import { microsoftSqlDestination } from "./microsoft-sql/destination";
-import { oracleSource } from "./oracle/source";
-import { oracleDestination } from "./oracle/destination";
-import { consumerGoodsSource } from "./salesforce-consumer-goods-cloud/source";
-import { consumerGoodsDestination } from "./salesforce-consumer-goods-cloud/destination";
-import { databricksLakehouseDestination } from "./databricks-lakehouse/destination";
-import { qdrantSource } from "./qdrant/source";
-import { pineconeSource } from "./pinecone/source";
-import { pineconeDestination } from "./pinecone/destination";
-import { qdrantDestination } from "./qdrant/destination";
-import { weaviateDestination } from "./weaviate/destination";
+import { destinationEntries, sourceEntries, type ConnectorEntry } from "./catalogue";
 
 export { SECRET_MASK, SecretTargetChangedError };
 
-const sources: SourceConnector[] = [
-  postgresqlSource,
-  mariadbSource,
-  duckdbSource,
-  httpModelSource,
-  openAiSource,
-  anthropicSource,
-  awsBedrockModelSource,
-  awsSagemakerModelSource,
-  vertexModelSource,
-  databricksModelSource,
-  watsonxAiSource,
-  genericOpenAiSource,
-  // Warehouses.
-  snowflakeSource,
-  bigquerySource,
-  databricksSource,
-  redshiftSource,
-  athenaSource,
-  watsonxDataSource,
-  clickhouseSource,
-  // Files (lib/connectors/files).
-  s3Source,
-  sftpSource,
-  googleDriveSource,
-  // APIs.
-  httpSource,
-  quickbooksSource,
-  firecrawlSource,
-  // Business applications over their APIs.
-  odooSource,
-  // Tested up to the driver's call only (docs/connectors/oracle.md).
-  oracleSource,
-  // SaaS APIs.
-  consumerGoodsSource,
-  // Vector databases.
-  pineconeSource,
-  qdrantSource,
-];
-const destinations: DestinationConnector[] = [
-  postgresqlDestination,
-  mariadbDestination,
-  httpDestination,
-  slackDestination,
-  redisDestination,
-  rabbitmqDestination,
-  natsDestination,
-  mqttDestination,
-  // SaaS destinations built with the REST kit (rest-kit/).
-  hubspotDestination,
-  airtableDestination,
-  brazeDestination,
-  iterableDestination,
-  klaviyoDestination,
-  mailchimpDestination,
-  salesforceDestination,
-  consumerGoodsDestination,
-  googleSheetsDestination,
-  facebookCustomAudienceDestination,
-  microsoftDynamicsDestination,
-  zendeskDestination,
-  stripeDestination,
-  microsoftExcelDestination,
-  odooDestination,
-  // Files (lib/connectors/files).
-  s3Destination,
-  sftpDestination,
-  // Databases that speak another database's protocol, or are tested up to their driver only.
-  aisDataStoreDestination,
-  microsoftSqlDestination,
-  oracleDestination,
-  // Warehouses.
-  databricksLakehouseDestination,
-  // Vector databases.
-  pineconeDestination,
-  qdrantDestination,
-  weaviateDestination,
-];
+type Entry = ConnectorEntry<SourceConnector> | ConnectorEntry<DestinationConnector>;
 
-const byKey = new Map<string, SourceConnector | DestinationConnector>();
-for (const connector of [...sources, ...destinations]) {
-  const { connectorType, name, aliases = [] } = connector.definition;
-  for (const key of [name, ...aliases]) byKey.set(`${connectorType}:${key.toLowerCase()}`, connector);
+const byKey = new Map<string, Entry>();
+for (const entry of [...sourceEntries, ...destinationEntries]) {
+  const { connectorType, name, aliases = [] } = entry.definition;
+  for (const key of [name, ...aliases]) byKey.set(`${connectorType}:${key.toLowerCase()}`, entry);
 }
 
 export class UnknownConnectorError extends Error {
@@ -188,7 +50,7 @@ export class UnknownConnectorError extends Error {
  * `ai_ml`) or one category's name (`Data Warehouse`), in any case.
  */
 export function listDefinitions(filter: { type?: ConnectorKind; category?: ConnectorGroup | string } = {}): ConnectorDefinition[] {
-  return [...sources, ...destinations]
+  return [...sourceEntries, ...destinationEntries]
     .map((c) => c.definition)
     .filter(
       (d) =>
@@ -207,16 +69,18 @@ export function getDefinition(name: string, type?: ConnectorKind): ConnectorDefi
   return (byKey.get(`source:${lower}`) ?? byKey.get(`destination:${lower}`))?.definition;
 }
 
-export function getSource(name: string): SourceConnector {
-  const connector = byKey.get(`source:${name.toLowerCase()}`);
-  if (!connector) throw new UnknownConnectorError(name, "source");
-  return connector as SourceConnector;
+/** The source's implementation, imported on first use (lib/connectors/catalogue.ts). */
+export function loadSource(name: string): Promise<SourceConnector> {
+  const entry = byKey.get(`source:${name.toLowerCase()}`);
+  if (!entry) return Promise.reject(new UnknownConnectorError(name, "source"));
+  return (entry as ConnectorEntry<SourceConnector>).load();
 }
 
-export function getDestination(name: string): DestinationConnector {
-  const connector = byKey.get(`destination:${name.toLowerCase()}`);
-  if (!connector) throw new UnknownConnectorError(name, "destination");
-  return connector as DestinationConnector;
+/** The destination's implementation, imported on first use (lib/connectors/catalogue.ts). */
+export function loadDestination(name: string): Promise<DestinationConnector> {
+  const entry = byKey.get(`destination:${name.toLowerCase()}`);
+  if (!entry) return Promise.reject(new UnknownConnectorError(name, "destination"));
+  return (entry as ConnectorEntry<DestinationConnector>).load();
 }
 
 /** Dotted paths of the fields marked `"secret": true`, e.g. `credentials.password`. */

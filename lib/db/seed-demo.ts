@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { databaseUrl } from "@/lib/config/process-database";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "./client";
 
@@ -93,7 +93,7 @@ export async function seedDemo(options: { log?: (line: string) => void } = {}): 
     },
     ssl_mode: "disable",
   };
-  const discovered = await getDestination("Postgresql").discover(config);
+  const discovered = await (await loadDestination("Postgresql")).discover(config);
   const streams = discovered.streams.filter((s) => s.name === "customers_copy");
   const catalog = { ...discovered, streams };
   const catalogJson = JSON.stringify(catalog);

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import type { DestinationConnector, Row, SourceConnector, Stream } from "@/lib/connectors/types";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { envRedactor } from "@/lib/connectors/env-placeholders";
-import { getDestination, getSource } from "@/lib/connectors/registry";
+import { loadDestination, loadSource } from "@/lib/connectors/registry";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
@@ -101,8 +101,7 @@ export async function loadRunContext(run: SyncRun, calls = new ConnectorCalls(),
   let sourceConfig: Row;
   let destinationConfig: Row;
   try {
-    source = getSource(sourceRow.connectorName);
-    destination = getDestination(destinationRow.connectorName);
+    [source, destination] = await Promise.all([loadSource(sourceRow.connectorName), loadDestination(destinationRow.connectorName)]);
   } catch (err) {
     throw setupError("Connector", err);
   }

@@ -10,7 +10,7 @@ import { prisma } from "@/lib/db/client";
 import type { WriteMode } from "@/lib/generated/prisma/enums";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { json, startHttpServer } from "@/tests/support/connectors";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
 import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
@@ -156,7 +156,7 @@ function sqlModes(label: string, target: () => SqlTarget) {
       const table = `dst_${++tables}_race`;
       await t.exec(`CREATE TABLE ${table} (id integer PRIMARY KEY, name varchar(100) NOT NULL, score integer)`);
       await t.exec(`INSERT INTO ${table} (id, name, score) VALUES (2, 'Racer', 0)`);
-      const destination = getDestination(t.connectorName);
+      const destination = await loadDestination(t.connectorName);
       const outcomes = await destination.write(
         t.config(),
         [1, 2, 3].map((id) => ({ key: String(id), action: "insert" as const, payload: { id, name: `Person ${id}`, score: id } })),
@@ -181,7 +181,7 @@ function sqlModes(label: string, target: () => SqlTarget) {
       const table = `dst_${++tables}_presence`;
       await t.exec(`CREATE TABLE ${table} (id integer PRIMARY KEY, name varchar(100) NOT NULL, score integer)`);
       await t.exec(`INSERT INTO ${table} (id, name, score) VALUES ${Array.from({ length: 1500 }, (_, i) => `(${(i + 1) * 2}, 'x', 0)`).join(", ")}`);
-      const destination = getDestination(t.connectorName);
+      const destination = await loadDestination(t.connectorName);
       const keys = [...Array.from({ length: 5000 }, (_, i) => ({ id: 5000 - i })), { id: "not a number" }, { id: "2" }];
       const found = await destination.existingKeys!(t.config(), tableStream(table), keys);
       expect(found).toHaveLength(keys.length);

@@ -13,12 +13,13 @@ import type { Operation, Reply } from "@/lib/contract/operation";
 import { refusalVerb } from "@/lib/contract/refusal-verbs";
 import { BadRequest, Forbidden, PayloadTooLarge, RateLimited, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
-import { authenticate, type AuthContext, type WorkspaceMode } from "@/lib/services/auth-context";
+import { authenticate, type AuthContext } from "@/lib/services/auth-context";
 import { requestToken } from "./credentials";
 import { errorResponse, fieldSummary, zodFieldErrors } from "./errors";
 import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from "./body-limit";
 import { trustProxy } from "./forwarded";
 import { withPublicOrigin } from "./public-origin";
+import { recall, remember, rememberKey } from "./remembered";
 
 /** Deeper JSON is refused: no request shape nests past a handful of levels, and recursion over it would overflow. */
 export const MAX_JSON_DEPTH = 64;
@@ -39,6 +40,12 @@ interface RouteOptions {
    * authentication and parsing, so a switched-off route answers the same whatever is sent.
    */
   available?: () => void;
+  /**
+   * The answer depends on the database, the caller and the request alone (no clock, no outside
+   * system, no side effect): it is kept and served again while the database has not changed
+   * (lib/http/remembered.ts). Read operations only.
+   */
+  remember?: boolean;
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -166,44 +173,9 @@ export function publicUrl(req: Request): URL {
   return url;
 }
 
-/**
- * Authentications remembered by token and Workspace-Id for AUTH_MEMORY_MS. A client sends many
- * requests with one token, and each lookup is a database round trip (under load, about half of the
- * database time of a records page). The bound on staleness: any request that may write (not
- * GET/HEAD/OPTIONS) forgets every remembered authentication before it answers, so a logout, a
- * revoked API token or a role or membership change made through this process applies to the next
- * request; one made through another web process (or in the database by hand) applies within
- * AUTH_MEMORY_MS. Token expiry is checked on every use; refusals are not remembered. Requests that
- * arrive while a lookup is under way share it instead of each starting their own.
- */
-const AUTH_MEMORY_MS = 1_000;
-const AUTH_MEMORY_MAX = 10_000;
-const authMemory = new Map<string, { until: number; auth: Promise<AuthContext> }>();
-
-const unexpired = (auth: AuthContext) => auth.exp === undefined || auth.exp > Math.floor(Date.now() / 1000);
-
-async function authenticateRemembered(
-  token: string | null,
-  workspaceHeader: string | null,
-  mode: WorkspaceMode,
-): Promise<AuthContext> {
-  const key = `${mode} ${workspaceHeader ?? ""} ${token ?? ""}`;
-  const known = authMemory.get(key);
-  if (known && known.until > Date.now()) {
-    const auth = await known.auth;
-    if (unexpired(auth)) return auth;
-  }
-  const pending = authenticate(token, workspaceHeader, mode).then((auth) => Object.freeze(auth));
-  authMemory.delete(key);
-  if (authMemory.size >= AUTH_MEMORY_MAX) authMemory.delete(authMemory.keys().next().value!);
-  authMemory.set(key, { until: Date.now() + AUTH_MEMORY_MS, auth: pending });
-  pending.catch(() => {
-    if (authMemory.get(key)?.auth === pending) authMemory.delete(key);
-  });
-  return pending;
-}
-
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+const jsonResponse = (text: string, status: number) => new Response(text, { status, headers: { "content-type": "application/json" } });
 
 const ANONYMOUS: AuthContext = {
   user: { id: 0, email: "", name: "" },
@@ -213,6 +185,7 @@ const ANONYMOUS: AuthContext = {
   policies: { permissions: {} },
   tokenKind: "session",
   jti: "",
+  snapshot: "",
 };
 
 /**
@@ -243,7 +216,7 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       const auth =
         op.permission === "public"
           ? ANONYMOUS
-          : await authenticateRemembered(
+          : await authenticate(
               await requestToken(req),
               req.headers.get("workspace-id"),
               op.permission === "user" ? "any" : "selected",
@@ -266,19 +239,25 @@ export function route<P, Q, B, R extends ZodType | undefined>(
       const params = parseWith(op.params, (await context?.params) ?? {}, "params");
       const query = parseWith(op.query, queryObject(url.searchParams), "query");
       const body = op.body ? parseWith(op.body, await readJson(req, op.yamlBody), "body") : (undefined as B);
-      const result = await handler({ req, url, params, query, body, auth, requestId });
-      // A non-JSON answer (`produces`: a CSV download) is built by its handler.
-      response =
-        result instanceof Response
-          ? result
-          : op.status === 204
-            ? new Response(null, { status: 204 })
-            : // exactJson: a number inside a source's JSON (records, plans) is written as its digits (values.ts).
-              new Response(exactJson(result), { status: op.status, headers: { "content-type": "application/json" } });
+      const key = options.remember && READ_METHODS.has(req.method) && auth.snapshot ? rememberKey(op.operationId, auth, url) : undefined;
+      const kept = key === undefined ? undefined : recall(key, auth.snapshot);
+      if (kept) {
+        response = jsonResponse(kept.body, kept.status);
+      } else {
+        const result = await handler({ req, url, params, query, body, auth, requestId });
+        // A non-JSON answer (`produces`: a CSV download) is built by its handler.
+        if (result instanceof Response) response = result;
+        else if (op.status === 204) response = new Response(null, { status: 204 });
+        else {
+          // exactJson: a number inside a source's JSON (records, plans) is written as its digits (values.ts).
+          const text = exactJson(result);
+          if (key !== undefined) remember(key, auth.snapshot, op.status, text);
+          response = jsonResponse(text, op.status);
+        }
+      }
     } catch (err) {
       response = errorResponse(err, requestId);
     }
-    if (!READ_METHODS.has(req.method)) authMemory.clear();
     response.headers.set("x-request-id", requestId);
     // Checked first: below the level the line is not even built (this runs on every request).
     if (logger.isLevelEnabled("info")) {

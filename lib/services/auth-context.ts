@@ -1,13 +1,14 @@
 // Turns a bearer token and the Workspace-Id header into the caller's identity, workspace and
 // effective permissions. Revoked or expired tokens, and unknown users, are all 401.
-// One SQL statement, read fresh on every call: a logout, a revoked API token, a role change or a
-// removed membership applies to the next call. Only accepted memberships count: a pending invitation
-// (workspace_users.joined_at null, lib/services/invitations.ts) gives no access at all. (The route wrapper remembers answers for a second;
-// lib/http/handler.ts says how that is bounded.)
+// One SQL statement, read fresh on every call, whichever process made a change: a logout, a revoked
+// API token, a role change or a removed membership applies to the next call. Only accepted
+// memberships count: a pending invitation (workspace_users.joined_at null, lib/services/invitations.ts)
+// gives no access at all. The statement also returns the database snapshot it read, which dates
+// answers remembered for that snapshot (lib/http/remembered.ts).
 import "server-only";
 import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
 import { intersect, type Policies } from "@/lib/auth/permissions";
-import { prisma } from "@/lib/db/client";
+import { prisma, queryRows } from "@/lib/db/client";
 import { NotFound, Unauthorized, BadRequest } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 
@@ -21,6 +22,12 @@ export interface AuthContext {
   jti: string;
   /** Token expiry (seconds since epoch), when it has one. */
   exp?: number;
+  /**
+   * The database snapshot this authentication was read in (pg_current_snapshot() as text; "" when
+   * none was read). Two equal snapshots mean no transaction committed in between, so an answer read
+   * under this one is still exact (lib/http/remembered.ts).
+   */
+  snapshot: string;
   /**
    * Set when the caller is an API token: its own narrowing role (null = the member's role) and
    * expiry. What the token may hand on (new tokens, roles) is bounded by these.
@@ -62,13 +69,15 @@ interface MembershipRow {
   user_id: number;
   email: string;
   name: string;
+  snapshot: string;
   workspace_id: number | null;
   role_id: number | null;
   role_name: string | null;
   policies: Policies | null;
 }
 
-const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies`;
+const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies,
+  pg_current_snapshot()::text AS snapshot`;
 
 /**
  * LATERAL subquery `m` over the user `u`: the accepted membership in `workspace` (any when null,
@@ -94,19 +103,20 @@ async function sessionLookup(
       : membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null);
   // A password change ends every session issued before it. iat is in whole seconds, so sessions
   // issued after a change carry an iat rounded up to it (signToken's notBefore).
-  const [row] = await prisma().$queryRaw<(MembershipRow & { revoked: boolean })[]>`
+  // queryRows: a prepared statement on the pool, run on every authenticated request.
+  const [row] = await queryRows<MembershipRow & { revoked: boolean }>(Prisma.sql`
     SELECT (EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti})
             OR ${claims.iat ?? 0}::bigint < COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)) AS revoked,
            ${membershipColumns}
       FROM users u ${membership}
-     WHERE u.id = ${userId}`;
+     WHERE u.id = ${userId}`);
   if (!row || row.revoked) throw new Unauthorized(INVALID);
   return { membership: row, tokenRole: undefined };
 }
 
 async function apiTokenLookup(claims: TokenClaims, userId: number, requested: number | undefined) {
-  const [row] = await prisma().$queryRaw<
-    (MembershipRow & {
+  const [row] = await queryRows<
+    MembershipRow & {
       token_id: number;
       token_role_id: number | null;
       token_user_id: number;
@@ -116,14 +126,14 @@ async function apiTokenLookup(claims: TokenClaims, userId: number, requested: nu
       last_used_at: Date | null;
       token_policies: Policies | null;
       token_role_name: string | null;
-    })[]
-  >`
+    }
+  >(Prisma.sql`
     SELECT t.id AS token_id, t.role_id AS token_role_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
            t.expires_at, t.last_used_at, tr.policies AS token_policies, tr.role_name AS token_role_name, ${membershipColumns}
       FROM api_tokens t
       LEFT JOIN roles tr ON tr.id = t.role_id
       JOIN users u ON u.id = t.user_id ${membershipOf(Prisma.sql`t.workspace_id`)}
-     WHERE t.jti = ${claims.jti}`;
+     WHERE t.jti = ${claims.jti}`);
   if (!row || row.revoked_at || row.token_user_id !== userId) throw new Unauthorized(INVALID);
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new Unauthorized(INVALID);
   if (requested !== undefined && requested !== row.token_workspace_id) {
@@ -186,6 +196,7 @@ export async function authenticate(
     tokenKind: claims.kind,
     jti: claims.jti,
     exp: claims.exp,
+    snapshot: m.snapshot,
     ...(apiToken ? { apiToken } : {}),
   };
 }

@@ -3,7 +3,7 @@
 import "server-only";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envPlaceholderProblems, envRedactor } from "@/lib/connectors/env-placeholders";
-import { getDefinition, getDestination, getSource, listDefinitions, validateConfiguration } from "@/lib/connectors/registry";
+import { getDefinition, listDefinitions, loadDestination, loadSource, validateConfiguration } from "@/lib/connectors/registry";
 import type { ConnectorDefinition, ConnectorKind, Row } from "@/lib/connectors/types";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
@@ -76,7 +76,7 @@ export async function checkConfiguration(definition: ConnectorDefinition, config
     if (err instanceof EnvironmentPlaceholderError) return { result: "failure", details: err.message };
     throw err;
   }
-  const connector = definition.connectorType === "source" ? getSource(definition.name) : getDestination(definition.name);
+  const connector = await (definition.connectorType === "source" ? loadSource(definition.name) : loadDestination(definition.name));
   // check() never throws: connectors turn every failure into {ok: false, details} without secrets;
   // what a placeholder resolved to is a secret too, wherever it was used (a host, a header).
   const outcome = await withApiDeadline("The connection check", (signal) => connector.check(config, signal)).catch((err: unknown) => {

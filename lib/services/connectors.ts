@@ -4,7 +4,7 @@ import "server-only";
 import { supportedWriteModes } from "@/lib/sync-config/write-mode";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
-import { getDefinition, getDestination, getSource, listDefinitions, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
+import { getDefinition, listDefinitions, loadDestination, loadSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";
 import { connectorGroup } from "@/lib/connectors/categories";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
@@ -239,9 +239,10 @@ function definitionFor(connector: Connector): ConnectorDefinition {
   return definition;
 }
 
-function adapterFor(connector: Connector) {
+/** The connector's implementation, imported on first use. */
+async function adapterFor(connector: Connector) {
   const { name } = definitionFor(connector);
-  return connector.connectorType === "source" ? getSource(name) : getDestination(name);
+  return connector.connectorType === "source" ? loadSource(name) : loadDestination(name);
 }
 
 /**
@@ -297,7 +298,7 @@ export async function discoverConnector(auth: Auth, id: number, refresh: boolean
   const { config, scrub } = connectorConfiguration(connector);
   let discovered;
   try {
-    const adapter = adapterFor(connector);
+    const adapter = await adapterFor(connector);
     discovered = await withApiDeadline("Discovery", (signal) => adapter.discover(config, signal));
     // What a sync may do with it, beside its streams (docs/write-modes.md).
     if (adapter.definition.connectorType === "destination") discovered = { ...discovered, supported_write_modes: [...supportedWriteModes(adapter.definition)] };
@@ -317,7 +318,7 @@ export async function querySource(workspaceId: number, id: number, input: QueryS
   if (connector.connectorType !== "source") {
     throw new ValidationFailed(`"${connector.name}" is a destination; queries can only be previewed on sources.`);
   }
-  const adapter = adapterFor(connector);
+  const adapter = await adapterFor(connector);
   if (!("query" in adapter) || !adapter.query) {
     throw new ValidationFailed(`"${connector.name}" (${connector.connectorName}) does not support query previews.`);
   }

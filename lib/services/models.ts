@@ -1,7 +1,7 @@
 // Models: a query on a source connector of the same workspace, with the column that identifies a row.
 import "server-only";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
-import { getSource } from "@/lib/connectors/registry";
+import { loadSource } from "@/lib/connectors/registry";
 import { DEFAULT_SORT } from "@/lib/validation/sort";
 import { prisma } from "@/lib/db/client";
 import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
@@ -39,10 +39,11 @@ async function sourceConnector(tx: Tx, workspaceId: number, connectorId: number)
  * SQL models are one SELECT, in the source's own dialect, that the service wraps and pages:
  * anything else is refused on its field.
  */
-function assertQueryAllowed(query: string, queryType: QueryType, connectorName: string): void {
+async function assertQueryAllowed(query: string, queryType: QueryType, connectorName: string): Promise<void> {
   if (queryType === "ai_ml") return;
+  const source = await loadSource(connectorName);
   try {
-    getSource(connectorName).checkQuery?.(query);
+    source.checkQuery?.(query);
   } catch (err) {
     if (err instanceof ConnectorError) throw ValidationFailed.fromFields([{ path: "model.query", message: err.message }]);
     throw err;
@@ -90,7 +91,7 @@ export async function createModel(auth: Auth, input: CreateModelInput, db?: Tx):
   await assertKeyIsColumn(db ?? prisma(), auth.workspaceId, input);
   return inTransaction(db, async (tx) => {
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id);
-    assertQueryAllowed(input.query, input.query_type, connectorName);
+    await assertQueryAllowed(input.query, input.query_type, connectorName);
     await assertNameFree(tx, auth.workspaceId, "model", input.name, "model.name");
     const model = await tx.model.create({
       data: {
@@ -135,7 +136,7 @@ export async function updateModel(auth: Auth, id: number, input: UpdateModelInpu
     const existing = await tx.model.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!existing) throw new NotFound(`Model ${id} was not found.`);
     const { connectorName } = await sourceConnector(tx, auth.workspaceId, input.connector_id ?? existing.connectorId);
-    assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType, connectorName);
+    await assertQueryAllowed(input.query ?? existing.query, input.query_type ?? existing.queryType, connectorName);
     if (input.name !== undefined && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "model", input.name, "model.name", id);
     if (input.connector_id !== undefined && input.connector_id !== existing.connectorId) {
       // A sync's model must read from the sync's source; moving the model would break that.

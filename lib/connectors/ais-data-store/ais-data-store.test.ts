@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
 import { streamFor, uniqueName } from "@/tests/support/connectors";
 import { sqlDestinationContract } from "@/tests/support/sql-destination-contract";
-import { validateConfiguration, getDestination, maskSecrets } from "../registry";
+import { getDefinition, maskSecrets, validateConfiguration } from "../registry";
 import { aisDataStoreDestination } from "./destination";
 import { loadThrough, records } from "@/tests/emulators/common";
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe("AIS Data Store settings", () => {
-  const definition = getDestination("AISDataStore").definition;
+  const definition = getDefinition("AISDataStore", "destination")!;
 
   it("accepts the reference's settings unchanged and masks the password", () => {
     const settings = config();

@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row, WriteRecord } from "../types";
 import { closedPort, streamFor } from "@/tests/support/connectors";
-import { getDestination, maskSecrets, validateConfiguration } from "../registry";
+import { getDefinition, loadDestination, maskSecrets, validateConfiguration } from "../registry";
 import { COLUMNS_SQL, microsoftSqlDestinationWith, PRIMARY_KEYS_SQL } from "./destination";
 import { mssqlDriver, type MssqlDriver, type MssqlParam, type MssqlResult } from "./driver";
 import { bindValue } from "./values";
@@ -83,7 +83,7 @@ const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRec
 const serverError = (number: number, message: string) => Object.assign(new Error(message), { code: "EREQUEST", number });
 
 describe("settings", () => {
-  const definition = getDestination("MicrosoftSql").definition;
+  const definition = getDefinition("MicrosoftSql", "destination")!;
 
   it("accepts the reference's settings unchanged, reads the port from its string and masks the password", () => {
     expect(validateConfiguration(definition, config())).toEqual([]);
@@ -318,7 +318,7 @@ describe("the real driver, as far as it goes without a server", () => {
   afterAll(() => new Promise<void>((resolve) => silent.close(() => resolve())));
 
   it("closes the socket of a login that timed out", async () => {
-    await getDestination("MicrosoftSql").check(config({ port: String(silentPort), connect_timeout: 1 }));
+    await (await loadDestination("MicrosoftSql")).check(config({ port: String(silentPort), connect_timeout: 1 }));
     const last = accepted.at(-1);
     expect(last).toBeDefined();
     // The client's end of a timed-out login is destroyed, so the server sees the connection close.
@@ -326,12 +326,12 @@ describe("the real driver, as far as it goes without a server", () => {
   });
 
   it("explains a refused connection", async () => {
-    const result = await getDestination("MicrosoftSql").check(config({ port: String(await closedPort()) }));
+    const result = await (await loadDestination("MicrosoftSql")).check(config({ port: String(await closedPort()) }));
     expect(result).toEqual({ ok: false, details: expect.stringMatching(/^Could not connect to 127\.0\.0\.1:\d+: connection refused/) });
   });
 
   it("gives up on a server that never answers after the connect timeout", async () => {
-    const result = await getDestination("MicrosoftSql").check(config({ port: String(silentPort), connect_timeout: 1 }));
+    const result = await (await loadDestination("MicrosoftSql")).check(config({ port: String(silentPort), connect_timeout: 1 }));
     expect(result).toEqual({ ok: false, details: `Timed out after 1 s connecting to 127.0.0.1:${silentPort}. Check the host, port and firewall.` });
   });
 

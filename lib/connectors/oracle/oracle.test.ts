@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Row, WriteRecord } from "../types";
 import { closedPort, streamFor } from "@/tests/support/connectors";
-import { getDestination, getSource, maskSecrets, validateConfiguration } from "../registry";
+import { getDefinition, loadDestination, loadSource, maskSecrets, validateConfiguration } from "../registry";
 import { JsonNumber } from "../shared/values";
 import { columnsSql, PRIMARY_KEYS_SQL } from "./catalog";
 import { oracleDestinationWith } from "./destination";
@@ -100,7 +100,7 @@ const rec = (key: string, action: WriteRecord["action"], payload: Row): WriteRec
 
 describe("settings", () => {
   it("accept the reference's settings unchanged, for the source and the destination, with the password masked", () => {
-    for (const definition of [getSource("Oracle").definition, getDestination("Oracle").definition]) {
+    for (const definition of [getDefinition("Oracle", "source")!, getDefinition("Oracle", "destination")!]) {
       expect(validateConfiguration(definition, config())).toEqual([]);
       expect(maskSecrets(config(), definition)).toMatchObject({ password: "*************", username: "sync_user" });
       expect(validateConfiguration(definition, { host: "h", port: "1521", username: "u", password: "p" })).toEqual([{ path: "sid", message: "sid is required" }]);
@@ -110,7 +110,7 @@ describe("settings", () => {
   it("refuses a service name that would add parameters or a descriptor to the connect string, at save and at connect", async () => {
     const hostile = ["FREEPDB1?https_proxy=169.254.169.254&https_proxy_port=80", "FREEPDB1/x", "(DESCRIPTION=(ADDRESS=(HOST=10.0.0.1)))", "a b", "x".repeat(129)];
     for (const sid of hostile) {
-      for (const definition of [getSource("Oracle").definition, getDestination("Oracle").definition]) {
+      for (const definition of [getDefinition("Oracle", "source")!, getDefinition("Oracle", "destination")!]) {
         expect(validateConfiguration(definition, config({ sid })).map((e) => e.path), sid).toEqual(["sid"]);
       }
       expect(() => connectString("10.0.0.5", 1521, sid), sid).toThrow(/service name \(sid\) may hold only/);
@@ -120,7 +120,7 @@ describe("settings", () => {
       expect(result.details).toMatch(/service name \(sid\) may hold only/);
       expect(fake.sessions(), "no connection is opened").toBe(0);
     }
-    expect(validateConfiguration(getSource("Oracle").definition, config({ sid: "orcl.example.com" }))).toEqual([]);
+    expect(validateConfiguration(getDefinition("Oracle", "source")!, config({ sid: "orcl.example.com" }))).toEqual([]);
     expect(connectString("10.0.0.5", 1521, "SALES_PDB$1#A-B.example")).toBe("10.0.0.5:1521/SALES_PDB$1#A-B.example");
   });
 
@@ -403,17 +403,17 @@ describe("the real driver (node-oracledb thin mode), as far as it goes without a
   });
 
   it("explains a refused connection", async () => {
-    const result = await getSource("Oracle").check(config({ port: String(await closedPort()) }));
+    const result = await (await loadSource("Oracle")).check(config({ port: String(await closedPort()) }));
     expect(result).toEqual({ ok: false, details: expect.stringMatching(/^Could not connect to 127\.0\.0\.1:\d+: connection refused/) });
   });
 
   it("gives up on a listener that never answers after the connect timeout", async () => {
-    const result = await getDestination("Oracle").check(config({ port: String(silentPort), connect_timeout: 1 }));
+    const result = await (await loadDestination("Oracle")).check(config({ port: String(silentPort), connect_timeout: 1 }));
     expect(result).toEqual({ ok: false, details: `Timed out after 1 s connecting to 127.0.0.1:${silentPort}. Check the host, port and firewall.` });
   });
 
   it("refuses a private address", async () => {
-    const result = await getDestination("Oracle").check(config({ host: "10.1.2.3" }));
+    const result = await (await loadDestination("Oracle")).check(config({ host: "10.1.2.3" }));
     expect(result).toEqual({ ok: false, details: expect.stringMatching(/private, loopback or link-local addresses \(10\.1\.2\.3/) });
   });
 });

@@ -3,7 +3,7 @@
 // login and timeouts.
 import { JSON_SCHEMA_DRAFT, serverPortField } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
-import { normalizeFingerprint } from "./transport";
+import { normalizeFingerprint } from "./fingerprint";
 
 /** The connection fields both share (orders 0–3, then ours from 20 on). */
 const connectionFields = {

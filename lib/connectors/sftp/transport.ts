@@ -12,6 +12,9 @@ import { pipeline } from "node:stream/promises";
 import SftpClient from "ssh2-sftp-client";
 import { connectGuarded } from "../net-policy";
 import { ConnectorError, errorMessage } from "../shared/errors";
+import { normalizeFingerprint } from "./fingerprint";
+
+export { normalizeFingerprint };
 
 export interface SftpTarget {
   host: string;
@@ -46,11 +49,6 @@ export function hostKeyFingerprint(key: Buffer): string {
   return `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`;
 }
 
-/** Accepts `SHA256:abc…`, with or without base64 padding; anything else is refused on save. */
-export function normalizeFingerprint(text: string): string | undefined {
-  const m = /^\s*SHA256:([A-Za-z0-9+/]{43})=?\s*$/.exec(text);
-  return m ? `SHA256:${m[1]}` : undefined;
-}
 
 /** Joins remote path parts with `/` (SFTP paths are POSIX, whatever this server runs on). */
 export function remoteJoin(dir: string, name: string): string {

@@ -1,7 +1,7 @@
 // The columns a run's text records were read with (sync_runs.record_columns): a record kept as its
 // source's COPY line (a "c" line of sync_record_blocks.rows, lib/engine/records/format.ts) is decoded with them, by the source connector that
 // wrote it, into the row the JSON path would have stored.
-import { getSource } from "@/lib/connectors/registry";
+import { loadSource } from "@/lib/connectors/registry";
 import type { Row, TextColumn } from "@/lib/connectors/types";
 
 export interface RecordColumns {
@@ -18,26 +18,31 @@ function parse(stored: unknown): RecordColumns | undefined {
 /** Same stored value, same decoder: a page of records parses the run's columns once. */
 const cache = new WeakMap<object, RecordColumns | null>();
 
-/** The row of a record stored as text; null when the run's columns are missing or do not fit. */
-export function decodeRecordText(rowText: string, stored: unknown): Row | null {
+/** Turns a record's text line into its row; null when the run's columns are missing or do not fit. */
+export type RecordDecoder = (rowText: string) => Row | null;
+
+const NO_DECODER: RecordDecoder = () => null;
+
+/**
+ * The decoder of a run's text records (`stored`: its record_columns), by the source connector that
+ * wrote them, whose implementation is imported on first use (lib/connectors/catalogue.ts).
+ */
+export async function recordDecoder(stored: unknown): Promise<RecordDecoder> {
   let columns = typeof stored === "object" && stored !== null ? cache.get(stored) : null;
   if (columns === undefined) {
     columns = parse(stored) ?? null;
     cache.set(stored as object, columns);
   }
-  if (!columns) return null;
-  try {
-    const source = getSource(columns.connector).textRows;
-    if (!source) return null;
-    // As the JSON path stored it (the value model: NaN and the infinities as their text).
-    return source.decode(rowText, columns.columns);
-  } catch {
-    return null;
-  }
-}
-
-/** A stored record as the API shows it: its JSON, or its text line decoded with the run's columns. */
-export function storedRecord<T>(record: T | null, rowText: string | null, recordColumns: unknown): T | Row | null {
-  if (record !== null) return record;
-  return rowText === null ? null : decodeRecordText(rowText, recordColumns);
+  if (!columns) return NO_DECODER;
+  const source = (await loadSource(columns.connector).catch(() => undefined))?.textRows;
+  if (!source) return NO_DECODER;
+  const { columns: textColumns } = columns;
+  return (rowText) => {
+    try {
+      // As the JSON path stored it (the value model: NaN and the infinities as their text).
+      return source.decode(rowText, textColumns);
+    } catch {
+      return null;
+    }
+  };
 }

@@ -3,7 +3,7 @@
 // then only the lines of those blocks the window needs, expanded into records here.
 import "server-only";
 import { queryRows } from "@/lib/db/client";
-import { decodeRecordText } from "@/lib/engine/pass-through/record-columns";
+import { recordDecoder, type RecordDecoder } from "@/lib/engine/pass-through/record-columns";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 import { ALL_CODES, decodeCode, detailsOfLine, keyLine, keyOfLine, matchingCodes, rowOfLine } from "./format";
@@ -144,7 +144,7 @@ export interface ExpandOptions {
 }
 
 /** The records of fetched slices that match the filter, in id order. */
-function expand(rows: SliceRow[], options: ExpandOptions): SyncRecord[] {
+function expand(rows: SliceRow[], options: ExpandOptions, decode: RecordDecoder): SyncRecord[] {
   const codes = matchingCodes(options.filter);
   const { primaryKey } = options.filter;
   const out: SyncRecord[] = [];
@@ -167,7 +167,7 @@ function expand(rows: SliceRow[], options: ExpandOptions): SyncRecord[] {
         syncId: b.sync_id,
         syncRunId: options.runId,
         primaryKey: key,
-        record: stored === null ? null : "json" in stored ? JSON.parse(stored.json) : decodeRecordText(stored.copyLine, options.recordColumns),
+        record: stored === null ? null : "json" in stored ? JSON.parse(stored.json) : decode(stored.copyLine),
         status,
         action,
         error,
@@ -216,7 +216,7 @@ export async function readWindow(page: Pick<PageHeads, "heads" | "before">, opti
         expected += h.matches;
       }
     }
-    let records = expand(await fetchSlices(options.runId, slices), options);
+    let records = expand(await fetchSlices(options.runId, slices), options, await recordDecoder(options.recordColumns));
     if (unfiltered) toSkip = 0;
     else if (toSkip > 0) {
       const dropped = Math.min(toSkip, records.length);
@@ -232,7 +232,7 @@ export async function readWindow(page: Pick<PageHeads, "heads" | "before">, opti
 export async function* readAll(heads: BlockHead[], options: ExpandOptions): AsyncGenerator<SyncRecord[]> {
   for (let at = 0; at < heads.length; at += BLOCKS_PER_FETCH) {
     const slices = heads.slice(at, at + BLOCKS_PER_FETCH).map((h) => ({ firstId: h.firstId, lo: 1, hi: h.size }));
-    const records = expand(await fetchSlices(options.runId, slices), options);
+    const records = expand(await fetchSlices(options.runId, slices), options, await recordDecoder(options.recordColumns));
     if (records.length) yield records;
   }
 }
@@ -244,6 +244,7 @@ export async function readRecord(runId: number, recordColumns: unknown, id: bigi
      ORDER BY first_id DESC LIMIT 1`);
   if (!block || id >= block.first_id + BigInt(block.size)) return undefined;
   const at = Number(id - block.first_id) + 1;
-  const [record] = expand(await fetchSlices(runId, [{ firstId: block.first_id, lo: at, hi: at }]), { runId, recordColumns, filter: {} });
+  const slices = await fetchSlices(runId, [{ firstId: block.first_id, lo: at, hi: at }]);
+  const [record] = expand(slices, { runId, recordColumns, filter: {} }, await recordDecoder(recordColumns));
   return record;
 }

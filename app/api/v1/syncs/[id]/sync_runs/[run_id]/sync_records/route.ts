@@ -5,7 +5,12 @@ import { pageLinks } from "@/lib/http/pagination";
 import { serializeSyncRecord } from "@/lib/serializers/sync-records";
 import { listSyncRecords } from "@/lib/services/sync-records";
 
-export const GET = route(syncRuns.listSyncRecords, async ({ auth, url, params, query: { page, ...filters } }) => {
-  const { rows, total, writeTarget } = await listSyncRecords(auth.workspaceId, params.sync_id, params.sync_run_id, filters, page);
-  return { data: rows.map((r) => serializeSyncRecord(r, writeTarget)), ...pageLinks(url, page, total) };
-});
+// Remembered while the database is unchanged (lib/http/remembered.ts): the console polls a running run's page.
+export const GET = route(
+  syncRuns.listSyncRecords,
+  async ({ auth, url, params, query: { page, ...filters } }) => {
+    const { rows, total, writeTarget } = await listSyncRecords(auth.workspaceId, params.sync_id, params.sync_run_id, filters, page);
+    return { data: rows.map((r) => serializeSyncRecord(r, writeTarget)), ...pageLinks(url, page, total) };
+  },
+  { remember: true },
+);
