@@ -1,7 +1,7 @@
 // Writes a recorded batch's records as blocks (format.ts): one binary COPY of a few rows per batch.
 import "server-only";
 import type { PoolClient } from "pg";
-import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Outcome } from "@/lib/engine/batch";
 import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowLine, type OutcomeKind } from "./format";
 
