@@ -2,9 +2,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CheckConnectionInput } from "@/lib/validation/connector-definitions";
 import type { CheckConnectorInput, CreateConnectorInput, UpdateConnectorInput } from "@/lib/validation/connectors";
-import type { CatalogBody, CatalogJson, ConnectionStatus, Connector, ConnectorKind } from "./types";
+import type { CatalogBody, ConnectionStatus, Connector, ConnectorKind } from "./types";
 import { useApi } from "./provider";
-import { useApiMutation, useKey, withJson } from "./query";
+import { useApiMutation, useKey } from "./query";
 
 export interface ListParams {
   page: number;
@@ -107,15 +107,13 @@ export function useDeleteConnector() {
   });
 }
 
-const catalogOf = withJson<CatalogJson>();
-
 export function useDiscover(connectorId: string | number | undefined, options: { enabled?: boolean } = {}) {
   const api = useApi();
   const key = useKey();
   return useQuery({
     queryKey: key("connectors", "discover", String(connectorId)),
     queryFn: async () =>
-      catalogOf((await api.ok(api.GET("/api/v1/connectors/{id}/discover", { params: { path: { id: Number(connectorId) } } }))).data),
+      (await api.ok(api.GET("/api/v1/connectors/{id}/discover", { params: { path: { id: Number(connectorId) } } }))).data,
     enabled: connectorId !== undefined && connectorId !== "" && options.enabled !== false,
   });
 }
@@ -124,7 +122,7 @@ export function useRefreshDiscover(connectorId: string) {
   const api = useApi();
   const discover = () =>
     api.ok(api.GET("/api/v1/connectors/{id}/discover", { params: { path: { id: Number(connectorId) }, query: { refresh: "true" } } }));
-  return useApiMutation(async () => catalogOf((await discover()).data), {
+  return useApiMutation(async () => (await discover()).data, {
     success: "Streams discovered again.",
     invalidate: [["connectors", "discover", connectorId]],
   });

@@ -4,19 +4,12 @@ import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-quer
 import { useToast } from "@/lib/toast";
 import { errorMessage } from "./client";
 import { useConsole } from "./provider";
-import type { WithJson } from "./types";
 
 /** Query keys start with the workspace, so switching workspace never shows stale data. */
 export function useKey() {
   const { workspaceId } = useConsole();
   return (...parts: unknown[]): QueryKey => ["ws", workspaceId ?? "default", ...parts];
 }
-
-/** Reads a resource's stored-JSON members as `J` (types.ts WithJson): the one place the console trusts stored JSON. */
-export const withJson =
-  <J>() =>
-  <R extends { attributes: object }>(resource: R): WithJson<R, J> =>
-    resource as R & WithJson<R, J>;
 
 /**
  * A mutation that reports its outcome as a toast (the API's own message on failure) and

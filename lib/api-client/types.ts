@@ -37,22 +37,13 @@ export type JsonSchema = {
   [key: string]: unknown;
 };
 
-/**
- * A resource whose stored-JSON members the document types as any JSON, read as the shapes the
- * console writes there; every other member is the document's own type. Only the catalog is left.
- */
-export type WithJson<R extends { attributes: object }, J> = Omit<R, "attributes"> & {
-  attributes: Omit<R["attributes"], keyof J> & J;
-};
-
 export type Connector = Schemas["Connector"];
 export type ConnectorAttributes = Connector["attributes"];
 export type ConnectorKind = ConnectorAttributes["connector_type"];
 export type ConnectorDefinition = Schemas["ConnectorDefinition"];
 export type ConnectionStatus = Schemas["ConnectionStatus"];
 
-export type CatalogJson = { catalog: CatalogBody };
-export type Catalog = WithJson<Schemas["Catalog"], CatalogJson>;
+export type Catalog = Schemas["Catalog"];
 export type CatalogAttributes = Catalog["attributes"];
 
 export type Model = Schemas["Model"];

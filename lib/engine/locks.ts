@@ -2,6 +2,7 @@
 // the whole run; PostgreSQL drops it the moment that connection dies, which is how a crashed worker
 // is detected. The transaction-scoped ones are released at the end of the caller's transaction.
 import "server-only";
+import { db, viaClient } from "@/lib/db/kysely";
 import type { PoolClient } from "pg";
 
 type LockKey = [number, number];
@@ -31,9 +32,14 @@ export function workspaceShareLockKey(workspaceId: number): LockKey {
   return [SHARE_NAMESPACE, workspaceId];
 }
 
+/** One of PostgreSQL's try-lock functions on the key: true when it took the lock. */
+async function tryAdvisory(client: PoolClient, fn: "pg_try_advisory_lock" | "pg_try_advisory_xact_lock", [space, id]: LockKey): Promise<boolean> {
+  const [row] = await viaClient(client, db().selectNoFrom((eb) => eb.fn<boolean>(fn, [eb.val(space), eb.val(id)]).as("ok")));
+  return row.ok;
+}
+
 export async function tryLock(client: PoolClient, key: LockKey): Promise<boolean> {
-  const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", key);
-  return rows[0].ok;
+  return tryAdvisory(client, "pg_try_advisory_lock", key);
 }
 
 export async function unlock(client: PoolClient, key: LockKey): Promise<void> {
@@ -50,8 +56,7 @@ export async function lockForTransaction(client: PoolClient, key: LockKey): Prom
  * check that nobody holds it (a run's lock is free when its worker died).
  */
 export async function tryLockForTransaction(client: PoolClient, key: LockKey): Promise<boolean> {
-  const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1, $2) AS ok", key);
-  return rows[0].ok;
+  return tryAdvisory(client, "pg_try_advisory_xact_lock", key);
 }
 
 /** True when nobody holds the key (checked inside the caller's transaction, released at its end). */

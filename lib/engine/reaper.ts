@@ -3,7 +3,9 @@
 // keep for 23 h, are failed. Safe in every worker at once: each run is moved by a conditional UPDATE
 // under its (free) advisory lock.
 import "server-only";
+import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
+import { db } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { isFree, runLockKey } from "./locks";
 import { enqueueRun, getBoss, liveJobs, RUN_QUEUE } from "./queue";
@@ -60,13 +62,18 @@ export async function reapOrphanedRuns(): Promise<number> {
   await reapStrandedJobs();
   const pool = pgPool();
   const maxAttempts = engineSettings.maxRunAttempts;
-  const { rows } = await pool.query<{ id: number; sync_id: number; sync_run_type: string; status: string; attempts: number; updated_at: Date }>(
-    `SELECT id, sync_id, sync_run_type::text, status::text, attempts, updated_at FROM sync_runs
-     WHERE status = ANY($1::sync_run_status[])
-        OR (status = 'queued' AND updated_at < now() - $2 * interval '1 second')
-        OR (status = 'paused' AND COALESCE(waiting_until, updated_at) < now() - $2 * interval '1 second')`,
-    [RUNNING_RUN_STATUSES, engineSettings.queuedGraceSeconds],
-  );
+  const graceAgo = sql<Date>`now() - ${engineSettings.queuedGraceSeconds} * interval '1 second'`;
+  const rows = await db()
+    .selectFrom("sync_runs")
+    .select(["id", "sync_id", "sync_run_type", "status", "attempts", "updated_at"])
+    .where((eb) =>
+      eb.or([
+        eb("status", "in", [...RUNNING_RUN_STATUSES]),
+        eb.and([eb("status", "=", "queued"), eb("updated_at", "<", graceAgo)]),
+        eb.and([eb("status", "=", "paused"), eb(eb.fn.coalesce("waiting_until", "updated_at"), "<", graceAgo)]),
+      ]),
+    )
+    .execute();
   let reaped = 0;
   for (const r of rows) {
     const run = { id: r.id, syncId: r.sync_id, syncRunType: r.sync_run_type };

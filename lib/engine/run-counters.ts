@@ -3,7 +3,9 @@
 // run-store.ts (which re-exports all of it) so that each file keeps one job; no status changes here.
 import "server-only";
 import type { Pool, PoolClient } from "pg";
+import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
+import { db, viaClient } from "@/lib/db/kysely";
 import { codesOtherThan } from "@/lib/engine/records/format";
 import type { EstimateSource } from "@/lib/sync-config/run-estimate";
 import type { WriteTarget } from "./record-logs";
@@ -58,42 +60,60 @@ export const ALREADY_DELIVERED = "Already delivered with idempotency key";
  * records. Returns the totals the run starts from.
  */
 export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
-  const { rows } = await pgPool().query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
-    `UPDATE sync_runs r SET total_query_rows = 0, processed_rows = 0, skipped_rows = c.skipped, duplicate_rows = 0,
-       total_rows = c.total, successful_rows = c.ok, failed_rows = c.failed, updated_at = now()
-     -- Counted from the blocks' codes (lib/engine/records/format.ts): translate() deletes the codes of the
-     -- other outcomes. Skipped as already delivered counts as delivered, as the engine counts it.
-     FROM (SELECT coalesce(sum(b.size), 0)::int AS total,
-                  coalesce(sum(length(translate(b.codes, $2, ''))), 0)::int AS ok,
-                  coalesce(sum(b.failed), 0)::int AS failed,
-                  coalesce(sum(length(translate(b.codes, $3, ''))), 0)::int AS skipped
-           FROM sync_record_blocks b WHERE b.sync_run_id = $1) c
-     WHERE r.id = $1 RETURNING r.total_rows, r.successful_rows, r.failed_rows`,
-    [runId, codesOtherThan(["success", "delivered"]), codesOtherThan(["skipped"])],
-  );
-  return totalsOf(rows[0]);
+  // Counted from the blocks' codes (lib/engine/records/format.ts): translate() deletes the codes of the
+  // other outcomes. Skipped as already delivered counts as delivered, as the engine counts it.
+  const matching = (others: string) => sql<number>`coalesce(sum(length(translate(b.codes, ${others}, ''))), 0)::int`;
+  const row = await db()
+    .updateTable("sync_runs as r")
+    .from((eb) =>
+      eb
+        .selectFrom("sync_record_blocks as b")
+        .select([
+          sql<number>`coalesce(sum(b.size), 0)::int`.as("total"),
+          matching(codesOtherThan(["success", "delivered"])).as("ok"),
+          sql<number>`coalesce(sum(b.failed), 0)::int`.as("failed"),
+          matching(codesOtherThan(["skipped"])).as("skipped"),
+        ])
+        .where("b.sync_run_id", "=", runId)
+        .as("c"),
+    )
+    .set((eb) => ({
+      total_query_rows: 0,
+      processed_rows: 0,
+      skipped_rows: eb.ref("c.skipped"),
+      duplicate_rows: 0,
+      total_rows: eb.ref("c.total"),
+      successful_rows: eb.ref("c.ok"),
+      failed_rows: eb.ref("c.failed"),
+      updated_at: sql`now()`,
+    }))
+    .where("r.id", "=", runId)
+    .returning(["r.total_rows", "r.successful_rows", "r.failed_rows"])
+    .executeTakeFirst();
+  return totalsOf(row);
 }
 
 /** Adds a batch's counters (in the batch's transaction when it has one); returns the run's new totals. */
-export async function addBatchCounters(db: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
-  const { rows } = await db.query<{ total_rows: number; successful_rows: number; failed_rows: number }>(
-    `UPDATE sync_runs SET total_query_rows = total_query_rows + $2, processed_rows = processed_rows + $3,
-       total_rows = total_rows + $4, skipped_rows = skipped_rows + $5, successful_rows = successful_rows + $6,
-       failed_rows = failed_rows + $7, duplicate_rows = duplicate_rows + $8, timings = $9::jsonb, updated_at = now()
-     WHERE id = $1 RETURNING total_rows, successful_rows, failed_rows`,
-    [
-      runId,
-      delta.totalQueryRows,
-      delta.processedRows,
-      delta.totalRows,
-      delta.skippedRows,
-      delta.successfulRows,
-      delta.failedRows,
-      delta.duplicateRows,
-      JSON.stringify(timings),
-    ],
+export async function addBatchCounters(client: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
+  const [row] = await viaClient(
+    client,
+    db()
+      .updateTable("sync_runs")
+      .set((eb) => ({
+        total_query_rows: eb("total_query_rows", "+", delta.totalQueryRows),
+        processed_rows: eb("processed_rows", "+", delta.processedRows),
+        total_rows: eb("total_rows", "+", delta.totalRows),
+        skipped_rows: eb("skipped_rows", "+", delta.skippedRows),
+        successful_rows: eb("successful_rows", "+", delta.successfulRows),
+        failed_rows: eb("failed_rows", "+", delta.failedRows),
+        duplicate_rows: eb("duplicate_rows", "+", delta.duplicateRows),
+        timings: sql`${JSON.stringify(timings)}::jsonb`,
+        updated_at: sql`now()`,
+      }))
+      .where("id", "=", runId)
+      .returning(["total_rows", "successful_rows", "failed_rows"]),
   );
-  return totalsOf(rows[0]);
+  return totalsOf(row);
 }
 
 export async function writeTimings(runId: number, timings: RunTimings): Promise<void> {
@@ -129,13 +149,19 @@ export async function saveEstimate(runId: number, estimate: { source: EstimateSo
  * unchanged since that run started); null when there is none.
  */
 export async function previousReadCount(syncId: number, runId: number, modelChangedAt: Date): Promise<number | null> {
-  const { rows } = await pgPool().query<{ total_query_rows: number }>(
-    `SELECT total_query_rows FROM sync_runs
-      WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status = 'success' AND started_at >= $3
-      ORDER BY created_at DESC, id DESC LIMIT 1`,
-    [syncId, runId, modelChangedAt],
-  );
-  return rows[0]?.total_query_rows ?? null;
+  const row = await db()
+    .selectFrom("sync_runs")
+    .select("total_query_rows")
+    .where("sync_id", "=", syncId)
+    .where("id", "<>", runId)
+    .where("sync_run_type", "=", "general")
+    .where("status", "=", "success")
+    .where("started_at", ">=", modelChangedAt)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.total_query_rows ?? null;
 }
 
 /** What a run writes to: the logs of records that store none are derived from it (record-logs.ts). */

@@ -4,7 +4,7 @@
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
-import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
 import { writeSkippedStates } from "./skipped-states";

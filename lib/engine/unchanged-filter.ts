@@ -9,7 +9,7 @@
 // more fingerprints than the limit gets a filter of the first ones read: the others are probed.
 import "server-only";
 import type { Pool } from "pg";
-import { copyOut } from "@/lib/connectors/shared/pg-copy-out";
+import { copyOut } from "@/lib/db/pg-wire/copy-out";
 import { logger } from "@/lib/logger";
 import { HexFingerprints, type Fingerprints } from "./fingerprints";
 import { engineSettings } from "./settings";

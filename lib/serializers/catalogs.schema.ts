@@ -1,11 +1,10 @@
 // Catalog bodies, as ./catalogs.ts builds them: the bare record (create) and the resource (update, discover).
 import { z } from "zod";
-import { dateTime, json, resourceSchema } from "./resource";
+import { catalogAnswerSchema } from "@/lib/validation/catalogs";
+import { dateTime, resourceSchema } from "./resource";
 
-const catalogJson = () =>
-  json(
-    "{streams: [{name, action, url, json_schema, batch_support, batch_size, request_method, supported_sync_modes, source_defined_cursor, source_defined_primary_key?}], request_rate_limit, request_rate_limit_unit, request_rate_concurrency, schema_mode: schema | schemaless, source_defined_cursor, supported_write_modes? (destinations, as discovered)}; the create answer also echoes the request's json_schema.",
-  );
+// The stored catalog's one schema (lib/validation/catalogs.ts), the one the engine and the services parse with.
+const catalogJson = () => catalogAnswerSchema;
 
 export const catalogRecordSchema = z
   .strictObject({

@@ -3,6 +3,7 @@
 // reference's CatalogSerializer). A catalog stored before the protocol members existed gets them here.
 import { withProtocolMembers } from "@/lib/connectors/shared/catalog";
 import type { Catalog } from "@/lib/generated/prisma/client";
+import { parseCatalogAnswer } from "@/lib/validation/catalogs";
 import type { CatalogAttributes, CatalogRecord, CatalogResource } from "./catalogs.schema";
 import { iso, resource } from "./resource";
 
@@ -14,7 +15,10 @@ export const serializeCatalogRecord = (c: Catalog, requested?: { json_schema?: R
   id: c.id,
   connector_id: c.connectorId,
   workspace_id: c.workspaceId,
-  catalog: requested?.json_schema ? { ...(withProtocolMembers(c.catalog) as object), json_schema: requested.json_schema } : withProtocolMembers(c.catalog),
+  catalog: parseCatalogAnswer(
+    requested?.json_schema ? { ...(withProtocolMembers(c.catalog) as object), json_schema: requested.json_schema } : withProtocolMembers(c.catalog),
+    `connector ${c.connectorId}`,
+  ),
   created_at: iso(c.createdAt),
   updated_at: iso(c.updatedAt),
 });
@@ -23,6 +27,6 @@ export const serializeCatalog = (c: Catalog): CatalogResource =>
   resource(c.id, "catalogs", {
     connector_id: c.connectorId,
     workspace_id: c.workspaceId,
-    catalog: withProtocolMembers(c.catalog),
+    catalog: parseCatalogAnswer(withProtocolMembers(c.catalog), `connector ${c.connectorId}`),
     catalog_hash: c.catalogHash,
   } satisfies CatalogAttributes);

@@ -41,6 +41,3 @@ export const dateTime = () => z.iso.datetime();
 /** The schema of `resource(id, type, attributes)`. */
 export const resourceSchema = <T extends string, A extends z.ZodType>(type: T, attributes: A) =>
   z.strictObject({ id: z.string().describe("The id, as a string of digits."), type: z.literal(type), attributes });
-
-/** A JSON column (configuration, metadata, timings, ...): any JSON value, as stored. */
-export const json = (description: string) => z.unknown().describe(description);

@@ -192,13 +192,23 @@ describe("serializers answer what their schemas say", () => {
       id: 2,
       workspaceId: 1,
       connectorId: 4,
-      catalog: { streams: [{ name: "users", json_schema: {} }] },
+      // As buildCatalog stores it; a discovered destination's extra member passes through.
+      catalog: {
+        streams: [{ name: "users", url: "users", json_schema: {}, batch_support: false, batch_size: 0, request_method: "POST" }],
+        request_rate_limit: 0,
+        request_rate_limit_unit: "minute",
+        request_rate_concurrency: 1,
+        supported_write_modes: ["upsert"],
+      },
       catalogHash: "abc",
       createdAt: at,
       updatedAt: at,
     };
     expectValid(catalogRecordSchema, serializeCatalogRecord(catalog));
     expectValid(catalogSchema, serializeCatalog(catalog));
+    expect(serializeCatalog(catalog).attributes.catalog.supported_write_modes).toEqual(["upsert"]);
+    // A stored catalog that is not the documented shape is a 409 naming it, never answered as is.
+    expect(() => serializeCatalog({ ...catalog, catalog: { streams: [{ name: "users" }] } })).toThrow(MalformedStoredValue);
   });
 
   it("roles, system and custom", () => {

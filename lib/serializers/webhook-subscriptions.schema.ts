@@ -1,7 +1,8 @@
 // Webhook subscription and delivery resources, as ./webhook-subscriptions.ts builds them.
 import { z } from "zod";
 import { WebhookDeliveryStatus } from "@/lib/generated/prisma/enums";
-import { dateTime, json, resourceSchema } from "./resource";
+import { webhookPayloadSchema } from "@/lib/validation/webhook-payload";
+import { dateTime, resourceSchema } from "./resource";
 
 export const webhookSubscriptionAttributesSchema = z.strictObject({
   url: z.string(),
@@ -41,7 +42,7 @@ export const webhookDeliveryAttributesSchema = z.strictObject({
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
   redelivery_of: z.number().int().nullable().describe("The delivery this one sends again; null for an original."),
-  payload: json("The JSON body sent (docs/webhooks.md)."),
+  payload: webhookPayloadSchema,
   attempt_log: z.array(webhookAttemptSchema).describe("Every attempt, oldest first."),
   created_at: dateTime(),
   updated_at: dateTime(),

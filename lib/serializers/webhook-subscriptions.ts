@@ -1,5 +1,6 @@
 // Webhook subscriptions (the secret masked unless just made) and their deliveries with the attempt log.
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from "@/lib/generated/prisma/client";
+import { parseWebhookPayload } from "@/lib/validation/webhook-payload";
 import { iso, resource } from "./resource";
 import type {
   WebhookDeliveryAttributes,
@@ -36,7 +37,7 @@ export const serializeWebhookDelivery = (d: WebhookDelivery & { attemptLog: Webh
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
     redelivery_of: d.redeliveryOf,
-    payload: d.payload,
+    payload: parseWebhookPayload(d.payload, d.id),
     attempt_log: d.attemptLog.map((a) => ({
       attempt: a.attempt,
       status_code: a.statusCode,

@@ -3,9 +3,9 @@
 // (run-store.ts:writeStates), and the next general run re-sends it; once a later run (a retry)
 // delivered it, the state is success, and once the row left the model, the state is gone.
 import "server-only";
-import { queryRows } from "@/lib/db/client";
-import { matchingCodes } from "@/lib/engine";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { sql } from "kysely";
+import { db } from "@/lib/db/kysely";
+import { keyOfLineSql, matchingCodes } from "@/lib/engine";
 import { getSyncRun } from "./sync-runs";
 
 const FAILED_CODES = matchingCodes({ status: "failed" });
@@ -24,16 +24,15 @@ export async function undeliveredRows(workspaceId: number, syncId: number, runId
   const run = await getSyncRun(workspaceId, syncId, runId);
   if (run.syncRunType === "test") return { failed_rows: run.failedRows, undelivered_rows: null };
   if (run.failedRows === 0) return { failed_rows: 0, undelivered_rows: 0 };
-  // A key line starting with a quote is the key as JSON (it held a quote or a line break: format.ts).
-  const [row] = await queryRows<{ n: number }>(Prisma.sql`
-    SELECT count(*)::int AS n
-      FROM sync_record_blocks b
-     CROSS JOIN LATERAL unnest(string_to_array(b.codes, NULL), string_to_array(b.keys, E'\n')) AS r(code, key)
-      JOIN sync_states s
-        ON s.sync_id = b.sync_id
-       AND s.primary_key = CASE WHEN left(r.key, 1) = '"' THEN r.key::json #>> '{}' ELSE r.key END
-     WHERE b.sync_run_id = ${run.id} AND b.failed > 0
-       AND strpos(${FAILED_CODES}, r.code) > 0
-       AND s.last_status = 'failed'`);
-  return { failed_rows: run.failedRows, undelivered_rows: row?.n ?? 0 };
+  const row = await db()
+    .selectFrom("sync_record_blocks as b")
+    .crossJoin(sql<{ code: string; key: string }>`LATERAL unnest(string_to_array(b.codes, NULL), string_to_array(b.keys, E'\n'))`.as<"r">(sql`r(code, key)`))
+    .innerJoin("sync_states as s", (join) => join.onRef("s.sync_id", "=", "b.sync_id").on("s.primary_key", "=", keyOfLineSql(sql.ref("r.key"))))
+    .select((eb) => eb.fn.countAll<bigint>().as("n"))
+    .where("b.sync_run_id", "=", run.id)
+    .where("b.failed", ">", 0)
+    .where(sql<number>`strpos(${FAILED_CODES}, r.code)`, ">", 0)
+    .where("s.last_status", "=", "failed")
+    .executeTakeFirst();
+  return { failed_rows: run.failedRows, undelivered_rows: Number(row?.n ?? 0) };
 }

@@ -5,6 +5,7 @@
 // send time with the addresses it connects to. Every query is scoped by workspace: another
 // workspace's subscription or delivery is a 404.
 import "server-only";
+import { parseWebhookPayload } from "@/lib/validation/webhook-payload";
 import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
 import { encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
@@ -188,8 +189,7 @@ export async function redeliverWebhookDelivery(auth: AuthContext, id: number, de
   await findWebhookSubscription(auth, id);
   const original = await prisma().webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId: id, workspaceId: auth.workspaceId } });
   if (!original) throw new NotFound(`Delivery ${deliveryId} of webhook subscription ${id} was not found.`);
-  const payload = original.payload;
-  if (payload === null || typeof payload !== "object") throw new NotFound(`Delivery ${deliveryId} has no body to send again.`);
+  const payload = parseWebhookPayload(original.payload, original.id);
   await reserveRedelivery(auth.workspaceId, id);
   const [delivery] = await createDeliveries({
     workspaceId: auth.workspaceId,

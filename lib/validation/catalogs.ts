@@ -100,14 +100,26 @@ export type UpdateCatalogInput = z.infer<typeof updateCatalogSchema>;
  * schema, except that the name is taken as stored (not trimmed, any length): it is the identity a
  * sync's stream_name refers to.
  */
-const storedCatalogSchema = z.object({
-  streams: z.array(streamSchema.extend({ name: z.string().min(1) })),
-  request_rate_limit: z.number(),
-  request_rate_limit_unit: rateLimitUnitSchema,
-  request_rate_concurrency: z.number(),
-  schema_mode: z.enum(SCHEMA_MODES).optional(),
-  source_defined_cursor: z.boolean().optional(),
-});
+export const storedCatalogSchema = z
+  .object({
+    streams: z.array(streamSchema.extend({ name: z.string().min(1) })),
+    request_rate_limit: z.number(),
+    request_rate_limit_unit: rateLimitUnitSchema,
+    request_rate_concurrency: z.number(),
+    schema_mode: z.enum(SCHEMA_MODES).optional(),
+    source_defined_cursor: z.boolean().optional(),
+  })
+  .meta({ id: "CatalogJson", description: "A connector's catalog: its streams and request settings, as stored." });
 
 /** A stored catalog column, checked with storedCatalogSchema instead of cast (`owner`, e.g. "connector 3", is named in the error). */
 export const parseCatalogJson = (json: unknown, owner: string): CatalogJson => parseStored(storedCatalogSchema, json, `catalog of ${owner}`);
+
+/**
+ * A catalog as the API answers it: the stored schema, with members it does not name (a discovered
+ * destination's supported_write_modes, the create answer's echoed json_schema) kept as they are.
+ */
+export const catalogAnswerSchema = storedCatalogSchema.loose();
+
+/** A stored catalog for an answer, parsed with the schema the API documents (`owner` is named in the error). */
+export const parseCatalogAnswer = (json: unknown, owner: string) => parseStored(catalogAnswerSchema, json, `catalog of ${owner}`);
+

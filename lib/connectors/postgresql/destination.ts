@@ -2,7 +2,7 @@
 // set-based statements, bad rows isolated by the shared bisecting writer.
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { COPY_NULL, copyEscape, CopyInput } from "../shared/pg-copy";
+import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/pg-wire/text-copy";
 import type {
   DestinationConnector,
   Row,

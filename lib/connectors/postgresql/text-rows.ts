@@ -3,11 +3,11 @@
 // settings that shape the text (time zone, date and interval styles, float digits, bytea) are fixed,
 // so the same row always gives the same line, whatever the server's defaults.
 import type pg from "pg";
-import { copyOutLines } from "../shared/pg-copy-out";
+import { copyOutLines } from "@/lib/db/pg-wire/copy-out";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { copyUnescape } from "../shared/pg-copy";
+import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
 import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 import { oneStatement } from "./one-statement";

@@ -5,7 +5,7 @@
 // row's own outcome, so the guarantees (per-record outcomes, exact counters, nothing lost or sent
 // twice across a killed worker) are the JSON path's.
 import "server-only";
-import { copyUnescape } from "@/lib/connectors/shared/pg-copy";
+import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
 import type { ReadOptions } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";

@@ -3,7 +3,7 @@
 // counters; when it is taken and when not; and a refused batch falling back to per-row outcomes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresqlTextRows } from "@/lib/connectors/postgresql/text-rows";
-import { copyEscape, copyUnescape } from "@/lib/connectors/shared/pg-copy";
+import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "../execute-run";
 import { stopEngine, triggerSync } from "../index";

@@ -5,6 +5,8 @@
 // counts, a few samples per action and the keys read (a KeySet), so memory stays flat whatever the
 // model's size. docs/plan-and-guard.md has the shapes.
 import "server-only";
+import { sql } from "kysely";
+import { db, viaClient } from "@/lib/db/kysely";
 import type { Row, WriteRecord } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { pgPool } from "@/lib/db/client";
@@ -106,8 +108,8 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     if (action === "update" || action === "delete") changed[action].add(key);
   };
 
-  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_states WHERE sync_id = $1", [sync.id]);
-  const tracked = rows[0]?.n ?? 0;
+  const counted = await viaClient(pool, db().selectFrom("sync_states").select(sql<number>`count(*)::int`.as("n")).where("sync_id", "=", sync.id));
+  const tracked = counted[0]?.n ?? 0;
   // As extractAndLoad reads: incremental syncs from the saved cursor, every other read in full.
   const cursorField = sync.syncMode === "incremental" ? (sync.cursorField ?? undefined) : undefined;
   const readOptions = {

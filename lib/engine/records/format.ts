@@ -11,6 +11,10 @@
 // Record i (0-based) of a block has the id first_id + i; first_id comes from a sequence that steps by
 // 1000, at least BLOCK_RECORDS (migration 20261127161822_record_blocks), so ids stay unique and in
 // recording order, as they were per row. JSON and COPY text never hold a raw newline, which is what makes "\n" a safe separator for rows and details.
+// This module is the one encoder and decoder of these texts (write.ts and read.ts build blocks and
+// read them through it; SQL that decodes a key line takes keyOfLineSql); the view sync_record_rows
+// of the migration decodes the same way, for SQL by hand, and its test compares it with this module.
+import { sql, type Expression, type RawBuilder } from "kysely";
 import type { RecordLog } from "@/lib/connectors/types";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 
@@ -82,6 +86,11 @@ export function keyOfLine(line: string): string {
   return line.charCodeAt(0) === 34 ? (JSON.parse(line) as string) : line;
 }
 
+/** keyOfLine in SQL, of a key line `line` (a text expression): for statements that match keys in the database. */
+export function keyOfLineSql(line: Expression<string>): RawBuilder<string> {
+  return sql<string>`CASE WHEN left(${line}, 1) = '"' THEN ${line}::json #>> '{}' ELSE ${line} END`;
+}
+
 /** A lone surrogate (a text cut inside an emoji, e.g. shared/http.ts:describeExchange). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
@@ -99,10 +108,24 @@ function wellFormedJson(value: unknown): string {
   return /\\ud[89a-f]/i.test(json) ? JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? wellFormed(v) : v)) : json;
 }
 
+/** The first character of a record's row line: "j" JSON, "c" COPY text, "" when it has none (a delete). */
+export function rowPrefix(json: string | undefined, copyLine: string | undefined): "j" | "c" | "" {
+  return json !== undefined ? "j" : copyLine !== undefined ? "c" : "";
+}
+
 /** A record's row as a line: "j" + JSON, "c" + COPY text, "" when the record has none (a delete). */
 export function rowLine(json: string | undefined, copyLine: string | undefined): string {
-  if (json !== undefined) return `j${json}`;
-  return copyLine === undefined ? "" : `c${copyLine}`;
+  return rowPrefix(json, copyLine) + (json ?? copyLine ?? "");
+}
+
+/**
+ * A block's `rows` text from each record's prefix and body (rowPrefix; the JSON or COPY text). Written
+ * for the common block, every row of one kind: one join instead of a string per record.
+ */
+export function rowsText(prefixes: readonly string[], bodies: readonly string[]): string {
+  const first = prefixes[0] ?? "";
+  if (prefixes.every((p) => p === first)) return first + bodies.join(`\n${first}`);
+  return bodies.map((body, i) => prefixes[i] + body).join("\n");
 }
 
 export type StoredRow = { json: string } | { copyLine: string } | null;

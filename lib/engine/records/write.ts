@@ -1,18 +1,11 @@
 // Writes a recorded batch's records as blocks (format.ts): one binary COPY of a few rows per batch.
 import "server-only";
 import type { PoolClient } from "pg";
-import { BinaryCopyInput } from "@/lib/connectors/shared/pg-copy-binary";
+import { copyRecordBlocks, type RecordBlockRow } from "@/lib/db/pg-wire/record-blocks";
 import type { Outcome } from "@/lib/engine/batch";
-import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowLine, type OutcomeKind } from "./format";
+import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowPrefix, rowsText, type OutcomeKind } from "./format";
 
-export interface RecordBlock {
-  size: number;
-  failed: number;
-  codes: string;
-  keys: string;
-  rows: string;
-  details: string | null;
-}
+export type RecordBlock = RecordBlockRow;
 
 function outcomeKind(o: Outcome): OutcomeKind {
   // A skip that counts as delivered (already delivered with its idempotency key) is ok.
@@ -57,10 +50,9 @@ function block(outcomes: Outcome[], start: number, end: number): RecordBlock {
   const keys = new Array<string>(size);
   const bodies = new Array<string>(size);
   const codes = new Array<string>(size);
+  const prefixes = new Array<string>(size);
   let details: string[] | undefined;
   let failed = 0;
-  /** The stored rows' common prefix ("j" JSON, "c" COPY text, "" none), or null when they differ. */
-  let prefix: string | null | undefined;
   for (let i = 0; i < size; i++) {
     const o = outcomes[start + i];
     const { item } = o;
@@ -68,38 +60,21 @@ function block(outcomes: Outcome[], start: number, end: number): RecordBlock {
     if (kind === "failed") failed++;
     codes[i] = outcomeCode(kind, item.action);
     keys[i] = keyLine(item.key);
-    // As format.ts:rowLine stores it: "j" + JSON, "c" + a COPY text line, or "" for none.
-    const rowPrefix = item.json !== undefined ? "j" : item.line !== undefined ? "c" : "";
+    prefixes[i] = rowPrefix(item.json, item.line);
     bodies[i] = item.json ?? item.line ?? "";
-    if (prefix === undefined) prefix = rowPrefix;
-    else if (prefix !== rowPrefix) prefix = null;
     if (o.error !== undefined || o.log !== undefined) {
       details ??= new Array<string>(size).fill("");
       details[i] = detailsLine(o.error, o.log);
     }
   }
-  const rows =
-    typeof prefix === "string"
-      ? prefix + bodies.join(`\n${prefix}`)
-      : outcomes
-          .slice(start, end)
-          .map((o) => rowLine(o.item.json, o.item.line))
-          .join("\n");
+  const rows = rowsText(prefixes, bodies);
   return { size, failed, codes: codes.join(""), keys: keys.join("\n"), rows, details: details ? details.join("\n") : null };
 }
 
 /**
  * No conflict is possible: rows this run already recorded are classified "d" and never reach this
  * point again, and only the lock holder records. first_id comes from the column's sequence.
- *
- * COPY, not an INSERT with the texts as parameters: the planner copied each parameter's value (half a
- * megabyte of rows per batch) several times over while folding it into the plan, a tenth of the
- * application database's CPU in a full sync (perf, bench/README.md).
  */
 export async function writeRecordBlocks(client: PoolClient, syncId: number, runId: number, outcomes: Outcome[]): Promise<void> {
-  const blocks = recordBlocks(outcomes);
-  if (blocks.length === 0) return;
-  const input = new BinaryCopyInput();
-  for (const b of blocks) input.row(8).int4(syncId).int4(runId).int4(b.size).int4(b.failed).text(b.codes).text(b.keys).text(b.rows).text(b.details);
-  await input.copy(client, "COPY sync_record_blocks (sync_id, sync_run_id, size, failed, codes, keys, rows, details) FROM STDIN");
+  await copyRecordBlocks(client, syncId, runId, recordBlocks(outcomes));
 }

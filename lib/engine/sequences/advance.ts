@@ -5,9 +5,10 @@
 // transaction under its sync's trigger lock, so two upstreams succeeding at once start it once.
 // A started run goes through the queue like any other; the hook never fails the run that called it.
 import "server-only";
+import { sql } from "kysely";
 import type { PoolClient } from "pg";
 import { pgPool } from "@/lib/db/client";
-import type { SyncRunStatus, SyncStatus } from "@/lib/generated/prisma/enums";
+import { db, viaClient } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { lockForTransaction, triggerLockKey } from "../locks";
 import { enqueueRun } from "../queue";
@@ -51,34 +52,46 @@ const HOOK_GRACE_SECONDS = 60;
  * Returns the runs it looked at.
  */
 export async function sweepLostHooks(limit = 100): Promise<number[]> {
-  const { rows } = await pgPool().query<{ sync_run_id: number }>(
-    `SELECT DISTINCT st.sync_run_id FROM sequence_run_steps st JOIN sync_runs r ON r.id = st.sync_run_id
-     WHERE st.dependents_checked_at IS NULL AND r.status = 'success' AND r.finished_at < now() - make_interval(secs => $1)
-     ORDER BY st.sync_run_id LIMIT $2`,
-    [HOOK_GRACE_SECONDS, limit],
-  );
-  for (const r of rows) await startDependents(r.sync_run_id);
-  return rows.map((r) => r.sync_run_id);
+  const rows = await db()
+    .selectFrom("sequence_run_steps as st")
+    .innerJoin("sync_runs as r", "r.id", "st.sync_run_id")
+    .select("st.sync_run_id")
+    .distinct()
+    .where("st.dependents_checked_at", "is", null)
+    .where("r.status", "=", "success")
+    .where("r.finished_at", "<", sql<Date>`now() - make_interval(secs => ${HOOK_GRACE_SECONDS})`)
+    .orderBy("st.sync_run_id")
+    .limit(limit)
+    .execute();
+  // The join makes the column non-null, which the table's type cannot say.
+  const runIds = rows.flatMap((r) => (r.sync_run_id === null ? [] : [r.sync_run_id]));
+  for (const id of runIds) await startDependents(id);
+  return runIds;
 }
 
 async function advance(runId: number): Promise<void> {
   const pool = pgPool();
-  const { rows } = await pool.query<SucceededRun>(
-    "SELECT id, sync_id, workspace_id FROM sync_runs WHERE id = $1 AND status = 'success' AND sync_run_type = 'general'",
-    [runId],
-  );
-  const run = rows[0];
+  const run = await db()
+    .selectFrom("sync_runs")
+    .select(["id", "sync_id", "workspace_id"])
+    .where("id", "=", runId)
+    .where("status", "=", "success")
+    .where("sync_run_type", "=", "general")
+    .executeTakeFirst();
   if (!run) return;
   const [dependents, sequences] = await Promise.all([
-    pool.query<{ sync_id: number }>(
-      `SELECT d.sync_id FROM sync_dependencies d JOIN syncs s ON s.id = d.sync_id AND s.deleted_at IS NULL
-       WHERE d.upstream_sync_id = $1 AND d.workspace_id = $2 ORDER BY d.sync_id`,
-      [run.sync_id, run.workspace_id],
-    ),
-    pool.query<{ sequence_run_id: number }>("SELECT sequence_run_id FROM sequence_run_steps WHERE sync_run_id = $1", [run.id]),
+    db()
+      .selectFrom("sync_dependencies as d")
+      .innerJoin("syncs as s", (join) => join.onRef("s.id", "=", "d.sync_id").on("s.deleted_at", "is", null))
+      .select("d.sync_id")
+      .where("d.upstream_sync_id", "=", run.sync_id)
+      .where("d.workspace_id", "=", run.workspace_id)
+      .orderBy("d.sync_id")
+      .execute(),
+    db().selectFrom("sequence_run_steps").select("sequence_run_id").where("sync_run_id", "=", run.id).execute(),
   ]);
-  const sequenceIds = sequences.rows.map((r) => r.sequence_run_id);
-  for (const { sync_id } of dependents.rows) {
+  const sequenceIds = sequences.map((r) => r.sequence_run_id);
+  for (const { sync_id } of dependents) {
     // One dependent's failure is logged and does not keep the others from starting.
     const started = await withTransaction(pool, (client) => decideAndStart(client, run, sync_id, sequenceIds)).catch((err: unknown) => {
       logger.warn({ err, runId, syncId: sync_id }, "could not decide whether to start a sync after its upstream");
@@ -87,49 +100,67 @@ async function advance(runId: number): Promise<void> {
     // Committed queued; were the send to fail, the reaper re-sends a queued run that has no job.
     if (started !== null) await enqueueRun(started).catch((err: unknown) => logger.warn({ err, runId: started }, "could not queue a run after its upstreams"));
   }
-  if (sequenceIds.length > 0) await pool.query("UPDATE sequence_run_steps SET dependents_checked_at = now(), updated_at = now() WHERE sync_run_id = $1", [run.id]);
+  if (sequenceIds.length > 0) {
+    await db()
+      .updateTable("sequence_run_steps")
+      .set({ dependents_checked_at: sql`now()`, updated_at: sql`now()` })
+      .where("sync_run_id", "=", run.id)
+      .execute();
+  }
 }
 
 async function decideAndStart(client: PoolClient, run: SucceededRun, syncId: number, sequenceIds: number[]): Promise<number | null> {
   await lockForTransaction(client, triggerLockKey(syncId));
-  const sync = await client.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [syncId]);
-  const latest = await client.query<{ id: number; created_at: Date }>(
-    "SELECT id, created_at FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' ORDER BY created_at DESC, id DESC LIMIT 1",
-    [syncId],
-  );
-  const active = await client.query<{ id: number }>(
-    "SELECT id FROM sync_runs WHERE sync_id = $1 AND sync_run_type = 'general' AND status = ANY($2::sync_run_status[]) ORDER BY id DESC LIMIT 1",
-    [syncId, ACTIVE_RUN_STATUSES],
+  const [sync] = await viaClient(client, db().selectFrom("syncs").select("status").where("id", "=", syncId).where("deleted_at", "is", null).forShare());
+  const generalRuns = db().selectFrom("sync_runs").where("sync_id", "=", syncId).where("sync_run_type", "=", "general");
+  const [latest] = await viaClient(client, generalRuns.select(["id", "created_at"]).orderBy("created_at", "desc").orderBy("id", "desc").limit(1));
+  const [active] = await viaClient(
+    client,
+    generalRuns
+      .select("id")
+      .where("status", "in", [...ACTIVE_RUN_STATUSES])
+      .orderBy("id", "desc")
+      .limit(1),
   );
   const upstreams = await upstreamFacts(client, syncId);
-  if (!sync.rows[0]) return null;
+  if (!sync) return null;
   const decision = decideTrigger(
-    { syncId, disabled: sync.rows[0].status === "disabled", lastRunCreatedAt: latest.rows[0]?.created_at ?? null, activeRunId: active.rows[0]?.id ?? null },
+    { syncId, disabled: sync.status === "disabled", lastRunCreatedAt: latest?.created_at ?? null, activeRunId: active?.id ?? null },
     upstreams,
   );
   let started: number | null = null;
   if (decision.action === "start") started = await createGeneralRun(client, { id: syncId, workspaceId: run.workspace_id });
-  if (sequenceIds.length > 0) await recordOnSteps(client, sequenceIds, syncId, decision, started ?? (decision.action === "started" ? latest.rows[0].id : null));
+  if (sequenceIds.length > 0) await recordOnSteps(client, sequenceIds, syncId, decision, started ?? (decision.action === "started" ? (latest?.id ?? null) : null));
   return started;
 }
 
 /** The sync's upstreams (not deleted) with their latest general run. */
 async function upstreamFacts(client: PoolClient, syncId: number): Promise<UpstreamFacts[]> {
-  const { rows } = await client.query<{ id: number; disabled: boolean; run_id: number | null; status: SyncRunStatus | null; finished_at: Date | null }>(
-    `SELECT s.id, s.status = 'disabled' AS disabled, lr.id AS run_id, lr.status, lr.finished_at
-     FROM sync_dependencies d
-     JOIN syncs s ON s.id = d.upstream_sync_id AND s.deleted_at IS NULL
-     LEFT JOIN LATERAL (
-       SELECT id, status, finished_at FROM sync_runs
-       WHERE sync_id = s.id AND sync_run_type = 'general' ORDER BY created_at DESC, id DESC LIMIT 1
-     ) lr ON true
-     WHERE d.sync_id = $1`,
-    [syncId],
+  const rows = await viaClient(
+    client,
+    db()
+      .selectFrom("sync_dependencies as d")
+      .innerJoin("syncs as s", (join) => join.onRef("s.id", "=", "d.upstream_sync_id").on("s.deleted_at", "is", null))
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom("sync_runs as lr")
+            .select(["lr.id", "lr.status", "lr.finished_at"])
+            .whereRef("lr.sync_id", "=", "s.id")
+            .where("lr.sync_run_type", "=", "general")
+            .orderBy("lr.created_at", "desc")
+            .orderBy("lr.id", "desc")
+            .limit(1)
+            .as("lr"),
+        (join) => join.onTrue(),
+      )
+      .select((eb) => ["s.id", eb("s.status", "=", "disabled").$castTo<boolean>().as("disabled"), "lr.id as run_id", "lr.status as run_status", "lr.finished_at"])
+      .where("d.sync_id", "=", syncId),
   );
   return rows.map((r) => ({
     syncId: r.id,
     disabled: r.disabled,
-    latestRun: r.run_id === null || r.status === null ? null : { id: r.run_id, status: r.status, finishedAt: r.finished_at },
+    latestRun: r.run_id === null || r.run_status === null ? null : { id: r.run_id, status: r.run_status, finishedAt: r.finished_at },
   }));
 }
 
@@ -143,9 +174,13 @@ async function recordOnSteps(client: PoolClient, sequenceIds: number[], syncId: 
   if (runId !== null) state = "triggered";
   else if (decision.action === "skip") state = "skipped";
   else if (decision.action === "busy" || decision.action === "start") state = "blocked";
-  await client.query(
-    `UPDATE sequence_run_steps SET state = $3, sync_run_id = $4, reason = $5, updated_at = now()
-     WHERE sequence_run_id = ANY($1::int[]) AND sync_id = $2 AND state = 'waiting'`,
-    [sequenceIds, syncId, state, runId, runId === null && decision.action === "start" ? `sync ${syncId} could not be started` : reason],
+  await viaClient(
+    client,
+    db()
+      .updateTable("sequence_run_steps")
+      .set({ state, sync_run_id: runId, reason: runId === null && decision.action === "start" ? `sync ${syncId} could not be started` : reason, updated_at: sql`now()` })
+      .where("sequence_run_id", "in", sequenceIds)
+      .where("sync_id", "=", syncId)
+      .where("state", "=", "waiting"),
   );
 }

@@ -4,14 +4,10 @@
 import { randomUUID } from "node:crypto";
 import type { RunEvent } from "../events";
 import { PING_EVENT, type WebhookEvent } from "@/lib/sync-config/webhook-events";
+import type { WebhookPayload } from "@/lib/validation/webhook-payload";
 
-export interface WebhookEnvelope {
-  id: string;
-  type: WebhookEvent | typeof PING_EVENT;
-  created_at: string;
-  workspace_id: number;
-  data: Record<string, unknown>;
-}
+/** The body of a delivery: its one schema is lib/validation/webhook-payload.ts. */
+export type WebhookEnvelope = WebhookPayload;
 
 export const newEventId = (): string => `evt_${randomUUID().replace(/-/g, "")}`;
 

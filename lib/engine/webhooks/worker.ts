@@ -4,7 +4,8 @@
 // that finds its attempt made does nothing.
 import "server-only";
 import type PgBoss from "pg-boss";
-import { pgPool } from "@/lib/db/client";
+import { sql } from "kysely";
+import { db } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { every } from "../every";
 import { attemptDelivery } from "./deliver";
@@ -32,11 +33,14 @@ async function handle(job: PgBoss.Job<DeliveryJob>): Promise<void> {
 
 /** Re-sends the attempts of pending deliveries long past due (their job was lost). */
 export async function sweepOverdueDeliveries(): Promise<number> {
-  const { rows } = await pgPool().query<{ id: number; attempts: number }>(
-    `SELECT id, attempts FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 second' ORDER BY next_attempt_at LIMIT 100`,
-    [OVERDUE_SECONDS],
-  );
+  const rows = await db()
+    .selectFrom("webhook_deliveries")
+    .select(["id", "attempts"])
+    .where("status", "=", "pending")
+    .where("next_attempt_at", "<", sql<Date>`now() - ${OVERDUE_SECONDS} * interval '1 second'`)
+    .orderBy("next_attempt_at")
+    .limit(100)
+    .execute();
   await enqueueDeliveries(rows.map((r) => ({ deliveryId: r.id, attempt: r.attempts + 1 })));
   return rows.length;
 }

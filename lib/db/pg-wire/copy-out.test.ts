@@ -1,10 +1,10 @@
-// The COPY-out reader against a real PostgreSQL: the same bytes as pg-copy-streams' own reader for
+// The COPY-out reader against a real PostgreSQL: the same bytes as pg-copy-streams' reader (kept as the reference) for
 // rows of every size (tiny, past a socket chunk, past a whole read), notices between rows, a slow
 // consumer, an error in the middle of the copy, and the connection usable after each.
 import { to as copyTo } from "pg-copy-streams";
 import { describe, expect, it } from "vitest";
 import { useScratchClient } from "@/tests/support/db";
-import { copyOut, copyOutLines } from "./pg-copy-out";
+import { copyOut, copyOutLines } from "./copy-out";
 
 const client = useScratchClient(
   "ds_copy_out",
@@ -71,5 +71,20 @@ describe("copyOut", () => {
     expect(failure?.message).toMatch(/division by zero/);
     expect(received).toBeGreaterThan(0);
     expect((await client().query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
+  });
+
+  // The reader takes pg's socket over through pg's connection (pinned exactly in package.json): a pg
+  // that reads its socket differently fails here, not in a run.
+  it("hands pg its socket back as it found it, and counts the rows copied", async () => {
+    const socket = (client() as unknown as { connection: { stream: NodeJS.EventEmitter } }).connection.stream;
+    const readers = socket.listeners("data");
+    expect(readers).toHaveLength(1);
+    const stream = client().query(copyOut("COPY (SELECT i FROM generate_series(1, 1234) i) TO STDOUT"));
+    const bytesRead = (await bytes(stream)).length;
+    expect(bytesRead).toBeGreaterThan(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(socket.listeners("data")).toEqual(readers);
+    expect(socket.listenerCount("readable")).toBe(0);
+    expect((stream as unknown as { rowCount: number }).rowCount).toBe(1234);
   });
 });

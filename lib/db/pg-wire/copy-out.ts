@@ -1,32 +1,36 @@
-// `COPY … TO STDOUT` with a leaner reading of the wire than pg-copy-streams' own: PostgreSQL sends
-// one CopyData message per row, and the library cut each into a Buffer of its own before joining them
+// `COPY … TO STDOUT` read off the wire here, not through pg-copy-streams: PostgreSQL sends one
+// CopyData message per row, and the library cut each into a Buffer of its own before joining them
 // again (two allocations and a copy per row, a tenth of a no-change re-run's CPU), for the reader to
 // decode and split into lines again. Here each chunk from the socket becomes either one Buffer of the
 // rows it holds (copyOut), or the text lines of its rows, each decoded straight from the socket's
-// bytes (copyOutLines). The library still does everything else (taking the connection over from pg
-// and handing it back, errors, backpressure): only its message reader is replaced.
-import type { Readable, ReadableOptions } from "node:stream";
-import { to as copyTo } from "pg-copy-streams";
+// bytes (copyOutLines). The whole exchange is ours, through pg's public submittable interface
+// (`client.query(submittable)` calls `submit(connection)`, then `handleError` / `handleCommandComplete`
+// / `handleReadyForQuery`): the stream takes the connection's socket over from pg while the copy runs
+// and hands it back, with whatever followed the copy, at CopyDone or an ErrorResponse.
+import type { Duplex } from "node:stream";
+import { Readable } from "node:stream";
+import type { Connection, Submittable } from "pg";
 
 // Message types (PostgreSQL frontend/backend protocol, "Message Formats").
 const COPY_DATA = 0x64; // d
 const ERROR_RESPONSE = 0x45; // E
-/** Messages that may come before or between the rows without ending the copy. */
+/** Messages that may come before or between the rows without ending the copy; CopyDone (c) or any other ends it. */
 const INTERSPERSED = new Set([0x48 /* CopyOutResponse */, COPY_DATA, 0x4e /* Notice */, 0x53 /* ParameterStatus */, 0x41 /* Notification */]);
 /** Type (1 byte) and length (4 bytes, counting itself) of a message. */
 const HEADER = 5;
 
-/** The parts of the library's stream this reader works with (pg-copy-streams 7). */
-interface LibraryInternals extends Readable {
-  _buffer: { push(data: Buffer): void };
-  _detach(): void;
-  _cleanup(): void;
-}
+type DataListener = (chunk: Buffer) => void;
 
-type CopyToStream = ReturnType<typeof copyTo>;
-const LibraryCopyTo = Object.getPrototypeOf(copyTo("")).constructor as new (text: string, options?: ReadableOptions) => CopyToStream;
-
-class CopyOutStream extends LibraryCopyTo {
+class CopyOutStream extends Readable implements Submittable {
+  /** Rows copied, from the CommandComplete that follows the copy. */
+  rowCount = 0;
+  private socket: Duplex | null = null;
+  /** pg's own reader of the socket, set aside while the copy runs. */
+  private pgReader: DataListener | null = null;
+  private readonly onReadable = () => this.forward();
+  /** The consumer asked for more (`_read`) and the last push did not say stop. */
+  private wanted = false;
+  private forwarding = false;
   /** The start of a header cut by the end of the last chunk. */
   private partialHeader: Buffer | null = null;
   /** Lines mode: the parts of a row cut by the ends of chunks. */
@@ -37,14 +41,54 @@ class CopyOutStream extends LibraryCopyTo {
   private inMessage = false;
 
   constructor(
-    sql: string,
+    private readonly text: string,
     /** Text COPY read as lines (one row a CopyData message, ending in a newline), not bytes. */
     private readonly lines: boolean,
   ) {
-    super(sql, lines ? { objectMode: true, highWaterMark: 4 } : undefined);
+    super(lines ? { objectMode: true, highWaterMark: 4 } : undefined);
   }
 
-  /** The library's reader, replaced: returns false when the consumer wants no more for now. */
+  submit(connection: Connection): void {
+    const socket = connection.stream;
+    const readers = socket.listeners("data");
+    // pg reads its socket with one "data" listener; anything else is a pg this code does not know.
+    if (readers.length !== 1) throw new Error(`pg's connection has ${readers.length} socket readers, not one: COPY cannot take it over.`);
+    this.socket = socket;
+    this.pgReader = readers[0] as DataListener;
+    socket.removeListener("data", this.pgReader);
+    socket.pause();
+    socket.on("readable", this.onReadable);
+    connection.query(this.text);
+    this.forward();
+  }
+
+  override _read(): void {
+    this.wanted = true;
+    this.forward();
+  }
+
+  handleError(err: Error): void {
+    this.destroy(err);
+  }
+
+  handleCommandComplete(msg: { text?: string }): void {
+    const match = /COPY (\d+)/.exec(msg.text ?? "");
+    if (match) this.rowCount = Number(match[1]);
+  }
+
+  handleReadyForQuery(): void {}
+
+  private forward(): void {
+    if (this.forwarding || !this.wanted || !this.socket) return;
+    this.forwarding = true;
+    let chunk: Buffer | null;
+    while (this.wanted && this.socket && (chunk = this.socket.read() as Buffer | null) !== null) {
+      this.wanted = this._parse(chunk);
+    }
+    this.forwarding = false;
+  }
+
+  /** Reads one chunk of the socket; false when the consumer wants no more for now (or the stream failed). */
   _parse(chunk: Buffer): boolean {
     try {
       return this.parse(chunk);
@@ -56,8 +100,21 @@ class CopyOutStream extends LibraryCopyTo {
     }
   }
 
+  /** The socket back to pg, with `rest` (what followed the copy, or its error) for it to read first. */
+  private handBack(rest: Buffer): void {
+    const socket = this.socket;
+    const pgReader = this.pgReader;
+    if (!socket || !pgReader) return;
+    this.socket = null;
+    this.pgReader = null;
+    socket.removeListener("readable", this.onReadable);
+    socket.on("data", pgReader);
+    if (rest.length > 0) pgReader(rest);
+    // pg's reader may pause the socket itself while it handles `rest`: resumed once it is done.
+    process.nextTick(() => socket.resume());
+  }
+
   private parse(chunk: Buffer): boolean {
-    const self = this as unknown as LibraryInternals;
     let buf = chunk;
     if (this.partialHeader) {
       buf = Buffer.concat([this.partialHeader, chunk]);
@@ -113,17 +170,15 @@ class CopyOutStream extends LibraryCopyTo {
     if (rows && size > 0) drained = this.push(rows.subarray(0, size));
     else if (lines.length > 0) drained = this.push(lines);
     if (errorAt >= 0) {
-      // pg reads the error from here on and fails the query (the library's stream emits it).
-      self._buffer.push(buf.subarray(errorAt));
-      self._detach();
+      // pg reads the error from here on and fails the query (handleError).
+      this.handBack(buf.subarray(errorAt));
       return false;
     }
     if (finished) {
       // What follows the copy (CommandComplete, ReadyForQuery) is pg's again.
-      if (at < end) self._buffer.push(buf.subarray(at));
-      self._detach();
+      this.handBack(buf.subarray(at));
       this.push(null);
-      self._cleanup();
+      return false;
     }
     return drained;
   }
@@ -136,7 +191,7 @@ function lineOf(buf: Buffer, start: number, end: number): string {
 }
 
 /** The stream of `COPY (…) TO STDOUT`'s output as Buffers (rows whole or cut anywhere), for `client.query()`. */
-export function copyOut(sql: string): CopyToStream {
+export function copyOut(sql: string): Readable & Submittable {
   return new CopyOutStream(sql, false);
 }
 
@@ -144,6 +199,6 @@ export function copyOut(sql: string): CopyToStream {
  * The stream of a text `COPY (…) TO STDOUT`'s rows as arrays of lines (one array per chunk read from
  * the socket), for `client.query()`.
  */
-export function copyOutLines(sql: string): CopyToStream {
+export function copyOutLines(sql: string): Readable & Submittable {
   return new CopyOutStream(sql, true);
 }

@@ -7,7 +7,7 @@
 import { PassThrough, type Readable } from "node:stream";
 import { to as copyTo } from "pg-copy-streams";
 import { describe, expect, it } from "vitest";
-import { copyOut, copyOutLines } from "./pg-copy-out";
+import { copyOut, copyOutLines } from "./copy-out";
 import { seededBelow } from "@/tests/support/random";
 
 /** A backend message: type, length (counting itself), payload. */

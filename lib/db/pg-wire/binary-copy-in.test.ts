@@ -2,7 +2,7 @@
 // text holds, across the 64 KB chunks the input is cut into.
 import { describe, expect, it } from "vitest";
 import { useScratchClient } from "@/tests/support/db";
-import { BinaryCopyInput } from "./pg-copy-binary";
+import { BinaryCopyInput } from "./binary-copy-in";
 
 const client = useScratchClient("ds_copy_bin", "CREATE TYPE mood AS ENUM ('ok', 'bad'); CREATE TABLE t (n int, s text, m mood, j json, b jsonb)");
 

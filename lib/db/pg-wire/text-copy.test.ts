@@ -2,7 +2,7 @@
 // exactly as lines pushed one by one, across many pieces, with escapes and non-ASCII text.
 import { describe, expect, it } from "vitest";
 import { useScratchClient } from "@/tests/support/db";
-import { copyEscape, CopyInput } from "./pg-copy";
+import { copyEscape, CopyInput } from "./text-copy";
 
 const client = useScratchClient("ds_copy_in", "CREATE TABLE one_by_one (id int, label text); CREATE TABLE whole (id int, label text)");
 
