@@ -28,6 +28,7 @@ import {
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
+import { liveErrors } from "./sync-live";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { triggerOnce } from "./trigger-keys";
@@ -133,6 +134,11 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
       ...configurationErrors(input.configuration),
     ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    if (input.live) {
+      const live = { sourceId: input.source_id, modelId: input.model_id, syncMode: input.sync_mode, cursorField: input.cursor_field || null };
+      const refused = await liveErrors(tx, auth.workspaceId, live);
+      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
+    }
     await assertNameFree(tx, auth.workspaceId, "sync", input.name ?? "", "sync.name");
     const created = await tx.sync.create({
       data: {
@@ -147,6 +153,7 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
         streamName: input.stream_name,
         cursorField: input.cursor_field || null,
         detectDeletes: input.detect_deletes ?? false,
+        live: input.live ?? false,
         ...guardColumn(input.guard),
         writeMode: writeMode.mode,
         status: "pending",
@@ -197,6 +204,13 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     if (writeMode) errors.push(...writeMode.errors);
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    // Checked when turned on, and when what it streams changes while on.
+    const live = input.live ?? existing.live;
+    if (live && (input.live === true || refsChanged || input.sync_mode !== undefined)) {
+      const candidate = { sourceId: refs.source_id, modelId: refs.model_id, syncMode: input.sync_mode ?? existing.syncMode, cursorField: existing.cursorField };
+      const refused = await liveErrors(tx, auth.workspaceId, candidate);
+      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
+    }
     if (input.name && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "sync", input.name, "sync.name", id);
 
     const columns = scheduleChanged ? scheduleColumns(schedule) : {};
@@ -212,6 +226,7 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
         ...(input.configuration !== undefined ? { configuration: (input.configuration ?? []) as Prisma.InputJsonValue } : {}),
         ...(input.sync_mode !== undefined ? { syncMode: input.sync_mode } : {}),
         ...(input.detect_deletes !== undefined ? { detectDeletes: input.detect_deletes } : {}),
+        ...(input.live !== undefined ? { live: input.live } : {}),
         ...guardColumn(input.guard),
         ...(writeMode ? { writeMode: writeMode.mode } : {}),
         ...columns,
