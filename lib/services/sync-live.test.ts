@@ -6,12 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { ValidationFailed } from "@/lib/errors";
-import { catalogOf, createFixture, pgConnectorConfig, sql, tableStream, type Fixture } from "@/lib/engine/test-support";
+import { liveSlotName } from "@/lib/connectors/live";
+import { executeRun } from "@/lib/engine/execute-run";
+import { stopEngine } from "@/lib/engine";
+import { catalogOf, createFixture, pgConnectorConfig, sql, tableStream, waitFor, type Fixture } from "@/lib/engine/test-support";
 import type { CreateSyncInput } from "@/lib/validation/syncs";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useLogicalPostgres } from "@/tests/support/logical-postgres";
-import { createSync, getSync, updateSync } from "./syncs";
+import { createSync, deleteSync, getSync, updateSync } from "./syncs";
 
 useTestDatabase();
 const logical = useLogicalPostgres("live_check_source");
@@ -35,6 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await stopEngine();
   await replica?.drop();
 });
 
@@ -73,6 +77,20 @@ describe("a live sync's checks", () => {
     const created = await createSync(member.auth, input());
     expect(created.live).toBe(true);
     expect((await getSync(member.workspaceId, created.id)).live).toBe(true);
+    // Its first run (the backfill) is queued at once: a live sync needs no schedule.
+    expect(await prisma().syncRun.count({ where: { syncId: created.id, status: "queued" } })).toBe(1);
+  });
+
+  it("drops the slot and publication when the sync is deleted", { timeout: 60_000 }, async () => {
+    const created = await createSync(member.auth, input());
+    const run = await prisma().syncRun.findFirstOrThrow({ where: { syncId: created.id } });
+    const execution = executeRun(run.id);
+    const slots = async () => (await sql(logical().adminUrl, "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1", [liveSlotName(created.id)])).length;
+    const publications = async () => (await sql(logical().url, "SELECT 1 FROM pg_publication WHERE pubname = $1", [liveSlotName(created.id)])).length;
+    await waitFor(async () => ((await slots()) === 1 ? true : undefined), 30_000, "the slot");
+    await deleteSync(member.auth, created.id);
+    expect(await execution).toBe("canceled");
+    await waitFor(async () => ((await slots()) + (await publications()) === 0 ? true : undefined), 30_000, "the slot and publication to go");
   });
 
   it("refuses a source without logical replication with a 422 naming wal_level=logical", async () => {

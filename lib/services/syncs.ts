@@ -8,6 +8,8 @@ import {
   cancelRun,
   cancelSync,
   planSync as planNextRun,
+  releaseLiveSlot,
+  startLive,
   transitionSyncStatus,
   triggerSync,
   triggerTestRun,
@@ -15,6 +17,7 @@ import {
   type SyncProposal,
 } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { logger } from "@/lib/logger";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
   scheduleErrors,
@@ -126,7 +129,7 @@ function scheduleColumns(s: ScheduleInput) {
 /** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
 export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): Promise<SyncView> {
   const schedule = scheduleColumns(input);
-  return inTransaction(db, async (tx) => {
+  const view = await inTransaction(db, async (tx) => {
     const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
       ...(await referenceErrors(tx, auth.workspaceId, input)),
@@ -164,13 +167,18 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
     await audit(auth, "create", "sync", created.id, { name: created.name, schedule_type: created.scheduleType, write_mode: created.writeMode }, tx);
     return getSync(auth.workspaceId, created.id, tx);
   });
+  // Committed first: the run reads the sync. In a caller's transaction (config apply) it starts on its first trigger.
+  if (!db && view.live) await startLive(auth.workspaceId, view.id);
+  return view;
 }
 
 const SCHEDULE_KEYS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
 export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput, db?: Tx): Promise<SyncView> {
-  return inTransaction(db, async (tx) => {
+  let wasLive = false;
+  const view = await inTransaction(db, async (tx) => {
     const existing = await requireSync(auth.workspaceId, id, tx);
+    wasLive = existing.live;
     const errors: FieldError[] = [];
     if (input.cursor_field !== undefined && (input.cursor_field || null) !== existing.cursorField) {
       errors.push({
@@ -237,6 +245,14 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     await audit(auth, "update", "sync", id, { fields: Object.keys(input) }, tx);
     return getSync(auth.workspaceId, id, tx);
   });
+  if (!db && view.live && !wasLive) await startLive(auth.workspaceId, id);
+  if (!db && !view.live && wasLive) releaseInBackground(id);
+  return view;
+}
+
+/** Drops a live sync's slot once its run has stopped (lib/engine/live/release.ts), without holding the request. */
+function releaseInBackground(syncId: number): void {
+  void releaseLiveSlot(syncId).catch((err: unknown) => logger.warn({ syncId, err: (err as Error).message }, "live sync: could not drop its slot"));
 }
 
 /** How a run someone stopped names them (sync_runs.canceled_by): their name, else their email. */
@@ -260,6 +276,7 @@ export async function deleteSync(auth: Auth, id: number, db?: Tx): Promise<void>
     await tx.sync.update({ where: { id: sync.id }, data: { deletedAt: new Date(), nextRunAt: null } });
     await audit(auth, "delete", "sync", id, { name: sync.name }, tx);
   });
+  if (!db) releaseInBackground(id);
 }
 
 /**
@@ -271,6 +288,8 @@ export async function setSyncEnabled(auth: Auth, id: number, enable: boolean): P
   if (enable === (sync.status === "disabled")) {
     await transitionSyncStatus(auth.workspaceId, id, enable ? "pending" : "disabled", actorName(auth));
     await audit(auth, enable ? "enable" : "disable", "sync", id, { from: sync.status });
+    if (!enable) releaseInBackground(id);
+    else if (sync.live) await startLive(auth.workspaceId, id);
   }
   return getSync(auth.workspaceId, id);
 }

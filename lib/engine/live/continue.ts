@@ -6,6 +6,13 @@ import type { SyncRun } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { triggerSync } from "../runs";
 
+/** A sync just turned live: its first run (the backfill) is queued; one already running is left to go on. */
+export async function startLive(workspaceId: number, syncId: number): Promise<void> {
+  await triggerSync(workspaceId, syncId).catch((err: unknown) => {
+    logger.info({ syncId, err: (err as Error).message }, "live sync: its first run was not queued");
+  });
+}
+
 export async function continueLive(run: Pick<SyncRun, "id" | "syncId" | "workspaceId" | "syncRunType">): Promise<void> {
   if (run.syncRunType !== "general") return;
   const sync = await prisma().sync.findUnique({ where: { id: run.syncId }, select: { live: true, status: true, deletedAt: true } });
