@@ -8,6 +8,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export type ConnectorKind = "source" | "destination";
 import type { ConnectorCategoryName } from "./categories";
+import type { LiveSource } from "./live";
 export type { ConnectorCategoryName };
 
 /** A source row or a destination payload: plain JSON values only. */
@@ -148,6 +149,8 @@ export interface ReadOptions {
   cursorValue?: string | null;
   /** Aborts the read: the run was canceled or its worker is stopping. */
   signal?: AbortSignal;
+  /** Sources with live syncs: read as of this exported snapshot (LiveSlot.snapshot). */
+  snapshot?: string;
 }
 
 /** A bounded count of a read's rows: SourceConnector.countRows. */
@@ -328,6 +331,8 @@ export interface SourceConnector {
   countRows?(config: Row, options: CountOptions): Promise<BoundedCount | null>;
   /** ai_ml sources: run the model for each input row. */
   infer?(config: Row, inputs: Row[], signal?: AbortSignal): Promise<Row[]>;
+  /** Optional: the source's changes as they commit (live syncs). */
+  live?: LiveSource;
 }
 
 export interface DestinationConnector {

@@ -56,6 +56,8 @@ export async function startEmbeddedPostgres(options: {
   log?: (line: string) => void;
   /** The caller handles SIGTERM/SIGINT and calls stop() itself. */
   ownSignals?: boolean;
+  /** More server settings (tests of live syncs start one with wal_level=logical). */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await loadEmbeddedPostgres(options.ownSignals ?? false);
   const dataDir = path.resolve(options.dataDir);
@@ -77,7 +79,13 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: isRoot,
     initdbFlags: ["--encoding=UTF8"],
     // No Unix socket: the default socket folder may not be writable by the postgres user.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+    ],
     onLog: log,
     onError: (err) => log(String(err)),
   });

@@ -16,6 +16,8 @@ import { generalRun } from "./run-execution";
 import { applySyncOutcome, claimRun, pauseRun, requeueRun, setRunStatus } from "./run-store";
 import { engineSettings } from "./settings";
 import { testRun } from "./test-run";
+import { continueLive } from "./live/continue";
+import { liveRun } from "./live/live-run";
 import { TERMINAL_RUN_STATUSES } from "./transitions";
 
 export type { RunResult } from "./run-attempt";
@@ -39,9 +41,14 @@ export async function executeRun(runId: number, options: ExecuteOptions = {}): P
     const claimed = await claim(run);
     if (typeof claimed === "string") return claimed;
     // Started before (crash, graceful stop, pause): this attempt resumes it.
-    const attempt = new RunAttempt(claimed, claimed.run.syncRunType === "test" ? testRun : generalRun, run.startedAt !== null);
+    const strategy = claimed.run.syncRunType === "test" ? testRun : claimed.sync.live ? liveRun : generalRun;
+    const attempt = new RunAttempt(claimed, strategy, run.startedAt !== null);
     const result = await watched(attempt, lock, options, () => attempt.execute());
     return handBack(attempt, result);
+  }).then(async (result) => {
+    // A live sync's rolling run that ended well hands over to the next one at once.
+    if (result === "success") await continueLive(run);
+    return result;
   });
 }
 

@@ -94,3 +94,5 @@ export async function stopEngine(options: { closeDatabase?: boolean } = {}): Pro
   await stopBoss();
   if (options.closeDatabase) await closeDatabase();
 }
+export { startLive } from "./live/continue";
+export { releaseLiveSlot } from "./live/release";

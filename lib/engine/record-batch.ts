@@ -3,6 +3,7 @@
 // only means re-reading rows already recorded. After the commit: the cursor, memory, and the run's
 // first in_progress.
 import "server-only";
+import type { PoolClient } from "pg";
 import { writeRecordBlocks } from "@/lib/engine/records/write";
 import type { Item, Outcome } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
@@ -35,6 +36,8 @@ export interface BatchToRecord {
   complete?: boolean;
   /** Earlier batches whose rows this one carries (send-groups.ts): the cursor passes each complete one with it. */
   carried?: { seq: number; cursorValue?: string; complete?: boolean }[];
+  /** Written with the batch, in its transaction (a live sync's source position: live/live-store.ts). */
+  commit?: (client: Pick<PoolClient, "query">) => Promise<void>;
 }
 
 export class BatchRecorder {
@@ -69,7 +72,11 @@ export class BatchRecorder {
       // A batch with nothing sent (all unchanged) only moves the counters: one statement, no transaction.
       totals =
         outcomes.length === 0
-          ? await addBatchCounters(attempt.pool, run.id, delta, attempt.roundedTimings(performance.now() - started))
+          ? await addBatchCounters(attempt.pool, run.id, delta, attempt.roundedTimings(performance.now() - started)).then(async (t) => {
+              // Nothing recorded: the counters and this need not be one transaction.
+              await batch.commit?.(attempt.pool);
+              return t;
+            })
           : await withTransaction(attempt.pool, async (client) => {
               // Holds off a concurrent delete of the run (its workspace's deletion) until this batch has
               // committed, so the delete triggers find its records and states: bookkeeping has no foreign
@@ -85,6 +92,7 @@ export class BatchRecorder {
                 const skipsPresent = sync.writeMode === "insert";
                 await writeStates(client, sync.id, run.id, outcomes, this.options.states === "copy", skipsPresent);
               }
+              await batch.commit?.(client);
               const moved = await addBatchCounters(client, run.id, delta, attempt.roundedTimings(performance.now() - started));
               // With its counters (nothing when nobody listens; a batch of only unchanged rows sends none).
               await publishRunProgress(client, run.id);

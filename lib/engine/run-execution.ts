@@ -25,9 +25,10 @@ import { holdsForApproval } from "./plan/guard-step";
 import { updateBindingFor } from "./plan/approval";
 import { guardInForce } from "@/lib/sync-config/guard";
 
-export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractAndLoad };
+export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: (attempt) => extractAndLoad(attempt) };
 
-async function extractAndLoad(attempt: RunAttempt): Promise<void> {
+/** `read`: more read options (a live sync's backfill reads as of its slot's snapshot). */
+export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions, "snapshot"> = {}): Promise<void> {
   const { ctx, pool } = attempt;
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
@@ -48,6 +49,7 @@ async function extractAndLoad(attempt: RunAttempt): Promise<void> {
     cursorField,
     cursorValue: cursorField ? ctx.sync.currentCursorField : undefined,
     signal: attempt.signal,
+    ...read,
   };
   try {
     const plan = await planPassThrough(ctx, options);

@@ -131,6 +131,8 @@ describe("serializers answer what their schemas say", () => {
       cursorField: null,
       currentCursorField: null,
       detectDeletes: false,
+      live: false,
+      liveLsn: null,
       writeMode: "upsert",
       guard: null,
       status: "pending",

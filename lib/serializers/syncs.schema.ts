@@ -81,6 +81,7 @@ export const syncAttributesSchema = z.strictObject({
   stream_name: z.string(),
   status: z.enum(SyncStatus),
   detect_deletes: z.boolean(),
+  live: z.boolean().describe("Streams the source's changes as they commit (docs/live-syncs.md); our extension."),
   guard: z
     .strictObject({
       max_delete_percent: z.number().nullable().optional(),

@@ -78,6 +78,7 @@ export const serializeSync = (s: SyncView, access: ActorAccess): SyncResource =>
     stream_name: s.streamName,
     status: s.status,
     detect_deletes: s.detectDeletes,
+    live: s.live,
     guard: s.guard === null ? null : storedGuard(s.guard),
     effective_guard: effectiveGuard({ ...s, destinationCategory: getDefinition(s.destination.connectorName, "destination")?.category }),
     write_mode: s.writeMode,

@@ -106,6 +106,7 @@ interface SyncViewRow extends ConnectorColumns<"src_">, ConnectorColumns<"dst_">
   cursor_field: string | null;
   current_cursor_field: string | null;
   detect_deletes: boolean;
+  live: boolean;
   write_mode: WriteMode;
   guard: Prisma.JsonValue;
   status: SyncStatus;
@@ -168,7 +169,7 @@ const HELD = Prisma.sql`CASE WHEN jsonb_typeof(plan->'exceeded') = 'array' THEN 
 const syncViewSelect = (page: Prisma.Sql, ordered = false) => Prisma.sql`
   SELECT ${ordered ? Prisma.sql`s.ord, ` : Prisma.empty}s.id, s.workspace_id, s.source_id, s.destination_id, s.model_id, s.name, s.description, s.configuration,
          s.schedule_type::text, s.sync_mode::text, s.sync_interval, s.sync_interval_unit::text, s.cron_expression,
-         s.timezone, s.stream_name, s.cursor_field, s.current_cursor_field, s.detect_deletes, s.write_mode::text, s.guard, s.status::text,
+         s.timezone, s.stream_name, s.cursor_field, s.current_cursor_field, s.detect_deletes, s.live, s.write_mode::text, s.guard, s.status::text,
          s.next_run_at, s.deleted_at, s.created_at, s.updated_at,
          ${connectorColumns("src")}, ${connectorColumns("dst")}, ${connectorColumns("mc")},
          m.name AS model_name, m.description AS model_description, m.query AS model_query, m.query_type::text AS model_query_type,
@@ -231,6 +232,7 @@ function syncView(r: SyncViewRow): SyncView {
     cursorField: r.cursor_field,
     currentCursorField: r.current_cursor_field,
     detectDeletes: r.detect_deletes,
+    live: r.live,
     writeMode: r.write_mode,
     guard: r.guard,
     status: r.status,

@@ -8,6 +8,8 @@ import {
   cancelRun,
   cancelSync,
   planSync as planNextRun,
+  releaseLiveSlot,
+  startLive,
   transitionSyncStatus,
   triggerSync,
   triggerTestRun,
@@ -15,6 +17,7 @@ import {
   type SyncProposal,
 } from "@/lib/engine";
 import { FailedDependency, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
+import { logger } from "@/lib/logger";
 import { Prisma, type Sync } from "@/lib/generated/prisma/client";
 import {
   scheduleErrors,
@@ -28,6 +31,7 @@ import {
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
+import { liveErrors } from "./sync-live";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { triggerOnce } from "./trigger-keys";
@@ -125,7 +129,7 @@ function scheduleColumns(s: ScheduleInput) {
 /** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
 export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): Promise<SyncView> {
   const schedule = scheduleColumns(input);
-  return inTransaction(db, async (tx) => {
+  const view = await inTransaction(db, async (tx) => {
     const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
       ...(await referenceErrors(tx, auth.workspaceId, input)),
@@ -133,6 +137,11 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
       ...configurationErrors(input.configuration),
     ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    if (input.live) {
+      const live = { sourceId: input.source_id, modelId: input.model_id, syncMode: input.sync_mode, cursorField: input.cursor_field || null };
+      const refused = await liveErrors(tx, auth.workspaceId, live);
+      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
+    }
     await assertNameFree(tx, auth.workspaceId, "sync", input.name ?? "", "sync.name");
     const created = await tx.sync.create({
       data: {
@@ -147,6 +156,7 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
         streamName: input.stream_name,
         cursorField: input.cursor_field || null,
         detectDeletes: input.detect_deletes ?? false,
+        live: input.live ?? false,
         ...guardColumn(input.guard),
         writeMode: writeMode.mode,
         status: "pending",
@@ -157,13 +167,18 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
     await audit(auth, "create", "sync", created.id, { name: created.name, schedule_type: created.scheduleType, write_mode: created.writeMode }, tx);
     return getSync(auth.workspaceId, created.id, tx);
   });
+  // Committed first: the run reads the sync. In a caller's transaction (config apply) it starts on its first trigger.
+  if (!db && view.live) await startLive(auth.workspaceId, view.id);
+  return view;
 }
 
 const SCHEDULE_KEYS = ["schedule_type", "sync_interval", "sync_interval_unit", "cron_expression", "timezone"] as const;
 
 export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput, db?: Tx): Promise<SyncView> {
-  return inTransaction(db, async (tx) => {
+  let wasLive = false;
+  const view = await inTransaction(db, async (tx) => {
     const existing = await requireSync(auth.workspaceId, id, tx);
+    wasLive = existing.live;
     const errors: FieldError[] = [];
     if (input.cursor_field !== undefined && (input.cursor_field || null) !== existing.cursorField) {
       errors.push({
@@ -197,6 +212,13 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     if (writeMode) errors.push(...writeMode.errors);
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
+    // Checked when turned on, and when what it streams changes while on.
+    const live = input.live ?? existing.live;
+    if (live && (input.live === true || refsChanged || input.sync_mode !== undefined)) {
+      const candidate = { sourceId: refs.source_id, modelId: refs.model_id, syncMode: input.sync_mode ?? existing.syncMode, cursorField: existing.cursorField };
+      const refused = await liveErrors(tx, auth.workspaceId, candidate);
+      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
+    }
     if (input.name && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "sync", input.name, "sync.name", id);
 
     const columns = scheduleChanged ? scheduleColumns(schedule) : {};
@@ -212,6 +234,7 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
         ...(input.configuration !== undefined ? { configuration: (input.configuration ?? []) as Prisma.InputJsonValue } : {}),
         ...(input.sync_mode !== undefined ? { syncMode: input.sync_mode } : {}),
         ...(input.detect_deletes !== undefined ? { detectDeletes: input.detect_deletes } : {}),
+        ...(input.live !== undefined ? { live: input.live } : {}),
         ...guardColumn(input.guard),
         ...(writeMode ? { writeMode: writeMode.mode } : {}),
         ...columns,
@@ -222,6 +245,14 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     await audit(auth, "update", "sync", id, { fields: Object.keys(input) }, tx);
     return getSync(auth.workspaceId, id, tx);
   });
+  if (!db && view.live && !wasLive) await startLive(auth.workspaceId, id);
+  if (!db && !view.live && wasLive) releaseInBackground(id);
+  return view;
+}
+
+/** Drops a live sync's slot once its run has stopped (lib/engine/live/release.ts), without holding the request. */
+function releaseInBackground(syncId: number): void {
+  void releaseLiveSlot(syncId).catch((err: unknown) => logger.warn({ syncId, err: (err as Error).message }, "live sync: could not drop its slot"));
 }
 
 /** How a run someone stopped names them (sync_runs.canceled_by): their name, else their email. */
@@ -245,6 +276,7 @@ export async function deleteSync(auth: Auth, id: number, db?: Tx): Promise<void>
     await tx.sync.update({ where: { id: sync.id }, data: { deletedAt: new Date(), nextRunAt: null } });
     await audit(auth, "delete", "sync", id, { name: sync.name }, tx);
   });
+  if (!db) releaseInBackground(id);
 }
 
 /**
@@ -256,6 +288,8 @@ export async function setSyncEnabled(auth: Auth, id: number, enable: boolean): P
   if (enable === (sync.status === "disabled")) {
     await transitionSyncStatus(auth.workspaceId, id, enable ? "pending" : "disabled", actorName(auth));
     await audit(auth, enable ? "enable" : "disable", "sync", id, { from: sync.status });
+    if (!enable) releaseInBackground(id);
+    else if (sync.live) await startLive(auth.workspaceId, id);
   }
   return getSync(auth.workspaceId, id);
 }

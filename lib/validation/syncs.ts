@@ -111,6 +111,12 @@ export const syncFields = {
   cursor_field: z.string().trim().max(255).nullish().describe("Incremental: the column read from the saved position onwards. Cannot change after create."),
   detect_deletes: z.boolean({ error: "must be true or false" }).optional().describe("Send destination_delete for rows that vanished from the model."),
   guard: guardSchema.optional(),
+  live: z
+    .boolean({ error: "must be true or false" })
+    .optional()
+    .describe(
+      "Stream the source's changes as they commit (PostgreSQL with wal_level=logical; the model one table, filtered on its own columns): a backfill, then rolling runs. Our extension, not the reference's; the schedule stays as sent.",
+    ),
   write_mode: z
     .enum(WRITE_MODES, oneOf(WRITE_MODES))
     .optional()
@@ -191,6 +197,7 @@ export const updateSyncSchema = z.object({
       cursor_field: syncFields.cursor_field,
       detect_deletes: syncFields.detect_deletes,
       guard: syncFields.guard,
+      live: syncFields.live,
       write_mode: syncFields.write_mode,
       schedule_type: scheduleFields.schedule_type.optional(),
       sync_interval: scheduleFields.sync_interval,

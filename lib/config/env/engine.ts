@@ -23,6 +23,8 @@ export const engineVariables = {
   SYNC_RECORD_RETENTION_DAYS: integer(1, 30, "sync records of runs older than this many days are pruned"),
   ENGINE_BATCH_SIZE: integer(1, 5000, "rows read per batch"),
   ENGINE_BATCHES_IN_FLIGHT: integer(1, 3, "batches diffed, loaded and recorded while the next is read"),
+  ENGINE_LIVE_BATCH_MS: integer(1, 1000, "a live sync's micro-batch closes at most this long after its first change (or at ENGINE_BATCH_SIZE keys)"),
+  ENGINE_LIVE_PERIOD_SECONDS: integer(1, 300, "a live sync streams in rolling runs of this long, each with its counters and records"),
   ENGINE_HEAP_SOFT_LIMIT_MB: integer(
     1,
     64,

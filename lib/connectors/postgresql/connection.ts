@@ -235,3 +235,18 @@ export function trySettings(config: Row): PgSettings | undefined {
 export function described<T>(config: Row, fn: () => Promise<T>, product?: string): Promise<T> {
   return withDescribedErrors(fn, (err) => describePgError(err, trySettings(config), product));
 }
+
+/** Snapshot names as pg_export_snapshot writes them ("00000003-0000001B-1"). */
+const SNAPSHOT_NAME = /^[0-9A-F]{1,16}-[0-9A-F]{1,16}(-[0-9]{1,10})?$/i;
+
+/** Opens a read's read-only transaction; as of an exported snapshot when given (a live sync's backfill). */
+export async function beginRead(client: pg.Client, snapshot?: string): Promise<void> {
+  if (snapshot === undefined) {
+    await client.query("BEGIN TRANSACTION READ ONLY");
+    return;
+  }
+  if (!SNAPSHOT_NAME.test(snapshot)) throw new ConnectorError("The snapshot to read from has no valid name.");
+  await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  // Checked above: the name is hex digits and dashes only; SET cannot take a parameter.
+  await client.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+}

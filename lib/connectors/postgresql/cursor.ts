@@ -6,7 +6,7 @@ import type pg from "pg";
 import type { ReadOptions, Row } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { connect, describePgError, pgSettings } from "./connection";
+import { beginRead, connect, describePgError, pgSettings } from "./connection";
 
 /** Resolves one cursor read with the rows and the result's columns (the promise form drops them). */
 function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fields: pg.FieldDef[] }> {
@@ -40,7 +40,7 @@ export async function* cursorBatches<T>(
   let cursor: Cursor<T> | undefined;
   let ahead: Promise<{ rows: T[]; fields: pg.FieldDef[] }> | undefined;
   try {
-    await client.query("BEGIN TRANSACTION READ ONLY");
+    await beginRead(client, options.snapshot);
     // The server's statement timer would span the whole portal (every FETCH until the end), so
     // long reads are bounded per batch on our side instead.
     await client.query("SET LOCAL statement_timeout = 0");

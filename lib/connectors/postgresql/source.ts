@@ -23,6 +23,7 @@ import { postgresqlTextRows } from "./text-rows";
 import { bentBeforeCondition } from "./values";
 import { countPostgresqlRows, readFrom } from "./count";
 import { cursorBatches } from "./cursor";
+import { postgresqlLive } from "./live";
 
 /** Connects, reports the server version and checks that the schema exists. Shared with the destination. */
 export async function checkPostgresql(config: Row): Promise<CheckResult> {
@@ -219,4 +220,5 @@ export const postgresqlSource: SourceConnector = {
   readFingerprinted,
   textRows: postgresqlTextRows,
   countRows: countPostgresqlRows,
+  live: postgresqlLive,
 };

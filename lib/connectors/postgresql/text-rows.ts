@@ -9,7 +9,7 @@ import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
-import { connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
+import { beginRead, connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
 
 const SESSION =
@@ -54,7 +54,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     throw asConnectorError(err, (e) => describePgError(e, s));
   }
   try {
-    await client.query("BEGIN TRANSACTION READ ONLY");
+    await beginRead(client, options.snapshot);
     await client.query(SESSION);
     const stream = client.query(copyOutLines(`COPY (${modelQuery(options, client)}) TO STDOUT`));
     const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string[]>;

@@ -1,0 +1,127 @@
+// Live syncs, the model side: whether a source and model can stream (logical replication on; the
+// model one plain table, filtered on its own columns, keyed by the table's primary key), and the
+// model's current rows for the keys a micro-batch changed.
+import type pg from "pg";
+import type { LiveCheck, LiveModel } from "../live";
+import type { Row } from "../types";
+import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
+import { beginRead, described, quoteIdent, withClient } from "./connection";
+import { oneStatement } from "./one-statement";
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  Schema?: string;
+  Output?: string[];
+  Plans?: PlanNode[];
+  "Parent Relationship"?: string;
+}
+
+/** Nodes that read the table itself. */
+const SCANS = new Set(["Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan"]);
+/** Nodes that pass a scan's rows on unchanged in content (order, parallelism, index lookups). */
+const PASSING = new Set(["Bitmap Index Scan", "Sort", "Incremental Sort", "Gather", "Gather Merge", "BitmapOr", "BitmapAnd"]);
+
+const STAY_SCHEDULED = "Models that join, aggregate, limit or read other queries stay on a schedule; a live model is one table, or a SELECT of one table with a WHERE on its own columns.";
+
+/** The table a model streams, read from the server's plan of it (never from parsing the text ourselves). */
+function planTable(plan: PlanNode): { table?: { schema: string; name: string }; refused?: string } {
+  const tables = new Map<string, { schema: string; name: string }>();
+  let refused: string | undefined;
+  const walk = (node: PlanNode) => {
+    const type = node["Node Type"];
+    if (node["Parent Relationship"] === "InitPlan" || node["Parent Relationship"] === "SubPlan") refused ??= "reads a subquery";
+    if (SCANS.has(type) && node["Relation Name"] && node.Schema) {
+      tables.set(JSON.stringify([node.Schema, node["Relation Name"]]), { schema: node.Schema, name: node["Relation Name"] });
+    } else if (!PASSING.has(type)) refused ??= /Join|Nested Loop/.test(type) ? "joins tables" : `needs a ${type} step`;
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(plan);
+  if (refused) return { refused };
+  if (tables.size !== 1) return { refused: tables.size === 0 ? "reads no table" : `reads ${tables.size} tables` };
+  return { table: [...tables.values()][0] };
+}
+
+async function walLevel(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ wal_level: string }>("SHOW wal_level");
+  return rows[0]?.wal_level ?? "unknown";
+}
+
+/** See LiveSource.check. */
+export async function checkLive(config: Row, model: LiveModel): Promise<LiveCheck> {
+  return described(config, () =>
+    withClient(config, async (client) => {
+      const level = await walLevel(client);
+      if (level !== "logical") {
+        return {
+          ok: false,
+          field: "source",
+          reason: `The source runs with wal_level=${level}: live syncs read its changes through logical replication, which needs wal_level=logical (set it in postgresql.conf and restart PostgreSQL).`,
+        };
+      }
+      await beginRead(client);
+      try {
+        const inner = modelSelect(model.query, "postgresql");
+        const explained = await client.query<{ "QUERY PLAN": unknown }>(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${inner}`));
+        const raw = explained.rows[0]?.["QUERY PLAN"];
+        const plan = ((typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[])[0].Plan;
+        const { table, refused } = planTable(plan);
+        if (!table) return { ok: false, field: "model", reason: `This model ${refused}. ${STAY_SCHEDULED}` };
+        const qualified = `${quoteIdent(table.schema)}.${quoteIdent(table.name)}`;
+        const keyed = await keyedByTable(client, inner, model.primaryKey, plan, table);
+        if (keyed) return { ok: false, field: "model", reason: keyed };
+        return { ok: true, table: qualified };
+      } finally {
+        await client.query("ROLLBACK").catch(() => undefined);
+      }
+    }),
+  );
+}
+
+/**
+ * Null when the model's primary key column is the table's own one-column primary key, passed
+ * through (a delete carries only the key); else why not.
+ */
+async function keyedByTable(client: pg.Client, inner: string, primaryKey: string, plan: PlanNode, table: { schema: string; name: string }): Promise<string | null> {
+  const { rows } = await client.query<{ relkind: string; pk: string[] | null }>(
+    `SELECT c.relkind::text AS relkind,
+            ARRAY(SELECT a.attname::text FROM pg_constraint k JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = ANY (k.conkey)
+                   WHERE k.conrelid = c.oid AND k.contype = 'p') AS pk
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
+    [table.schema, table.name],
+  );
+  const what = `"${table.schema}"."${table.name}"`;
+  if (rows[0]?.relkind !== "r") return `${what} is not a plain table (views and partitioned tables do not stream). ${STAY_SCHEDULED}`;
+  const pk = rows[0].pk ?? [];
+  if (pk.length !== 1 || pk[0] !== primaryKey) {
+    return `A live model's primary key must be its table's one-column primary key: ${what} has ${pk.length === 0 ? "none" : `(${pk.join(", ")})`}, the model names "${primaryKey}".`;
+  }
+  const { fields } = await client.query(oneStatement(`SELECT * FROM ${subquery(inner)} AS q LIMIT 0`));
+  const index = fields.findIndex((f) => f.name === primaryKey);
+  const output = index < 0 ? undefined : plan.Output?.[index];
+  const plain = output !== undefined && [primaryKey, quoteIdent(primaryKey)].some((name) => output === name || output.endsWith(`.${name}`));
+  return plain ? null : `The model's column "${primaryKey}" must be the table's column "${primaryKey}" itself, not an expression.`;
+}
+
+/** See LiveSource.readKeys: the model's rows whose key is among `keys` (the key's text as the source writes it). */
+export async function readLiveKeys(config: Row, model: LiveModel, keys: string[]): Promise<Row[]> {
+  if (keys.length === 0) return [];
+  return described(config, () =>
+    withClient(config, async (client) => {
+      await beginRead(client);
+      try {
+        const inner = modelSelect(model.query, "postgresql");
+        const { fields } = await client.query(oneStatement(`SELECT * FROM ${subquery(inner)} AS live_rows LIMIT 0`));
+        const key = fields.find((f) => f.name === model.primaryKey);
+        if (!key) return [];
+        // Compared as the key's own type, so the table's primary key index serves the lookup.
+        const { rows: typed } = await client.query<{ type: string }>("SELECT format_type($1::oid, NULL) AS type", [key.dataTypeID]);
+        const text = `SELECT * FROM ${subquery(inner)} AS live_rows WHERE live_rows.${quoteIdent(model.primaryKey)} = ANY ($1::text[]::${typed[0].type}[])`;
+        const { rows } = await client.query<Row>(oneStatement(text, [keys]));
+        return rows.map(jsonSafeRow);
+      } finally {
+        await client.query("ROLLBACK").catch(() => undefined);
+      }
+    }),
+  );
+}

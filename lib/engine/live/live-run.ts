@@ -1,0 +1,128 @@
+// A live sync's run (docs/live-syncs.md): a rolling run that first backfills, if the sync has no
+// recorded source position, with the general read as of the slot's exported snapshot, then streams
+// the slot's changes for ENGINE_LIVE_PERIOD_SECONDS in micro-batches. Each micro-batch re-reads the
+// model's rows for the keys that changed and goes through the same diff, map, load and record as a
+// batch read; its position is saved in the batch's transaction and acknowledged to the source only
+// after that commit, so a worker killed at any point resumes from the slot with nothing lost or doubled.
+import "server-only";
+import { liveSlotName, type LiveChanges, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
+import { prisma } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
+import { detectsDeletes } from "@/lib/sync-config/write-mode";
+import { BatchDiffer } from "../batch-diff";
+import { deleteItem } from "../delete-detection";
+import { keyText } from "../diff";
+import { BatchRecorder } from "../record-batch";
+import type { RunAttempt, RunStrategy } from "../run-attempt";
+import { extractAndLoad } from "../run-execution";
+import { forgetStates } from "../run-store";
+import { sendItems } from "../send-batch";
+import { engineSettings } from "../settings";
+import { liveLsnOf, saveLiveLsn, trackedStates } from "./live-store";
+
+export const liveRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractLive };
+
+async function extractLive(attempt: RunAttempt): Promise<void> {
+  const { ctx, pool } = attempt;
+  const live = ctx.source.live;
+  if (!live) throw new Error(`${ctx.source.definition.name} sources cannot run live.`);
+  const model: LiveModel = { query: ctx.model.query, primaryKey: ctx.model.primaryKey };
+  // Read afresh: an earlier attempt of this run may have backfilled.
+  let from = await liveLsnOf(pool, ctx.sync.id);
+  // Its slot gone (dropped while the sync was off, or by hand): nothing says what changed since, so backfill.
+  if (from !== null && !(await live.exists(ctx.sourceConfig, ctx.sync.id))) from = null;
+  try {
+    if (from === null) {
+      from = await backfill(attempt, live, model);
+      if (from === null) return;
+    }
+    await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000);
+  } finally {
+    await dropIfOff(attempt, live).catch((err: unknown) => logger.warn({ syncId: ctx.sync.id, err: (err as Error).message }, "live sync: could not drop its slot"));
+  }
+}
+
+/**
+ * A sync turned off (disabled, deleted, live no more) must not keep a slot that holds the source's
+ * WAL: its slot and publication are dropped, after saying so; turned on again, it backfills anew.
+ */
+async function dropIfOff(attempt: RunAttempt, live: LiveSource): Promise<void> {
+  const { ctx, pool } = attempt;
+  const now = await prisma().sync.findUnique({ where: { id: ctx.sync.id }, select: { live: true, status: true, deletedAt: true } });
+  if (now?.live && !now.deletedAt && now.status !== "disabled") return;
+  logger.warn({ syncId: ctx.sync.id, slot: liveSlotName(ctx.sync.id) }, "live sync turned off: dropping its replication slot and publication on the source");
+  await live.drop(ctx.sourceConfig, ctx.sync.id);
+  await saveLiveLsn(pool, ctx.sync.id, null);
+}
+
+/** The general read as of the new slot's snapshot; the slot's position once it is all recorded, else null. */
+async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel): Promise<string | null> {
+  const { ctx, pool } = attempt;
+  const slot = await live.open(ctx.sourceConfig, ctx.sync.id, model);
+  try {
+    await extractAndLoad(attempt, { snapshot: slot.snapshot });
+  } finally {
+    await slot.release();
+  }
+  // Stopped or failed part way: the next attempt creates the slot again and re-reads (recorded rows diff as unchanged).
+  if (attempt.halted) return null;
+  await saveLiveLsn(pool, ctx.sync.id, slot.lsn);
+  return slot.lsn;
+}
+
+async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel, from: string, until: number): Promise<void> {
+  const { ctx } = attempt;
+  const stream = await live.stream(ctx.sourceConfig, ctx.sync.id, from);
+  const recorder = new BatchRecorder(attempt, { states: "upsert" });
+  try {
+    while (!attempt.halted && Date.now() < until) {
+      const changes = await stream.next({ maxKeys: engineSettings.batchSize, maxWaitMs: engineSettings.liveBatchMs, signal: attempt.signal });
+      if (changes === null) continue;
+      if (await applyChanges(attempt, live, model, recorder, changes)) await stream.ack(changes.lsn);
+    }
+  } finally {
+    await closeQuietly(stream);
+  }
+}
+
+async function closeQuietly(stream: LiveStream): Promise<void> {
+  await stream.close().catch(() => undefined);
+}
+
+/**
+ * One micro-batch through the batch pipeline; true when it is recorded whole with its position.
+ * The model's current rows for the changed keys are what is sent: a key changed several times sends
+ * its latest row once, a key gone from the model (deleted, or no longer matching the WHERE) is a
+ * delete in mirror mode, and a replayed change finds its row unchanged.
+ */
+async function applyChanges(attempt: RunAttempt, live: LiveSource, model: LiveModel, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
+  const { ctx, pool } = attempt;
+  let started = performance.now();
+  const rows = await live.readKeys(
+    ctx.sourceConfig,
+    model,
+    changes.keys.map((k) => k.text),
+  );
+  attempt.timings.query += performance.now() - started;
+  started = performance.now();
+  // Diffed as by no run (run id 0): a key this rolling run already sent is compared, not taken for a retry's.
+  const differ = new BatchDiffer(pool, { ...ctx, run: { id: 0 } }, false);
+  const { delta, toSend, rebaselined } = await differ.diff(rows);
+  const goneKeys = changes.keys.map((k) => keyText(k.value)).filter((k): k is string => k !== null && !differ.seen.has(k));
+  const gone = await trackedStates(pool, ctx.sync.id, goneKeys);
+  attempt.timings.diff += performance.now() - started;
+  const deletes = detectsDeletes(ctx.sync) ? gone.filter((g) => g.delivered).map((g) => deleteItem(ctx.model.primaryKey, g)) : [];
+  const outcomes = await sendItems(attempt, [...toSend, ...deletes]);
+  const undelivered = gone.filter((g) => !g.delivered).map((g) => g.key);
+  if (undelivered.length > 0) await forgetStates(pool, ctx.sync.id, undelivered);
+  // A stop part way leaves rows unsent: recorded as far as they went, the position kept for a replay.
+  const complete = !attempt.halted;
+  await recorder.record({
+    seq: attempt.nextSeq++,
+    outcomes,
+    delta,
+    rebaselined,
+    commit: complete ? (client) => saveLiveLsn(client, ctx.sync.id, changes.lsn) : undefined,
+  });
+  return complete;
+}

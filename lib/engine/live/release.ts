@@ -1,0 +1,35 @@
+// A live sync deleted, disabled or turned off must not leave a slot holding the source's WAL: once
+// its run has stopped (the run drops the slot itself when it sees the change: live-run.ts), the slot
+// and publication are dropped from here too, which also covers a sync with no run at that moment.
+import "server-only";
+import { adapterConfig } from "@/lib/connectors/adapter-config";
+import { liveSlotName } from "@/lib/connectors/live";
+import { getSource } from "@/lib/connectors/registry";
+import { decryptJson } from "@/lib/crypto/encryption";
+import { pgPool, prisma } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
+import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { ACTIVE_RUN_STATUSES } from "../transitions";
+import { saveLiveLsn } from "./live-store";
+
+/** How long to wait for the sync's run to stop before dropping the slot from under it. */
+const RUN_STOP_WAIT_MS = 10_000;
+
+export async function releaseLiveSlot(syncId: number): Promise<void> {
+  const sync = await prisma().sync.findUnique({ where: { id: syncId }, include: { source: true } });
+  // Never live (or released already), or live and on: nothing to drop.
+  if (!sync || (!sync.live && sync.liveLsn === null) || (sync.live && !sync.deletedAt && sync.status !== "disabled")) return;
+  const connector = getSource(sync.source.connectorName);
+  if (!connector.live) return;
+  const deadline = Date.now() + RUN_STOP_WAIT_MS;
+  while (Date.now() < deadline && (await prisma().syncRun.count({ where: { syncId, status: { in: [...ACTIVE_RUN_STATUSES] } } })) > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const stored = decryptJson(jsonObjectSchema, sync.source.configurationEncrypted, `configuration of connector ${sync.source.id}`);
+  const config = adapterConfig(connector.definition, stored, sync.workspaceId);
+  if (await connector.live.exists(config, syncId)) {
+    logger.warn({ syncId, slot: liveSlotName(syncId) }, "live sync turned off: dropping its replication slot and publication on the source");
+  }
+  await connector.live.drop(config, syncId);
+  await saveLiveLsn(pgPool(), syncId, null);
+}
