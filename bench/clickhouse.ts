@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { from as copyFrom } from "pg-copy-streams";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import { clickhouseBinary, startClickhouse, type ClickhouseServer } from "@/tests/support/clickhouse-server";
 import { createSync, pgConfig, readRun, runSync } from "./lib/app";
 import type { BenchContext } from "./lib/context";
@@ -118,7 +118,7 @@ async function measure(ctx: BenchContext, ch: ClickhouseServer): Promise<void> {
   const table = "customers_from_clickhouse";
   await query(ctx.destinationUrl, customerTableDdl(table));
   const config = { url: ch.url, username: ch.username, password: ch.password, database: DATABASE };
-  const discovered = await getDestination("Postgresql").discover(pgConfig(ctx.destinationUrl));
+  const discovered = await (await loadDestination("Postgresql")).discover(pgConfig(ctx.destinationUrl));
   const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === table) };
   const { syncId } = await createSync({
     workspaceId: ctx.workspaceId,

@@ -8,7 +8,7 @@
 // CPU per row. The bench process plays the web process: it triggers through the engine's trigger,
 // the function POST /api/v1/schedule_syncs calls.
 import os from "node:os";
-import { getDestination } from "@/lib/connectors/registry";
+import { loadDestination } from "@/lib/connectors/registry";
 import { pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { customerTableDdl, fillCustomers, query } from "./lib/pg";
@@ -111,7 +111,7 @@ async function runRound(
   const table = `scale_r${n}`;
   await query(ctx.destinationUrl, customerTableDdl(table));
   const config = pgConfig(ctx.destinationUrl);
-  const discovered = await getDestination("Postgresql").discover(config);
+  const discovered = await (await loadDestination("Postgresql")).discover(config);
   const catalog = { ...discovered, streams: discovered.streams.filter((s) => s.name === table) };
   const syncs = await createRoundSyncs({
     ...ctx,

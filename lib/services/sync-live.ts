@@ -3,7 +3,7 @@
 // primary key, and it diffs (incremental, no cursor). Each refusal is a 422 saying what to change.
 import "server-only";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
-import { getSource } from "@/lib/connectors/registry";
+import { loadSource } from "@/lib/connectors/registry";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
@@ -29,7 +29,7 @@ export async function liveErrors(tx: Tx, workspaceId: number, s: LiveCandidate):
   const model = await tx.model.findFirst({ where: { id: s.modelId, workspaceId } });
   // Missing references have their own errors (referenceErrors).
   if (!source || !model) return [];
-  const connector = getSource(source.connectorName);
+  const connector = await loadSource(source.connectorName);
   if (!connector.live) return [{ path, message: `is not available for ${connector.definition.name} sources: live syncs stream PostgreSQL sources` }];
   if (!model.primaryKey) return [{ path, message: "needs a model with a primary key" }];
   const stored = decryptJson(jsonObjectSchema, source.configurationEncrypted, `configuration of connector ${source.id}`);

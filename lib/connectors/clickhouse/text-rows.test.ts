@@ -3,7 +3,7 @@
 // is the text the JSON path's PostgreSQL destination writes for the row's value (scalarText, or
 // exactJson into jsonb), NULL is COPY's \N, and decode() gives back the row the JSON path reads.
 import { describe, expect, it } from "vitest";
-import { copyUnescape } from "../shared/pg-copy";
+import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { exactJson, scalarText } from "../shared/values";
 import { clickhouseTextRows, copyLineOf, textKind } from "./text-rows";
 import { splitFields } from "./tsv";

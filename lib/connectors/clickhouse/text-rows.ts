@@ -8,7 +8,7 @@ import { isUtf8 } from "node:buffer";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { COPY_NULL, copyEscape, copyUnescape } from "../shared/pg-copy";
+import { COPY_NULL, copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { modelSelect } from "../shared/sql";
 import { exactJson, floatValue, scalarText } from "../shared/values";
 import { clickhouseConfig } from "./config";

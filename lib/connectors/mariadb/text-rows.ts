@@ -8,7 +8,7 @@ import type { Connection, RowDataPacket } from "mysql2/promise";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { copyEscape, copyUnescape } from "../shared/pg-copy";
+import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { jsonSafeRow } from "../shared/sql";
 import { connectStreaming, described, describeMariaError, incrementalQuery, mariaSettings, withConnection } from "./connection";
 

@@ -4,7 +4,7 @@
 import "server-only";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { liveSlotName } from "@/lib/connectors/live";
-import { getSource } from "@/lib/connectors/registry";
+import { loadSource } from "@/lib/connectors/registry";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { pgPool, prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
@@ -19,7 +19,7 @@ export async function releaseLiveSlot(syncId: number): Promise<void> {
   const sync = await prisma().sync.findUnique({ where: { id: syncId }, include: { source: true } });
   // Never live (or released already), or live and on: nothing to drop.
   if (!sync || (!sync.live && sync.liveLsn === null) || (sync.live && !sync.deletedAt && sync.status !== "disabled")) return;
-  const connector = getSource(sync.source.connectorName);
+  const connector = await loadSource(sync.source.connectorName);
   if (!connector.live) return;
   const deadline = Date.now() + RUN_STOP_WAIT_MS;
   while (Date.now() < deadline && (await prisma().syncRun.count({ where: { syncId, status: { in: [...ACTIVE_RUN_STATUSES] } } })) > 0) {
