@@ -88,7 +88,8 @@ export const SHARED_SERVICE_FILES = ["transaction", "unique-names", "run-events"
 
 const CODE_ROOTS = ["app", "components", "lib", "scripts", "bench", "tests", "e2e", "lint", "prisma"];
 const CODE_EXT = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
-const SKIP = [/^node_modules\//, /^lib\/generated\//, /^lib\/api-client\/generated\//, /^\.next/];
+// The codemod itself is skipped: its table names the old paths on purpose.
+const SKIP = [/^scripts\/house\/rooms-codemod\.ts$/, /^node_modules\//, /^lib\/generated\//, /^lib\/api-client\/generated\//, /^\.next/];
 const ROOT_FILES = ["package.json", "tsconfig.json", "tsconfig.node.json"];
 
 /**
@@ -116,6 +117,11 @@ const RELATIVE_SPEC =
   /((?:\bfrom|\bimport|\brequire|\bvi\.(?:mock|doMock|unmock|doUnmock|importActual|importMock))\s*(?:<[^>]*>)?\s*\(?\s*)(["'])(\.\.?\/[^"'\n]*)\2/g;
 /** A path mention starting at lib/ (in `@/lib/…`, `../lib/…`, prose, lint zones); the character after it decides a bare module stem. */
 const LIB_MENTION = /(?<![\w-]|[\w-]\/)lib\/[\w@.[\]()\/-]*[\w\])]/g;
+/** A path in a column (README's and architecture.md's layer lists): its padding keeps the next column where it was. */
+const PADDED = / {2,}$/;
+
+const PAD_MARK = "\u0001";
+const PAD_CUT = "\u0002";
 
 export function rewrite(file: string, text: string): string {
   const dest = mapPath(file) ?? file;
@@ -138,7 +144,11 @@ export function rewrite(file: string, text: string): string {
     const trimmed = mention.replace(/\.$/, "");
     const stemMayEnd = isCode && /["'`]/.test(next);
     const mapped = mapPath(trimmed, stemMayEnd);
-    return mapped ? mapped + mention.slice(trimmed.length) : mention;
+    return mapped ? mapped + mention.slice(trimmed.length) + PAD_MARK.repeat(Math.max(0, mention.length - mapped.length)) + PAD_CUT.repeat(Math.max(0, mapped.length - mention.length)) : mention;
+  }).replace(/([\u0001\u0002]+)( *)/g, (_all, marks: string, spaces: string) => {
+    if (!PADDED.test(spaces)) return spaces;
+    const grow = [...marks].filter((m) => m === PAD_MARK).length - [...marks].filter((m) => m === PAD_CUT).length;
+    return " ".repeat(Math.max(2, spaces.length + grow));
   });
 }
 
