@@ -46,7 +46,7 @@ const engineEntrance = (target) => ({
   target,
   from: "./lib/engine",
   except: ["./index.ts"],
-  message: "Import the engine through its entrance, @/lib/engine (lib/engine/index.ts); isomorphic helpers the console needs live in lib/sync-config.",
+  message: "Import the engine through its entrance, @/lib/engine (lib/engine/index.ts); isomorphic helpers the console needs live in lib/sync-rules.",
 });
 const layerZones = {
   files: ["**/*.ts", "**/*.tsx"],
@@ -72,7 +72,7 @@ const layerZones = {
           {
             target: ["./components", "./lib/api-client", "./app/**/page.tsx", "./app/**/layout.tsx"],
             from: SERVER_ONLY,
-            message: "Console code runs in the browser too; shared domain code lives in lib/sync-config.",
+            message: "Console code runs in the browser too; shared domain code lives in lib/sync-rules.",
           },
           {
             target: "./lib/api-client",

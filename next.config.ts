@@ -44,7 +44,7 @@ const nextConfig: NextConfig = {
     "tedious",
     "oracledb",
   ],
-  // The reference console's sign-in path, which account mails link to (lib/services/account-mails.ts).
+  // The reference console's sign-in path, which account mails link to (lib/services/accounts/mails.ts).
   async redirects() {
     return [{ source: "/sign-in", destination: "/login", permanent: false }];
   },

@@ -4,7 +4,7 @@
 // The two alternate in rounds in one process, so other load on the machine hits both alike; the
 // figure is their ratio. No database: `npm run bench -- --only mapping` runs in seconds.
 import { isDeepStrictEqual } from "node:util";
-import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping";
+import { compileMapping, type CompiledMapping } from "@/lib/sync-rules/mapping";
 import { JSON_PATH_MAPPING } from "./lib/app";
 import type { BenchArgs } from "./lib/args";
 import type { Report } from "./lib/report";

@@ -2,7 +2,7 @@
 // (AsyncLocalStorage), and known secret keys are redacted so they never reach a log line.
 import { AsyncLocalStorage } from "node:async_hooks";
 import pino from "pino";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 
 interface LogContext {
   requestId?: string;

@@ -1,8 +1,8 @@
-// npm run docs:env: rewrites the README's tables of environment variables from lib/config/env.ts
-// (descriptions, forms, defaults) and the list of test variables in lib/config/env-docs.ts.
+// npm run docs:env: rewrites the README's tables of environment variables from lib/settings/env.ts
+// (descriptions, forms, defaults) and the list of test variables in lib/settings/env-docs.ts.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { withTables } from "../lib/config/env-docs";
+import { withTables } from "../lib/settings/env-docs";
 
 const readme = path.resolve("README.md");
 const before = readFileSync(readme, "utf8");

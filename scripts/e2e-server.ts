@@ -71,7 +71,7 @@ async function main() {
     // The tests' connectors target PostgreSQL, MariaDB and HTTP servers on this machine.
     OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? "127.0.0.1,::1",
     // The seeded admin creates (and invites into) every test's workspace: the per-user caps
-    // (lib/services/mail-caps.ts) would stop the suite, so they are lifted unless a spec sets them.
+    // (lib/services/accounts/mail-caps.ts) would stop the suite, so they are lifted unless a spec sets them.
     // The per-workspace invitation cap keeps its default (e2e/api/security-accounts.spec.ts meets it).
     WORKSPACE_MAX_CREATED_PER_USER_PER_DAY: process.env.WORKSPACE_MAX_CREATED_PER_USER_PER_DAY ?? "1000000",
     INVITATION_MAX_PER_USER_PER_HOUR: process.env.INVITATION_MAX_PER_USER_PER_HOUR ?? "1000000",

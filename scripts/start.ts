@@ -6,10 +6,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
-import { assertMailSettings } from "../lib/config/console-url";
-import { assertValidEnv, env } from "../lib/config/env";
-import { outboundAllowPrivate } from "../lib/config/outbound";
-import { assertProductionSecrets } from "../lib/config/secrets";
+import { assertMailSettings } from "../lib/settings/console-url";
+import { assertValidEnv, env } from "../lib/settings/env";
+import { outboundAllowPrivate } from "../lib/settings/outbound";
+import { assertProductionSecrets } from "../lib/settings/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { closeDatabase } from "../lib/db/client";
@@ -66,7 +66,7 @@ async function main() {
 
   const seeded = await seed();
   if (env.DEMO) {
-    // The demo's connectors read and write a database beside the app's: lib/config/outbound.ts
+    // The demo's connectors read and write a database beside the app's: lib/settings/outbound.ts
     // allows just that host unless the operator chose.
     if (env.OUTBOUND_ALLOW_PRIVATE === undefined) {
       logger.info(`DEMO=1: connectors may reach ${outboundAllowPrivate()} (OUTBOUND_ALLOW_PRIVATE)`);

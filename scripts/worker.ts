@@ -3,8 +3,8 @@
 // embedded one) and migrates it; SIGTERM/SIGINT stop gracefully: running runs go back to the queue.
 import { stopEngine } from "../lib/engine";
 import { startDatasyncEngine } from "../lib/services/run-events";
-import { assertValidEnv, env } from "../lib/config/env";
-import { assertProductionSecrets } from "../lib/config/secrets";
+import { assertValidEnv, env } from "../lib/settings/env";
+import { assertProductionSecrets } from "../lib/settings/secrets";
 import { surviveDatabaseOutages } from "../lib/db/health";
 import { prepareDatabase } from "../lib/db/runtime";
 import { logger } from "../lib/logger";

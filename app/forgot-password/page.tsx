@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ForgotPasswordForm } from "@/components/auth/account-forms";
-import { sendsMail } from "@/lib/config/console-url";
+import { sendsMail } from "@/lib/settings/console-url";
 
 export const metadata: Metadata = { title: "Forgot password" };
 // Whether mail goes out is the running server's setting (SMTP_URL), not the build's.

@@ -1,7 +1,7 @@
 // What the scale section checks after a round, all with SQL on the application database (and the
 // destination table): each sync ran exactly once and succeeded, each run recorded each of its rows
 // once, the destination holds every row, and no workspace ran more than its share at once.
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { query } from "./pg";
 
 export interface RoundOutcome {

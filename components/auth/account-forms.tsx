@@ -1,6 +1,6 @@
 "use client";
 // The console ends of the account mails: ask for a reset link, set a new password from one, verify
-// an address, and accept an invitation. Same paths and query members as the reference console (lib/services/account-mails.ts),
+// an address, and accept an invitation. Same paths and query members as the reference console (lib/services/accounts/mails.ts),
 // so a link works whichever console CONSOLE_URL names.
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";

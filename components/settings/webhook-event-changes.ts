@@ -1,6 +1,6 @@
 // What a webhook edit sends as its events. A subscription may carry events this console does not
 // know (a newer server's): they are never dropped, and the events go only when the person changed them.
-import { WEBHOOK_EVENTS, type WebhookEvent } from "@/lib/sync-config/webhook-events";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "@/lib/sync-rules/webhook-events";
 
 export const isWebhookEvent = (e: string): e is WebhookEvent => (WEBHOOK_EVENTS as readonly string[]).includes(e);
 

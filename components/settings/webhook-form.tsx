@@ -15,7 +15,7 @@ import { InlineError } from "@/components/ui/states";
 import { errorMessage } from "@/lib/api-client/client";
 import { useSyncs } from "@/lib/api-client/syncs";
 import { useUpdateWebhookSubscription, type WebhookSubscription } from "@/lib/api-client/webhooks";
-import { WEBHOOK_EVENTS } from "@/lib/sync-config/webhook-events";
+import { WEBHOOK_EVENTS } from "@/lib/sync-rules/webhook-events";
 import { createWebhookSubscriptionSchema } from "@/lib/validation/webhook-subscriptions";
 import { eventChanges, splitEvents } from "./webhook-event-changes";
 

@@ -16,7 +16,7 @@ import { EmptyState, InlineError } from "@/components/ui/states";
 import { errorMessage } from "@/lib/api-client/client";
 import { useCan } from "@/lib/api-client/settings";
 import { useCreateWebhookSubscription, useWebhookSubscriptions, type WebhookSubscription } from "@/lib/api-client/webhooks";
-import { WEBHOOK_EVENTS } from "@/lib/sync-config/webhook-events";
+import { WEBHOOK_EVENTS } from "@/lib/sync-rules/webhook-events";
 import { WebhookFields, webhookFormSchema, type WebhookForm } from "./webhook-form";
 import { WebhookSecretDialog } from "./webhook-secret";
 

@@ -6,8 +6,8 @@ import { cellText } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/field";
 import type { Mapping, MappingType } from "@/lib/api-client/types";
-import { previewMapping } from "@/lib/sync-config/mapping";
-import { templateSyntaxProblem } from "@/lib/sync-config/templates";
+import { previewMapping } from "@/lib/sync-rules/mapping";
+import { templateSyntaxProblem } from "@/lib/sync-rules/templates";
 
 export interface DestinationField {
   name: string;

@@ -11,7 +11,7 @@ import { useCancelRun, useUndeliveredRows } from "@/lib/api-client/runs";
 import { useCan } from "@/lib/api-client/settings";
 import { useRunSync, useSync } from "@/lib/api-client/syncs";
 import type { SyncRunAttributes } from "@/lib/api-client/types";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 
 /** Why a person without the right to run syncs sees the run's actions but cannot use them. */
 export const VIEWER_REASON = "Your role may view runs but not start, cancel or approve them: ask a Member or an Admin.";

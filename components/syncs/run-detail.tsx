@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { count, dateTime, seconds } from "@/components/common/format";
 import { Badge } from "@/components/ui/badge";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/card";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
@@ -11,10 +11,10 @@ import { ApprovalPanel, HeldPlan } from "./approval-panel";
 import { RunActions } from "./run-actions";
 import { PlanCounts } from "./plan-view";
 import { factsOf, RunOutcomeBadge, truthOf } from "./run-outcome";
-import { approvalSentence } from "@/lib/sync-config/run-outcome";
+import { approvalSentence } from "@/lib/sync-rules/run-outcome";
 import { RunProgress } from "./run-progress";
 import { RunRecords } from "./run-records";
-import { WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
+import { WRITE_MODE_LABELS } from "@/lib/sync-rules/write-mode";
 
 export function RunDetail({ syncId, runId }: { syncId: string; runId: string }) {
   const run = useSyncRun(syncId, runId);

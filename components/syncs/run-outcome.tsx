@@ -1,9 +1,9 @@
 // A run's outcome as a badge ("succeeded with 10 rejected rows", "canceled by Ada · nothing written"),
-// and a sync's badge, both from lib/sync-config/run-outcome.ts (runTruth, syncTruth): the run's page,
+// and a sync's badge, both from lib/sync-rules/run-outcome.ts (runTruth, syncTruth): the run's page,
 // the runs table, the syncs list, the sync's header and the dashboard all say the same words.
 import { relativeTime } from "@/components/common/format";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { CANCELED_ERROR, runTruth, syncTruth, type OutcomeFacts, type RunOutcome } from "@/lib/sync-config/run-outcome";
+import { CANCELED_ERROR, runTruth, syncTruth, type OutcomeFacts, type RunOutcome } from "@/lib/sync-rules/run-outcome";
 
 /** The run fields the API gives a run, or a sync's last_run and last_outcome. */
 export interface OutcomeView {

@@ -1,6 +1,6 @@
 import { count, seconds } from "@/components/common/format";
 import type { SyncRunAttributes } from "@/lib/api-client/types";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 
 /**
  * Rows read against the total fixed when the run started, with where that total came from said

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { count, dateTime, seconds } from "@/components/common/format";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { DataTable } from "@/components/ui/data-table";
 import { EmptyState } from "@/components/ui/states";
 import { useSyncRuns } from "@/lib/api-client/syncs";

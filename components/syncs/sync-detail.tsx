@@ -5,14 +5,14 @@ import { useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
 import { Badge } from "@/components/ui/badge";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { Button, LinkButton } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from "@/lib/api-client/syncs";
-import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { normalizeConfiguration } from "@/lib/sync-rules/mapping";
 import { PlanDialog } from "./plan-dialog";
 import { LastRun, RunOutcomeBadge, SyncBadge } from "./run-outcome";
 import { RunAfterCard } from "./run-after-card";
@@ -22,7 +22,7 @@ import { SequenceProgress } from "./sequence-progress";
 import { SequenceRunButton } from "./sequence-run-button";
 import { syncName } from "./syncs-list";
 import { TestRowDialog, TestRunResult } from "./test-row";
-import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
+import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS } from "@/lib/sync-rules/write-mode";
 
 export function SyncDetail({ id }: { id: string }) {
   const router = useRouter();

@@ -15,7 +15,7 @@ import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useKey } from "@/lib/api-client/query";
 import { useTestRunResult, useTestSync } from "@/lib/api-client/records";
 import type { Sync } from "@/lib/api-client/types";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { RecordPanels } from "./record-detail";
 
 export function TestRowDialog({ sync, open, onClose, onStarted }: { sync: Sync; open: boolean; onClose: () => void; onStarted: (runId: string) => void }) {

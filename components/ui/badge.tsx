@@ -1,4 +1,4 @@
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { cn } from "./cn";
 
 type Tone = "slate" | "green" | "red" | "amber" | "indigo" | "blue";

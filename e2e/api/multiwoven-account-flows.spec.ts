@@ -169,7 +169,7 @@ test.describe("13.14 account flows on a server with sign-up on and mail over SMT
   test("13.14 signup with an address that has an account changes nothing and answers like a new one", async () => {
     const admin = await tokenFor(api, ADMIN.email, ADMIN.password);
     const adminWs = Number((await (await api.get("/api/v1/workspaces", { headers: bearer(admin) })).json()).data[0].id);
-    // A person invited by an Admin (lib/services/invitations.ts), who accepted and chose their password.
+    // A person invited by an Admin (lib/services/accounts/invitations.ts), who accepted and chose their password.
     const invited = `invited-${uniqueSuffix()}@example.com`;
     const roles = (await (await api.get("/enterprise/api/v1/roles", { headers: bearer(admin, String(adminWs)) })).json()).data;
     const viewerRole = Number(roles.find((r: { attributes: { role_name: string } }) => r.attributes.role_name === "Viewer").id);

@@ -1,5 +1,5 @@
 // GET /api/v1/reports over real HTTP: shape, buckets, validation and permission. (The counting
-// itself is covered against PostgreSQL in lib/services/reports.test.ts.)
+// itself is covered against PostgreSQL in lib/services/insights/reports.test.ts.)
 import { expect, test } from "@playwright/test";
 import { ISO_TIME, expectError, memberWithRole, newWorkspace, type TestWorkspace } from "../support/api";
 

@@ -4,7 +4,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, type APIRequestContext } from "@playwright/test";
-import { quoted } from "../../lib/services/alerts/subject";
+import { quoted } from "../../lib/services/notifications/alerts/subject";
 
 export interface KeptMail {
   to: string;
@@ -39,7 +39,7 @@ export async function waitForMail(
 
 /**
  * The invitation link's token and whether it asks for a password (new_account=1). The subject names
- * the workspace as the product quotes workspace text (lib/services/alerts/subject.ts).
+ * the workspace as the product quotes workspace text (lib/services/notifications/alerts/subject.ts).
  */
 export async function invitationFor(to: string, workspace?: string): Promise<{ token: string; newAccount: boolean }> {
   const mail = await waitForMail(to, (m) => m.subject.startsWith("You are invited") && (!workspace || m.subject.endsWith(` ${quoted(workspace)}`)));

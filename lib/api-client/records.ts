@@ -1,7 +1,7 @@
 "use client";
 // One record of a run opened for debugging, the CSV export of a run's records, and test runs.
 import { useQuery } from "@tanstack/react-query";
-import { ACTIVE_RUN_STATUSES } from "@/lib/sync-config/statuses";
+import { ACTIVE_RUN_STATUSES } from "@/lib/sync-rules/statuses";
 import { SYNC_RECORD_ACTIONS, SYNC_RECORD_STATUSES } from "@/lib/validation/sync-records";
 import type { ApiClient } from "./client";
 import { useApi } from "./provider";

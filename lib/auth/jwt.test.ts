@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { resetSecretsCache } from "@/lib/config/secrets";
+import { resetSecretsCache } from "@/lib/settings/secrets";
 import { signToken, verifyToken } from "./jwt";
 
 const saved = { ...process.env };

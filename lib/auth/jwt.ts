@@ -4,8 +4,8 @@
 import "server-only";
 import { randomUUID, webcrypto } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
-import { env } from "@/lib/config/env";
-import { secrets } from "@/lib/config/secrets";
+import { env } from "@/lib/settings/env";
+import { secrets } from "@/lib/settings/secrets";
 
 export type TokenKind = "session" | "api_token";
 

@@ -10,8 +10,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { getServerSession } from "next-auth/next";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { sessionTtlSeconds } from "@/lib/auth/jwt";
-import { env } from "@/lib/config/env";
-import { secrets } from "@/lib/config/secrets";
+import { env } from "@/lib/settings/env";
+import { secrets } from "@/lib/settings/secrets";
 import { clientAddress } from "@/lib/http/forwarded";
 import { loginSchema } from "@/lib/validation/auth";
 
@@ -71,8 +71,8 @@ export function authOptions(): NextAuthOptions {
           const parsed = loginSchema.safeParse(credentials ?? {});
           if (!parsed.success) return null;
           // Imported here so the proxy, which only needs the secret, does not bundle the database.
-          const { login } = await import("@/lib/services/auth");
-          const { signInFailure } = await import("@/lib/services/sign-in-failure");
+          const { login } = await import("@/lib/services/accounts/auth");
+          const { signInFailure } = await import("@/lib/services/accounts/sign-in-failure");
           try {
             // The same throttle as POST /api/v1/login, per account+address and per address.
             const ip = clientAddress(new Headers(headerEntries(req?.headers)));

@@ -7,7 +7,7 @@ import { DELETE as deleteConnector } from "@/app/api/v1/connectors/[id]/route";
 import { POST as scheduleSync } from "@/app/api/v1/schedule_syncs/route";
 import { signToken } from "@/lib/auth/jwt";
 import { prisma } from "@/lib/db/client";
-import { createApiToken } from "@/lib/services/api-tokens";
+import { createApiToken } from "@/lib/services/accounts/api-tokens";
 import { newMember, systemRoleId } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 

@@ -43,7 +43,7 @@ export interface Refused {
 /**
  * "<who> may not <verb>", without a full stop (callers may go on). For an API token it names the
  * role that refuses: the token's own when that one lacks a permission `needs` lists, else its
- * owner's, which bounds every token (lib/services/auth-context.ts intersects the two).
+ * owner's, which bounds every token (lib/services/accounts/auth-context.ts intersects the two).
  */
 export function mayNot(caller: Refused, verb: string, needs: readonly (readonly [Resource, Action])[] = []): string {
   if (!caller.apiToken) return `Your role (${caller.roleName}) may not ${verb}`;

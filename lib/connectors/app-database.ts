@@ -5,7 +5,7 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
-import { databaseUrl } from "@/lib/config/process-database";
+import { databaseUrl } from "@/lib/settings/process-database";
 
 interface AppDatabase {
   host: string;

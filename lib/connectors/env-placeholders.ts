@@ -2,7 +2,7 @@
 // server's environment and tenants refer to it by name. Only the variables the operator lists in
 // CONNECTOR_ENV_ALLOWLIST resolve (none by default), the server's own credentials never do, and
 // every resolved value is treated as a secret: scrubbed from any sentence shown to a tenant.
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { redact } from "./shared/secrets";
 
 const ENV_PLACEHOLDER = /^\s*ENV\[(["'])([A-Za-z_][A-Za-z0-9_]*)\1\]\s*$/;

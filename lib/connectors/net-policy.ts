@@ -7,7 +7,7 @@
 // for the check and to a forbidden one for the connection (DNS rebinding).
 import { lookup, type LookupAddress } from "node:dns";
 import { isIP, BlockList, Socket, type LookupFunction, type SocketConnectOpts } from "node:net";
-import { outboundAllowPrivate } from "@/lib/config/outbound";
+import { outboundAllowPrivate } from "@/lib/settings/outbound";
 import { isApplicationDatabase } from "./app-database";
 import { ConnectorError } from "./shared/errors";
 

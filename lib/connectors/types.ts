@@ -1,7 +1,7 @@
 // The contract between the engine/API and every connector. Connectors are pure adapters: they get a
 // configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
 // system, and return results. They never import Prisma, the queue or anything under lib/services.
-import type { WriteMode } from "@/lib/sync-config/write-mode";
+import type { WriteMode } from "@/lib/sync-rules/write-mode";
 
 /** A JSON Schema (draft-07, as the reference console's rjsf + ajv expect; see shared/spec.ts). */
 export type JsonSchema = Record<string, unknown>;

@@ -2,7 +2,7 @@
 import "server-only";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { secrets } from "@/lib/config/secrets";
+import { secrets } from "@/lib/settings/secrets";
 import { parseStored } from "@/lib/validation/stored";
 
 function key(): Buffer {

@@ -4,8 +4,8 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool, types, type CustomTypesConfig } from "pg";
-import { env } from "@/lib/config/env";
-import { databaseUrl as processDatabaseUrl } from "@/lib/config/process-database";
+import { env } from "@/lib/settings/env";
+import { databaseUrl as processDatabaseUrl } from "@/lib/settings/process-database";
 import { PrismaClient, type Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 

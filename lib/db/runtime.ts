@@ -1,9 +1,9 @@
 // Decides which PostgreSQL the app uses (DATABASE_URL, else the embedded one), records it for the
-// rest of the process (lib/config/process-database.ts) and brings it to the current schema. Called
+// rest of the process (lib/settings/process-database.ts) and brings it to the current schema. Called
 // once per process by the start script, the worker and the database scripts.
 import path from "node:path";
-import { env } from "@/lib/config/env";
-import { setProcessDatabase } from "@/lib/config/process-database";
+import { env } from "@/lib/settings/env";
+import { setProcessDatabase } from "@/lib/settings/process-database";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded";
 import { migrateDatabase } from "./migrate";
 

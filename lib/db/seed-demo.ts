@@ -4,7 +4,7 @@
 // Idempotent: an existing demo is left as it is.
 import { createHash, randomBytes } from "node:crypto";
 import { Client } from "pg";
-import { databaseUrl } from "@/lib/config/process-database";
+import { databaseUrl } from "@/lib/settings/process-database";
 import { loadDestination } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "./client";

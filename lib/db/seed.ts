@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { passwordWeakness } from "@/lib/auth/password-policy";
 import { SYSTEM_ROLES } from "@/lib/auth/permissions";
-import { env, type Env } from "@/lib/config/env";
+import { env, type Env } from "@/lib/settings/env";
 import { prisma } from "./client";
 
 export interface SeedResult {

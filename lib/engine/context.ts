@@ -11,14 +11,14 @@ import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import type { Model, Sync, SyncRun } from "@/lib/generated/prisma/client";
-import { compileMapping, type CompiledMapping } from "@/lib/sync-config/mapping";
-import { storedRunTimingsSchema, type RunTimings } from "@/lib/sync-config/run-timings";
+import { compileMapping, type CompiledMapping } from "@/lib/sync-rules/mapping";
+import { storedRunTimingsSchema, type RunTimings } from "@/lib/sync-rules/run-timings";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { MalformedStoredValue, parseStored } from "@/lib/validation/stored";
 import { effectiveRateSettings, type RateSettings } from "./rate-limit";
 import { canonicalJson } from "./diff";
-import { splitsByPresence } from "@/lib/sync-config/write-mode";
+import { splitsByPresence } from "@/lib/sync-rules/write-mode";
 import { ConnectorCalls } from "./connector-calls";
 
 /** A problem with the sync's setup: the run fails with this message, nothing is retried. */

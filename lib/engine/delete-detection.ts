@@ -5,7 +5,7 @@
 // the model may have changed between its plan and its read.
 import "server-only";
 import type { Pool } from "pg";
-import { effectiveGuard, guardInForce } from "@/lib/sync-config/guard";
+import { effectiveGuard, guardInForce } from "@/lib/sync-rules/guard";
 import { deleteStoppers, isApprovedPlan, type StoredPlan } from "./plan/approval";
 import { ChangeKeyCollector } from "./plan/change-keys";
 import { canonicalJson } from "./diff";

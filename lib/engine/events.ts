@@ -16,7 +16,7 @@ import "server-only";
 import type { PoolClient } from "pg";
 import type { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";
-import type { RunOutcome } from "@/lib/sync-config/run-outcome";
+import type { RunOutcome } from "@/lib/sync-rules/run-outcome";
 import { afterCommit } from "./transaction";
 
 /** The counters of a run when the event was published (the sync run resource's names, camelCase). */

@@ -9,7 +9,7 @@
 // Plans:       planSync (a dry run of the next general run; RateLimited 429, FailedDependency 424)
 // Sync status: transitionSyncStatus (Conflict 409 when the transition table refuses it)
 // Processes:   startEngine / stopEngine (npm start, npm run worker)
-// Statuses:    ACTIVE_RUN_STATUSES (the console uses its copy in lib/sync-config/statuses.ts)
+// Statuses:    ACTIVE_RUN_STATUSES (the console uses its copy in lib/sync-rules/statuses.ts)
 // Run events:  subscribe and the typed event map (events.ts); the subscribers of the engine's own
 //              parts, webhooksOnRunEvent and sequencesOnRunSucceeded, are registered by the process
 // Webhooks:    createDeliveries, pingPayload, newWebhookSecret (the worker below delivers them:

@@ -9,7 +9,7 @@ import { exactJson } from "@/lib/connectors/shared/values";
 import type { LogPart, RecordLog, Row, WriteAction } from "@/lib/connectors/types";
 import { logUrl, truncate } from "@/lib/connectors/shared/http";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
-import { WRITE_MODES, splitsByPresence, type WriteMode } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES, splitsByPresence, type WriteMode } from "@/lib/sync-rules/write-mode";
 
 /** What a run writes to, kept on the run (sync_runs.write_target) for the logs derived on read. */
 export interface WriteTarget {

@@ -7,9 +7,9 @@ import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
 import { db, viaClient } from "@/lib/db/kysely";
 import { codesOtherThan } from "@/lib/engine/records/format";
-import type { EstimateSource } from "@/lib/sync-config/run-estimate";
+import type { EstimateSource } from "@/lib/sync-rules/run-estimate";
 import type { WriteTarget } from "./record-logs";
-import type { RunTimings } from "@/lib/sync-config/run-timings";
+import type { RunTimings } from "@/lib/sync-rules/run-timings";
 
 type Db = Pool | PoolClient;
 
@@ -49,7 +49,7 @@ const totalsOf = (r: { total_rows: number; successful_rows: number; failed_rows:
 });
 
 /** Milliseconds per stage, summed over the run's attempts (sync_runs.timings): the one shape the API shows too. */
-export type { RunTimings } from "@/lib/sync-config/run-timings";
+export type { RunTimings } from "@/lib/sync-rules/run-timings";
 
 
 /** How the error of a record skipped as already delivered (delivery-ledger.ts) begins: it counts as delivered. */

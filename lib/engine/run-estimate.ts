@@ -9,7 +9,7 @@
 import "server-only";
 import type { ReadOptions, Row, SourceConnector } from "@/lib/connectors/types";
 import { logger } from "@/lib/logger";
-import type { EstimateSource } from "@/lib/sync-config/run-estimate";
+import type { EstimateSource } from "@/lib/sync-rules/run-estimate";
 import type { RunContext } from "./context";
 import { previousReadCount, saveEstimate } from "./run-store";
 import { engineSettings } from "./settings";

@@ -3,7 +3,7 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { runOutcome } from "@/lib/sync-config/run-outcome";
+import { runOutcome } from "@/lib/sync-rules/run-outcome";
 import { hasSubscribers, publish, type RunEvent, type RunEventName } from "./events";
 
 /**

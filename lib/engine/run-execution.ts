@@ -20,10 +20,10 @@ import { loadUnchangedFilter, type PendingFilter } from "./unchanged-filter";
 import { extractPassThrough } from "./pass-through/extract";
 import { planPassThrough } from "./pass-through/plan";
 import { claimRecordColumns } from "./run-store";
-import { detectsDeletes } from "@/lib/sync-config/write-mode";
+import { detectsDeletes } from "@/lib/sync-rules/write-mode";
 import { holdsForApproval } from "./plan/guard-step";
 import { updateBindingFor } from "./plan/approval";
-import { guardInForce } from "@/lib/sync-config/guard";
+import { guardInForce } from "@/lib/sync-rules/guard";
 
 export const generalRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: (attempt) => extractAndLoad(attempt) };
 

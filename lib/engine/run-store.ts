@@ -16,7 +16,7 @@ import { anyoneListens, publishRunEvent } from "./run-events";
 import { withTransaction } from "./transaction";
 import { ACTIVE_RUN_STATUSES, RUNNING_RUN_STATUSES, runStatusesAllowing } from "./transitions";
 
-export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
+export { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-rules/run-outcome";
 export * from "./run-counters";
 export * from "./sync-state-store";
 

@@ -16,7 +16,7 @@ import {
   setRunStatus,
   setSyncStatus,
 } from "./run-store";
-import { computeNextRunAt } from "@/lib/sync-config/schedule";
+import { computeNextRunAt } from "@/lib/sync-rules/schedule";
 import { withTransaction } from "./transaction";
 import { ACTIVE_RUN_STATUSES, assertSyncTransition } from "./transitions";
 

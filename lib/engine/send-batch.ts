@@ -3,7 +3,7 @@
 import "server-only";
 import type { LogPart, Row, WriteRecord } from "@/lib/connectors/types";
 import type { Item, Outcome } from "./batch";
-import { deletePayload, MappingError } from "@/lib/sync-config/mapping";
+import { deletePayload, MappingError } from "@/lib/sync-rules/mapping";
 import { failureLog, storedLog, unsentLog, writeAction } from "./record-logs";
 import type { RunAttempt } from "./run-attempt";
 import { admitDeliveries } from "./delivery-ledger";

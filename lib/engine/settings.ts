@@ -1,9 +1,9 @@
 // The settings the engine reads, by the names its modules use. Values come from the validated
-// environment (lib/config/env.ts: defaults, forms and README text live there); each property is a
+// environment (lib/settings/env.ts: defaults, forms and README text live there); each property is a
 // getter that reads on use, so tests and the ops suites that set variables after import still take effect.
 import "server-only";
-import { databaseUrl } from "@/lib/config/process-database";
-import { env } from "@/lib/config/env";
+import { databaseUrl } from "@/lib/settings/process-database";
+import { env } from "@/lib/settings/env";
 
 type Env = typeof env;
 

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
 import type { Catalog, Row, Stream } from "@/lib/connectors/types";
-import { secrets } from "@/lib/config/secrets";
+import { secrets } from "@/lib/settings/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { toJsonColumn } from "@/lib/db/json";

@@ -5,7 +5,7 @@
 import "server-only";
 import type { WriteAction, WriteRecord } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
-import { splitsByPresence } from "@/lib/sync-config/write-mode";
+import { splitsByPresence } from "@/lib/sync-rules/write-mode";
 import type { RunContext } from "./context";
 import { presenceOf, type Presence } from "./presence";
 

@@ -1,6 +1,6 @@
 // The API token a request carries: a program's `Authorization: Bearer <token>`, or, for the console,
 // the API token held inside its next-auth session cookie (httpOnly, so page scripts never see it).
-// Either way the same token is verified by lib/services/auth-context.ts, so expiry and revocation
+// Either way the same token is verified by lib/services/accounts/auth-context.ts, so expiry and revocation
 // rules are identical.
 //
 // A cookie is sent by the browser whatever page made the request, so a cookie-authenticated request

@@ -2,7 +2,7 @@
 // believed with TRUST_PROXY=1, i.e. when the operator says a reverse proxy in front sets them;
 // otherwise the HTTP server (scripts/start.ts) drops them and fills X-Forwarded-For from the socket.
 import type { IncomingHttpHeaders } from "node:http";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { isLoopback, socketPeer } from "./peer";
 
 /** TRUST_PROXY=1: a reverse proxy in front sets the forwarded headers. */

@@ -13,7 +13,7 @@ import type { Operation, Reply } from "@/lib/contract/operation";
 import { refusalVerb } from "@/lib/contract/refusal-verbs";
 import { BadRequest, Forbidden, PayloadTooLarge, RateLimited, UnsupportedMediaType, ValidationFailed } from "@/lib/errors";
 import { logger, withLogContext } from "@/lib/logger";
-import { authenticate, type AuthContext } from "@/lib/services/auth-context";
+import { authenticate, type AuthContext } from "@/lib/services/accounts/auth-context";
 import { requestToken } from "./credentials";
 import { errorResponse, fieldSummary, zodFieldErrors } from "./errors";
 import { BODY_TOO_LARGE_MESSAGE, MAX_BODY_BYTES } from "./body-limit";

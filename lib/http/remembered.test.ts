@@ -4,7 +4,7 @@ import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import { signToken } from "@/lib/auth/jwt";
 import { prisma } from "@/lib/db/client";
-import type { AuthContext } from "@/lib/services/auth-context";
+import type { AuthContext } from "@/lib/services/accounts/auth-context";
 import { newMember, systemRoleId } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { testOperation } from "@/tests/support/operation";

@@ -1,6 +1,6 @@
 // Answers of read routes remembered for as long as the database has not changed. Every
 // authenticated request reads its caller's identity fresh, in one statement that also returns the
-// database snapshot it saw (lib/services/auth-context.ts). Two equal snapshots mean no transaction
+// database snapshot it saw (lib/services/accounts/auth-context.ts). Two equal snapshots mean no transaction
 // committed or aborted in between (a snapshot is the oldest running transaction, the newest finished
 // one and those running between; any transaction that ends changes it, and it never returns to an
 // earlier value), so an answer computed after a request saw snapshot S is still exact for any later
@@ -9,7 +9,7 @@
 //
 // Measured (bench/README.md, 2026-11-29 b): computed, a page of 25 syncs cost the web process 1.5–2.0×
 // the CPU of a health check; remembered, it costs the caller's lookup and the write of the answer (0.9×).
-import type { AuthContext } from "@/lib/services/auth-context";
+import type { AuthContext } from "@/lib/services/accounts/auth-context";
 
 /** Answers kept at most: pages a handful of clients are looking at, not a copy of the database. */
 const MAX_ENTRIES = 512;

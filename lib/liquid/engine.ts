@@ -14,7 +14,7 @@ import {
   type Template,
   type TopLevelToken,
 } from "liquidjs";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { registerExactMath } from "./exact-math";
 import { plainParseError } from "./parse-sentences";
 

@@ -1,10 +1,10 @@
 // Liquid's math filters on values held as exact text (exact-math.ts), through a mapping template
-// (lib/sync-config/templates.ts) and a connector template (shared/liquid.ts): exact decimals, no
+// (lib/sync-rules/templates.ts) and a connector template (shared/liquid.ts): exact decimals, no
 // silent 0 for NaN, a sentence for what cannot be computed, Liquid's behaviour for plain numbers.
 import { describe, expect, it } from "vitest";
 import { renderTemplate } from "@/lib/connectors/shared/liquid";
 import { exactJson, JsonNumber } from "@/lib/connectors/shared/values";
-import { compileTemplate } from "@/lib/sync-config/templates";
+import { compileTemplate } from "@/lib/sync-rules/templates";
 
 const render = (source: string, row: Record<string, unknown>) => compileTemplate(source).render(row);
 const json = (source: string, row: Record<string, unknown>) => exactJson(render(source, row));

@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderJsonTemplate, renderTemplate } from "@/lib/connectors/shared/liquid";
-import { compileMapping, MappingError } from "@/lib/sync-config/mapping";
-import { compileTemplate } from "@/lib/sync-config/templates";
+import { compileMapping, MappingError } from "@/lib/sync-rules/mapping";
+import { compileTemplate } from "@/lib/sync-rules/templates";
 import { createLiquid, NO_FILES, TEMPLATE_LIMITS } from "./engine";
 
 type Render = (source: string, scope: Record<string, unknown>) => unknown;

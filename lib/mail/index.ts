@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTransport, type Transporter } from "nodemailer";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { logger as defaultLogger, type Logger } from "@/lib/logger";
 
 export interface MailMessage {

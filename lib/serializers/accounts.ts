@@ -2,7 +2,7 @@
 // {data: {type: "message", id, attributes: {message}}} (the reference console reads
 // data.attributes.message), and for sign-up a users resource (it checks data.attributes).
 import { randomUUID } from "node:crypto";
-import type { SignupResult } from "@/lib/services/accounts";
+import type { SignupResult } from "@/lib/services/accounts/accounts";
 import type { MessageResource, SignupBody } from "./accounts.schema";
 import { iso, resource } from "./resource";
 

@@ -2,9 +2,9 @@
 // is masked, so no endpoint can return it by forgetting to; its host stays visible.
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
 import type { AlertChannel, AlertEvent, AlertRule, AlertState } from "@/lib/generated/prisma/client";
-import type { AlertChannelView, ChannelTestResult } from "@/lib/services/alerts";
-import { channelConfig } from "@/lib/services/alerts/channels";
-import { deliveriesOf } from "@/lib/services/alerts/deliver";
+import type { AlertChannelView, ChannelTestResult } from "@/lib/services/notifications/alerts";
+import { channelConfig } from "@/lib/services/notifications/alerts/channels";
+import { deliveriesOf } from "@/lib/services/notifications/alerts/deliver";
 import type {
   AlertChannelAttributes,
   AlertChannelResource,

@@ -1,4 +1,4 @@
-import type { ApiTokenRow } from "@/lib/services/api-tokens";
+import type { ApiTokenRow } from "@/lib/services/accounts/api-tokens";
 import type {
   ApiTokenAttributes,
   ApiTokenResource,

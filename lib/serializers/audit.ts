@@ -1,4 +1,4 @@
-import type { AuditLogRow } from "@/lib/services/audit";
+import type { AuditLogRow } from "@/lib/services/insights/audit";
 import type { AuditLogAttributes, AuditLogResource } from "./audit.schema";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { parseStored } from "@/lib/validation/stored";

@@ -1,4 +1,4 @@
-import type { CurrentUser } from "@/lib/services/auth";
+import type { CurrentUser } from "@/lib/services/accounts/auth";
 import type { CurrentUserAttributes, CurrentUserBody, PasswordChanged, TokenDocument } from "./auth.schema";
 import { iso, resource } from "./resource";
 

@@ -1,6 +1,6 @@
 // Connector definitions as the reference lists them: plain objects (they have no database id).
 import type { ConnectorDefinition } from "@/lib/connectors/types";
-import { supportedWriteModes } from "@/lib/sync-config/write-mode";
+import { supportedWriteModes } from "@/lib/sync-rules/write-mode";
 import { absoluteUrl } from "@/lib/http/public-origin";
 import type { ConnectorDefinitionBody } from "./connector-definitions.schema";
 

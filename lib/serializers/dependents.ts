@@ -1,5 +1,5 @@
-// What deleting a model or a connector takes along (lib/services/deletion.ts), field by field.
-import type { DeletionPlan } from "@/lib/services/deletion";
+// What deleting a model or a connector takes along (lib/services/catalogue/deletion.ts), field by field.
+import type { DeletionPlan } from "@/lib/services/catalogue/deletion";
 import { resource } from "./resource";
 import type { DependentsResource } from "./dependents.schema";
 

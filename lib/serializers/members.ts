@@ -1,4 +1,4 @@
-import type { MemberRow } from "@/lib/services/members";
+import type { MemberRow } from "@/lib/services/accounts/members";
 import type { MemberAttributes, MemberResource } from "./members.schema";
 import { iso, resource } from "./resource";
 

@@ -3,7 +3,7 @@ import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
 import { connectorIcon, connectorName } from "./connectors";
-import type { ModelWithConnector } from "@/lib/services/models";
+import type { ModelWithConnector } from "@/lib/services/catalogue/models";
 import type { ModelAttributes, ModelResource } from "./models.schema";
 
 export const serializeModel = (m: ModelWithConnector): ModelResource =>

@@ -1,4 +1,4 @@
-// The answer of GET /api/v1/reports, as lib/services/reports.ts (workspaceActivity) builds it.
+// The answer of GET /api/v1/reports, as lib/services/insights/reports.ts (workspaceActivity) builds it.
 import { z } from "zod";
 
 const series = z.array(

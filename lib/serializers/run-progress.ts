@@ -4,8 +4,8 @@
 // limits. A percentage only ever rests on a count: "more than N" and unknown totals get none.
 // Pure: `now` is passed in.
 import type { SyncRun } from "@/lib/generated/prisma/client";
-import { estimateSource } from "@/lib/sync-config/run-estimate";
-import type { RunTimings } from "@/lib/sync-config/run-timings";
+import { estimateSource } from "@/lib/sync-rules/run-estimate";
+import type { RunTimings } from "@/lib/sync-rules/run-timings";
 import type { RunProgressAttributes } from "./sync-runs.schema";
 
 const ENDED = new Set(["success", "failed", "canceled"]);

@@ -7,7 +7,7 @@ import { listDefinitions } from "@/lib/connectors/registry";
 import { encryptJson } from "@/lib/crypto/encryption";
 import type { Catalog, Connector, Role, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRecord } from "@/lib/engine";
-import type { SyncView } from "@/lib/services/syncs";
+import type { SyncView } from "@/lib/services/syncs/syncs";
 import { catalogRecordSchema, catalogSchema } from "./catalogs.schema";
 import { serializeCatalog, serializeCatalogRecord } from "./catalogs";
 import { connectionStatusSchema } from "./connection-status.schema";

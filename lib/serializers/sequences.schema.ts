@@ -1,7 +1,7 @@
 // The run-after list and the sequence run resources, as ./sequences.ts builds them.
 import { z } from "zod";
 import { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { SEQUENCE_STATUSES, STEP_STATES } from "@/lib/sync-config/sequence-statuses";
+import { SEQUENCE_STATUSES, STEP_STATES } from "@/lib/sync-rules/sequence-statuses";
 import { dateTime, resourceSchema } from "./resource";
 
 export const runAfterSchema = resourceSchema(

@@ -1,7 +1,7 @@
 // Run-after lists and sequence runs, field by field.
 import type { ActorAccess } from "@/lib/auth/actors";
-import type { RunAfterView } from "@/lib/services/run-after";
-import type { SequenceRunView } from "@/lib/services/sequence-runs";
+import type { RunAfterView } from "@/lib/services/syncs/run-after";
+import type { SequenceRunView } from "@/lib/services/syncs/sequence-runs";
 import { iso, resource } from "./resource";
 import type { RunAfterResource, SequenceRunResource } from "./sequences.schema";
 

@@ -5,7 +5,7 @@
 import { recordLogs, type SyncRecord, type WriteTarget } from "@/lib/engine";
 import { parseStored } from "@/lib/validation/stored";
 import { iso, resource } from "./resource";
-import type { SyncRecordDetail } from "@/lib/services/sync-record-detail";
+import type { SyncRecordDetail } from "@/lib/services/syncs/record-detail";
 import { syncRecordAttributesSchema, type SyncRecordAttributes, type SyncRecordDetailAttributes, type SyncRecordDetailResource, type SyncRecordResource } from "./sync-records.schema";
 
 const storedRecordSchema = syncRecordAttributesSchema.shape.record;
@@ -24,7 +24,7 @@ export const serializeSyncRecord = (r: SyncRecord, writeTarget: WriteTarget | nu
     updated_at: iso(r.updatedAt),
   } satisfies SyncRecordAttributes);
 
-/** One record opened on its own (lib/services/sync-record-detail.ts). */
+/** One record opened on its own (lib/services/syncs/record-detail.ts). */
 export const serializeSyncRecordDetail = (d: SyncRecordDetail): SyncRecordDetailResource =>
   resource(d.record.id, "sync_records", {
     ...serializeSyncRecord(d.record).attributes,

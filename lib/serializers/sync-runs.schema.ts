@@ -1,9 +1,9 @@
 // The sync run resource, as serializeSyncRun (./sync-runs.ts) builds it.
 import { z } from "zod";
 import { SyncRunStatus, SyncRunType, WriteMode } from "@/lib/generated/prisma/enums";
-import { ESTIMATE_SOURCES } from "@/lib/sync-config/run-estimate";
-import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
-import { runTimingsSchema } from "@/lib/sync-config/run-timings";
+import { ESTIMATE_SOURCES } from "@/lib/sync-rules/run-estimate";
+import { RUN_OUTCOMES } from "@/lib/sync-rules/run-outcome";
+import { runTimingsSchema } from "@/lib/sync-rules/run-timings";
 import { runPlanSchema } from "./plans.schema";
 import { dateTime, resourceSchema } from "./resource";
 

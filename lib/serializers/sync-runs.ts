@@ -2,8 +2,8 @@
 import type { ActorAccess } from "@/lib/auth/actors";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import { parseWriteTarget } from "@/lib/engine";
-import { runOutcome } from "@/lib/sync-config/run-outcome";
-import { storedRunTimingsSchema } from "@/lib/sync-config/run-timings";
+import { runOutcome } from "@/lib/sync-rules/run-outcome";
+import { storedRunTimingsSchema } from "@/lib/sync-rules/run-timings";
 import { parseStored } from "@/lib/validation/stored";
 import { storedRunPlan } from "./plans";
 import { iso, resource } from "./resource";

@@ -11,7 +11,7 @@ import {
   SyncStatus,
   WriteMode,
 } from "@/lib/generated/prisma/enums";
-import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
+import { RUN_OUTCOMES } from "@/lib/sync-rules/run-outcome";
 import { effectiveGuardSchema } from "./plans.schema";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { syncConfigurationSchema } from "@/lib/validation/syncs";

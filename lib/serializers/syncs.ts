@@ -1,13 +1,13 @@
 // Sync resources with flat source/destination/model summaries and the latest run. The summaries have
 // the members of the reference's sync serializer (connectors without their configuration; the model
 // with its source connector), which its console reads: model.connector.icon, model.query, … .
-// The view's timestamps are ISO text already (lib/services/sync-view.ts).
-import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs";
-import type { RunTruthFacts } from "@/lib/services/sync-view";
+// The view's timestamps are ISO text already (lib/services/syncs/view.ts).
+import type { ConnectorSummary, ModelSummary, SyncView } from "@/lib/services/syncs/syncs";
+import type { RunTruthFacts } from "@/lib/services/syncs/view";
 import type { ActorAccess } from "@/lib/auth/actors";
 import { getDefinition } from "@/lib/connectors/registry";
-import { effectiveGuard, guardSettings } from "@/lib/sync-config/guard";
-import { runOutcome } from "@/lib/sync-config/run-outcome";
+import { effectiveGuard, guardSettings } from "@/lib/sync-rules/guard";
+import { runOutcome } from "@/lib/sync-rules/run-outcome";
 import { connectorIcon, connectorName } from "./connectors";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { parseStored } from "@/lib/validation/stored";
@@ -41,7 +41,7 @@ const model = (m: ModelSummary): SyncModel => ({
   updated_at: m.updatedAt,
 });
 
-/** A run's derived outcome and the facts its words need (lib/sync-config/run-outcome.ts). */
+/** A run's derived outcome and the facts its words need (lib/sync-rules/run-outcome.ts). */
 const outcomeOf = (r: { status: string; failedRows: number; error: string | null; canceledBy: string | null } & RunTruthFacts, access: ActorAccess) => ({
   outcome: runOutcome({ status: r.status, failed_rows: r.failedRows, error: r.error, canceled_by: r.canceledBy }),
   failed_rows: r.failedRows,

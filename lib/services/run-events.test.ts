@@ -10,8 +10,8 @@ import { setRunStatus } from "@/lib/engine/run-store";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import { createAlertChannel } from "./alerts/channels";
-import { createAlertRule } from "./alerts/rules";
+import { createAlertChannel } from "./notifications/alerts/channels";
+import { createAlertRule } from "./notifications/alerts/rules";
 import { registerRunSubscribers } from "./run-events";
 
 useTestDatabase();

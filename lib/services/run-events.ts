@@ -9,7 +9,7 @@
 //   run.failed, run.canceled         → webhooks, alerts
 import "server-only";
 import { sequencesOnRunSucceeded, startEngine, subscribe, webhooksOnRunEvent, type EngineOptions, type RunEventName } from "@/lib/engine";
-import { alertsOnRunEnded, queueAlertSweep, startAlertWork } from "./alerts/queue";
+import { alertsOnRunEnded, queueAlertSweep, startAlertWork } from "./notifications/alerts/queue";
 
 const ENDS: RunEventName[] = ["run.succeeded", "run.failed", "run.canceled"];
 

@@ -1,6 +1,6 @@
-// The README's two tables of environment variables, written from lib/config/env.ts (the product's)
+// The README's two tables of environment variables, written from lib/settings/env.ts (the product's)
 // and from TEST_VARIABLES below (read only by tests, e2e specs and benchmarks, so not in the runtime
-// schema). `npm run docs:env` rewrites them; lib/config/env-docs.test.ts fails when they differ.
+// schema). `npm run docs:env` rewrites them; lib/settings/env-docs.test.ts fails when they differ.
 import { ENV_NAMES, envSchema, variableMeta, type EnvName } from "./env";
 
 export interface DocumentedVariable {

@@ -8,7 +8,7 @@
 // environment does not change, parses each one once. `assertValidEnv()` parses them all at start-up,
 // so a bad value stops the process before it serves anything.
 //
-// The variables are declared by area in lib/config/env/ (one file each, kept short) and assembled
+// The variables are declared by area in lib/settings/env/ (one file each, kept short) and assembled
 // here in the README's order.
 import { z } from "zod";
 import type { VariableMeta } from "./env/kinds";

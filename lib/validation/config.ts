@@ -3,7 +3,7 @@
 // entry is the create body of its resource (the same field schemas, lib/validation/{connectors,
 // models,syncs,alerts}.ts) with ids replaced by the slugs of the entries they point at. A new kind
 // joins as a further top-level list: add the list here, its handler to
-// lib/services/config-kinds.ts, and its order to CONFIG_KINDS.
+// lib/services/config-as-code/kinds.ts, and its order to CONFIG_KINDS.
 import { z } from "zod";
 import { createAlertChannelSchema, createAlertRuleSchema, requireThreshold, requireTypeFields } from "./alerts";
 import { catalogBodySchema } from "./catalogs";

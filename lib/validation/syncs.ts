@@ -2,12 +2,12 @@
 // by the create schema, the update service and the console form).
 import { z } from "zod";
 import { sortSchema } from "./sort";
-import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule";
-import { NULL_POLICIES, type NullPolicy } from "@/lib/sync-config/mapping";
+import { cronExpressionError, isValidTimezone } from "@/lib/sync-rules/schedule";
+import { NULL_POLICIES, type NullPolicy } from "@/lib/sync-rules/mapping";
 import type { FieldError } from "@/lib/errors";
 import { intId, queryIntId } from "./ids";
 import { ScheduleType, SyncIntervalUnit, SyncMode, SyncStatus } from "@/lib/generated/prisma/enums";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 
 export const SCHEDULE_TYPES: readonly ScheduleType[] = Object.values(ScheduleType);
 export const SYNC_MODES: readonly SyncMode[] = Object.values(SyncMode);

@@ -4,8 +4,8 @@
 // Loose objects: a member added later reads back as itself, in its place.
 import { z } from "zod";
 import { SyncRunStatus, SyncRunType } from "@/lib/generated/prisma/enums";
-import { RUN_OUTCOMES } from "@/lib/sync-config/run-outcome";
-import { PING_EVENT, WEBHOOK_EVENTS } from "@/lib/sync-config/webhook-events";
+import { RUN_OUTCOMES } from "@/lib/sync-rules/run-outcome";
+import { PING_EVENT, WEBHOOK_EVENTS } from "@/lib/sync-rules/webhook-events";
 import { parseStored } from "./stored";
 
 const count = () => z.number().int();

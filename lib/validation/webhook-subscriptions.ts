@@ -1,7 +1,7 @@
 // Request shapes of the webhook subscription endpoints (shared by the console form and the OpenAPI
 // document). Whether the URL may be reached is the network policy's call (the service checks it).
 import { z } from "zod";
-import { WEBHOOK_EVENTS } from "@/lib/sync-config/webhook-events";
+import { WEBHOOK_EVENTS } from "@/lib/sync-rules/webhook-events";
 import { intId, idParam } from "./ids";
 
 /**

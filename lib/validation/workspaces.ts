@@ -2,7 +2,7 @@
 // Bodies come as {workspace: {...}} or with the same members flat: the reference console sends them
 // flat (ui/src/services/settings.ts), which its server wraps into `workspace` itself.
 import { z } from "zod";
-import { ORGANIZATION_ID } from "@/lib/config/organization";
+import { ORGANIZATION_ID } from "@/lib/settings/organization";
 
 const name = z
   .string({ error: "is required" })

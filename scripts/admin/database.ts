@@ -12,8 +12,8 @@ import { accessSync, constants, existsSync, readFileSync, rmSync } from "node:fs
 import { userInfo } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { env } from "../../lib/config/env";
-import { setProcessDatabase } from "../../lib/config/process-database";
+import { env } from "../../lib/settings/env";
+import { setProcessDatabase } from "../../lib/settings/process-database";
 import { startEmbeddedPostgres } from "../../lib/db/embedded";
 import { dataDir } from "../../lib/db/runtime";
 

@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import { signToken } from "@/lib/auth/jwt";
 import { verifyPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
-import { login } from "@/lib/services/auth";
-import { authenticate } from "@/lib/services/auth-context";
+import { login } from "@/lib/services/accounts/auth";
+import { authenticate } from "@/lib/services/accounts/auth-context";
 import { FIXTURE_PASSWORD, newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
-import { createApiToken } from "@/lib/services/api-tokens";
+import { createApiToken } from "@/lib/services/accounts/api-tokens";
 import { resetPasswordByEmail, UnknownAccount } from "./reset-password";
 
 const db = useTestDatabase();

@@ -4,13 +4,13 @@
 import { randomBytes } from "node:crypto";
 import { hashPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
-import { replaceCredentials } from "@/lib/services/account-recovery";
+import { replaceCredentials } from "@/lib/services/accounts/recovery";
 
 export class UnknownAccount extends Error {}
 
 /**
  * Sets a new random password for the account of `email` and returns it. Sessions signed before
- * now stop working and every API token of the user is revoked (lib/services/account-recovery.ts:
+ * now stop working and every API token of the user is revoked (lib/services/accounts/recovery.ts:
  * the operator resets an account because its password may be known to someone else), the address
  * counts as verified (the operator vouches for it), and the account's failed-sign-in counters go,
  * so the new password works at once. Pending invitations stay pending: the person accepts them

@@ -59,6 +59,7 @@ export const MOVES: readonly Move[] = [
     "sync-runs-wait": "runs-wait",
     "sync-runs": "runs",
     "sync-view": "view",
+    "sync-live": "live",
     "sync-write-mode": "write-mode",
     "run-after": "run-after",
     "sequence-runs": "sequence-runs",

@@ -10,7 +10,7 @@ import pino from "pino";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "@/lib/auth/jwt";
-import { resetSecretsCache, secrets } from "@/lib/config/secrets";
+import { resetSecretsCache, secrets } from "@/lib/settings/secrets";
 import { prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { newMember } from "@/tests/support/auth-fixtures";

@@ -5,7 +5,7 @@ import { signToken } from "@/lib/auth/jwt";
 import { hashPassword } from "@/lib/auth/password";
 import { prisma } from "@/lib/db/client";
 import { seedSystemRoles } from "@/lib/db/seed";
-import { authenticate, type AuthContext } from "@/lib/services/auth-context";
+import { authenticate, type AuthContext } from "@/lib/services/accounts/auth-context";
 
 export type SystemRoleName = "Admin" | "Member" | "Viewer";
 

@@ -1,6 +1,6 @@
 // GET /api/health - liveness, plus whether the application database answers.
 import { NextResponse } from "next/server";
-import { health } from "@/lib/services/health";
+import { health } from "@/lib/services/insights/health";
 
 export const dynamic = "force-dynamic";
 

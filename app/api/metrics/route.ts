@@ -1,10 +1,10 @@
 // GET /api/metrics - Prometheus metrics (runs by status, rows, durations, queue depth, rate-limit wait).
 // Only for METRICS_TOKEN holders or, without a token configured, a scraper on this machine.
 import { timingSafeEqual } from "node:crypto";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { errorJson } from "@/lib/http/error-body";
 import { isLocalRequest } from "@/lib/http/forwarded";
-import { metricsRegistry } from "@/lib/services/metrics";
+import { metricsRegistry } from "@/lib/services/insights/metrics";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 // GET /api/ready - readiness: 200 when the database and the job queue are usable, else 503.
-import { readiness } from "@/lib/services/metrics";
+import { readiness } from "@/lib/services/insights/metrics";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@
 // start empty (null) until the person chooses, and mappings are always the list form.
 import { z } from "zod";
 import type { Sync } from "@/lib/api-client/types";
-import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { normalizeConfiguration } from "@/lib/sync-rules/mapping";
 import {
   fieldMappingSchema,
   scheduleUses,

@@ -5,7 +5,7 @@ import { PreviewTable } from "@/components/models/preview-table";
 import { Button } from "@/components/ui/button";
 import { InlineError, Spinner } from "@/components/ui/states";
 import { errorMessage } from "@/lib/api-client/client";
-import { templateSyntaxProblem } from "@/lib/sync-config/templates";
+import { templateSyntaxProblem } from "@/lib/sync-rules/templates";
 import { MappingEditor, mappingProblems } from "../mapping-editor";
 import type { StepProps, SyncForm } from "./step";
 

@@ -1,7 +1,7 @@
 // The schedule form's own words. The API names its fields ("must be greater than 0 when schedule_type
 // is interval"), which suits a program; a person at the Schedule step reads what is wrong with the
 // box in front of them and what to type instead, under that box.
-import { cronExpressionError, isValidTimezone } from "@/lib/sync-config/schedule";
+import { cronExpressionError, isValidTimezone } from "@/lib/sync-rules/schedule";
 
 /** The API's largest sync_interval (lib/validation/syncs.ts). */
 const MAX_INTERVAL = 1_000_000;

@@ -1,7 +1,7 @@
 "use client";
 import { useMemo } from "react";
 import { Field, Input, Select } from "@/components/ui/field";
-import { nextRunTimes, scheduleSpecFromApi } from "@/lib/sync-config/schedule";
+import { nextRunTimes, scheduleSpecFromApi } from "@/lib/sync-rules/schedule";
 import { scheduleErrors, SYNC_INTERVAL_UNITS } from "@/lib/validation/syncs";
 import type { StepProps } from "./step";
 

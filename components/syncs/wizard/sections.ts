@@ -2,10 +2,10 @@
 // component, and saves alone with a body of just its fields (the API's update takes any subset).
 import type { UpdateSyncInput } from "@/lib/validation/syncs";
 import { scheduleUses } from "@/lib/validation/syncs";
-import { normalizeConfiguration } from "@/lib/sync-config/mapping";
+import { normalizeConfiguration } from "@/lib/sync-rules/mapping";
 import type { Sync } from "@/lib/api-client/types";
 import { describeSchedule } from "../schedule";
-import { detectsDeletes, WRITE_MODE_LABELS } from "@/lib/sync-config/write-mode";
+import { detectsDeletes, WRITE_MODE_LABELS } from "@/lib/sync-rules/write-mode";
 import type { SyncFormInput } from "./form";
 import { GuardStep } from "./guard-step";
 import type { WizardStep } from "./step";

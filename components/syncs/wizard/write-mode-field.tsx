@@ -3,7 +3,7 @@
 // with what it does. A mode the destination does not support is replaced by its default.
 import { useEffect } from "react";
 import { cn } from "@/components/ui/cn";
-import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS, WRITE_MODES, type WriteMode } from "@/lib/sync-config/write-mode";
+import { WRITE_MODE_DESCRIPTIONS, WRITE_MODE_LABELS, WRITE_MODES, type WriteMode } from "@/lib/sync-rules/write-mode";
 import type { StepProps } from "./step";
 
 export function WriteModeField({ form, data }: Pick<StepProps, "form" | "data">) {

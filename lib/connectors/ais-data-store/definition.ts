@@ -4,7 +4,7 @@
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema, Row } from "../types";
 import { postgresqlConnectionSpecification } from "../postgresql/definition";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 
 const pgProperties = postgresqlConnectionSpecification.properties as Record<string, Record<string, unknown>>;
 

@@ -1,6 +1,6 @@
 // The AmazonS3 source's and destination's settings, typed from their specifications (the
 // reference's fields, unchanged): what the adapters read instead of untyped configuration objects.
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import type { ConfigurationProblem, Row } from "../types";
 import { ConnectorError } from "../shared/errors";
 import type { S3Role } from "./role";

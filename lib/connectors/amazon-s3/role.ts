@@ -12,7 +12,7 @@ import http from "node:http";
 import https from "node:https";
 import { createHash, randomBytes } from "node:crypto";
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { setBounded } from "../shared/bounded-cache";

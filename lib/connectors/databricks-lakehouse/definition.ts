@@ -6,7 +6,7 @@ import { ConnectorError } from "../shared/errors";
 import { numberField, optionalString, stringField } from "../shared/config";
 import type { ConnectorDefinition, Row } from "../types";
 import type { DatabricksConfig } from "../databricks/config";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 
 export const databricksLakehouseDefinition: ConnectorDefinition = {
   name: "DatabricksLakehouse",

@@ -7,7 +7,7 @@
 import { lstat, readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { DuckDBConnection, StatementType } from "@duckdb/node-api";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { scopedWorkspaceId } from "../adapter-config";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { lazyModule } from "../shared/lazy-module";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { ConnectorError } from "../shared/errors";
 import type { PlannedFile } from "./plan";
 import type { RemoteFiles } from "./remote-files";

@@ -1,5 +1,5 @@
 import { JSON_SCHEMA_DRAFT } from "../shared/spec";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 import type { ConnectorDefinition } from "../types";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];

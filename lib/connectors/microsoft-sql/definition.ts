@@ -2,7 +2,7 @@
 // port as a string, database, schema) unchanged, plus our optional TLS switches and timeouts.
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema, Row } from "../types";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 
 export const microsoftSqlConnectionSpecification: JsonSchema = {
   $schema: JSON_SCHEMA_DRAFT,

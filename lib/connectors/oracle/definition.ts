@@ -2,7 +2,7 @@
 // string, sid, username, password) unchanged, plus our optional owner and timeouts.
 import { JSON_SCHEMA_DRAFT, serverPortField, SQL_TIMEOUT_FIELDS } from "../shared/spec";
 import type { ConnectorDefinition, JsonSchema } from "../types";
-import { WRITE_MODES } from "@/lib/sync-config/write-mode";
+import { WRITE_MODES } from "@/lib/sync-rules/write-mode";
 import { SERVICE_NAME_PATTERN } from "./settings";
 
 export const oracleConnectionSpecification: JsonSchema = {

@@ -3,7 +3,7 @@
 // Requests go through shared/http.ts (network policy, guarded DNS, timeouts); the engine's Loader
 // retries what comes back retryable, honouring retryAfterSeconds, and bisects a request that failed
 // as a whole, so a vendor without per-record results still gets its bad record isolated.
-import type { WriteMode } from "@/lib/sync-config/write-mode";
+import type { WriteMode } from "@/lib/sync-rules/write-mode";
 import type { Catalog, CheckResult, ConnectorDefinition, DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";

@@ -2,7 +2,7 @@
 // wrapped as a subquery, narrowed by the cursor) are counted up to one past the limit, so the source
 // stops at limit + 1 rows instead of counting a whole warehouse table. A planner's estimate is not
 // used: it was seen off by 50× both ways.
-import { MAX_ROW_COUNT_LIMIT as MAX_LIMIT } from "@/lib/config/env/engine";
+import { MAX_ROW_COUNT_LIMIT as MAX_LIMIT } from "@/lib/settings/env/engine";
 import type { BoundedCount } from "../types";
 
 // Rows counted at most, whatever the caller asks (a count past this is not cheap anywhere): the

@@ -12,7 +12,7 @@
 // Reference: docs.stripe.com/api (authentication, errors, idempotent requests, request encoding,
 // customers, products; rate limits: 100 operations a second live, 25 in test mode, 429 answers).
 import { createHmac } from "node:crypto";
-import { secrets } from "@/lib/config/secrets";
+import { secrets } from "@/lib/settings/secrets";
 import type { Row, WriteRecord } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { defineRestDestination } from "../rest-kit/define";

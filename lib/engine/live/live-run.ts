@@ -8,7 +8,7 @@ import "server-only";
 import { liveSlotName, type LiveChanges, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
-import { detectsDeletes } from "@/lib/sync-config/write-mode";
+import { detectsDeletes } from "@/lib/sync-rules/write-mode";
 import { BatchDiffer } from "../batch-diff";
 import { deleteItem } from "../delete-detection";
 import { keyText } from "../diff";

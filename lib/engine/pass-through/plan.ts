@@ -9,7 +9,7 @@ import type { ReadOptions, TextColumn, TextRowsDestination, TextRowsSource } fro
 import type { RunContext } from "../context";
 import { engineSettings } from "../settings";
 import type { RecordColumns } from "./record-columns";
-import { passesThrough } from "@/lib/sync-config/write-mode";
+import { passesThrough } from "@/lib/sync-rules/write-mode";
 
 export interface PassThroughPlan {
   source: TextRowsSource;

@@ -1,6 +1,6 @@
 // What an approval binds to (approval.ts) and the keys a plan keeps for it (change-keys.ts): pure.
 import { describe, expect, it } from "vitest";
-import { DELETE_GUARD_DEFAULTS } from "@/lib/sync-config/guard";
+import { DELETE_GUARD_DEFAULTS } from "@/lib/sync-rules/guard";
 import { beyondApproval, deleteStoppers, isApprovedPlan, reapprovalMessage, updateBindingFor, updateRefusedMessage, type ApprovedPlan } from "./approval";
 import { APPROVAL_MAX_KEYS, changeKeysOf } from "./change-keys";
 import type { PlanCounts } from "./planner";

@@ -6,7 +6,7 @@
 // the source may change after the plan and a resumed attempt does not plan again. Pure: the guard step
 // (guard-step.ts), the send stages (send-batch.ts, pass-through/extract.ts) and the delete step
 // (delete-detection.ts) decide with it.
-import { guardViolations, type EffectiveGuard } from "@/lib/sync-config/guard";
+import { guardViolations, type EffectiveGuard } from "@/lib/sync-rules/guard";
 import type { ChangeKeys } from "./change-keys";
 import type { PlanCounts, RunPlan } from "./planner";
 

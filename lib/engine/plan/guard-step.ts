@@ -12,7 +12,7 @@
 // whole read of the model before the run's own.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { approvalMessage, guardInForce, onlyTrackedLimits } from "@/lib/sync-config/guard";
+import { approvalMessage, guardInForce, onlyTrackedLimits } from "@/lib/sync-rules/guard";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";

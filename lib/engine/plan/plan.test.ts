@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { Conflict } from "@/lib/errors";
-import { CANCELED_ERROR, runOutcome } from "@/lib/sync-config/run-outcome";
+import { CANCELED_ERROR, runOutcome } from "@/lib/sync-rules/run-outcome";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { approveRun, cancelSync, planSync, stopEngine, triggerSync, type SyncPlan } from "../index";
 import { executeRun } from "../execute-run";

@@ -1,12 +1,12 @@
 // The progress of a sequence run, derived when it is read from its steps, their runs and the steps
 // upstream of them. Pure (no server imports), so the rule is unit-tested on its own.
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
-import type { SequenceStatus, StepState } from "@/lib/sync-config/sequence-statuses";
+import type { SequenceStatus, StepState } from "@/lib/sync-rules/sequence-statuses";
 
 /** What the engine stored on a step (sequence_run_steps.state). */
 export type StoredStepState = "waiting" | "triggered" | "skipped" | "blocked";
 
-export { SEQUENCE_STATUSES, SETTLED_SEQUENCE_STATUSES, STEP_STATES, type SequenceStatus, type StepState } from "@/lib/sync-config/sequence-statuses";
+export { SEQUENCE_STATUSES, SETTLED_SEQUENCE_STATUSES, STEP_STATES, type SequenceStatus, type StepState } from "@/lib/sync-rules/sequence-statuses";
 
 export interface StepFacts {
   syncId: number;

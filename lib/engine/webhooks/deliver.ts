@@ -6,11 +6,11 @@
 // (other statuses, timeouts, network errors): the next attempt after an exponential backoff
 // (WEBHOOK_RETRY_BASE_SECONDS, doubling), until WEBHOOK_RETRY_MAX_HOURS after the event.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { sendHttp, type HttpExchange } from "@/lib/connectors/shared/http";
 import { decrypt } from "@/lib/crypto/encryption";
 import { pgPool, prisma } from "@/lib/db/client";
-import { WEBHOOK_HEADERS } from "@/lib/sync-config/webhook-events";
+import { WEBHOOK_HEADERS } from "@/lib/sync-rules/webhook-events";
 import { enqueueDeliveries } from "./queue";
 import { signatureHeader } from "./signature";
 

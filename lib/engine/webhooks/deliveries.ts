@@ -1,5 +1,5 @@
 // Creating webhook deliveries by hand: one row per subscription for an event, then a job each, for the
-// test button's ping and redelivery (lib/services/webhook-subscriptions.ts). Run events record theirs
+// test button's ping and redelivery (lib/services/notifications/webhook-subscriptions.ts). Run events record theirs
 // inside the status change's transaction instead (emit.ts).
 import "server-only";
 import { prisma } from "@/lib/db/client";

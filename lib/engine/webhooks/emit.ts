@@ -5,7 +5,7 @@
 // case, no subscription, costs one query.
 import "server-only";
 import { db, viaClient } from "@/lib/db/kysely";
-import { runEventFor } from "@/lib/sync-config/webhook-events";
+import { runEventFor } from "@/lib/sync-rules/webhook-events";
 import type { EventContext, RunEvent } from "../events";
 import { runEventPayload } from "./payload";
 import { enqueueDeliveries } from "./queue";

@@ -3,7 +3,7 @@
 // in the sync run resource (lib/serializers/sync-runs.ts).
 import { randomUUID } from "node:crypto";
 import type { RunEvent } from "../events";
-import { PING_EVENT, type WebhookEvent } from "@/lib/sync-config/webhook-events";
+import { PING_EVENT, type WebhookEvent } from "@/lib/sync-rules/webhook-events";
 import type { WebhookPayload } from "@/lib/validation/webhook-payload";
 
 /** The body of a delivery: its one schema is lib/validation/webhook-payload.ts. */

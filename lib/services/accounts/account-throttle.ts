@@ -1,13 +1,13 @@
 // Throttling of the account endpoints (sign-up, password reset, email verification), which anyone
 // can call and some of which send mail. Two fixed-window counters in login_throttles, shared by
-// every web process (lib/services/login-throttle.ts, reserveInWindow):
+// every web process (lib/services/accounts/login-throttle.ts, reserveInWindow):
 //  - per client address: every request, ACCOUNT_MAX_REQUESTS_PER_IP per window;
 //  - per email address named in the request: ACCOUNT_MAX_MAILS_PER_EMAIL per window, counted whether
 //    or not an account uses that address, so a 429 tells nothing about it, and nobody can flood one
 //    inbox from many addresses.
 // The window is LOGIN_THROTTLE_WINDOW_SECONDS.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { RateLimited } from "@/lib/errors";
 import { reserveInWindow, throttleAddress, throttleLimits } from "./login-throttle";
 

@@ -12,8 +12,8 @@
 import "server-only";
 import { hashPassword } from "@/lib/auth/password";
 import { assertStrongPassword } from "@/lib/auth/password-policy";
-import { sendsMail } from "@/lib/config/console-url";
-import { env } from "@/lib/config/env";
+import { sendsMail } from "@/lib/settings/console-url";
+import { env } from "@/lib/settings/env";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, ValidationFailed } from "@/lib/errors";
 import { Prisma, type AccountTokenPurpose } from "@/lib/generated/prisma/client";
@@ -40,7 +40,7 @@ const VERIFY_HOURS = 24;
 
 export interface AccountClient {
   ip?: string | null;
-  /** Where links in mails point (lib/config/console-url.ts). */
+  /** Where links in mails point (lib/settings/console-url.ts). */
   consoleBase: string;
 }
 
@@ -110,7 +110,7 @@ export async function signup(input: SignupInput, client: AccountClient): Promise
       });
       const admin = await tx.role.findFirstOrThrow({ where: { workspaceId: null, roleType: "system", name: "Admin" } });
       // The reference names the workspace "default" under an organization named after the company;
-      // with one implicit organization here (lib/config/organization.ts), the company names the workspace.
+      // with one implicit organization here (lib/settings/organization.ts), the company names the workspace.
       const name = input.company_name || "Default";
       const workspace = await tx.workspace.create({ data: { name, slug: slugFor(name) } });
       await tx.workspaceUser.create({

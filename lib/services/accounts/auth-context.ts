@@ -2,7 +2,7 @@
 // effective permissions. Revoked or expired tokens, and unknown users, are all 401.
 // One SQL statement, read fresh on every call, whichever process made a change: a logout, a revoked
 // API token, a role change or a removed membership applies to the next call. Only accepted
-// memberships count: a pending invitation (workspace_users.joined_at null, lib/services/invitations.ts)
+// memberships count: a pending invitation (workspace_users.joined_at null, lib/services/accounts/invitations.ts)
 // gives no access at all. The statement also returns the database snapshot it read, which dates
 // answers remembered for that snapshot (lib/http/remembered.ts).
 import "server-only";

@@ -24,7 +24,7 @@ export async function login(
   const ok = await verifyPassword(input.password, user?.passwordHash || DUMMY_HASH);
   if (!user || !ok) throw new Unauthorized(WRONG_CREDENTIALS);
   await attempt.succeeded();
-  // A self sign-up that has not verified its address yet (lib/services/accounts.ts). Told only to
+  // A self sign-up that has not verified its address yet (lib/services/accounts/accounts.ts). Told only to
   // someone who knows the password, as the reference does (401).
   if (!user.confirmedAt) {
     throw new Unauthorized(

@@ -17,7 +17,7 @@
 // Counters live in PostgreSQL (login_throttles), shared by every web process.
 import "server-only";
 import { isIP } from "node:net";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { sql, type Expression, type ExpressionBuilder } from "kysely";
 import { prisma } from "@/lib/db/client";
 import { db, type DB } from "@/lib/db/kysely";
@@ -35,7 +35,7 @@ export interface ThrottleLimits {
   backoffBaseSeconds: number;
 }
 
-/** From the environment (lib/config/env.ts has the names, forms and defaults). */
+/** From the environment (lib/settings/env.ts has the names, forms and defaults). */
 export const throttleLimits = (): ThrottleLimits => ({
   perAccountAddress: env.LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS,
   perIp: env.LOGIN_MAX_FAILURES_PER_IP,
@@ -143,7 +143,7 @@ const reserveAddress = (key: string, l: ThrottleLimits) => reserveInWindow(key, 
 /**
  * A fixed-window counter: reserves one use of `key`, or answers how many seconds until its window
  * ends when `limit` uses are already taken in it. One atomic upsert, so concurrent callers cannot
- * overrun the limit. Also used by the account endpoints (lib/services/account-throttle.ts).
+ * overrun the limit. Also used by the account endpoints (lib/services/accounts/account-throttle.ts).
  */
 export async function reserveInWindow(key: string, limit: number, window: number): Promise<number | null> {
   const taken = await db()

@@ -9,7 +9,7 @@
 // The counters are the fixed windows of login_throttles (login-throttle.ts, reserveInWindow),
 // shared by every web process.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { RateLimited } from "@/lib/errors";
 import { giveBack, reserveInWindow } from "./login-throttle";
 

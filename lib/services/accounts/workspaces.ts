@@ -47,7 +47,7 @@ export async function workspaceAccess(
       where: { workspaceId_userId: { workspaceId, userId: auth.user.id } },
       include: { role: true },
     });
-    // A pending invitation gives no access (lib/services/invitations.ts).
+    // A pending invitation gives no access (lib/services/accounts/invitations.ts).
     if (!membership?.joinedAt) throw notFound(workspaceId);
     const policies = rolePolicies(membership.role);
     access = {

@@ -3,7 +3,7 @@
 // fires then (so its requests and polling stop), and the API stops waiting at the same moment even
 // if a connector ignores the signal, so a hostile or stuck endpoint cannot hold a request forever.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 
 export function apiCallTimeoutMs(): number {

@@ -1,7 +1,7 @@
 // Connectors of a workspace: configurations validated against their definition (ajv), stored
 // encrypted, masked on the way out; discovery into the catalog and query previews for sources.
 import "server-only";
-import { supportedWriteModes } from "@/lib/sync-config/write-mode";
+import { supportedWriteModes } from "@/lib/sync-rules/write-mode";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { EnvironmentPlaceholderError, envRedactor } from "@/lib/connectors/env-placeholders";
 import { getDefinition, listDefinitions, loadDestination, loadSource, mergeMaskedSecrets, SecretTargetChangedError } from "@/lib/connectors/registry";

@@ -4,7 +4,7 @@ import type { SyncRunStatus } from "@/lib/generated/prisma/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-config/run-outcome";
+import { CANCELED_ERROR, DISABLED_ERROR } from "@/lib/sync-rules/run-outcome";
 import { workspaceActivity } from "./reports";
 
 useTestDatabase();

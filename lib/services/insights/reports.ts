@@ -1,7 +1,7 @@
 // Dashboard reports: sync runs and rows of the workspace over time, in UTC buckets (24 hourly for
 // one_day, 7 daily for one_week). Empty buckets are filled from generate_series so a chart always
 // gets every slot. What counts as a success or a failure is the runs' outcome (runTruth in
-// lib/sync-config/run-outcome.ts, the words every view shows): the query groups each bucket's runs
+// lib/sync-rules/run-outcome.ts, the words every view shows): the query groups each bucket's runs
 // by the facts the outcome reads, and each group is judged by that one function.
 //   sync_run_triggered:  runs created per bucket; success = general runs that succeeded (with or
 //                        without rejected rows), failed = general runs that failed. A cancel and a
@@ -11,7 +11,7 @@
 import "server-only";
 import { prisma } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { runTruth, STOPPED_ERRORS } from "@/lib/sync-config/run-outcome";
+import { runTruth, STOPPED_ERRORS } from "@/lib/sync-rules/run-outcome";
 import type { ReportQuery } from "@/lib/validation/reports";
 
 export interface ReportPoint {

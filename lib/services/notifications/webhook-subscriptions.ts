@@ -10,7 +10,7 @@ import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy
 import { encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { createDeliveries, newWebhookSecret, pingPayload } from "@/lib/engine";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { Conflict, NotFound, RateLimited, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type UpdateWebhookSubscriptionInput } from "@/lib/validation/webhook-subscriptions";

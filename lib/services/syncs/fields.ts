@@ -1,6 +1,6 @@
 // How a sync's configuration and guard are checked and stored, shared by a save (syncs.ts) and a
 // plan with unsaved changes (sync-proposal.ts), so a plan never accepts what a save would refuse.
-import { compileMapping, MappingConfigurationError } from "@/lib/sync-config/mapping";
+import { compileMapping, MappingConfigurationError } from "@/lib/sync-rules/mapping";
 import type { FieldError } from "@/lib/errors";
 import type { GuardInput } from "@/lib/validation/syncs";
 

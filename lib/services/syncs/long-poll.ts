@@ -5,7 +5,7 @@
 // request holds no connection, and no listener has to be kept alive across web processes.
 // `signal` ends the wait when the client goes.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { RateLimited } from "@/lib/errors";
 
 /** Open waits per workspace and per user in this process. */

@@ -8,7 +8,7 @@ import { queryRows } from "@/lib/db/client";
 import { parseWriteTarget, readRecord, recordLogs, type RecordLogText, type SyncRecord } from "@/lib/engine";
 import { NotFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { compileMapping, deletePayload, MappingConfigurationError, MappingError } from "@/lib/sync-config/mapping";
+import { compileMapping, deletePayload, MappingConfigurationError, MappingError } from "@/lib/sync-rules/mapping";
 import { recordRedactor } from "./record-redaction";
 
 interface DetailRow {

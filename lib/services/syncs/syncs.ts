@@ -2,7 +2,7 @@
 // (deleted_at set) are invisible: every lookup filters them out, so they are 404 everywhere.
 import "server-only";
 import { prisma } from "@/lib/db/client";
-import { computeNextRunAt } from "@/lib/sync-config/schedule";
+import { computeNextRunAt } from "@/lib/sync-rules/schedule";
 import {
   approveRun,
   cancelRun,
@@ -31,7 +31,7 @@ import {
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
 import { audit } from "./audit";
-import { liveErrors } from "./sync-live";
+import { liveErrors } from "./live";
 import { assertNameFree } from "./unique-names";
 import type { AuthContext } from "./auth-context";
 import { triggerOnce } from "./trigger-keys";

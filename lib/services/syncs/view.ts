@@ -32,13 +32,13 @@ export type LastRun = {
   syncRunType: SyncRunType;
   startedAt: IsoTimestamp | null;
   finishedAt: IsoTimestamp | null;
-  /** What its outcome is derived from (lib/sync-config/run-outcome.ts). */
+  /** What its outcome is derived from (lib/sync-rules/run-outcome.ts). */
   failedRows?: number;
   error?: string | null;
   canceledBy?: string | null;
 } & Partial<RunTruthFacts>;
 
-/** Beside status and counters, what a run's words need (lib/sync-config/run-outcome.ts, runTruth). */
+/** Beside status and counters, what a run's words need (lib/sync-rules/run-outcome.ts, runTruth). */
 export interface RunTruthFacts {
   successfulRows: number;
   approvedBy: string | null;

@@ -5,7 +5,7 @@ import "server-only";
 import { getDefinition } from "@/lib/connectors/registry";
 import type { FieldError } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { defaultWriteMode, supportedWriteModes, type WriteMode } from "@/lib/sync-config/write-mode";
+import { defaultWriteMode, supportedWriteModes, type WriteMode } from "@/lib/sync-rules/write-mode";
 
 type Tx = Prisma.TransactionClient;
 

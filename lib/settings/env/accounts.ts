@@ -1,4 +1,4 @@
-// Accounts and the secrets that protect them. Part of envSchema (lib/config/env.ts), in its order: the
+// Accounts and the secrets that protect them. Part of envSchema (lib/settings/env.ts), in its order: the
 // README lists them so.
 import { integer, flag, text, textWithDefault } from "./kinds";
 

@@ -1,4 +1,4 @@
-// The engine: templates, batches, runs and their limits. Part of envSchema (lib/config/env.ts), in its
+// The engine: templates, batches, runs and their limits. Part of envSchema (lib/settings/env.ts), in its
 // order: the README lists them so.
 import { integer, integerUpTo, decimal, flag } from "./kinds";
 

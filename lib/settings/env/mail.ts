@@ -1,4 +1,4 @@
-// Mail and the alerts sent by it. Part of envSchema (lib/config/env.ts), in its order: the README
+// Mail and the alerts sent by it. Part of envSchema (lib/settings/env.ts), in its order: the README
 // lists them so.
 import { integer, text, textWithDefault, urlOf } from "./kinds";
 

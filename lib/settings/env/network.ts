@@ -1,5 +1,5 @@
 // What the server and its connectors may reach, and who may read its metrics. Part of envSchema
-// (lib/config/env.ts), in its order: the README lists them so.
+// (lib/settings/env.ts), in its order: the README lists them so.
 import { z } from "zod";
 import { variable, integer, flag, text, urlOf } from "./kinds";
 

@@ -1,4 +1,4 @@
-// Which processes run the worker and scheduler, and the demo. Part of envSchema (lib/config/env.ts),
+// Which processes run the worker and scheduler, and the demo. Part of envSchema (lib/settings/env.ts),
 // in its order: the README lists them so.
 import { integer, flag } from "./kinds";
 

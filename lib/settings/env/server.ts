@@ -1,4 +1,4 @@
-// Where the server runs and its application database. Part of envSchema (lib/config/env.ts), in its
+// Where the server runs and its application database. Part of envSchema (lib/settings/env.ts), in its
 // order: the README lists them so.
 import { z } from "zod";
 import { variable, integer, text, textWithDefault, urlOf } from "./kinds";

@@ -1,5 +1,5 @@
 // Sign-in and account throttling, and what one user or workspace can make the server mail. Part of
-// envSchema (lib/config/env.ts), in its order: the README lists them so.
+// envSchema (lib/settings/env.ts), in its order: the README lists them so.
 import { integer } from "./kinds";
 
 export const throttlingVariables = {
@@ -30,7 +30,7 @@ export const throttlingVariables = {
     5,
     "account requests naming one email address (counted whether or not it has an account) per `LOGIN_THROTTLE_WINDOW_SECONDS`; beyond it, 429 with `Retry-After`",
   ),
-  // What one user or workspace can make the server mail (lib/services/mail-caps.ts)
+  // What one user or workspace can make the server mail (lib/services/accounts/mail-caps.ts)
   INVITATION_MAX_PER_WORKSPACE_PER_HOUR: integer(
     1,
     50,

@@ -1,4 +1,4 @@
-// Run lifecycle webhooks (docs/webhooks.md). Part of envSchema (lib/config/env.ts), in its order: the
+// Run lifecycle webhooks (docs/webhooks.md). Part of envSchema (lib/settings/env.ts), in its order: the
 // README lists them so.
 import { integer, decimal } from "./kinds";
 

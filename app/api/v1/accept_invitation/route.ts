@@ -4,7 +4,7 @@ import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
-import { acceptInvitation } from "@/lib/services/invitations";
+import { acceptInvitation } from "@/lib/services/accounts/invitations";
 
 export const POST = route(accounts.acceptInvitation, async ({ req, body }) =>
   messageResource(await acceptInvitation(body, { ip: clientAddress(req.headers) })),

@@ -3,7 +3,7 @@ import { alerts } from "@/lib/contract/alerts";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeAlertEvent } from "@/lib/serializers/alerts";
-import { listAlertEvents } from "@/lib/services/alerts";
+import { listAlertEvents } from "@/lib/services/notifications/alerts";
 
 export const GET = route(alerts.listAlertEvents, async ({ auth, url, query: { page, ...filters } }) => {
   const { rows, total } = await listAlertEvents(auth.workspaceId, filters, page);

@@ -3,7 +3,7 @@ import { alerts } from "@/lib/contract/alerts";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeAlertRule } from "@/lib/serializers/alerts";
-import { createAlertRule, listAlertRules } from "@/lib/services/alerts";
+import { createAlertRule, listAlertRules } from "@/lib/services/notifications/alerts";
 
 export const GET = route(alerts.listAlertRules, async ({ auth, url, query: { page } }) => {
   const { rows, total } = await listAlertRules(auth.workspaceId, page);

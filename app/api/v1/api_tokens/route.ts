@@ -3,7 +3,7 @@ import { apiTokens } from "@/lib/contract/access";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeApiToken, serializeCreatedApiToken } from "@/lib/serializers/api-tokens";
-import { createApiToken, listApiTokens } from "@/lib/services/api-tokens";
+import { createApiToken, listApiTokens } from "@/lib/services/accounts/api-tokens";
 
 export const GET = route(apiTokens.listApiTokens, async ({ auth, url, query: { page } }) => {
   const { rows, total } = await listApiTokens(auth, page);

@@ -3,7 +3,7 @@
 import { connectorDefinitions } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnectorDefinition } from "@/lib/serializers/connector-definitions";
-import { listConnectorDefinitions } from "@/lib/services/connector-definitions";
+import { listConnectorDefinitions } from "@/lib/services/catalogue/connector-definitions";
 
 export const GET = route(connectorDefinitions.listConnectorDefinitions, async ({ query }) =>
   listConnectorDefinitions(query).map(serializeConnectorDefinition),

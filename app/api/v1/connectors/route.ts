@@ -3,7 +3,7 @@ import { connectors } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeConnector } from "@/lib/serializers/connectors";
-import { createConnector, listConnectors } from "@/lib/services/connectors";
+import { createConnector, listConnectors } from "@/lib/services/catalogue/connectors";
 
 export const GET = route(connectors.listConnectors, async ({ auth, url, query: { page, ...filters } }) => {
   const { rows, total } = await listConnectors(auth.workspaceId, filters, page);

@@ -3,7 +3,7 @@
 import { authentication } from "@/lib/contract/access";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
-import { logout } from "@/lib/services/auth";
+import { logout } from "@/lib/services/accounts/auth";
 
 const SIGNED_OUT = "Signed out.";
 

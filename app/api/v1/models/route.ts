@@ -3,7 +3,7 @@ import { models } from "@/lib/contract/models";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeModel } from "@/lib/serializers/models";
-import { createModel, listModels } from "@/lib/services/models";
+import { createModel, listModels } from "@/lib/services/catalogue/models";
 
 export const GET = route(models.listModels, async ({ auth, url, query: { page, ...filters } }) => {
   const { rows, total } = await listModels(auth.workspaceId, filters, page);

@@ -4,8 +4,8 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { triggerSyncRun } from "@/lib/services/syncs";
-import { triggerKeyOf } from "@/lib/services/trigger-keys";
+import { triggerSyncRun } from "@/lib/services/syncs/syncs";
+import { triggerKeyOf } from "@/lib/services/syncs/trigger-keys";
 
 export const POST = route(syncs.scheduleSync, async ({ req, auth, body }) => ({
   message: "Sync scheduled successfully",

@@ -3,7 +3,7 @@
 import { service } from "@/lib/contract/service";
 import { route } from "@/lib/http/handler";
 import { iso, resource } from "@/lib/serializers/resource";
-import { createFirstAdmin, needsSetup } from "@/lib/services/setup";
+import { createFirstAdmin, needsSetup } from "@/lib/services/accounts/setup";
 
 export const GET = route(service.getSetup, async () => ({ data: { needs_setup: await needsSetup() } }));
 

@@ -4,7 +4,7 @@ import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeSync, serializeSyncDocument } from "@/lib/serializers/syncs";
-import { createSync, listSyncs } from "@/lib/services/syncs";
+import { createSync, listSyncs } from "@/lib/services/syncs/syncs";
 
 // Remembered while the database is unchanged (lib/http/remembered.ts): dashboards poll this list.
 export const GET = route(

@@ -4,7 +4,7 @@ import { accounts } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
-import { verifyUser } from "@/lib/services/accounts";
+import { verifyUser } from "@/lib/services/accounts/accounts";
 
 export const GET = route(accounts.verifyUser, async ({ req, query }) => {
   await verifyUser(query, { ip: clientAddress(req.headers) });

@@ -3,7 +3,7 @@ import { webhooks } from "@/lib/contract/webhooks";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeWebhookSubscription } from "@/lib/serializers/webhook-subscriptions";
-import { createWebhookSubscription, listWebhookSubscriptions } from "@/lib/services/webhook-subscriptions";
+import { createWebhookSubscription, listWebhookSubscriptions } from "@/lib/services/notifications/webhook-subscriptions";
 
 export const GET = route(webhooks.listWebhookSubscriptions, async ({ auth, url, query: { page } }) => {
   const { rows, total } = await listWebhookSubscriptions(auth, page);

@@ -3,7 +3,7 @@ import { workspaces } from "@/lib/contract/workspaces";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeWorkspace } from "@/lib/serializers/workspaces";
-import { createWorkspace, listWorkspaces } from "@/lib/services/workspaces";
+import { createWorkspace, listWorkspaces } from "@/lib/services/accounts/workspaces";
 
 export const GET = route(workspaces.listWorkspaces, async ({ auth, url, query: { page } }) => {
   const { rows, total } = await listWorkspaces(auth, page);

@@ -7,7 +7,7 @@
 // confirm (./recipients.ts): the channel is no way to mail strangers.
 import "server-only";
 import { z } from "zod";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
@@ -86,7 +86,7 @@ export async function withRecipientStates(channel: AlertChannel): Promise<AlertC
   return { ...channel, recipientStates: recipients ? await recipientStates(channel.workspaceId, recipients) : null };
 }
 
-/** Where the links of confirmation mails point: the request's console base (lib/config/console-url.ts). */
+/** Where the links of confirmation mails point: the request's console base (lib/settings/console-url.ts). */
 export interface ChannelSaveOptions {
   linkBase?: string;
 }

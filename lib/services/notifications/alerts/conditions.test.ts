@@ -1,6 +1,6 @@
 // What each condition says about an ended run: fires, resolves, or says nothing (canceled, no rows).
 import { describe, expect, it } from "vitest";
-import { CANCELED_ERROR } from "@/lib/sync-config/run-outcome";
+import { CANCELED_ERROR } from "@/lib/sync-rules/run-outcome";
 import { breachAfterRun, describeCondition, staleBreach } from "./conditions";
 
 const run = (over: Partial<Parameters<typeof breachAfterRun>[1]> = {}) => ({

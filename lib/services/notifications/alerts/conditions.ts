@@ -2,7 +2,7 @@
 // Pure: the evaluator (evaluate.ts) feeds it facts read from the tables. `undefined` means "this
 // says nothing", which keeps the rule's state as it is (a canceled run neither fires nor resolves).
 import type { AlertCondition } from "@/lib/generated/prisma/enums";
-import { runOutcome, type OutcomeFacts } from "@/lib/sync-config/run-outcome";
+import { runOutcome, type OutcomeFacts } from "@/lib/sync-rules/run-outcome";
 import { THRESHOLD_UNITS } from "@/lib/validation/alerts";
 
 export interface RuleFacts {

@@ -12,7 +12,7 @@ import { db, viaClient, type DB } from "@/lib/db/kysely";
 import { withTransaction } from "@/lib/engine";
 import type { AlertRule } from "@/lib/generated/prisma/client";
 import type { AlertStatus, SyncRunStatus } from "@/lib/generated/prisma/enums";
-import { runOutcome } from "@/lib/sync-config/run-outcome";
+import { runOutcome } from "@/lib/sync-rules/run-outcome";
 import { breachAfterRun, describeCondition, runningTooLong, staleBreach } from "./conditions";
 import { composeEvent, type RunSummary } from "./messages";
 

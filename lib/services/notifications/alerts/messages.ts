@@ -1,7 +1,7 @@
 // The words of alert messages: subject and text for email and Slack, the JSON body of a generic
 // webhook. Built from the event row alone, so a retried delivery sends exactly what the first sent.
 import "server-only";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import type { AlertChannel, AlertEvent } from "@/lib/generated/prisma/client";
 import type { AlertMessage } from "./senders";
 import { quoted } from "./subject";

@@ -6,7 +6,7 @@
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import type PgBoss from "pg-boss";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import { pgPool } from "@/lib/db/client";
 import { ensureQueue, getBoss, type EventContext, type RunEvent } from "@/lib/engine";
 import { deliverAlertEvent } from "./deliver";

@@ -5,8 +5,8 @@
 // removal from a channel, so re-adding it neither mails it again inside the window nor undoes an
 // unsubscribe. Links are single-use hashed tokens (./link-tokens, as the account links).
 import "server-only";
-import { env } from "@/lib/config/env";
-import { configuredConsoleUrl } from "@/lib/config/console-url";
+import { env } from "@/lib/settings/env";
+import { configuredConsoleUrl } from "@/lib/settings/console-url";
 import { decrypt, encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { ValidationFailed } from "@/lib/errors";

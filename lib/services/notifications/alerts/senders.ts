@@ -7,7 +7,7 @@
 // workspace's ALERT_MAX_MAILS_PER_HOUR: past it the rest is suppressed, and the result says so.
 import "server-only";
 import { sendHttp } from "@/lib/connectors/shared/http";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/settings/env";
 import type { AlertChannel } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { createMailer, type Mailer } from "@/lib/mail";

@@ -2,7 +2,7 @@
 import { alerts } from "@/lib/contract/alerts";
 import { route } from "@/lib/http/handler";
 import { serializeAlertRule } from "@/lib/serializers/alerts";
-import { deleteAlertRule, getAlertRule, updateAlertRule } from "@/lib/services/alerts";
+import { deleteAlertRule, getAlertRule, updateAlertRule } from "@/lib/services/notifications/alerts";
 
 export const GET = route(alerts.getAlertRule, async ({ auth, params }) => ({
   data: serializeAlertRule(await getAlertRule(auth.workspaceId, params.id)),

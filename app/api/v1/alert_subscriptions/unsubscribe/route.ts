@@ -3,7 +3,7 @@ import { alerts } from "@/lib/contract/alerts";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { messageResource } from "@/lib/serializers/accounts";
-import { unsubscribeAlertSubscription } from "@/lib/services/alerts";
+import { unsubscribeAlertSubscription } from "@/lib/services/notifications/alerts";
 
 export const POST = route(alerts.unsubscribeAlertSubscription, async ({ req, body }) => {
   const { email } = await unsubscribeAlertSubscription(body.token, { ip: clientAddress(req.headers) });

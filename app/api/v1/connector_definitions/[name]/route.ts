@@ -3,7 +3,7 @@
 import { connectorDefinitions } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnectorDefinition } from "@/lib/serializers/connector-definitions";
-import { findConnectorDefinition } from "@/lib/services/connector-definitions";
+import { findConnectorDefinition } from "@/lib/services/catalogue/connector-definitions";
 
 export const GET = route(connectorDefinitions.getConnectorDefinition, async ({ params, query }) =>
   serializeConnectorDefinition(findConnectorDefinition(params.name, query.type)),

@@ -2,7 +2,7 @@
 import { connectorDefinitions } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnectionStatus } from "@/lib/serializers/connection-status";
-import { checkConnection } from "@/lib/services/connector-definitions";
+import { checkConnection } from "@/lib/services/catalogue/connector-definitions";
 
 export const POST = route(connectorDefinitions.checkConnection, async ({ auth, body }) =>
   serializeConnectionStatus(await checkConnection(body, auth.workspaceId)),

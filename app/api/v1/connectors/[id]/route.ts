@@ -2,7 +2,7 @@
 import { connectors } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnector } from "@/lib/serializers/connectors";
-import { deleteConnector, getConnector, updateConnector } from "@/lib/services/connectors";
+import { deleteConnector, getConnector, updateConnector } from "@/lib/services/catalogue/connectors";
 
 export const GET = route(connectors.getConnector, async ({ auth, params }) => ({
   data: serializeConnector(await getConnector(auth.workspaceId, params.id)),

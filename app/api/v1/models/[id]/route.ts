@@ -2,7 +2,7 @@
 import { models } from "@/lib/contract/models";
 import { route } from "@/lib/http/handler";
 import { serializeModel } from "@/lib/serializers/models";
-import { deleteModel, getModel, updateModel } from "@/lib/services/models";
+import { deleteModel, getModel, updateModel } from "@/lib/services/catalogue/models";
 
 export const GET = route(models.getModel, async ({ auth, params }) => ({
   data: serializeModel(await getModel(auth.workspaceId, params.id)),

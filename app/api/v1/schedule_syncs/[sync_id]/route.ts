@@ -3,7 +3,7 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { cancelSyncRun } from "@/lib/services/syncs";
+import { cancelSyncRun } from "@/lib/services/syncs/syncs";
 
 export const DELETE = route(syncs.cancelSync, async ({ auth, params }) => ({
   message: "Sync cancelled successfully",

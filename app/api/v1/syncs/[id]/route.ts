@@ -3,7 +3,7 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSync, serializeSyncDocument } from "@/lib/serializers/syncs";
-import { deleteSync, getSync, updateSync } from "@/lib/services/syncs";
+import { deleteSync, getSync, updateSync } from "@/lib/services/syncs/syncs";
 
 export const GET = route(syncs.getSync, async ({ auth, params }) => serializeSyncDocument(await getSync(auth.workspaceId, params.id), actorAccess(auth)));
 

@@ -6,7 +6,7 @@ import {
   deleteWebhookSubscription,
   findWebhookSubscription,
   updateWebhookSubscription,
-} from "@/lib/services/webhook-subscriptions";
+} from "@/lib/services/notifications/webhook-subscriptions";
 
 export const GET = route(webhooks.getWebhookSubscription, async ({ auth, params }) => ({
   data: serializeWebhookSubscription(await findWebhookSubscription(auth, params.id)),

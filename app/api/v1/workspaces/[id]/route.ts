@@ -3,7 +3,7 @@
 import { workspaces } from "@/lib/contract/workspaces";
 import { route } from "@/lib/http/handler";
 import { serializeWorkspace } from "@/lib/serializers/workspaces";
-import { deleteWorkspace, getWorkspace, updateWorkspace } from "@/lib/services/workspaces";
+import { deleteWorkspace, getWorkspace, updateWorkspace } from "@/lib/services/accounts/workspaces";
 
 export const GET = route(workspaces.getWorkspace, async ({ auth, params }) => ({
   data: serializeWorkspace(await getWorkspace(auth, params.id)),

@@ -2,7 +2,7 @@
 import { roles } from "@/lib/contract/roles";
 import { route } from "@/lib/http/handler";
 import { serializeRole } from "@/lib/serializers/role";
-import { createRole, listRoles, roleUsage } from "@/lib/services/roles";
+import { createRole, listRoles, roleUsage } from "@/lib/services/accounts/roles";
 
 export const GET = route(roles.listRoles, async ({ auth }) => {
   const [list, usage] = await Promise.all([listRoles(auth.workspaceId), roleUsage(auth.workspaceId)]);

@@ -2,6 +2,6 @@
 import { alerts } from "@/lib/contract/alerts";
 import { route } from "@/lib/http/handler";
 import { serializeAlertTestResult } from "@/lib/serializers/alerts";
-import { testAlertChannel } from "@/lib/services/alerts";
+import { testAlertChannel } from "@/lib/services/notifications/alerts";
 
 export const POST = route(alerts.testAlertChannel, async ({ auth, params }) => serializeAlertTestResult(await testAlertChannel(auth, params.id)));

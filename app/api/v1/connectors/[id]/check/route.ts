@@ -2,7 +2,7 @@
 import { connectors } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeConnectionStatus } from "@/lib/serializers/connection-status";
-import { checkConnector } from "@/lib/services/connectors";
+import { checkConnector } from "@/lib/services/catalogue/connectors";
 
 export const POST = route(connectors.checkConnector, async ({ auth, params, body }) =>
   serializeConnectionStatus(await checkConnector(auth, params.id, body)),

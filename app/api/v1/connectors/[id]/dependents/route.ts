@@ -2,7 +2,7 @@
 import { connectors } from "@/lib/contract/connectors";
 import { route } from "@/lib/http/handler";
 import { serializeDependents } from "@/lib/serializers/dependents";
-import { deletionPlan, deletionRefusal } from "@/lib/services/deletion";
+import { deletionPlan, deletionRefusal } from "@/lib/services/catalogue/deletion";
 
 export const GET = route(connectors.getConnectorDependents, async ({ auth, params }) => {
   const plan = await deletionPlan(auth.workspaceId, { kind: "connector", id: params.id });

@@ -2,7 +2,7 @@
 import { models } from "@/lib/contract/models";
 import { route } from "@/lib/http/handler";
 import { serializeDependents } from "@/lib/serializers/dependents";
-import { deletionPlan, deletionRefusal } from "@/lib/services/deletion";
+import { deletionPlan, deletionRefusal } from "@/lib/services/catalogue/deletion";
 
 export const GET = route(models.getModelDependents, async ({ auth, params }) => {
   const plan = await deletionPlan(auth.workspaceId, { kind: "model", id: params.id });

@@ -3,7 +3,7 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSync } from "@/lib/serializers/syncs";
-import { setSyncEnabled } from "@/lib/services/syncs";
+import { setSyncEnabled } from "@/lib/services/syncs/syncs";
 
 export const PATCH = route(syncs.enableSync, async ({ auth, params, body }) => ({
   data: serializeSync(await setSyncEnabled(auth, params.id, body.enable), actorAccess(auth)),

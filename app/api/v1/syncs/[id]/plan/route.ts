@@ -2,7 +2,7 @@
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncPlan } from "@/lib/serializers/plans";
-import { planSync } from "@/lib/services/syncs";
+import { planSync } from "@/lib/services/syncs/syncs";
 
 export const POST = route(syncs.planSync, async ({ auth, params, body, req }) =>
   serializeSyncPlan(params.id, await planSync(auth, params.id, body ?? {}, req.signal)),

@@ -2,7 +2,7 @@
 import { sequences } from "@/lib/contract/sequences";
 import { route } from "@/lib/http/handler";
 import { serializeRunAfter } from "@/lib/serializers/sequences";
-import { getRunAfter, setRunAfter } from "@/lib/services/run-after";
+import { getRunAfter, setRunAfter } from "@/lib/services/syncs/run-after";
 
 export const GET = route(sequences.getRunAfter, async ({ auth, params }) => ({ data: serializeRunAfter(await getRunAfter(auth.workspaceId, params.id)) }));
 

@@ -4,7 +4,7 @@ import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { listSyncRuns } from "@/lib/services/sync-runs";
+import { listSyncRuns } from "@/lib/services/syncs/runs";
 
 export const GET = route(syncRuns.listSyncRuns, async ({ auth, url, params, query: { page, ...filters } }) => {
   const { rows, total } = await listSyncRuns(auth.workspaceId, params.sync_id, filters, page);

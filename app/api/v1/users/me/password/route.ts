@@ -4,7 +4,7 @@ import { authentication } from "@/lib/contract/access";
 import { clientAddress } from "@/lib/http/forwarded";
 import { route } from "@/lib/http/handler";
 import { serializePasswordChanged } from "@/lib/serializers/auth";
-import { changePassword } from "@/lib/services/auth";
+import { changePassword } from "@/lib/services/accounts/auth";
 
 export const PUT = route(authentication.changePassword, async ({ req, auth, body }) => {
   const { token, message } = await changePassword(auth, body, { ip: clientAddress(req.headers) });

@@ -3,7 +3,7 @@ import { webhooks } from "@/lib/contract/webhooks";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeWebhookDelivery } from "@/lib/serializers/webhook-subscriptions";
-import { listWebhookDeliveries } from "@/lib/services/webhook-subscriptions";
+import { listWebhookDeliveries } from "@/lib/services/notifications/webhook-subscriptions";
 
 export const GET = route(webhooks.listWebhookDeliveries, async ({ auth, url, params, query: { page } }) => {
   const { rows, total } = await listWebhookDeliveries(auth, params.id, page);

@@ -2,7 +2,7 @@
 import { webhooks } from "@/lib/contract/webhooks";
 import { route } from "@/lib/http/handler";
 import { serializeWebhookSubscription } from "@/lib/serializers/webhook-subscriptions";
-import { rotateWebhookSecret } from "@/lib/services/webhook-subscriptions";
+import { rotateWebhookSecret } from "@/lib/services/notifications/webhook-subscriptions";
 
 export const POST = route(webhooks.rotateWebhookSecret, async ({ auth, params }) => {
   const { row, secret } = await rotateWebhookSecret(auth, params.id);

@@ -1,11 +1,11 @@
 // GET/POST /api/v1/workspaces/{id}/members - list members; invite one (a pending membership and a link
 // mailed to the address).
-import { consoleBase } from "@/lib/config/console-url";
+import { consoleBase } from "@/lib/settings/console-url";
 import { workspaces } from "@/lib/contract/workspaces";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeMember } from "@/lib/serializers/members";
-import { addMember, listMembers } from "@/lib/services/members";
+import { addMember, listMembers } from "@/lib/services/accounts/members";
 
 export const GET = route(workspaces.listMembers, async ({ auth, url, params, query: { page } }) => {
   const { rows, total } = await listMembers(auth, params.id, page);

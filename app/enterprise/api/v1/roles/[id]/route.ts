@@ -2,7 +2,7 @@
 import { roles } from "@/lib/contract/roles";
 import { route } from "@/lib/http/handler";
 import { serializeRole } from "@/lib/serializers/role";
-import { deleteRole, getRole, updateRole } from "@/lib/services/roles";
+import { deleteRole, getRole, updateRole } from "@/lib/services/accounts/roles";
 
 export const GET = route(roles.getRole, async ({ auth, params }) => ({
   data: serializeRole(await getRole(auth.workspaceId, params.id)),

@@ -3,7 +3,7 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { waitForSyncRun } from "@/lib/services/sync-runs";
+import { waitForSyncRun } from "@/lib/services/syncs/runs";
 
 export const GET = route(syncRuns.getSyncRun, async ({ auth, params, query, req }) => ({
   data: serializeSyncRun(

@@ -3,7 +3,7 @@
 import { workspaces } from "@/lib/contract/workspaces";
 import { route } from "@/lib/http/handler";
 import { serializeMember } from "@/lib/serializers/members";
-import { getMember, removeMember, updateMember } from "@/lib/services/members";
+import { getMember, removeMember, updateMember } from "@/lib/services/accounts/members";
 
 export const GET = route(workspaces.getMember, async ({ auth, params }) => ({
   data: serializeMember(await getMember(auth, params.id, params.user_id)),

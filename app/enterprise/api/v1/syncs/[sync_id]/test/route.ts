@@ -2,7 +2,7 @@
 import { syncs } from "@/lib/contract/syncs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { testSync } from "@/lib/services/syncs";
+import { testSync } from "@/lib/services/syncs/syncs";
 import { actorAccess } from "@/lib/auth/actors";
 
 export const POST = route(syncs.testSync, async ({ auth, params, body }) => {

@@ -3,7 +3,7 @@ import { actorAccess } from "@/lib/auth/actors";
 import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRun } from "@/lib/serializers/sync-runs";
-import { approveSyncRun } from "@/lib/services/syncs";
+import { approveSyncRun } from "@/lib/services/syncs/syncs";
 
 export const POST = route(syncRuns.approveSyncRun, async ({ auth, params, body }) => {
   const run = await approveSyncRun(auth, params.sync_id, params.id, body?.planned_at);

@@ -3,7 +3,7 @@ import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { pageLinks } from "@/lib/http/pagination";
 import { serializeSyncRecord } from "@/lib/serializers/sync-records";
-import { listSyncRecords } from "@/lib/services/sync-records";
+import { listSyncRecords } from "@/lib/services/syncs/records";
 
 // Remembered while the database is unchanged (lib/http/remembered.ts): the console polls a running run's page.
 export const GET = route(

@@ -2,7 +2,7 @@
 import { syncRuns } from "@/lib/contract/sync-runs";
 import { route } from "@/lib/http/handler";
 import { serializeSyncRecordDetail } from "@/lib/serializers/sync-records";
-import { getSyncRecord } from "@/lib/services/sync-record-detail";
+import { getSyncRecord } from "@/lib/services/syncs/record-detail";
 
 export const GET = route(syncRuns.getSyncRecord, async ({ auth, params }) => ({
   data: serializeSyncRecordDetail(await getSyncRecord(auth.workspaceId, params.sync_id, params.sync_run_id, params.id)),
