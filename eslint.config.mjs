@@ -100,6 +100,19 @@ const scriptZones = {
   },
 };
 
+// lib/services is grouped in rooms by capability (docs/conventions.md); only the helpers every room
+// uses and the run-events wiring sit flat. tests/lint/rooms.test.ts shows the rule failing.
+const flatServices = {
+  files: ["lib/services/*.ts"],
+  ignores: ["lib/services/transaction.ts", "lib/services/unique-names.ts", "lib/services/run-events.ts", "lib/services/run-events.test.ts"],
+  rules: {
+    "no-restricted-syntax": [
+      "error",
+      { selector: "Program", message: "Put a service in its room (lib/services/accounts, syncs, catalogue…), not flat in lib/services." },
+    ],
+  },
+};
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -133,6 +146,7 @@ const config = [
     },
   },
   prismaOutsideItsLayers,
+  flatServices,
   layerZones,
   scriptZones,
   {

@@ -36,7 +36,7 @@ describe("layer rules", () => {
     ["lib/http/example.ts", 'import { PrismaClient as x } from "@prisma/client";', "@typescript-eslint/no-restricted-imports"],
     // The engine imports no service (it publishes run events; lib/services/run-events.ts subscribes).
     ["lib/engine/example.ts", 'import { listSyncs as x } from "@/lib/services/syncs/syncs";', "import/no-restricted-paths"],
-    ["lib/engine/webhooks/example.ts", 'import { alertsOnRunEnded as x } from "../../services/alerts/queue";', "import/no-restricted-paths"],
+    ["lib/engine/webhooks/example.ts", 'import { alertsOnRunEnded as x } from "../../services/notifications/alerts/queue";', "import/no-restricted-paths"],
     // Outside lib/engine, only its entrance (lib/engine/index.ts).
     ["lib/services/example.ts", 'import { withTransaction as x } from "@/lib/engine/transaction";', "import/no-restricted-paths"],
     ["lib/serializers/example.ts", 'import { recordLogs as x } from "../engine/record-logs";', "import/no-restricted-paths"],
