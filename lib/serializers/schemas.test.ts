@@ -132,7 +132,6 @@ describe("serializers answer what their schemas say", () => {
       currentCursorField: null,
       detectDeletes: false,
       live: false,
-      liveLsn: null,
       writeMode: "upsert",
       guard: null,
       status: "pending",

@@ -76,7 +76,7 @@ describe("sync wizard form", () => {
       attributes: {
         name: "", description: "", model_id: 7, source_id: 3, destination_id: 4, stream_name: "contacts", configuration: { email: "email" },
         sync_mode: "full_refresh", schedule_type: "manual", sync_interval: null, sync_interval_unit: null, cron_expression: null, timezone: "UTC",
-        cursor_field: null, current_cursor_field: null, detect_deletes: true, write_mode: "insert", status: "healthy",
+        cursor_field: null, current_cursor_field: null, detect_deletes: true, live: false, write_mode: "insert", status: "healthy",
         guard: null, effective_guard: { max_delete_percent: 20, max_change_percent: null, max_change_rows: null, refuse_empty_extract: true }, next_run_at: null, last_run: null, last_outcome: null,
         source: connector(3, "source"), destination: connector(4, "destination"),
         model: {

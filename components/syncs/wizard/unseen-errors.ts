@@ -15,6 +15,7 @@ const LABELS: Record<SyncFormField, string> = {
   detect_deletes: "Detect deletes",
   guard: "Blast-radius limits",
   write_mode: "Write mode",
+  live: "Live",
   schedule_type: "Schedule",
   sync_interval: "Every",
   sync_interval_unit: "Unit",

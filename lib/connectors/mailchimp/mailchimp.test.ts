@@ -79,7 +79,8 @@ describe("Mailchimp destination", () => {
   it("sends at most 500 members a batch", async () => {
     const { outcomes } = await loadThrough(mailchimpDestination, config(), stream, records(1100, member));
     expect(outcomes.every((o) => o.ok)).toBe(true);
-    expect(batchSizes()).toEqual([500, 500, 100]);
+    // The loader sends chunks side by side, so they may arrive in any order.
+    expect(batchSizes().sort((a, b) => b - a)).toEqual([500, 500, 100]);
     const tooMany = await fetch(`${mc.url}/3.0/lists/${LIST}`, {
       method: "POST",
       headers: { authorization: `Basic ${Buffer.from(`x:${KEY}`).toString("base64")}`, "content-type": "application/json" },

@@ -21,7 +21,7 @@ function replicationConfig(s: PgSettings): pg.ClientConfig {
 
 /** pgoutput with every value kept as the server's text: keys are parsed like the reads parse them. */
 class TextPgoutput extends PgoutputPlugin {
-  parse(buffer: Buffer): Pgoutput.Message {
+  override parse(buffer: Buffer): Pgoutput.Message {
     const message = super.parse(buffer);
     if (message.tag === "relation") for (const column of message.columns) column.parser = (raw: unknown) => raw;
     return message;

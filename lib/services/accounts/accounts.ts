@@ -26,10 +26,10 @@ import type {
   SignupInput,
   VerifyUserQuery,
 } from "@/lib/validation/accounts";
-import { alreadyRegisteredMail, resetPasswordMail, verificationMail } from "./account-mails";
-import { endedSentence, replaceCredentials } from "./account-recovery";
+import { alreadyRegisteredMail, resetPasswordMail, verificationMail } from "./mails";
+import { endedSentence, replaceCredentials } from "./recovery";
 import { throttleAccountRequest } from "./account-throttle";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import { hashLinkToken as hashToken, newLinkToken } from "./link-tokens";
 import { slugFor } from "./workspaces";
 

@@ -18,7 +18,7 @@ import { Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import type { CreateApiTokenInput } from "@/lib/validation/api-tokens";
 import { rolePolicies } from "@/lib/validation/roles";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import type { AuthContext } from "./auth-context";
 import { assertWithin, assignableRole } from "./roles";
 

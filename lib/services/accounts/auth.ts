@@ -9,7 +9,7 @@ import { WRONG_CREDENTIALS } from "@/lib/auth/sign-in-error";
 import { prisma } from "@/lib/db/client";
 import { Forbidden, NotFound, Unauthorized, ValidationFailed } from "@/lib/errors";
 import type { ChangePasswordInput, LoginInput } from "@/lib/validation/auth";
-import { endedSentence, replaceCredentials } from "./account-recovery";
+import { endedSentence, replaceCredentials } from "./recovery";
 import type { AuthContext } from "./auth-context";
 import { beginLoginAttempt } from "./login-throttle";
 

@@ -21,7 +21,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { sendInBackground } from "@/lib/mail";
 import type { AcceptInvitationInput } from "@/lib/validation/accounts";
 import { MIN_PASSWORD_LENGTH } from "@/lib/validation/members";
-import { invitationMail } from "./account-mails";
+import { invitationMail } from "./mails";
 import { consume, issueToken, usableToken } from "./accounts";
 import { throttleAccountRequest } from "./account-throttle";
 import { beginLoginAttempt } from "./login-throttle";

@@ -4,7 +4,7 @@
 // server's own console answers the same paths.
 import "server-only";
 import type { MailMessage } from "@/lib/mail";
-import { oneLine, quoted } from "./alerts/subject";
+import { oneLine, quoted } from "../notifications/alerts/subject";
 
 const link = (base: string, path: string, params: Record<string, string> = {}) => {
   const query = new URLSearchParams(params).toString();

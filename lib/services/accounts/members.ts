@@ -18,7 +18,7 @@ import type { Page } from "@/lib/page";
 import type { CreateMemberInput, UpdateMemberInput } from "@/lib/validation/members";
 import { rolePolicies } from "@/lib/validation/roles";
 import { throttleMailTo } from "./account-throttle";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import type { AuthContext } from "./auth-context";
 import { invitee, sendInvitation } from "./invitations";
 import { reserveInvitation } from "./mail-caps";

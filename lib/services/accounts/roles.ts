@@ -12,7 +12,7 @@ import { prisma } from "@/lib/db/client";
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, Role } from "@/lib/generated/prisma/client";
 import { normalizePolicies, rolePolicies, type CreateRoleInput, type UpdateRoleInput } from "@/lib/validation/roles";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import type { AuthContext } from "./auth-context";
 
 type Tx = Prisma.TransactionClient;

@@ -14,7 +14,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateWorkspaceInput, UpdateWorkspaceInput } from "@/lib/validation/workspaces";
 import { rolePolicies } from "@/lib/validation/roles";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import type { AuthContext } from "./auth-context";
 import { reserveWorkspaceCreation } from "./mail-caps";
 

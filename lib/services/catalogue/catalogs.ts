@@ -9,8 +9,8 @@ import { toJsonColumn } from "@/lib/db/json";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { Catalog, Prisma } from "@/lib/generated/prisma/client";
 import { parseCatalogJson, type CatalogBody, type CreateCatalogInput, type UpdateCatalogInput } from "@/lib/validation/catalogs";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;

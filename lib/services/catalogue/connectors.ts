@@ -26,13 +26,13 @@ import {
   type QuerySourceInput,
   type UpdateConnectorInput,
 } from "@/lib/validation/connectors";
-import { audit } from "./audit";
-import { assertNameFree, nameTaken as sharedNameTaken } from "./unique-names";
-import type { AuthContext } from "./auth-context";
+import { audit } from "../insights/audit";
+import { assertNameFree, nameTaken as sharedNameTaken } from "../unique-names";
+import type { AuthContext } from "../accounts/auth-context";
 import { saveCatalog } from "./catalogs";
 import { deleteWithDependents } from "./deletion";
 import { checkConfiguration, configurationErrors, requireDefinition, type CheckConnectionResult } from "./connector-definitions";
-import { inTransaction, type Tx } from "./transaction";
+import { inTransaction, type Tx } from "../transaction";
 import { withApiDeadline } from "./connector-deadline";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;

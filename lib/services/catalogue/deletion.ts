@@ -8,9 +8,9 @@ import { prisma } from "@/lib/db/client";
 import { ACTIVE_RUN_STATUSES, cancelSync } from "@/lib/engine";
 import { FailedDependency, Forbidden, NotFound } from "@/lib/errors";
 import type { Prisma, SyncStatus } from "@/lib/generated/prisma/client";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
-import { inTransaction, type Tx } from "./transaction";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
+import { inTransaction, type Tx } from "../transaction";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName">;
 

@@ -8,12 +8,12 @@ import { Conflict, NotFound, ValidationFailed } from "@/lib/errors";
 import type { Prisma, QueryType } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { CreateModelInput, ListModelsQuery, UpdateModelInput } from "@/lib/validation/models";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import { deleteWithDependents } from "./deletion";
 import { modelColumns, primaryKeyProblem } from "./model-columns";
-import { assertNameFree } from "./unique-names";
-import type { AuthContext } from "./auth-context";
-import { inTransaction } from "./transaction";
+import { assertNameFree } from "../unique-names";
+import type { AuthContext } from "../accounts/auth-context";
+import { inTransaction } from "../transaction";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;

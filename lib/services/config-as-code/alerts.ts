@@ -9,9 +9,9 @@ import { secretRefName } from "@/lib/config-as-code/secret-refs";
 import { SECRET_MASK } from "@/lib/connectors/registry";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { ConfigAlertChannel, ConfigAlertRule } from "@/lib/validation/config";
-import { channelConfig, createAlertChannel, updateAlertChannel, urlIsSecret } from "./alerts/channels";
-import { createAlertRule, updateAlertRule } from "./alerts/rules";
-import { canonical, idOf, pick, slugSet, type KindInput, type Step, type StepContext } from "./config-step";
+import { channelConfig, createAlertChannel, updateAlertChannel, urlIsSecret } from "../notifications/alerts/channels";
+import { createAlertRule, updateAlertRule } from "../notifications/alerts/rules";
+import { canonical, idOf, pick, slugSet, type KindInput, type Step, type StepContext } from "./step";
 
 /** Alert channels: a referenced URL resolved from the request's secrets, compared with the stored one. */
 export function alertChannelSteps({ entries, matches, secrets }: KindInput<ConfigAlertChannel>): Step[] {

@@ -8,7 +8,7 @@ import { Conflict, Forbidden, ValidationFailed } from "@/lib/errors";
 import { configDocumentSchema, type ConfigDocumentInput } from "@/lib/validation/config";
 import { useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
-import { channelConfig } from "./alerts/channels";
+import { channelConfig } from "../notifications/alerts/channels";
 import { applyConfig, exportConfig, planConfig } from "./config";
 
 useTestDatabase();

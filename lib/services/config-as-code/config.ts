@@ -13,10 +13,10 @@ import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
 import { AppError, Conflict, FailedDependency, fieldSummary, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, type ConfigPlan } from "@/lib/validation/config";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
-import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./config-kinds";
-import { exportable, loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./config-state";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
+import { deleteSteps, KIND_HANDLERS, type Step, type StepContext } from "./kinds";
+import { exportable, loadWorkspaceConfig, matchEntries, type Matches, type WorkspaceConfig } from "./state";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user" | "policies" | "roleName" | "apiToken">;
 

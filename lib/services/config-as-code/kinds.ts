@@ -12,20 +12,20 @@ import { decryptJson } from "@/lib/crypto/encryption";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { ConfigConnector, ConfigKind, ConfigModel, ConfigSync } from "@/lib/validation/config";
-import { audit } from "./audit";
-import { buildCatalogJson, saveCatalog } from "./catalogs";
-import type { Known } from "./config-state";
-import { createConnector, deleteUnusedConnector, updateConnector } from "./connectors";
-import { createModel, deleteUnusedModel, updateModel } from "./models";
-import { deleteAlertChannel } from "./alerts/channels";
-import { deleteAlertRule } from "./alerts/rules";
-import { alertChannelSteps, alertRuleSteps } from "./config-alerts";
-import { runAfterChange } from "./config-run-after";
-import { canonical, idOf, orEmpty, pick, type KindInput, type Step, type StepContext } from "./config-step";
-import { createSync, deleteSync, updateSync } from "./syncs";
-import type { Tx } from "./transaction";
+import { audit } from "../insights/audit";
+import { buildCatalogJson, saveCatalog } from "../catalogue/catalogs";
+import type { Known } from "./state";
+import { createConnector, deleteUnusedConnector, updateConnector } from "../catalogue/connectors";
+import { createModel, deleteUnusedModel, updateModel } from "../catalogue/models";
+import { deleteAlertChannel } from "../notifications/alerts/channels";
+import { deleteAlertRule } from "../notifications/alerts/rules";
+import { alertChannelSteps, alertRuleSteps } from "./alerts";
+import { runAfterChange } from "./run-after";
+import { canonical, idOf, orEmpty, pick, type KindInput, type Step, type StepContext } from "./step";
+import { createSync, deleteSync, updateSync } from "../syncs/syncs";
+import type { Tx } from "../transaction";
 
-export type { Step, StepContext } from "./config-step";
+export type { Step, StepContext } from "./step";
 
 type Auth = StepContext["auth"];
 

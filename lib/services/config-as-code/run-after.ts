@@ -7,9 +7,9 @@ import "server-only";
 import type { FieldChange } from "@/lib/config-as-code/diff";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { ConfigSync } from "@/lib/validation/config";
-import type { Known, Matches, WorkspaceConfig } from "./config-state";
-import { canonical, idOf, slugSet, type Step, type StepContext } from "./config-step";
-import { setRunAfter } from "./run-after";
+import type { Known, Matches, WorkspaceConfig } from "./state";
+import { canonical, idOf, slugSet, type Step, type StepContext } from "./step";
+import { setRunAfter } from "../syncs/run-after";
 
 export interface RunAfterChange {
   fields: FieldChange[];

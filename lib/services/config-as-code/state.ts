@@ -16,8 +16,8 @@ import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { parseStored } from "@/lib/validation/stored";
 import { guardSchema, syncConfigurationSchema } from "@/lib/validation/syncs";
 import type { ConfigAlertChannel, ConfigAlertRule, ConfigConnector, ConfigModel, ConfigSync } from "@/lib/validation/config";
-import { channelConfig, urlIsSecret } from "./alerts/channels";
-import type { Tx } from "./transaction";
+import { channelConfig, urlIsSecret } from "../notifications/alerts/channels";
+import type { Tx } from "../transaction";
 
 /** An object of the workspace with its slug and its entry as export writes it. */
 export interface Known<Row, Entry> {

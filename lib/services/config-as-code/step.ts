@@ -3,9 +3,9 @@
 import "server-only";
 import type { FieldChange } from "@/lib/config-as-code/diff";
 import type { ConfigKind } from "@/lib/validation/config";
-import type { AuthContext } from "./auth-context";
-import type { Matches, WorkspaceConfig } from "./config-state";
-import type { Tx } from "./transaction";
+import type { AuthContext } from "../accounts/auth-context";
+import type { Matches, WorkspaceConfig } from "./state";
+import type { Tx } from "../transaction";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 

@@ -5,7 +5,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { prisma } from "@/lib/db/client";
 import type { Page } from "@/lib/page";
 import type { ListAuditLogsQuery } from "@/lib/validation/audit";
-import type { AuthContext } from "./auth-context";
+import type { AuthContext } from "../accounts/auth-context";
 
 type Tx = Prisma.TransactionClient;
 

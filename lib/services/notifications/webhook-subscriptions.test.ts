@@ -15,7 +15,7 @@ import { Conflict, RateLimited, ValidationFailed } from "@/lib/errors";
 import { MAX_WEBHOOK_SUBSCRIPTIONS } from "@/lib/validation/webhook-subscriptions";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { newMember } from "@/tests/support/auth-fixtures";
-import type { AuthContext } from "./auth-context";
+import type { AuthContext } from "../accounts/auth-context";
 import {
   createWebhookSubscription,
   deleteWebhookSubscription,

@@ -14,10 +14,10 @@ import { env } from "@/lib/settings/env";
 import { Conflict, NotFound, RateLimited, ValidationFailed } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type UpdateWebhookSubscriptionInput } from "@/lib/validation/webhook-subscriptions";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
-import { giveBack, reserveInWindow } from "./login-throttle";
-import { oneAtATime } from "./transaction";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
+import { giveBack, reserveInWindow } from "../accounts/login-throttle";
+import { oneAtATime } from "../transaction";
 
 /** The URL as the policy allows it, or a 422 on the url field saying why not. */
 async function allowedUrl(url: string): Promise<string> {

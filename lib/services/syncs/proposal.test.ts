@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { Forbidden } from "@/lib/errors";
 import { intersect, SYSTEM_ROLES, type Policies } from "@/lib/auth/permissions";
-import { assertMayPropose } from "./sync-proposal";
+import { assertMayPropose } from "./proposal";
 
 const runsSyncs: Policies = { permissions: { sync: { create: true, read: true, update: false, delete: false } } };
 const admin = SYSTEM_ROLES[0].policies;

@@ -10,9 +10,9 @@ import { mayNot } from "@/lib/auth/refusal";
 import { Forbidden, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Prisma, Sync } from "@/lib/generated/prisma/client";
 import type { ProposedSyncInput } from "@/lib/validation/syncs";
-import type { AuthContext } from "./auth-context";
-import { configurationErrors, storedGuard } from "./sync-fields";
-import { resolveWriteMode } from "./sync-write-mode";
+import type { AuthContext } from "../accounts/auth-context";
+import { configurationErrors, storedGuard } from "./fields";
+import { resolveWriteMode } from "./write-mode";
 
 type Auth = Pick<AuthContext, "workspaceId" | "policies" | "roleName" | "apiToken">;
 

@@ -8,7 +8,7 @@ import { redact, secretValues } from "@/lib/connectors/shared/secrets";
 import { decryptJson } from "@/lib/crypto/encryption";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
 import { prisma } from "@/lib/db/client";
-import { maskCredentials } from "./credential-mask";
+import { maskCredentials } from "../catalogue/credential-mask";
 
 /** A redactor for the texts of one sync's records: the secrets of its connectors, then credential shapes. */
 export async function recordRedactor(connectorIds: number[]): Promise<(text: string) => string> {

@@ -7,7 +7,7 @@ import { NotFound } from "@/lib/errors";
 import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { seedRecords } from "@/tests/support/record-blocks";
-import { exportSyncRecords } from "./sync-records-export";
+import { exportSyncRecords } from "./records-export";
 
 useTestDatabase();
 

@@ -5,11 +5,11 @@ import { prisma } from "@/lib/db/client";
 import { blockHeads, readAll } from "@/lib/engine";
 import { csvLine } from "@/lib/serializers/csv";
 import type { ExportSyncRecordsQuery } from "@/lib/validation/sync-records";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import { recordRedactor } from "./record-redaction";
-import type { AuthContext } from "./auth-context";
-import { getSyncRun } from "./sync-runs";
-import { recordFilterOf } from "./sync-records";
+import type { AuthContext } from "../accounts/auth-context";
+import { getSyncRun } from "./runs";
+import { recordFilterOf } from "./records";
 
 export const EXPORT_COLUMNS = ["record_id", "primary_key", "status", "action", "error", "created_at", "source_row"] as const;
 

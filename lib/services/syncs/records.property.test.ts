@@ -17,8 +17,8 @@ import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { allRecords, seedRecords, type SeedRecord } from "@/tests/support/record-blocks";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import { getSyncRecord } from "./sync-record-detail";
-import { listSyncRecords } from "./sync-records";
+import { getSyncRecord } from "./record-detail";
+import { listSyncRecords } from "./records";
 import { seededFraction } from "@/tests/support/random";
 
 useTestDatabase();

@@ -11,8 +11,8 @@ import { useTestDatabase } from "@/tests/support/db";
 import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { allRecords, seedRecords, type SeedRecord } from "@/tests/support/record-blocks";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import { listSyncRecords } from "./sync-records";
-import { getSyncRun, listSyncRuns } from "./sync-runs";
+import { listSyncRecords } from "./records";
+import { getSyncRun, listSyncRuns } from "./runs";
 
 useTestDatabase();
 

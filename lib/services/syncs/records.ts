@@ -22,7 +22,7 @@ import {
   type SyncRecord,
 } from "@/lib/engine";
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
-import { getSyncRun } from "./sync-runs";
+import { getSyncRun } from "./runs";
 
 interface ScopedRunRow {
   write_target: Prisma.JsonValue | null;

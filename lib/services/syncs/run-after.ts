@@ -8,10 +8,10 @@ import { viaPrisma } from "@/lib/db/kysely";
 import { findRunAfterCycle, runAfterEdgesQuery, toRunAfterEdges } from "@/lib/engine";
 import { ValidationFailed, type FieldError } from "@/lib/errors";
 import type { SetRunAfterInput } from "@/lib/validation/sequences";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
 import { requireSync } from "./syncs";
-import { inTransaction, type Tx } from "./transaction";
+import { inTransaction, type Tx } from "../transaction";
 type Auth = Pick<AuthContext, "workspaceId" | "user">;
 
 /** 'RUNA': the advisory-lock namespace of run-after changes (the workspace id is the second half). */

@@ -8,7 +8,7 @@ import { newWorkspace } from "@/tests/support/auth-fixtures";
 import { bareSync } from "@/tests/support/sync-fixtures";
 import { getSyncRunQuerySchema } from "@/lib/validation/sync-runs";
 import { openLongPolls, openLongPollsOfUser } from "./long-poll";
-import { waitForSyncRun, waitForWorkspaceSyncRun } from "./sync-runs";
+import { waitForSyncRun, waitForWorkspaceSyncRun } from "./runs";
 
 useTestDatabase();
 

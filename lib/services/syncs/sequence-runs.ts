@@ -15,8 +15,8 @@ import {
 } from "@/lib/engine";
 import { NotFound, ValidationFailed } from "@/lib/errors";
 import type { SequenceRun, SequenceRunStep, SyncRun } from "@/lib/generated/prisma/client";
-import { audit } from "./audit";
-import type { AuthContext } from "./auth-context";
+import { audit } from "../insights/audit";
+import type { AuthContext } from "../accounts/auth-context";
 import { longPoll, type Waiter } from "./long-poll";
 import { triggerOnce } from "./trigger-keys";
 

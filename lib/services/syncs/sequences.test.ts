@@ -11,7 +11,7 @@ import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import type { AuthContext } from "./auth-context";
+import type { AuthContext } from "../accounts/auth-context";
 import { getRunAfter, setRunAfter } from "./run-after";
 import { getSequenceRun, startSequenceRun } from "./sequence-runs";
 import { triggerSyncRun } from "./syncs";

@@ -30,19 +30,19 @@ import {
   type UpdateSyncInput,
 } from "@/lib/validation/syncs";
 import { parseCatalogJson } from "@/lib/validation/catalogs";
-import { audit } from "./audit";
+import { audit } from "../insights/audit";
 import { liveErrors } from "./live";
-import { assertNameFree } from "./unique-names";
-import type { AuthContext } from "./auth-context";
+import { assertNameFree } from "../unique-names";
+import type { AuthContext } from "../accounts/auth-context";
 import { triggerOnce } from "./trigger-keys";
-import { getSync, type SyncView } from "./sync-view";
-import { inTransaction } from "./transaction";
-import { resolveWriteMode } from "./sync-write-mode";
-import { assertMayPropose, syncProposal } from "./sync-proposal";
-import { configurationErrors, storedGuard } from "./sync-fields";
+import { getSync, type SyncView } from "./view";
+import { inTransaction } from "../transaction";
+import { resolveWriteMode } from "./write-mode";
+import { assertMayPropose, syncProposal } from "./proposal";
+import { configurationErrors, storedGuard } from "./fields";
 
 // The read side (the resource view, the list) lives in ./sync-view; routes import it from here.
-export { getSync, listSyncs, type ConnectorSummary, type LastRun, type ModelSummary, type SyncView } from "./sync-view";
+export { getSync, listSyncs, type ConnectorSummary, type LastRun, type ModelSummary, type SyncView } from "./view";
 
 type Tx = Prisma.TransactionClient;
 type Auth = Pick<AuthContext, "workspaceId" | "user">;

@@ -9,7 +9,7 @@ import { db, viaClient } from "@/lib/db/kysely";
 import { BadRequest, ValidationFailed } from "@/lib/errors";
 import { withTransaction } from "@/lib/engine";
 import type { SyncRun } from "@/lib/generated/prisma/client";
-import type { AuthContext } from "./auth-context";
+import type { AuthContext } from "../accounts/auth-context";
 
 /** 'IDEM': the advisory-lock namespace of trigger keys (the key's hash is the second half). */
 const KEY_NAMESPACE = 0x4944454d;

@@ -6,7 +6,7 @@ import "server-only";
 import { sql } from "kysely";
 import { db } from "@/lib/db/kysely";
 import { keyOfLineSql, matchingCodes } from "@/lib/engine";
-import { getSyncRun } from "./sync-runs";
+import { getSyncRun } from "./runs";
 
 const FAILED_CODES = matchingCodes({ status: "failed" });
 

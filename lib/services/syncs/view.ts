@@ -73,7 +73,7 @@ export type ModelSummary = Stamped &
   };
 
 /** A sync with the summaries its resource carries. */
-export type SyncView = Stamped & Omit<Sync, "nextRunAt" | "deletedAt" | "createdAt" | "updatedAt"> & {
+export type SyncView = Stamped & Omit<Sync, "nextRunAt" | "deletedAt" | "createdAt" | "updatedAt" | "liveLsn"> & {
   nextRunAt: IsoTimestamp | null;
   deletedAt: IsoTimestamp | null;
   source: ConnectorSummary;

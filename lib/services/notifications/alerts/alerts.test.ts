@@ -14,12 +14,12 @@ import { serializeAlertChannel } from "@/lib/serializers/alerts";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { useTestDatabase } from "@/tests/support/db";
 import { bareSync } from "@/tests/support/sync-fixtures";
-import type { AuthContext } from "../auth-context";
+import type { AuthContext } from "../../accounts/auth-context";
 import { createAlertChannel, getAlertChannel, updateAlertChannel } from "./channels";
 import { evaluateRunEnd, sweepAlerts } from "./evaluate";
 import { CHANNEL_TESTS_PER_MINUTE, listAlertEvents, testAlertChannel } from "./events";
 import { queueAlertSweep, startAlertWork, type AlertWork } from "./queue";
-import { registerRunSubscribers } from "../run-events";
+import { registerRunSubscribers } from "../../run-events";
 import { createAlertRule, getAlertRule } from "./rules";
 
 useTestDatabase();

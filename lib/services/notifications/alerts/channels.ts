@@ -18,9 +18,9 @@ import type { AlertChannel } from "@/lib/generated/prisma/client";
 import type { AlertChannelType } from "@/lib/generated/prisma/enums";
 import type { Page } from "@/lib/page";
 import { MAX_ALERT_CHANNELS, type CreateAlertChannelInput, type UpdateAlertChannelInput } from "@/lib/validation/alerts";
-import { audit } from "../audit";
-import type { AuthContext } from "../auth-context";
-import { inTransaction, type Tx } from "../transaction";
+import { audit } from "../../insights/audit";
+import type { AuthContext } from "../../accounts/auth-context";
+import { inTransaction, type Tx } from "../../transaction";
 import { alertCreates, assertRoomFor } from "./limits";
 import { ensureSubscriptions, recipientStates, requestConfirmations, type RecipientState } from "./recipients";
 

@@ -13,10 +13,10 @@ import { ValidationFailed } from "@/lib/errors";
 import type { AlertSubscription } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { sendInBackground, type MailMessage } from "@/lib/mail";
-import { hashLinkToken, newLinkToken } from "../link-tokens";
-import { throttleAccountRequest } from "../account-throttle";
-import { reserveInWindow } from "../login-throttle";
-import type { Tx } from "../transaction";
+import { hashLinkToken, newLinkToken } from "../../accounts/link-tokens";
+import { throttleAccountRequest } from "../../accounts/account-throttle";
+import { reserveInWindow } from "../../accounts/login-throttle";
+import type { Tx } from "../../transaction";
 import { quoted } from "./subject";
 
 /** How long a confirmation link works. */

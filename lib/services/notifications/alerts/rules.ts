@@ -5,9 +5,9 @@ import { prisma } from "@/lib/db/client";
 import { NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import { MAX_ALERT_RULES, thresholdProblem, THRESHOLD_UNITS, type CreateAlertRuleInput, type UpdateAlertRuleInput } from "@/lib/validation/alerts";
-import { audit } from "../audit";
-import type { AuthContext } from "../auth-context";
-import { inTransaction, type Tx } from "../transaction";
+import { audit } from "../../insights/audit";
+import type { AuthContext } from "../../accounts/auth-context";
+import { inTransaction, type Tx } from "../../transaction";
 import { alertCreates, assertRoomFor } from "./limits";
 
 type Auth = Pick<AuthContext, "workspaceId" | "user">;

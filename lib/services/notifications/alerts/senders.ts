@@ -11,7 +11,7 @@ import { env } from "@/lib/settings/env";
 import type { AlertChannel } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { createMailer, type Mailer } from "@/lib/mail";
-import { reserveInWindow } from "../login-throttle";
+import { reserveInWindow } from "../../accounts/login-throttle";
 import { channelConfig } from "./channels";
 import { mailableRecipients, requestConfirmations } from "./recipients";
 import { safeSubject } from "./subject";
