@@ -7,8 +7,9 @@
 import { isUtf8 } from "node:buffer";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted } from "../shared/batching";
-import { asConnectorError, ConnectorError } from "../shared/errors";
-import { COPY_NULL, copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
+import { decodeCopyLine } from "../shared/copy-lines";
+import { asConnectorError } from "../shared/errors";
+import { COPY_NULL, copyEscape } from "@/lib/db/pg-wire/text-copy";
 import { modelSelect } from "../shared/sql";
 import { exactJson, floatValue, scalarText } from "../shared/values";
 import { clickhouseConfig } from "./config";
@@ -156,14 +157,7 @@ function valueOf(type: string, text: string): unknown {
 }
 
 function decode(line: string, cols: readonly TextColumn[]): Row {
-  const fields = line.split("\t");
-  if (fields.length !== cols.length) throw new ConnectorError(`A stored row has ${fields.length} fields where ${cols.length} columns were read.`);
-  const row: Row = {};
-  for (let i = 0; i < cols.length; i++) {
-    const text = copyUnescape(fields[i]);
-    row[cols[i].name] = text === null ? null : valueOf(cols[i].type, text);
-  }
-  return row;
+  return decodeCopyLine(line, cols, (text, col) => valueOf(col.type, text));
 }
 
 export const clickhouseTextRows: TextRowsSource = { columns, read, decode };

@@ -7,8 +7,9 @@ import { Types, type FieldPacket } from "mysql2";
 import type { Connection, RowDataPacket } from "mysql2/promise";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
+import { decodeCopyLine } from "../shared/copy-lines";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
+import { copyEscape } from "@/lib/db/pg-wire/text-copy";
 import { jsonSafeRow } from "../shared/sql";
 import { connectStreaming, described, describeMariaError, incrementalQuery, mariaSettings, withConnection } from "./connection";
 
@@ -182,13 +183,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
 
 /** A line back into the row the JSON path's read() gives for it (connection.ts typeCast, supportBigNumbers). */
 function decode(line: string, cols: readonly TextColumn[]): Row {
-  const fields = line.split("\t");
-  if (fields.length !== cols.length) throw new ConnectorError(`A stored row has ${fields.length} fields where ${cols.length} columns were read.`);
-  const row: Row = {};
-  for (let i = 0; i < cols.length; i++) {
-    const text = copyUnescape(fields[i]);
-    row[cols[i].name] = text === null ? null : valueOf(text, cols[i].oid);
-  }
+  const row = decodeCopyLine(line, cols, (text, col) => valueOf(text, col.oid));
   return jsonSafeRow(row);
 }
 
