@@ -31,7 +31,7 @@ let current = "";
 
 function drop(key: string, entry: Entry): void {
   entries.delete(key);
-  totalChars -= entry.body.length;
+  totalChars -= key.length + entry.body.length;
 }
 
 /**
@@ -78,7 +78,8 @@ export function remember(key: string, snapshot: string, status: number, body: st
   const old = entries.get(key);
   if (old) drop(key, old);
   entries.set(key, { snapshot, status, body });
-  totalChars += body.length;
+  // The key counts too: it holds the URL (up to the header limit) and the caller's permissions.
+  totalChars += key.length + body.length;
   for (const [k, e] of entries) {
     if (entries.size <= MAX_ENTRIES && totalChars <= MAX_TOTAL_CHARS) break;
     drop(k, e);

@@ -106,6 +106,18 @@ describe("ClickHouse lines as COPY text", () => {
     expect(isoDateTime("2024-05-01T10:00:00")).toBe("2024-05-01T10:00:00");
   });
 
+  it("a hostile server's escaped tab or line break in a number or a date stays inside its field (the slow path)", () => {
+    // `\x41` forces the slow path; the Int64 and Date fields carry an escaped tab and line break.
+    const columns = [
+      { name: "n", type: parseType("Int64") },
+      { name: "d", type: parseType("Date") },
+      { name: "s", type: parseType("String") },
+    ];
+    const line = copyLineOf(columns)(Buffer.from("1\\tX\\n2\t2024-01-01\\n9\t\\x41"));
+    expect(line.includes("\n")).toBe(false);
+    expect(line.split("\t")).toEqual(["1\\tX\\n2", "2024-01-01\\n9", "A"]);
+  });
+
   it("refuses a line whose field count is not the query's", () => {
     const columns = [{ name: "a", type: parseType("Int32") }];
     expect(() => copyLineOf(columns)(Buffer.from("1\t2"))).toThrow(/2 fields; the query has 1 columns/);

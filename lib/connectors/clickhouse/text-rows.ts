@@ -72,7 +72,8 @@ function convertBytes(kind: Kind, type: ChType, raw: Buffer): string {
   if (isNullField(raw)) return COPY_NULL;
   if (kind === "text") return copyEscape(textOrHex(unescapeBytes(raw)));
   if (kind === "json") return jsonField(type, raw);
-  return convertText(kind, type, unescapeBytes(raw).toString("utf8"));
+  // Unescaped, a field may hold a tab or a line break: escaped again, it stays one field of one line.
+  return copyEscape(convertText(kind, type, unescapeBytes(raw).toString("utf8")));
 }
 
 /** The converter of one answer's lines into COPY lines of `columns`. */

@@ -63,7 +63,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[] 
 type Kind = "text" | "timestamp" | "plain";
 
 /** One row (an array, in column order) as a COPY line: NULL as \N, numbers as their JS text. */
-function lineOf(row: unknown[], kinds: readonly Kind[]): string {
+export function lineOf(row: unknown[], kinds: readonly Kind[]): string {
   let out = "";
   for (let i = 0; i < kinds.length; i++) {
     const v = row[i];
@@ -73,8 +73,10 @@ function lineOf(row: unknown[], kinds: readonly Kind[]): string {
     else if (typeof v !== "string") throw new ConnectorError("A column changed type while it was read; the run will retry.");
     else if (kinds[i] === "text") field = copyEscape(v);
     // TIMESTAMP is stored in UTC and the session runs in UTC: the instant, with its zone.
-    else if (kinds[i] === "timestamp") field = `${v}+00`;
-    else field = v;
+    // Escaped as well: mysql2 hands some values (DECIMAL, long BIGINT, dates as strings) on as the
+    // server sent them, and a server's tab or line break must not become a field or row of its own.
+    else if (kinds[i] === "timestamp") field = `${copyEscape(v)}+00`;
+    else field = copyEscape(v);
     out = i === 0 ? field : `${out}\t${field}`;
   }
   return out;

@@ -170,7 +170,12 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
         break;
       case "commit":
         inTransaction = false;
-        if (!skipping && message.commitEndLsn) events.push({ lsn: message.commitEndLsn, committedAt: commitTime(message.commitTime), at: Date.now() });
+        if (!skipping && message.commitEndLsn) {
+          // Commits with no change between them are one: a flood of empty transactions holds one event.
+          const last = events.at(-1);
+          if (last && !("key" in last)) Object.assign(last, { lsn: message.commitEndLsn, committedAt: commitTime(message.commitTime) });
+          else events.push({ lsn: message.commitEndLsn, committedAt: commitTime(message.commitTime), at: Date.now() });
+        }
         skipping = false;
         break;
       default:

@@ -129,6 +129,10 @@ function scheduleColumns(s: ScheduleInput) {
 /** `db`: the caller's transaction (config apply); without it, a transaction of its own. */
 export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): Promise<SyncView> {
   const schedule = scheduleColumns(input);
+  // The live check asks the customer's server: before the transaction, so a server that never answers
+  // holds no connection of the application database (in a caller's transaction, config apply, within it).
+  const live = input.live ? { sourceId: input.source_id, modelId: input.model_id, syncMode: input.sync_mode, cursorField: input.cursor_field || null } : undefined;
+  if (live && !db) await refuseLive(auth.workspaceId, live, prisma());
   const view = await inTransaction(db, async (tx) => {
     const writeMode = await resolveWriteMode(tx, auth.workspaceId, input.destination_id, input.write_mode, undefined);
     const errors = [
@@ -137,11 +141,7 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
       ...configurationErrors(input.configuration),
     ];
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
-    if (input.live) {
-      const live = { sourceId: input.source_id, modelId: input.model_id, syncMode: input.sync_mode, cursorField: input.cursor_field || null };
-      const refused = await liveErrors(tx, auth.workspaceId, live);
-      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
-    }
+    if (live && db) await refuseLive(auth.workspaceId, live, tx);
     await assertNameFree(tx, auth.workspaceId, "sync", input.name ?? "", "sync.name");
     const created = await tx.sync.create({
       data: {
@@ -176,6 +176,17 @@ const SCHEDULE_KEYS = ["schedule_type", "sync_interval", "sync_interval_unit", "
 
 export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput, db?: Tx): Promise<SyncView> {
   let wasLive = false;
+  // As in createSync: the customer's server is asked before the transaction (a sync not found is the transaction's 404).
+  const before = db ? undefined : await prisma().sync.findFirst({ where: { id, workspaceId: auth.workspaceId, deletedAt: null } });
+  const checkLive = (existing: { live: boolean; sourceId: number; modelId: number; syncMode: Sync["syncMode"]; cursorField: string | null }) => {
+    const refsChanged = input.source_id !== undefined || input.model_id !== undefined || input.sync_mode !== undefined;
+    const on = input.live ?? existing.live;
+    // Checked when turned on, and when what it streams changes while on.
+    if (!on || !((input.live === true && !existing.live) || refsChanged)) return undefined;
+    return { sourceId: input.source_id ?? existing.sourceId, modelId: input.model_id ?? existing.modelId, syncMode: input.sync_mode ?? existing.syncMode, cursorField: existing.cursorField };
+  };
+  const early = before ? checkLive(before) : undefined;
+  if (early) await refuseLive(auth.workspaceId, early, prisma());
   const view = await inTransaction(db, async (tx) => {
     const existing = await requireSync(auth.workspaceId, id, tx);
     wasLive = existing.live;
@@ -212,13 +223,8 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     if (writeMode) errors.push(...writeMode.errors);
     if (input.configuration !== undefined) errors.push(...configurationErrors(input.configuration));
     if (errors.length > 0) throw ValidationFailed.fromFields(errors);
-    // Checked when turned on, and when what it streams changes while on.
-    const live = input.live ?? existing.live;
-    if (live && (input.live === true || refsChanged || input.sync_mode !== undefined)) {
-      const candidate = { sourceId: refs.source_id, modelId: refs.model_id, syncMode: input.sync_mode ?? existing.syncMode, cursorField: existing.cursorField };
-      const refused = await liveErrors(tx, auth.workspaceId, candidate);
-      if (refused.length > 0) throw ValidationFailed.fromFields(refused);
-    }
+    const late = db ? checkLive(existing) : undefined;
+    if (late) await refuseLive(auth.workspaceId, late, tx);
     if (input.name && input.name !== existing.name) await assertNameFree(tx, auth.workspaceId, "sync", input.name, "sync.name", id);
 
     const columns = scheduleChanged ? scheduleColumns(schedule) : {};
@@ -351,4 +357,10 @@ export async function cancelSyncRunById(auth: Auth, syncId: number, runId: numbe
   const run = await cancelRun(auth.workspaceId, syncId, runId, actorName(auth));
   await audit(auth, "cancel", "sync", syncId, { sync_run_id: run.id });
   return run;
+}
+
+/** 422 with the reasons the sync cannot run live (the source is asked: its wal_level, the model's plan). */
+async function refuseLive(workspaceId: number, candidate: Parameters<typeof liveErrors>[2], reader: Tx): Promise<void> {
+  const refused = await liveErrors(reader, workspaceId, candidate);
+  if (refused.length > 0) throw ValidationFailed.fromFields(refused);
 }
