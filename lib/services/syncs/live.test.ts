@@ -4,7 +4,8 @@
 // server runs wal_level=replica.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encryptJson } from "@/lib/crypto/encryption";
-import { prisma } from "@/lib/db/client";
+import { createServer, type Socket } from "node:net";
+import { pgPool, prisma } from "@/lib/db/client";
 import { ValidationFailed } from "@/lib/errors";
 import { liveSlotName } from "@/lib/connectors/live";
 import { executeRun } from "@/lib/engine/execute-run";
@@ -114,4 +115,24 @@ describe("a live sync's checks", () => {
     const live = await createSync(member.auth, input());
     expect(await refusal(updateSync(member.auth, live.id, { model_id: join }))).toMatch(/joins tables/);
   });
+
+  it("asks a source that never answers without holding a connection of the application database", { timeout: 60_000 }, async () => {
+    // The attack: a source that takes the connection and says nothing, and live creates sent at once.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    const source = await prisma().connector.create({
+      data: { workspaceId: member.workspaceId, connectorType: "source", connectorName: "Postgresql", name: `silent ${++n}`, configurationEncrypted: encryptJson(pgConnectorConfig(`postgresql://postgres@127.0.0.1:${port}/silent`)) },
+    });
+    const modelId = await modelOn(source.id, "SELECT id, name FROM people");
+    const creates = Array.from({ length: 3 }, () => refusal(createSync(member.auth, input({ source_id: source.id, model_id: modelId }))));
+    await waitFor(async () => (sockets.length === 3 ? true : undefined), 20_000, "the three checks to connect");
+    const pool = pgPool();
+    expect(pool.totalCount - pool.idleCount, "application-database connections held while the source is silent").toBe(0);
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+    for (const message of await Promise.all(creates)) expect(message).toMatch(/sync\.live/);
+  });
 });
+
