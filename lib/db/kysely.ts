@@ -3,7 +3,7 @@
 // renamed column then fails the build instead of a query at run time. COPY and binary wire paths stay
 // raw in their own modules.
 import "server-only";
-import { Kysely, PostgresDialect, type Compilable, type InferResult } from "kysely";
+import { DummyDriver, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, type Compilable, type InferResult } from "kysely";
 import type { Pool, PoolClient } from "pg";
 import type { DB } from "@/lib/generated/kysely/db";
 import { pgPool, rawTypes } from "@/lib/db/client";
@@ -13,6 +13,7 @@ export type { DB } from "@/lib/generated/kysely/db";
 
 interface Globals {
   kysely?: { pool: Pool; db: Kysely<DB> };
+  builder?: Kysely<DB>;
 }
 const globals = globalThis as unknown as Globals;
 
@@ -35,6 +36,22 @@ function typedClient(client: PoolClient): PoolClient {
     typedClients.set(client, typed);
   }
   return typed;
+}
+
+/**
+ * A builder that never connects, for queries run with `viaClient` on a connection the caller holds
+ * (an engine transaction): it needs no application database of this process to build them.
+ */
+export function sqlBuilder(): Kysely<DB> {
+  globals.builder ??= new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  return globals.builder;
 }
 
 /** The query builder of this process, on the pool Prisma and queryRows share (closed with it). */

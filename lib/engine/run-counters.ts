@@ -5,7 +5,7 @@ import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
-import { db, viaClient } from "@/lib/db/kysely";
+import { db, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { codesOtherThan } from "@/lib/engine/records/format";
 import type { EstimateSource } from "@/lib/sync-rules/run-estimate";
 import type { WriteTarget } from "./record-logs";
@@ -97,7 +97,7 @@ export async function resetCountersForRetry(runId: number): Promise<RunTotals> {
 export async function addBatchCounters(client: Db, runId: number, delta: RunCounters, timings: RunTimings): Promise<RunTotals> {
   const [row] = await viaClient(
     client,
-    db()
+    sqlBuilder()
       .updateTable("sync_runs")
       .set((eb) => ({
         total_query_rows: eb("total_query_rows", "+", delta.totalQueryRows),

@@ -112,6 +112,16 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     meaning: "`tests/ops/worker-kill.test.ts`: seed of the random kill times, to replay a failure",
   },
   {
+    name: "OPS_LIVE_KILLS",
+    default: "`4`",
+    meaning: "`tests/ops/live-worker-kill.test.ts`: how many times the worker streaming a live sync is killed",
+  },
+  {
+    name: "CLICKHOUSE_CLIENT_BIN",
+    default: "Debian's `clickhouse-client`",
+    meaning: "`npm run bench -- --only clickhouse`: the client of the baseline (`clickhouse-client … FORMAT TabSeparated`)",
+  },
+  {
     name: "PG_TEST_URL",
     default: "`postgres://postgres@127.0.0.1:5432/test`",
     meaning: "PostgreSQL database behind the BigQuery and Athena emulators (they run the queries there)",

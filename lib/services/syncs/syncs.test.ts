@@ -183,7 +183,9 @@ async function reference(filter: ListSyncsQuery, { skip, take }: { skip: number;
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       select: { id: true, status: true, failedRows: true, error: true, canceledBy: true, finishedAt: true, ...truthFacts },
     });
-    views.push(isoDates({ ...row, lastRun: run && held(run), lastEnded: lastEnded && held(lastEnded) }) as SyncView);
+    // The view leaves out the live stream's position (the engine's, not the API's).
+    const { liveLsn: _liveLsn, ...shown } = row;
+    views.push(isoDates({ ...shown, lastRun: run && held(run), lastEnded: lastEnded && held(lastEnded) }) as SyncView);
   }
   return { rows: views, total: await prisma().sync.count({ where }) };
 }
