@@ -12,6 +12,8 @@ const AS_IS = {
   batchSize: "ENGINE_BATCH_SIZE", // rows per read batch (and per page of delete detection)
   liveBatchMs: "ENGINE_LIVE_BATCH_MS", // a live micro-batch closes at most this long after its first change
   livePeriodSeconds: "ENGINE_LIVE_PERIOD_SECONDS", // a live sync's rolling run streams this long
+  liveRetrySeconds: "ENGINE_LIVE_RETRY_SECONDS", // a failed live run is retried after this, doubled per failure in a row
+  liveFailureLimit: "ENGINE_LIVE_FAILURE_LIMIT", // failed live runs in a row before the sync stops and drops its slot
   batchesInFlight: "ENGINE_BATCHES_IN_FLIGHT", // batches diffed/loaded while the next one is read (at least 1)
   maxRunAttempts: "ENGINE_MAX_RUN_ATTEMPTS", // a crashed run is handed to another worker at most this many times
   statusPollMs: "ENGINE_STATUS_POLL_MS", // how often a running run looks for a cancel or disable

@@ -168,13 +168,16 @@ export async function reloadRun(runId: number): Promise<SyncRun> {
   return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
 }
 
-/** Polls until `check` returns a value (not undefined) or the time is up. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+/**
+ * Polls until `check` returns a value (not undefined) or the time is up. `what` names it in the
+ * error; a function is called at the time-out, so what it reports (a worker's log) is as of then.
+ */
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string | (() => string | Promise<string>)): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === "string" ? what : await what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -9,6 +9,7 @@ import { logger } from "@/lib/logger";
 import { every } from "./every";
 import { executeRun, type RunResult } from "./execute-run";
 import { enqueueRun, getBoss, RUN_QUEUE, type RunJob } from "./queue";
+import { keepLiveSyncsGoingQuietly } from "./live/keeper";
 import { reapOrphanedRuns } from "./reaper";
 import { engineSettings } from "./settings";
 import { startWebhookWorker } from "./webhooks/worker";
@@ -116,7 +117,10 @@ export async function startWorker(options: { concurrency?: number; beside?: read
   const webhooks = await startWebhookWorker();
   const reaper = every(
     engineSettings.reaperIntervalMs,
-    async () => void (await reapOrphanedRuns()),
+    async () => {
+      await reapOrphanedRuns();
+      await keepLiveSyncsGoingQuietly();
+    },
     (err) => logger.warn({ err: (err as Error).message }, "reaper failed"),
   );
   return {

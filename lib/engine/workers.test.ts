@@ -147,7 +147,7 @@ describe("workers stopped mid-run", () => {
       });
       const env = { ENGINE_BATCH_SIZE: "1000" };
       const progressBeyond = (rows: number, output: () => string) =>
-        waitFor(async () => ((await reloadRun(run.id)).successfulRows >= rows ? true : undefined), 120_000, `progress past ${rows}; output:\n${output()}`);
+        waitFor(async () => ((await reloadRun(run.id)).successfulRows >= rows ? true : undefined), 120_000, () => `progress past ${rows}; output:\n${output()}`);
 
       const first = start(env);
       const run = await triggerSync(f.workspaceId, f.syncId);

@@ -102,7 +102,7 @@ describe("the application database restarts during a run", () => {
     const worker = spawnWorker(pg!.url, { ENGINE_BATCH_SIZE: "2000", WORKER_SCHEDULER: "0" });
     workers.push(worker);
     const run = await triggerSync(f.workspaceId, f.syncId);
-    await waitFor(async () => ((await reloadRun(run.id)).successfulRows >= 4000 ? true : undefined), 90_000, `progress; worker:\n${worker.output()}`);
+    await waitFor(async () => ((await reloadRun(run.id)).successfulRows >= 4000 ? true : undefined), 90_000, () => `progress; worker:\n${worker.output()}`);
 
     // Down.
     await pg!.stop();

@@ -46,6 +46,18 @@ async function runner(syncId: number): Promise<{ name: string; runId: number } |
   return rows[0]?.run_id ? { name: rows[0].name, runId: rows[0].run_id } : undefined;
 }
 
+/** The sync's runs and their jobs, for a time-out's message. */
+async function runsOf(syncId: number): Promise<string> {
+  const rows = await sql<{ line: string }>(
+    db.url(),
+    `SELECT r.id || ' ' || r.status || ' attempts=' || r.attempts || ' updated=' || r.updated_at::time || coalesce(' error=' || r.error, '') ||
+            ' jobs=' || coalesce((SELECT string_agg(j.state::text, ',') FROM pgboss.job j WHERE j.data->>'runId' = r.id::text), '') AS line
+       FROM sync_runs r WHERE r.sync_id = $1 ORDER BY r.id`,
+    [syncId],
+  ).catch((err: unknown) => [{ line: `(could not read them: ${(err as Error).message})` }]);
+  return rows.map((r) => r.line).join("\n");
+}
+
 async function digest(url: string, where = ""): Promise<string> {
   const [row] = await sql<{ t: string }>(url, `SELECT count(*) || ':' || md5(coalesce(string_agg(id || '|' || name, ',' ORDER BY id), '')) AS t FROM events ${where}`);
   return row.t;
@@ -116,7 +128,7 @@ describe(`a live sync whose worker is killed ${KILLS} times mid-stream (seed ${S
             return r && !killedRuns.includes(r.runId) ? r : undefined;
           },
           120_000,
-          `a worker streaming a run not yet interrupted; workers:\n${output()}`,
+          async () => `a worker streaming a run not yet interrupted; runs:\n${await runsOf(f.syncId)}\nworkers:\n${output()}`,
         );
         await new Promise((r) => setTimeout(r, 200 + Math.floor(rand() * 2500)));
         const now = await runner(f.syncId);
@@ -136,7 +148,7 @@ describe(`a live sync whose worker is killed ${KILLS} times mid-stream (seed ${S
     }
 
     const expected = await digest(logical().url);
-    await waitFor(async () => ((await digest(destination.url)) === expected ? true : undefined), 120_000, `the destination to equal the source; workers:\n${output()}`);
+    await waitFor(async () => ((await digest(destination.url)) === expected ? true : undefined), 120_000, async () => `the destination to equal the source; runs:\n${await runsOf(f.syncId)}\nworkers:\n${output()}`);
 
     // Nothing doubled: every key inserted once is recorded as an insert once, over all the sync's runs.
     const [counts] = await sql<{ doubled: string; failed: string; inserted: string }>(

@@ -59,13 +59,17 @@ async function dropIfOff(attempt: RunAttempt, live: LiveSource): Promise<void> {
 async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel): Promise<string | null> {
   const { ctx, pool } = attempt;
   const slot = await live.open(ctx.sourceConfig, ctx.sync.id, model);
+  let whole = false;
   try {
     await extractAndLoad(attempt, { snapshot: slot.snapshot });
+    whole = !attempt.halted;
   } finally {
     await slot.release();
+    // Stopped or failed part way: the next attempt creates the slot again and re-reads (recorded rows
+    // diff as unchanged), so this one must not hold the source's WAL meanwhile.
+    if (!whole) await live.drop(ctx.sourceConfig, ctx.sync.id).catch(() => undefined);
   }
-  // Stopped or failed part way: the next attempt creates the slot again and re-reads (recorded rows diff as unchanged).
-  if (attempt.halted) return null;
+  if (!whole) return null;
   await saveLiveLsn(pool, ctx.sync.id, slot.lsn);
   return slot.lsn;
 }

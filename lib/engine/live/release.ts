@@ -1,6 +1,7 @@
 // A live sync deleted, disabled or turned off must not leave a slot holding the source's WAL: once
 // its run has stopped (the run drops the slot itself when it sees the change: live-run.ts), the slot
 // and publication are dropped from here too, which also covers a sync with no run at that moment.
+// The keeper (keeper.ts) drops the slot of a live sync that failed too often in a row the same way.
 import "server-only";
 import { adapterConfig } from "@/lib/connectors/adapter-config";
 import { liveSlotName } from "@/lib/connectors/live";
@@ -16,19 +17,26 @@ import { saveLiveLsn } from "./live-store";
 const RUN_STOP_WAIT_MS = 10_000;
 
 export async function releaseLiveSlot(syncId: number): Promise<void> {
-  const sync = await prisma().sync.findUnique({ where: { id: syncId }, include: { source: true } });
+  const sync = await prisma().sync.findUnique({ where: { id: syncId }, select: { live: true, liveLsn: true, deletedAt: true, status: true } });
   // Never live (or released already), or live and on: nothing to drop.
   if (!sync || (!sync.live && sync.liveLsn === null) || (sync.live && !sync.deletedAt && sync.status !== "disabled")) return;
-  const connector = await loadSource(sync.source.connectorName);
-  if (!connector.live) return;
   const deadline = Date.now() + RUN_STOP_WAIT_MS;
   while (Date.now() < deadline && (await prisma().syncRun.count({ where: { syncId, status: { in: [...ACTIVE_RUN_STATUSES] } } })) > 0) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  await dropLiveSlot(syncId);
+}
+
+/** Drops the sync's slot and publication on its source (if there) and forgets its position. */
+export async function dropLiveSlot(syncId: number): Promise<void> {
+  const sync = await prisma().sync.findUnique({ where: { id: syncId }, include: { source: true } });
+  if (!sync) return;
+  const connector = await loadSource(sync.source.connectorName);
+  if (!connector.live) return;
   const stored = decryptJson(jsonObjectSchema, sync.source.configurationEncrypted, `configuration of connector ${sync.source.id}`);
   const config = adapterConfig(connector.definition, stored, sync.workspaceId);
   if (await connector.live.exists(config, syncId)) {
-    logger.warn({ syncId, slot: liveSlotName(syncId) }, "live sync turned off: dropping its replication slot and publication on the source");
+    logger.warn({ syncId, slot: liveSlotName(syncId) }, "dropping a live sync's replication slot and publication on the source");
   }
   await connector.live.drop(config, syncId);
   await saveLiveLsn(pgPool(), syncId, null);

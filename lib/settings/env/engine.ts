@@ -25,6 +25,12 @@ export const engineVariables = {
   ENGINE_BATCHES_IN_FLIGHT: integer(1, 3, "batches diffed, loaded and recorded while the next is read"),
   ENGINE_LIVE_BATCH_MS: integer(1, 1000, "a live sync's micro-batch closes at most this long after its first change (or at ENGINE_BATCH_SIZE keys)"),
   ENGINE_LIVE_PERIOD_SECONDS: integer(1, 300, "a live sync streams in rolling runs of this long, each with its counters and records"),
+  ENGINE_LIVE_RETRY_SECONDS: integer(1, 30, "a live sync whose run failed starts again after this long, doubled with each failure in a row (at most 30 minutes)"),
+  ENGINE_LIVE_FAILURE_LIMIT: integer(
+    1,
+    5,
+    "after this many failed runs in a row a live sync stops and its replication slot is dropped, so the source keeps no WAL for it; running it again backfills anew",
+  ),
   ENGINE_HEAP_SOFT_LIMIT_MB: integer(
     1,
     64,
