@@ -5,10 +5,13 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WORKSPACE_ID_KEY } from "../adapter-config";
 import type { Row } from "../types";
 import { duckdbSource } from "./isolated";
+
+// Each DuckDB call starts an isolated process: on a loaded 2-core machine one test takes minutes, not seconds.
+vi.setConfig({ testTimeout: 240_000 });
 
 let root: string;
 const ws = (id: number, extra: Row = {}): Row => ({ [WORKSPACE_ID_KEY]: id, ...extra });

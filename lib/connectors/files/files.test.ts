@@ -5,13 +5,16 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { globToRegExp, listPrefix, matchesGlob } from "./glob";
 import { LocalFiles } from "./local-files";
 import { planQuery } from "./plan";
 import { discoverFiles, queryFiles, readFiles, ALL_EXTENSIONS } from "./query";
 import { TEMP_PREFIX } from "./fetch";
 import { writeRowsFile } from "./write";
+
+// Each DuckDB call starts an isolated process: on a loaded 2-core machine one test takes minutes, not seconds.
+vi.setConfig({ testTimeout: 240_000 });
 
 let store: string;
 let temp: string;
