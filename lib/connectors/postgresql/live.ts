@@ -75,11 +75,17 @@ async function drop(config: Row, syncId: number): Promise<boolean> {
     withClient(config, async (c) => {
       let dropped = false;
       // A slot in use cannot be dropped: end the session streaming it (a worker's, which then stops) first.
+      // A slot is also "in use" by a session dropping it: that one (another drop of the same sync: the
+      // run's own and release.ts's may meet) is waited for, never ended.
       for (let tries = 0; tries < 50; tries++) {
-        const { rows } = await c.query<{ pid: number | null }>("SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name = $1", [name]);
+        const { rows } = await c.query<{ pid: number | null; streams: boolean | null }>(
+          `SELECT s.active_pid AS pid, a.backend_type = 'walsender' AS streams
+             FROM pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid WHERE s.slot_name = $1`,
+          [name],
+        );
         if (rows.length === 0) break;
         if (rows[0].pid !== null) {
-          await c.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
+          if (rows[0].streams) await c.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
           await new Promise((resolve) => setTimeout(resolve, 100));
           continue;
         }

@@ -36,7 +36,12 @@ async function extractLive(attempt: RunAttempt): Promise<void> {
       from = await backfill(attempt, live, model);
       if (from === null) return;
     }
-    await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000);
+    await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000).catch(async (err: unknown) => {
+      // Turned off meanwhile: whoever did it drops the slot (release.ts), which breaks the stream. That
+      // is the stop, not a failure: what was handed out is recorded, or replays on the next start.
+      if (await stillOn(ctx.sync.id)) throw err;
+      logger.info({ syncId: ctx.sync.id, err: (err as Error).message }, "live sync turned off: its stream ended");
+    });
   } finally {
     await dropIfOff(attempt, live).catch((err: unknown) => logger.warn({ syncId: ctx.sync.id, err: (err as Error).message }, "live sync: could not drop its slot"));
   }
@@ -48,11 +53,16 @@ async function extractLive(attempt: RunAttempt): Promise<void> {
  */
 async function dropIfOff(attempt: RunAttempt, live: LiveSource): Promise<void> {
   const { ctx, pool } = attempt;
-  const now = await prisma().sync.findUnique({ where: { id: ctx.sync.id }, select: { live: true, status: true, deletedAt: true } });
-  if (now?.live && !now.deletedAt && now.status !== "disabled") return;
+  if (await stillOn(ctx.sync.id)) return;
   logger.warn({ syncId: ctx.sync.id, slot: liveSlotName(ctx.sync.id) }, "live sync turned off: dropping its replication slot and publication on the source");
   await live.drop(ctx.sourceConfig, ctx.sync.id);
   await saveLiveLsn(pool, ctx.sync.id, null);
+}
+
+/** Live, not disabled, not deleted. */
+async function stillOn(syncId: number): Promise<boolean> {
+  const now = await prisma().sync.findUnique({ where: { id: syncId }, select: { live: true, status: true, deletedAt: true } });
+  return !!now?.live && !now.deletedAt && now.status !== "disabled";
 }
 
 /** The general read as of the new slot's snapshot; the slot's position once it is all recorded, else null. */
@@ -74,8 +84,14 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
   const { ctx } = attempt;
   const stream = await live.stream(ctx.sourceConfig, ctx.sync.id, from);
   const recorder = new BatchRecorder(attempt, { states: "upsert" });
+  let checked = Date.now();
   try {
     while (!attempt.halted && Date.now() < until) {
+      // Live turned off (the status poll sees only a disable or delete): the rolling run ends here.
+      if (Date.now() - checked >= engineSettings.statusPollMs) {
+        checked = Date.now();
+        if (!(await stillOn(ctx.sync.id))) return;
+      }
       const changes = await stream.next({ maxKeys: engineSettings.batchSize, maxWaitMs: engineSettings.liveBatchMs, signal: attempt.signal });
       if (changes === null) continue;
       if (await applyChanges(attempt, live, model, recorder, changes)) await stream.ack(changes.lsn);
