@@ -94,6 +94,13 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
       }
       const changes = await stream.next({ maxKeys: engineSettings.batchSize, maxWaitMs: engineSettings.liveBatchMs, signal: attempt.signal });
       if (changes === null) continue;
+      // Transactions that carried nothing for the sync (servers before PostgreSQL 15 send them, as
+      // one collapsed event): nothing to record, so no application-database write; the slot moves on
+      // so it does not hold their WAL. A restart replays from the slot, past them.
+      if (changes.keys.length === 0) {
+        await stream.ack(changes.lsn);
+        continue;
+      }
       if (await applyChanges(attempt, live, model, recorder, changes)) await stream.ack(changes.lsn);
     }
   } finally {
