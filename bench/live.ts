@@ -17,6 +17,7 @@ import { freePort } from "@/tests/support/free-port";
 import { createSync, pgConfig, readRun, runSync } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { query } from "./lib/pg";
+import { phases } from "./sync";
 import { spawnTs, type Child } from "./lib/process";
 import { fmt } from "./lib/report";
 
@@ -239,5 +240,8 @@ async function measure(ctx: BenchContext, source: { url: string; adminUrl: strin
   );
   report.note(
     `live: batch baseline ${batchRun.total_rows.toLocaleString("en-US")} rows in ${fmt(batchRun.duration_ms / 1000, "s")}; the live run streamed ${(paced + n).toLocaleString("en-US")} rows, recorded ${ended.successful_rows.toLocaleString("en-US")} successful and ${ended.failed_rows} failed records; slot ${slot} on disable`,
+  );
+  // Summed over the run's micro-batches, which run one after another: where a change's time goes.
+  report.note(`live run by phase: ${phases(ended)}; batch baseline by phase: ${phases(batchRun)}`,
   );
 }
