@@ -8,7 +8,7 @@ import { jsonSafeValue } from "../shared/sql";
 import { ConnectorError } from "../shared/errors";
 import type { Row } from "../types";
 import { clientConfig, described, jsonSafeTypes, pgSettings, quoteIdent, withClient, type PgSettings } from "./connection";
-import { checkLive, readLiveKeys } from "./live-check";
+import { checkLive, liveKeyReader } from "./live-check";
 
 /** Keys buffered before the stream stops reading from the server until the engine takes some. */
 const BUFFERED_KEYS = 50_000;
@@ -272,4 +272,4 @@ function commitTime(value: unknown): Date | null {
   return new Date(Number(value / 1000n) + Date.UTC(2000, 0, 1));
 }
 
-export const postgresqlLive: LiveSource = { check: checkLive, open, stream, readKeys: readLiveKeys, exists, lag, drop };
+export const postgresqlLive: LiveSource = { check: checkLive, open, stream, keyReader: liveKeyReader, exists, lag, drop };

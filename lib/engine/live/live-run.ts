@@ -5,7 +5,7 @@
 // batch read; its position is saved in the batch's transaction and acknowledged to the source only
 // after that commit, so a worker killed at any point resumes from the slot with nothing lost or doubled.
 import "server-only";
-import { liveSlotName, type LiveChanges, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
+import { liveSlotName, type LiveChanges, type LiveKeyReader, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { detectsDeletes } from "@/lib/sync-rules/write-mode";
@@ -83,6 +83,7 @@ async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel)
 async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel, from: string, until: number): Promise<void> {
   const { ctx } = attempt;
   const stream = await live.stream(ctx.sourceConfig, ctx.sync.id, from);
+  const reader = live.keyReader(ctx.sourceConfig, model);
   const recorder = new BatchRecorder(attempt, { states: "upsert" });
   let checked = Date.now();
   try {
@@ -101,10 +102,11 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
         await stream.ack(changes.lsn);
         continue;
       }
-      if (await applyChanges(attempt, live, model, recorder, changes)) await stream.ack(changes.lsn);
+      if (await applyChanges(attempt, reader, recorder, changes)) await stream.ack(changes.lsn);
     }
   } finally {
     await closeQuietly(stream);
+    await reader.close();
   }
 }
 
@@ -118,14 +120,10 @@ async function closeQuietly(stream: LiveStream): Promise<void> {
  * its latest row once, a key gone from the model (deleted, or no longer matching the WHERE) is a
  * delete in mirror mode, and a replayed change finds its row unchanged.
  */
-async function applyChanges(attempt: RunAttempt, live: LiveSource, model: LiveModel, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
+async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
   const { ctx, pool } = attempt;
   let started = performance.now();
-  const rows = await live.readKeys(
-    ctx.sourceConfig,
-    model,
-    changes.keys.map((k) => k.text),
-  );
+  const rows = await reader.read(changes.keys.map((k) => k.text));
   attempt.timings.query += performance.now() - started;
   started = performance.now();
   // Diffed as by no run (run id 0): a key this rolling run already sent is compared, not taken for a retry's.
