@@ -1,6 +1,7 @@
-// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|api|mapping|scale] [--json]
+// npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|live|api|mapping|scale] [--json]
 // Sync throughput against a raw COPY baseline (PostgreSQL → PostgreSQL, MariaDB ↔ PostgreSQL,
-// ClickHouse → PostgreSQL), HTTP destination throughput and rate limiting, API latency under load,
+// ClickHouse → PostgreSQL), HTTP destination throughput and rate limiting, live syncs' latency and
+// throughput against the batch engine's, API latency under load,
 // worker memory, scale-out over worker processes. Every figure is measured in the same run as its
 // baseline and printed as a ratio, with the machine's core count. See bench/README.md.
 import "./lib/env";
@@ -11,6 +12,7 @@ import { stopEngine } from "@/lib/engine";
 import { benchApi } from "./api";
 import { benchClickhouse } from "./clickhouse";
 import { benchHttp } from "./http";
+import { benchLive } from "./live";
 import { benchMapping } from "./mapping";
 import { benchMariadb } from "./mariadb";
 import { benchScale } from "./scale";
@@ -71,6 +73,15 @@ async function main(): Promise<void> {
         });
       }
       if (wants("http")) await benchHttp(ctx);
+    }
+    if (wants("live")) {
+      // Its own worker (the live run holds a slot of it): the sync worker must not take its jobs.
+      await ctx.worker?.stop();
+      ctx.worker = undefined;
+      await benchLive(ctx).catch((err: unknown) => {
+        failed = true;
+        console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+      });
     }
     if (wants("scale")) {
       // Its own workers on the same application database: the sync worker must not take their jobs.

@@ -1,6 +1,6 @@
 // Command-line flags of `npm run bench`.
-export type Section = "sync" | "mariadb" | "clickhouse" | "http" | "api" | "mapping" | "scale";
-const SECTIONS: readonly string[] = ["sync", "mariadb", "clickhouse", "http", "api", "mapping", "scale"];
+export type Section = "sync" | "mariadb" | "clickhouse" | "http" | "live" | "api" | "mapping" | "scale";
+const SECTIONS: readonly string[] = ["sync", "mariadb", "clickhouse", "http", "live", "api", "mapping", "scale"];
 
 export interface BenchArgs {
   rows: number;
@@ -18,11 +18,12 @@ export interface BenchArgs {
   scaleRows?: number;
 }
 
-const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|api|mapping|scale] [--json] [--keep] [--cpu-prof]
+const USAGE = `npm run bench -- [--rows N] [--smoke] [--only sync|mariadb|clickhouse|http|live|api|mapping|scale] [--json] [--keep] [--cpu-prof]
   [--scale-syncs N] [--scale-rows N]
   --rows N      rows of the source table for the sync figures, records of the API section's big run (default 100000)
   --smoke       shortest possible run of every figure (CI: --rows 10000 --smoke)
-  --only S      one section: sync, mariadb, clickhouse, http, api, mapping (the JSON path's map stage alone, no database)
+  --only S      one section: sync, mariadb, clickhouse, http, live (latency and throughput of a live sync; skipped
+                at --smoke unless it is the --only), api, mapping (the JSON path's map stage alone, no database)
                 or scale (1, 2, 3 worker processes on one application database)
   --json        also write bench/results/<timestamp>.json
   --keep        keep the ds_bench_* databases at the end
@@ -60,7 +61,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     }
     else if (a === "--only") {
       const s = value();
-      if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, clickhouse, http, api, mapping or scale\n${USAGE}`);
+      if (!SECTIONS.includes(s)) throw new Error(`--only takes sync, mariadb, clickhouse, http, live, api, mapping or scale\n${USAGE}`);
       args.only = s as Section;
     } else if (a === "--help" || a === "-h") {
       console.log(USAGE);

@@ -43,6 +43,12 @@ export interface LiveStream {
   close(): Promise<void>;
 }
 
+export interface LiveKeyReader {
+  /** The model's current rows with these keys (rows gone, or no longer matching, are absent). */
+  read(keys: string[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
 /** How far a slot trails the source's current position. */
 export interface LiveLag {
   bytes: number;
@@ -56,8 +62,8 @@ export interface LiveSource {
   open(config: Row, syncId: number, model: LiveModel): Promise<LiveSlot>;
   /** Streams the slot's changes after `fromLsn` (transactions that ended at or before it are skipped). */
   stream(config: Row, syncId: number, fromLsn: string): Promise<LiveStream>;
-  /** The model's current rows with these keys (rows gone, or no longer matching, are absent). */
-  readKeys(config: Row, model: LiveModel, keys: string[]): Promise<Row[]>;
+  /** Reads the model's current rows by key, on a connection kept until its close(). */
+  keyReader(config: Row, model: LiveModel): LiveKeyReader;
   /** Whether the sync's slot exists. */
   exists(config: Row, syncId: number): Promise<boolean>;
   /** The slot's lag; null without a slot. */

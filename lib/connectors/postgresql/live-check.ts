@@ -2,10 +2,10 @@
 // model one plain table, filtered on its own columns, keyed by the table's primary key), and the
 // model's current rows for the keys a micro-batch changed.
 import type pg from "pg";
-import type { LiveCheck, LiveModel } from "../live";
+import type { LiveCheck, LiveKeyReader, LiveModel } from "../live";
 import type { Row } from "../types";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
-import { beginRead, described, quoteIdent, withClient } from "./connection";
+import { beginRead, connect, described, pgSettings, quoteIdent, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
 
 interface PlanNode {
@@ -103,25 +103,58 @@ async function keyedByTable(client: pg.Client, inner: string, primaryKey: string
   return plain ? null : `The model's column "${primaryKey}" must be the table's column "${primaryKey}" itself, not an expression.`;
 }
 
-/** See LiveSource.readKeys: the model's rows whose key is among `keys` (the key's text as the source writes it). */
-export async function readLiveKeys(config: Row, model: LiveModel, keys: string[]): Promise<Row[]> {
-  if (keys.length === 0) return [];
-  return described(config, () =>
-    withClient(config, async (client) => {
-      await beginRead(client);
-      try {
-        const inner = modelSelect(model.query, "postgresql");
-        const { fields } = await client.query(oneStatement(`SELECT * FROM ${subquery(inner)} AS live_rows LIMIT 0`));
-        const key = fields.find((f) => f.name === model.primaryKey);
-        if (!key) return [];
-        // Compared as the key's own type, so the table's primary key index serves the lookup.
-        const { rows: typed } = await client.query<{ type: string }>("SELECT format_type($1::oid, NULL) AS type", [key.dataTypeID]);
-        const text = `SELECT * FROM ${subquery(inner)} AS live_rows WHERE live_rows.${quoteIdent(model.primaryKey)} = ANY ($1::text[]::${typed[0].type}[])`;
-        const { rows } = await client.query<Row>(oneStatement(text, [keys]));
-        return rows.map(jsonSafeRow);
-      } finally {
-        await client.query("ROLLBACK").catch(() => undefined);
-      }
-    }),
-  );
+/**
+ * See LiveSource.keyReader: the model's rows whose key is among `keys` (the key's text as the source
+ * writes it), on one connection kept until close(). A connection per micro-batch (authentication and
+ * the key's type looked up each time) cost more than the read itself (bench/README.md, live).
+ */
+export function liveKeyReader(config: Row, model: LiveModel): LiveKeyReader {
+  let client: pg.Client | undefined;
+  let text: string | null | undefined;
+  const drop = async () => {
+    const gone = client;
+    client = undefined;
+    await gone?.end().catch(() => undefined);
+  };
+  const read = async (c: pg.Client, keys: string[]) => {
+    await beginRead(c);
+    try {
+      text ??= await keyedSelect(c, model);
+      if (text === null) return [];
+      const { rows } = await c.query<Row>(oneStatement(text, [keys]));
+      return rows.map(jsonSafeRow);
+    } finally {
+      await c.query("ROLLBACK").catch(() => undefined);
+    }
+  };
+  return {
+    async read(keys) {
+      if (keys.length === 0) return [];
+      return described(config, async () => {
+        const reused = client !== undefined;
+        client ??= await connect(pgSettings(config));
+        try {
+          return await read(client, keys);
+        } catch (err) {
+          // The kept connection may be what failed (server restarted, session ended while idle): the read
+          // is read-only, so it is tried once more on a new one.
+          await drop();
+          if (!reused) throw err;
+          client = await connect(pgSettings(config));
+          return await read(client, keys);
+        }
+      });
+    },
+    close: drop,
+  };
+}
+
+/** The model's SELECT for a list of keys, compared as the key's own type so the table's primary key index serves it; null when the model has no such column. */
+async function keyedSelect(client: pg.Client, model: LiveModel): Promise<string | null> {
+  const inner = modelSelect(model.query, "postgresql");
+  const { fields } = await client.query(oneStatement(`SELECT * FROM ${subquery(inner)} AS live_rows LIMIT 0`));
+  const key = fields.find((f) => f.name === model.primaryKey);
+  if (!key) return null;
+  const { rows: typed } = await client.query<{ type: string }>("SELECT format_type($1::oid, NULL) AS type", [key.dataTypeID]);
+  return `SELECT * FROM ${subquery(inner)} AS live_rows WHERE live_rows.${quoteIdent(model.primaryKey)} = ANY ($1::text[]::${typed[0].type}[])`;
 }

@@ -8,7 +8,7 @@ import { jsonSafeValue } from "../shared/sql";
 import { ConnectorError } from "../shared/errors";
 import type { Row } from "../types";
 import { clientConfig, described, jsonSafeTypes, pgSettings, quoteIdent, withClient, type PgSettings } from "./connection";
-import { checkLive, readLiveKeys } from "./live-check";
+import { checkLive, liveKeyReader } from "./live-check";
 
 /** Keys buffered before the stream stops reading from the server until the engine takes some. */
 const BUFFERED_KEYS = 50_000;
@@ -75,11 +75,17 @@ async function drop(config: Row, syncId: number): Promise<boolean> {
     withClient(config, async (c) => {
       let dropped = false;
       // A slot in use cannot be dropped: end the session streaming it (a worker's, which then stops) first.
+      // A slot is also "in use" by a session dropping it: that one (another drop of the same sync: the
+      // run's own and release.ts's may meet) is waited for, never ended.
       for (let tries = 0; tries < 50; tries++) {
-        const { rows } = await c.query<{ pid: number | null }>("SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name = $1", [name]);
+        const { rows } = await c.query<{ pid: number | null; streams: boolean | null }>(
+          `SELECT s.active_pid AS pid, a.backend_type = 'walsender' AS streams
+             FROM pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid WHERE s.slot_name = $1`,
+          [name],
+        );
         if (rows.length === 0) break;
         if (rows[0].pid !== null) {
-          await c.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
+          if (rows[0].streams) await c.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
           await new Promise((resolve) => setTimeout(resolve, 100));
           continue;
         }
@@ -266,4 +272,4 @@ function commitTime(value: unknown): Date | null {
   return new Date(Number(value / 1000n) + Date.UTC(2000, 0, 1));
 }
 
-export const postgresqlLive: LiveSource = { check: checkLive, open, stream, readKeys: readLiveKeys, exists, lag, drop };
+export const postgresqlLive: LiveSource = { check: checkLive, open, stream, keyReader: liveKeyReader, exists, lag, drop };

@@ -5,7 +5,7 @@
 // batch read; its position is saved in the batch's transaction and acknowledged to the source only
 // after that commit, so a worker killed at any point resumes from the slot with nothing lost or doubled.
 import "server-only";
-import { liveSlotName, type LiveChanges, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
+import { liveSlotName, type LiveChanges, type LiveKeyReader, type LiveModel, type LiveSource, type LiveStream } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { detectsDeletes } from "@/lib/sync-rules/write-mode";
@@ -36,7 +36,12 @@ async function extractLive(attempt: RunAttempt): Promise<void> {
       from = await backfill(attempt, live, model);
       if (from === null) return;
     }
-    await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000);
+    await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000).catch(async (err: unknown) => {
+      // Turned off meanwhile: whoever did it drops the slot (release.ts), which breaks the stream. That
+      // is the stop, not a failure: what was handed out is recorded, or replays on the next start.
+      if (await stillOn(ctx.sync.id)) throw err;
+      logger.info({ syncId: ctx.sync.id, err: (err as Error).message }, "live sync turned off: its stream ended");
+    });
   } finally {
     await dropIfOff(attempt, live).catch((err: unknown) => logger.warn({ syncId: ctx.sync.id, err: (err as Error).message }, "live sync: could not drop its slot"));
   }
@@ -48,11 +53,16 @@ async function extractLive(attempt: RunAttempt): Promise<void> {
  */
 async function dropIfOff(attempt: RunAttempt, live: LiveSource): Promise<void> {
   const { ctx, pool } = attempt;
-  const now = await prisma().sync.findUnique({ where: { id: ctx.sync.id }, select: { live: true, status: true, deletedAt: true } });
-  if (now?.live && !now.deletedAt && now.status !== "disabled") return;
+  if (await stillOn(ctx.sync.id)) return;
   logger.warn({ syncId: ctx.sync.id, slot: liveSlotName(ctx.sync.id) }, "live sync turned off: dropping its replication slot and publication on the source");
   await live.drop(ctx.sourceConfig, ctx.sync.id);
   await saveLiveLsn(pool, ctx.sync.id, null);
+}
+
+/** Live, not disabled, not deleted. */
+async function stillOn(syncId: number): Promise<boolean> {
+  const now = await prisma().sync.findUnique({ where: { id: syncId }, select: { live: true, status: true, deletedAt: true } });
+  return !!now?.live && !now.deletedAt && now.status !== "disabled";
 }
 
 /** The general read as of the new slot's snapshot; the slot's position once it is all recorded, else null. */
@@ -77,15 +87,30 @@ async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel)
 async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel, from: string, until: number): Promise<void> {
   const { ctx } = attempt;
   const stream = await live.stream(ctx.sourceConfig, ctx.sync.id, from);
+  const reader = live.keyReader(ctx.sourceConfig, model);
   const recorder = new BatchRecorder(attempt, { states: "upsert" });
+  let checked = Date.now();
   try {
     while (!attempt.halted && Date.now() < until) {
+      // Live turned off (the status poll sees only a disable or delete): the rolling run ends here.
+      if (Date.now() - checked >= engineSettings.statusPollMs) {
+        checked = Date.now();
+        if (!(await stillOn(ctx.sync.id))) return;
+      }
       const changes = await stream.next({ maxKeys: engineSettings.batchSize, maxWaitMs: engineSettings.liveBatchMs, signal: attempt.signal });
       if (changes === null) continue;
-      if (await applyChanges(attempt, live, model, recorder, changes)) await stream.ack(changes.lsn);
+      // Transactions that carried nothing for the sync (servers before PostgreSQL 15 send them, as
+      // one collapsed event): nothing to record, so no application-database write; the slot moves on
+      // so it does not hold their WAL. A restart replays from the slot, past them.
+      if (changes.keys.length === 0) {
+        await stream.ack(changes.lsn);
+        continue;
+      }
+      if (await applyChanges(attempt, reader, recorder, changes)) await stream.ack(changes.lsn);
     }
   } finally {
     await closeQuietly(stream);
+    await reader.close();
   }
 }
 
@@ -99,14 +124,10 @@ async function closeQuietly(stream: LiveStream): Promise<void> {
  * its latest row once, a key gone from the model (deleted, or no longer matching the WHERE) is a
  * delete in mirror mode, and a replayed change finds its row unchanged.
  */
-async function applyChanges(attempt: RunAttempt, live: LiveSource, model: LiveModel, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
+async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
   const { ctx, pool } = attempt;
   let started = performance.now();
-  const rows = await live.readKeys(
-    ctx.sourceConfig,
-    model,
-    changes.keys.map((k) => k.text),
-  );
+  const rows = await reader.read(changes.keys.map((k) => k.text));
   attempt.timings.query += performance.now() - started;
   started = performance.now();
   // Diffed as by no run (run id 0): a key this rolling run already sent is compared, not taken for a retry's.

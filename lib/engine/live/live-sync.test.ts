@@ -106,6 +106,30 @@ describe("a live PostgreSQL sync", () => {
     expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).liveLsn).toBeNull();
   });
 
+  it("reads a micro-batch's keys on one kept connection, and on a new one when that was ended", async () => {
+    const reader = postgresqlLive.keyReader(pgConnectorConfig(logical().url), { query: MODEL, primaryKey: "id" });
+    const database = new URL(logical().url).pathname.slice(1);
+    const sessions = async () =>
+      (await sql<{ pid: number }>(logical().adminUrl, "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", [database])).map((r) => r.pid);
+    const before = await sessions();
+    const own = async () => (await sessions()).filter((pid) => !before.includes(pid));
+    const ids = (rows: Record<string, unknown>[]) => rows.map((r) => r.id).sort();
+    try {
+      expect(ids(await reader.read(["1", "2", "20"]))).toEqual([1, 2]);
+      const [first] = await own();
+      expect(ids(await reader.read(["3"]))).toEqual([3]);
+      expect(await own()).toEqual([first]);
+      // Ended while idle between micro-batches (a restart, an administrator): the next read still answers.
+      await sql(logical().adminUrl, "SELECT pg_terminate_backend($1)", [first]);
+      await waitFor(async () => (!(await sessions()).includes(first) ? true : undefined), 10_000, "the session to end");
+      expect(ids(await reader.read(["4"]))).toEqual([4]);
+      expect(await own()).toHaveLength(1);
+    } finally {
+      await reader.close();
+    }
+    await waitFor(async () => ((await own()).length === 0 ? true : undefined), 10_000, "the reader's session to close");
+  });
+
   it("refuses models that join, and sources without logical replication, saying why", async () => {
     const config = pgConnectorConfig(logical().url);
     await sql(logical().url, "CREATE TABLE teams (id integer PRIMARY KEY, person_id integer)");

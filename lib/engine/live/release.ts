@@ -10,6 +10,7 @@ import { decryptJson } from "@/lib/crypto/encryption";
 import { pgPool, prisma } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { jsonObjectSchema } from "@/lib/validation/connectors";
+import { runLockKey } from "../locks";
 import { ACTIVE_RUN_STATUSES } from "../transitions";
 import { saveLiveLsn } from "./live-store";
 
@@ -21,7 +22,7 @@ export async function releaseLiveSlot(syncId: number): Promise<void> {
   // Never live (or released already), or live and on: nothing to drop.
   if (!sync || (!sync.live && sync.liveLsn === null) || (sync.live && !sync.deletedAt && sync.status !== "disabled")) return;
   const deadline = Date.now() + RUN_STOP_WAIT_MS;
-  while (Date.now() < deadline && (await prisma().syncRun.count({ where: { syncId, status: { in: [...ACTIVE_RUN_STATUSES] } } })) > 0) {
+  while (Date.now() < deadline && (await runGoesOn(syncId))) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await dropLiveSlot(syncId);
@@ -40,4 +41,21 @@ export async function dropLiveSlot(syncId: number): Promise<void> {
   }
   await connector.live.drop(config, syncId);
   await saveLiveLsn(pgPool(), syncId, null);
+}
+
+/**
+ * A run of the sync is active, or a worker still executes one: a cancel ends the run's status at once,
+ * but its worker stops (and drops the slot itself) only when it notices, holding the sync's run lock
+ * until then. Dropping the slot before would break its stream from under it.
+ */
+async function runGoesOn(syncId: number): Promise<boolean> {
+  if ((await prisma().syncRun.count({ where: { syncId, status: { in: [...ACTIVE_RUN_STATUSES] } } })) > 0) return true;
+  const [space, id] = runLockKey({ id: 0, syncId, syncRunType: "general" });
+  const { rows } = await pgPool().query(
+    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND classid::bigint = $1 AND objid::bigint = $2`,
+    [space, id],
+  );
+  return rows.length > 0;
 }

@@ -8,6 +8,8 @@ import { createServer, type Socket } from "node:net";
 import { pgPool, prisma } from "@/lib/db/client";
 import { ValidationFailed } from "@/lib/errors";
 import { liveSlotName } from "@/lib/connectors/live";
+import { postgresqlLive } from "@/lib/connectors/postgresql/live";
+import { CANCELED_ERROR } from "@/lib/sync-rules/run-outcome";
 import { executeRun } from "@/lib/engine/execute-run";
 import { stopEngine } from "@/lib/engine";
 import { catalogOf, createFixture, pgConnectorConfig, sql, tableStream, waitFor, type Fixture } from "@/lib/engine/test-support";
@@ -29,6 +31,9 @@ beforeAll(async () => {
     await sql(url, "CREATE TABLE people (id integer PRIMARY KEY, name text, active boolean)");
     await sql(url, "CREATE TABLE teams (id integer PRIMARY KEY, person_id integer)");
   }
+  // The destination table: without it a run fails on its own, which is what made the delete test
+  // end "failed" under load (its backfill's write failed before the cancel landed).
+  await sql(replica.url, "CREATE TABLE people_out (id integer PRIMARY KEY)");
   member = await newMember("Admin");
   f = await createFixture({
     workspaceId: member.workspaceId,
@@ -44,6 +49,33 @@ afterAll(async () => {
 });
 
 let n = 0;
+
+const slots = async (syncId: number) => (await sql(logical().adminUrl, "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1", [liveSlotName(syncId)])).length;
+const publications = async (syncId: number) => (await sql(logical().url, "SELECT 1 FROM pg_publication WHERE pubname = $1", [liveSlotName(syncId)])).length;
+
+/** Backfilled and streaming: the position recorded and the slot's stream open. */
+async function streaming(syncId: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const sync = await prisma().sync.findUniqueOrThrow({ where: { id: syncId } });
+      if (sync.liveLsn === null) return undefined;
+      const active = await sql(logical().adminUrl, "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL", [liveSlotName(syncId)]);
+      return active.length === 1 ? true : undefined;
+    },
+    30_000,
+    "the run to stream",
+  );
+}
+
+/** Runs with this status poll (ENGINE_STATUS_POLL_MS is read as the run starts), restored after. */
+function withStatusPoll<T>(ms: number, start: () => Promise<T>): Promise<T> {
+  const before = process.env.ENGINE_STATUS_POLL_MS;
+  process.env.ENGINE_STATUS_POLL_MS = String(ms);
+  return start().finally(() => {
+    if (before === undefined) delete process.env.ENGINE_STATUS_POLL_MS;
+    else process.env.ENGINE_STATUS_POLL_MS = before;
+  });
+}
 function input(overrides: Partial<CreateSyncInput> = {}): CreateSyncInput {
   return {
     name: `live ${++n}`,
@@ -82,18 +114,46 @@ describe("a live sync's checks", () => {
     expect(await prisma().syncRun.count({ where: { syncId: created.id, status: "queued" } })).toBe(1);
   });
 
-  it("drops the slot and publication when the sync is deleted", { timeout: 60_000 }, async () => {
+  it("drops the slot and publication when the sync is deleted; the run, its slot dropped under its stream, ends canceled", { timeout: 60_000 }, async () => {
+    const created = await createSync(member.auth, input());
+    const run = await prisma().syncRun.findFirstOrThrow({ where: { syncId: created.id } });
+    // The run learns of the delete only from its stream breaking: the drop always goes first.
+    const execution = withStatusPoll(60_000, () => executeRun(run.id));
+    await streaming(created.id);
+    await deleteSync(member.auth, created.id);
+    // As the release did before it waited for the run's lock. The run's own drop may meet this one once
+    // its stream broke: neither may end the other's session (one did, before drop() looked at who held the slot).
+    await postgresqlLive.drop(pgConnectorConfig(logical().url), created.id);
+    expect(await execution).toBe("canceled");
+    expect(await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ status: "failed", error: CANCELED_ERROR });
+    await waitFor(async () => ((await slots(created.id)) + (await publications(created.id)) === 0 ? true : undefined), 30_000, "the slot and publication to go");
+  });
+
+  it("ends the rolling run well when live is turned off and the slot goes before the run notices", { timeout: 60_000 }, async () => {
+    const created = await createSync(member.auth, input());
+    const run = await prisma().syncRun.findFirstOrThrow({ where: { syncId: created.id } });
+    const execution = withStatusPoll(60_000, () => executeRun(run.id));
+    await streaming(created.id);
+    await updateSync(member.auth, created.id, { live: false });
+    // What release.ts does after its wait, before the run's own check came round (it failed the run
+    // and the sync with "The live stream stopped" before the fix).
+    await postgresqlLive.drop(pgConnectorConfig(logical().url), created.id);
+    expect(await execution).toBe("success");
+    expect((await prisma().sync.findUniqueOrThrow({ where: { id: created.id } })).status).not.toBe("failed");
+    // No next rolling run: the sync is not live any more.
+    expect(await prisma().syncRun.count({ where: { syncId: created.id } })).toBe(1);
+    await waitFor(async () => ((await slots(created.id)) + (await publications(created.id)) === 0 ? true : undefined), 30_000, "the slot and publication to go");
+  });
+
+  it("stops streaming within a status poll when live is turned off, and drops the slot itself", { timeout: 60_000 }, async () => {
     const created = await createSync(member.auth, input());
     const run = await prisma().syncRun.findFirstOrThrow({ where: { syncId: created.id } });
     const execution = executeRun(run.id);
-    const slots = async () => (await sql(logical().adminUrl, "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1", [liveSlotName(created.id)])).length;
-    const publications = async () => (await sql(logical().url, "SELECT 1 FROM pg_publication WHERE pubname = $1", [liveSlotName(created.id)])).length;
-    await waitFor(async () => ((await slots()) === 1 ? true : undefined), 30_000, "the slot");
-    await deleteSync(member.auth, created.id);
-    // Known race (issue 39, left): when the slot is dropped before the stream sees the cancel, the run
-    // ends "failed" instead of "canceled" (seen under load). What this test holds is that both go.
-    expect(["canceled", "failed"]).toContain(await execution);
-    await waitFor(async () => ((await slots()) + (await publications()) === 0 ? true : undefined), 30_000, "the slot and publication to go");
+    await streaming(created.id);
+    await updateSync(member.auth, created.id, { live: false });
+    expect(await execution).toBe("success");
+    expect(await slots(created.id)).toBe(0);
+    expect((await prisma().sync.findUniqueOrThrow({ where: { id: created.id } })).liveLsn).toBeNull();
   });
 
   it("refuses a source without logical replication with a 422 naming wal_level=logical", async () => {
