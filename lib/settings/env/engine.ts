@@ -25,6 +25,7 @@ export const engineVariables = {
   ENGINE_BATCHES_IN_FLIGHT: integer(1, 3, "batches diffed, loaded and recorded while the next is read"),
   ENGINE_LIVE_BATCH_MS: integer(1, 1000, "a live sync's micro-batch closes at most this long after its first change (or at ENGINE_BATCH_SIZE keys)"),
   ENGINE_LIVE_PERIOD_SECONDS: integer(1, 300, "a live sync streams in rolling runs of this long, each with its counters and records"),
+  ENGINE_LIVE_LAGGING_SECONDS: integer(1, 60, "a streaming live sync whose oldest unrecorded change is older than this shows as `lagging` (docs/live-syncs.md)"),
   ENGINE_HEAP_SOFT_LIMIT_MB: integer(
     1,
     64,
