@@ -12,7 +12,6 @@ const AS_IS = {
   batchSize: "ENGINE_BATCH_SIZE", // rows per read batch (and per page of delete detection)
   liveBatchMs: "ENGINE_LIVE_BATCH_MS", // a live micro-batch closes at most this long after its first change
   livePeriodSeconds: "ENGINE_LIVE_PERIOD_SECONDS", // a live sync's rolling run streams this long
-  liveLaggingSeconds: "ENGINE_LIVE_LAGGING_SECONDS", // a streaming live sync further behind than this shows as lagging
   batchesInFlight: "ENGINE_BATCHES_IN_FLIGHT", // batches diffed/loaded while the next one is read (at least 1)
   maxRunAttempts: "ENGINE_MAX_RUN_ATTEMPTS", // a crashed run is handed to another worker at most this many times
   statusPollMs: "ENGINE_STATUS_POLL_MS", // how often a running run looks for a cancel or disable

@@ -6,7 +6,7 @@
 import "server-only";
 import { liveSlotName } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
-import { engineSettings } from "@/lib/engine/settings";
+import { env } from "@/lib/settings/env";
 import { Conflict, NotFound } from "@/lib/errors";
 import type { LiveProgress, SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
@@ -81,7 +81,7 @@ export function computeLiveStatus(f: Facts): LiveStatus {
   }
   let state: LiveState = "stopped";
   if (backfilling) state = "backfilling";
-  else if (running) state = seconds !== null && seconds > engineSettings.liveLaggingSeconds ? "lagging" : "streaming";
+  else if (running) state = seconds !== null && seconds > env.ENGINE_LIVE_LAGGING_SECONDS ? "lagging" : "streaming";
   return {
     syncId: f.syncId,
     state,
