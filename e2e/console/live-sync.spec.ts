@@ -1,0 +1,118 @@
+// A live sync in the console (docs/live-syncs.md), at 1280×800 and 1440×900: its page shows the
+// stream's state, lag and throughput as the server's worker backfills and streams a wal_level=logical
+// PostgreSQL (an embedded one started here: the shared server runs wal_level=replica), the rolling
+// runs in the runs table, the form's Mode section says live; disabling it shows the stream stopped.
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "pg";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../lib/db/embedded";
+import { ADMIN } from "../support/api";
+import { unique } from "../support/data";
+import { atEachViewport, attachShot, expect, signIn, test, url } from "./fixtures";
+import { PgScenario } from "./pg-scenario";
+
+const world = new PgScenario("live_e2e");
+let source: EmbeddedDatabase;
+let dataDir = "";
+let syncId = "";
+
+test.describe.configure({ mode: "serial" });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function onSource(text: string): Promise<void> {
+  const client = new Client({ connectionString: source.url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "ds-e2e-live-"));
+  source = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: { wal_level: "logical", max_replication_slots: "4", max_wal_senders: "4" } });
+  await onSource("CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL); INSERT INTO people SELECT g, 'Person ' || g FROM generate_series(1, 40) g");
+  await world.open(`CREATE TABLE ${world.schema}.people_out (id integer PRIMARY KEY, name text NOT NULL);`);
+  const password = decodeURIComponent(new URL(source.url).password);
+  const sourceId = await world.connector("source", unique("live-source"), "Postgresql", {
+    host: "127.0.0.1",
+    port: source.port,
+    database: "datasync",
+    schema: "public",
+    connect_timeout: 5,
+    credentials: { auth_type: "username/password", username: "postgres", password },
+  });
+  const destinationId = await world.connector("destination", unique("live-destination"));
+  const modelId = await world.model(unique("live-model"), sourceId, "SELECT id, name FROM people");
+  const created = await world.api.post("/api/v1/syncs", {
+    sync: {
+      name: unique("live-sync"),
+      source_id: sourceId,
+      destination_id: destinationId,
+      model_id: modelId,
+      stream_name: "people_out",
+      sync_mode: "incremental",
+      schedule_type: "manual",
+      configuration: [
+        { from: "id", to: "id", mapping_type: "standard" },
+        { from: "name", to: "name", mapping_type: "standard" },
+      ],
+      live: true,
+    },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+  syncId = (await created.json()).data.id;
+  world.track(`/api/v1/syncs/${syncId}`);
+});
+
+test.afterAll(async () => {
+  // The sync first: deleting it drops its slot on the source, which then stops.
+  await world.close();
+  await source?.stop().catch(() => undefined);
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+atEachViewport((viewport) => {
+  test(`the sync page shows the stream streaming, its lag and throughput, and the rolling runs (${viewport.width}px)`, async ({ page, consoleErrors }, testInfo) => {
+    void consoleErrors; // the fixture fails the test on a browser console error
+    test.setTimeout(240_000);
+    await signIn(page, ADMIN.email, ADMIN.password);
+    await page.goto(url(`/syncs/${syncId}`));
+    const card = page.getByTestId("live-card");
+    // The server's worker backfills, then streams (the card polls every 5 s).
+    await expect(card.getByText("streaming", { exact: true })).toBeVisible({ timeout: 180_000 });
+    await onSource(`INSERT INTO people VALUES (${viewport.width}, 'Inserted at ${viewport.width}'); UPDATE people SET name = 'Renamed' WHERE id = 1`);
+    await expect(card.getByTestId("live-throughput")).toHaveText(/^[\d.,]+ changes\/s$/, { timeout: 60_000 });
+    await expect(card.getByTestId("live-lag-seconds")).not.toHaveText("—");
+    await expect(card.getByTestId("live-lag-bytes")).toHaveText(/^[\d.]+ (B|KB|MB)$/);
+    await expect(card).toContainText(`datasync_live_${syncId}`);
+    // The schedule card says how it runs; the rolling run is an ordinary run in the table.
+    await expect(page.getByText("Live: rolling runs, one after another")).toBeVisible();
+    await expect(page.getByRole("table").getByRole("row")).not.toHaveCount(1);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, "the page does not scroll sideways").toBeLessThanOrEqual(0);
+    await attachShot(page, testInfo, "live-sync");
+  });
+});
+
+test("the settings say live; disabled, the stream shows stopped", async ({ page, consoleErrors }) => {
+  void consoleErrors;
+  test.setTimeout(120_000);
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto(url(`/syncs/${syncId}/settings`));
+  await expect(page.getByText(/detect deletes (on|off), live/)).toBeVisible();
+  await page.goto(url(`/syncs/${syncId}`));
+  await page.getByRole("button", { name: "Disable" }).click();
+  await expect(page.getByTestId("live-card").getByText("stopped", { exact: true })).toBeVisible({ timeout: 60_000 });
+});
