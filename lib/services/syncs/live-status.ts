@@ -23,8 +23,8 @@ export interface LiveStatus {
   run: { id: number; status: SyncRunStatus } | null;
 }
 
-/** A run that holds the sync's stream, or is about to. */
-export const ACTIVE_RUN: readonly SyncRunStatus[] = ["pending", "started", "querying", "queued", "in_progress", "paused"];
+/** A run that holds the sync's stream, or is about to (a run held for approval does not: it waits for someone). */
+const ACTIVE_RUN: readonly SyncRunStatus[] = ["pending", "started", "querying", "queued", "in_progress", "paused"];
 
 /** The live status of a sync of the workspace: 404 when it is not the workspace's, 409 when it is not live. */
 export async function getLiveStatus(workspaceId: number, syncId: number, now: Date = new Date()): Promise<LiveStatus> {
