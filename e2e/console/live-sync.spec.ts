@@ -28,8 +28,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function onSource(text: string): Promise<void> {
-  const client = new Client({ connectionString: source.url });
+/** The source's database: not the server's default name (the product refuses what looks like its own application database). */
+const SOURCE_DB = "live_source";
+
+async function onSource(text: string, database = SOURCE_DB): Promise<void> {
+  const at = new URL(source.url);
+  at.pathname = `/${database}`;
+  const client = new Client({ connectionString: at.toString() });
   await client.connect();
   try {
     await client.query(text);
@@ -42,18 +47,21 @@ test.beforeAll(async () => {
   test.setTimeout(180_000);
   dataDir = await mkdtemp(path.join(os.tmpdir(), "ds-e2e-live-"));
   source = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: { wal_level: "logical", max_replication_slots: "4", max_wal_senders: "4" } });
+  await onSource(`CREATE DATABASE ${SOURCE_DB}`, "postgres");
   await onSource("CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL); INSERT INTO people SELECT g, 'Person ' || g FROM generate_series(1, 40) g");
   await world.open(`CREATE TABLE ${world.schema}.people_out (id integer PRIMARY KEY, name text NOT NULL);`);
   const password = decodeURIComponent(new URL(source.url).password);
   const sourceId = await world.connector("source", unique("live-source"), "Postgresql", {
     host: "127.0.0.1",
     port: source.port,
-    database: "datasync",
+    database: SOURCE_DB,
     schema: "public",
     connect_timeout: 5,
     credentials: { auth_type: "username/password", username: "postgres", password },
   });
   const destinationId = await world.connector("destination", unique("live-destination"));
+  const discovered = await world.api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
+  expect(discovered.status(), await discovered.text()).toBe(200);
   const modelId = await world.model(unique("live-model"), sourceId, "SELECT id, name FROM people");
   const created = await world.api.post("/api/v1/syncs", {
     sync: {
