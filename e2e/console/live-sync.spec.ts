@@ -1,11 +1,12 @@
 // A live sync in the console (docs/live-syncs.md), at 1280×800 and 1440×900: its page shows the
 // stream's state, lag and throughput as the server's worker backfills and streams a wal_level=logical
 // PostgreSQL (an embedded one started here: the shared server runs wal_level=replica), the rolling
-// runs in the runs table, the form's Mode section says live; disabling it shows the stream stopped.
+// runs in the runs table; disabled, the stream shows stopped; the form's Live box turns it off and on.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { Page } from "@playwright/test";
 import { Client } from "pg";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../lib/db/embedded";
 import { ADMIN } from "../support/api";
@@ -114,13 +115,36 @@ atEachViewport((viewport) => {
   });
 });
 
-test("the settings say live; disabled, the stream shows stopped", async ({ page, consoleErrors }) => {
+/** Saves the Mode section through the plan shown before a save (what the next run would send). */
+async function saveMode(page: Page): Promise<void> {
+  await page.getByRole("region", { name: "Mode" }).getByRole("button", { name: "Save mode" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Save mode" }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+}
+
+test("disabled, the stream shows stopped; the form's Live box turns it off and on again", async ({ page, consoleErrors }) => {
   void consoleErrors;
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await signIn(page, ADMIN.email, ADMIN.password);
-  await page.goto(url(`/syncs/${syncId}/settings`));
-  await expect(page.getByText(/detect deletes (on|off), live/)).toBeVisible();
   await page.goto(url(`/syncs/${syncId}`));
   await page.getByRole("button", { name: "Disable" }).click();
   await expect(page.getByTestId("live-card").getByText("stopped", { exact: true })).toBeVisible({ timeout: 60_000 });
+
+  await page.goto(url(`/syncs/${syncId}/settings`));
+  const mode = page.getByRole("region", { name: "Mode" });
+  await expect(mode).toContainText(/detect deletes (on|off), live/);
+  await mode.getByRole("button", { name: "Edit mode" }).click();
+  const box = mode.getByRole("checkbox", { name: /^Live/ });
+  await expect(box).toBeChecked();
+  await box.uncheck();
+  await saveMode(page);
+  // Saved and closed: the summary is back, without live.
+  await expect(mode.getByRole("button", { name: "Edit mode" })).toBeVisible({ timeout: 30_000 });
+  await expect(mode).toContainText(/detect deletes (on|off)/);
+  await expect(mode).not.toContainText(", live");
+  // On again: the server asks the source (wal_level=logical, one table) and takes it.
+  await mode.getByRole("button", { name: "Edit mode" }).click();
+  await mode.getByRole("checkbox", { name: /^Live/ }).check();
+  await saveMode(page);
+  await expect(mode).toContainText(/detect deletes (on|off), live/, { timeout: 30_000 });
 });
