@@ -19,6 +19,8 @@ export const CONDITION_LABELS: Record<(typeof ALERT_CONDITIONS)[number], string>
   run_duration: "A run takes longer than",
   rows_changed: "A run changes more rows than",
   sync_not_succeeded: "No successful run for",
+  live_lag_bytes: "A live sync's slot holds more than",
+  live_lag_seconds: "A live sync trails its source by more than",
 };
 
 /** A new alert, or an existing `rule` to edit (only the changed fields are sent; its status stays the server's). */

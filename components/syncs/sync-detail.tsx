@@ -13,6 +13,7 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useCancelSync, useDeleteSync, useEnableSync, useRunSync, useSync } from "@/lib/api-client/syncs";
 import { normalizeConfiguration } from "@/lib/sync-rules/mapping";
+import { LiveCard } from "./live-card";
 import { PlanDialog } from "./plan-dialog";
 import { LastRun, RunOutcomeBadge, SyncBadge } from "./run-outcome";
 import { RunAfterCard } from "./run-after-card";
@@ -150,13 +151,14 @@ export function SyncDetail({ id }: { id: string }) {
               <div><dt className="text-slate-500">Mode</dt><dd className="font-medium">{a.sync_mode.replace("_", " ")}{a.cursor_field ? ` (cursor ${a.cursor_field})` : ""}</dd></div>
               <div><dt className="text-slate-500">Write mode</dt><dd className="font-medium" title={WRITE_MODE_DESCRIPTIONS[a.write_mode]}>{WRITE_MODE_LABELS[a.write_mode]}</dd></div>
               <div><dt className="text-slate-500">Detect deletes</dt><dd className="font-medium">{a.detect_deletes ? "On" : a.write_mode === "mirror" ? "On (mirror)" : "Off"}</dd></div>
-              <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{describeSchedule(a)}</dd></div>
+              <div><dt className="text-slate-500">Runs</dt><dd className="font-medium">{a.live ? "Live: rolling runs, one after another" : describeSchedule(a)}</dd></div>
               <div><dt className="text-slate-500">Next run</dt><dd className="font-medium">{a.next_run_at ? relativeTime(a.next_run_at) : "—"}</dd></div>
               <div><dt className="text-slate-500">Last run</dt><dd className="font-medium"><LastRun sync={a} /></dd></div>
             </dl>
           </CardBody>
         </Card>
       </div>
+      {a.live && <LiveCard syncId={id} />}
       <RunAfterCard syncId={id} canUpdate={canUpdate} />
       <h2 className="mb-3 text-lg font-semibold">Runs</h2>
       <RunsTable syncId={id} />

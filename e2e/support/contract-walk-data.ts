@@ -186,6 +186,10 @@ export const DATA_STEPS = {
       200,
     );
   },
+  getSyncLive: async (fx) => {
+    // A scheduled sync has no stream: the documented 409 (a live one needs a wal_level=logical source).
+    await expectStatus((await fx.admin()).GET("/api/v1/syncs/{id}/live", { params: { path: { id: await fx.syncId() } } }), 409);
+  },
   updateSync: async (fx) => {
     const id = await fx.newSync();
     await expectStatus(

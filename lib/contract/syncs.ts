@@ -9,6 +9,7 @@ import {
   syncUpdatedSchema,
 } from "@/lib/serializers/syncs.schema";
 import { syncPlanSchema } from "@/lib/serializers/plans.schema";
+import { liveStatusSchema } from "@/lib/serializers/live-status.schema";
 import { idParam } from "@/lib/validation/ids";
 import {
   createSyncSchema,
@@ -91,6 +92,20 @@ export const syncs = {
     permission: ["sync", "delete"],
     params: byId,
     status: 204,
+  }),
+  getSyncLive: operation({
+    operationId: "getSyncLive",
+    method: "get",
+    path: "/api/v1/syncs/{id}/live",
+    tag: "Syncs",
+    summary: "A live sync's state, lag and throughput (our extension)",
+    permission: ["sync", "read"],
+    params: byId,
+    status: 200,
+    response: z.strictObject({ data: liveStatusSchema }),
+    errors: [404, 409],
+    notes:
+      "The lag in bytes is read from the source (the sync's replication slot) with its stored connection, answered within 3 s (else `lag.error` says so) and kept 5 s for every caller; the syncs list and GET /api/v1/syncs/{id} never ask the source. 409 when the sync is not live. The rolling runs are the sync's general runs (GET /api/v1/syncs/{id}/sync_runs). docs/live-syncs.md.",
   }),
   enableSync: operation({
     operationId: "enableSync",

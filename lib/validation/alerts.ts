@@ -8,13 +8,15 @@ export const ALERT_CHANNEL_TYPES: readonly AlertChannelType[] = Object.values(Al
 export const ALERT_CONDITIONS: readonly AlertCondition[] = Object.values(AlertCondition);
 
 /** The unit of each condition's threshold; null: the condition takes none. */
-export const THRESHOLD_UNITS: Readonly<Record<AlertCondition, "percent" | "rows" | "minutes" | null>> = {
+export const THRESHOLD_UNITS: Readonly<Record<AlertCondition, "percent" | "rows" | "minutes" | "bytes" | "seconds" | null>> = {
   run_failed: null,
   rejected_rows_percent: "percent",
   rejected_rows: "rows",
   run_duration: "minutes",
   rows_changed: "rows",
   sync_not_succeeded: "minutes",
+  live_lag_bytes: "bytes",
+  live_lag_seconds: "seconds",
 };
 
 const name = z
@@ -89,18 +91,22 @@ export const updateAlertChannelSchema = z.object({
 });
 export type UpdateAlertChannelInput = z.infer<typeof updateAlertChannelSchema>["alert_channel"];
 
+/** Thresholds stop here; bytes (a slot's WAL) may go to a terabyte. */
+const MAX_THRESHOLD = 1_000_000_000;
+const MAX_BYTES_THRESHOLD = 1_000_000_000_000;
+
 const ruleFields = {
   name,
   sync_id: intId("The sync watched; null or absent: every sync of the workspace.", "a sync id").nullish(),
   condition: z.enum(ALERT_CONDITIONS, { error: `must be one of: ${ALERT_CONDITIONS.join(", ")}` }).describe(
-    "run_failed: a run failed (a canceled run is not a failure); rejected_rows_percent / rejected_rows: a run's rejected rows above `threshold` percent / rows; run_duration: a run took (or runs) longer than `threshold` minutes; rows_changed: a run sent more than `threshold` rows; sync_not_succeeded: no successful run for `threshold` minutes (checked periodically).",
+    "run_failed: a run failed (a canceled run is not a failure); rejected_rows_percent / rejected_rows: a run's rejected rows above `threshold` percent / rows; run_duration: a run took (or runs) longer than `threshold` minutes; rows_changed: a run sent more than `threshold` rows; sync_not_succeeded: no successful run for `threshold` minutes (checked periodically); live_lag_bytes / live_lag_seconds: a live sync trails its source by more than `threshold` bytes (WAL its slot holds) / seconds (checked periodically, docs/live-syncs.md).",
   ),
   threshold: z
     .number({ error: "must be a number" })
     .positive("must be greater than 0")
-    .max(1_000_000_000, "must be at most 1000000000")
+    .max(MAX_BYTES_THRESHOLD, `must be at most ${MAX_BYTES_THRESHOLD}`)
     .nullish()
-    .describe("Percent, rows or minutes, by condition; leave out for run_failed."),
+    .describe("Percent, rows, minutes, bytes or seconds, by condition; leave out for run_failed. At most 1000000000 (bytes: 1000000000000)."),
   channel_ids: z
     .array(intId(undefined, "an alert channel id"), { error: "must be a list of alert channel ids" })
     .min(1, "must name at least one channel")
@@ -115,6 +121,8 @@ export function thresholdProblem(condition: AlertCondition, threshold: number | 
   if (unit && (threshold === undefined || threshold === null)) return `is required for ${condition} (in ${unit})`;
   if (unit === "percent" && typeof threshold === "number" && threshold > 100) return "must be a percentage of at most 100";
   if (unit === "rows" && typeof threshold === "number" && !Number.isInteger(threshold)) return "must be a whole number of rows";
+  if (unit === "bytes" && typeof threshold === "number" && !Number.isInteger(threshold)) return "must be a whole number of bytes";
+  if (unit !== "bytes" && typeof threshold === "number" && threshold > MAX_THRESHOLD) return `must be at most ${MAX_THRESHOLD}`;
   return null;
 }
 

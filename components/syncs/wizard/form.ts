@@ -73,6 +73,7 @@ export function initialValues(sync: Sync | undefined, modelParam: string | null)
       sync_mode: a?.sync_mode ?? "incremental",
       cursor_field: a?.cursor_field ?? "",
       detect_deletes: a?.detect_deletes ?? false,
+      live: a?.live ?? false,
       // An existing sync edits the limits in force (defaults written out); a new one takes the defaults.
       guard: a ? { ...a.effective_guard } : undefined,
       write_mode: a?.write_mode ?? "upsert",
@@ -101,6 +102,8 @@ export function createBody(values: SyncFormValues): CreateSyncInput {
     sync_interval_unit: useInterval ? rest.sync_interval_unit : null,
     cron_expression: useCron ? rest.cron_expression : null,
     cursor_field: rest.sync_mode === "incremental" && cursor_field ? cursor_field : null,
+    // Live is offered only for incremental syncs (its box is hidden otherwise).
+    live: rest.sync_mode === "incremental" ? rest.live : false,
     name: rest.name || null,
   };
 }

@@ -17,6 +17,7 @@ export function ModeStep({ form, data, editing }: StepProps) {
   useEffect(load, [load]);
   const cursor = form.getValues("sync.cursor_field");
   const cursorOptions = preview.columns.length ? preview.columns : cursor ? [cursor] : [];
+  const liveError = form.formState.errors.sync?.live?.message;
   return (
     <>
       <fieldset>
@@ -61,6 +62,24 @@ export function ModeStep({ form, data, editing }: StepProps) {
           </span>
         </span>
       </label>
+      {values.sync_mode === "incremental" && (
+        <div className="max-w-2xl">
+          <label className="flex cursor-pointer gap-3">
+            <input type="checkbox" className="mt-1 rounded text-indigo-600 focus:ring-indigo-500" aria-describedby="live-hint" {...form.register("sync.live")} />
+            <span>
+              <span className="block text-sm font-medium text-slate-700">Live</span>
+              <span id="live-hint" className="block text-sm text-slate-500">
+                Stream the source&apos;s changes as they commit, without a schedule (a PostgreSQL source with wal_level=logical, a model of one table, no cursor field).
+              </span>
+            </span>
+          </label>
+          {liveError && (
+            <p role="alert" className="mt-1 text-sm text-red-700" data-testid="live-error">
+              Live {liveError}
+            </p>
+          )}
+        </div>
+      )}
     </>
   );
 }

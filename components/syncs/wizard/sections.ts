@@ -55,8 +55,8 @@ export const SECTIONS: readonly SettingsSection[] = [
     step: stepOf("mode"),
     title: "Mode",
     summary: (s) =>
-      `${s.attributes.sync_mode === "incremental" ? "Incremental" : "Full refresh"}${s.attributes.cursor_field ? ` (cursor ${s.attributes.cursor_field})` : ""}, write mode ${WRITE_MODE_LABELS[s.attributes.write_mode]}, detect deletes ${detectsDeletes({ writeMode: s.attributes.write_mode, detectDeletes: s.attributes.detect_deletes }) ? "on" : "off"}`,
-    body: (v) => ({ sync_mode: v.sync_mode, write_mode: v.write_mode, detect_deletes: v.detect_deletes }),
+      `${s.attributes.sync_mode === "incremental" ? "Incremental" : "Full refresh"}${s.attributes.cursor_field ? ` (cursor ${s.attributes.cursor_field})` : ""}, write mode ${WRITE_MODE_LABELS[s.attributes.write_mode]}, detect deletes ${detectsDeletes({ writeMode: s.attributes.write_mode, detectDeletes: s.attributes.detect_deletes }) ? "on" : "off"}${s.attributes.live ? ", live" : ""}`,
+    body: (v) => ({ sync_mode: v.sync_mode, write_mode: v.write_mode, detect_deletes: v.detect_deletes, live: v.live }),
   },
   {
     step: GUARD_STEP,

@@ -29,7 +29,7 @@ export const STEPS: readonly WizardStep[] = [
     validate: validateMappings,
     Component: MappingStep,
   },
-  { id: "mode", title: "Mode", heading: () => "How should changes be sent?", fields: ["sync_mode", "cursor_field", "write_mode", "detect_deletes"], Component: ModeStep },
+  { id: "mode", title: "Mode", heading: () => "How should changes be sent?", fields: ["sync_mode", "cursor_field", "write_mode", "detect_deletes", "live"], Component: ModeStep },
   { id: "schedule", title: "Schedule", heading: () => "When should it run?", fields: [...SCHEDULE_FIELDS], Component: ScheduleStep },
   { id: "name", title: "Name", heading: () => "Name the sync", fields: ["name", "description"], Component: NameStep },
 ];

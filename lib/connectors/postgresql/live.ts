@@ -266,10 +266,10 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
   };
 }
 
-/** pgoutput's commit time: microseconds since 2000-01-01. */
+/** pgoutput's commit time, as pg-logical-replication gives it: microseconds since 1970 (it adds PostgreSQL's 2000 epoch itself). */
 function commitTime(value: unknown): Date | null {
   if (typeof value !== "bigint") return null;
-  return new Date(Number(value / 1000n) + Date.UTC(2000, 0, 1));
+  return new Date(Number(value / 1000n));
 }
 
 export const postgresqlLive: LiveSource = { check: checkLive, open, stream, keyReader: liveKeyReader, exists, lag, drop };

@@ -18,7 +18,10 @@ import { extractAndLoad } from "../run-execution";
 import { forgetStates } from "../run-store";
 import { sendItems } from "../send-batch";
 import { engineSettings } from "../settings";
-import { liveLsnOf, saveLiveLsn, trackedStates } from "./live-store";
+import { caughtUp, liveLsnOf, recordProgress, saveLiveLsn, startProgress, trackedStates } from "./live-store";
+
+/** How often an idle stream saves that it is caught up (a write of the application database each time). */
+const IDLE_SAVE_MS = 2000;
 
 export const liveRun: RunStrategy = { batchRequests: true, tracksSync: true, extract: extractLive };
 
@@ -29,13 +32,16 @@ async function extractLive(attempt: RunAttempt): Promise<void> {
   const model: LiveModel = { query: ctx.model.query, primaryKey: ctx.model.primaryKey };
   // Read afresh: an earlier attempt of this run may have backfilled.
   let from = await liveLsnOf(pool, ctx.sync.id);
+  let caughtUpAt: Date | null = null;
   // Its slot gone (dropped while the sync was off, or by hand): nothing says what changed since, so backfill.
   if (from !== null && !(await live.exists(ctx.sourceConfig, ctx.sync.id))) from = null;
   try {
     if (from === null) {
+      caughtUpAt = new Date();
       from = await backfill(attempt, live, model);
       if (from === null) return;
     }
+    await startProgress(pool, ctx.sync.id, ctx.run.id, caughtUpAt);
     await streamFor(attempt, live, model, from, Date.now() + engineSettings.livePeriodSeconds * 1000).catch(async (err: unknown) => {
       // Turned off meanwhile: whoever did it drops the slot (release.ts), which breaks the stream. That
       // is the stop, not a failure: what was handed out is recorded, or replays on the next start.
@@ -91,14 +97,23 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
   const recorder = new BatchRecorder(attempt, { states: "upsert" });
   let checked = Date.now();
   try {
+    let idleSaved = 0;
     while (!attempt.halted && Date.now() < until) {
       // Live turned off (the status poll sees only a disable or delete): the rolling run ends here.
       if (Date.now() - checked >= engineSettings.statusPollMs) {
         checked = Date.now();
         if (!(await stillOn(ctx.sync.id))) return;
       }
+      const asked = new Date();
       const changes = await stream.next({ maxKeys: engineSettings.batchSize, maxWaitMs: engineSettings.liveBatchMs, signal: attempt.signal });
-      if (changes === null) continue;
+      if (changes === null) {
+        // Nothing came in a whole wait: the stream is caught up (saved now and then, for the lag shown).
+        if (!attempt.halted && asked.getTime() - idleSaved >= IDLE_SAVE_MS) {
+          await caughtUp(attempt.pool, ctx.sync.id, asked);
+          idleSaved = asked.getTime();
+        }
+        continue;
+      }
       // Transactions that carried nothing for the sync (servers before PostgreSQL 15 send them, as
       // one collapsed event): nothing to record, so no application-database write; the slot moves on
       // so it does not hold their WAL. A restart replays from the slot, past them.
@@ -147,7 +162,12 @@ async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder
     outcomes,
     delta,
     rebaselined,
-    commit: complete ? (client) => saveLiveLsn(client, ctx.sync.id, changes.lsn) : undefined,
+    commit: complete
+      ? async (client) => {
+          await saveLiveLsn(client, ctx.sync.id, changes.lsn);
+          await recordProgress(client, ctx.sync.id, changes.changes, changes.committedAt);
+        }
+      : undefined,
   });
   return complete;
 }

@@ -116,6 +116,29 @@ describe("config apply", () => {
     expect(await counts(member.workspaceId)).toEqual(before);
   });
 
+  it("takes live as the API does: the same 422s on syncs.N.live, written nowhere; export shows the flag", async () => {
+    const member = await newMember("Admin");
+    const before = await counts(member.workspaceId);
+    const full = structuredClone(DOC);
+    full.syncs![0] = { ...full.syncs![0], live: true };
+    const refused = await applyConfig(member.auth, doc(full)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationFailed);
+    expect((refused as ValidationFailed).errors).toEqual([{ path: "syncs.0.live", message: expect.stringMatching(/needs sync_mode incremental/) }]);
+    // The source is asked, with the stored configuration: this server runs wal_level=replica.
+    const replica = structuredClone(DOC);
+    replica.connectors![0].configuration = { ...pg("${env:DATASYNC_SECRET_WH}"), database: "postgres" };
+    replica.syncs![0] = { ...replica.syncs![0], sync_mode: "incremental", live: true };
+    const err = await applyConfig(member.auth, doc(replica)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationFailed);
+    expect((err as ValidationFailed).errors).toEqual([{ path: "syncs.0.live", message: expect.stringMatching(/wal_level=replica.*wal_level=logical/) }]);
+    expect(await counts(member.workspaceId)).toEqual(before);
+    // Off, it applies; the export says so, and the flag is compared like any field.
+    replica.syncs![0] = { ...replica.syncs![0], live: false };
+    await applyConfig(member.auth, doc(replica));
+    expect(parse(await exportConfig(member.auth))).toMatchObject({ syncs: [{ slug: "to-crm", live: false }] });
+    expect((await planConfig(member.auth, doc(replica))).summary).toMatchObject({ update: 0, unchanged: 4 });
+  });
+
   it("deletes only with prune, syncs before the models and connectors they use", async () => {
     const member = await newMember("Admin");
     await applyConfig(member.auth, doc());

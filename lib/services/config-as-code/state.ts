@@ -115,6 +115,7 @@ export async function loadWorkspaceConfig(tx: Tx, workspaceId: number): Promise<
         cursor_field: s.cursorField,
         write_mode: s.writeMode,
         detect_deletes: s.detectDeletes,
+        live: s.live,
         guard: parseStored(guardSchema, s.guard, `guard of sync ${s.id}`),
         schedule_type: s.scheduleType,
         sync_interval: s.syncInterval,

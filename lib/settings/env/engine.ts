@@ -31,6 +31,7 @@ export const engineVariables = {
     5,
     "after this many failed runs in a row a live sync stops and its replication slot is dropped, so the source keeps no WAL for it; running it again backfills anew",
   ),
+  ENGINE_LIVE_LAGGING_SECONDS: integer(1, 60, "a streaming live sync whose oldest unrecorded change is older than this shows as `lagging` (docs/live-syncs.md)"),
   ENGINE_HEAP_SOFT_LIMIT_MB: integer(
     1,
     64,

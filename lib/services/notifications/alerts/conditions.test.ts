@@ -1,7 +1,8 @@
 // What each condition says about an ended run: fires, resolves, or says nothing (canceled, no rows).
 import { describe, expect, it } from "vitest";
 import { CANCELED_ERROR } from "@/lib/sync-rules/run-outcome";
-import { breachAfterRun, describeCondition, staleBreach } from "./conditions";
+import { thresholdProblem } from "@/lib/validation/alerts";
+import { breachAfterRun, describeCondition, lagBreach, staleBreach } from "./conditions";
 
 const run = (over: Partial<Parameters<typeof breachAfterRun>[1]> = {}) => ({
   status: "success",
@@ -54,5 +55,30 @@ describe("breachAfterRun", () => {
   it("describes conditions in words", () => {
     expect(describeCondition({ condition: "rejected_rows_percent", threshold: 5 })).toBe("rejected rows above 5% of a run's rows");
     expect(describeCondition({ condition: "sync_not_succeeded", threshold: 1 })).toBe("no successful run for 1 minute");
+  });
+});
+
+describe("the live lag conditions", () => {
+  const bytes = { condition: "live_lag_bytes" as const, threshold: 1_000_000 };
+  const seconds = { condition: "live_lag_seconds" as const, threshold: 30 };
+
+  it("fire above the threshold, resolve at or under it, and say nothing when the lag is unknown or a run ends", () => {
+    expect(lagBreach(bytes, { bytes: 1_000_001, seconds: 0 })).toBe(true);
+    expect(lagBreach(bytes, { bytes: 1_000_000, seconds: 999 })).toBe(false);
+    expect(lagBreach(bytes, { bytes: null, seconds: 999 })).toBeUndefined();
+    expect(lagBreach(seconds, { bytes: 5, seconds: 30.5 })).toBe(true);
+    expect(lagBreach(seconds, { bytes: 1e12, seconds: 2 })).toBe(false);
+    expect(lagBreach(seconds, { bytes: 5, seconds: null })).toBeUndefined();
+    expect(breachAfterRun(bytes, run({ status: "failed", error: "boom" }))).toBeUndefined();
+  });
+
+  it("are described, and take whole bytes up to a terabyte, seconds up to the usual bound", () => {
+    expect(describeCondition(bytes)).toBe("a live sync's replication slot holds more than 1,000,000 bytes of the source's WAL");
+    expect(describeCondition({ ...seconds, threshold: 1 })).toBe("a live sync trails its source by more than 1 second");
+    expect(thresholdProblem("live_lag_bytes", null)).toBe("is required for live_lag_bytes (in bytes)");
+    expect(thresholdProblem("live_lag_bytes", 1.5)).toBe("must be a whole number of bytes");
+    expect(thresholdProblem("live_lag_bytes", 500_000_000_000)).toBeNull();
+    expect(thresholdProblem("live_lag_seconds", 2_000_000_000)).toBe("must be at most 1000000000");
+    expect(thresholdProblem("run_duration", 2_000_000_000)).toBe("must be at most 1000000000");
   });
 });

@@ -43,7 +43,24 @@ export function breachAfterRun(rule: RuleFacts, run: EndedRunFacts): boolean | u
     case "sync_not_succeeded":
       // A success resolves it at once; a failure leaves the clock to the periodic check.
       return failed ? undefined : false;
+    case "live_lag_bytes":
+    case "live_lag_seconds":
+      // A rolling run's end says nothing about lag: the periodic check measures it.
+      return undefined;
   }
+}
+
+/** What the periodic check knows of a live sync's lag; null where it could not be measured. */
+export interface LagFacts {
+  bytes: number | null;
+  seconds: number | null;
+}
+
+/** live_lag_bytes / live_lag_seconds now; undefined when that lag is unknown (the source did not answer). */
+export function lagBreach(rule: RuleFacts, lag: LagFacts): boolean | undefined {
+  const value = rule.condition === "live_lag_bytes" ? lag.bytes : rule.condition === "live_lag_seconds" ? lag.seconds : null;
+  if (value === null) return undefined;
+  return value > (rule.threshold ?? 0);
 }
 
 /** sync_not_succeeded at `now`: the last success (else the sync's creation) is older than the threshold. */
@@ -76,5 +93,9 @@ export function describeCondition(rule: RuleFacts): string {
       return `a run changed more than ${t} rows`;
     case "sync_not_succeeded":
       return `no successful run for ${t} ${minutes}`;
+    case "live_lag_bytes":
+      return `a live sync's replication slot holds more than ${t} bytes of the source's WAL`;
+    case "live_lag_seconds":
+      return `a live sync trails its source by more than ${t} ${rule.threshold === 1 ? "second" : "seconds"}`;
   }
 }

@@ -14,6 +14,7 @@ import type { AlertRule } from "@/lib/generated/prisma/client";
 import type { AlertStatus, SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { runOutcome } from "@/lib/sync-rules/run-outcome";
 import { breachAfterRun, describeCondition, runningTooLong, staleBreach } from "./conditions";
+import { sweepLiveLag } from "./live-lag";
 import { composeEvent, type RunSummary } from "./messages";
 
 /** The columns of a run that a rule judges, and where it belongs. */
@@ -165,16 +166,19 @@ async function longRunningRuns(rule: AlertRule, before: Date): Promise<RunRow[]>
 /**
  * The periodic check (the scheduler queues it every ALERT_SWEEP_SECONDS): sync_not_succeeded fires
  * when a sync's last success (else its creation) is older than the threshold and resolves when it is
- * not; run_duration fires for a run still running past the threshold. Returns the events created.
+ * not; run_duration fires for a run still running past the threshold; the live lag conditions measure
+ * each live sync's lag (./live-lag.ts). Returns the events created.
  */
 export async function sweepAlerts(now: Date = new Date()): Promise<number[]> {
   const rules = await prisma().alertRule.findMany({
-    where: { enabled: true, condition: { in: ["sync_not_succeeded", "run_duration"] } },
+    where: { enabled: true, condition: { in: ["sync_not_succeeded", "run_duration", "live_lag_bytes", "live_lag_seconds"] } },
     orderBy: { id: "asc" },
   });
   const events: number[] = [];
   for (const rule of rules) {
-    if (rule.condition === "sync_not_succeeded") {
+    if (rule.condition === "live_lag_bytes" || rule.condition === "live_lag_seconds") {
+      events.push(...(await sweepLiveLag(rule, now, (syncId, firing) => transition(rule, syncId, firing ? "firing" : "ok", null))));
+    } else if (rule.condition === "sync_not_succeeded") {
       for (const sync of await watchedSyncs(rule)) {
         const breach = staleBreach(rule, sync.last_success ?? sync.created_at, now);
         const id = await transition(rule, sync.id, breach ? "firing" : "ok", null);
