@@ -80,6 +80,11 @@ const layerZones = {
             message: "The API client is below the components; move what both need to a shared module.",
           },
           {
+            target: "./lib/net",
+            from: ["./lib/connectors", "./lib/engine", "./lib/services", "./lib/http"],
+            message: "lib/net is below its users: the guard and the HTTP client know no connector, run or service.",
+          },
+          {
             target: "./lib/engine",
             from: "./lib/services",
             message:
@@ -111,6 +116,16 @@ const flatServices = {
       { selector: "Program", message: "Put a service in its room (lib/services/accounts, syncs, catalogue…), not flat in lib/services." },
     ],
   },
+};
+
+// Outbound HTTP has one home, lib/net: the outbound guard (policy.ts) and the clients behind it. Vendor
+// SDKs send their own (given guardedSdkAgents). The console's and the CLI's calls of this service's own
+// API (components, lib/api-client) are no tenant-directed traffic. tests/lint/outbound-http.test.ts.
+const outboundHttp = {
+  files: ["**/*.ts", "**/*.tsx"],
+  ignores: [...UNLAYERED, "lib/net/**", "components/**", "lib/api-client/**"],
+  plugins: { house: houseRules },
+  rules: { "house/outbound-http-home": "error" },
 };
 
 const config = [
@@ -149,6 +164,7 @@ const config = [
   flatServices,
   layerZones,
   scriptZones,
+  outboundHttp,
   {
     // docs/conventions.md 11 and 12: cite what a reader can open; one job per file, about 400 lines.
     files: ["**/*.ts", "**/*.tsx", "**/*.mjs"],
