@@ -3,7 +3,7 @@
 // then only the lines of those blocks the window needs, expanded into records here.
 import "server-only";
 import { sql, type InferResult } from "kysely";
-import { selectRows, sqlBuilder } from "@/lib/db/kysely";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { recordDecoder, type RecordDecoder } from "@/lib/engine/pass-through/record-columns";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 import { ALL_CODES, decodeCode, detailsOfLine, keyLine, keyOfLine, matchingCodes, rowOfLine } from "./format";
@@ -29,29 +29,52 @@ export interface BlockSlice {
   hi: number;
 }
 
-/** The run's blocks (b), passing over blocks which cannot hold a match. */
-function blocksOf(runId: number, filter: RecordFilter) {
-  return sqlBuilder()
-    .selectFrom("sync_record_blocks as b")
-    .where("b.sync_run_id", "=", runId)
-    // The partial index sync_record_blocks_failed: failures are found without reading the others.
-    .$if(filter.status === "failed", (q) => q.where("b.failed", ">", 0))
-    // A block whose keys hold the key as a whole line; the records are matched exactly on expansion.
-    .$if(filter.primaryKey !== undefined, (q) => q.where(sql<number>`strpos(E'\n' || b.keys || E'\n', ${`\n${keyLine(filter.primaryKey!)}\n`})`, ">", 0));
+/** What of a filter changes the SQL text of a heads query; its values are HeadsValues. */
+interface HeadsShape {
+  failedOnly: boolean;
+  byKey: boolean;
+  /** Every code matches: a block's matches are its size. */
+  allCodes: boolean;
 }
 
-/** The block b's place and its count of records whose code the filter matches. */
-function headColumns(filter: RecordFilter) {
+interface HeadsValues {
+  runId: number;
+  /** The key as a whole line of a block's keys (byKey). */
+  keyText: string;
+  /** The codes the filter does not match. */
+  others: string;
+}
+
+function headsOf(runId: number, filter: RecordFilter): { shape: HeadsShape; values: HeadsValues } {
   const codes = matchingCodes(filter);
   const others = [...ALL_CODES].filter((c) => !codes.includes(c)).join("");
+  const byKey = filter.primaryKey !== undefined;
+  return {
+    shape: { failedOnly: filter.status === "failed", byKey, allCodes: others === "" },
+    values: { runId, keyText: byKey ? `\n${keyLine(filter.primaryKey!)}\n` : "", others },
+  };
+}
+
+/** The run's blocks (b), passing over blocks which cannot hold a match, each with its place and its count of matches. */
+function headsQuery(shape: HeadsShape, at: HeadsValues) {
   // translate() deletes every code the filter does not match: the length left is the count.
-  const matches = others === "" ? sql<number>`b.size` : sql<number>`length(translate(b.codes, ${others}, ''))::int`;
-  return ["b.first_id", "b.size", matches.as("matches")] as const;
+  const matches = shape.allCodes ? sql<number>`b.size` : sql<number>`length(translate(b.codes, ${at.others}, ''))::int`;
+  return (
+    sqlBuilder()
+      .selectFrom("sync_record_blocks as b")
+      .select(["b.first_id", "b.size", matches.as("matches")])
+      .where("b.sync_run_id", "=", at.runId)
+      // The partial index sync_record_blocks_failed (failed > 0, a literal, so a generic plan can use it).
+      .$if(shape.failedOnly, (q) => q.where("b.failed", ">", sql.lit(0)))
+      // A block whose keys hold the key as a whole line; the records are matched exactly on expansion.
+      .$if(shape.byKey, (q) => q.where(sql<number>`strpos(E'\n' || b.keys || E'\n', ${at.keyText})`, ">", sql.lit(0)))
+  );
 }
 
 /** The run's blocks in id order, each with its count of records whose code matches the filter. */
 export async function blockHeads(runId: number, filter: RecordFilter): Promise<BlockHead[]> {
-  const rows = await selectRows(blocksOf(runId, filter).select(headColumns(filter)).orderBy("b.first_id"));
+  const { shape, values } = headsOf(runId, filter);
+  const rows = await selectRows(headsQuery(shape, values).orderBy("b.first_id"));
   return rows.map((r) => ({ firstId: r.first_id, size: r.size, matches: r.matches }));
 }
 
@@ -71,29 +94,51 @@ export interface PageWindow {
   afterId?: bigint;
 }
 
+/** What changes a page's heads statement: the filter's shape, and whether it pages after an id. */
+export interface PageHeadsShape extends HeadsShape {
+  afterId: boolean;
+}
+
+export interface PageHeadsValues extends HeadsValues {
+  skip: number;
+  /** take + 1 */
+  limit: number;
+  afterId: bigint;
+}
+
+/** A page's heads statement's shape and values. */
+export function pageHeadsOf(runId: number, filter: RecordFilter, window: PageWindow): { shape: PageHeadsShape; values: PageHeadsValues } {
+  // Built field by field: object spreads cost a page request more than the rest of its statement's making.
+  const { shape: s, values: v } = headsOf(runId, filter);
+  return {
+    shape: { failedOnly: s.failedOnly, byKey: s.byKey, allCodes: s.allCodes, afterId: window.afterId !== undefined },
+    values: { runId, keyText: v.keyText, others: v.others, skip: window.skip, limit: window.take + 1, afterId: window.afterId ?? 0n },
+  };
+}
+
 /**
  * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
  * database, so a page of a million-record run reads a thousand heads there but sends back a few.
  * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
  * before the skip or after_id). Its rows (the run's total, and one head each; none: first_id null)
- * become PageHeads with toPageHeads; the caller runs it with what else it reads (records.ts: the run's scope).
+ * become PageHeads with toPageHeads; the caller runs it with what else it reads (records.ts: the
+ * run's scope), compiled once per shape (compiledByShape).
  */
-export function pageHeadsQuery(runId: number, filter: RecordFilter, window: PageWindow) {
-  const { afterId } = window;
+export function pageHeadsQuery(shape: PageHeadsShape, at: PageHeadsValues) {
   return sqlBuilder()
-    .with((cte) => cte("h").materialized(), () => blocksOf(runId, filter).select(headColumns(filter)))
-    .with("w", (q) => q.selectFrom("h").selectAll("h").select(sql<bigint>`sum(h.matches) OVER (ORDER BY h.first_id)`.as("upto")))
+    .with((cte) => cte("h").materialized(), () => headsQuery(shape, at))
+    .with("w", (q) => q.selectFrom("h").selectAll("h").select(sql<number>`sum(h.matches) OVER (ORDER BY h.first_id)`.as("upto")))
     .selectFrom((q) => q.selectFrom("h").select(sql<number>`coalesce(sum(matches), 0)::int`.as("total")).as("t"))
     .leftJoinLateral(
       (q) =>
         q
           .selectFrom("w")
           .select(["w.first_id", "w.size", "w.matches", sql<number>`(w.upto - w.matches)::int`.as("before")])
-          .where("w.matches", ">", 0)
-          .where("w.upto", ">", BigInt(window.skip))
-          .$if(afterId !== undefined, (q) => q.where(sql<bigint>`w.first_id + w.size - 1`, ">", afterId!))
+          .where("w.matches", ">", sql.lit(0))
+          .where("w.upto", ">", at.skip)
+          .$if(shape.afterId, (q) => q.where(sql<bigint>`w.first_id + w.size - 1`, ">", at.afterId))
           .orderBy("w.first_id")
-          .limit(window.take + 1)
+          .limit(at.limit)
           .as("p"),
       (join) => join.onTrue(),
     )
@@ -111,24 +156,24 @@ export function toPageHeads(rows: PageHeadRow[]): PageHeads {
 }
 
 /** The lines of the slices, in id order: string_to_array in the database, so only they travel. */
-async function fetchSlices(runId: number, slices: BlockSlice[]) {
-  if (slices.length === 0) return [];
+const slicesQuery = compiledByShape((_shape: "slices", at: { runId: number; firstIds: string[]; los: number[]; his: number[] }) => {
   const line = (column: "keys" | "rows" | "details") => sql<string>`array_to_string((string_to_array(${sql.ref(`b.${column}`)}, E'\n'))[w.lo:w.hi], E'\n')`;
   // The slices as a table w: unnest()s side by side in a select list zip arrays of one length.
   const windows = sqlBuilder()
-    .selectNoFrom([
-      sql<bigint>`unnest(${slices.map((s) => s.firstId.toString())}::bigint[])`.as("first_id"),
-      sql<number>`unnest(${slices.map((s) => s.lo)}::int[])`.as("lo"),
-      sql<number>`unnest(${slices.map((s) => s.hi)}::int[])`.as("hi"),
-    ])
+    .selectNoFrom([sql<bigint>`unnest(${at.firstIds}::bigint[])`.as("first_id"), sql<number>`unnest(${at.los}::int[])`.as("lo"), sql<number>`unnest(${at.his}::int[])`.as("hi")])
     .as("w");
+  return sqlBuilder()
+    .selectFrom(windows)
+    .innerJoin("sync_record_blocks as b", (join) => join.on("b.sync_run_id", "=", at.runId).onRef("b.first_id", "=", "w.first_id"))
+    .select(["b.first_id", "b.sync_id", "w.lo", sql<string>`substr(b.codes, w.lo, w.hi - w.lo + 1)`.as("codes")])
+    .select([line("keys").as("keys"), line("rows").as("rows"), line("details").$castTo<string | null>().as("details"), "b.created_at"])
+    .orderBy("b.first_id");
+});
+
+async function fetchSlices(runId: number, slices: BlockSlice[]) {
+  if (slices.length === 0) return [];
   return selectRows(
-    sqlBuilder()
-      .selectFrom(windows)
-      .innerJoin("sync_record_blocks as b", (join) => join.on("b.sync_run_id", "=", runId).onRef("b.first_id", "=", "w.first_id"))
-      .select(["b.first_id", "b.sync_id", "w.lo", sql<string>`substr(b.codes, w.lo, w.hi - w.lo + 1)`.as("codes")])
-      .select([line("keys").as("keys"), line("rows").as("rows"), line("details").$castTo<string | null>().as("details"), "b.created_at"])
-      .orderBy("b.first_id"),
+    slicesQuery("slices", { runId, firstIds: slices.map((s) => s.firstId.toString()), los: slices.map((s) => s.lo), his: slices.map((s) => s.hi) }),
   );
 }
 type SliceRow = Awaited<ReturnType<typeof fetchSlices>>[number];

@@ -10,7 +10,7 @@ import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
 import { intersect, type Policies } from "@/lib/auth/permissions";
 import { sql, type RawBuilder } from "kysely";
 import { prisma } from "@/lib/db/client";
-import { selectRows, sqlBuilder } from "@/lib/db/kysely";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { NotFound, Unauthorized, BadRequest } from "@/lib/errors";
 
 export interface AuthContext {
@@ -88,49 +88,56 @@ function membershipOf(workspace: number | RawBuilder<number> | null, preferred?:
 const MEMBERSHIP_COLUMNS = ["u.id as user_id", "u.email", "u.name", "m.workspace_id", "m.role_id", "m.role_name", "m.policies"] as const;
 const SNAPSHOT = sql<string>`pg_current_snapshot()::text`.as("snapshot");
 
+/** Which membership a session's lookup reads: the header's workspace, any (the header's first), or the first. */
+type SessionShape = "workspace" | "preferred" | "first";
+
+// A password change ends every session issued before it. iat is in whole seconds, so sessions
+// issued after a change carry an iat rounded up to it (signToken's notBefore).
+const sessionQuery = compiledByShape((shape: SessionShape, at: { jti: string; iat: number; userId: number; workspaceId: number }) =>
+  sqlBuilder()
+    .selectFrom("users as u")
+    .leftJoinLateral(membershipOf(shape === "workspace" ? at.workspaceId : null, shape === "preferred" ? at.workspaceId : undefined), (join) => join.onTrue())
+    .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
+    .select((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom("revoked_tokens").select(sql.lit(1).as("one")).where("jti", "=", at.jti)),
+          eb(sql<number>`${at.iat}::bigint`, "<", sql<number>`COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)`),
+        ])
+        .$castTo<boolean>()
+        .as("revoked"),
+    )
+    .where("u.id", "=", at.userId),
+);
+
 async function sessionLookup(
   claims: TokenClaims,
   userId: number,
   workspaceId: number | undefined,
   mode: WorkspaceMode,
 ) {
-  // A password change ends every session issued before it. iat is in whole seconds, so sessions
-  // issued after a change carry an iat rounded up to it (signToken's notBefore).
-  // selectRows: a prepared statement on the pool, run on every authenticated request.
-  const membership = mode === "any" ? membershipOf(null, workspaceId) : membershipOf(workspaceId ?? null);
-  const [row] = await selectRows(
-    sqlBuilder()
-      .selectFrom("users as u")
-      .leftJoinLateral(membership, (join) => join.onTrue())
-      .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
-      .select((eb) =>
-        eb
-          .or([
-            eb.exists(eb.selectFrom("revoked_tokens").select(sql.lit(1).as("one")).where("jti", "=", claims.jti)),
-            eb(sql<number>`${claims.iat ?? 0}::bigint`, "<", sql<number>`COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)`),
-          ])
-          .$castTo<boolean>()
-          .as("revoked"),
-      )
-      .where("u.id", "=", userId),
-  );
+  // A prepared statement on the pool, run on every authenticated request.
+  const shape: SessionShape = workspaceId === undefined ? "first" : mode === "any" ? "preferred" : "workspace";
+  const [row] = await selectRows(sessionQuery(shape, { jti: claims.jti, iat: claims.iat ?? 0, userId, workspaceId: workspaceId ?? 0 }));
   if (!row || row.revoked) throw new Unauthorized(INVALID);
   return { membership: row, tokenRole: undefined };
 }
 
+const apiTokenQuery = compiledByShape((_shape: "token", at: { jti: string }) =>
+  sqlBuilder()
+    .selectFrom("api_tokens as t")
+    .leftJoin("roles as tr", "tr.id", "t.role_id")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .leftJoinLateral(membershipOf(sql.ref<number>("t.workspace_id")), (join) => join.onTrue())
+    .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
+    .select(["t.id as token_id", "t.role_id as token_role_id", "t.user_id as token_user_id", "t.workspace_id as token_workspace_id", "t.revoked_at"])
+    .select(["t.expires_at", "t.last_used_at", "tr.policies as token_policies", "tr.role_name as token_role_name"])
+    .$narrowType<{ token_policies: Policies | null }>()
+    .where("t.jti", "=", at.jti),
+);
+
 async function apiTokenLookup(claims: TokenClaims, userId: number, requested: number | undefined) {
-  const [row] = await selectRows(
-    sqlBuilder()
-      .selectFrom("api_tokens as t")
-      .leftJoin("roles as tr", "tr.id", "t.role_id")
-      .innerJoin("users as u", "u.id", "t.user_id")
-      .leftJoinLateral(membershipOf(sql.ref<number>("t.workspace_id")), (join) => join.onTrue())
-      .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
-      .select(["t.id as token_id", "t.role_id as token_role_id", "t.user_id as token_user_id", "t.workspace_id as token_workspace_id", "t.revoked_at"])
-      .select(["t.expires_at", "t.last_used_at", "tr.policies as token_policies", "tr.role_name as token_role_name"])
-      .$narrowType<{ token_policies: Policies | null }>()
-      .where("t.jti", "=", claims.jti),
-  );
+  const [row] = await selectRows(apiTokenQuery("token", { jti: claims.jti }));
   if (!row || row.revoked_at || row.token_user_id !== userId) throw new Unauthorized(INVALID);
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new Unauthorized(INVALID);
   if (requested !== undefined && requested !== row.token_workspace_id) {

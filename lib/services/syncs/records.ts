@@ -5,17 +5,20 @@
 // for the key in the blocks' keys and reads only the blocks that hold it.
 import "server-only";
 import type { InferResult } from "kysely";
-import { selectRows, sqlBuilder } from "@/lib/db/kysely";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { NotFound } from "@/lib/errors";
 import type { Page } from "@/lib/page";
 import {
   blockHeads,
   parseWriteTarget,
+  pageHeadsOf,
   pageHeadsQuery,
   readAll,
   readWindow,
   toPageHeads,
   type ExpandOptions,
+  type PageHeadsShape,
+  type PageHeadsValues,
   type PageWindow,
   type RecordFilter,
   type SyncRecord,
@@ -48,16 +51,22 @@ async function scopedRun(workspaceId: number, syncId: number, syncRunId: number)
 
 /**
  * scopedRun and pageHeadsQuery in one statement (a round trip less per page): the heads are read only
- * for a run the scope lets through, and no row at all means the run is not the caller's.
+ * for a run the scope lets through, and no row at all means the run is not the caller's. Compiled
+ * once per shape: a page of records is a hot request.
  */
-async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
-  const rows = await selectRows(
+const scopedPageHeadsQuery = compiledByShape(
+  (shape: PageHeadsShape, at: PageHeadsValues & { workspaceId: number; syncId: number }) =>
     sqlBuilder()
-      .selectFrom(scopedRunQuery(workspaceId, syncId, syncRunId).as("g"))
-      .innerJoinLateral(pageHeadsQuery(syncRunId, filter, window).as("ph"), (join) => join.onTrue())
+      .selectFrom(scopedRunQuery(at.workspaceId, at.syncId, at.runId).as("g"))
+      .innerJoinLateral(pageHeadsQuery(shape, at).as("ph"), (join) => join.onTrue())
       .select(["g.write_target", "g.record_columns", "ph.total", "ph.first_id", "ph.size", "ph.matches", "ph.before"])
       .orderBy("ph.first_id"),
-  );
+  (shape) => JSON.stringify(shape),
+);
+
+async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
+  const { shape, values } = pageHeadsOf(syncRunId, filter, window);
+  const rows = await selectRows(scopedPageHeadsQuery(shape, Object.assign(values, { workspaceId, syncId })));
   if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
   return { run: rows[0], page: toPageHeads(rows) };
 }
