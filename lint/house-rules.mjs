@@ -95,4 +95,30 @@ function isGlobal(scope, name) {
   return true;
 }
 
-export const houseRules = { rules: { "no-outside-citations": noOutsideCitations, "outbound-http-home": outboundHttpHome } };
+/** Raw query calls of the application database that take a row type. */
+const RAW_QUERIES = new Set(["query", "queryRows", "$queryRaw", "$queryRawUnsafe"]);
+const calleeName = (callee) => (callee.type === "Identifier" ? callee.name : callee.type === "MemberExpression" && callee.property.type === "Identifier" ? callee.property.name : undefined);
+
+/** @type {import("eslint").Rule.RuleModule} */
+const typedSql = {
+  meta: {
+    type: "problem",
+    docs: { description: "SQL of the application database is built with Kysely (lib/db/kysely.ts), typed by the schema: no raw query with a hand-written row type." },
+    messages: {
+      raw: "`{{name}}<…>` types a raw query's rows by hand: a renamed column breaks nothing at build time. Build it with Kysely (lib/db/kysely.ts: sqlBuilder, viaClient, selectRows); COPY and binary wire paths live in lib/db/pg-wire.",
+    },
+    schema: [],
+  },
+  create(context) {
+    const check = (node, callee) => {
+      const name = calleeName(callee);
+      if (name && RAW_QUERIES.has(name) && (node.typeArguments ?? node.typeParameters)) context.report({ node, messageId: "raw", data: { name } });
+    };
+    return {
+      CallExpression: (node) => check(node, node.callee),
+      TaggedTemplateExpression: (node) => check(node, node.tag),
+    };
+  },
+};
+
+export const houseRules = { rules: { "no-outside-citations": noOutsideCitations, "outbound-http-home": outboundHttpHome, "typed-sql": typedSql } };
