@@ -80,6 +80,11 @@ const layerZones = {
             message: "The API client is below the components; move what both need to a shared module.",
           },
           {
+            target: "./lib/net",
+            from: ["./lib/connectors", "./lib/engine", "./lib/services", "./lib/http"],
+            message: "lib/net is below its users: the guard and the HTTP client know no connector, run or service.",
+          },
+          {
             target: "./lib/engine",
             from: "./lib/services",
             message:
@@ -111,6 +116,49 @@ const flatServices = {
       { selector: "Program", message: "Put a service in its room (lib/services/accounts, syncs, catalogue…), not flat in lib/services." },
     ],
   },
+};
+
+// Outbound HTTP has one home, lib/net: the outbound guard (policy.ts) and the clients behind it. Vendor
+// SDKs send their own (given guardedSdkAgents). The console's and the CLI's calls of this service's own
+// API (components, lib/api-client) are no tenant-directed traffic. tests/lint/outbound-http.test.ts.
+const outboundHttp = {
+  files: ["**/*.ts", "**/*.tsx"],
+  ignores: [...UNLAYERED, "lib/net/**", "components/**", "lib/api-client/**"],
+  plugins: { house: houseRules },
+  rules: { "house/outbound-http-home": "error" },
+};
+
+// SQL of the application database is typed by the schema (docs/conventions.md): no raw query with a
+// hand-written row type. Connectors query their customers' systems, pg-wire speaks COPY.
+// tests/lint/typed-sql.test.ts.
+const typedSql = {
+  files: ["lib/**/*.ts", "app/**/*.ts"],
+  ignores: [
+    ...UNLAYERED,
+    "lib/connectors/**",
+    "lib/db/pg-wire/**",
+    // Being rewritten now (change detection, live syncs, the reaper); they move to Kysely next.
+    "lib/engine/diff.ts",
+    "lib/engine/batch-diff.ts",
+    "lib/engine/unchanged-filter*.ts",
+    "lib/engine/delete-detection.ts",
+    "lib/engine/sync-state-store*.ts",
+    "lib/engine/record-batch.ts",
+    "lib/engine/live/**",
+    "lib/engine/reaper.ts",
+    // Move next: the sync view's one-statement list (its plan and ISO reads measured), the rate
+    // budget's lease (per request of a rate-limited destination).
+    "lib/services/syncs/view.ts",
+    "lib/engine/rate-limit.ts",
+    // Tables outside prisma/schema.prisma (pg-boss's queue, Prisma's migration table): nothing to type them from.
+    "lib/services/insights/metrics.ts",
+    "lib/engine/queue.ts",
+    "lib/db/migrate.ts",
+    // The tests' helper that runs what a test writes (its SQL is the test's).
+    "lib/engine/test-support.ts",
+  ],
+  plugins: { house: houseRules },
+  rules: { "house/typed-sql": "error" },
 };
 
 const config = [
@@ -149,6 +197,8 @@ const config = [
   flatServices,
   layerZones,
   scriptZones,
+  outboundHttp,
+  typedSql,
   {
     // docs/conventions.md 11 and 12: cite what a reader can open; one job per file, about 400 lines.
     files: ["**/*.ts", "**/*.tsx", "**/*.mjs"],

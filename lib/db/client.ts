@@ -146,11 +146,16 @@ export interface QueryRowsOptions {
  * lib/http/errors maps like Prisma's.
  */
 export async function queryRows<T>(query: Prisma.Sql, options: QueryRowsOptions = {}): Promise<T[]> {
+  return (await preparedRows(query.text, query.values, options)) as T[];
+}
+
+/** queryRows' statement for any text and values (a built query's: lib/db/kysely.ts selectRows). */
+export async function preparedRows(text: string, values: readonly unknown[], options: QueryRowsOptions = {}): Promise<unknown[]> {
   const result = await pgPool().query({
-    name: statementName(query.text),
-    text: query.text,
-    values: query.values,
+    name: statementName(text),
+    text,
+    values: values as unknown[],
     types: options.timestamps === "iso" ? isoTypes : rawTypes,
   });
-  return result.rows as T[];
+  return result.rows;
 }

@@ -44,7 +44,21 @@ export { sequencesOnRunSucceeded } from "./sequences/advance";
 export { downstreamOf, findRunAfterCycle } from "./sequences/graph";
 export { sequenceStatus, stepProgress, SETTLED_SEQUENCE_STATUSES, type SequenceStatus, type StepProgress, type StoredStepState } from "./sequences/progress";
 export { parseWriteTarget, recordLogs, type RecordLogText, type WriteTarget } from "./record-logs";
-export { blockHeads, pageHeadsQuery, readAll, readRecord, readWindow, toPageHeads, type ExpandOptions, type PageHeadRow, type PageWindow, type RecordFilter } from "./records/read";
+export {
+  blockHeads,
+  pageHeadsOf,
+  pageHeadsQuery,
+  readAll,
+  readRecord,
+  readWindow,
+  toPageHeads,
+  type ExpandOptions,
+  type PageHeadRow,
+  type PageHeadsShape,
+  type PageHeadsValues,
+  type PageWindow,
+  type RecordFilter,
+} from "./records/read";
 export { keyOfLineSql, matchingCodes } from "./records/format";
 export type { SyncRecord } from "./records/types";
 export { ensureQueue, getBoss } from "./queue";

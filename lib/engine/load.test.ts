@@ -1,7 +1,7 @@
 // The loader's retry, backoff and isolation logic against a scripted destination (pure: no I/O).
 import { describe, expect, it } from "vitest";
 import type { DestinationConnector, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
-import { parseRetryAfter } from "@/lib/connectors/shared/http";
+import { parseRetryAfter } from "@/lib/net/http";
 import { isRetryable, Loader, retryDelayMs, type LoaderOptions } from "./load";
 import { tableStream } from "./test-support";
 

@@ -5,7 +5,7 @@
 // longer than `longWaitMs` (rate budget or retry) is handed to `onLongWait` instead of slept through,
 // so the run can give its worker up meanwhile.
 import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
-import { capRetryAfter } from "@/lib/connectors/shared/retry-after";
+import { capRetryAfter } from "@/lib/net/retry-after";
 import { RateLimitWait, Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
 import { engineSettings } from "./settings";
 

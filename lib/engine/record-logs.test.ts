@@ -133,7 +133,7 @@ describe("secrets cut by a log's length limit", () => {
   // value in its answer; when the record log's 2 KB limit falls inside it, the part before the cut
   // no longer equals the whole secret, and a scrub by whole value would let half of it through.
   it("masks the part of a secret left before the cut", async () => {
-    const { exchangeLog } = await import("@/lib/connectors/shared/http");
+    const { exchangeLog } = await import("@/lib/connectors/shared/http-outcomes");
     const { redact } = await import("@/lib/connectors/shared/secrets");
     const secret = "Bearer sk_live_0123456789abcdefghijklmnopqrstuvwxyz";
     // The cut (2048 characters) falls 20 characters into the secret.

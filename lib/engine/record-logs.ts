@@ -7,7 +7,7 @@
 // row's JSON inside a string would be escaped twice (JSON, then COPY), several times the cost.
 import { exactJson } from "@/lib/connectors/shared/values";
 import type { LogPart, RecordLog, Row, WriteAction } from "@/lib/connectors/types";
-import { logUrl, truncate } from "@/lib/connectors/shared/http";
+import { logUrl, truncate } from "@/lib/net/http";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 import { WRITE_MODES, splitsByPresence, type WriteMode } from "@/lib/sync-rules/write-mode";
 

@@ -2,6 +2,7 @@
 // (events.ts). run-store.ts calls publishRunEvent for every status change; record-batch.ts for progress.
 import "server-only";
 import type { PoolClient } from "pg";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { runOutcome } from "@/lib/sync-rules/run-outcome";
 import { hasSubscribers, publish, type RunEvent, type RunEventName } from "./events";
@@ -33,34 +34,18 @@ export function anyoneListens(status: SyncRunStatus): boolean {
   return (EVENTS_OF[status] ?? []).some(hasSubscribers);
 }
 
-interface RunRow {
-  id: number;
-  sync_id: number;
-  workspace_id: number;
-  sync_run_type: RunEvent["runType"];
-  status: SyncRunStatus;
-  error: string | null;
-  canceled_by: string | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  total_query_rows: number;
-  total_rows: number;
-  skipped_rows: number;
-  successful_rows: number;
-  failed_rows: number;
-  duplicate_rows: number;
-  processed_rows: number;
-}
-
 /** The run as `client`'s transaction sees it (its change not committed yet). */
 async function readRunEvent(client: PoolClient, runId: number): Promise<RunEvent | undefined> {
-  const { rows } = await client.query<RunRow>(
-    `SELECT id, sync_id, workspace_id, sync_run_type, status, error, canceled_by, started_at, finished_at, total_query_rows,
-       total_rows, skipped_rows, successful_rows, failed_rows, duplicate_rows, processed_rows
-     FROM sync_runs WHERE id = $1`,
-    [runId],
+  const [r] = await viaClient(
+    client,
+    sqlBuilder()
+      .selectFrom("sync_runs")
+      .select([
+        "id", "sync_id", "workspace_id", "sync_run_type", "status", "error", "canceled_by", "started_at", "finished_at", "total_query_rows",
+        "total_rows", "skipped_rows", "successful_rows", "failed_rows", "duplicate_rows", "processed_rows",
+      ])
+      .where("id", "=", runId),
   );
-  const r = rows[0];
   if (!r) return undefined;
   return {
     runId: r.id,

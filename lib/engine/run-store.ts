@@ -7,7 +7,9 @@
 // Both are re-exported here: the engine imports (and tests mock) all of them through this module.
 import "server-only";
 import type { PoolClient } from "pg";
+import { sql } from "kysely";
 import { pgPool, prisma } from "@/lib/db/client";
+import { anyOf, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { lockForTransaction, triggerLockKey, workspaceShareLockKey } from "./locks";
@@ -108,29 +110,43 @@ export async function claimRun(runId: number, share = 0): Promise<SyncRun | null
 
 /** Under the workspace's lock: whether it already runs `share` other runs (a run that is gone: false, the claim finds nothing). */
 async function overShare(client: PoolClient, runId: number, share: number): Promise<boolean> {
-  const { rows: own } = await client.query<{ workspace_id: number }>("SELECT workspace_id FROM sync_runs WHERE id = $1", [runId]);
-  if (own.length === 0) return false;
-  await lockForTransaction(client, workspaceShareLockKey(own[0].workspace_id));
+  const runs = sqlBuilder().selectFrom("sync_runs");
+  const [own] = await viaClient(client, runs.select("workspace_id").where("id", "=", runId));
+  if (!own) return false;
+  await lockForTransaction(client, workspaceShareLockKey(own.workspace_id));
   // Read after the lock: READ COMMITTED gives this statement the claims committed before it.
-  const { rows } = await client.query<{ busy: boolean }>(
-    "SELECT count(*) >= $3 AS busy FROM sync_runs WHERE workspace_id = $1 AND id <> $2 AND status = ANY($4::sync_run_status[])",
-    [own[0].workspace_id, runId, share, RUNNING_RUN_STATUSES],
+  const [{ busy }] = await viaClient(
+    client,
+    runs
+      .select((eb) => eb(eb.fn.countAll(), ">=", share).$castTo<boolean>().as("busy"))
+      .where("workspace_id", "=", own.workspace_id)
+      .where("id", "<>", runId)
+      .where("status", "=", anyOf(RUNNING_RUN_STATUSES, "sync_run_status")),
   );
-  return rows[0].busy;
+  return busy;
 }
 
 async function claim(db: Db, runId: number, publishing: boolean): Promise<boolean> {
   // first_start: started_at was empty before this claim (a resumed or approved run started before).
-  const { rows } = await db.query<{ first_start: boolean }>(
-    `UPDATE sync_runs r SET status = 'started', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()),
-       waiting_until = NULL, updated_at = now()
-     FROM (SELECT started_at FROM sync_runs WHERE id = $1) before
-     WHERE r.id = $1 AND r.status = ANY($2::sync_run_status[])
-     RETURNING before.started_at IS NULL AS first_start`,
-    [runId, runStatusesAllowing("started")],
+  const b = sqlBuilder();
+  const [row] = await viaClient(
+    db,
+    b
+      .updateTable("sync_runs as r")
+      .from(b.selectFrom("sync_runs").select("started_at").where("id", "=", runId).as("before"))
+      .set((eb) => ({
+        status: "started",
+        attempts: eb("r.attempts", "+", 1),
+        started_at: eb.fn.coalesce("r.started_at", sql<Date>`now()`),
+        waiting_until: null,
+        updated_at: sql`now()`,
+      }))
+      .where("r.id", "=", runId)
+      .where("r.status", "=", anyOf(runStatusesAllowing("started"), "sync_run_status"))
+      .returning((eb) => eb("before.started_at", "is", null).$castTo<boolean>().as("first_start")),
   );
-  if (rows.length === 0) return false;
-  if (publishing && rows[0].first_start && isClient(db)) await publishRunEvent(db, runId, "started");
+  if (!row) return false;
+  if (publishing && row.first_start && isClient(db)) await publishRunEvent(db, runId, "started");
   return true;
 }
 
@@ -189,12 +205,14 @@ export async function createGeneralRun(client: PoolClient, sync: { id: number; w
     [sync.id, ACTIVE_RUN_STATUSES],
   );
   if ((active.rowCount ?? 0) > 0) return null;
-  const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO sync_runs (workspace_id, sync_id, status, sync_run_type, timings, created_at, updated_at)
-     VALUES ($1, $2, 'queued', 'general', '{}', now(), now()) RETURNING id`,
-    [sync.workspaceId, sync.id],
+  const [run] = await viaClient(
+    client,
+    sqlBuilder()
+      .insertInto("sync_runs")
+      .values({ workspace_id: sync.workspaceId, sync_id: sync.id, status: "queued", sync_run_type: "general", timings: sql`'{}'`, created_at: sql`now()`, updated_at: sql`now()` })
+      .returning("id"),
   );
-  return rows[0].id;
+  return run.id;
 }
 
 /** A queued test run (any number may run beside the sync's general run). */

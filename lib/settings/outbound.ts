@@ -1,4 +1,4 @@
-// Which private, loopback and link-local addresses connectors may reach (lib/connectors/net-policy.ts
+// Which private, loopback and link-local addresses connectors may reach (lib/net/policy.ts
 // enforces it): OUTBOUND_ALLOW_PRIVATE, or, with DEMO=1 and nothing set, the host of the database
 // the demo's connectors read and write (the one beside the application's).
 import { isIP } from "node:net";

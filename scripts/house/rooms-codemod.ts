@@ -1,6 +1,6 @@
-// Rooms by capability (issue 38 item 4): lib/services grouped by what it serves, and the two lib
-// folders once both called "config" given names that say what they hold. Re-runnable on purpose:
-// branches merged after it still import the old paths, so running it again moves what is left and
+// Rooms by capability (issue 38 item 4): lib/services grouped by what it serves, the two lib
+// folders once both called "config" given names that say what they hold, outbound HTTP in lib/net.
+// Re-runnable on purpose: branches merged after it still import the old paths, so running it again moves what is left and
 // rewrites their imports; on a tree already moved it changes nothing.
 //
 //   npx tsx scripts/house/rooms-codemod.ts          (from the repository root)
@@ -82,6 +82,12 @@ export const MOVES: readonly Move[] = [
   }),
   ...room("notifications", { "webhook-subscriptions": "webhook-subscriptions" }),
   ...room("insights", { health: "health", metrics: "metrics", reports: "reports", audit: "audit" }),
+  // Outbound network in one home (lib/net): the guard every tenant-directed connection passes, and
+  // the one HTTP client connectors, webhooks and alerts send through.
+  ["module", "lib/connectors/net-policy", "lib/net/policy"],
+  ["module", "lib/connectors/app-database", "lib/net/app-database"],
+  ["module", "lib/connectors/shared/http", "lib/net/http"],
+  ["module", "lib/connectors/shared/retry-after", "lib/net/retry-after"],
 ];
 
 /** Flat files lib/services keeps: helpers every room uses, and the process-start wiring of run events. */

@@ -30,6 +30,9 @@ describe("layer rules", () => {
     ["lib/connectors/mariadb/example.ts", 'import { route as x } from "../../http/handler";', "import/no-restricted-paths"],
     ["lib/connectors/example.ts", 'import { listSyncs as x } from "@/lib/services/syncs/syncs";', "import/no-restricted-paths"],
     ["lib/connectors/example.ts", 'import { pgPool as x } from "@/lib/db/client";', "import/no-restricted-paths"],
+    // lib/net (the outbound guard and HTTP client) is below its users.
+    ["lib/net/example.ts", 'import { ConnectorError as x } from "../connectors/shared/errors";', "import/no-restricted-paths"],
+    ["lib/net/example.ts", 'import { deliverWebhook as x } from "@/lib/engine";', "import/no-restricted-paths"],
     ["lib/serializers/example.ts", 'import { Prisma as x } from "@/lib/generated/prisma/client";', "@typescript-eslint/no-restricted-imports"],
     ["lib/validation/example.ts", 'import { pgPool as x } from "../db/client";', "@typescript-eslint/no-restricted-imports"],
     ["app/api/v1/example/route.ts", 'import { prisma as x } from "@/lib/db/client";', "@typescript-eslint/no-restricted-imports"],
@@ -60,6 +63,8 @@ describe("layer rules", () => {
     ["lib/serializers/example.ts", 'import type { SyncRun as x } from "@/lib/generated/prisma/client";'],
     ["lib/sync-rules/example.ts", 'import { SyncStatus as x } from "@/lib/generated/prisma/enums";'],
     ["lib/connectors/example.ts", 'import { ConnectorError as x } from "./shared/errors";'],
+    ["lib/connectors/example.ts", 'import { sendHttp as x } from "@/lib/net/http";'],
+    ["lib/engine/webhooks/example.ts", 'import { sendHttp as x } from "@/lib/net/http";'],
     ["lib/connectors/postgresql/example.ts", 'import { copyOutLines as x } from "@/lib/db/pg-wire/copy-out";'],
     ["lib/connectors/example.test.ts", 'import { prisma as x } from "@/lib/db/client";'],
   ])("%s may `%s`", async (file, code) => {

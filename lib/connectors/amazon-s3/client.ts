@@ -1,10 +1,9 @@
 // An S3 client whose every connection goes through the outbound policy: its HTTP(S) agents resolve
 // names with guardedLookup (so the addresses connected to are the ones checked), and a custom
 // endpoint is checked first (scheme, and IP literals, which never reach a lookup).
-import http from "node:http";
-import https from "node:https";
 import { S3Client } from "@aws-sdk/client-s3";
-import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
+import { assertUrlAllowed, OutboundBlockedError } from "@/lib/net/policy";
+import { guardedSdkAgents } from "@/lib/net/sdk-agents";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { redact } from "../shared/secrets";
 import type { S3Target } from "./config";
@@ -15,7 +14,6 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 export function s3Client(target: S3Target): S3Client {
   const endpoint = target.endpoint ? assertUrlAllowed(target.endpoint).toString().replace(/\/$/, "") : undefined;
-  const lookup = guardedLookup();
   return new S3Client({
     region: target.region,
     endpoint,
@@ -24,8 +22,7 @@ export function s3Client(target: S3Target): S3Client {
     credentials: target.role ? () => roleCredentials(target.role!, target.region) : { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
     maxAttempts: 2,
     requestHandler: {
-      httpAgent: new http.Agent({ keepAlive: true, lookup }),
-      httpsAgent: new https.Agent({ keepAlive: true, lookup }),
+      ...guardedSdkAgents({ keepAlive: true }),
       connectionTimeout: CONNECT_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
     },

@@ -8,12 +8,11 @@
 // role the operator's own account trusts. Hence role auth is off unless S3_ROLE_AUTH is on, a role in
 // the server's own account is refused (its account from STS GetCallerIdentity, asked once), and an
 // external id is required, which each customer's trust policy must pin to that customer.
-import http from "node:http";
-import https from "node:https";
 import { createHash, randomBytes } from "node:crypto";
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { env } from "@/lib/settings/env";
-import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
+import { assertUrlAllowed, OutboundBlockedError } from "@/lib/net/policy";
+import { guardedSdkAgents } from "@/lib/net/sdk-agents";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { setBounded } from "../shared/bounded-cache";
 import { ROLE_AUTH_OFF } from "./config";
@@ -51,12 +50,11 @@ export function checkRole(role: S3Role): void {
 function stsClient(region: string): STSClient {
   const configured = env.AWS_ENDPOINT_URL_STS;
   const endpoint = configured ? assertUrlAllowed(configured).toString().replace(/\/$/, "") : undefined;
-  const lookup = guardedLookup();
   return new STSClient({
     region,
     endpoint,
     maxAttempts: 3,
-    requestHandler: { httpAgent: new http.Agent({ lookup }), httpsAgent: new https.Agent({ lookup }), connectionTimeout: 10_000, requestTimeout: 30_000 },
+    requestHandler: { ...guardedSdkAgents(), connectionTimeout: 10_000, requestTimeout: 30_000 },
   });
 }
 

@@ -4,10 +4,9 @@
 // connection goes to exactly the addresses that were checked, and whose answers are bounded in size
 // and in time (bounded-handler.ts). An endpoint given as an IP literal
 // never reaches a lookup, so it is checked here before the client exists.
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import { AthenaClient } from "@aws-sdk/client-athena";
-import { assertUrlAllowed, guardedLookup } from "../net-policy";
+import { assertUrlAllowed } from "@/lib/net/policy";
+import { guardedSdkAgents } from "@/lib/net/sdk-agents";
 import { BoundedHttpHandler } from "./bounded-handler";
 import type { AthenaSettings } from "./definition";
 
@@ -17,7 +16,6 @@ const REQUEST_TIMEOUT_MS = 60_000;
 
 export function athenaClient(s: AthenaSettings): AthenaClient {
   if (s.endpoint) assertUrlAllowed(s.endpoint);
-  const lookup = guardedLookup();
   return new AthenaClient({
     region: s.region,
     credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
@@ -26,8 +24,7 @@ export function athenaClient(s: AthenaSettings): AthenaClient {
     requestHandler: new BoundedHttpHandler({
       connectionTimeout: CONNECT_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
-      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 4, lookup }),
-      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 4, lookup }),
+      ...guardedSdkAgents({ keepAlive: true, maxSockets: 4 }),
     }),
   });
 }

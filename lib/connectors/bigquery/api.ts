@@ -6,7 +6,7 @@
 import type { Row } from "../types";
 import { accessToken, forgetAccessToken, type JwtBearer } from "../rest-kit/oauth";
 import { ConnectorError } from "../shared/errors";
-import { sendHttp, type HttpExchange, type HttpMethod } from "../shared/http";
+import { sendHttp, type HttpExchange, type HttpMethod } from "@/lib/net/http";
 import type { BigquerySettings } from "./definition";
 import { abortableSleep } from "../shared/sleep";
 

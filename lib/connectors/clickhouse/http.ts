@@ -1,9 +1,10 @@
 // ClickHouse's HTTP interface, spoken directly (POST the query, stream the answer's bytes). Every
 // connection goes through the outbound guard: the URL is checked (IP literals) and each connection
-// resolves its host through guardedLookup, so it reaches exactly the addresses that were checked.
+// resolves its host through the guarded dispatcher (lib/net), so it reaches exactly the addresses that were checked.
 import { createHash, randomUUID } from "node:crypto";
-import { Agent, request } from "undici";
-import { assertUrlAllowed, guardedLookup, OutboundBlockedError } from "../net-policy";
+import { guardedDispatcher, type Dispatcher } from "@/lib/net/http";
+import { OutboundBlockedError, systemResolver } from "@/lib/net/policy";
+import { openStream } from "@/lib/net/stream";
 import { setBounded } from "../shared/bounded-cache";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import type { ClickhouseConfig } from "./config";
@@ -47,8 +48,8 @@ export interface ChResponse {
 }
 
 /** A dispatcher per operation: the guarded lookup, the configured connect timeout; closed after. */
-export function dispatcher(c: ClickhouseConfig): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(), timeout: c.connectTimeoutMs }, keepAliveTimeout: 1000 });
+export function dispatcher(c: ClickhouseConfig): Dispatcher {
+  return guardedDispatcher(systemResolver, { connectTimeoutMs: c.connectTimeoutMs, keepAliveTimeoutMs: 1000 });
 }
 
 function authHeader(c: ClickhouseConfig): string {
@@ -94,14 +95,13 @@ async function readText(
  * Sends one query; resolves once the answer's headers arrived with a 200 (its body still to be
  * read), else throws ClickhouseError, OutboundBlockedError or the network's error.
  */
-export async function openQuery(c: ClickhouseConfig, call: ChCall, agent: Agent): Promise<ChResponse> {
+export async function openQuery(c: ClickhouseConfig, call: ChCall, agent: Dispatcher): Promise<ChResponse> {
   const queryId = call.queryId ?? randomUUID();
   const url = new URL(c.endpoint);
-  assertUrlAllowed(url.toString());
   url.searchParams.set("database", c.database);
   url.searchParams.set("query_id", queryId);
   for (const [k, v] of Object.entries(call.settings ?? {})) url.searchParams.set(k, v);
-  const res = await request(url, {
+  const res = await openStream(url, {
     method: "POST",
     headers: { authorization: authHeader(c), "content-type": "text/plain; charset=utf-8", "user-agent": "datasync" },
     body: call.sql,

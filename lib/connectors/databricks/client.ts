@@ -4,7 +4,7 @@
 // result's chunks by next_chunk_internal_link, and POST …/cancel when the run is cancelled or the
 // statement outlives query_timeout.
 import { ConnectorError } from "../shared/errors";
-import type { HttpExchange } from "../shared/http";
+import type { HttpExchange } from "@/lib/net/http";
 import { callApi, untilFinished, type StatementApi } from "../shared/statement-api";
 import type { DatabricksConfig } from "./config";
 import type { DatabricksColumn } from "./values";

@@ -3,7 +3,7 @@
 // 10 MB), DELETE /v1/crawl/{id} cancels it, GET /v1/crawl/active lists the running ones. A 429 is
 // retried after Retry-After, or after the wait Firecrawl's error text names ("retry after 46s").
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isSuccess, type HttpExchange, type HttpMethod } from "../shared/http";
+import { describeExchange, isSuccess, type HttpExchange, type HttpMethod } from "@/lib/net/http";
 import { jsonOf, sendWithRetries } from "../shared/api-source";
 import type { FirecrawlSettings } from "./definition";
 

@@ -5,12 +5,12 @@
 // downloads through its guarded dispatcher). Rate limits (429, 403 rateLimitExceeded /
 // userRateLimitExceeded) and 5xx are retried after Retry-After, else with growing pauses.
 import { Readable } from "node:stream";
-import { fetch as undiciFetch } from "undici";
 import type { Row } from "../types";
 import { accessToken, forgetAccessToken, type JwtBearer } from "../rest-kit/oauth";
-import { assertUrlAllowed } from "../net-policy";
+import { assertUrlAllowed } from "@/lib/net/policy";
 import { ConnectorError } from "../shared/errors";
-import { guardedDispatcher, parseRetryAfter, sendHttp, type Dispatcher } from "../shared/http";
+import { guardedDispatcher, parseRetryAfter, sendHttp, type Dispatcher } from "@/lib/net/http";
+import { fetchStream } from "@/lib/net/stream";
 import { abortableSleep } from "../shared/sleep";
 
 export const DEFAULT_BASE_URL = "https://www.googleapis.com";
@@ -201,11 +201,10 @@ export class DriveApi {
       signal?.addEventListener("abort", onAbort, { once: true });
       let response;
       try {
-        response = await undiciFetch(url, {
+        response = await fetchStream(url, {
           headers: { authorization: `Bearer ${await this.token()}` },
           dispatcher: this.dispatcher,
           signal: controller.signal,
-          redirect: "error",
         });
       } catch (err) {
         clearTimeout(timer);

@@ -10,7 +10,7 @@ import { mapLimit, throwIfAborted } from "../shared/batching";
 import { buildCatalog } from "../shared/catalog";
 import { numberField, objectField, secondsToMs, stringField, stringMap } from "../shared/config";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import type { HttpMethod } from "../shared/http";
+import type { HttpMethod } from "@/lib/net/http";
 import { renderJsonTemplate } from "../shared/liquid";
 import { callModel, PredictionFailed, type CallLimits } from "../model-kit/http";
 import { ERROR_COLUMN } from "../model-kit/source";

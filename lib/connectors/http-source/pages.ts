@@ -4,7 +4,7 @@
 // endpoint that keeps sending the same cursor or empty pages is stopped.
 import type { Row } from "../types";
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isSuccess } from "../shared/http";
+import { describeExchange, isSuccess } from "@/lib/net/http";
 import { jsonOf, sendWithRetries } from "../shared/api-source";
 import { JsonNumber } from "../shared/values";
 import { evaluate, recordsPath } from "./json-path";

@@ -6,7 +6,7 @@ import type { Row, WriteAction } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { renderTemplate } from "../shared/liquid";
 import { scalarText } from "../shared/values";
-import type { HttpMethod } from "../shared/http";
+import type { HttpMethod } from "@/lib/net/http";
 
 export type WriteMethod = Exclude<HttpMethod, "OPTIONS" | "HEAD">;
 

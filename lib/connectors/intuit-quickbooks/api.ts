@@ -6,7 +6,7 @@
 // Retry-After or a growing pause; a 401 fetches a new access token once.
 import { createHash } from "node:crypto";
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isSuccess, type HttpExchange } from "../shared/http";
+import { describeExchange, isSuccess, type HttpExchange } from "@/lib/net/http";
 import { MAX_TOKEN_LENGTH, setBounded } from "../shared/bounded-cache";
 import { jsonOf, sendWithRetries } from "../shared/api-source";
 import type { QuickbooksSettings } from "./definition";

@@ -8,7 +8,7 @@ import { numberField, optionalString, secondsToMs, stringField } from "../shared
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import { modelSelect, subquery, type ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-catalog";
-import { connectGuarded } from "../net-policy";
+import { connectGuarded } from "@/lib/net/policy";
 import { parseJsonExact } from "../shared/values";
 
 export interface MariaSettings {

@@ -5,7 +5,7 @@ import type { Row } from "../types";
 import { ConnectorError } from "../shared/errors";
 import { PoolCache } from "../shared/pool-cache";
 import type { TableInfo } from "../shared/sql-catalog";
-import { assertHostAllowed } from "../net-policy";
+import { assertHostAllowed } from "@/lib/net/policy";
 import { connectionOptions, listColumns, mariaSettings, mysqlPromise, SESSION_SETUP, settingsKey, type MariaSettings } from "./connection";
 
 export interface PoolEntry {

@@ -7,7 +7,7 @@ import { ConnectorError, safeCheck, withDescribedErrors } from "../shared/errors
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
 import type { ColumnInfo } from "../shared/sql";
-import { assertHostAllowed } from "../net-policy";
+import { assertHostAllowed } from "@/lib/net/policy";
 import { mssqlDriver, type MssqlDriver, type MssqlSession } from "./driver";
 import { describeMssqlError, isRecordError } from "./errors";
 import { microsoftSqlDestinationDefinition } from "./definition";

@@ -3,7 +3,7 @@
 // (tedious). Tests put a recording fake behind the same interface, since no SQL Server runs here.
 import { Socket } from "node:net";
 import type { Row } from "../types";
-import { connectGuarded } from "../net-policy";
+import { connectGuarded } from "@/lib/net/policy";
 import { lazyModule } from "../shared/lazy-module";
 import type { MssqlSettings } from "./settings";
 

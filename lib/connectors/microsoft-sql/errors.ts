@@ -1,6 +1,6 @@
 // Microsoft SQL errors as sentences, and which of them a single row causes (so bisection can pin it).
 import { ConnectorError, errorMessage } from "../shared/errors";
-import { OutboundBlockedError } from "../net-policy";
+import { OutboundBlockedError } from "@/lib/net/policy";
 import type { MssqlSettings } from "./settings";
 
 interface DriverError {

@@ -3,10 +3,9 @@
 // endpoint override checked before the client exists, the kit's spacing before each call, and the
 // SDK's errors turned into sentences, split into "this row" (PredictionFailed) and "this connection".
 // The SDK retries throttling (429 ThrottlingException…) and 5xx itself, honouring Retry-After.
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import type { Row } from "../types";
-import { assertUrlAllowed, guardedLookup } from "../net-policy";
+import { assertUrlAllowed } from "@/lib/net/policy";
+import { guardedSdkAgents } from "@/lib/net/sdk-agents";
 import { optionalString, stringField } from "../shared/config";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { BoundedHttpHandler } from "../aws-athena/bounded-handler";
@@ -44,7 +43,6 @@ export function awsSettings(config: Row): AwsSettings {
 export function awsClientOptions(aws: AwsSettings, s: KitSettings) {
   // An endpoint given as an IP literal never reaches a lookup: checked here.
   if (aws.endpoint) assertUrlAllowed(aws.endpoint);
-  const lookup = guardedLookup();
   return {
     region: aws.region,
     credentials: { accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey, ...(aws.sessionToken ? { sessionToken: aws.sessionToken } : {}) },
@@ -54,8 +52,7 @@ export function awsClientOptions(aws: AwsSettings, s: KitSettings) {
       {
         connectionTimeout: CONNECT_TIMEOUT_MS,
         requestTimeout: s.timeoutMs,
-        httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 8, lookup }),
-        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 8, lookup }),
+        ...guardedSdkAgents({ keepAlive: true, maxSockets: 8 }),
       },
       { maxBytes: MAX_ANSWER_BYTES, deadlineMs: s.timeoutMs },
     ),

@@ -3,7 +3,7 @@
 // and failed with the vendor's own reason. A refusal of this one request (400, 413, 422, 424: the
 // row's prompt or payload) is a PredictionFailed, reported on the row; anything else stops the read.
 import { ConnectorError } from "../shared/errors";
-import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
+import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "@/lib/net/http";
 import { budgetKey, retryDelayMs, sleep, spend } from "./budget";
 import { estimateTokens } from "./formats";
 import type { KitSettings } from "./settings";

@@ -13,7 +13,7 @@ import { redact, secretValues } from "../shared/secrets";
 import { odooModels } from "./catalog";
 import { odooDestinationDefinition, odooSettings } from "./definition";
 import { createValues, FIELD_ATTRIBUTES, fieldSchema, type OdooFields } from "./fields";
-import { truncate } from "../shared/http";
+import { truncate } from "@/lib/net/http";
 import { exactJson } from "../shared/values";
 import { FAULT_TEXT_LIMIT, FIELDS_ANSWER_BYTES, OdooClient, OdooFault, OdooHttpError, SMALL_ANSWER_BYTES } from "./rpc";
 

@@ -6,7 +6,7 @@
 // sentence leaving here is scrubbed of the password. Reference: odoo.com/documentation, "External
 // API" (the XML-RPC examples; /jsonrpc takes the same services and arguments).
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isRetryable, sendHttp, truncate } from "../shared/http";
+import { describeExchange, isRetryable, sendHttp, truncate } from "@/lib/net/http";
 import { redact } from "../shared/secrets";
 import { exactJson, parseJsonExact } from "../shared/values";
 import { abortableSleep } from "../shared/sleep";

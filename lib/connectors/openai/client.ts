@@ -4,7 +4,7 @@
 // PredictionFailed, which the source reports on the row; anything else stops the read.
 // Every request goes through shared/http.ts, so the outbound network policy applies.
 import { ConnectorError, errorMessage } from "../shared/errors";
-import { describeExchange, isRetryable, isSuccess, parseJsonBody, sendHttp, type HttpExchange } from "../shared/http";
+import { describeExchange, isRetryable, isSuccess, parseJsonBody, sendHttp, type HttpExchange } from "@/lib/net/http";
 // The model kit's pieces: its spacing budget, Retry-After delay and "this row only" classification.
 import { budgetKey, retryDelayMs, sleep, spend } from "../model-kit/budget";
 import { isRowRefusal, PredictionFailed } from "../model-kit/http";

@@ -5,7 +5,7 @@
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import type { Row } from "../types";
-import { guardedLookup } from "../net-policy";
+import { guardedLookup } from "@/lib/net/policy";
 import { lazyModule } from "../shared/lazy-module";
 import { serviceName, type OracleSettings } from "./settings";
 

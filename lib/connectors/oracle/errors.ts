@@ -1,6 +1,6 @@
 // Oracle errors as sentences, and which of them a single row's values cause.
 import { ConnectorError, errorMessage } from "../shared/errors";
-import { OutboundBlockedError } from "../net-policy";
+import { OutboundBlockedError } from "@/lib/net/policy";
 import type { OracleSettings } from "./settings";
 
 interface DriverError {

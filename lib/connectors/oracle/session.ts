@@ -1,6 +1,6 @@
 // Opening Oracle sessions for the connectors: the outbound policy's early refusal, then the driver.
 import type { Row } from "../types";
-import { assertHostAllowed } from "../net-policy";
+import { assertHostAllowed } from "@/lib/net/policy";
 import { ConnectorError } from "../shared/errors";
 import type { OracleDriver, OracleSession } from "./driver";
 import { oracleSettings, type OracleSettings } from "./settings";

@@ -8,7 +8,7 @@ import { numberField, objectField, optionalString, secondsToMs, stringField } fr
 import { ConnectorError, errorMessage, withDescribedErrors } from "../shared/errors";
 import type { ColumnInfo } from "../shared/sql";
 import type { TableInfo } from "../shared/sql-catalog";
-import { connectGuarded } from "../net-policy";
+import { connectGuarded } from "@/lib/net/policy";
 import { valueTypes } from "./values";
 
 export interface PgSettings {

@@ -18,7 +18,7 @@ import { exactJson, scalarText } from "../shared/values";
 import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
-import { assertHostAllowed } from "../net-policy";
+import { assertHostAllowed } from "@/lib/net/policy";
 import {
   clientConfig,
   described,

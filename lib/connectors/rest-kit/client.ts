@@ -4,8 +4,8 @@
 import type { Row } from "../types";
 import { optionalString, secondsToMs, stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
-import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "../shared/http";
-import { capRetryAfter } from "../shared/retry-after";
+import { isRetryable, isSuccess, sendHttp, type HttpExchange } from "@/lib/net/http";
+import { capRetryAfter } from "@/lib/net/retry-after";
 import { credentialTexts as headerCredentialTexts, redact } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { formBody } from "./form";

@@ -7,7 +7,7 @@ import type { WriteMode } from "@/lib/sync-rules/write-mode";
 import type { Catalog, CheckResult, ConnectorDefinition, DestinationConnector, Row, WriteAction, WriteOptions, WriteOutcome, WriteRecord } from "../types";
 import { buildCatalog } from "../shared/catalog";
 import { ConnectorError, errorMessage, safeCheck } from "../shared/errors";
-import { describeExchange, isSuccess } from "../shared/http";
+import { describeExchange, isSuccess } from "@/lib/net/http";
 import { redact, secretValues } from "../shared/secrets";
 import { exactJson } from "../shared/values";
 import { planRequests, prepare, type Prepared } from "./batches";

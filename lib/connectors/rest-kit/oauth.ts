@@ -8,7 +8,7 @@ import { createHash, createSign } from "node:crypto";
 import type { Row } from "../types";
 import { stringField } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
-import { isSuccess, sendHttp } from "../shared/http";
+import { isSuccess, sendHttp } from "@/lib/net/http";
 import { MAX_TOKEN_LENGTH, setBounded, TOKEN_CACHE_LIMIT } from "../shared/bounded-cache";
 
 export interface ClientCredentials {

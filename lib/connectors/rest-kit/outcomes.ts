@@ -5,8 +5,8 @@
 // from Retry-After or the vendor's rate-limit headers.
 import type { LogPart, RecordLog, WriteOutcome, WriteRecord } from "../types";
 import { exactJson } from "../shared/values";
-import { describeExchange, isRetryable, isSuccess, logUrl, truncate, type HttpExchange } from "../shared/http";
-import { capRetryAfter } from "../shared/retry-after";
+import { describeExchange, isRetryable, isSuccess, logUrl, truncate, type HttpExchange } from "@/lib/net/http";
+import { capRetryAfter } from "@/lib/net/retry-after";
 import type { Prepared } from "./batches";
 import { describeFailure, responseOf } from "./client";
 import type { RecordResult, RestDestinationSpec, RestResponse } from "./types";

@@ -4,7 +4,7 @@
 // response. Everything else (outbound policy, timeouts, batching, retries, logs, secret masking) is
 // the kit's, so a vendor is one small reviewed file. See docs/connectors.md, "REST destination kit".
 import type { ConnectorDefinition, JsonSchema, RateLimitUnit, Row, Stream, WriteAction, WriteRecord } from "../types";
-import type { HttpMethod } from "../shared/http";
+import type { HttpMethod } from "@/lib/net/http";
 import type { ClientCredentials, JwtBearer } from "./oauth";
 
 /** How the credential travels. The configuration field named here must be declared `secret`. */

@@ -5,7 +5,7 @@
 import type { Row } from "../types";
 import { secondsToMs } from "../shared/config";
 import { ConnectorError } from "../shared/errors";
-import { sendHttp } from "../shared/http";
+import { sendHttp } from "@/lib/net/http";
 import { abortableSleep } from "../shared/sleep";
 import { parseJsonExact } from "../shared/values";
 import { forgetAccessToken, tokenSession } from "../rest-kit/oauth";

@@ -10,7 +10,7 @@ import { Socket } from "node:net";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import SftpClient from "ssh2-sftp-client";
-import { connectGuarded } from "../net-policy";
+import { connectGuarded } from "@/lib/net/policy";
 import { ConnectorError, errorMessage } from "../shared/errors";
 import { normalizeFingerprint } from "./fingerprint";
 

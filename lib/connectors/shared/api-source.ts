@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import type { FingerprintedBatch, FingerprintOptions, JsonSchema, QueryResult, Row } from "../types";
 import { ConnectorError } from "./errors";
-import { isSuccess, sendHttp, type HttpCall, type HttpExchange } from "./http";
+import { isSuccess, sendHttp, type HttpCall, type HttpExchange } from "@/lib/net/http";
 import { abortableSleep } from "./sleep";
 import { JsonNumber, parseJsonExact } from "./values";
 

@@ -6,7 +6,7 @@ import { isIP, Socket, type LookupFunction } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Catalog, ConnectorDefinition, LogPart, Row, WriteOutcome, WriteRecord } from "../types";
-import { assertHostAllowed, connectGuarded, guardedLookup } from "../net-policy";
+import { assertHostAllowed, connectGuarded, guardedLookup } from "@/lib/net/policy";
 import { mapLimit, withTimeout } from "./batching";
 import { buildCatalog } from "./catalog";
 import { numberField, optionalString, secondsToMs, stringField } from "./config";

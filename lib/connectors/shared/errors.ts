@@ -1,22 +1,10 @@
 // Turning thrown values into sentences that are safe to show and to store.
 import type { CheckResult, ConnectorDefinition, Row } from "../types";
+import { ConnectorError, errorMessage } from "@/lib/net/errors";
 import { redact, secretValues } from "./secrets";
 
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
-}
-
-/** An error whose message is already a sentence meant for the person configuring the connector. */
-export class ConnectorError extends Error {
-  constructor(
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = "ConnectorError";
-  }
-}
+// ConnectorError is lib/net's: the outbound guard and the HTTP client throw it too, below connectors.
+export { ConnectorError, errorMessage };
 
 /**
  * Runs a check so that it never throws: any failure becomes `{ok:false}` with `describe`'s sentence,

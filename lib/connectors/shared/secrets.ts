@@ -1,8 +1,9 @@
 // Secret fields are declared once, in the connection specification (`"secret": true`, any depth);
 // masking, merging and redaction all derive from that so a new connector cannot forget a field.
+import { SECRET_MASK } from "@/lib/net/secret-mask";
 import type { ConnectorDefinition, JsonSchema, Row } from "../types";
 
-export const SECRET_MASK = "*************";
+export { SECRET_MASK };
 
 type Path = string[];
 

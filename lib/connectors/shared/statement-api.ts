@@ -3,7 +3,7 @@
 // Retry-After (bounded) and trying again, polling a running statement with growing pauses, and the
 // run's cancel turned into the vendor's cancel call. Each connector keeps its own request shapes.
 import { ConnectorError } from "./errors";
-import { parseJsonBody, sendHttp, type HttpExchange, type HttpMethod } from "./http";
+import { parseJsonBody, sendHttp, type HttpExchange, type HttpMethod } from "@/lib/net/http";
 import { abortableSleep } from "./sleep";
 
 export interface StatementApi {

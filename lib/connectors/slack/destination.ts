@@ -6,7 +6,8 @@ import { buildCatalog } from "../shared/catalog";
 import { secondsToMs, stringField } from "../shared/config";
 import { ConnectorError, safeCheck } from "../shared/errors";
 import { SECRET_MASK } from "../shared/secrets";
-import { describeExchange, isSuccess, outcomeFromExchange, parseJsonBody, sendHttp, type HttpExchange } from "../shared/http";
+import { describeExchange, isSuccess, parseJsonBody, sendHttp, type HttpExchange } from "@/lib/net/http";
+import { outcomeFromExchange } from "../shared/http-outcomes";
 import { renderTemplate } from "../shared/liquid";
 import { slackDestinationDefinition } from "./definition";
 

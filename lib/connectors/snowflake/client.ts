@@ -4,7 +4,7 @@
 // statement outlives query_timeout.
 import { randomUUID } from "node:crypto";
 import { ConnectorError } from "../shared/errors";
-import type { HttpExchange } from "../shared/http";
+import type { HttpExchange } from "@/lib/net/http";
 import { callApi, StatementApiError, untilFinished, type StatementApi } from "../shared/statement-api";
 import { snowflakeAuthHeaders } from "./auth";
 import type { SnowflakeConfig } from "./config";

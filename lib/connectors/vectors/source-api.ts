@@ -4,7 +4,7 @@
 // no vector, a listing of every stored vector; and fingerprints of the rows read.
 import { createHash } from "node:crypto";
 import { ConnectorError } from "../shared/errors";
-import { describeExchange, isRetryable, isSuccess, parseJsonBody, sendHttp, type HttpMethod } from "../shared/http";
+import { describeExchange, isRetryable, isSuccess, parseJsonBody, sendHttp, type HttpMethod } from "@/lib/net/http";
 import { abortableSleep } from "../shared/sleep";
 import { vectorOf } from "./values";
 import type { FingerprintedBatch, FingerprintOptions, Row } from "../types";

@@ -3,8 +3,8 @@
 // AuthInstanceId. The answer holds the whole result, `{"response": {"result": [{column: value}]}}`:
 // the API does not page, so the body is bounded and callers cap the rows they ask for.
 import { ConnectorError } from "../shared/errors";
-import { isSuccess, sendHttp, type HttpExchange } from "../shared/http";
-import { capRetryAfter } from "../shared/retry-after";
+import { isSuccess, sendHttp, type HttpExchange } from "@/lib/net/http";
+import { capRetryAfter } from "@/lib/net/retry-after";
 import { redact } from "../shared/secrets";
 import { JsonNumber, parseJsonExact } from "../shared/values";
 import type { Row } from "../types";

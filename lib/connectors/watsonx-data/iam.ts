@@ -4,7 +4,7 @@
 // minute before they expire; concurrent callers share one request.
 import { createHash } from "node:crypto";
 import { ConnectorError } from "../shared/errors";
-import { isSuccess, sendHttp } from "../shared/http";
+import { isSuccess, sendHttp } from "@/lib/net/http";
 import { MAX_TOKEN_LENGTH, setBounded } from "../shared/bounded-cache";
 import type { WatsonxSettings } from "./config";
 

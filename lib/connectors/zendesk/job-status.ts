@@ -4,7 +4,7 @@
 // (job statuses; users: create or update many users).
 import { ConnectorError } from "../shared/errors";
 import { numberField } from "../shared/config";
-import { truncate } from "../shared/http";
+import { truncate } from "@/lib/net/http";
 import { pollJob } from "../rest-kit/jobs";
 import type { RecordResult, RestCalls, RestContext, RestResponse } from "../rest-kit/types";
 

@@ -2,9 +2,9 @@
 // (their heads: first id, size and how many records match a filter, counted in SQL from the codes),
 // then only the lines of those blocks the window needs, expanded into records here.
 import "server-only";
-import { queryRows } from "@/lib/db/client";
+import { sql, type InferResult } from "kysely";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { recordDecoder, type RecordDecoder } from "@/lib/engine/pass-through/record-columns";
-import { Prisma } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 import { ALL_CODES, decodeCode, detailsOfLine, keyLine, keyOfLine, matchingCodes, rowOfLine } from "./format";
 import type { SyncRecord } from "./types";
@@ -29,41 +29,52 @@ export interface BlockSlice {
   hi: number;
 }
 
-interface SliceRow {
-  first_id: bigint;
-  sync_id: number;
-  lo: number;
-  codes: string;
-  keys: string;
-  rows: string;
-  details: string | null;
-  created_at: Date;
+/** What of a filter changes the SQL text of a heads query; its values are HeadsValues. */
+interface HeadsShape {
+  failedOnly: boolean;
+  byKey: boolean;
+  /** Every code matches: a block's matches are its size. */
+  allCodes: boolean;
 }
 
-/** Conditions on sync_record_blocks b that pass over blocks which cannot hold a match. */
-function blockConditions(runId: number, filter: RecordFilter): Prisma.Sql[] {
-  return [
-    Prisma.sql`b.sync_run_id = ${runId}`,
-    // The partial index sync_record_blocks_failed: failures are found without reading the others.
-    ...(filter.status === "failed" ? [Prisma.sql`b.failed > 0`] : []),
-    // A block whose keys hold the key as a whole line; the records are matched exactly on expansion.
-    ...(filter.primaryKey !== undefined ? [Prisma.sql`strpos(E'\n' || b.keys || E'\n', ${`\n${keyLine(filter.primaryKey)}\n`}) > 0`] : []),
-  ];
+interface HeadsValues {
+  runId: number;
+  /** The key as a whole line of a block's keys (byKey). */
+  keyText: string;
+  /** The codes the filter does not match. */
+  others: string;
 }
 
-/** SQL counting the records of block b whose code the filter matches. */
-function matchCount(filter: RecordFilter): Prisma.Sql {
+function headsOf(runId: number, filter: RecordFilter): { shape: HeadsShape; values: HeadsValues } {
   const codes = matchingCodes(filter);
   const others = [...ALL_CODES].filter((c) => !codes.includes(c)).join("");
+  const byKey = filter.primaryKey !== undefined;
+  return {
+    shape: { failedOnly: filter.status === "failed", byKey, allCodes: others === "" },
+    values: { runId, keyText: byKey ? `\n${keyLine(filter.primaryKey!)}\n` : "", others },
+  };
+}
+
+/** The run's blocks (b), passing over blocks which cannot hold a match, each with its place and its count of matches. */
+function headsQuery(shape: HeadsShape, at: HeadsValues) {
   // translate() deletes every code the filter does not match: the length left is the count.
-  return others === "" ? Prisma.sql`b.size` : Prisma.sql`length(translate(b.codes, ${others}, ''))`;
+  const matches = shape.allCodes ? sql<number>`b.size` : sql<number>`length(translate(b.codes, ${at.others}, ''))::int`;
+  return (
+    sqlBuilder()
+      .selectFrom("sync_record_blocks as b")
+      .select(["b.first_id", "b.size", matches.as("matches")])
+      .where("b.sync_run_id", "=", at.runId)
+      // The partial index sync_record_blocks_failed (failed > 0, a literal, so a generic plan can use it).
+      .$if(shape.failedOnly, (q) => q.where("b.failed", ">", sql.lit(0)))
+      // A block whose keys hold the key as a whole line; the records are matched exactly on expansion.
+      .$if(shape.byKey, (q) => q.where(sql<number>`strpos(E'\n' || b.keys || E'\n', ${at.keyText})`, ">", sql.lit(0)))
+  );
 }
 
 /** The run's blocks in id order, each with its count of records whose code matches the filter. */
 export async function blockHeads(runId: number, filter: RecordFilter): Promise<BlockHead[]> {
-  const rows = await queryRows<{ first_id: bigint; size: number; matches: number }>(Prisma.sql`
-    SELECT b.first_id, b.size, ${matchCount(filter)}::int AS matches FROM sync_record_blocks b
-     WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")} ORDER BY b.first_id`);
+  const { shape, values } = headsOf(runId, filter);
+  const rows = await selectRows(headsQuery(shape, values).orderBy("b.first_id"));
   return rows.map((r) => ({ firstId: r.first_id, size: r.size, matches: r.matches }));
 }
 
@@ -83,56 +94,89 @@ export interface PageWindow {
   afterId?: bigint;
 }
 
-/** A row of pageHeadsQuery: the run's total, and one head (none: first_id null). */
-export interface PageHeadRow {
-  total: number;
-  first_id: bigint | null;
-  size: number;
-  matches: number;
-  before: number;
+/** What changes a page's heads statement: the filter's shape, and whether it pages after an id. */
+export interface PageHeadsShape extends HeadsShape {
+  afterId: boolean;
+}
+
+export interface PageHeadsValues extends HeadsValues {
+  skip: number;
+  /** take + 1 */
+  limit: number;
+  afterId: bigint;
+}
+
+/** A page's heads statement's shape and values. */
+export function pageHeadsOf(runId: number, filter: RecordFilter, window: PageWindow): { shape: PageHeadsShape; values: PageHeadsValues } {
+  // Built field by field: object spreads cost a page request more than the rest of its statement's making.
+  const { shape: s, values: v } = headsOf(runId, filter);
+  return {
+    shape: { failedOnly: s.failedOnly, byKey: s.byKey, allCodes: s.allCodes, afterId: window.afterId !== undefined },
+    values: { runId, keyText: v.keyText, others: v.others, skip: window.skip, limit: window.take + 1, afterId: window.afterId ?? 0n },
+  };
 }
 
 /**
  * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
  * database, so a page of a million-record run reads a thousand heads there but sends back a few.
  * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
- * before the skip or after_id). Its rows become PageHeads with toPageHeads; the caller runs it
- * with what else it reads (sync-records.ts: the run's scope).
+ * before the skip or after_id). Its rows (the run's total, and one head each; none: first_id null)
+ * become PageHeads with toPageHeads; the caller runs it with what else it reads (records.ts: the
+ * run's scope), compiled once per shape (compiledByShape).
  */
-export function pageHeadsQuery(runId: number, filter: RecordFilter, window: PageWindow): Prisma.Sql {
-  const after = window.afterId === undefined ? Prisma.empty : Prisma.sql`AND w.first_id + w.size - 1 > ${window.afterId}`;
-  return Prisma.sql`
-    WITH h AS MATERIALIZED (
-      SELECT b.first_id, b.size, ${matchCount(filter)}::int AS matches FROM sync_record_blocks b
-       WHERE ${Prisma.join(blockConditions(runId, filter), " AND ")}
-    ), w AS (SELECT h.*, sum(h.matches) OVER (ORDER BY h.first_id) AS upto FROM h)
-    SELECT t.total, p.first_id, p.size, p.matches, p.before
-      FROM (SELECT coalesce(sum(matches), 0)::int AS total FROM h) t
-      LEFT JOIN LATERAL (
-        SELECT w.first_id, w.size, w.matches, (w.upto - w.matches)::int AS before FROM w
-         WHERE w.matches > 0 AND w.upto > ${window.skip} ${after} ORDER BY w.first_id LIMIT ${window.take + 1}
-      ) p ON true
-     ORDER BY p.first_id`;
+export function pageHeadsQuery(shape: PageHeadsShape, at: PageHeadsValues) {
+  return sqlBuilder()
+    .with((cte) => cte("h").materialized(), () => headsQuery(shape, at))
+    .with("w", (q) => q.selectFrom("h").selectAll("h").select(sql<number>`sum(h.matches) OVER (ORDER BY h.first_id)`.as("upto")))
+    .selectFrom((q) => q.selectFrom("h").select(sql<number>`coalesce(sum(matches), 0)::int`.as("total")).as("t"))
+    .leftJoinLateral(
+      (q) =>
+        q
+          .selectFrom("w")
+          .select(["w.first_id", "w.size", "w.matches", sql<number>`(w.upto - w.matches)::int`.as("before")])
+          .where("w.matches", ">", sql.lit(0))
+          .where("w.upto", ">", at.skip)
+          .$if(shape.afterId, (q) => q.where(sql<bigint>`w.first_id + w.size - 1`, ">", at.afterId))
+          .orderBy("w.first_id")
+          .limit(at.limit)
+          .as("p"),
+      (join) => join.onTrue(),
+    )
+    .select(["t.total", "p.first_id", "p.size", "p.matches", "p.before"])
+    .orderBy("p.first_id");
 }
+
+/** A row of pageHeadsQuery: the run's total, and one head (none: first_id null). */
+export type PageHeadRow = InferResult<ReturnType<typeof pageHeadsQuery>>[number];
 
 /** The heads of pageHeadsQuery's rows, in order. */
 export function toPageHeads(rows: PageHeadRow[]): PageHeads {
-  const heads = rows.filter((r) => r.first_id !== null).map((r) => ({ firstId: r.first_id as bigint, size: r.size, matches: r.matches }));
+  const heads = rows.flatMap((r) => (r.first_id === null || r.size === null || r.matches === null ? [] : [{ firstId: r.first_id, size: r.size, matches: r.matches }]));
   return { heads, before: rows.find((r) => r.first_id !== null)?.before ?? 0, total: rows[0]?.total ?? 0 };
 }
 
 /** The lines of the slices, in id order: string_to_array in the database, so only they travel. */
-async function fetchSlices(runId: number, slices: BlockSlice[]): Promise<SliceRow[]> {
+const slicesQuery = compiledByShape((_shape: "slices", at: { runId: number; firstIds: string[]; los: number[]; his: number[] }) => {
+  const line = (column: "keys" | "rows" | "details") => sql<string>`array_to_string((string_to_array(${sql.ref(`b.${column}`)}, E'\n'))[w.lo:w.hi], E'\n')`;
+  // The slices as a table w: unnest()s side by side in a select list zip arrays of one length.
+  const windows = sqlBuilder()
+    .selectNoFrom([sql<bigint>`unnest(${at.firstIds}::bigint[])`.as("first_id"), sql<number>`unnest(${at.los}::int[])`.as("lo"), sql<number>`unnest(${at.his}::int[])`.as("hi")])
+    .as("w");
+  return sqlBuilder()
+    .selectFrom(windows)
+    .innerJoin("sync_record_blocks as b", (join) => join.on("b.sync_run_id", "=", at.runId).onRef("b.first_id", "=", "w.first_id"))
+    .select(["b.first_id", "b.sync_id", "w.lo", sql<string>`substr(b.codes, w.lo, w.hi - w.lo + 1)`.as("codes")])
+    .select([line("keys").as("keys"), line("rows").as("rows"), line("details").$castTo<string | null>().as("details"), "b.created_at"])
+    .orderBy("b.first_id");
+});
+
+async function fetchSlices(runId: number, slices: BlockSlice[]) {
   if (slices.length === 0) return [];
-  const line = (column: string) =>
-    Prisma.raw(`array_to_string((string_to_array(b.${column}, E'\\n'))[w.lo:w.hi], E'\\n')`);
-  return queryRows<SliceRow>(Prisma.sql`
-    SELECT b.first_id, b.sync_id, w.lo, substr(b.codes, w.lo, w.hi - w.lo + 1) AS codes, ${line("keys")} AS keys,
-           ${line("rows")} AS rows, ${line("details")} AS details, b.created_at
-      FROM unnest(${slices.map((s) => s.firstId.toString())}::bigint[], ${slices.map((s) => s.lo)}::int[], ${slices.map((s) => s.hi)}::int[]) AS w(first_id, lo, hi)
-      JOIN sync_record_blocks b ON b.sync_run_id = ${runId} AND b.first_id = w.first_id
-     ORDER BY b.first_id`);
+  return selectRows(
+    slicesQuery("slices", { runId, firstIds: slices.map((s) => s.firstId.toString()), los: slices.map((s) => s.lo), his: slices.map((s) => s.hi) }),
+  );
 }
+type SliceRow = Awaited<ReturnType<typeof fetchSlices>>[number];
 
 export interface ExpandOptions {
   runId: number;
@@ -239,9 +283,15 @@ export async function* readAll(heads: BlockHead[], options: ExpandOptions): Asyn
 
 /** One record by id, or undefined. */
 export async function readRecord(runId: number, recordColumns: unknown, id: bigint): Promise<SyncRecord | undefined> {
-  const [block] = await queryRows<{ first_id: bigint; size: number }>(Prisma.sql`
-    SELECT first_id, size FROM sync_record_blocks WHERE sync_run_id = ${runId} AND first_id <= ${id}
-     ORDER BY first_id DESC LIMIT 1`);
+  const [block] = await selectRows(
+    sqlBuilder()
+      .selectFrom("sync_record_blocks")
+      .select(["first_id", "size"])
+      .where("sync_run_id", "=", runId)
+      .where("first_id", "<=", id)
+      .orderBy("first_id", "desc")
+      .limit(sql.lit(1)),
+  );
   if (!block || id >= block.first_id + BigInt(block.size)) return undefined;
   const at = Number(id - block.first_id) + 1;
   const slices = await fetchSlices(runId, [{ firstId: block.first_id, lo: at, hi: at }]);

@@ -7,7 +7,7 @@
 // (WEBHOOK_RETRY_BASE_SECONDS, doubling), until WEBHOOK_RETRY_MAX_HOURS after the event.
 import "server-only";
 import { env } from "@/lib/settings/env";
-import { sendHttp, type HttpExchange } from "@/lib/connectors/shared/http";
+import { sendHttp, type HttpExchange } from "@/lib/net/http";
 import { decrypt } from "@/lib/crypto/encryption";
 import { pgPool, prisma } from "@/lib/db/client";
 import { WEBHOOK_HEADERS } from "@/lib/sync-rules/webhook-events";

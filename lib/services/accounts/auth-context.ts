@@ -8,9 +8,10 @@
 import "server-only";
 import { verifyToken, type TokenClaims, type TokenKind } from "@/lib/auth/jwt";
 import { intersect, type Policies } from "@/lib/auth/permissions";
-import { prisma, queryRows } from "@/lib/db/client";
+import { sql, type RawBuilder } from "kysely";
+import { prisma } from "@/lib/db/client";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { NotFound, Unauthorized, BadRequest } from "@/lib/errors";
-import { Prisma } from "@/lib/generated/prisma/client";
 
 export interface AuthContext {
   user: { id: number; email: string; name: string };
@@ -64,32 +65,50 @@ export function parseWorkspaceHeader(value: string | null): number | undefined {
  */
 export type WorkspaceMode = "selected" | "any";
 
-/** The user's accepted membership (the requested workspace, else the first one), with the user and role. */
-interface MembershipRow {
-  user_id: number;
-  email: string;
-  name: string;
-  snapshot: string;
-  workspace_id: number | null;
-  role_id: number | null;
-  role_name: string | null;
-  policies: Policies | null;
-}
-
-const membershipColumns = Prisma.sql`u.id AS user_id, u.email, u.name, m.workspace_id, m.role_id, m.role_name, m.policies,
-  pg_current_snapshot()::text AS snapshot`;
-
 /**
  * LATERAL subquery `m` over the user `u`: the accepted membership in `workspace` (any when null,
- * then the one in `preferred` if there is one, else the first).
+ * then the one in `preferred` if there is one, else the first), with its role.
  */
-const membershipOf = (workspace: Prisma.Sql | null, preferred?: number) => Prisma.sql`
-  LEFT JOIN LATERAL (
-    SELECT wu.workspace_id, wu.role_id, r.role_name, r.policies
-      FROM workspace_users wu JOIN roles r ON r.id = wu.role_id
-     WHERE wu.user_id = u.id AND wu.joined_at IS NOT NULL ${workspace ? Prisma.sql`AND wu.workspace_id = ${workspace}` : Prisma.empty}
-     ORDER BY ${preferred !== undefined ? Prisma.sql`(wu.workspace_id = ${preferred}) DESC, ` : Prisma.empty}wu.id LIMIT 1
-  ) m ON true`;
+function membershipOf(workspace: number | RawBuilder<number> | null, preferred?: number) {
+  return sqlBuilder()
+    .selectFrom("workspace_users as wu")
+    .innerJoin("roles as r", "r.id", "wu.role_id")
+    .select(["wu.workspace_id", "wu.role_id", "r.role_name", "r.policies"])
+    .where(sql<boolean>`wu.user_id = u.id`)
+    .where("wu.joined_at", "is not", null)
+    .$if(workspace !== null, (q) => q.where("wu.workspace_id", "=", workspace!))
+    .$if(preferred !== undefined, (q) => q.orderBy((o) => o("wu.workspace_id", "=", preferred!), "desc"))
+    .orderBy("wu.id")
+    .limit(sql.lit(1))
+    .$narrowType<{ policies: Policies }>()
+    .as("m");
+}
+
+/** The user's (u) accepted membership (m), and the database snapshot read. */
+const MEMBERSHIP_COLUMNS = ["u.id as user_id", "u.email", "u.name", "m.workspace_id", "m.role_id", "m.role_name", "m.policies"] as const;
+const SNAPSHOT = sql<string>`pg_current_snapshot()::text`.as("snapshot");
+
+/** Which membership a session's lookup reads: the header's workspace, any (the header's first), or the first. */
+type SessionShape = "workspace" | "preferred" | "first";
+
+// A password change ends every session issued before it. iat is in whole seconds, so sessions
+// issued after a change carry an iat rounded up to it (signToken's notBefore).
+const sessionQuery = compiledByShape((shape: SessionShape, at: { jti: string; iat: number; userId: number; workspaceId: number }) =>
+  sqlBuilder()
+    .selectFrom("users as u")
+    .leftJoinLateral(membershipOf(shape === "workspace" ? at.workspaceId : null, shape === "preferred" ? at.workspaceId : undefined), (join) => join.onTrue())
+    .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
+    .select((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom("revoked_tokens").select(sql.lit(1).as("one")).where("jti", "=", at.jti)),
+          eb(sql<number>`${at.iat}::bigint`, "<", sql<number>`COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)`),
+        ])
+        .$castTo<boolean>()
+        .as("revoked"),
+    )
+    .where("u.id", "=", at.userId),
+);
 
 async function sessionLookup(
   claims: TokenClaims,
@@ -97,43 +116,28 @@ async function sessionLookup(
   workspaceId: number | undefined,
   mode: WorkspaceMode,
 ) {
-  const membership =
-    mode === "any"
-      ? membershipOf(null, workspaceId)
-      : membershipOf(workspaceId !== undefined ? Prisma.sql`${workspaceId}` : null);
-  // A password change ends every session issued before it. iat is in whole seconds, so sessions
-  // issued after a change carry an iat rounded up to it (signToken's notBefore).
-  // queryRows: a prepared statement on the pool, run on every authenticated request.
-  const [row] = await queryRows<MembershipRow & { revoked: boolean }>(Prisma.sql`
-    SELECT (EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ${claims.jti})
-            OR ${claims.iat ?? 0}::bigint < COALESCE(CEIL(EXTRACT(EPOCH FROM u.password_changed_at)), 0)) AS revoked,
-           ${membershipColumns}
-      FROM users u ${membership}
-     WHERE u.id = ${userId}`);
+  // A prepared statement on the pool, run on every authenticated request.
+  const shape: SessionShape = workspaceId === undefined ? "first" : mode === "any" ? "preferred" : "workspace";
+  const [row] = await selectRows(sessionQuery(shape, { jti: claims.jti, iat: claims.iat ?? 0, userId, workspaceId: workspaceId ?? 0 }));
   if (!row || row.revoked) throw new Unauthorized(INVALID);
   return { membership: row, tokenRole: undefined };
 }
 
+const apiTokenQuery = compiledByShape((_shape: "token", at: { jti: string }) =>
+  sqlBuilder()
+    .selectFrom("api_tokens as t")
+    .leftJoin("roles as tr", "tr.id", "t.role_id")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .leftJoinLateral(membershipOf(sql.ref<number>("t.workspace_id")), (join) => join.onTrue())
+    .select([...MEMBERSHIP_COLUMNS, SNAPSHOT])
+    .select(["t.id as token_id", "t.role_id as token_role_id", "t.user_id as token_user_id", "t.workspace_id as token_workspace_id", "t.revoked_at"])
+    .select(["t.expires_at", "t.last_used_at", "tr.policies as token_policies", "tr.role_name as token_role_name"])
+    .$narrowType<{ token_policies: Policies | null }>()
+    .where("t.jti", "=", at.jti),
+);
+
 async function apiTokenLookup(claims: TokenClaims, userId: number, requested: number | undefined) {
-  const [row] = await queryRows<
-    MembershipRow & {
-      token_id: number;
-      token_role_id: number | null;
-      token_user_id: number;
-      token_workspace_id: number;
-      revoked_at: Date | null;
-      expires_at: Date | null;
-      last_used_at: Date | null;
-      token_policies: Policies | null;
-      token_role_name: string | null;
-    }
-  >(Prisma.sql`
-    SELECT t.id AS token_id, t.role_id AS token_role_id, t.user_id AS token_user_id, t.workspace_id AS token_workspace_id, t.revoked_at,
-           t.expires_at, t.last_used_at, tr.policies AS token_policies, tr.role_name AS token_role_name, ${membershipColumns}
-      FROM api_tokens t
-      LEFT JOIN roles tr ON tr.id = t.role_id
-      JOIN users u ON u.id = t.user_id ${membershipOf(Prisma.sql`t.workspace_id`)}
-     WHERE t.jti = ${claims.jti}`);
+  const [row] = await selectRows(apiTokenQuery("token", { jti: claims.jti }));
   if (!row || row.revoked_at || row.token_user_id !== userId) throw new Unauthorized(INVALID);
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new Unauthorized(INVALID);
   if (requested !== undefined && requested !== row.token_workspace_id) {

@@ -9,8 +9,8 @@
 //   total_sync_run_rows: rows per bucket = sum(total_rows); success = sum(successful_rows);
 //                        failed = sum(failed_rows) of general runs (a test's refused row is no failure).
 import "server-only";
-import { prisma } from "@/lib/db/client";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { sql, type RawBuilder } from "kysely";
+import { anyOf, db } from "@/lib/db/kysely";
 import { runTruth, STOPPED_ERRORS } from "@/lib/sync-rules/run-outcome";
 import type { ReportQuery } from "@/lib/validation/reports";
 
@@ -28,54 +28,59 @@ const PERIODS = {
   one_week: { unit: "day", step: "1 day", buckets: 7 },
 } as const;
 
-/** One bucket's runs that share every fact their outcome is derived from, with their sums. */
-interface RunGroup {
-  time_slice: Date;
-  status: string | null;
-  sync_run_type: string | null;
-  canceled: boolean | null;
-  stopped_error: string | null;
-  rejected: boolean | null;
-  runs: bigint | null;
-  total_rows: bigint | null;
-  successful_rows: bigint | null;
-  failed_rows: bigint | null;
-}
-
 async function runGroups(
   workspaceId: number,
   period: (typeof PERIODS)[keyof typeof PERIODS],
   connectorIds: number[] | undefined,
   now: Date,
-): Promise<RunGroup[]> {
-  const connectorFilter = connectorIds?.length
-    ? Prisma.sql`AND EXISTS (SELECT 1 FROM syncs s WHERE s.id = r.sync_id AND s.workspace_id = ${workspaceId}
-                   AND (s.source_id = ANY(${connectorIds}::int[]) OR s.destination_id = ANY(${connectorIds}::int[])))`
-    : Prisma.empty;
+) {
+  const { unit, step, buckets } = period;
+  const trunc = (at: RawBuilder<Date> | string) => sql<Date>`date_trunc(${unit}, ${typeof at === "string" ? sql.ref(at) : at}, 'UTC')`;
+  const last = trunc(sql<Date>`${now}::timestamptz`);
   // A handful of groups per bucket: status x type x canceled x stopped error x rejected.
-  return prisma().$queryRaw<RunGroup[]>`
-    WITH buckets AS (
-      SELECT generate_series(
-               date_trunc(${period.unit}, ${now}::timestamptz, 'UTC') - (${period.buckets - 1} * ${period.step}::interval),
-               date_trunc(${period.unit}, ${now}::timestamptz, 'UTC'),
-               ${period.step}::interval) AS time_slice
-    ), groups AS (
-      SELECT date_trunc(${period.unit}, r.created_at, 'UTC') AS time_slice, r.status::text AS status,
-             r.sync_run_type::text AS sync_run_type, r.canceled_by IS NOT NULL AS canceled,
-             CASE WHEN r.error = ANY(${STOPPED_ERRORS as string[]}::text[]) THEN r.error END AS stopped_error,
-             r.failed_rows > 0 AS rejected,
-             COUNT(*) AS runs, SUM(r.total_rows) AS total_rows, SUM(r.successful_rows) AS successful_rows, SUM(r.failed_rows) AS failed_rows
-        FROM sync_runs r
-       WHERE r.workspace_id = ${workspaceId}
-         AND r.created_at >= (SELECT MIN(time_slice) FROM buckets)
-         ${connectorFilter}
-       GROUP BY 1, 2, 3, 4, 5, 6
+  return db()
+    .with("buckets", (q) =>
+      q.selectNoFrom(sql<Date>`generate_series(${last} - (${buckets - 1} * ${step}::interval), ${last}, ${step}::interval)`.as("time_slice")),
     )
-    SELECT b.time_slice, g.status, g.sync_run_type, g.canceled, g.stopped_error, g.rejected,
-           g.runs, g.total_rows, g.successful_rows, g.failed_rows
-      FROM buckets b LEFT JOIN groups g ON g.time_slice = b.time_slice
-     ORDER BY b.time_slice`;
+    .with("groups", (q) =>
+      q
+        .selectFrom("sync_runs as r")
+        .select((eb) => [
+          trunc("r.created_at").as("time_slice"),
+          sql<string>`r.status::text`.as("status"),
+          sql<string>`r.sync_run_type::text`.as("sync_run_type"),
+          eb("r.canceled_by", "is not", null).$castTo<boolean>().as("canceled"),
+          eb.case().when("r.error", "=", anyOf(STOPPED_ERRORS, "text")).then(eb.ref("r.error")).end().as("stopped_error"),
+          eb("r.failed_rows", ">", 0).$castTo<boolean>().as("rejected"),
+          eb.fn.countAll<bigint>().as("runs"),
+          eb.fn.sum<bigint>("r.total_rows").as("total_rows"),
+          eb.fn.sum<bigint>("r.successful_rows").as("successful_rows"),
+          eb.fn.sum<bigint>("r.failed_rows").as("failed_rows"),
+        ])
+        .where("r.workspace_id", "=", workspaceId)
+        .where("r.created_at", ">=", (eb) => eb.selectFrom("buckets").select((b) => b.fn.min("time_slice").as("first")))
+        .$if(Boolean(connectorIds?.length), (q) =>
+          q.where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom("syncs as s")
+                .select(sql`1`.as("one"))
+                .whereRef("s.id", "=", "r.sync_id")
+                .where("s.workspace_id", "=", workspaceId)
+                .where((eb) => eb.or([eb("s.source_id", "=", anyOf(connectorIds!, "int")), eb("s.destination_id", "=", anyOf(connectorIds!, "int"))])),
+            ),
+          ),
+        )
+        .groupBy([sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`]),
+    )
+    .selectFrom("buckets as b")
+    .leftJoin("groups as g", "g.time_slice", "b.time_slice")
+    .select(["b.time_slice", "g.status", "g.sync_run_type", "g.canceled", "g.stopped_error", "g.rejected", "g.runs", "g.total_rows", "g.successful_rows", "g.failed_rows"])
+    .orderBy("b.time_slice")
+    .execute();
 }
+
+/** One bucket's runs that share every fact their outcome is derived from, with their sums. */
+type RunGroup = Awaited<ReturnType<typeof runGroups>>[number];
 
 /** A group's share of its bucket's point in `metric`, its outcome judged by runTruth. */
 function contribution(g: RunGroup, metric: Metric): Omit<ReportPoint, "time_slice"> {

@@ -6,7 +6,7 @@
 // workspace's subscription or delivery is a 404.
 import "server-only";
 import { parseWebhookPayload } from "@/lib/validation/webhook-payload";
-import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
+import { assertHostAllowed, assertUrlAllowed } from "@/lib/net/policy";
 import { encrypt } from "@/lib/crypto/encryption";
 import { prisma } from "@/lib/db/client";
 import { createDeliveries, newWebhookSecret, pingPayload } from "@/lib/engine";

@@ -4,21 +4,24 @@
 // on the hot path; for the others the payload is mapped again here, from the stored source row
 // with the sync's mapping, and marked as such (the mapping may have changed since the run).
 import "server-only";
-import { queryRows } from "@/lib/db/client";
+import type { InferResult } from "kysely";
+import { selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { parseWriteTarget, readRecord, recordLogs, type RecordLogText, type SyncRecord } from "@/lib/engine";
 import { NotFound } from "@/lib/errors";
-import { Prisma } from "@/lib/generated/prisma/client";
 import { compileMapping, deletePayload, MappingConfigurationError, MappingError } from "@/lib/sync-rules/mapping";
 import { recordRedactor } from "./record-redaction";
 
-interface DetailRow {
-  run_write_target: Prisma.JsonValue | null;
-  run_record_columns: Prisma.JsonValue | null;
-  sync_configuration: Prisma.JsonValue;
-  source_id: number;
-  destination_id: number;
-  model_primary_key: string | null;
-}
+const detailQuery = (workspaceId: number, syncId: number, syncRunId: number) =>
+  sqlBuilder()
+    .selectFrom("sync_runs as r")
+    .innerJoin("syncs as s", (join) => join.onRef("s.id", "=", "r.sync_id").on("s.workspace_id", "=", workspaceId).on("s.deleted_at", "is", null))
+    .innerJoin("models as m", "m.id", "s.model_id")
+    .select(["r.write_target as run_write_target", "r.record_columns as run_record_columns", "s.configuration as sync_configuration"])
+    .select(["s.source_id", "s.destination_id", "m.primary_key as model_primary_key"])
+    .where("r.id", "=", syncRunId)
+    .where("r.sync_id", "=", syncId)
+    .where("r.workspace_id", "=", workspaceId);
+type DetailRow = InferResult<ReturnType<typeof detailQuery>>[number];
 
 export type PayloadSource = "sent" | "mapped_now";
 
@@ -34,13 +37,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 export async function getSyncRecord(workspaceId: number, syncId: number, syncRunId: number, id: bigint): Promise<SyncRecordDetail> {
   // Scoped like the list: the run in the workspace, of a sync not deleted.
-  const [row] = await queryRows<DetailRow>(Prisma.sql`
-    SELECT r.write_target AS run_write_target, r.record_columns AS run_record_columns, s.configuration AS sync_configuration,
-           s.source_id, s.destination_id, m.primary_key AS model_primary_key
-      FROM sync_runs r
-      JOIN syncs s ON s.id = r.sync_id AND s.workspace_id = ${workspaceId} AND s.deleted_at IS NULL
-      JOIN models m ON m.id = s.model_id
-     WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}`);
+  const [row] = await selectRows(detailQuery(workspaceId, syncId, syncRunId));
   const record = row && (await readRecord(syncRunId, row.run_record_columns, id));
   if (!row || !record) throw new NotFound(`Record ${id} of run ${syncRunId} of sync ${syncId} was not found.`);
   const redactText = await recordRedactor([row.source_id, row.destination_id]);

@@ -4,19 +4,21 @@
 // successes; other filters count their matches from the blocks' codes; a primary key search looks
 // for the key in the blocks' keys and reads only the blocks that hold it.
 import "server-only";
-import { queryRows } from "@/lib/db/client";
+import type { InferResult } from "kysely";
+import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { NotFound } from "@/lib/errors";
-import { Prisma } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import {
   blockHeads,
   parseWriteTarget,
+  pageHeadsOf,
   pageHeadsQuery,
   readAll,
   readWindow,
   toPageHeads,
   type ExpandOptions,
-  type PageHeadRow,
+  type PageHeadsShape,
+  type PageHeadsValues,
   type PageWindow,
   type RecordFilter,
   type SyncRecord,
@@ -24,17 +26,16 @@ import {
 import type { ListSyncRecordsQuery } from "@/lib/validation/sync-records";
 import { getSyncRun } from "./runs";
 
-interface ScopedRunRow {
-  write_target: Prisma.JsonValue | null;
-  record_columns: Prisma.JsonValue | null;
-}
-
 /** The run's row when it is the workspace's and its sync is not deleted: one row or none. */
-const scopedRunQuery = (workspaceId: number, syncId: number, syncRunId: number) => Prisma.sql`
-    SELECT r.write_target, r.record_columns
-      FROM sync_runs r
-      JOIN syncs s ON s.id = r.sync_id AND s.workspace_id = ${workspaceId} AND s.deleted_at IS NULL
-     WHERE r.id = ${syncRunId} AND r.sync_id = ${syncId} AND r.workspace_id = ${workspaceId}`;
+const scopedRunQuery = (workspaceId: number, syncId: number, syncRunId: number) =>
+  sqlBuilder()
+    .selectFrom("sync_runs as r")
+    .innerJoin("syncs as s", (join) => join.onRef("s.id", "=", "r.sync_id").on("s.workspace_id", "=", workspaceId).on("s.deleted_at", "is", null))
+    .select(["r.write_target", "r.record_columns"])
+    .where("r.id", "=", syncRunId)
+    .where("r.sync_id", "=", syncId)
+    .where("r.workspace_id", "=", workspaceId);
+type ScopedRunRow = InferResult<ReturnType<typeof scopedRunQuery>>[number];
 
 /** The 404 of a run that is not found: says whether the sync or the run is missing. */
 async function missingRun(workspaceId: number, syncId: number, syncRunId: number): Promise<never> {
@@ -44,20 +45,28 @@ async function missingRun(workspaceId: number, syncId: number, syncRunId: number
 
 /** The run, scoped to the workspace and to a sync that is not deleted; 404 naming what is missing. */
 async function scopedRun(workspaceId: number, syncId: number, syncRunId: number): Promise<ScopedRunRow> {
-  const [run] = await queryRows<ScopedRunRow>(scopedRunQuery(workspaceId, syncId, syncRunId));
+  const [run] = await selectRows(scopedRunQuery(workspaceId, syncId, syncRunId));
   return run ?? missingRun(workspaceId, syncId, syncRunId);
 }
 
 /**
  * scopedRun and pageHeadsQuery in one statement (a round trip less per page): the heads are read only
- * for a run the scope lets through, and no row at all means the run is not the caller's.
+ * for a run the scope lets through, and no row at all means the run is not the caller's. Compiled
+ * once per shape: a page of records is a hot request.
  */
+const scopedPageHeadsQuery = compiledByShape(
+  (shape: PageHeadsShape, at: PageHeadsValues & { workspaceId: number; syncId: number }) =>
+    sqlBuilder()
+      .selectFrom(scopedRunQuery(at.workspaceId, at.syncId, at.runId).as("g"))
+      .innerJoinLateral(pageHeadsQuery(shape, at).as("ph"), (join) => join.onTrue())
+      .select(["g.write_target", "g.record_columns", "ph.total", "ph.first_id", "ph.size", "ph.matches", "ph.before"])
+      .orderBy("ph.first_id"),
+  (shape) => JSON.stringify(shape),
+);
+
 async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
-  const rows = await queryRows<ScopedRunRow & PageHeadRow>(Prisma.sql`
-    SELECT g.write_target, g.record_columns, ph.total, ph.first_id, ph.size, ph.matches, ph.before
-      FROM (${scopedRunQuery(workspaceId, syncId, syncRunId)}) g
-     CROSS JOIN LATERAL (${pageHeadsQuery(syncRunId, filter, window)}) ph
-     ORDER BY ph.first_id`);
+  const { shape, values } = pageHeadsOf(syncRunId, filter, window);
+  const rows = await selectRows(scopedPageHeadsQuery(shape, Object.assign(values, { workspaceId, syncId })));
   if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
   return { run: rows[0], page: toPageHeads(rows) };
 }

@@ -8,7 +8,7 @@
 import "server-only";
 import { z } from "zod";
 import { env } from "@/lib/settings/env";
-import { assertHostAllowed, assertUrlAllowed } from "@/lib/connectors/net-policy";
+import { assertHostAllowed, assertUrlAllowed } from "@/lib/net/policy";
 import { ConnectorError } from "@/lib/connectors/shared/errors";
 import { SECRET_MASK } from "@/lib/connectors/shared/secrets";
 import { decryptJson, encryptJson } from "@/lib/crypto/encryption";

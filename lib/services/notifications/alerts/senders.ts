@@ -6,7 +6,7 @@
 // others), only to members and confirmed addresses (./recipients.ts), each mail counted against the
 // workspace's ALERT_MAX_MAILS_PER_HOUR: past it the rest is suppressed, and the result says so.
 import "server-only";
-import { sendHttp } from "@/lib/connectors/shared/http";
+import { sendHttp } from "@/lib/net/http";
 import { env } from "@/lib/settings/env";
 import type { AlertChannel } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/logger";

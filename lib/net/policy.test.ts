@@ -6,7 +6,7 @@ import { createServer, Socket, type AddressInfo, type Server } from "node:net";
 import { TLSSocket } from "node:tls";
 import pg from "pg";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { mysqlPromise, connectionOptions, mariaSettings } from "./mariadb/connection";
+import { mysqlPromise, connectionOptions, mariaSettings } from "../connectors/mariadb/connection";
 import {
   assertHostAllowed,
   assertUrlAllowed,
@@ -16,10 +16,10 @@ import {
   isPrivateAddress,
   OutboundBlockedError,
   type Resolver,
-} from "./net-policy";
-import { clientConfig, pgSettings } from "./postgresql/connection";
+} from "./policy";
+import { clientConfig, pgSettings } from "../connectors/postgresql/connection";
 import { fetch as undiciFetch } from "undici";
-import { guardedDispatcher, sendHttp } from "./shared/http";
+import { guardedDispatcher, sendHttp } from "./http";
 import { startHttpServer } from "@/tests/support/connectors";
 
 afterEach(() => {

@@ -9,7 +9,7 @@ import { lookup, type LookupAddress } from "node:dns";
 import { isIP, BlockList, Socket, type LookupFunction, type SocketConnectOpts } from "node:net";
 import { outboundAllowPrivate } from "@/lib/settings/outbound";
 import { isApplicationDatabase } from "./app-database";
-import { ConnectorError } from "./shared/errors";
+import { ConnectorError } from "./errors";
 
 const LOOKUP_TIMEOUT_MS = 5000;
 

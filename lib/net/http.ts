@@ -1,12 +1,12 @@
-// Every HTTP-based connector sends through here: the outbound guard (re-checked on each redirect,
-// and applied to the addresses each connection actually uses), a timeout covering headers and body,
-// bounded body reads, and one log/outcome shape for records.
+// The one HTTP client of the server: connectors, webhooks and alerts send through here. The outbound
+// guard (policy.ts, re-checked on each redirect, and applied to the addresses each connection
+// actually uses), a timeout covering headers and body, bounded body reads, secret headers masked.
+// A record's log and outcome of an exchange are the connectors' (lib/connectors/shared/http-outcomes.ts).
 import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from "undici";
-import type { LogPart, RecordLog, WriteOutcome } from "../types";
-import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "../net-policy";
 import { ConnectorError, errorMessage } from "./errors";
+import { assertUrlAllowed, guardedLookup, OutboundBlockedError, systemResolver, type Resolver } from "./policy";
 import { capRetryAfter } from "./retry-after";
-import { SECRET_MASK } from "./secrets";
+import { SECRET_MASK } from "./secret-mask";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD";
 
@@ -86,10 +86,14 @@ export type Dispatcher = Agent;
  * A fetch dispatcher whose every new connection resolves its host through the outbound guard, so it
  * connects to exactly the addresses that were checked (no DNS rebinding between check and connect).
  */
-export function guardedDispatcher(resolve: Resolver = systemResolver): Dispatcher {
+export function guardedDispatcher(
+  resolve: Resolver = systemResolver,
+  options: { connectTimeoutMs?: number; keepAliveTimeoutMs?: number } = {},
+): Dispatcher {
   // Used with undici's own fetch (the same implementation Node 20's global fetch is): a dispatcher
   // from one undici major is refused by another's fetch, and Node 22+ ships newer ones.
-  return new Agent({ connect: { lookup: guardedLookup(resolve) } });
+  const connect = { lookup: guardedLookup(resolve), ...(options.connectTimeoutMs !== undefined ? { timeout: options.connectTimeoutMs } : {}) };
+  return new Agent({ connect, ...(options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: options.keepAliveTimeoutMs } : {}) });
 }
 
 let sharedDispatcher: Dispatcher | undefined;
@@ -228,9 +232,6 @@ export function describeExchange(exchange: HttpExchange): string {
   return `HTTP ${exchange.status} from ${host}${snippet ? `: ${snippet}` : "."}`;
 }
 
-/** Longest body a record's log keeps, of the request and of the response. */
-const RECORD_LOG_BODY_LIMIT = 2 * 1024;
-
 /** A URL as a log shows it: without user info (`https://user:token@host` carries a credential). */
 export function logUrl(url: string): string {
   // Only a URL with an "@" can carry user info; parsing every URL would cost each batched record.
@@ -244,70 +245,6 @@ export function logUrl(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** The response side of a record's log: status and (bounded) body, or why nothing was received. */
-function responsePart(exchange: HttpExchange, parseBody = false): LogPart {
-  if (!exchange.response) return { line: exchange.error ?? "No response." };
-  const line = `HTTP ${exchange.response.status}`;
-  const text = exchange.response.body;
-  if (!text) return { line };
-  if (parseBody && text.length <= RECORD_LOG_BODY_LIMIT) {
-    try {
-      return { line, body: JSON.parse(text) as unknown };
-    } catch {
-      // Not JSON: kept as text.
-    }
-  }
-  return { line, body: truncate(text, RECORD_LOG_BODY_LIMIT) };
-}
-
-/**
- * A record's log of `exchange`: method, URL and body sent (never a header: they hold the
- * credentials), and the status and body received, or why nothing was received. `shownUrl` replaces
- * a URL that is itself a secret (an incoming-webhook URL).
- */
-export function exchangeLog(exchange: HttpExchange, ok: boolean, shownUrl?: string): RecordLog {
-  const body = exchange.request.body;
-  const line = `${exchange.request.method} ${logUrl(shownUrl ?? exchange.request.url)}`;
-  return {
-    request: body ? { line, body: truncate(body, RECORD_LOG_BODY_LIMIT) } : { line },
-    response: responsePart(exchange),
-    level: ok ? "info" : "error",
-  };
-}
-
-/**
- * The outcome of one record sent in `exchange`. `failed` lets a caller fail a 2xx whose body says
- * otherwise (Slack's `{ok:false}`); `shownUrl` is what the log shows for a secret URL.
- */
-export function outcomeFromExchange(key: string, exchange: HttpExchange, failed?: string, shownUrl?: string): WriteOutcome {
-  const ok = isSuccess(exchange) && !failed;
-  const outcome: WriteOutcome = { key, ok, status: exchange.status, log: exchangeLog(exchange, ok, shownUrl) };
-  if (!ok) {
-    outcome.error = failed ?? describeExchange(exchange);
-    outcome.retryable = isRetryable(exchange);
-    if (exchange.retryAfterSeconds !== undefined) outcome.retryAfterSeconds = exchange.retryAfterSeconds;
-  }
-  return outcome;
-}
-
-/**
- * The outcomes of records sent together in `exchange` (one JSON array): one answer for all, each
- * log showing the record's own element of the array. What is common (the answer, parsed once when
- * it is JSON) is built once per request and shared.
- */
-export function batchOutcomes(exchange: HttpExchange, records: { key: string; payload: unknown }[]): WriteOutcome[] {
-  const shared = outcomeFromExchange("", exchange);
-  const response = responsePart(exchange, true);
-  const level: RecordLog["level"] = shared.ok ? "info" : "error";
-  const line = `${exchange.request.method} ${logUrl(exchange.request.url)}`;
-  const n = records.length;
-  return records.map((r, i) => ({
-    ...shared,
-    key: r.key,
-    log: { request: { line: `${line} (record ${i + 1} of ${n} in one request)`, body: r.payload }, response, level },
-  }));
 }
 
 /** Parses a JSON body, with a sentence when it is not JSON. */
