@@ -70,7 +70,8 @@ export class UnchangedFilter {
       // Binary COPY of the first 8 bytes, decoded from hex by the database: fixed-size tuples the
       // worker reads as two integers each (hex decoding here cost a third of a no-change re-run's
       // filter).
-      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 16), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
+      // The sync's states wherever they are: sync_states rows and the block entries no row overrides.
+      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 16), 'hex') FROM sync_state_entries WHERE ${where}) TO STDOUT (FORMAT binary)`));
       const reader = new TupleReader(filter, maxStates);
       for await (const chunk of stream as AsyncIterable<Buffer>) reader.push(chunk);
       return filter.size > 0 ? filter : null;

@@ -1,0 +1,87 @@
+-- Change-tracking states in blocks (issue 37, targets 1 and 7; docs/architecture.md, "Change tracking:
+-- what a state costs"). A run that begins with no state for its sync writes each recorded batch's
+-- states as one row here, in the transaction of its record blocks, instead of a sync_states row per
+-- key (a heap tuple and a B-tree entry each: ~137 bytes and most of a first sync's database CPU).
+-- Later changes go to sync_states as before; a row there overrides a block entry of the same key, and
+-- a row whose fingerprint is '-' says "no state" (a forgotten key whose block entry remains).
+
+-- CreateTable
+CREATE TABLE "sync_state_blocks" (
+    "id" BIGSERIAL NOT NULL,
+    "sync_id" INTEGER NOT NULL,
+    "run_id" INTEGER NOT NULL,
+    "size" INTEGER NOT NULL,
+    "first_key" TEXT COLLATE "C" NOT NULL,
+    "last_key" TEXT COLLATE "C" NOT NULL,
+    "keys" TEXT[] COLLATE "C",
+    "fingerprints" UUID[],
+    "statuses" TEXT NOT NULL,
+
+    CONSTRAINT "sync_state_blocks_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "sync_state_blocks_sync_id_first_key_idx" ON "sync_state_blocks"("sync_id", "first_key");
+
+-- lz4 where the server has it (the keys and the status letters compress; md5s do not).
+DO $$
+BEGIN
+  ALTER TABLE "sync_state_blocks" ALTER COLUMN "keys" SET COMPRESSION lz4, ALTER COLUMN "statuses" SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+  NULL;
+END
+$$;
+
+-- A sync's blocks go with it, like its states.
+CREATE OR REPLACE FUNCTION "ds_delete_states_of_syncs"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM "sync_states" WHERE "sync_id" IN (SELECT "id" FROM "deleted_syncs");
+  DELETE FROM "sync_state_blocks" WHERE "sync_id" IN (SELECT "id" FROM "deleted_syncs");
+  RETURN NULL;
+END
+$$;
+
+-- The block entries of `p_keys` (whether or not a sync_states row overrides them). Only the blocks
+-- whose key range meets the keys' are unpacked, each once, and joined to the keys by hash: a nested
+-- loop would compare every key with every entry (the function is not inlined, so this SET holds).
+CREATE FUNCTION "ds_block_states"(p_sync INTEGER, p_keys TEXT[])
+RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
+LANGUAGE sql STABLE ROWS 1000 SET enable_nestloop = off AS $$
+  SELECT e.k, coalesce(replace(e.f::text, '-', ''), ''),
+         (CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
+    FROM "sync_state_blocks" b
+   CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
+    JOIN (SELECT DISTINCT q COLLATE "C" AS k FROM unnest(p_keys) AS q) w ON w.k = e.k
+   WHERE b.sync_id = p_sync AND cardinality(p_keys) > 0
+     AND b.first_key <= (SELECT max(q COLLATE "C") FROM unnest(p_keys) AS q)
+     AND b.last_key >= (SELECT min(q COLLATE "C") FROM unnest(p_keys) AS q)
+$$;
+
+-- The states of `p_keys`: a sync_states row when there is one ('-': none), else a block entry. Each
+-- key is probed in sync_states by its primary key (LIMIT 1 keeps the lateral subquery a probe, not a
+-- hash of every state of the sync); the SET keeps the function from being inlined into its caller.
+CREATE FUNCTION "ds_states_of"(p_sync INTEGER, p_keys TEXT[])
+RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
+LANGUAGE sql STABLE ROWS 1000 SET jit = off AS $$
+  WITH r AS MATERIALIZED (
+    SELECT k.key, s.fingerprint, s.last_status, s.last_run_id
+      FROM (SELECT DISTINCT q COLLATE "C" AS key FROM unnest(p_keys) AS q) k
+      LEFT JOIN LATERAL (SELECT st.fingerprint, st.last_status, st.last_run_id FROM "sync_states" st
+                          WHERE st.sync_id = p_sync AND st.primary_key = k.key LIMIT 1) s ON true
+  )
+  SELECT r.key, r.fingerprint, r.last_status, r.last_run_id FROM r WHERE r.fingerprint <> '-'
+  UNION ALL
+  SELECT b.primary_key, b.fingerprint, b.last_status, b.last_run_id
+    FROM "ds_block_states"(p_sync, ARRAY(SELECT r.key FROM r WHERE r.fingerprint IS NULL)) b
+$$;
+
+-- Every state, as sync_states alone held them before: for SQL by hand, counts, and tests.
+CREATE VIEW "sync_state_entries" AS
+SELECT s.sync_id, s.primary_key, s.fingerprint, s.last_status, s.last_run_id
+  FROM "sync_states" s WHERE s.fingerprint <> '-'
+UNION ALL
+SELECT b.sync_id, e.k, coalesce(replace(e.f::text, '-', ''), ''),
+       (CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
+  FROM "sync_state_blocks" b
+ CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
+ WHERE NOT EXISTS (SELECT 1 FROM "sync_states" o WHERE o.sync_id = b.sync_id AND o.primary_key = e.k);
