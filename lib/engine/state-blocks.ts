@@ -34,11 +34,19 @@ export function compareC(a: string, b: string): number {
 }
 
 /**
- * Writes one batch's states as a block, in the caller's transaction. The keys must be new to the sync
- * (the run began with no state, and a run records a key once). False, writing nothing, when a
- * fingerprint to keep is not an md5 in hex (never written by the engine): the caller writes rows.
+ * Keys a block holds at most. A lookup reads the blocks whose key range holds the key (one for a
+ * source read in key order) and scans the keys there: small blocks keep that scan short and a 1%
+ * change from touching every block; ~2 bytes of a block's own overhead per key at this size.
  */
-export async function writeStateBlock(
+export const BLOCK_KEYS = 64;
+
+/**
+ * Writes one batch's states as blocks of BLOCK_KEYS keys in key order, in the caller's transaction.
+ * The keys must be new to the sync (the run began with no state, and a run records a key once).
+ * False, writing nothing, when a fingerprint to keep is not an md5 in hex (none the engine writes):
+ * the caller writes rows.
+ */
+export async function writeStateBlocks(
   client: PoolClient,
   syncId: number,
   runId: number,
@@ -47,27 +55,49 @@ export async function writeStateBlock(
   statuses: readonly BlockStatus[],
 ): Promise<boolean> {
   if (keys.length === 0) return true;
-  const uuids = new Array<string | null>(keys.length);
-  let letters = "";
-  let first = keys[0];
-  let last = keys[0];
   for (let i = 0; i < keys.length; i++) {
-    const status = statuses[i];
     // Never delivered: '' (a failed insert) is NULL in the block.
-    if (status === "failed" && fingerprints[i] === "") uuids[i] = null;
-    else if (isHex32(fingerprints[i])) uuids[i] = fingerprints[i];
-    else return false;
-    letters += LETTER[status];
-    const key = keys[i];
-    if (compareC(key, first) < 0) first = key;
-    if (compareC(key, last) > 0) last = key;
+    if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
   }
+  const order = keyOrder(keys);
   const input = new BinaryCopyInput();
-  input.row(8).int4(syncId).int4(runId).int4(keys.length).text(first).text(last).textArray(keys).uuidArray(uuids);
-  // The statuses, last: a text field is appended to the row started above.
-  input.text(letters);
+  for (let start = 0; start < order.length; start += BLOCK_KEYS) {
+    const end = Math.min(order.length, start + BLOCK_KEYS);
+    const blockKeys: string[] = [];
+    const uuids: (string | null)[] = [];
+    let letters = "";
+    let first = keys[order[start]];
+    let last = first;
+    for (let j = start; j < end; j++) {
+      const i = order[j];
+      const key = keys[i];
+      blockKeys.push(key);
+      uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
+      letters += LETTER[statuses[i]];
+      // The range in collation C exactly (the sort below is UTF-16's, which differs past U+FFFF).
+      if (compareC(key, first) < 0) first = key;
+      if (compareC(key, last) > 0) last = key;
+    }
+    input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last).textArray(blockKeys).uuidArray(uuids);
+    // The statuses, last: a text field is appended to the row started above.
+    input.text(letters);
+  }
   await input.copy(client, "COPY sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses) FROM STDIN");
   return true;
+}
+
+/**
+ * The positions of `keys` in key order. V8 sorts strings without a comparator natively (several
+ * times faster than with one); a key holds no NUL (keyText refuses it), so "key NUL position" sorts
+ * by key first.
+ */
+function keyOrder(keys: readonly string[]): number[] {
+  const tagged = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) tagged[i] = `${keys[i]}\u0000${i}`;
+  tagged.sort();
+  const order = new Array<number>(keys.length);
+  for (let j = 0; j < tagged.length; j++) order[j] = Number(tagged[j].slice(tagged[j].lastIndexOf("\u0000") + 1));
+  return order;
 }
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
@@ -97,8 +127,8 @@ export interface StateRow {
 }
 
 /**
- * The sync's states in pages: its sync_states rows in key order, then its blocks one by one (their
- * entries no row overrides). `exceptRun`'s blocks are left out (a run's own states are never gone).
+ * The sync's states in pages: its sync_states rows in key order, then its blocks' entries that no
+ * row overrides. `exceptRun`'s blocks are left out (a run's own states are never gone).
  */
 export async function* statePages(pool: Pool, syncId: number, exceptRun: number, pageSize: number): AsyncGenerator<StateRow[]> {
   let after = "";
@@ -112,22 +142,61 @@ export async function* statePages(pool: Pool, syncId: number, exceptRun: number,
     after = rows[rows.length - 1].primary_key;
     yield rows;
   }
-  const { rows: blocks } = await pool.query<{ id: string; first_key: string; last_key: string }>(
-    "SELECT id::text, first_key, last_key FROM sync_state_blocks WHERE sync_id = $1 AND run_id <> $2 ORDER BY first_key, id",
-    [syncId, exceptRun],
-  );
-  for (const block of blocks) {
-    // Entries a row overrides are the row's (read above, or none). The rows of the block's key range
-    // are read once and hashed (a subquery without outer references), not probed entry by entry.
+  // Blocks in id order, about a page of keys at a time. Entries a row overrides are the row's (read
+  // above, or none).
+  let afterId = "0";
+  const blocksPerPage = Math.max(1, Math.ceil(pageSize / BLOCK_KEYS));
+  for (;;) {
+    const { rows: ids } = await pool.query<{ last_id: string | null }>(
+      `SELECT max(id)::text AS last_id FROM (
+         SELECT id FROM sync_state_blocks WHERE sync_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3) x`,
+      [syncId, afterId, blocksPerPage],
+    );
+    const lastId = ids[0]?.last_id ?? null;
+    if (lastId === null) return;
     const { rows } = await pool.query<StateRow>(
       `SELECT e.k AS primary_key, coalesce(replace(e.f::text, '-', ''), '') AS fingerprint,
               CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END AS last_status, b.run_id AS last_run_id
          FROM sync_state_blocks b
         CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
-        WHERE b.id = $1::bigint
-          AND e.k NOT IN (SELECT o.primary_key FROM sync_states o WHERE o.sync_id = $2 AND o.primary_key BETWEEN $3 AND $4)`,
-      [block.id, syncId, block.first_key, block.last_key],
+        WHERE b.sync_id = $1 AND b.id > $2::bigint AND b.id <= $3::bigint AND b.run_id <> $4
+          AND NOT EXISTS (SELECT 1 FROM sync_states o WHERE o.sync_id = $1 AND o.primary_key = e.k)`,
+      [syncId, afterId, lastId, exceptRun],
     );
+    afterId = lastId;
     if (rows.length > 0) yield rows;
   }
+}
+
+/**
+ * Blocks whose key ranges overlap deeper than this (a source that returned its keys in no order: each
+ * batch's blocks then span the whole key space) are rewritten in key order.
+ */
+const MAX_DEPTH = 8;
+
+/**
+ * Rewrites the sync's blocks in key order when a key's range is held by more than MAX_DEPTH of them,
+ * so a lookup reads one block per key again. One statement: atomic, so a worker that dies in it
+ * leaves the blocks as they were. True when it rewrote them.
+ */
+export async function compactStateBlocks(pool: Pool, syncId: number): Promise<boolean> {
+  // The deepest point of the ranges: +1 where one starts, -1 where one ends (starts first on a tie).
+  const { rows } = await pool.query<{ depth: number | null }>(
+    `SELECT max(depth)::int AS depth FROM (
+       SELECT sum(d) OVER (ORDER BY p, d DESC ROWS UNBOUNDED PRECEDING) AS depth
+         FROM (SELECT first_key AS p, 1 AS d FROM sync_state_blocks WHERE sync_id = $1
+               UNION ALL SELECT last_key, -1 FROM sync_state_blocks WHERE sync_id = $1) e) x`,
+    [syncId],
+  );
+  if ((rows[0]?.depth ?? 0) <= MAX_DEPTH) return false;
+  await pool.query(
+    `WITH old AS (DELETE FROM sync_state_blocks WHERE sync_id = $1 RETURNING run_id, keys, fingerprints, statuses),
+     e AS (SELECT o.run_id, x.k, x.f, x.s FROM old o CROSS JOIN LATERAL unnest(o.keys, o.fingerprints, string_to_array(o.statuses, NULL)) AS x(k, f, s)),
+     n AS (SELECT e.*, (row_number() OVER (PARTITION BY run_id ORDER BY k) - 1) / $2 AS g FROM e)
+     INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
+     SELECT $1, run_id, count(*), min(k), max(k), array_agg(k ORDER BY k), array_agg(f ORDER BY k), string_agg(s, '' ORDER BY k)
+       FROM n GROUP BY run_id, g`,
+    [syncId, BLOCK_KEYS],
+  );
+  return true;
 }

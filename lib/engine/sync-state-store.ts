@@ -8,7 +8,7 @@ import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
 import { writeSkippedStates } from "./skipped-states";
-import { writeStateBlock, type BlockStatus } from "./state-blocks";
+import { writeStateBlocks, type BlockStatus } from "./state-blocks";
 import { syncStatusAfterRun } from "./transitions";
 
 /** A pool or a client in a transaction. */
@@ -88,7 +88,7 @@ export async function writeStates(
   }
   await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
   // A fresh run's states go in as one block (state-blocks.ts); rows only if a fingerprint is not an md5.
-  if (keys.length > 0 && fresh && !(await writeStateBlock(client, syncId, runId, keys, fps, statuses))) {
+  if (keys.length > 0 && fresh && !(await writeStateBlocks(client, syncId, runId, keys, fps, statuses))) {
     const input = new BinaryCopyInput();
     for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
     await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");

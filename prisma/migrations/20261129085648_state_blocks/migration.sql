@@ -1,9 +1,10 @@
 -- Change-tracking states in blocks (issue 37, targets 1 and 7; docs/architecture.md, "Change tracking:
--- what a state costs"). A run that begins with no state for its sync writes each recorded batch's
--- states as one row here, in the transaction of its record blocks, instead of a sync_states row per
--- key (a heap tuple and a B-tree entry each: ~137 bytes and most of a first sync's database CPU).
--- Later changes go to sync_states as before; a row there overrides a block entry of the same key, and
--- a row whose fingerprint is '-' says "no state" (a forgotten key whose block entry remains).
+-- what a state costs"; lib/engine/state-blocks.ts). A run that begins with no state for its sync writes
+-- each recorded batch's states as blocks of up to 64 keys in key order, in the transaction of its
+-- record blocks, instead of a sync_states row per key (a heap tuple and a B-tree entry each: ~137
+-- bytes, and most of a first sync's database CPU). Later changes go to sync_states as before; a row
+-- there overrides the block entry of its key, and a row whose fingerprint is '-' says "no state" (a
+-- forgotten key whose block entry remains).
 
 -- CreateTable
 CREATE TABLE "sync_state_blocks" (
@@ -21,16 +22,25 @@ CREATE TABLE "sync_state_blocks" (
 );
 
 -- CreateIndex
-CREATE INDEX "sync_state_blocks_sync_id_first_key_idx" ON "sync_state_blocks"("sync_id", "first_key");
+CREATE INDEX "sync_state_blocks_sync_id_id_idx" ON "sync_state_blocks"("sync_id", "id");
 
--- lz4 where the server has it (the keys and the status letters compress; md5s do not).
+-- lz4 where the server has it, for blocks of long keys (md5s do not compress).
 DO $$
 BEGIN
-  ALTER TABLE "sync_state_blocks" ALTER COLUMN "keys" SET COMPRESSION lz4, ALTER COLUMN "statuses" SET COMPRESSION lz4;
+  ALTER TABLE "sync_state_blocks" ALTER COLUMN "keys" SET COMPRESSION lz4;
 EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
   NULL;
 END
 $$;
+
+-- The block holding a key: a GiST index on each block's key range. The range is of "<sync id>:<key>"
+-- texts, so one index serves every sync (no extension needed for an equality column in GiST): the
+-- texts of one sync all start with its id and a colon, which no other sync's id continues, so in
+-- collation C they sit together, apart from every other sync's.
+CREATE TYPE "ds_key_range" AS RANGE (SUBTYPE = text, COLLATION = "C");
+
+CREATE INDEX "sync_state_blocks_span" ON "sync_state_blocks"
+  USING gist ("ds_key_range"("sync_id"::text || ':' || "first_key", "sync_id"::text || ':' || "last_key", '[]'));
 
 -- A sync's blocks go with it, like its states.
 CREATE OR REPLACE FUNCTION "ds_delete_states_of_syncs"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -41,28 +51,30 @@ BEGIN
 END
 $$;
 
--- The block entries of `p_keys` (whether or not a sync_states row overrides them). Only the blocks
--- whose key range meets the keys' are unpacked, each once, and joined to the keys by hash: a nested
--- loop would compare every key with every entry (the function is not inlined, so this SET holds).
+-- The block entries of `p_keys` (whether or not a sync_states row overrides them): for each key, the
+-- blocks whose range holds it (one, unless a source's keys came in no order: state-blocks.ts
+-- compacts those) and its place there. The SET keeps the function from being inlined, so the plan
+-- stays a probe per key whatever the caller's estimates.
 CREATE FUNCTION "ds_block_states"(p_sync INTEGER, p_keys TEXT[])
 RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
-LANGUAGE sql STABLE ROWS 1000 SET enable_nestloop = off AS $$
-  SELECT e.k, coalesce(replace(e.f::text, '-', ''), ''),
-         (CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
-    FROM "sync_state_blocks" b
-   CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
-    JOIN (SELECT DISTINCT q COLLATE "C" AS k FROM unnest(p_keys) AS q) w ON w.k = e.k
-   WHERE b.sync_id = p_sync AND cardinality(p_keys) > 0
-     AND b.first_key <= (SELECT max(q COLLATE "C") FROM unnest(p_keys) AS q)
-     AND b.last_key >= (SELECT min(q COLLATE "C") FROM unnest(p_keys) AS q)
+LANGUAGE sql STABLE ROWS 100 SET jit = off AS $$
+  SELECT k.key, coalesce(replace(b.fingerprints[b.pos]::text, '-', ''), ''),
+         (CASE substr(b.statuses, b.pos, 1) WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
+    FROM (SELECT DISTINCT q COLLATE "C" AS key FROM unnest(p_keys) AS q) k
+   CROSS JOIN LATERAL (
+     SELECT x.fingerprints, x.statuses, x.run_id, array_position(x.keys, k.key) AS pos
+       FROM "sync_state_blocks" x
+      WHERE "ds_key_range"(x.sync_id::text || ':' || x.first_key, x.sync_id::text || ':' || x.last_key, '[]') @> (p_sync::text || ':' || k.key)
+   ) b
+   WHERE b.pos IS NOT NULL
 $$;
 
 -- The states of `p_keys`: a sync_states row when there is one ('-': none), else a block entry. Each
 -- key is probed in sync_states by its primary key (LIMIT 1 keeps the lateral subquery a probe, not a
--- hash of every state of the sync); the SET keeps the function from being inlined into its caller.
+-- hash of every state of the sync).
 CREATE FUNCTION "ds_states_of"(p_sync INTEGER, p_keys TEXT[])
 RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
-LANGUAGE sql STABLE ROWS 1000 SET jit = off AS $$
+LANGUAGE sql STABLE ROWS 100 SET jit = off AS $$
   WITH r AS MATERIALIZED (
     SELECT k.key, s.fingerprint, s.last_status, s.last_run_id
       FROM (SELECT DISTINCT q COLLATE "C" AS key FROM unnest(p_keys) AS q) k
