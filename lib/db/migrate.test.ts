@@ -22,7 +22,7 @@ const CATALOG_QUERIES = {
 
 /** Objects only the migrations create (see 20261123182422_pass_through_records, 20261127161822_record_blocks, 20261129085648_state_blocks). */
 const HAND_WRITTEN = {
-  indexes: ["sync_record_blocks_failed", "sync_state_blocks_span"],
+  indexes: ["sync_record_blocks_failed"],
   views: ["sync_record_rows", "sync_state_entries"],
   collations: [
     ["sync_states", "primary_key", "C"],

@@ -10,7 +10,7 @@ import { CursorTracker } from "./cursor-tracker";
 import { detectDeletes } from "./delete-detection";
 import { SendGroups } from "./send-groups";
 import { hasStates } from "./diff";
-import { compactStateBlocks } from "./state-blocks";
+import { compactStateBlocks, markStateBlocksUnchecked } from "./state-blocks";
 import { BatchRecorder } from "./record-batch";
 import type { RunAttempt, RunStrategy } from "./run-attempt";
 import { sendItems } from "./send-batch";
@@ -34,9 +34,10 @@ export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
-  // Blocks a first sync of keys in no order left overlapping are put in key order before any lookup
-  // (state-blocks.ts): also after a worker died before the end of that first sync.
-  if (!noStates) await compactStateBlocks(pool, ctx.sync.id);
+  // A run that begins with no state writes state blocks, not checked until its read ends (a source
+  // may return keys in no order); a later attempt checks them before any lookup (state-blocks.ts).
+  if (noStates) await markStateBlocksUnchecked(pool, ctx.sync.id, ctx.run.id);
+  else await compactStateBlocks(pool, ctx.sync.id);
   // Unchanged rows of a full re-read pass in memory (the guard's plan below uses the same filter).
   const unchanged = loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
   // Before anything is written: a sync with blast-radius limits plans first and may stop here.

@@ -33,6 +33,30 @@ export function compareC(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Bytes of `s` in UTF-8 as the COPY writes it (a lone surrogate becomes U+FFFD: 3 bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * A key in block order, as the SQL function ds_block_key writes it: its UTF-8 length in 10 digits,
+ * then the key, compared bytewise. A source read in key order (integers too, whose text bytewise
+ * interleaves lengths) then fills blocks whose ranges do not overlap.
+ */
+export function blockKey(key: string): string {
+  return String(utf8Length(key)).padStart(10, "0") + key;
+}
+
 /**
  * Keys a block holds at most. A lookup reads the blocks whose key range holds the key (one for a
  * source read in key order) and scans the keys there: small blocks keep that scan short and a 1%
@@ -59,24 +83,23 @@ export async function writeStateBlocks(
     // Never delivered: '' (a failed insert) is NULL in the block.
     if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
   }
-  const order = keyOrder(keys);
+  const ordered = blockOrder(keys);
   const input = new BinaryCopyInput();
-  for (let start = 0; start < order.length; start += BLOCK_KEYS) {
-    const end = Math.min(order.length, start + BLOCK_KEYS);
+  for (let start = 0; start < ordered.length; start += BLOCK_KEYS) {
+    const end = Math.min(ordered.length, start + BLOCK_KEYS);
     const blockKeys: string[] = [];
     const uuids: (string | null)[] = [];
     let letters = "";
-    let first = keys[order[start]];
+    let first = ordered[start].at;
     let last = first;
     for (let j = start; j < end; j++) {
-      const i = order[j];
-      const key = keys[i];
-      blockKeys.push(key);
+      const { i, at } = ordered[j];
+      blockKeys.push(keys[i]);
       uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
       letters += LETTER[statuses[i]];
-      // The range in collation C exactly (the sort below is UTF-16's, which differs past U+FFFF).
-      if (compareC(key, first) < 0) first = key;
-      if (compareC(key, last) > 0) last = key;
+      // The range exactly as collation C orders it (the sort was UTF-16's, which differs past U+FFFF).
+      if (compareC(at, first) < 0) first = at;
+      if (compareC(at, last) > 0) last = at;
     }
     input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last).textArray(blockKeys).uuidArray(uuids);
     // The statuses, last: a text field is appended to the row started above.
@@ -87,23 +110,25 @@ export async function writeStateBlocks(
 }
 
 /**
- * The positions of `keys` in key order. V8 sorts strings without a comparator natively (several
- * times faster than with one); a key holds no NUL (keyText refuses it), so "key NUL position" sorts
- * by key first.
+ * The keys' positions and block-order texts, in block order. V8 sorts strings without a comparator
+ * natively (several times faster than with one); a key holds no NUL (keyText refuses it), so
+ * "block key, NUL, position" sorts by the block key first.
  */
-function keyOrder(keys: readonly string[]): number[] {
+function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
   const tagged = new Array<string>(keys.length);
-  for (let i = 0; i < keys.length; i++) tagged[i] = `${keys[i]}\u0000${i}`;
+  for (let i = 0; i < keys.length; i++) tagged[i] = `${blockKey(keys[i])}\u0000${i}`;
   tagged.sort();
-  const order = new Array<number>(keys.length);
-  for (let j = 0; j < tagged.length; j++) order[j] = Number(tagged[j].slice(tagged[j].lastIndexOf("\u0000") + 1));
-  return order;
+  return tagged.map((t) => {
+    const cut = t.lastIndexOf("\u0000");
+    return { i: Number(t.slice(cut + 1)), at: t.slice(0, cut) };
+  });
 }
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
 export async function tracksAnything(pool: Pool, syncId: number): Promise<boolean> {
   const { rows } = await pool.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1) AS found`,
+    // A block of keys (first_key '' is the "not checked yet" mark, which holds none).
+    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '') AS found`,
     [syncId],
   );
   return rows[0]?.found ?? true;
@@ -142,61 +167,85 @@ export async function* statePages(pool: Pool, syncId: number, exceptRun: number,
     after = rows[rows.length - 1].primary_key;
     yield rows;
   }
-  // Blocks in id order, about a page of keys at a time. Entries a row overrides are the row's (read
-  // above, or none).
-  let afterId = "0";
+  // Blocks in block order, about a page of keys at a time (first_key is unique in a sync). Entries a
+  // row overrides are the row's (read above, or none).
+  let afterKey = "";
   const blocksPerPage = Math.max(1, Math.ceil(pageSize / BLOCK_KEYS));
   for (;;) {
-    const { rows: ids } = await pool.query<{ last_id: string | null }>(
-      `SELECT max(id)::text AS last_id FROM (
-         SELECT id FROM sync_state_blocks WHERE sync_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3) x`,
-      [syncId, afterId, blocksPerPage],
+    const { rows: bounds } = await pool.query<{ last_first: string | null }>(
+      `SELECT max(first_key) AS last_first FROM (
+         SELECT first_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key > $2 ORDER BY first_key LIMIT $3) x`,
+      [syncId, afterKey, blocksPerPage],
     );
-    const lastId = ids[0]?.last_id ?? null;
-    if (lastId === null) return;
+    const lastFirst = bounds[0]?.last_first ?? null;
+    if (lastFirst === null) return;
     const { rows } = await pool.query<StateRow>(
       `SELECT e.k AS primary_key, coalesce(replace(e.f::text, '-', ''), '') AS fingerprint,
               CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END AS last_status, b.run_id AS last_run_id
          FROM sync_state_blocks b
         CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
-        WHERE b.sync_id = $1 AND b.id > $2::bigint AND b.id <= $3::bigint AND b.run_id <> $4
+        WHERE b.sync_id = $1 AND b.first_key > $2 AND b.first_key <= $3 AND b.run_id <> $4
           AND NOT EXISTS (SELECT 1 FROM sync_states o WHERE o.sync_id = $1 AND o.primary_key = e.k)`,
-      [syncId, afterId, lastId, exceptRun],
+      [syncId, afterKey, lastFirst, exceptRun],
     );
-    afterId = lastId;
+    afterKey = lastFirst;
     if (rows.length > 0) yield rows;
   }
 }
 
 /**
- * Blocks whose key ranges overlap deeper than this (a source that returned its keys in no order: each
- * batch's blocks then span the whole key space) are rewritten in key order.
+ * Marks the sync's blocks as not checked yet, before a run that begins with no state writes any: until
+ * compactStateBlocks has checked them, a lookup considers every block that starts at or below the key
+ * (ds_block_states), since a source that returned its keys in no order writes overlapping blocks.
  */
-const MAX_DEPTH = 8;
+export async function markStateBlocksUnchecked(pool: Pool, syncId: number, runId: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
+     VALUES ($1, $2, 0, '', '', '{}', '{}', '') ON CONFLICT (sync_id, first_key) DO NOTHING`,
+    [syncId, runId],
+  );
+}
 
 /**
- * Rewrites the sync's blocks in key order when a key's range is held by more than MAX_DEPTH of them,
- * so a lookup reads one block per key again. One statement: atomic, so a worker that dies in it
- * leaves the blocks as they were. True when it rewrote them.
+ * Checks the sync's blocks: when their key ranges overlap (a source that returned its keys in no
+ * order: each batch's blocks then span the key space), rewrites them in block order; then drops the
+ * "not checked" mark, so a lookup reads one block per key. One statement each: a worker that dies in
+ * them leaves the blocks as they were, mark included. True when it rewrote them.
  */
 export async function compactStateBlocks(pool: Pool, syncId: number): Promise<boolean> {
-  // The deepest point of the ranges: +1 where one starts, -1 where one ends (starts first on a tie).
+  const { rows: marked } = await pool.query<{ marked: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key = '') AS marked",
+    [syncId],
+  );
+  if (!marked[0]?.marked) return false;
+  let rewrote = false;
+  if ((await depthOf(pool, syncId)) > 1) {
+    // Each run's entries in block order (a sync's blocks all come from the run that began with no
+    // state; grouped by run all the same, so no entry changes run).
+    await pool.query(
+      `WITH old AS (DELETE FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '' RETURNING run_id, keys, fingerprints, statuses),
+       e AS (SELECT o.run_id, x.k, x.f, x.s FROM old o CROSS JOIN LATERAL unnest(o.keys, o.fingerprints, string_to_array(o.statuses, NULL)) AS x(k, f, s)),
+       n AS (SELECT e.*, ds_block_key(k) AS o, (row_number() OVER (PARTITION BY run_id ORDER BY ds_block_key(k)) - 1) / $2 AS g FROM e)
+       INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
+       SELECT $1, run_id, count(*), min(o), max(o), array_agg(k ORDER BY o), array_agg(f ORDER BY o), string_agg(s, '' ORDER BY o)
+         FROM n GROUP BY run_id, g`,
+      [syncId, BLOCK_KEYS],
+    );
+    rewrote = true;
+  }
+  // Blocks that still overlap (of several runs, which a sync never has) keep the mark: lookups stay exact.
+  if ((await depthOf(pool, syncId)) <= 1) await pool.query("DELETE FROM sync_state_blocks WHERE sync_id = $1 AND first_key = ''", [syncId]);
+  return rewrote;
+}
+
+/** The most blocks of the sync whose ranges hold one point: +1 where one starts, -1 where one ends. */
+async function depthOf(pool: Pool, syncId: number): Promise<number> {
   const { rows } = await pool.query<{ depth: number | null }>(
     `SELECT max(depth)::int AS depth FROM (
        SELECT sum(d) OVER (ORDER BY p, d DESC ROWS UNBOUNDED PRECEDING) AS depth
-         FROM (SELECT first_key AS p, 1 AS d FROM sync_state_blocks WHERE sync_id = $1
-               UNION ALL SELECT last_key, -1 FROM sync_state_blocks WHERE sync_id = $1) e) x`,
+         FROM (SELECT first_key AS p, 1 AS d FROM sync_state_blocks WHERE sync_id = $1 AND first_key > ''
+               UNION ALL SELECT last_key, -1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '') e) x`,
     [syncId],
   );
-  if ((rows[0]?.depth ?? 0) <= MAX_DEPTH) return false;
-  await pool.query(
-    `WITH old AS (DELETE FROM sync_state_blocks WHERE sync_id = $1 RETURNING run_id, keys, fingerprints, statuses),
-     e AS (SELECT o.run_id, x.k, x.f, x.s FROM old o CROSS JOIN LATERAL unnest(o.keys, o.fingerprints, string_to_array(o.statuses, NULL)) AS x(k, f, s)),
-     n AS (SELECT e.*, (row_number() OVER (PARTITION BY run_id ORDER BY k) - 1) / $2 AS g FROM e)
-     INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
-     SELECT $1, run_id, count(*), min(k), max(k), array_agg(k ORDER BY k), array_agg(f ORDER BY k), string_agg(s, '' ORDER BY k)
-       FROM n GROUP BY run_id, g`,
-    [syncId, BLOCK_KEYS],
-  );
-  return true;
+  return rows[0]?.depth ?? 0;
 }

@@ -22,7 +22,7 @@ CREATE TABLE "sync_state_blocks" (
 );
 
 -- CreateIndex
-CREATE INDEX "sync_state_blocks_sync_id_id_idx" ON "sync_state_blocks"("sync_id", "id");
+CREATE UNIQUE INDEX "sync_state_blocks_sync_id_first_key_key" ON "sync_state_blocks"("sync_id", "first_key");
 
 -- lz4 where the server has it, for blocks of long keys (md5s do not compress).
 DO $$
@@ -33,14 +33,12 @@ EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
 END
 $$;
 
--- The block holding a key: a GiST index on each block's key range. The range is of "<sync id>:<key>"
--- texts, so one index serves every sync (no extension needed for an equality column in GiST): the
--- texts of one sync all start with its id and a colon, which no other sync's id continues, so in
--- collation C they sit together, apart from every other sync's.
-CREATE TYPE "ds_key_range" AS RANGE (SUBTYPE = text, COLLATION = "C");
-
-CREATE INDEX "sync_state_blocks_span" ON "sync_state_blocks"
-  USING gist ("ds_key_range"("sync_id"::text || ':' || "first_key", "sync_id"::text || ':' || "last_key", '[]'));
+-- Blocks order keys by their UTF-8 length, then bytewise ("block order"): the keys of a source read
+-- in key order then fill blocks whose ranges do not overlap, integers included (bytewise alone,
+-- "10000" sits between "1000" and "1001", inside the ranges of every earlier batch).
+CREATE FUNCTION "ds_block_key"(k TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT lpad(octet_length(k)::text, 10, '0') || k COLLATE "C"
+$$;
 
 -- A sync's blocks go with it, like its states.
 CREATE OR REPLACE FUNCTION "ds_delete_states_of_syncs"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -51,22 +49,27 @@ BEGIN
 END
 $$;
 
--- The block entries of `p_keys` (whether or not a sync_states row overrides them): for each key, the
--- blocks whose range holds it (one, unless a source's keys came in no order: state-blocks.ts
--- compacts those) and its place there. The SET keeps the function from being inlined, so the plan
+-- The block entries of `p_keys` (whether or not a sync_states row overrides them). Blocks of a sync
+-- do not overlap once checked (lib/engine/state-blocks.ts compacts them at the end of the first
+-- sync), so a key's block is the one with the greatest first_key at or below it: one index probe. A
+-- block with first_key '' marks blocks not checked yet: then every block starting at or below the
+-- key is a candidate (exact, slower). The SET keeps the function from being inlined, so the plan
 -- stays a probe per key whatever the caller's estimates.
 CREATE FUNCTION "ds_block_states"(p_sync INTEGER, p_keys TEXT[])
 RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
 LANGUAGE sql STABLE ROWS 100 SET jit = off AS $$
-  SELECT k.key, coalesce(replace(b.fingerprints[b.pos]::text, '-', ''), ''),
-         (CASE substr(b.statuses, b.pos, 1) WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
-    FROM (SELECT DISTINCT q COLLATE "C" AS key FROM unnest(p_keys) AS q) k
+  SELECT k.key, coalesce(replace(b.fingerprints[p.pos]::text, '-', ''), ''),
+         (CASE substr(b.statuses, p.pos, 1) WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END)::sync_record_status, b.run_id
+    FROM (SELECT DISTINCT q COLLATE "C" AS key, "ds_block_key"(q) AS bk FROM unnest(p_keys) AS q) k
    CROSS JOIN LATERAL (
-     SELECT x.fingerprints, x.statuses, x.run_id, array_position(x.keys, k.key) AS pos
+     SELECT x.last_key, x.keys, x.fingerprints, x.statuses, x.run_id
        FROM "sync_state_blocks" x
-      WHERE "ds_key_range"(x.sync_id::text || ':' || x.first_key, x.sync_id::text || ':' || x.last_key, '[]') @> (p_sync::text || ':' || k.key)
+      WHERE x.sync_id = p_sync AND x.first_key <= k.bk AND x.first_key > ''
+      ORDER BY x.first_key DESC
+      LIMIT CASE WHEN EXISTS (SELECT 1 FROM "sync_state_blocks" m WHERE m.sync_id = p_sync AND m.first_key = '') THEN NULL ELSE 1 END
    ) b
-   WHERE b.pos IS NOT NULL
+   CROSS JOIN LATERAL (SELECT array_position(b.keys, k.key) AS pos) p
+   WHERE b.last_key >= k.bk AND p.pos IS NOT NULL
 $$;
 
 -- The states of `p_keys`: a sync_states row when there is one ('-': none), else a block entry. Each
