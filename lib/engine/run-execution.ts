@@ -10,7 +10,6 @@ import { CursorTracker } from "./cursor-tracker";
 import { detectDeletes } from "./delete-detection";
 import { SendGroups } from "./send-groups";
 import { hasStates } from "./diff";
-import { compactStateBlocks, markStateBlocksUnchecked } from "./state-blocks";
 import { BatchRecorder } from "./record-batch";
 import type { RunAttempt, RunStrategy } from "./run-attempt";
 import { sendItems } from "./send-batch";
@@ -34,10 +33,6 @@ export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
-  // A run that begins with no state writes state blocks, not checked until its read ends (a source
-  // may return keys in no order); a later attempt checks them before any lookup (state-blocks.ts).
-  if (noStates) await markStateBlocksUnchecked(pool, ctx.sync.id, ctx.run.id);
-  else await compactStateBlocks(pool, ctx.sync.id);
   // Unchanged rows of a full re-read pass in memory (the guard's plan below uses the same filter).
   const unchanged = loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
   // Before anything is written: a sync with blast-radius limits plans first and may stop here.
@@ -62,7 +57,6 @@ export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions
     if (plan && (await claimRecordColumns(ctx.run.id, plan.recordColumns))) {
       await extractPassThrough(attempt, plan, { options, noStates, unchanged, seen, recorder });
     } else await extractRows(attempt, options, { noStates, unchanged, seen, recorder });
-    if (noStates && !attempt.halted) await compactStateBlocks(pool, ctx.sync.id);
     const fullRead = !ctx.sync.cursorField || ctx.sync.syncMode === "full_refresh";
     if (!attempt.halted && fullRead && detectsDeletes(ctx.sync)) await detectDeletes(attempt, seen, recorder);
   } finally {

@@ -1,13 +1,13 @@
 // States in blocks (state-blocks.ts) read exactly as rows would: a row overrides its key's block
 // entry, '-' hides it, a failed retry keeps the fingerprint last delivered, whole-sync readers see
-// each key once, and blocks of keys read in no order are put in key order.
+// each key once, and a batch whose keys meet a block already written goes to rows.
 import { hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { pgPool } from "@/lib/db/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { withTransaction } from "./transaction";
 import { mulberry32 } from "@/tests/support/random";
-import { BLOCK_KEYS, compactStateBlocks, compareC, countStates, markStateBlocksUnchecked, statePages, writeStateBlocks, type BlockStatus } from "./state-blocks";
+import { BLOCK_KEYS, compareC, countStates, statePages, writeStateBlocks, type BlockStatus } from "./state-blocks";
 import { forgetStates, writeStates, type StateChange } from "./sync-state-store";
 import { UnchangedFilter } from "./unchanged-filter";
 
@@ -38,8 +38,15 @@ async function pages(syncId: number, exceptRun = 0): Promise<string[]> {
   return keys.sort();
 }
 
-const marked = async (syncId: number) =>
-  (await pgPool().query<{ n: number }>("SELECT count(*)::int AS n FROM sync_state_blocks WHERE sync_id = $1 AND first_key = ''", [syncId])).rows[0].n > 0;
+/** Blocks of the sync whose range starts at or before the end of the one before. */
+const overlaps = async (syncId: number) =>
+  (
+    await pgPool().query<{ n: number }>(
+      `SELECT count(*) FILTER (WHERE first_key <= prev)::int AS n
+         FROM (SELECT first_key, lag(last_key) OVER (ORDER BY first_key) AS prev FROM sync_state_blocks WHERE sync_id = $1) x`,
+      [syncId],
+    )
+  ).rows[0].n;
 
 const change = (key: string, fingerprint: string, ok: boolean, action: StateChange["item"]["action"] = "destination_update"): StateChange => ({
   ok,
@@ -108,54 +115,52 @@ describe("state blocks", () => {
     expect(filter.size).toBe(Object.values(await entries(1)).filter((v) => /^[0-9a-f]{32}\/(success|skipped)/.test(v)).length);
   });
 
-  it("of keys in no order are rewritten in block order, and found the same", { timeout: 60_000 }, async () => {
+  it("of a batch whose range meets a block are rows instead: blocks never overlap, every key is found", { timeout: 60_000 }, async () => {
     const random = mulberry32(37);
     const keys = Array.from({ length: 6000 }, (_, i) => `${Math.floor(random() * 1e9).toString(36)}-${i}`);
-    await markStateBlocksUnchecked(pgPool(), 3, RUN);
+    const written: boolean[] = [];
     for (let at = 0; at < keys.length; at += 500) {
       const batch = keys.slice(at, at + 500);
-      await withTransaction(pgPool(), (client) => writeStateBlocks(client, 3, RUN, batch, batch.map(md5), batch.map(() => "success" as const)));
+      written.push(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 3, RUN, batch, batch.map(md5), batch.map(() => "success" as const))));
     }
-    const probe = keys.filter((_, i) => i % 97 === 0);
-    // Overlapping blocks, not checked yet: every candidate block is read, so every key is found.
-    const before = await statesOf(3, [...probe, "zz-not-tracked"]);
-    expect(Object.keys(before)).toHaveLength(probe.length);
-    expect(await compactStateBlocks(pgPool(), 3)).toBe(true);
-    expect(await marked(3)).toBe(false);
-    expect(await compactStateBlocks(pgPool(), 3)).toBe(false);
-    expect(await statesOf(3, probe)).toEqual(before);
-    expect(Object.keys(await entries(3)).sort()).toEqual([...keys].sort());
-    const { rows } = await pgPool().query<{ overlaps: number; ordered: boolean }>(
-      `SELECT count(*) FILTER (WHERE first_key <= prev)::int AS overlaps, bool_and(keys = ARRAY(SELECT u FROM unnest(keys) AS u ORDER BY ds_block_key(u))) AS ordered
-         FROM (SELECT first_key, keys, lag(last_key) OVER (ORDER BY first_key) AS prev FROM sync_state_blocks WHERE sync_id = 3) x`,
+    // Keys in no order: the first batch's blocks span the key space, every later batch meets them.
+    expect(written).toEqual([true, ...Array.from({ length: 11 }, () => false)]);
+    expect(await overlaps(3)).toBe(0);
+    // Three batches in flight at once are checked against each other too.
+    const ranges = [["k10", "k20"], ["k30", "k40"], ["k15", "k35"]];
+    const concurrent = await Promise.all(
+      ranges.map((batch) => withTransaction(pgPool(), (client) => writeStateBlocks(client, 6, RUN, batch, batch.map(md5), batch.map(() => "success" as const)))),
     );
-    expect(rows[0]).toEqual({ overlaps: 0, ordered: true });
+    expect(concurrent.filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    expect(concurrent.filter(Boolean).length).toBeLessThanOrEqual(2);
+    expect(await overlaps(6)).toBe(0);
   });
 
-  it("of integer keys read in order do not overlap: no rewrite", { timeout: 60_000 }, async () => {
+  it("of integer keys read in order do not overlap", { timeout: 60_000 }, async () => {
     const keys = Array.from({ length: 15_000 }, (_, i) => String(i + 1));
-    await markStateBlocksUnchecked(pgPool(), 5, RUN);
     for (let at = 0; at < keys.length; at += 5000) {
       const batch = keys.slice(at, at + 5000);
-      await withTransaction(pgPool(), (client) => writeStateBlocks(client, 5, RUN, batch, batch.map(md5), batch.map(() => "success" as const)));
+      expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 5, RUN, batch, batch.map(md5), batch.map(() => "success" as const)))).toBe(true);
     }
-    expect(await compactStateBlocks(pgPool(), 5)).toBe(false);
-    expect(await marked(5)).toBe(false);
-    const { rows } = await pgPool().query<{ overlaps: number }>(
-      `SELECT count(*) FILTER (WHERE first_key <= prev)::int AS overlaps
-         FROM (SELECT first_key, lag(last_key) OVER (ORDER BY first_key) AS prev FROM sync_state_blocks WHERE sync_id = 5) x`,
+    expect(await overlaps(5)).toBe(0);
+    const { rows } = await pgPool().query<{ ordered: boolean }>(
+      "SELECT bool_and(keys = ARRAY(SELECT u FROM unnest(keys) AS u ORDER BY ds_block_key(u))) AS ordered FROM sync_state_blocks WHERE sync_id = 5",
     );
-    expect(rows[0].overlaps).toBe(0);
+    expect(rows[0].ordered).toBe(true);
     expect(Object.keys(await statesOf(5, ["1", "9", "10", "5000", "5001", "9999", "10000", "15000", "15001"])).sort()).toEqual(
       ["1", "9", "10", "5000", "5001", "9999", "10000", "15000"].sort(),
     );
   });
 
   it("take ranges in collation C, past U+FFFF too", async () => {
-    const keys = ["\u{1F600}", "\uFF21", "a", "Z", "é"];
-    expect([...keys].sort(compareC)).toEqual(["Z", "a", "é", "\uFF21", "\u{1F600}"]);
-    await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, keys, keys.map(md5), keys.map(() => "success" as const)));
-    expect(Object.keys(await statesOf(4, keys)).sort(compareC)).toEqual(["Z", "a", "é", "\uFF21", "\u{1F600}"]);
+    expect(["\u{1F600}", "\uFF21", "a", "Z", "é"].sort(compareC)).toEqual(["Z", "a", "é", "\uFF21", "\u{1F600}"]);
+    // Keys of one UTF-8 length (12 bytes) where UTF-16 order and collation C disagree.
+    const keys = Array.from({ length: 100 }, (_, i) =>
+      i % 2 === 0 ? `\uFF21\uFF21\uFF21${String.fromCharCode(0x4e00 + i)}` : `\u{1F600}\u{1F600}${String(1000 + i)}`,
+    );
+    expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, keys, keys.map(md5), keys.map(() => "success" as const)))).toBe(true);
+    expect(await overlaps(4)).toBe(0);
+    expect(Object.keys(await statesOf(4, keys)).sort()).toEqual([...keys].sort());
     // A fingerprint that is not an md5 in hex leaves it to rows.
     expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, ["b"], ["not hex"], ["success"]))).toBe(false);
   });

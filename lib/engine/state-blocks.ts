@@ -8,6 +8,7 @@
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
+import { stateBlocksLockKey } from "./locks";
 
 /** A state's status letter in a block. */
 const LETTER = { success: "s", failed: "f", skipped: "k" } as const;
@@ -48,6 +49,12 @@ function utf8Length(s: string): number {
   return n;
 }
 
+/** True when `s` has a UTF-16 unit at or past U+D800, where UTF-16 order and collation C differ. */
+function hasWide(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xd800) return true;
+  return false;
+}
+
 /**
  * A key in block order, as the SQL function ds_block_key writes it: its UTF-8 length in 10 digits,
  * then the key, compared bytewise. A source read in key order (integers too, whose text bytewise
@@ -65,10 +72,13 @@ export function blockKey(key: string): string {
 export const BLOCK_KEYS = 64;
 
 /**
- * Writes one batch's states as blocks of BLOCK_KEYS keys in key order, in the caller's transaction.
+ * Writes one batch's states as blocks of BLOCK_KEYS keys in block order, in the caller's transaction.
  * The keys must be new to the sync (the run began with no state, and a run records a key once).
- * False, writing nothing, when a fingerprint to keep is not an md5 in hex (none the engine writes):
- * the caller writes rows.
+ * False, writing nothing, when a fingerprint to keep is not an md5 in hex (none the engine writes) or
+ * when the batch's key range meets a block already written (a source that returns its keys in no
+ * order): the caller writes rows, so a sync's blocks never overlap and a key's block is the one with
+ * the greatest first_key at or below it (ds_block_states). The check and the insert hold a lock of the
+ * sync until the caller commits, so the batches in flight are checked against each other.
  */
 export async function writeStateBlocks(
   client: PoolClient,
@@ -84,24 +94,31 @@ export async function writeStateBlocks(
     if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
   }
   const ordered = blockOrder(keys);
+  const low = ordered[0].at;
+  const high = ordered[ordered.length - 1].at;
+  await client.query("SELECT pg_advisory_xact_lock($1, $2)", stateBlocksLockKey(syncId));
+  // Blocks do not overlap, so only one starting below the range can reach into it: the last one.
+  const { rows } = await client.query<{ meets: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key BETWEEN $2 AND $3)
+         OR EXISTS (SELECT 1 FROM (SELECT last_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key < $2
+                                   ORDER BY first_key DESC LIMIT 1) x WHERE x.last_key >= $2) AS meets`,
+    [syncId, low, high],
+  );
+  if (rows[0]?.meets) return false;
   const input = new BinaryCopyInput();
   for (let start = 0; start < ordered.length; start += BLOCK_KEYS) {
     const end = Math.min(ordered.length, start + BLOCK_KEYS);
     const blockKeys: string[] = [];
     const uuids: (string | null)[] = [];
     let letters = "";
-    let first = ordered[start].at;
-    let last = first;
     for (let j = start; j < end; j++) {
-      const { i, at } = ordered[j];
+      const { i } = ordered[j];
       blockKeys.push(keys[i]);
       uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
       letters += LETTER[statuses[i]];
-      // The range exactly as collation C orders it (the sort was UTF-16's, which differs past U+FFFF).
-      if (compareC(at, first) < 0) first = at;
-      if (compareC(at, last) > 0) last = at;
     }
-    input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last).textArray(blockKeys).uuidArray(uuids);
+    const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(ordered[start].at).text(ordered[end - 1].at);
+    row.textArray(blockKeys).uuidArray(uuids);
     // The statuses, last: a text field is appended to the row started above.
     input.text(letters);
   }
@@ -110,14 +127,20 @@ export async function writeStateBlocks(
 }
 
 /**
- * The keys' positions and block-order texts, in block order. V8 sorts strings without a comparator
- * natively (several times faster than with one); a key holds no NUL (keyText refuses it), so
+ * The keys' positions and block-order texts, in block order (collation C). V8 sorts strings without
+ * a comparator natively (several times faster than with one), in UTF-16 order, which is C's unless a
+ * key has a unit at or past U+D800: then compareC sorts. A key holds no NUL (keyText refuses it), so
  * "block key, NUL, position" sorts by the block key first.
  */
 function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
   const tagged = new Array<string>(keys.length);
-  for (let i = 0; i < keys.length; i++) tagged[i] = `${blockKey(keys[i])}\u0000${i}`;
-  tagged.sort();
+  let wide = false;
+  for (let i = 0; i < keys.length; i++) {
+    tagged[i] = `${blockKey(keys[i])}\u0000${i}`;
+    if (!wide && hasWide(keys[i])) wide = true;
+  }
+  if (wide) tagged.sort(compareC);
+  else tagged.sort();
   return tagged.map((t) => {
     const cut = t.lastIndexOf("\u0000");
     return { i: Number(t.slice(cut + 1)), at: t.slice(0, cut) };
@@ -127,8 +150,7 @@ function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
 export async function tracksAnything(pool: Pool, syncId: number): Promise<boolean> {
   const { rows } = await pool.query<{ found: boolean }>(
-    // A block of keys (first_key '' is the "not checked yet" mark, which holds none).
-    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '') AS found`,
+    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1) AS found`,
     [syncId],
   );
   return rows[0]?.found ?? true;
@@ -191,61 +213,4 @@ export async function* statePages(pool: Pool, syncId: number, exceptRun: number,
     afterKey = lastFirst;
     if (rows.length > 0) yield rows;
   }
-}
-
-/**
- * Marks the sync's blocks as not checked yet, before a run that begins with no state writes any: until
- * compactStateBlocks has checked them, a lookup considers every block that starts at or below the key
- * (ds_block_states), since a source that returned its keys in no order writes overlapping blocks.
- */
-export async function markStateBlocksUnchecked(pool: Pool, syncId: number, runId: number): Promise<void> {
-  await pool.query(
-    `INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
-     VALUES ($1, $2, 0, '', '', '{}', '{}', '') ON CONFLICT (sync_id, first_key) DO NOTHING`,
-    [syncId, runId],
-  );
-}
-
-/**
- * Checks the sync's blocks: when their key ranges overlap (a source that returned its keys in no
- * order: each batch's blocks then span the key space), rewrites them in block order; then drops the
- * "not checked" mark, so a lookup reads one block per key. One statement each: a worker that dies in
- * them leaves the blocks as they were, mark included. True when it rewrote them.
- */
-export async function compactStateBlocks(pool: Pool, syncId: number): Promise<boolean> {
-  const { rows: marked } = await pool.query<{ marked: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key = '') AS marked",
-    [syncId],
-  );
-  if (!marked[0]?.marked) return false;
-  let rewrote = false;
-  if ((await depthOf(pool, syncId)) > 1) {
-    // Each run's entries in block order (a sync's blocks all come from the run that began with no
-    // state; grouped by run all the same, so no entry changes run).
-    await pool.query(
-      `WITH old AS (DELETE FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '' RETURNING run_id, keys, fingerprints, statuses),
-       e AS (SELECT o.run_id, x.k, x.f, x.s FROM old o CROSS JOIN LATERAL unnest(o.keys, o.fingerprints, string_to_array(o.statuses, NULL)) AS x(k, f, s)),
-       n AS (SELECT e.*, ds_block_key(k) AS o, (row_number() OVER (PARTITION BY run_id ORDER BY ds_block_key(k)) - 1) / $2 AS g FROM e)
-       INSERT INTO sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses)
-       SELECT $1, run_id, count(*), min(o), max(o), array_agg(k ORDER BY o), array_agg(f ORDER BY o), string_agg(s, '' ORDER BY o)
-         FROM n GROUP BY run_id, g`,
-      [syncId, BLOCK_KEYS],
-    );
-    rewrote = true;
-  }
-  // Blocks that still overlap (of several runs, which a sync never has) keep the mark: lookups stay exact.
-  if ((await depthOf(pool, syncId)) <= 1) await pool.query("DELETE FROM sync_state_blocks WHERE sync_id = $1 AND first_key = ''", [syncId]);
-  return rewrote;
-}
-
-/** The most blocks of the sync whose ranges hold one point: +1 where one starts, -1 where one ends. */
-async function depthOf(pool: Pool, syncId: number): Promise<number> {
-  const { rows } = await pool.query<{ depth: number | null }>(
-    `SELECT max(depth)::int AS depth FROM (
-       SELECT sum(d) OVER (ORDER BY p, d DESC ROWS UNBOUNDED PRECEDING) AS depth
-         FROM (SELECT first_key AS p, 1 AS d FROM sync_state_blocks WHERE sync_id = $1 AND first_key > ''
-               UNION ALL SELECT last_key, -1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key > '') e) x`,
-    [syncId],
-  );
-  return rows[0]?.depth ?? 0;
 }

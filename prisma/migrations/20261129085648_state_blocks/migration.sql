@@ -49,12 +49,11 @@ BEGIN
 END
 $$;
 
--- The block entries of `p_keys` (whether or not a sync_states row overrides them). Blocks of a sync
--- do not overlap once checked (lib/engine/state-blocks.ts compacts them at the end of the first
--- sync), so a key's block is the one with the greatest first_key at or below it: one index probe. A
--- block with first_key '' marks blocks not checked yet: then every block starting at or below the
--- key is a candidate (exact, slower). The SET keeps the function from being inlined, so the plan
--- stays a probe per key whatever the caller's estimates.
+-- The block entries of `p_keys` (whether or not a sync_states row overrides them). A sync's blocks
+-- never overlap (lib/engine/state-blocks.ts writes a batch whose range meets a block as rows), so a
+-- key's block is the one with the greatest first_key at or below it: one index probe, then the key's
+-- place among its 64. The SET keeps the function from being inlined, so the plan stays a probe per
+-- key whatever the caller's estimates.
 CREATE FUNCTION "ds_block_states"(p_sync INTEGER, p_keys TEXT[])
 RETURNS TABLE (primary_key TEXT, fingerprint TEXT, last_status sync_record_status, last_run_id INTEGER)
 LANGUAGE sql STABLE ROWS 100 SET jit = off AS $$
@@ -64,9 +63,8 @@ LANGUAGE sql STABLE ROWS 100 SET jit = off AS $$
    CROSS JOIN LATERAL (
      SELECT x.last_key, x.keys, x.fingerprints, x.statuses, x.run_id
        FROM "sync_state_blocks" x
-      WHERE x.sync_id = p_sync AND x.first_key <= k.bk AND x.first_key > ''
-      ORDER BY x.first_key DESC
-      LIMIT CASE WHEN EXISTS (SELECT 1 FROM "sync_state_blocks" m WHERE m.sync_id = p_sync AND m.first_key = '') THEN NULL ELSE 1 END
+      WHERE x.sync_id = p_sync AND x.first_key <= k.bk
+      ORDER BY x.first_key DESC LIMIT 1
    ) b
    CROSS JOIN LATERAL (SELECT array_position(b.keys, k.key) AS pos) p
    WHERE b.last_key >= k.bk AND p.pos IS NOT NULL
