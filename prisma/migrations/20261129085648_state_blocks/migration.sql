@@ -1,6 +1,6 @@
 -- Change-tracking states in blocks (issue 37, targets 1 and 7; docs/architecture.md, "Change tracking:
 -- what a state costs"; lib/engine/state-blocks.ts). A run that begins with no state for its sync writes
--- each recorded batch's states as blocks of up to 64 keys in key order, in the transaction of its
+-- each recorded batch's states as blocks of up to 64 keys in block order, in the transaction of its
 -- record blocks, instead of a sync_states row per key (a heap tuple and a B-tree entry each: ~137
 -- bytes, and most of a first sync's database CPU). Later changes go to sync_states as before; a row
 -- there overrides the block entry of its key, and a row whose fingerprint is '-' says "no state" (a
