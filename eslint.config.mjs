@@ -146,6 +146,8 @@ const typedSql = {
     "lib/engine/record-batch.ts",
     "lib/engine/live/**",
     "lib/engine/reaper.ts",
+    "lib/engine/state-blocks.ts",
+    "lib/engine/test-run.ts",
     // Move next: the sync view's one-statement list (its plan and ISO reads measured), the rate
     // budget's lease (per request of a rate-limited destination).
     "lib/services/syncs/view.ts",

@@ -69,15 +69,19 @@ export async function measuredRun(ctx: BenchContext, label: string, run: () => P
   return result;
 }
 
-/** Bytes of the bookkeeping tables with their indexes and TOAST: records, states' heap, states' indexes. */
-async function bookkeepingBytes(ctx: BenchContext): Promise<{ records: number; states: number; stateIndexes: number }> {
-  const [r] = await query<{ records: string; states: string; indexes: string }>(
+/**
+ * Bytes of the bookkeeping tables with their indexes and TOAST: records, states' heap, states'
+ * indexes, state blocks (with theirs).
+ */
+async function bookkeepingBytes(ctx: BenchContext): Promise<{ records: number; states: number; stateIndexes: number; stateBlocks: number }> {
+  const [r] = await query<{ records: string; states: string; indexes: string; blocks: string }>(
     ctx.appUrl,
     `SELECT pg_total_relation_size('sync_record_blocks')::text AS records,
             (pg_total_relation_size('sync_states') - pg_indexes_size('sync_states'))::text AS states,
-            pg_indexes_size('sync_states')::text AS indexes`,
+            pg_indexes_size('sync_states')::text AS indexes,
+            coalesce(pg_total_relation_size(to_regclass('sync_state_blocks')), 0)::text AS blocks`,
   );
-  return { records: Number(r.records), states: Number(r.states), stateIndexes: Number(r.indexes) };
+  return { records: Number(r.records), states: Number(r.states), stateIndexes: Number(r.indexes), stateBlocks: Number(r.blocks) };
 }
 
 /**
@@ -162,7 +166,8 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
   const records = grown.records - bookkeepingBefore.records;
   const states = grown.states - bookkeepingBefore.states;
   const stateIndexes = grown.stateIndexes - bookkeepingBefore.stateIndexes;
-  const bookkeeping = records + states + stateIndexes;
+  const stateBlocks = grown.stateBlocks - bookkeepingBefore.stateBlocks;
+  const bookkeeping = records + states + stateIndexes + stateBlocks;
   const after = memory ? memoryOf(worker.pid) : undefined;
   const fullPeak = after ? Math.max(peakAll, hwmReset ? after.hwm : 0) : 0;
   const [{ count: copied }] = await query<{ count: number }>(ctx.destinationUrl, "SELECT count(*)::int AS count FROM customers_copy");
@@ -183,10 +188,10 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
     name: "application database growth per synced row",
     value: bookkeeping / n,
     unit: "B",
-    note: "sync_record_blocks + sync_states with their indexes, after the full sync",
+    note: "sync_record_blocks + sync_states + sync_state_blocks with their indexes, after the full sync",
   });
   report.note(
-    `application database growth per row: record blocks ${fmt(records / n, "B")}, states ${fmt(states / n, "B")}, their index ${fmt(stateIndexes / n, "B")}`,
+    `application database growth per row: record blocks ${fmt(records / n, "B")}, state rows ${fmt(states / n, "B")}, their index ${fmt(stateIndexes / n, "B")}, state blocks ${fmt(stateBlocks / n, "B")}`,
   );
   report.add({ section: "sync", name: "full sync throughput", value: n / fullS, unit: "rows/s", baseline: { name: "COPY", value: n / copyBase.value, unit: "rows/s" } });
   report.note(`full sync time by phase (summed over concurrent batches): ${phases(full)}; queue pick-up ${fmt(full.queued_ms / 1000, "s")} (not counted)`);

@@ -12,7 +12,7 @@ export interface RoundOutcome {
   /** Records in the runs' blocks, and distinct (sync, key) pairs among them. */
   records: number;
   distinctRecords: number;
-  /** sync_states rows of the round's syncs. */
+  /** States (sync_state_entries: rows and state blocks) of the round's syncs. */
   states: number;
   destinationRows: number;
   /** The most runs of one workspace running at once, from the runs' started_at … finished_at. */
@@ -64,7 +64,7 @@ export async function checkRound(options: {
     [syncIds],
   );
   const { states } = await one<{ states: number }>(
-    "SELECT count(*)::int AS states FROM sync_states WHERE sync_id = ANY($1::int[])",
+    "SELECT count(*)::int AS states FROM sync_state_entries WHERE sync_id = ANY($1::int[])",
     [syncIds],
   );
   const [{ n: destinationRows }] = await query<{ n: number }>(

@@ -20,11 +20,16 @@ const CATALOG_QUERIES = {
           ORDER BY 1, e.enumsortorder`,
 };
 
-/** Objects only the migrations create (see 20261123182422_pass_through_records, 20261127161822_record_blocks). */
+/** Objects only the migrations create (see 20261123182422_pass_through_records, 20261127161822_record_blocks, 20261129085648_state_blocks). */
 const HAND_WRITTEN = {
   indexes: ["sync_record_blocks_failed"],
-  views: ["sync_record_rows"],
-  collations: [["sync_states", "primary_key", "C"]] as const,
+  views: ["sync_record_rows", "sync_state_entries"],
+  collations: [
+    ["sync_states", "primary_key", "C"],
+    ["sync_state_blocks", "first_key", "C"],
+    ["sync_state_blocks", "last_key", "C"],
+    ["sync_state_blocks", "keys", "C"],
+  ] as const,
 };
 
 async function catalog(url: string) {

@@ -1,4 +1,4 @@
-// Delete detection, after a complete full read: rows tracked in sync_states but absent from the read
+// Delete detection, after a complete full read: rows tracked (sync_states, state blocks) but absent from the read
 // become destination_delete records; rows never delivered (or skipped by the write mode) only lose
 // their state. The plan (plan/planner.ts) counts the same pages without acting on them. A guarded
 // run checks the deletes it found against its limits (or its approval) once more before making any:
@@ -16,6 +16,7 @@ import type { RunAttempt } from "./run-attempt";
 import { forgetStates, zeroCounters } from "./run-store";
 import { sendItems } from "./send-batch";
 import { engineSettings } from "./settings";
+import { countStates, statePages } from "./state-blocks";
 
 /** One page of tracked rows the read did not see. */
 export interface GonePage {
@@ -30,17 +31,9 @@ export interface GonePage {
  * are its own: not gone). Read-only; stops when `halted()` says so.
  */
 export async function* goneStates(pool: Pool, syncId: number, runId: number, seen: KeySet, halted: () => boolean): AsyncGenerator<GonePage> {
-  const pageSize = engineSettings.batchSize;
-  let after = "";
-  for (;;) {
+  // Rows and block entries alike (state-blocks.ts); this run's own blocks are left out there.
+  for await (const rows of statePages(pool, syncId, runId, engineSettings.batchSize)) {
     if (halted()) return;
-    const { rows } = await pool.query<{ primary_key: string; fingerprint: string; last_status: string; last_run_id: number }>(
-      `SELECT primary_key, fingerprint, last_status::text, last_run_id FROM sync_states
-       WHERE sync_id = $1 AND primary_key > $2 ORDER BY primary_key LIMIT $3`,
-      [syncId, after, pageSize],
-    );
-    if (rows.length === 0) return;
-    after = rows[rows.length - 1].primary_key;
     const gone = rows.filter((r) => !seen.has(r.primary_key) && r.last_run_id !== runId);
     // Never delivered (or skipped by the write mode): nothing to delete in the destination, only the state to forget.
     const delivered = (r: { fingerprint: string; last_status: string }) => r.fingerprint !== "" && r.last_status !== "skipped";
@@ -99,6 +92,5 @@ async function deletesRefused(attempt: RunAttempt, seen: KeySet): Promise<boolea
 
 /** Rows the sync tracked before this run (a run without a stored plan): states this run did not write. */
 async function trackedBefore(pool: Pool, syncId: number, runId: number): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_states WHERE sync_id = $1 AND last_run_id <> $2", [syncId, runId]);
-  return rows[0]?.n ?? 0;
+  return countStates(pool, syncId, runId);
 }

@@ -48,7 +48,7 @@ async function leftovers(syncId: number, runId: number) {
   const [row] = await sql<{ records: number; states: number }>(
     process.env.DATABASE_URL as string,
     `SELECT (SELECT count(*)::int FROM sync_record_rows WHERE sync_run_id = $2) AS records,
-            (SELECT count(*)::int FROM sync_states WHERE sync_id = $1) AS states`,
+            (SELECT count(*)::int FROM sync_states WHERE sync_id = $1) + (SELECT count(*)::int FROM sync_state_blocks WHERE sync_id = $1) AS states`,
     [syncId, runId],
   );
   return row;

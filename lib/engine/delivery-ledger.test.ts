@@ -70,7 +70,10 @@ const ledger = (syncId: number) =>
   sql<{ primary_key: string; idempotency_key: string; seq: number }>(db.url(), "SELECT primary_key, idempotency_key, seq FROM sync_deliveries WHERE sync_id = $1 ORDER BY primary_key::int", [syncId]);
 
 /** A batch whose commit was lost (a worker killed after its requests): the run's states never landed. */
-const loseCommit = (syncId: number) => sql(db.url(), "DELETE FROM sync_states WHERE sync_id = $1", [syncId]);
+const loseCommit = async (syncId: number) => {
+  await sql(db.url(), "DELETE FROM sync_states WHERE sync_id = $1", [syncId]);
+  await sql(db.url(), "DELETE FROM sync_state_blocks WHERE sync_id = $1", [syncId]);
+};
 
 describe("HTTP deliveries with idempotency keys", () => {
   it("sends each record once with its key, and never again once the ledger holds it", async () => {

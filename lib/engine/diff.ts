@@ -1,10 +1,11 @@
 // Change detection: a fingerprint per row (md5 of its JSON, seeded with the sync's mapping so a
-// mapping change re-sends rows) and a set-wise classification of a whole batch against sync_states in
-// one query.
+// mapping change re-sends rows) and a set-wise classification of a whole batch against its states
+// (sync_states rows and state blocks: state-blocks.ts) in one query.
 import "server-only";
 import { hash } from "node:crypto";
 import type { Pool } from "pg";
 import { hexOf, type Fingerprints } from "./fingerprints";
+import { tracksAnything } from "./state-blocks";
 import type { PendingFilter } from "./unchanged-filter";
 
 /** JSON with object keys sorted at every depth, so the same row always gives the same text. */
@@ -126,14 +127,9 @@ async function probeBatch(pool: Pool, args: ClassifyArgs<string[]>): Promise<Bat
        -- is escaped element by element in JavaScript. (Not one long string cut with substr(): on a
        -- UTF-8 database each substr() walks the string from its start.)
        FROM ROWS FROM (json_array_elements_text($3::json), json_array_elements_text($4::json)) WITH ORDINALITY AS i(pk, fp, ord)
-       -- One primary-key probe per row, whatever the statistics say: as a plain join the planner,
-       -- seeing a 5000-element array and a sync_states not yet analyzed, hashed every state of the
-       -- sync for each batch (O(states) per batch; a 1M-row re-run spent minutes there). LIMIT 1
-       -- keeps the lateral subquery from being flattened back into that join.
-       LEFT JOIN LATERAL (
-         SELECT st.primary_key, st.fingerprint, st.last_status, st.last_run_id FROM sync_states st
-         WHERE st.sync_id = $1 AND st.primary_key = i.pk LIMIT 1
-       ) s ON true
+       -- Each key's state: its sync_states row (probed by primary key), else its block entry
+       -- (state-blocks.ts). One function call per batch, joined by hash.
+       LEFT JOIN ds_states_of($1, ARRAY(SELECT json_array_elements_text($3::json))) s ON s.primary_key = i.pk
      ) x WHERE c <> 'n'`,
     [args.syncId, args.runId, JSON.stringify(args.keys), JSON.stringify(args.fingerprints), args.fullRefresh],
   );
@@ -152,8 +148,7 @@ async function probeBatch(pool: Pool, args: ClassifyArgs<string[]>): Promise<Bat
  * classifyBatch: every row is an insert, and rows repeated within the run are caught in memory.
  */
 export async function hasStates(pool: Pool, syncId: number): Promise<boolean> {
-  const { rows } = await pool.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) AS found", [syncId]);
-  return rows[0]?.found ?? true;
+  return tracksAnything(pool, syncId);
 }
 
 /** The classification of a batch against no state at all: all inserts. */

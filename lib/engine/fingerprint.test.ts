@@ -165,8 +165,10 @@ describe("fingerprints computed by the PostgreSQL source", () => {
     const keys = [...rows.keys()];
     await sql(
       process.env.DATABASE_URL as string,
-      `UPDATE sync_states s SET fingerprint = x.f FROM unnest($2::text[], $3::text[]) AS x(k, f)
-       WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+       SELECT $1, e.primary_key, x.f, e.last_status, e.last_run_id FROM unnest($2::text[], $3::text[]) AS x(k, f)
+       JOIN sync_state_entries e ON e.sync_id = $1 AND e.primary_key = x.k
+       ON CONFLICT (sync_id, primary_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`,
       [f.syncId, keys, keys.map((k) => fingerprint(fingerprintSeed, rowJson(rows.get(k)!)))],
     );
     await sql(source.url, "UPDATE items SET label = 'Changed since' WHERE id = 9");

@@ -14,6 +14,8 @@ const TEST_NAMESPACE = 0x54455354;
 const TRIGGER_NAMESPACE = 0x54524947;
 /** 'SHAR': admits one run of a workspace at a time against its share (WORKSPACE_MAX_ACTIVE_RUNS). */
 const SHARE_NAMESPACE = 0x53484152;
+/** 'SBLK': a sync's state blocks, checked against each other as one batch's are written (state-blocks.ts). */
+const STATE_BLOCKS_NAMESPACE = 0x53424c4b;
 /** 'QDDL': creating pg-boss queues (DDL on its job table), one process at a time. */
 export const QUEUE_DDL_LOCK: LockKey = [0x5144444c, 1];
 /** Scheduler leadership and record pruning: one process at a time. */
@@ -22,6 +24,10 @@ export const SCHEDULER_LOCK: LockKey = [0x53434844, 1];
 /** General runs lock the sync (never two at once); test runs only lock themselves. */
 export function runLockKey(run: { id: number; syncId: number; syncRunType: string }): LockKey {
   return run.syncRunType === "test" ? [TEST_NAMESPACE, run.id] : [SYNC_NAMESPACE, run.syncId];
+}
+
+export function stateBlocksLockKey(syncId: number): LockKey {
+  return [STATE_BLOCKS_NAMESPACE, syncId];
 }
 
 export function triggerLockKey(syncId: number): LockKey {

@@ -4,12 +4,11 @@ import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
-import { prisma } from "@/lib/db/client";
 import { loadRunContext } from "./context";
 import { fingerprint } from "./diff";
 import { stopEngine, triggerSync } from "./index";
 import { executeRun } from "./execute-run";
-import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
+import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, stateRows, tableStream, type Fixture } from "./test-support";
 
 const MARIADB_URL = process.env.MARIADB_URL;
 const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB destination test is skipped";
@@ -121,7 +120,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "a PostgreSQL → MariaDB sync" : `a
     // The states hold md5(seed + JSON) of the rows with BIGINT as strings, as the engine stored them
     // before BIGINT became numbers: states stored then match, so the change re-sends nothing.
     const { fingerprintSeed } = await loadRunContext(await reloadRun(first.id));
-    const states = await prisma().syncState.findMany({ where: { syncId: fixture.syncId }, orderBy: { primaryKey: "asc" } });
+    const states = await stateRows(fixture.syncId);
     expect(states.map((st) => [st.primaryKey, st.fingerprint])).toEqual([
       ["1", fingerprint(fingerprintSeed, JSON.stringify({ id: "1", phone: "5550000001", name: "Ada" }))],
       ["9007199254740993", fingerprint(fingerprintSeed, JSON.stringify({ id: "9007199254740993", phone: null, name: "Huge" }))],

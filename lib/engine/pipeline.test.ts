@@ -7,7 +7,7 @@ import { FailedDependency, NotFound } from "@/lib/errors";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { cancelSync, pruneSequenceRuns, pruneSyncRecords, stopEngine, transitionSyncStatus, triggerSync, triggerTestRun } from "./index";
 import { executeRun } from "./execute-run";
-import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, waitFor, type Fixture } from "./test-support";
+import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, runRecords, sql, stateCount, tableStream, waitFor, type Fixture } from "./test-support";
 
 useTestDatabase();
 
@@ -90,7 +90,7 @@ describe("a PostgreSQL to PostgreSQL sync", () => {
     expect(await tableRows(destination.url, f.table)).toEqual(await tableRows(source.url, f.table));
     const sync = await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } });
     expect(sync.status).toBe("healthy");
-    expect(await prisma().syncState.count({ where: { syncId: f.syncId } })).toBe(10_000);
+    expect(await stateCount(f.syncId)).toBe(10_000);
   });
 
   it("a re-run with no change sends nothing and counts every row skipped", async () => {
@@ -121,7 +121,7 @@ describe("a PostgreSQL to PostgreSQL sync", () => {
     expect(second.result).toBe("success");
     expect(second.records.map((x) => [x.primaryKey, x.action, x.status])).toEqual([["40", "destination_delete", "success"]]);
     expect(await tableRows(destination.url, f.table)).toEqual(await tableRows(source.url, f.table));
-    expect(await prisma().syncState.count({ where: { syncId: f.syncId, primaryKey: "40" } })).toBe(0);
+    expect(await stateCount(f.syncId, "40")).toBe(0);
 
     const third = await run(f);
     expect(third.records).toHaveLength(0);
@@ -257,7 +257,7 @@ describe("test runs, cancel, status and retention", () => {
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ status: "success", action: "destination_insert" });
     expect((await sql(destination.url, `SELECT count(*)::int AS n FROM ${f.table}`))[0].n).toBe(1);
-    expect(await prisma().syncState.count({ where: { syncId: f.syncId } })).toBe(0);
+    expect(await stateCount(f.syncId)).toBe(0);
     expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("pending");
 
     // Its worker dies after recording the row: the resumed attempt does not send a second one.
@@ -306,7 +306,7 @@ describe("test runs, cancel, status and retention", () => {
     expect(await runRecords(created.id)).toHaveLength(r.totalRows);
     // Every row that reached the destination has its record and state.
     expect(r.successfulRows).toBeGreaterThanOrEqual(await delivered());
-    expect(await prisma().syncState.count({ where: { syncId: f.syncId } })).toBe(r.successfulRows);
+    expect(await stateCount(f.syncId)).toBe(r.successfulRows);
     // A cancel says nothing about the sync's health: it keeps the status it had (pending: it never ran to the end).
     expect((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).status).toBe("pending");
     await expect(cancelSync(f.workspaceId, f.syncId)).rejects.toBeInstanceOf(FailedDependency);
@@ -351,8 +351,8 @@ describe("test runs, cancel, status and retention", () => {
     const other = await peopleSync(100);
     expect((await run(f)).result).toBe("success");
     expect((await run(other)).result).toBe("success");
-    const otherStates = await prisma().syncState.count({ where: { syncId: other.syncId } });
-    const states = () => prisma().syncState.count({ where: { syncId: f.syncId } });
+    const otherStates = await stateCount(other.syncId);
+    const states = () => stateCount(f.syncId);
     const records = async () => (await sql<{ n: number }>(process.env.DATABASE_URL as string, "SELECT count(*)::int AS n FROM sync_record_rows WHERE sync_id = $1", [f.syncId]))[0].n;
     expect(await states()).toBe(200);
     expect(await records()).toBe(200);
@@ -361,6 +361,6 @@ describe("test runs, cancel, status and retention", () => {
     expect(await records()).toBe(0);
     // Another workspace keeps its own.
     expect(otherStates).toBe(100);
-    expect(await prisma().syncState.count({ where: { syncId: other.syncId } })).toBe(otherStates);
+    expect(await stateCount(other.syncId)).toBe(otherStates);
   });
 });

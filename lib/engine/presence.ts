@@ -59,13 +59,8 @@ export async function presenceOf(ctx: RunContext, records: WriteRecord[], signal
 async function deliveredKeys(syncId: number, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   // The keys travel as one JSON text: a text[] parameter of many keys is slower to bind.
-  const rows = await db()
-    .selectFrom("sync_states")
-    .select("primary_key")
-    .where("sync_id", "=", syncId)
-    .where("primary_key", "=", sql<string>`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(keys)}::json)))`)
-    .where("fingerprint", "<>", "")
-    .where("last_status", "<>", "skipped")
-    .execute();
+  // Rows and state blocks alike (state-blocks.ts).
+  const { rows } = await sql<{ primary_key: string }>`SELECT primary_key FROM ds_states_of(${syncId}::int, ARRAY(SELECT json_array_elements_text(${JSON.stringify(keys)}::json)))
+    WHERE fingerprint <> '' AND last_status <> 'skipped'`.execute(db());
   return new Set(rows.map((r) => r.primary_key));
 }

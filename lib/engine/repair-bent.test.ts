@@ -70,7 +70,10 @@ describe("an existing sync's next run after the value model", () => {
     const old = await sql(source.url, `SELECT id::text AS k, md5($1 || row_to_json(x)::text) AS f FROM (${QUERY}) x`, [fingerprintSeed]);
     await sql(
       process.env.DATABASE_URL as string,
-      `UPDATE sync_states s SET fingerprint = x.f FROM unnest($2::text[], $3::text[]) AS x(k, f) WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+      `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+       SELECT $1, e.primary_key, x.f, e.last_status, e.last_run_id FROM unnest($2::text[], $3::text[]) AS x(k, f)
+       JOIN sync_state_entries e ON e.sync_id = $1 AND e.primary_key = x.k
+       ON CONFLICT (sync_id, primary_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`,
       [f.syncId, old.map((r) => r.k), old.map((r) => r.f)],
     );
     // And the destination as it bent them (the interval row was refused then: it never arrived).

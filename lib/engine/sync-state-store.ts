@@ -8,6 +8,7 @@ import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
 import { writeSkippedStates } from "./skipped-states";
+import { writeStateBlocks, type BlockStatus } from "./state-blocks";
 import { syncStatusAfterRun } from "./transitions";
 
 /** A pool or a client in a transaction. */
@@ -54,7 +55,7 @@ export interface StateChange {
  * Accepted rows store their new fingerprint; failed rows keep the last delivered one ('' when never
  * delivered) with last_status failed, so the next run retries them. Deleted rows lose their state.
  * `fresh`: the sync tracked nothing when this attempt began and keys are unique within a run, so no
- * state can conflict and COPY, several times cheaper than an upsert, is used. Rows the write mode
+ * state can conflict: the states go in as one block (state-blocks.ts). Rows the write mode
  * skipped: skipped-states.ts (`skipsPresent`: insert mode's skips, of keys the destination has).
  */
 export async function writeStates(
@@ -67,7 +68,7 @@ export async function writeStates(
 ): Promise<void> {
   const keys: string[] = [];
   const fps: string[] = [];
-  const statuses: string[] = [];
+  const statuses: BlockStatus[] = [];
   const deleted: string[] = [];
   const skipped: { keys: string[]; fps: string[] } = { keys: [], fps: [] };
   for (const c of changes) {
@@ -86,16 +87,22 @@ export async function writeStates(
     statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
   }
   await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
-  if (keys.length > 0 && fresh) {
+  // A fresh run's states go in as one block (state-blocks.ts); rows only if a fingerprint is not an md5.
+  if (keys.length > 0 && fresh && !(await writeStateBlocks(client, syncId, runId, keys, fps, statuses))) {
     const input = new BinaryCopyInput();
     for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
     await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
-  } else if (keys.length > 0) {
+  } else if (keys.length > 0 && !fresh) {
+    // A failed row keeps the fingerprint last delivered: its row's, else its block entry's (none
+    // when a row says '-').
     await client.query(
       `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
-       SELECT $1, x.k, x.f, x.s::sync_record_status, $2 FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+       SELECT $1, x.k, CASE WHEN x.s = 'failed' THEN coalesce(b.fingerprint, '') ELSE x.f END, x.s::sync_record_status, $2
+         FROM unnest($3::text[], $4::text[], $5::text[]) AS x(k, f, s)
+         LEFT JOIN ds_block_states($1, ARRAY(SELECT y.k FROM unnest($3::text[], $5::text[]) AS y(k, s) WHERE y.s = 'failed')) b ON b.primary_key = x.k
        ON CONFLICT (sync_id, primary_key) DO UPDATE SET
-         fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint ELSE sync_states.fingerprint END,
+         fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint
+                            WHEN sync_states.fingerprint = '-' THEN '' ELSE sync_states.fingerprint END,
          last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id`,
       [syncId, runId, keys, fps, statuses],
     );
@@ -103,9 +110,18 @@ export async function writeStates(
   if (deleted.length > 0) await forgetStates(client, syncId, deleted);
 }
 
-/** Rows no longer tracked: deleted in the destination, or gone from the source before ever being delivered. */
+/**
+ * Rows no longer tracked: deleted in the destination, or gone from the source before ever being
+ * delivered. A key with a block entry keeps a row saying "no state" ('-'); the others lose theirs.
+ */
 export async function forgetStates(db: Db, syncId: number, keys: string[]): Promise<void> {
-  await db.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[])", [syncId, keys]);
+  await db.query(
+    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+     SELECT $1, b.primary_key, '-', 'failed', 0 FROM ds_block_states($1, $2::text[]) b
+     ON CONFLICT (sync_id, primary_key) DO UPDATE SET fingerprint = '-', last_status = 'failed', last_run_id = 0`,
+    [syncId, keys],
+  );
+  await db.query("DELETE FROM sync_states WHERE sync_id = $1 AND primary_key = ANY($2::text[]) AND fingerprint <> '-'", [syncId, keys]);
 }
 
 /**
@@ -115,10 +131,20 @@ export async function forgetStates(db: Db, syncId: number, keys: string[]): Prom
  * fingerprinting. Idempotent, so it needs no transaction with the counters.
  */
 export async function rebaselineStates(syncId: number, keys: string[], fingerprints: string[]): Promise<void> {
-  await pgPool().query(
+  const pool = pgPool();
+  await pool.query(
     `UPDATE sync_states s SET fingerprint = x.f
      FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
-     WHERE s.sync_id = $1 AND s.primary_key = x.k`,
+     WHERE s.sync_id = $1 AND s.primary_key = x.k AND s.fingerprint <> '-'`,
+    [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
+  );
+  // A key known only from a block gets a row with the new fingerprint.
+  await pool.query(
+    `INSERT INTO sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id)
+     SELECT $1, b.primary_key, x.f, b.last_status, b.last_run_id
+       FROM ROWS FROM (json_array_elements_text($2::json), json_array_elements_text($3::json)) AS x(k, f)
+       JOIN ds_block_states($1, ARRAY(SELECT json_array_elements_text($2::json))) b ON b.primary_key = x.k
+     ON CONFLICT (sync_id, primary_key) DO NOTHING`,
     [syncId, JSON.stringify(keys), JSON.stringify(fingerprints)],
   );
 }

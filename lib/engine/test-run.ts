@@ -3,7 +3,6 @@
 // status.
 import "server-only";
 import type { Row } from "@/lib/connectors/types";
-import { db, viaClient } from "@/lib/db/kysely";
 import type { Item } from "./batch";
 import { RunSetupError } from "./context";
 import { fingerprint, primaryKeyOf, rowJson } from "./diff";
@@ -43,7 +42,10 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
   const json = rowJson(chosen);
   const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
   // Delivered before (a state with a fingerprint): the destination has it, so it is an update.
-  const rows = await viaClient(pool, db().selectFrom("sync_states").select(["fingerprint", "last_status"]).where("sync_id", "=", ctx.sync.id).where("primary_key", "=", key));
+  const { rows } = await pool.query<{ fingerprint: string; last_status: string }>("SELECT fingerprint, last_status::text FROM ds_states_of($1, ARRAY[$2::text])", [
+    ctx.sync.id,
+    key,
+  ]);
   if (rows.length > 0 && rows[0].fingerprint !== "" && rows[0].last_status !== "skipped") item.action = "destination_update";
   await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, [item]), delta });
 }

@@ -164,6 +164,25 @@ export async function runRecords(runId: number): Promise<SyncRecord[]> {
   return allRecords(runId, run.recordColumns);
 }
 
+/** The sync's change-tracking states (of `key`), sync_states rows and state blocks alike. */
+export async function stateCount(syncId: number, key?: string): Promise<number> {
+  const rows = await prisma().$queryRawUnsafe<{ n: number }[]>(
+    "SELECT count(*)::int AS n FROM sync_state_entries WHERE sync_id = $1 AND ($2::text IS NULL OR primary_key = $2::text)",
+    syncId,
+    key ?? null,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The sync's states as rows, by key (sync_state_entries). */
+export async function stateRows(syncId: number): Promise<{ primaryKey: string; fingerprint: string; lastStatus: string; lastRunId: number }[]> {
+  return prisma().$queryRawUnsafe(
+    `SELECT primary_key AS "primaryKey", fingerprint, last_status::text AS "lastStatus", last_run_id AS "lastRunId"
+       FROM sync_state_entries WHERE sync_id = $1 ORDER BY primary_key`,
+    syncId,
+  );
+}
+
 export async function reloadRun(runId: number): Promise<SyncRun> {
   return prisma().syncRun.findUniqueOrThrow({ where: { id: runId } });
 }

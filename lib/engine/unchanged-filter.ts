@@ -62,7 +62,17 @@ export class UnchangedFilter {
     // Sized by the caller's guess, not by a count(*) first: on a million states that count took as
     // long as the load itself, in the way of the run's first diff. Past the guess the table grows;
     // states a concurrent writer adds meanwhile are simply not in it.
-    const where = `sync_id = ${Number(syncId)} AND last_run_id <> ${Number(runId)} AND last_status IN ('success', 'skipped') AND length(fingerprint) = 32`;
+    const sync = Number(syncId);
+    const run = Number(runId);
+    // The sync's states wherever they are: sync_states rows, and the block entries no row overrides
+    // (state-blocks.ts), whose md5s are uuids.
+    const select = `SELECT decode(left(fingerprint, 16), 'hex') FROM sync_states
+       WHERE sync_id = ${sync} AND last_run_id <> ${run} AND last_status IN ('success', 'skipped') AND length(fingerprint) = 32
+     UNION ALL
+     SELECT substring(uuid_send(e.f) FROM 1 FOR 8) FROM sync_state_blocks b
+      CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
+      WHERE b.sync_id = ${sync} AND b.run_id <> ${run} AND e.s <> 'f' AND e.f IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM sync_states o WHERE o.sync_id = ${sync} AND o.primary_key = e.k)`;
     const filter = new UnchangedFilter(Math.min(expected, maxStates), maxStates);
     const client = await pool.connect();
     let broken = false;
@@ -70,7 +80,7 @@ export class UnchangedFilter {
       // Binary COPY of the first 8 bytes, decoded from hex by the database: fixed-size tuples the
       // worker reads as two integers each (hex decoding here cost a third of a no-change re-run's
       // filter).
-      const stream = client.query(copyOut(`COPY (SELECT decode(left(fingerprint, 16), 'hex') FROM sync_states WHERE ${where}) TO STDOUT (FORMAT binary)`));
+      const stream = client.query(copyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`));
       const reader = new TupleReader(filter, maxStates);
       for await (const chunk of stream as AsyncIterable<Buffer>) reader.push(chunk);
       return filter.size > 0 ? filter : null;

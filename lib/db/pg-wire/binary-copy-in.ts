@@ -10,6 +10,18 @@ const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 const CHUNK = 64 * 1024;
 /** Text up to this length is checked for ASCII and copied by hand. */
 const ASCII_INLINE = 64;
+const TEXT_OID = 25;
+const UUID_OID = 2950;
+
+/** True when `s` is 32 lowercase hex digits (an md5 as the engine writes it). */
+export function isHex32(s: string): boolean {
+  if (s.length !== 32) return false;
+  for (let i = 0; i < 32; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 export class BinaryCopyInput {
   private readonly chunks: Buffer[] = [];
@@ -81,6 +93,60 @@ export class BinaryCopyInput {
     buf[at + 3] = written & 0xff;
     this.at = start + written;
     return this;
+  }
+
+  /**
+   * A one-dimensional text[] (the column's element type must be text). Array binary form: dimensions,
+   * a has-nulls flag, the element type's oid, each dimension's length and lower bound, then each
+   * element as length and bytes.
+   */
+  textArray(values: readonly string[]): this {
+    let most = 20;
+    for (const v of values) most += 4 + v.length * 3;
+    this.room(4 + most);
+    const start = this.at;
+    this.at += 4;
+    this.arrayHeader(values.length, false, TEXT_OID);
+    for (const v of values) this.text(v);
+    this.buf.writeInt32BE(this.at - start - 4, start);
+    return this;
+  }
+
+  /**
+   * A one-dimensional uuid[] of 32-hex-digit texts (md5s); null elements stay NULL. The caller checks
+   * the texts (isHex32): anything else would be written as garbage.
+   */
+  uuidArray(hex: readonly (string | null)[]): this {
+    const nulls = hex.includes(null);
+    this.room(4 + 20 + hex.length * 20);
+    const start = this.at;
+    this.at += 4;
+    this.arrayHeader(hex.length, nulls, UUID_OID);
+    const { buf } = this;
+    let at = this.at;
+    for (const h of hex) {
+      if (h === null) {
+        buf.writeInt32BE(-1, at);
+        at += 4;
+        continue;
+      }
+      buf.writeInt32BE(16, at);
+      buf.write(h, at + 4, 16, "hex");
+      at += 20;
+    }
+    this.at = at;
+    buf.writeInt32BE(this.at - start - 4, start);
+    return this;
+  }
+
+  private arrayHeader(length: number, nulls: boolean, oid: number): void {
+    const { buf, at } = this;
+    buf.writeInt32BE(1, at); // dimensions
+    buf.writeInt32BE(nulls ? 1 : 0, at + 4);
+    buf.writeInt32BE(oid, at + 8);
+    buf.writeInt32BE(length, at + 12);
+    buf.writeInt32BE(1, at + 16); // lower bound
+    this.at = at + 20;
   }
 
   /** jsonb: its binary form is a version byte (1) and the JSON text. */

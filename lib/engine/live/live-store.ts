@@ -23,7 +23,8 @@ export async function trackedStates(
 ): Promise<{ key: string; fingerprint: string; delivered: boolean }[]> {
   if (keys.length === 0) return [];
   const { rows } = await pool.query<{ primary_key: string; fingerprint: string; last_status: string }>(
-    "SELECT primary_key, fingerprint, last_status::text FROM sync_states WHERE sync_id = $1 AND primary_key = ANY ($2::text[])",
+    // Rows and state blocks alike (lib/engine/state-blocks.ts).
+    "SELECT primary_key, fingerprint, last_status::text FROM ds_states_of($1, $2::text[])",
     [syncId, keys],
   );
   // As delete detection judges them: never delivered (or skipped by the write mode) means nothing to delete.

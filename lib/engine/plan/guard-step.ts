@@ -11,11 +11,12 @@
 // destination's default change percentage), skips the plan: it could not be held, and the plan is a
 // whole read of the model before the run's own.
 import "server-only";
-import { prisma } from "@/lib/db/client";
+import { pgPool } from "@/lib/db/client";
 import { approvalMessage, guardInForce, onlyTrackedLimits } from "@/lib/sync-rules/guard";
 import type { SyncRun } from "@/lib/generated/prisma/client";
 import type { RunAttempt } from "../run-attempt";
 import { holdRunForApproval, saveRunPlan } from "../run-store";
+import { tracksAnything } from "../state-blocks";
 import type { PendingFilter } from "../unchanged-filter";
 import { beyondApproval, isApprovedPlan, reapprovalMessage, type StoredPlan } from "./approval";
 import { planRun } from "./planner";
@@ -53,7 +54,7 @@ export async function holdsForApproval(attempt: RunAttempt, unchanged: PendingFi
   return true;
 }
 
-/** Whether the sync tracks any row: one index probe, not a count. */
+/** Whether the sync tracks any row (a row or a state block): index probes, not a count. */
 async function tracksRows(syncId: number): Promise<boolean> {
-  return (await prisma().syncState.findFirst({ where: { syncId }, select: { syncId: true } })) !== null;
+  return tracksAnything(pgPool(), syncId);
 }

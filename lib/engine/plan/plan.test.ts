@@ -8,7 +8,7 @@ import { CANCELED_ERROR, runOutcome } from "@/lib/sync-rules/run-outcome";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { approveRun, cancelSync, planSync, stopEngine, triggerSync, type SyncPlan } from "../index";
 import { executeRun } from "../execute-run";
-import { catalogOf, createFixture, reloadRun, runRecords, sql, pgConnectorConfig, tableStream, type Fixture } from "../test-support";
+import { catalogOf, createFixture, reloadRun, runRecords, sql, pgConnectorConfig, stateRows, tableStream, type Fixture } from "../test-support";
 
 useTestDatabase();
 
@@ -78,7 +78,7 @@ const planCounts = (p: SyncPlan) => ({ insert: p.counts.insert, update: p.counts
 async function snapshot(f: Fixture & { table: string }) {
   const [sync, states, runs, rows] = await Promise.all([
     prisma().sync.findUniqueOrThrow({ where: { id: f.syncId }, select: { currentCursorField: true, status: true, updatedAt: true } }),
-    prisma().syncState.findMany({ where: { syncId: f.syncId }, orderBy: { primaryKey: "asc" } }),
+    stateRows(f.syncId),
     prisma().syncRun.findMany({ where: { syncId: f.syncId }, orderBy: { id: "asc" } }),
     sql(destination.url, `SELECT * FROM ${f.table} ORDER BY id`),
   ]);

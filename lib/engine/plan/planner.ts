@@ -5,8 +5,6 @@
 // counts, a few samples per action and the keys read (a KeySet), so memory stays flat whatever the
 // model's size. docs/plan-and-guard.md has the shapes.
 import "server-only";
-import { sql } from "kysely";
-import { db, viaClient } from "@/lib/db/kysely";
 import type { Row, WriteRecord } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { pgPool } from "@/lib/db/client";
@@ -23,6 +21,7 @@ import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
 import { engineSettings } from "../settings";
+import { countStates } from "../state-blocks";
 import { loadUnchangedFilter, type PendingFilter } from "../unchanged-filter";
 import { recordActionOf, splitByWriteMode } from "../write-mode";
 import { ChangeKeyCollector, type ChangeKeys } from "./change-keys";
@@ -108,8 +107,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     if (action === "update" || action === "delete") changed[action].add(key);
   };
 
-  const counted = await viaClient(pool, db().selectFrom("sync_states").select(sql<number>`count(*)::int`.as("n")).where("sync_id", "=", sync.id));
-  const tracked = counted[0]?.n ?? 0;
+  const tracked = await countStates(pool, sync.id);
   // As extractAndLoad reads: incremental syncs from the saved cursor, every other read in full.
   const cursorField = sync.syncMode === "incremental" ? (sync.cursorField ?? undefined) : undefined;
   const readOptions = {

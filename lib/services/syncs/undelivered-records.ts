@@ -18,21 +18,22 @@ export interface UndeliveredRows {
 
 /**
  * Reads only the run's blocks with failures (the partial index sync_record_blocks_failed) and looks
- * each failed key up in sync_states by its primary key: cost grows with the run's failures, not its size.
+ * each failed key's state up by its primary key: cost grows with the run's failures, not its size.
  */
 export async function undeliveredRows(workspaceId: number, syncId: number, runId: number): Promise<UndeliveredRows> {
   const run = await getSyncRun(workspaceId, syncId, runId);
   if (run.syncRunType === "test") return { failed_rows: run.failedRows, undelivered_rows: null };
   if (run.failedRows === 0) return { failed_rows: 0, undelivered_rows: 0 };
-  const row = await db()
-    .selectFrom("sync_record_blocks as b")
-    .crossJoin(sql<{ code: string; key: string }>`LATERAL unnest(string_to_array(b.codes, NULL), string_to_array(b.keys, E'\n'))`.as<"r">(sql`r(code, key)`))
-    .innerJoin("sync_states as s", (join) => join.onRef("s.sync_id", "=", "b.sync_id").on("s.primary_key", "=", keyOfLineSql(sql.ref("r.key"))))
-    .select((eb) => eb.fn.countAll<bigint>().as("n"))
-    .where("b.sync_run_id", "=", run.id)
-    .where("b.failed", ">", 0)
-    .where(sql<number>`strpos(${FAILED_CODES}, r.code)`, ">", 0)
-    .where("s.last_status", "=", "failed")
-    .executeTakeFirst();
+  // The failed keys' states, rows and state blocks alike (ds_states_of: lib/engine/state-blocks.ts).
+  const { rows } = await sql<{ n: string }>`
+    WITH f AS MATERIALIZED (
+      SELECT ${keyOfLineSql(sql.ref("r.key"))} AS key
+        FROM sync_record_blocks b
+       CROSS JOIN LATERAL unnest(string_to_array(b.codes, NULL), string_to_array(b.keys, E'\n')) AS r(code, key)
+       WHERE b.sync_run_id = ${run.id} AND b.failed > 0 AND strpos(${FAILED_CODES}, r.code) > 0
+    )
+    SELECT count(*)::text AS n FROM f JOIN ds_states_of(${syncId}::int, ARRAY(SELECT f.key FROM f)) s ON s.primary_key = f.key
+     WHERE s.last_status = 'failed'`.execute(db());
+  const row = rows[0];
   return { failed_rows: run.failedRows, undelivered_rows: Number(row?.n ?? 0) };
 }

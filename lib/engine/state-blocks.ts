@@ -1,0 +1,216 @@
+// Change-tracking states in blocks (sync_state_blocks): a run that began with no state for its sync
+// writes each recorded batch's states as one row, in the transaction of its record blocks, instead of
+// a sync_states row per key. A state row costs a heap tuple and a B-tree entry (~137 bytes, and most
+// of the application database's CPU in a first sync: bench/README.md); a block entry ~25 bytes. Later
+// changes go to sync_states, whose row for a key overrides the key's block entry (fingerprint '-' in
+// it: no state). Readers by key use the SQL function ds_states_of (row, else block entry), whole-sync
+// readers the view sync_state_entries or the pages below.
+import "server-only";
+import type { Pool, PoolClient } from "pg";
+import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
+import { stateBlocksLockKey } from "./locks";
+
+/** A state's status letter in a block. */
+const LETTER = { success: "s", failed: "f", skipped: "k" } as const;
+
+export type BlockStatus = keyof typeof LETTER;
+
+/**
+ * Orders two texts as collation "C" does (UTF-8 bytes, that is code points). JavaScript's `<` orders
+ * UTF-16 units, which differs when a surrogate (U+10000 and up) meets U+E000–U+FFFF.
+ */
+export function compareC(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Bytes of `s` in UTF-8 as the COPY writes it (a lone surrogate becomes U+FFFD: 3 bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** True when `s` has a UTF-16 unit at or past U+D800, where UTF-16 order and collation C differ. */
+function hasWide(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xd800) return true;
+  return false;
+}
+
+/**
+ * A key in block order, as the SQL function ds_block_key writes it: its UTF-8 length in 10 digits,
+ * then the key, compared bytewise. A source read in key order (integers too, whose text bytewise
+ * interleaves lengths) then fills blocks whose ranges do not overlap.
+ */
+export function blockKey(key: string): string {
+  return String(utf8Length(key)).padStart(10, "0") + key;
+}
+
+/**
+ * Keys a block holds at most. A lookup reads the blocks whose key range holds the key (one for a
+ * source read in key order) and scans the keys there: small blocks keep that scan short and a 1%
+ * change from touching every block; ~2 bytes of a block's own overhead per key at this size.
+ */
+export const BLOCK_KEYS = 64;
+
+/**
+ * Writes one batch's states as blocks of BLOCK_KEYS keys in block order, in the caller's transaction.
+ * The keys must be new to the sync (the run began with no state, and a run records a key once).
+ * False, writing nothing, when a fingerprint to keep is not an md5 in hex (none the engine writes) or
+ * when the batch's key range meets a block already written (a source that returns its keys in no
+ * order): the caller writes rows, so a sync's blocks never overlap and a key's block is the one with
+ * the greatest first_key at or below it (ds_block_states). The check and the insert hold a lock of the
+ * sync until the caller commits, so the batches in flight are checked against each other.
+ */
+export async function writeStateBlocks(
+  client: PoolClient,
+  syncId: number,
+  runId: number,
+  keys: readonly string[],
+  fingerprints: readonly string[],
+  statuses: readonly BlockStatus[],
+): Promise<boolean> {
+  if (keys.length === 0) return true;
+  for (let i = 0; i < keys.length; i++) {
+    // Never delivered: '' (a failed insert) is NULL in the block.
+    if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
+  }
+  const ordered = blockOrder(keys);
+  const low = ordered[0].at;
+  const high = ordered[ordered.length - 1].at;
+  await client.query("SELECT pg_advisory_xact_lock($1, $2)", stateBlocksLockKey(syncId));
+  // Blocks do not overlap, so only one starting below the range can reach into it: the last one.
+  const { rows } = await client.query<{ meets: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key BETWEEN $2 AND $3)
+         OR EXISTS (SELECT 1 FROM (SELECT last_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key < $2
+                                   ORDER BY first_key DESC LIMIT 1) x WHERE x.last_key >= $2) AS meets`,
+    [syncId, low, high],
+  );
+  if (rows[0]?.meets) return false;
+  const input = new BinaryCopyInput();
+  for (let start = 0; start < ordered.length; start += BLOCK_KEYS) {
+    const end = Math.min(ordered.length, start + BLOCK_KEYS);
+    const blockKeys: string[] = [];
+    const uuids: (string | null)[] = [];
+    let letters = "";
+    for (let j = start; j < end; j++) {
+      const { i } = ordered[j];
+      blockKeys.push(keys[i]);
+      uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
+      letters += LETTER[statuses[i]];
+    }
+    const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(ordered[start].at).text(ordered[end - 1].at);
+    row.textArray(blockKeys).uuidArray(uuids);
+    // The statuses, last: a text field is appended to the row started above.
+    input.text(letters);
+  }
+  await input.copy(client, "COPY sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses) FROM STDIN");
+  return true;
+}
+
+/**
+ * The keys' positions and block-order texts, in block order (collation C). V8 sorts strings without
+ * a comparator natively (several times faster than with one), in UTF-16 order, which is C's unless a
+ * key has a unit at or past U+D800: then compareC sorts. A key holds no NUL (keyText refuses it), so
+ * "block key, NUL, position" sorts by the block key first.
+ */
+function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
+  const tagged = new Array<string>(keys.length);
+  let wide = false;
+  for (let i = 0; i < keys.length; i++) {
+    tagged[i] = `${blockKey(keys[i])}\u0000${i}`;
+    if (!wide && hasWide(keys[i])) wide = true;
+  }
+  if (wide) tagged.sort(compareC);
+  else tagged.sort();
+  return tagged.map((t) => {
+    const cut = t.lastIndexOf("\u0000");
+    return { i: Number(t.slice(cut + 1)), at: t.slice(0, cut) };
+  });
+}
+
+/** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
+export async function tracksAnything(pool: Pool, syncId: number): Promise<boolean> {
+  const { rows } = await pool.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1) AS found`,
+    [syncId],
+  );
+  return rows[0]?.found ?? true;
+}
+
+/** The sync's states, rows and block entries alike, not written by `exceptRun`. */
+export async function countStates(pool: Pool, syncId: number, exceptRun = 0): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_state_entries WHERE sync_id = $1 AND last_run_id <> $2", [
+    syncId,
+    exceptRun,
+  ]);
+  return rows[0]?.n ?? 0;
+}
+
+/** A state as the whole-sync readers see it. */
+export interface StateRow {
+  primary_key: string;
+  fingerprint: string;
+  last_status: string;
+  last_run_id: number;
+}
+
+/**
+ * The sync's states in pages: its sync_states rows in key order, then its blocks' entries that no
+ * row overrides. `exceptRun`'s blocks are left out (a run's own states are never gone).
+ */
+export async function* statePages(pool: Pool, syncId: number, exceptRun: number, pageSize: number): AsyncGenerator<StateRow[]> {
+  let after = "";
+  for (;;) {
+    const { rows } = await pool.query<StateRow>(
+      `SELECT primary_key, fingerprint, last_status::text, last_run_id FROM sync_states
+       WHERE sync_id = $1 AND primary_key > $2 AND fingerprint <> '-' ORDER BY primary_key LIMIT $3`,
+      [syncId, after, pageSize],
+    );
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1].primary_key;
+    yield rows;
+  }
+  // Blocks in block order, about a page of keys at a time (first_key is unique in a sync). Entries a
+  // row overrides are the row's (read above, or none).
+  let afterKey = "";
+  const blocksPerPage = Math.max(1, Math.ceil(pageSize / BLOCK_KEYS));
+  for (;;) {
+    const { rows: bounds } = await pool.query<{ last_first: string | null }>(
+      `SELECT max(first_key) AS last_first FROM (
+         SELECT first_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key > $2 ORDER BY first_key LIMIT $3) x`,
+      [syncId, afterKey, blocksPerPage],
+    );
+    const lastFirst = bounds[0]?.last_first ?? null;
+    if (lastFirst === null) return;
+    const { rows } = await pool.query<StateRow>(
+      `SELECT e.k AS primary_key, coalesce(replace(e.f::text, '-', ''), '') AS fingerprint,
+              CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END AS last_status, b.run_id AS last_run_id
+         FROM sync_state_blocks b
+        CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
+        WHERE b.sync_id = $1 AND b.first_key > $2 AND b.first_key <= $3 AND b.run_id <> $4
+          AND NOT EXISTS (SELECT 1 FROM sync_states o WHERE o.sync_id = $1 AND o.primary_key = e.k)`,
+      [syncId, afterKey, lastFirst, exceptRun],
+    );
+    afterKey = lastFirst;
+    if (rows.length > 0) yield rows;
+  }
+}
