@@ -2,64 +2,25 @@
 // stream's state, lag and throughput as the server's worker backfills and streams a wal_level=logical
 // PostgreSQL (an embedded one started here: the shared server runs wal_level=replica), the rolling
 // runs in the runs table; disabled, the stream shows stopped; the form's Live box turns it off and on.
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import type { Page } from "@playwright/test";
-import { Client } from "pg";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../lib/db/embedded";
 import { ADMIN } from "../support/api";
 import { unique } from "../support/data";
+import { LogicalPostgres } from "../support/logical-postgres";
 import { atEachViewport, attachShot, expect, signIn, test, url } from "./fixtures";
 import { PgScenario } from "./pg-scenario";
 
 const world = new PgScenario("live_e2e");
-let source: EmbeddedDatabase;
-let dataDir = "";
+let source: LogicalPostgres | undefined;
 let syncId = "";
 
 test.describe.configure({ mode: "serial" });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The source's database: not the server's default name (the product refuses what looks like its own application database). */
-const SOURCE_DB = "live_source";
-
-async function onSource(text: string, database = SOURCE_DB): Promise<void> {
-  const at = new URL(source.url);
-  at.pathname = `/${database}`;
-  const client = new Client({ connectionString: at.toString() });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "ds-e2e-live-"));
-  source = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: { wal_level: "logical", max_replication_slots: "4", max_wal_senders: "4" } });
-  await onSource(`CREATE DATABASE ${SOURCE_DB}`, "postgres");
-  await onSource("CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL); INSERT INTO people SELECT g, 'Person ' || g FROM generate_series(1, 40) g");
+  source = await LogicalPostgres.start();
+  await source.exec("CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL); INSERT INTO people SELECT g, 'Person ' || g FROM generate_series(1, 40) g");
   await world.open(`CREATE TABLE ${world.schema}.people_out (id integer PRIMARY KEY, name text NOT NULL);`);
-  const password = decodeURIComponent(new URL(source.url).password);
-  const sourceId = await world.connector("source", unique("live-source"), "Postgresql", {
-    host: "127.0.0.1",
-    port: source.port,
-    database: SOURCE_DB,
-    schema: "public",
-    connect_timeout: 5,
-    credentials: { auth_type: "username/password", username: "postgres", password },
-  });
+  const sourceId = await world.connector("source", unique("live-source"), "Postgresql", source.configuration());
   const destinationId = await world.connector("destination", unique("live-destination"));
   const discovered = await world.api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
   expect(discovered.status(), await discovered.text()).toBe(200);
@@ -88,8 +49,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   // The sync first: deleting it drops its slot on the source, which then stops.
   await world.close();
-  await source?.stop().catch(() => undefined);
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await source?.stop();
 });
 
 atEachViewport((viewport) => {
@@ -101,7 +61,7 @@ atEachViewport((viewport) => {
     const card = page.getByTestId("live-card");
     // The server's worker backfills, then streams (the card polls every 5 s).
     await expect(card.getByText("streaming", { exact: true })).toBeVisible({ timeout: 180_000 });
-    await onSource(`INSERT INTO people VALUES (${viewport.width}, 'Inserted at ${viewport.width}'); UPDATE people SET name = 'Renamed' WHERE id = 1`);
+    await source?.exec(`INSERT INTO people VALUES (${viewport.width}, 'Inserted at ${viewport.width}'); UPDATE people SET name = 'Renamed' WHERE id = 1`);
     await expect(card.getByTestId("live-throughput")).toHaveText(/^[\d.,]+ changes\/s$/, { timeout: 60_000 });
     await expect(card.getByTestId("live-lag-seconds")).not.toHaveText("—");
     await expect(card.getByTestId("live-lag-bytes")).toHaveText(/^[\d.]+ (B|KB|MB)$/);

@@ -10,6 +10,7 @@ import { appDatabase } from "./app-database";
 import { invitationFor } from "./mailbox";
 import { contractClient, type ApiClient, type ContractChecker } from "./openapi-contract";
 import { ensureTestDatabase, pgConfiguration, sql, unique } from "./data";
+import { LogicalPostgres } from "./logical-postgres";
 
 type Answer = { data?: unknown; error?: unknown; response: Response };
 
@@ -55,6 +56,8 @@ export class Fixtures {
   readonly workspaceName = unique("contract");
   readonly srcTable = unique("contract_src");
   readonly dstTable = unique("contract_dst");
+  /** The live sync's destination table, apart from the others' so its rows do not mix with theirs. */
+  readonly liveTable = unique("contract_live");
 
   constructor(readonly checker: ContractChecker) {}
 
@@ -198,13 +201,16 @@ export class Fixtures {
         `INSERT INTO ${this.srcTable} (id, email) SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 20) g`,
       );
       await sql(`CREATE TABLE ${this.dstTable} (id integer PRIMARY KEY, email text NOT NULL)`);
+      await sql(`CREATE TABLE ${this.liveTable} (id integer PRIMARY KEY, email text NOT NULL)`);
     });
   }
 
   async dropTables(): Promise<void> {
+    await this.stopLiveSource();
     if (!this.made.has("tables")) return;
     await sql(`DROP TABLE IF EXISTS ${this.srcTable}`);
     await sql(`DROP TABLE IF EXISTS ${this.dstTable}`);
+    await sql(`DROP TABLE IF EXISTS ${this.liveTable}`);
   }
 
   async newConnector(type: "source" | "destination"): Promise<number> {
@@ -366,5 +372,67 @@ export class Fixtures {
     const runId = await this.trigger(syncId);
     await this.runStatus(syncId, runId, "needs_approval");
     return { syncId, runId };
+  }
+  /**
+   * A live sync (docs/live-syncs.md) from a table of a wal_level=logical PostgreSQL started for the walk
+   * (the shared server runs wal_level=replica) into a table of the walk's destination.
+   */
+  liveSyncId(): Promise<number> {
+    return this.once("liveSync", async () => {
+      const source = await this.liveSource();
+      await source.exec("CREATE TABLE people (id integer PRIMARY KEY, email text NOT NULL); INSERT INTO people SELECT g, 'p' || g || '@example.com' FROM generate_series(1, 5) g");
+      const admin = await this.admin();
+      const sourceId = idOf(
+        await expectStatus(
+          admin.POST("/api/v1/connectors", {
+            body: { connector: { name: unique("live-source"), connector_type: "source", connector_name: "Postgresql", configuration: source.configuration() } },
+          }),
+          201,
+        ),
+      );
+      const modelId = idOf(
+        await expectStatus(
+          admin.POST("/api/v1/models", {
+            body: { model: { name: unique("live-model"), query: "SELECT id, email FROM people", query_type: "raw_sql", primary_key: "id", connector_id: sourceId } },
+          }),
+          201,
+        ),
+      );
+      const body = await expectStatus(
+        admin.POST("/api/v1/syncs", {
+          body: {
+            sync: {
+              name: unique("live-sync"),
+              source_id: sourceId,
+              destination_id: await this.destinationId(),
+              model_id: modelId,
+              schedule_type: "manual",
+              sync_mode: "incremental",
+              stream_name: this.liveTable,
+              configuration: [
+                { from: "id", to: "id", mapping_type: "standard" },
+                { from: "email", to: "email", mapping_type: "standard" },
+              ],
+              live: true,
+            },
+          },
+        }),
+        200,
+      );
+      return idOf(body);
+    });
+  }
+
+  private liveSource(): Promise<LogicalPostgres> {
+    return this.once("liveSource", () => LogicalPostgres.start());
+  }
+
+  /** Deletes the live sync (which drops its slot), then stops its source. */
+  private async stopLiveSource(): Promise<void> {
+    if (!this.made.has("liveSource")) return;
+    const source = await this.liveSource();
+    const syncId = await this.made.get("liveSync")?.catch(() => undefined);
+    if (typeof syncId === "number") await (await this.admin()).DELETE("/api/v1/syncs/{id}", { params: { path: { id: syncId } } });
+    await source.stop();
   }
 }

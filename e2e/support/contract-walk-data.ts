@@ -187,8 +187,10 @@ export const DATA_STEPS = {
     );
   },
   getSyncLive: async (fx) => {
-    // A scheduled sync has no stream: the documented 409 (a live one needs a wal_level=logical source).
-    await expectStatus((await fx.admin()).GET("/api/v1/syncs/{id}/live", { params: { path: { id: await fx.syncId() } } }), 409);
+    const admin = await fx.admin();
+    // A scheduled sync has no stream: the documented 409.
+    await expectStatus(admin.GET("/api/v1/syncs/{id}/live", { params: { path: { id: await fx.syncId() } } }), 409);
+    await expectStatus(admin.GET("/api/v1/syncs/{id}/live", { params: { path: { id: await fx.liveSyncId() } } }), 200);
   },
   updateSync: async (fx) => {
     const id = await fx.newSync();

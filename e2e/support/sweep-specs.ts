@@ -262,6 +262,8 @@ export const SPECS: Record<string, SweepSpec> = {
   },
   "GET /api/v1/syncs/configurations": { mutates: false },
   "GET /api/v1/syncs/{}": { mutates: false, ids: ["sync"] },
+  // The fixture's sync is scheduled: its real id answers 409 (not live), bad ids 400/404.
+  "GET /api/v1/syncs/{}/live": { mutates: false, ids: ["sync"] },
   "PUT /api/v1/syncs/{}": {
     mutates: true,
     ids: ["sync"],
