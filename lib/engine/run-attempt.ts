@@ -16,7 +16,7 @@ import { engineSettings } from "./settings";
 
 /**
  * "waiting": paused for the destination; the caller queues it again for `RunPause.until`.
- * "needs_approval": stopped before its first write by its sync's guard; it waits, with no job, for an approve or a cancel.
+ * "needs_approval": stopped before its first write (a live rolling run: before a micro-batch) by its sync's guard; it waits, with no job, for an approve or a cancel.
  */
 /** "over_share": not claimed, its workspace had its share of runs running (WORKSPACE_MAX_ACTIVE_RUNS). */
 export type RunResult = "success" | "failed" | "canceled" | "requeue" | "busy" | "over_share" | "skipped" | "waiting" | "needs_approval";

@@ -231,14 +231,17 @@ export async function saveRunPlan(runId: number, plan: object): Promise<void> {
  * The guard stops the run before its first write (still under its lock): needs_approval, with the
  * plan and the sentence of what it would break. Like a pause, not an attempt. False when it ended
  * meanwhile. An earlier approval no longer counts (approved_by cleared): a new plan needs a new one.
+ * `afterWrites`: a live sync's rolling run, held before a micro-batch (live/live-guard.ts), may have
+ * recorded batches; any other run may not, so a hold there after a write changes nothing.
  */
-export async function holdRunForApproval(runId: number, plan: object, error: string): Promise<boolean> {
+export async function holdRunForApproval(runId: number, plan: object, error: string, options: { afterWrites?: boolean } = {}): Promise<boolean> {
+  const from = runStatusesAllowing("needs_approval").filter((s) => options.afterWrites === true || s !== "in_progress");
   return changeStatus(pgPool(), runId, "needs_approval", async (db) => {
     const { rowCount } = await db.query(
       `UPDATE sync_runs SET status = 'needs_approval', plan = $2::jsonb, error = $3, approved_by = NULL,
          attempts = GREATEST(attempts - 1, 0), updated_at = now()
        WHERE id = $1 AND status = ANY($4::sync_run_status[])`,
-      [runId, JSON.stringify(plan), error, runStatusesAllowing("needs_approval")],
+      [runId, JSON.stringify(plan), error, from],
     );
     return (rowCount ?? 0) > 0;
   });

@@ -27,8 +27,12 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
    * previous worker died while it was running (the lock is free).
    */
   querying: ["started", "in_progress", "paused", "queued", "needs_approval", "success", "failed", "canceled"],
-  /** At least one batch recorded in this attempt. → started: as for querying. */
-  in_progress: ["started", "querying", "paused", "queued", "success", "failed", "canceled"],
+  /**
+   * At least one batch recorded in this attempt. → started: as for querying. → needs_approval: only a
+   * live sync's rolling run, whose micro-batch would go over its sync's limits (live/live-guard.ts);
+   * an ordinary run is held before its first write or never (plan/guard-step.ts).
+   */
+  in_progress: ["started", "querying", "paused", "queued", "needs_approval", "success", "failed", "canceled"],
   /**
    * Waiting for its destination (rate budget, Retry-After, backoff longer than
    * ENGINE_RELEASE_WAIT_SECONDS) with no worker: its job waits on the queue until `waiting_until`,
@@ -36,7 +40,7 @@ export const RUN_TRANSITIONS: Readonly<Record<SyncRunStatus, readonly SyncRunSta
    */
   paused: ["started", "in_progress", "queued", "canceled", "failed"],
   /**
-   * Stopped before its first write because it would exceed its sync's blast-radius limits; holds no
+   * Stopped before its first write (a live rolling run: before a micro-batch's) because it would exceed its sync's blast-radius limits; holds no
    * worker. Approving queues it again (it then goes on within the approved plan); a cancel, or disabling or
    * deleting the sync, fails it like any run stopped from outside.
    */

@@ -65,7 +65,7 @@ export const syncRunAttributesSchema = z.strictObject({
   outcome: z
     .enum(RUN_OUTCOMES)
     .describe(
-      "Derived, beside status: running; needs_approval (held by its sync's blast-radius limits before its first write: approve or cancel it); succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
+      "Derived, beside status: running; needs_approval (held by its sync's blast-radius limits before its first write, or a live sync's rolling run before a micro-batch: approve or cancel it); succeeded; succeeded_with_rejections (status success, failed_rows > 0); failed; canceled (stopped by someone: status failed with canceled_by, or canceled).",
     ),
   canceled_by: z
     .string()

@@ -15,9 +15,11 @@ import { keyText } from "../diff";
 import { BatchRecorder } from "../record-batch";
 import type { RunAttempt, RunStrategy } from "../run-attempt";
 import { extractAndLoad } from "../run-execution";
-import { forgetStates } from "../run-store";
+import { forgetStates, holdRunForApproval } from "../run-store";
 import { sendItems } from "../send-batch";
 import { engineSettings } from "../settings";
+import { countStates } from "../state-blocks";
+import { LiveGuard, microBatchChanges } from "./live-guard";
 import { caughtUp, liveLsnOf, recordProgress, saveLiveLsn, startProgress, trackedStates } from "./live-store";
 
 /** How often an idle stream saves that it is caught up (a write of the application database each time). */
@@ -95,6 +97,8 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
   const stream = await live.stream(ctx.sourceConfig, ctx.sync.id, from);
   const reader = live.keyReader(ctx.sourceConfig, model);
   const recorder = new BatchRecorder(attempt, { states: "upsert" });
+  // Every state counts, the backfill's of this very run too: they are the rows the destination holds.
+  const guard = await LiveGuard.for(ctx, () => countStates(attempt.pool, ctx.sync.id, -1));
   let checked = Date.now();
   try {
     let idleSaved = 0;
@@ -121,7 +125,7 @@ async function streamFor(attempt: RunAttempt, live: LiveSource, model: LiveModel
         await stream.ack(changes.lsn);
         continue;
       }
-      if (await applyChanges(attempt, reader, recorder, changes)) await stream.ack(changes.lsn);
+      if (await applyChanges(attempt, reader, recorder, guard, changes)) await stream.ack(changes.lsn);
     }
   } finally {
     await closeQuietly(stream);
@@ -139,7 +143,7 @@ async function closeQuietly(stream: LiveStream): Promise<void> {
  * its latest row once, a key gone from the model (deleted, or no longer matching the WHERE) is a
  * delete in mirror mode, and a replayed change finds its row unchanged.
  */
-async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder: BatchRecorder, changes: LiveChanges): Promise<boolean> {
+async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder: BatchRecorder, guard: LiveGuard | null, changes: LiveChanges): Promise<boolean> {
   const { ctx, pool } = attempt;
   let started = performance.now();
   const rows = await reader.read(changes.keys.map((k) => k.text));
@@ -152,6 +156,15 @@ async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder
   const gone = await trackedStates(pool, ctx.sync.id, goneKeys);
   attempt.timings.diff += performance.now() - started;
   const deletes = detectsDeletes(ctx.sync) ? gone.filter((g) => g.delivered).map((g) => deleteItem(ctx.model.primaryKey, g)) : [];
+  if (guard) {
+    // Over the sync's limits: nothing of the micro-batch is sent or recorded, its position is not
+    // acknowledged (the slot hands it over again), and the rolling run waits for a person (live-guard.ts).
+    const verdict = await guard.check(microBatchChanges(ctx, [...toSend, ...deletes], rows.length, delta.skippedRows));
+    if (!verdict.go) {
+      attempt.stop((await holdRunForApproval(ctx.run.id, verdict.plan, verdict.message, { afterWrites: true })) ? "approval" : "canceled");
+      return false;
+    }
+  }
   const outcomes = await sendItems(attempt, [...toSend, ...deletes]);
   const undelivered = gone.filter((g) => !g.delivered).map((g) => g.key);
   if (undelivered.length > 0) await forgetStates(pool, ctx.sync.id, undelivered);
