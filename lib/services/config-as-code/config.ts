@@ -11,6 +11,7 @@ import { mayNot } from "@/lib/auth/refusal";
 import { getDefinition, maskSecrets, SECRET_MASK } from "@/lib/connectors/registry";
 import type { Row } from "@/lib/connectors/types";
 import { prisma } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
 import { AppError, Conflict, FailedDependency, fieldSummary, Forbidden, NotFound, ValidationFailed, type FieldError } from "@/lib/errors";
 import { CONFIG_KINDS, CONFIG_VERSION, type ConfigDocument, type ConfigKind, type ConfigPlan } from "@/lib/validation/config";
 import { audit } from "../insights/audit";
@@ -207,8 +208,9 @@ function answer(steps: readonly Step[], ids: (number | null)[], applied: boolean
 
 async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<ConfigPlan> {
   assertReadable(auth, doc);
+  const afterCommit: (() => Promise<void>)[] = [];
   try {
-    return await prisma().$transaction(
+    const result = await prisma().$transaction(
       async (tx) => {
         const state = await loadWorkspaceConfig(tx, auth.workspaceId);
         const refErrors = referenceErrors(doc, state);
@@ -218,9 +220,12 @@ async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<Co
         assertAllowed(auth, steps, secretUpdates(auth, doc, matches));
         const entries = CONFIG_KINDS.reduce((n, k) => n + (doc[k]?.length ?? 0), 0);
         const unchanged = entries - steps.filter((s) => s.action !== "delete").length;
+        // Filled by the steps; a transaction retried from the start must not run its first try's.
+        afterCommit.length = 0;
         const ctx: StepContext = {
           tx,
           auth,
+          afterCommit,
           // The workspace's own slugs (references to objects the file does not list), then the file's.
           ids: {
             connectors: slugIds(state.connectors, matches.connectors),
@@ -256,9 +261,19 @@ async function run(auth: Auth, doc: ConfigDocument, commit: boolean): Promise<Co
       },
       { timeout: APPLY_TIMEOUT_MS },
     );
+    // Committed: what the steps left for after it (a live sync started or stopped, as the API does).
+    await runAfterCommit(afterCommit);
+    return result;
   } catch (err) {
     if (err instanceof PlanDone) return err.plan;
     throw err;
+  }
+}
+
+/** Each in turn; one that fails is logged, not thrown: the apply has committed, and said so in its answer. */
+async function runAfterCommit(work: readonly (() => Promise<void>)[]): Promise<void> {
+  for (const w of work) {
+    await w().catch((err: unknown) => logger.warn({ err: (err as Error).message }, "config apply: work after the commit failed"));
   }
 }
 

@@ -22,7 +22,7 @@ import { deleteAlertRule } from "../notifications/alerts/rules";
 import { alertChannelSteps, alertRuleSteps } from "./alerts";
 import { runAfterChange } from "./run-after";
 import { canonical, idOf, orEmpty, pick, type KindInput, type Step, type StepContext } from "./step";
-import { createSync, deleteSync, updateSync } from "../syncs/syncs";
+import { createSync, deleteSync, liveAfterCommit, releaseAfterDelete, updateSync } from "../syncs/syncs";
 import type { Tx } from "../transaction";
 
 export type { Step, StepContext } from "./step";
@@ -211,7 +211,10 @@ function syncSteps({ entries, matches, state }: KindInput<ConfigSync>): Step[] {
               destination_id: idOf(ctx, "connectors", destination),
               model_id: idOf(ctx, "models", model),
             };
-            return (await createSync(ctx.auth, input, ctx.tx)).id;
+            const view = await createSync(ctx.auth, input, ctx.tx);
+            // Created live: started as the API starts it, once the apply commits.
+            if (view.live) ctx.afterCommit.push(() => liveAfterCommit(ctx.auth.workspaceId, view.id, false, true));
+            return view.id;
           },
         },
       ];
@@ -236,7 +239,14 @@ function syncSteps({ entries, matches, state }: KindInput<ConfigSync>): Step[] {
         id: known.id,
         fields: [...fields, ...runAfter.fields],
         passes: runAfter.passes,
-        run: async (ctx) => (fields.length > 0 ? (await updateSync(ctx.auth, known.id, toInput(ctx, changed), ctx.tx)).id : known.id),
+        run: async (ctx) => {
+          if (fields.length === 0) return known.id;
+          const view = await updateSync(ctx.auth, known.id, toInput(ctx, changed), ctx.tx);
+          // Live turned on or off: started, or its slot dropped once its run stopped, as the API does, once the apply commits.
+          const wasLive = known.entry.live === true;
+          if (view.live !== wasLive) ctx.afterCommit.push(() => liveAfterCommit(ctx.auth.workspaceId, view.id, wasLive, view.live));
+          return view.id;
+        },
       },
     ];
   });
@@ -256,6 +266,8 @@ export function deleteSteps(kind: ConfigKind, known: readonly Known<{ id: number
       fields: [],
       run: async (ctx: StepContext) => {
         await remove(ctx.auth, k.id, ctx.tx);
+        // A live sync's slot (the release does nothing for a sync that never streamed).
+        if (kind === "syncs") ctx.afterCommit.push(async () => releaseAfterDelete(k.id));
         return k.id;
       },
     }));

@@ -14,6 +14,12 @@ export interface StepContext {
   tx: Tx;
   auth: Auth;
   ids: Record<ConfigKind, Map<string, number>>;
+  /**
+   * Work for after the apply's transaction commits, in order (a live sync's first run reads the
+   * committed sync; a run cannot be queued nor a slot dropped inside a transaction that may roll back).
+   * Never run for a plan, nor for an apply that failed.
+   */
+  afterCommit: (() => Promise<void>)[];
 }
 
 /** One change to make: written by `run`, which returns the object's id. */

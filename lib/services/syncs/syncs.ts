@@ -167,8 +167,9 @@ export async function createSync(auth: Auth, input: CreateSyncInput, db?: Tx): P
     await audit(auth, "create", "sync", created.id, { name: created.name, schedule_type: created.scheduleType, write_mode: created.writeMode }, tx);
     return getSync(auth.workspaceId, created.id, tx);
   });
-  // Committed first: the run reads the sync. In a caller's transaction (config apply) it starts on its first trigger.
-  if (!db && view.live) await startLive(auth.workspaceId, view.id);
+  // Committed first: the run reads the sync. In a caller's transaction (config apply) the caller
+  // calls liveAfterCommit once it commits.
+  if (!db) await liveAfterCommit(auth.workspaceId, view.id, false, view.live);
   return view;
 }
 
@@ -251,9 +252,24 @@ export async function updateSync(auth: Auth, id: number, input: UpdateSyncInput,
     await audit(auth, "update", "sync", id, { fields: Object.keys(input) }, tx);
     return getSync(auth.workspaceId, id, tx);
   });
-  if (!db && view.live && !wasLive) await startLive(auth.workspaceId, id);
-  if (!db && !view.live && wasLive) releaseInBackground(id);
+  if (!db) await liveAfterCommit(auth.workspaceId, id, wasLive, view.live);
   return view;
+}
+
+/**
+ * What a saved sync needs once its change committed, when live was turned on or off: turned on (or
+ * created live), its first run is queued (the backfill); turned off, its slot is dropped once its run
+ * has stopped (the run itself ends within a status poll). The API's saves call it themselves; a
+ * config apply calls it after its transaction (config-as-code/config.ts).
+ */
+export async function liveAfterCommit(workspaceId: number, id: number, wasLive: boolean, isLive: boolean): Promise<void> {
+  if (isLive && !wasLive) await startLive(workspaceId, id);
+  if (!isLive && wasLive) releaseInBackground(id);
+}
+
+/** A deleted sync's slot, if it was live, once its run has stopped: for a config apply's deletes, after they commit. */
+export function releaseAfterDelete(id: number): void {
+  releaseInBackground(id);
 }
 
 /** Drops a live sync's slot once its run has stopped (lib/engine/live/release.ts), without holding the request. */
@@ -267,7 +283,8 @@ const actorName = (auth: Auth): string => auth.user.name.trim() || auth.user.ema
 /**
  * Soft-deletes the sync. Alone, its waiting or running run is stopped first; in the caller's
  * transaction `db` (config apply) it is not (a cancel cannot be rolled back): a worker stops a run
- * whose sync is deleted (lib/engine/execute-run.ts), and a queued one never starts.
+ * whose sync is deleted (lib/engine/execute-run.ts), and a queued one never starts; the caller
+ * releases a live sync's slot after it commits (releaseAfterDelete).
  */
 export async function deleteSync(auth: Auth, id: number, db?: Tx): Promise<void> {
   if (!db) {
