@@ -6,8 +6,9 @@
 // with no record failed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopEngine, triggerSync } from "@/lib/engine";
-import { catalogOf, createFixture, pgConnectorConfig, spawnWorker, sql, stopWorker, tableStream, waitFor } from "@/lib/engine/test-support";
+import { spawnWorker, sql, stopWorker, waitFor } from "@/lib/engine/test-support";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { createLiveSync, createLiveTable } from "@/tests/support/live-fixture";
 import { useLogicalPostgres } from "@/tests/support/logical-postgres";
 import { seededFraction } from "@/tests/support/random";
 
@@ -65,9 +66,7 @@ async function digest(url: string, where = ""): Promise<string> {
 
 beforeAll(async () => {
   destination = await createScratchDatabase("ds_live_kill_dst");
-  await sql(logical().url, "CREATE TABLE events (id integer PRIMARY KEY, name text NOT NULL)");
-  await sql(logical().url, "INSERT INTO events SELECT g, 'Event ' || g FROM generate_series(1, 5000) g");
-  await sql(destination.url, "CREATE TABLE events (id integer PRIMARY KEY, name text NOT NULL)");
+  await createLiveTable(logical().url, "events", { rows: 5000, label: "Event" });
 });
 
 afterAll(async () => {
@@ -79,20 +78,7 @@ afterAll(async () => {
 describe(`a live sync whose worker is killed ${KILLS} times mid-stream (seed ${SEED})`, () => {
   it("loses no change and doubles none", { timeout: 600_000 }, async () => {
     const rand = seededFraction(SEED);
-    const f = await createFixture({
-      sourceUrl: logical().url,
-      destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream("events")) },
-      query: "SELECT id, name FROM events",
-      sync: {
-        configuration: [
-          { from: "id", to: "id", mapping_type: "standard" },
-          { from: "name", to: "name", mapping_type: "standard" },
-        ],
-        live: true,
-        syncMode: "incremental",
-        writeMode: "mirror",
-      },
-    });
+    const f = await createLiveSync({ sourceUrl: logical().url, sourceTable: "events", destinationUrl: destination.url, destinationTable: "events" });
     startWorker();
     startWorker();
     const output = () => [...outputs.entries()].map(([n, out]) => `${n}${alive.has(n) ? "" : " (killed)"}:\n${out()}`).join("\n");

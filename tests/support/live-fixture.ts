@@ -1,5 +1,6 @@
 // The live-sync fixture the live tests share (beside logical-postgres.ts, which gives the source
-// server): a source table `(id integer PRIMARY KEY, name text NOT NULL)` on the private
+// server; used by lib/engine/live/keeper.test.ts, live-flood.test.ts, live-guard.test.ts,
+// lib/services/config-as-code/live.test.ts and tests/ops/live-worker-kill.test.ts): a source table `(id integer PRIMARY KEY, name text NOT NULL)` on the private
 // wal_level=logical PostgreSQL, its destination table on another database, and a workspace with a
 // PostgreSQL source, a PostgreSQL destination, the model `SELECT id, name FROM <table>` and a live,
 // incremental, mirror-mode sync mapping id and name.
@@ -9,7 +10,7 @@ import { catalogOf, createFixture, pgConnectorConfig, sql, tableStream, type Fix
 /** The two columns every live fixture table has. */
 export const LIVE_TABLE_COLUMNS = "id integer PRIMARY KEY, name text NOT NULL";
 
-/** A table of the fixture's shape; `rows`: ids 1..rows named "<label> <id>" (label: the table's name, capitalised, singular-ish). */
+/** A table of the fixture's shape; `rows`: ids 1..rows named "<label> <id>" (label: the table's name unless given). */
 export async function createLiveTable(url: string, table: string, options: { rows?: number; label?: string } = {}): Promise<void> {
   await sql(url, `CREATE TABLE ${table} (${LIVE_TABLE_COLUMNS})`);
   if (options.rows) {

@@ -6,9 +6,10 @@ import { liveSlotName } from "@/lib/connectors/live";
 import { postgresqlLive } from "@/lib/connectors/postgresql/live";
 import { prisma } from "@/lib/db/client";
 import { stopEngine } from "@/lib/engine";
-import { catalogOf, createFixture, pgConnectorConfig, sql, tableStream } from "@/lib/engine/test-support";
+import { pgConnectorConfig, sql } from "@/lib/engine/test-support";
 import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { createLiveSync, createLiveTable } from "@/tests/support/live-fixture";
 import { useLogicalPostgres } from "@/tests/support/logical-postgres";
 import { keepLiveSyncsGoing, keeperStep } from "./keeper";
 
@@ -18,7 +19,7 @@ let destination: { url: string; drop(): Promise<void> };
 
 beforeAll(async () => {
   destination = await createScratchDatabase("ds_live_keeper_dst");
-  await sql(logical().url, "CREATE TABLE items (id integer PRIMARY KEY, name text)");
+  await createLiveTable(logical().url, "items");
 });
 
 afterAll(async () => {
@@ -42,23 +43,7 @@ describe("keeperStep", () => {
   });
 });
 
-async function liveSync(table: string) {
-  await sql(destination.url, `CREATE TABLE ${table} (id integer PRIMARY KEY, name text)`);
-  return createFixture({
-    sourceUrl: logical().url,
-    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
-    query: "SELECT id, name FROM items",
-    sync: {
-      configuration: [
-        { from: "id", to: "id", mapping_type: "standard" },
-        { from: "name", to: "name", mapping_type: "standard" },
-      ],
-      live: true,
-      syncMode: "incremental",
-      writeMode: "mirror",
-    },
-  });
-}
+const liveSync = (table: string) => createLiveSync({ sourceUrl: logical().url, sourceTable: "items", destinationUrl: destination.url, destinationTable: table });
 
 /** A general run of the sync that ended long ago as given. */
 async function endedRun(f: { workspaceId: number; syncId: number }, status: SyncRunStatus, finishedAt: Date, error: string | null = null): Promise<void> {

@@ -10,8 +10,9 @@ import { liveSlotName, lsnValue } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
 import { executeRun } from "@/lib/engine/execute-run";
 import { stopEngine, triggerSync } from "@/lib/engine";
-import { catalogOf, createFixture, pgConnectorConfig, runRecords, sql, tableStream, waitFor } from "@/lib/engine/test-support";
+import { runRecords, sql, waitFor } from "@/lib/engine/test-support";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { createLiveSync, createLiveTable } from "@/tests/support/live-fixture";
 import { useLogicalPostgres } from "@/tests/support/logical-postgres";
 
 const app = useTestDatabase();
@@ -27,10 +28,8 @@ beforeAll(async () => {
   process.env.ENGINE_LIVE_PERIOD_SECONDS = "120";
   process.env.ENGINE_STATUS_POLL_MS = "200";
   destination = await createScratchDatabase("ds_live_flood_dst");
-  await sql(logical().url, "CREATE TABLE people (id integer PRIMARY KEY, name text NOT NULL)");
-  await sql(logical().url, "INSERT INTO people SELECT g, 'Person ' || g FROM generate_series(1, 50) g");
+  await createLiveTable(logical().url, "people", { rows: 50, label: "Person" });
   await sql(logical().url, "CREATE TABLE noise (id integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())");
-  await sql(destination.url, "CREATE TABLE people_live (id integer PRIMARY KEY, name text NOT NULL)");
   // Every write of the application database the run makes, counted per table.
   await sql(
     app.url(),
@@ -81,19 +80,8 @@ async function confirmed(syncId: number): Promise<string | null> {
 
 describe("a live sync under a flood of commits that carry nothing for it", () => {
   it("records nothing for them, keeps one run, and still moves the slot past them", { timeout: 120_000 }, async () => {
-    const f = await createFixture({
-      sourceUrl: logical().url,
-      destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream("people_live")) },
-      query: "SELECT id, name FROM people",
-      sync: {
-        configuration: [
-          { from: "id", to: "id", mapping_type: "standard" },
-          { from: "name", to: "name", mapping_type: "standard" },
-        ],
-        live: true,
-        syncMode: "incremental",
-      },
-    });
+    // Upsert, not the fixture's mirror: no delete is part of this test.
+    const f = await createLiveSync({ sourceUrl: logical().url, sourceTable: "people", destinationUrl: destination.url, destinationTable: "people_live", sync: { writeMode: "upsert" } });
     const run = await triggerSync(f.workspaceId, f.syncId);
     const execution = executeRun(run.id);
     await waitFor(async () => ((await prisma().sync.findUniqueOrThrow({ where: { id: f.syncId } })).liveLsn !== null ? true : undefined), 30_000, "the backfill");
