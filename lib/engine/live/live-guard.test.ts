@@ -4,12 +4,16 @@
 // (the destination keeps every row, the position stays, the keeper starts nothing); approving sends
 // exactly those deletes. Slices each under the limit add up across the rolling run and hold it at the
 // slice that goes over; canceling ends it, and the keeper leaves it canceled.
+import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as approveRoute } from "@/app/api/v1/syncs/[id]/sync_runs/[run_id]/approve/route";
+import { signToken } from "@/lib/auth/jwt";
 import { liveSlotName, lsnValue } from "@/lib/connectors/live";
 import { prisma } from "@/lib/db/client";
-import { approveRun, cancelRun, stopEngine, triggerSync } from "@/lib/engine";
+import { cancelRun, stopEngine, triggerSync } from "@/lib/engine";
 import { executeRun } from "@/lib/engine/execute-run";
 import { runRecords, sql, waitFor } from "@/lib/engine/test-support";
+import { newMember } from "@/tests/support/auth-fixtures";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { createLiveSync, createLiveTable } from "@/tests/support/live-fixture";
 import { useLogicalPostgres } from "@/tests/support/logical-postgres";
@@ -37,6 +41,19 @@ const activeRuns = (syncId: number) => prisma().syncRun.count({ where: { syncId,
 async function confirmedLsn(syncId: number): Promise<string | null> {
   const rows = await sql<{ lsn: string | null }>(logical().adminUrl, "SELECT confirmed_flush_lsn::text AS lsn FROM pg_replication_slots WHERE slot_name = $1", [liveSlotName(syncId)]);
   return rows[0]?.lsn ?? null;
+}
+
+/** POST …/sync_runs/{id}/approve as Next.js would call it, as a new member of `workspaceId` (else of a workspace of their own). */
+async function approveAs(role: "Member" | "Viewer", f: { workspaceId: number; syncId: number }, runId: number, plannedAt: string, workspaceId?: number) {
+  const m = await newMember(role, workspaceId);
+  const { token } = await signToken({ userId: m.user.id, kind: "session" });
+  const req = new NextRequest(`http://127.0.0.1/api/v1/syncs/${f.syncId}/sync_runs/${runId}/approve`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "workspace-id": String(m.workspaceId), "content-type": "application/json" },
+    body: JSON.stringify({ planned_at: plannedAt }),
+  });
+  const res = await approveRoute(req, { params: Promise.resolve({ id: String(f.syncId), run_id: String(runId) }) });
+  return { status: res.status, name: m.user.name };
 }
 
 /** The run streams: its progress row is its own (set once its backfill, if any, is recorded). */
@@ -81,15 +98,21 @@ describe("a live sync's micro-batches under the sync's limits", () => {
     expect(await keepLiveSyncsGoing(new Date(Date.now() + 3_600_000))).toBe(0);
     expect(await activeRuns(f.syncId)).toBe(1);
 
-    // Approved: the same run goes on from the slot and sends exactly the held deletes.
+    // The approve endpoint and permission of any held run: a Viewer may not, another workspace's member finds no such sync.
+    expect((await approveAs("Viewer", f, run.id, plan.planned_at, f.workspaceId)).status).toBe(403);
+    expect((await approveAs("Member", f, run.id, plan.planned_at)).status).toBe(404);
+    expect((await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("needs_approval");
+
+    // Approved by a Member: the same run goes on from the slot and sends exactly the held deletes.
     process.env.ENGINE_LIVE_PERIOD_SECONDS = "5";
-    await approveRun(f.workspaceId, f.syncId, run.id, "Ada", plan.planned_at);
+    const approver = await approveAs("Member", f, run.id, plan.planned_at, f.workspaceId);
+    expect(approver.status).toBe(200);
     execution = executeRun(run.id);
     await waitFor(async () => ((await destinationIds()).length === 50 ? true : undefined), 30_000, "the approved deletes");
     expect(await execution).toBe("success");
     expect(await destinationIds()).toEqual(range(51, 100));
     const approved = await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } });
-    expect(approved).toMatchObject({ status: "success", approvedBy: "Ada", failedRows: 0 });
+    expect(approved).toMatchObject({ status: "success", approvedBy: approver.name, failedRows: 0 });
     const records = await runRecords(run.id);
     const deletes = records.filter((r) => r.action === "destination_delete");
     expect(deletes.map((r) => Number(r.primaryKey)).sort((a, b) => a - b)).toEqual(range(1, 50));

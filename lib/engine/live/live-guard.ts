@@ -95,7 +95,8 @@ export class LiveGuard {
     if (!guardInForce(ctx.sync)) return null;
     const stored = (ctx.run.plan ?? null) as StoredPlan | null;
     const approval = stored !== null && isApprovedPlan(stored.approval) ? stored.approval : null;
-    return new LiveGuard(ctx, await tracked(), approval);
+    // Only a micro-batch's approval (never a full read's: that of a backfill held by guard-step.ts).
+    return new LiveGuard(ctx, await tracked(), approval?.full_read === false ? approval : null);
   }
 
   /** Whether the micro-batch may be sent; counted as sent when it may. */
