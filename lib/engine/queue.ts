@@ -104,6 +104,20 @@ export async function liveJobs(runId: number): Promise<{ id: string; state: stri
   return rows;
 }
 
+/**
+ * Run jobs held by a worker for longer than `seconds` (pg-boss's table, which the schema does not
+ * type): each with its run's id, null when its data names none.
+ */
+export async function longActiveJobs(seconds: number): Promise<{ jobId: string; runId: number | null }[]> {
+  const { rows } = await pgPool().query<{ job_id: string; run_id: number | null }>(
+    `SELECT id::text AS job_id, CASE WHEN data->>'runId' ~ '^[0-9]{1,9}$' THEN (data->>'runId')::int END AS run_id
+       FROM ${engineSettings.bossSchema}.job
+      WHERE name = $1 AND state = 'active' AND started_on < now() - $2 * interval '1 second'`,
+    [RUN_QUEUE, seconds],
+  );
+  return rows.map((r) => ({ jobId: r.job_id, runId: r.run_id }));
+}
+
 /** Cancels a run's waiting jobs (cancelSync of a run no worker has picked yet). */
 export async function cancelRunJobs(runId: number): Promise<void> {
   const jobs = await liveJobs(runId);
