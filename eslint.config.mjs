@@ -139,10 +139,6 @@ const typedSql = {
     "lib/db/pg-wire/**",
     // Move next: the sync view's one-statement list (its plan and ISO reads measured).
     "lib/services/syncs/view.ts",
-    // Tables outside prisma/schema.prisma (pg-boss's queue, Prisma's migration table): nothing to type them from.
-    "lib/services/insights/metrics.ts",
-    "lib/engine/queue.ts",
-    "lib/db/migrate.ts",
     // The tests' helper that runs what a test writes (its SQL is the test's).
     "lib/engine/test-support.ts",
   ],

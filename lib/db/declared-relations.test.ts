@@ -1,12 +1,15 @@
 // The declared view and function (declared-relations.ts) against the migrated database: the same
 // columns, in the same order, of the same types; and a read through them typed as declared.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { pgPool } from "@/lib/db/client";
 import { useTestDatabase } from "@/tests/support/db";
-import { STATE_ENTRY_COLUMNS, STATES_OF_COLUMNS, statesOf, type DeclaredViews } from "./declared-relations";
+import { getBoss, stopBoss } from "@/lib/engine/queue";
+import { engineSettings } from "@/lib/engine/settings";
+import { BOSS_JOB_COLUMNS, PRISMA_MIGRATION_COLUMNS, STATE_ENTRY_COLUMNS, STATES_OF_COLUMNS, statesOf, type DeclaredViews } from "./declared-relations";
 import { sqlBuilder, viaClient } from "./kysely";
 
 useTestDatabase();
+afterAll(() => stopBoss());
 
 describe("declared relations", () => {
   it("sync_state_entries has the declared columns", async () => {
@@ -16,6 +19,21 @@ describe("declared relations", () => {
     );
     expect(Object.fromEntries(rows.map((r: { column_name: string; udt_name: string }) => [r.column_name, r.udt_name]))).toEqual(STATE_ENTRY_COLUMNS);
     expect(rows.map((r: { column_name: string }) => r.column_name)).toEqual(Object.keys(STATE_ENTRY_COLUMNS));
+  });
+
+  it.each([
+    ["pg-boss's job", (): string => engineSettings.bossSchema, "job", BOSS_JOB_COLUMNS],
+    ["Prisma's migration record", (): string => "public", "_prisma_migrations", PRISMA_MIGRATION_COLUMNS],
+  ] as const)("%s table has the declared columns, types and nullability", async (_name, schema, table, declared) => {
+    await getBoss(); // installs the queue's schema
+    const { rows } = await pgPool().query(
+      `SELECT column_name, udt_name, is_nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
+      [schema(), table],
+    );
+    const actual = Object.fromEntries(
+      rows.map((r: { column_name: string; udt_name: string; is_nullable: string }) => [r.column_name, `${r.udt_name}${r.is_nullable === "YES" ? "?" : ""}`]),
+    );
+    for (const [column, type] of Object.entries(declared)) expect(actual[column], `${table}.${column}`).toBe(type);
   });
 
   it("ds_states_of returns the declared columns", async () => {

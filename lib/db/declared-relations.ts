@@ -1,20 +1,28 @@
-// Relations of the application database that prisma/schema.prisma cannot describe, made by the
-// migrations (20261129085648_state_blocks): the view `sync_state_entries` and the set-returning
-// function `ds_states_of`, which read a sync's states from rows and blocks alike. Their columns are
+// Relations of the application database that prisma/schema.prisma cannot describe: the view
+// `sync_state_entries` and the set-returning function `ds_states_of` of our migrations
+// (20261129085648_state_blocks), which read a sync's states from rows and blocks alike, and the
+// tables of the libraries we run on it (pg-boss's queue, Prisma's migration record). Their columns are
 // declared here once, as data: the row types derive from the declaration, and
-// declared-relations.test.ts checks it against the migrated database, so a column a migration
-// renames fails that test as a table's fails the build through Kysely.
+// declared-relations.test.ts checks it against the migrated database (and a started queue), so a
+// column renamed there fails that test as a table's fails the build through Kysely.
 import { sql, type AliasedRawBuilder, type RawBuilder } from "kysely";
 import type { SyncRecordStatus } from "@/lib/generated/kysely/db";
 
-/** The PostgreSQL types these relations use, as the application's pg client reads them. */
+/** The PostgreSQL types these relations use, as the application's pg client reads them; `?`: nullable. */
 interface PgTypes {
   int4: number;
   text: string;
+  varchar: string;
+  uuid: string;
+  jsonb: unknown;
+  timestamptz: Date;
   sync_record_status: SyncRecordStatus;
+  job_state: "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
 }
-type Columns = Readonly<Record<string, keyof PgTypes>>;
-type RowOf<C extends Columns> = { [K in keyof C]: PgTypes[C[K]] };
+type Declared = keyof PgTypes | `${keyof PgTypes}?`;
+type Columns = Readonly<Record<string, Declared>>;
+type TsOf<D extends Declared> = D extends `${infer T extends keyof PgTypes}?` ? PgTypes[T] | null : D extends keyof PgTypes ? PgTypes[D] : never;
+type RowOf<C extends Columns> = { [K in keyof C]: TsOf<C[K]> };
 
 /** The columns of `ds_states_of(sync, keys)`: one per key that has a state. */
 export const STATES_OF_COLUMNS = {
@@ -29,6 +37,28 @@ export const STATE_ENTRY_COLUMNS = { sync_id: "int4", ...STATES_OF_COLUMNS } as 
 
 export type StateOfKey = RowOf<typeof STATES_OF_COLUMNS>;
 export type StateEntry = RowOf<typeof STATE_ENTRY_COLUMNS>;
+
+/** pg-boss's job table (in its own schema, engineSettings.bossSchema): the columns read here. */
+export const BOSS_JOB_COLUMNS = {
+  id: "uuid",
+  name: "text",
+  data: "jsonb?",
+  state: "job_state",
+  started_on: "timestamptz?",
+} as const satisfies Columns;
+
+/** Prisma's record of applied migrations: the columns read here. */
+export const PRISMA_MIGRATION_COLUMNS = {
+  migration_name: "varchar",
+  finished_at: "timestamptz?",
+  rolled_back_at: "timestamptz?",
+} as const satisfies Columns;
+
+/** pg-boss's tables, for `sqlBuilder().withTables<BossTables>().withSchema(bossSchema)`. */
+export type BossTables = { job: RowOf<typeof BOSS_JOB_COLUMNS> };
+
+/** Prisma's migration table, for `sqlBuilder().withTables<MigrationTables>()`. */
+export type MigrationTables = { _prisma_migrations: RowOf<typeof PRISMA_MIGRATION_COLUMNS> };
 
 /** The declared views, for `sqlBuilder().withTables<DeclaredViews>()`. */
 export type DeclaredViews = {
