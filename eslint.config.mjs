@@ -137,25 +137,8 @@ const typedSql = {
     ...UNLAYERED,
     "lib/connectors/**",
     "lib/db/pg-wire/**",
-    // Being rewritten now (change detection, live syncs, the reaper); they move to Kysely next.
-    "lib/engine/diff.ts",
-    "lib/engine/batch-diff.ts",
-    "lib/engine/unchanged-filter*.ts",
-    "lib/engine/delete-detection.ts",
-    "lib/engine/sync-state-store*.ts",
-    "lib/engine/record-batch.ts",
-    "lib/engine/live/**",
-    "lib/engine/reaper.ts",
-    "lib/engine/state-blocks.ts",
-    "lib/engine/test-run.ts",
-    // Move next: the sync view's one-statement list (its plan and ISO reads measured), the rate
-    // budget's lease (per request of a rate-limited destination).
+    // Move next: the sync view's one-statement list (its plan and ISO reads measured).
     "lib/services/syncs/view.ts",
-    "lib/engine/rate-limit.ts",
-    // Tables outside prisma/schema.prisma (pg-boss's queue, Prisma's migration table): nothing to type them from.
-    "lib/services/insights/metrics.ts",
-    "lib/engine/queue.ts",
-    "lib/db/migrate.ts",
     // The tests' helper that runs what a test writes (its SQL is the test's).
     "lib/engine/test-support.ts",
   ],

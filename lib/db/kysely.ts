@@ -4,7 +4,7 @@
 // raw in their own modules.
 import "server-only";
 import { DummyDriver, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, sql, type Compilable, type CompiledQuery, type InferResult, type RawBuilder } from "kysely";
-import type { Pool, PoolClient } from "pg";
+import type { Client, Pool, PoolClient } from "pg";
 import type { DB } from "@/lib/generated/kysely/db";
 import { pgPool, preparedRows, rawTypes, type IsoTimestamp } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -90,8 +90,8 @@ export async function viaPrisma<Q extends Compilable<unknown>>(tx: Pick<Prisma.T
   return tx.$queryRawUnsafe(compiled.sql, ...compiled.parameters);
 }
 
-/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction) or a given pool, rows read as db()'s. */
-export async function viaClient<Q extends Compilable<unknown>>(client: Pool | PoolClient, query: Q): Promise<InferResult<Q>> {
+/** Runs a built query on a checked-out pg client (a transaction of lib/engine/transaction), a connection of its own or a given pool, rows read as db()'s. */
+export async function viaClient<Q extends Compilable<unknown>>(client: Pool | PoolClient | Client, query: Q): Promise<InferResult<Q>> {
   const compiled = query.compile();
   const result = await client.query({ text: compiled.sql, values: compiled.parameters as unknown[], types: rawTypes });
   return result.rows as InferResult<Q>;

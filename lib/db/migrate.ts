@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "pg";
+import type { MigrationTables } from "./declared-relations";
+import { sqlBuilder, viaClient } from "./kysely";
 import { applyMigrations, parsePgUrl, type MigrationDir } from "./schema-engine";
 
 export const PRISMA_DIR = path.resolve(process.cwd(), "prisma");
@@ -32,8 +34,9 @@ async function upToDate(url: string, migrations: MigrationDir[]): Promise<boolea
   const client = new Client({ connectionString: url });
   try {
     await client.connect();
-    const { rows } = await client.query<{ migration_name: string }>(
-      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+    const rows = await viaClient(
+      client,
+      sqlBuilder().withTables<MigrationTables>().selectFrom("_prisma_migrations").select("migration_name").where("finished_at", "is not", null).where("rolled_back_at", "is", null),
     );
     const applied = new Set(rows.map((r) => r.migration_name));
     return migrations.every((m) => applied.has(m.name));

@@ -3,7 +3,10 @@
 // (sync_states rows and state blocks: state-blocks.ts) in one query.
 import "server-only";
 import { hash } from "node:crypto";
+import { sql } from "kysely";
 import type { Pool } from "pg";
+import { statesOf } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { hexOf, type Fingerprints } from "./fingerprints";
 import { tracksAnything } from "./state-blocks";
 import type { PendingFilter } from "./unchanged-filter";
@@ -111,32 +114,38 @@ interface ClassifyArgs<F = Fingerprints> {
  * re-sends every row.
  */
 async function probeBatch(pool: Pool, args: ClassifyArgs<string[]>): Promise<BatchDiff> {
-  const { rows } = await pool.query<{ ord: number; c: DiffClass; stored: string | null }>(
-    `SELECT ord, c, stored FROM (
-       SELECT i.ord::int4 AS ord,
-         CASE WHEN s.primary_key IS NULL THEN 'i'
-              WHEN s.last_run_id = $2 THEN 'd'
+  // Keys and fingerprints travel as JSON arrays, serialised natively, where a text[] parameter is
+  // escaped element by element in JavaScript. (Not one long string cut with substr(): on a UTF-8
+  // database each substr() walks the string from its start.)
+  const keys = JSON.stringify(args.keys);
+  const batch = sql<{ pk: string; fp: string; ord: string }>`ROWS FROM (json_array_elements_text(${keys}::json), json_array_elements_text(${JSON.stringify(args.fingerprints)}::json)) WITH ORDINALITY`;
+  const fullRefresh = sql<boolean>`${args.fullRefresh}::boolean`;
+  const classified = sqlBuilder()
+    .selectFrom(batch.as<"i">(sql`i(pk, fp, ord)`))
+    // Each key's state: its sync_states row (probed by primary key), else its block entry
+    // (state-blocks.ts). One function call per batch, joined by hash.
+    .leftJoin(statesOf(args.syncId, sql<string[]>`ARRAY(SELECT json_array_elements_text(${keys}::json))`), (join) => join.onRef("s.primary_key", "=", "i.pk"))
+    .select((eb) => {
+      const [key, status, stored, lastRun, fp] = [eb.ref("s.primary_key"), eb.ref("s.last_status"), eb.ref("s.fingerprint"), eb.ref("s.last_run_id"), eb.ref("i.fp")];
+      return [
+        eb.cast<number>("i.ord", "int4").as("ord"),
+        sql<DiffClass | "n">`CASE WHEN ${key} IS NULL THEN 'i'
+              WHEN ${lastRun} = ${args.runId} THEN 'd'
               -- Skipped by the write mode: left alone while unchanged, else never delivered (skipped-states.ts).
-              WHEN s.last_status = 'skipped' AND NOT $5::boolean AND s.fingerprint = i.fp THEN 'n'
-              WHEN s.last_status = 'skipped' OR s.fingerprint = '' THEN 'i'
-              WHEN $5::boolean OR s.fingerprint <> i.fp OR s.last_status <> 'success' THEN 'u'
-              ELSE 'n' END AS c,
-         CASE WHEN NOT $5::boolean AND s.last_status = 'success' AND s.fingerprint <> '' AND s.last_run_id <> $2
-              THEN s.fingerprint END AS stored
-       -- Keys and fingerprints travel as JSON arrays, serialised natively, where a text[] parameter
-       -- is escaped element by element in JavaScript. (Not one long string cut with substr(): on a
-       -- UTF-8 database each substr() walks the string from its start.)
-       FROM ROWS FROM (json_array_elements_text($3::json), json_array_elements_text($4::json)) WITH ORDINALITY AS i(pk, fp, ord)
-       -- Each key's state: its sync_states row (probed by primary key), else its block entry
-       -- (state-blocks.ts). One function call per batch, joined by hash.
-       LEFT JOIN ds_states_of($1, ARRAY(SELECT json_array_elements_text($3::json))) s ON s.primary_key = i.pk
-     ) x WHERE c <> 'n'`,
-    [args.syncId, args.runId, JSON.stringify(args.keys), JSON.stringify(args.fingerprints), args.fullRefresh],
-  );
+              WHEN ${status} = 'skipped' AND NOT ${fullRefresh} AND ${stored} = ${fp} THEN 'n'
+              WHEN ${status} = 'skipped' OR ${stored} = '' THEN 'i'
+              WHEN ${fullRefresh} OR ${stored} <> ${fp} OR ${status} <> 'success' THEN 'u'
+              ELSE 'n' END`.as("c"),
+        sql<string | null>`CASE WHEN NOT ${fullRefresh} AND ${status} = 'success' AND ${stored} <> '' AND ${lastRun} <> ${args.runId}
+              THEN ${stored} END`.as("stored"),
+      ];
+    });
+  const rows = await viaClient(pool, sqlBuilder().selectFrom(classified.as("x")).select(["ord", "c", "stored"]).where("c", "<>", "n"));
   // ORDINALITY is 1-based.
   const classes = new Map<number, DiffClass>();
   const storedFingerprints = new Map<number, string>();
   for (const r of rows) {
+    if (r.c === "n") continue; // filtered out by the statement already
     classes.set(r.ord - 1, r.c);
     if (r.c === "u" && r.stored !== null) storedFingerprints.set(r.ord - 1, r.stored);
   }

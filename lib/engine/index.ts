@@ -61,7 +61,7 @@ export {
 } from "./records/read";
 export { keyOfLineSql, matchingCodes } from "./records/format";
 export type { SyncRecord } from "./records/types";
-export { ensureQueue, getBoss } from "./queue";
+export { ensureQueue, getBoss, queueDepth, queueInstalled } from "./queue";
 export { afterCommit, withTransaction } from "./transaction";
 
 /** What other layers hang on the engine's processes (lib/services/run-events.ts). */

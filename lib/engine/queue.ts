@@ -5,8 +5,11 @@
 // in the queue with a start-after. The workers taking jobs: worker.ts; runs and jobs of dead
 // workers: reaper.ts.
 import "server-only";
+import { sql } from "kysely";
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
+import type { BossTables } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { QUEUE_DDL_LOCK } from "./locks";
 import { engineSettings } from "./settings";
@@ -95,13 +98,60 @@ export async function enqueueRun(
   await boss.send(RUN_QUEUE, { runId } satisfies RunJob, startAfter ? { startAfter } : {});
 }
 
+/** pg-boss's tables, in its schema (declared in lib/db/declared-relations.ts). */
+const boss = () => sqlBuilder().withTables<BossTables>().withSchema(engineSettings.bossSchema);
+
 /** Jobs of a run still waiting or held by a worker. */
 export async function liveJobs(runId: number): Promise<{ id: string; state: string }[]> {
-  const { rows } = await pgPool().query<{ id: string; state: string }>(
-    `SELECT id::text, state::text FROM ${engineSettings.bossSchema}.job WHERE name = $1 AND data->>'runId' = $2 AND state < 'completed'`,
-    [RUN_QUEUE, String(runId)],
+  return viaClient(
+    pgPool(),
+    boss()
+      .selectFrom("job")
+      .select(["id", "state"])
+      .where("name", "=", RUN_QUEUE)
+      .where((eb) => eb(sql<string>`${eb.ref("data")}->>'runId'`, "=", String(runId)))
+      // pg-boss orders its states: created, retry, active come before completed.
+      .where("state", "<", "completed"),
   );
-  return rows;
+}
+
+/**
+ * Run jobs held by a worker for longer than `seconds`: each with its run's id, null when its data
+ * names none.
+ */
+export async function longActiveJobs(seconds: number): Promise<{ jobId: string; runId: number | null }[]> {
+  const rows = await viaClient(
+    pgPool(),
+    boss()
+      .selectFrom("job")
+      .select((eb) => [
+        "id",
+        sql<number | null>`CASE WHEN ${eb.ref("data")}->>'runId' ~ '^[0-9]{1,9}$' THEN (${eb.ref("data")}->>'runId')::int END`.as("run_id"),
+      ])
+      .where("name", "=", RUN_QUEUE)
+      .where("state", "=", "active")
+      .where("started_on", "<", sql<Date>`now() - ${seconds} * interval '1 second'`),
+  );
+  return rows.map((r) => ({ jobId: r.id, runId: r.run_id }));
+}
+
+/** Whether the queue's schema is installed (a fresh database has none until a worker starts). */
+export async function queueInstalled(): Promise<boolean> {
+  const [row] = await viaClient(pgPool(), sqlBuilder().selectNoFrom(sql<boolean>`to_regclass(${`${engineSettings.bossSchema}.job`}) IS NOT NULL`.as("installed")));
+  return row?.installed === true;
+}
+
+/** Jobs waiting in the queue (created or retry), all queues; 0 before the queue is installed. */
+export async function queueDepth(): Promise<number> {
+  if (!(await queueInstalled())) return 0;
+  const [row] = await viaClient(
+    pgPool(),
+    boss()
+      .selectFrom("job")
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), "int4").as("n"))
+      .where("state", "in", ["created", "retry"]),
+  );
+  return row?.n ?? 0;
 }
 
 /** Cancels a run's waiting jobs (cancelSync of a run no worker has picked yet). */

@@ -5,8 +5,10 @@
 // and a request costs a database round trip only once per lease. Also a small in-process semaphore
 // for in-flight requests.
 import "server-only";
+import { sql } from "kysely";
 import type { Pool } from "pg";
 import type { Catalog, RateLimitUnit, Stream } from "@/lib/connectors/types";
+import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
 
 export const UNIT_SECONDS: Readonly<Record<RateLimitUnit, number>> = { second: 1, minute: 60, hour: 3600, day: 86400 };
 
@@ -77,16 +79,36 @@ const MAX_COMPETITORS = 64;
 const MAX_LEASE = 1000;
 
 /** $3: the lease is refused (no row) when its first slot is further away than this many ms (null: never). */
-const LEASE_SQL = `INSERT INTO rate_limit_budgets AS b (key, next_at, updated_at)
-  VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond', now())
-  ON CONFLICT (key) DO UPDATE
-    SET next_at = GREATEST(b.next_at, clock_timestamp()) + $2 * interval '1 millisecond', updated_at = now()
-    WHERE $3::float8 IS NULL OR b.next_at <= clock_timestamp() + $3::float8 * interval '1 millisecond'
-  RETURNING b.next_at::text AS next_at, EXTRACT(EPOCH FROM b.next_at)::float8 * 1000 AS end_ms,
-    EXTRACT(EPOCH FROM clock_timestamp())::float8 * 1000 AS now_ms`;
+const ms = (n: unknown) => sql`${n} * interval '1 millisecond'`;
 
-const FIRST_FREE_SQL = `SELECT GREATEST(0, EXTRACT(EPOCH FROM next_at - clock_timestamp()) * 1000)::float8 AS wait_ms
-  FROM rate_limit_budgets WHERE key = $1`;
+/**
+ * Leases `span` ms of the budget after its next free slot (or now), unless that slot is more than
+ * `maxWaitMs` away: then no row. Built once (a round trip per lease of a rate-limited destination).
+ */
+const leaseQuery = compiledByShape((_shape: "lease", at: { key: string; span: number; maxWaitMs: number | null }) =>
+  sqlBuilder()
+    .insertInto("rate_limit_budgets")
+    .values({ key: at.key, next_at: sql<Date>`clock_timestamp() + ${ms(at.span)}`, updated_at: sql<Date>`now()` })
+    .onConflict((oc) =>
+      oc
+        .column("key")
+        .doUpdateSet((eb) => ({ next_at: sql<Date>`GREATEST(${eb.ref("rate_limit_budgets.next_at")}, clock_timestamp()) + ${ms(at.span)}`, updated_at: sql<Date>`now()` }))
+        .where((eb) => sql<boolean>`${at.maxWaitMs}::float8 IS NULL OR ${eb.ref("rate_limit_budgets.next_at")} <= clock_timestamp() + ${ms(sql`${at.maxWaitMs}::float8`)}`),
+    )
+    .returning((eb) => [
+      sql<string>`${eb.ref("rate_limit_budgets.next_at")}::text`.as("next_at"),
+      sql<number>`EXTRACT(EPOCH FROM ${eb.ref("rate_limit_budgets.next_at")})::float8 * 1000`.as("end_ms"),
+      sql<number>`EXTRACT(EPOCH FROM clock_timestamp())::float8 * 1000`.as("now_ms"),
+    ]),
+);
+
+/** How long until the budget's next free slot. */
+const firstFreeQuery = compiledByShape((_shape: "first free", at: { key: string }) =>
+  sqlBuilder()
+    .selectFrom("rate_limit_budgets")
+    .select((eb) => sql<number>`GREATEST(0, EXTRACT(EPOCH FROM ${eb.ref("next_at")} - clock_timestamp()) * 1000)::float8`.as("wait_ms"))
+    .where("key", "=", at.key),
+);
 
 /**
  * The budget's next free slot is further away than the caller will wait: nothing was leased, so a
@@ -99,9 +121,14 @@ export class RateLimitWait extends Error {
   }
 }
 
-/** Only when nobody leased after us: otherwise the slots stay ours until they expire. */
-const RETURN_SQL = `UPDATE rate_limit_budgets SET next_at = next_at - $3 * interval '1 millisecond', updated_at = now()
-  WHERE key = $1 AND next_at = $2::timestamptz`;
+/** Gives `ms` of the lease back, only when nobody leased after us: otherwise the slots stay ours until they expire. */
+const returnQuery = compiledByShape((_shape: "return", at: { key: string; leaseEnd: string; ms: number }) =>
+  sqlBuilder()
+    .updateTable("rate_limit_budgets")
+    .set((eb) => ({ next_at: sql<Date>`${eb.ref("next_at")} - ${ms(at.ms)}`, updated_at: sql<Date>`now()` }))
+    .where("key", "=", at.key)
+    .where("next_at", "=", sql<Date>`${at.leaseEnd}::timestamptz`),
+);
 
 /** One process's view of one budget: the slots it leased and has not spent yet. */
 interface LocalBudget {
@@ -255,10 +282,10 @@ export class SharedRateBudget {
     const b = this.local;
     const n = this.leaseSize();
     const span = n * this.intervalMs;
-    const { rows } = await this.pool.query<{ next_at: string; end_ms: number; now_ms: number }>(LEASE_SQL, [this.key, span, this.maxWaitMs ?? null]);
+    const rows = await viaClient(this.pool, leaseQuery("lease", { key: this.key, span, maxWaitMs: this.maxWaitMs ?? null }));
     if (rows.length === 0) {
-      const free = await this.pool.query<{ wait_ms: number }>(FIRST_FREE_SQL, [this.key]);
-      throw new RateLimitWait(Math.max(this.maxWaitMs ?? 0, free.rows[0]?.wait_ms ?? 0));
+      const free = await viaClient(this.pool, firstFreeQuery("first free", { key: this.key }));
+      throw new RateLimitWait(Math.max(this.maxWaitMs ?? 0, free[0]?.wait_ms ?? 0));
     }
     // Slot arithmetic happens on the database clock, so workers with skewed clocks still agree.
     observeClock(this.pool, this.clock.now(), rows[0].now_ms);
@@ -297,7 +324,7 @@ export class SharedRateBudget {
     // Dropped before asking: if someone leased after us the slots merely expire, never get spent twice.
     b.slots.splice(b.slots.length - count, count);
     b.lastLeaseSize = 0;
-    await this.pool.query(RETURN_SQL, [this.key, b.lastLeaseEnd, count * this.intervalMs]);
+    await viaClient(this.pool, returnQuery("return", { key: this.key, leaseEnd: b.lastLeaseEnd, ms: count * this.intervalMs }));
   }
 }
 

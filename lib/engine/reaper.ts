@@ -5,10 +5,10 @@
 import "server-only";
 import { sql } from "kysely";
 import { pgPool } from "@/lib/db/client";
-import { db } from "@/lib/db/kysely";
+import { anyOf, db } from "@/lib/db/kysely";
 import { logger } from "@/lib/logger";
 import { isFree, runLockKey } from "./locks";
-import { enqueueRun, getBoss, liveJobs, RUN_QUEUE } from "./queue";
+import { enqueueRun, getBoss, liveJobs, longActiveJobs, RUN_QUEUE } from "./queue";
 import { applySyncOutcome, returnToQueue, setRunStatus, touchQueuedRun } from "./run-store";
 import { engineSettings } from "./settings";
 import { withTransaction } from "./transaction";
@@ -34,15 +34,26 @@ async function resend(runId: number, startAt?: Date | null): Promise<void> {
  * before queueing the run's next job). Returns how many it failed.
  */
 export async function reapStrandedJobs(): Promise<number> {
-  const { rows } = await pgPool().query<{ job_id: string; run_id: number; status: string | null; waiting_until: Date | null }>(
-    `SELECT j.id::text AS job_id, r.id AS run_id, r.status::text, r.waiting_until
-     FROM ${engineSettings.bossSchema}.job j
-     LEFT JOIN sync_runs r ON j.data->>'runId' ~ '^[0-9]{1,9}$' AND r.id = (j.data->>'runId')::int
-     WHERE j.name = $1 AND j.state = 'active' AND j.started_on < now() - $2 * interval '1 second'
-       AND (r.id IS NULL OR r.status = 'queued'
-            OR (r.status = ANY($3::sync_run_status[]) AND r.updated_at < now() - $2 * interval '1 second'))`,
-    [RUN_QUEUE, engineSettings.strandedJobSeconds, [...TERMINAL_RUN_STATUSES, "paused"]],
+  const seconds = engineSettings.strandedJobSeconds;
+  const jobs = await longActiveJobs(seconds);
+  if (jobs.length === 0) return 0;
+  const runIds = [...new Set(jobs.flatMap((j) => (j.runId === null ? [] : [j.runId])))];
+  const runs = new Map(
+    (runIds.length === 0
+      ? []
+      : await db()
+          .selectFrom("sync_runs")
+          .select((eb) => ["id", "status", "waiting_until", eb("updated_at", "<", sql<Date>`now() - ${seconds} * interval '1 second'`).as("idle")])
+          .where("id", "=", anyOf(runIds, "int"))
+          .execute()
+    ).map((r) => [r.id, r]),
   );
+  const ended: readonly string[] = [...TERMINAL_RUN_STATUSES, "paused"];
+  const rows = jobs.flatMap((j) => {
+    const run = j.runId === null ? undefined : runs.get(j.runId);
+    if (run && run.status !== "queued" && !(ended.includes(run.status) && run.idle)) return [];
+    return [{ job_id: j.jobId, run_id: run?.id ?? j.runId ?? 0, status: run?.status ?? null, waiting_until: run?.waiting_until ?? null }];
+  });
   if (rows.length === 0) return 0;
   const boss = await getBoss();
   for (const row of rows) {

@@ -6,9 +6,19 @@
 // it: no state). Readers by key use the SQL function ds_states_of (row, else block entry), whole-sync
 // readers the view sync_state_entries or the pages below.
 import "server-only";
+import { sql, type Expression } from "kysely";
 import type { Pool, PoolClient } from "pg";
+import type { DeclaredViews } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
 import { stateBlocksLockKey } from "./locks";
+
+/** The sync's blocks, to select from. */
+const blocksOf = (syncId: number) => sqlBuilder().selectFrom("sync_state_blocks").where("sync_id", "=", syncId);
+
+/** A block's entries as the relation e(k, f, s): key, fingerprint (uuid, null: never delivered), status letter. */
+const blockEntries = (keys: Expression<string[] | null>, fingerprints: Expression<string[] | null>, statuses: Expression<string>) =>
+  sql<{ k: string; f: string | null; s: string }>`unnest(${keys}, ${fingerprints}, string_to_array(${statuses}, NULL))`.as<"e">(sql`e(k, f, s)`);
 
 /** A state's status letter in a block. */
 const LETTER = { success: "s", failed: "f", skipped: "k" } as const;
@@ -98,13 +108,23 @@ export async function writeStateBlocks(
   const high = ordered[ordered.length - 1].at;
   await client.query("SELECT pg_advisory_xact_lock($1, $2)", stateBlocksLockKey(syncId));
   // Blocks do not overlap, so only one starting below the range can reach into it: the last one.
-  const { rows } = await client.query<{ meets: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1 AND first_key BETWEEN $2 AND $3)
-         OR EXISTS (SELECT 1 FROM (SELECT last_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key < $2
-                                   ORDER BY first_key DESC LIMIT 1) x WHERE x.last_key >= $2) AS meets`,
-    [syncId, low, high],
+  const [{ meets }] = await viaClient(
+    client,
+    sqlBuilder().selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(blocksOf(syncId).select(sql.lit(1).as("one")).where("first_key", ">=", low).where("first_key", "<=", high)),
+          eb.exists(
+            eb
+              .selectFrom(blocksOf(syncId).select("last_key").where("first_key", "<", low).orderBy("first_key", "desc").limit(1).as("x"))
+              .select(sql.lit(1).as("one"))
+              .where("x.last_key", ">=", low),
+          ),
+        ])
+        .as("meets"),
+    ),
   );
-  if (rows[0]?.meets) return false;
+  if (meets === true) return false;
   const input = new BinaryCopyInput();
   for (let start = 0; start < ordered.length; start += BLOCK_KEYS) {
     const end = Math.min(ordered.length, start + BLOCK_KEYS);
@@ -149,20 +169,32 @@ function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
 export async function tracksAnything(pool: Pool, syncId: number): Promise<boolean> {
-  const { rows } = await pool.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM sync_states WHERE sync_id = $1) OR EXISTS (SELECT 1 FROM sync_state_blocks WHERE sync_id = $1) AS found`,
-    [syncId],
+  const [{ found }] = await viaClient(
+    pool,
+    sqlBuilder().selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom("sync_states").select(sql.lit(1).as("one")).where("sync_id", "=", syncId)),
+          eb.exists(blocksOf(syncId).select(sql.lit(1).as("one"))),
+        ])
+        .as("found"),
+    ),
   );
-  return rows[0]?.found ?? true;
+  return found === true;
 }
 
 /** The sync's states, rows and block entries alike, not written by `exceptRun`. */
 export async function countStates(pool: Pool, syncId: number, exceptRun = 0): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM sync_state_entries WHERE sync_id = $1 AND last_run_id <> $2", [
-    syncId,
-    exceptRun,
-  ]);
-  return rows[0]?.n ?? 0;
+  const [{ n }] = await viaClient(
+    pool,
+    sqlBuilder()
+      .withTables<DeclaredViews>()
+      .selectFrom("sync_state_entries")
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), "int4").as("n"))
+      .where("sync_id", "=", syncId)
+      .where("last_run_id", "<>", exceptRun),
+  );
+  return n;
 }
 
 /** A state as the whole-sync readers see it. */
@@ -180,10 +212,16 @@ export interface StateRow {
 export async function* statePages(pool: Pool, syncId: number, exceptRun: number, pageSize: number): AsyncGenerator<StateRow[]> {
   let after = "";
   for (;;) {
-    const { rows } = await pool.query<StateRow>(
-      `SELECT primary_key, fingerprint, last_status::text, last_run_id FROM sync_states
-       WHERE sync_id = $1 AND primary_key > $2 AND fingerprint <> '-' ORDER BY primary_key LIMIT $3`,
-      [syncId, after, pageSize],
+    const rows: StateRow[] = await viaClient(
+      pool,
+      sqlBuilder()
+        .selectFrom("sync_states")
+        .select(["primary_key", "fingerprint", "last_status", "last_run_id"])
+        .where("sync_id", "=", syncId)
+        .where("primary_key", ">", after)
+        .where("fingerprint", "<>", "-")
+        .orderBy("primary_key")
+        .limit(pageSize),
     );
     if (rows.length === 0) break;
     after = rows[rows.length - 1].primary_key;
@@ -194,21 +232,31 @@ export async function* statePages(pool: Pool, syncId: number, exceptRun: number,
   let afterKey = "";
   const blocksPerPage = Math.max(1, Math.ceil(pageSize / BLOCK_KEYS));
   for (;;) {
-    const { rows: bounds } = await pool.query<{ last_first: string | null }>(
-      `SELECT max(first_key) AS last_first FROM (
-         SELECT first_key FROM sync_state_blocks WHERE sync_id = $1 AND first_key > $2 ORDER BY first_key LIMIT $3) x`,
-      [syncId, afterKey, blocksPerPage],
+    const [{ last_first: lastFirst }] = await viaClient(
+      pool,
+      sqlBuilder()
+        .selectFrom(blocksOf(syncId).select("first_key").where("first_key", ">", afterKey).orderBy("first_key").limit(blocksPerPage).as("x"))
+        .select((eb) => eb.fn.max<string | null>("x.first_key").as("last_first")),
     );
-    const lastFirst = bounds[0]?.last_first ?? null;
     if (lastFirst === null) return;
-    const { rows } = await pool.query<StateRow>(
-      `SELECT e.k AS primary_key, coalesce(replace(e.f::text, '-', ''), '') AS fingerprint,
-              CASE e.s WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END AS last_status, b.run_id AS last_run_id
-         FROM sync_state_blocks b
-        CROSS JOIN LATERAL unnest(b.keys, b.fingerprints, string_to_array(b.statuses, NULL)) AS e(k, f, s)
-        WHERE b.sync_id = $1 AND b.first_key > $2 AND b.first_key <= $3 AND b.run_id <> $4
-          AND NOT EXISTS (SELECT 1 FROM sync_states o WHERE o.sync_id = $1 AND o.primary_key = e.k)`,
-      [syncId, afterKey, lastFirst, exceptRun],
+    const rows: StateRow[] = await viaClient(
+      pool,
+      sqlBuilder()
+        .selectFrom("sync_state_blocks as b")
+        .crossJoinLateral((eb) => blockEntries(eb.ref("b.keys"), eb.ref("b.fingerprints"), eb.ref("b.statuses")))
+        .select((eb) => [
+          "e.k as primary_key",
+          sql<string>`coalesce(replace(${eb.ref("e.f")}::text, '-', ''), '')`.as("fingerprint"),
+          sql<string>`CASE ${eb.ref("e.s")} WHEN 's' THEN 'success' WHEN 'f' THEN 'failed' ELSE 'skipped' END`.as("last_status"),
+          "b.run_id as last_run_id",
+        ])
+        .where("b.sync_id", "=", syncId)
+        .where("b.first_key", ">", afterKey)
+        .where("b.first_key", "<=", lastFirst)
+        .where("b.run_id", "<>", exceptRun)
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom("sync_states as o").select(sql.lit(1).as("one")).where("o.sync_id", "=", syncId).whereRef("o.primary_key", "=", "e.k"))),
+        ),
     );
     afterKey = lastFirst;
     if (rows.length > 0) yield rows;

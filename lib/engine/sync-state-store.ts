@@ -4,6 +4,7 @@
 import "server-only";
 import type { Pool, PoolClient } from "pg";
 import { pgPool, prisma } from "@/lib/db/client";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
@@ -19,7 +20,7 @@ export type Db = Pool | PoolClient;
 /** The sync's status after a general run, through the transition table (a disabled sync stays disabled). */
 export async function applySyncOutcome(syncId: number, outcome: "success" | "failed" | "canceled", db: Db = pgPool()): Promise<void> {
   const pool = db;
-  const { rows } = await pool.query<{ status: SyncStatus }>("SELECT status FROM syncs WHERE id = $1", [syncId]);
+  const rows = await viaClient(pool, sqlBuilder().selectFrom("syncs").select("status").where("id", "=", syncId));
   if (rows.length === 0) return;
   const to = syncStatusAfterRun(rows[0].status, outcome);
   if (!to || to === rows[0].status) return;

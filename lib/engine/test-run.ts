@@ -3,6 +3,8 @@
 // status.
 import "server-only";
 import type { Row } from "@/lib/connectors/types";
+import { statesOf } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import type { Item } from "./batch";
 import { RunSetupError } from "./context";
 import { fingerprint, primaryKeyOf, rowJson } from "./diff";
@@ -42,10 +44,7 @@ async function sendOneRow(attempt: RunAttempt): Promise<void> {
   const json = rowJson(chosen);
   const item: Item = { key, json, fingerprint: fingerprint(ctx.fingerprintSeed, json), row: chosen, action: "destination_insert" };
   // Delivered before (a state with a fingerprint): the destination has it, so it is an update.
-  const { rows } = await pool.query<{ fingerprint: string; last_status: string }>("SELECT fingerprint, last_status::text FROM ds_states_of($1, ARRAY[$2::text])", [
-    ctx.sync.id,
-    key,
-  ]);
+  const rows = await viaClient(pool, sqlBuilder().selectFrom(statesOf(ctx.sync.id, [key])).select(["s.fingerprint", "s.last_status"]));
   if (rows.length > 0 && rows[0].fingerprint !== "" && rows[0].last_status !== "skipped") item.action = "destination_update";
   await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, [item]), delta });
 }

@@ -6,7 +6,9 @@ import { Client } from "pg";
 import type { Catalog, Row, Stream } from "@/lib/connectors/types";
 import { secrets } from "@/lib/settings/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
-import { prisma } from "@/lib/db/client";
+import { pgPool, prisma } from "@/lib/db/client";
+import type { DeclaredViews } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { toJsonColumn } from "@/lib/db/json";
 import type { Prisma, SyncRun } from "@/lib/generated/prisma/client";
 import { pgConnectorConfig } from "@/tests/support/pg-connector";
@@ -166,12 +168,14 @@ export async function runRecords(runId: number): Promise<SyncRecord[]> {
 
 /** The sync's change-tracking states (of `key`), sync_states rows and state blocks alike. */
 export async function stateCount(syncId: number, key?: string): Promise<number> {
-  const rows = await prisma().$queryRawUnsafe<{ n: number }[]>(
-    "SELECT count(*)::int AS n FROM sync_state_entries WHERE sync_id = $1 AND ($2::text IS NULL OR primary_key = $2::text)",
-    syncId,
-    key ?? null,
-  );
-  return rows[0]?.n ?? 0;
+  let query = sqlBuilder()
+    .withTables<DeclaredViews>()
+    .selectFrom("sync_state_entries")
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), "int4").as("n"))
+    .where("sync_id", "=", syncId);
+  if (key !== undefined) query = query.where("primary_key", "=", key);
+  const [{ n }] = await viaClient(pgPool(), query);
+  return n;
 }
 
 /** The sync's states as rows, by key (sync_state_entries). */

@@ -9,6 +9,7 @@
 // more fingerprints than the limit gets a filter of the first ones read: the others are probed.
 import "server-only";
 import type { Pool } from "pg";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { copyOut } from "@/lib/db/pg-wire/copy-out";
 import { logger } from "@/lib/logger";
 import { HexFingerprints, type Fingerprints } from "./fingerprints";
@@ -193,13 +194,21 @@ export function loadUnchangedFilter(
  * every entry, and a count(*) of the states took as long as the load.
  */
 async function loadSized(pool: Pool, syncId: number, runId: number, maxStates: number): Promise<UnchangedFilter | null> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT total_query_rows::int AS n FROM sync_runs
-     WHERE sync_id = $1 AND id <> $2 AND sync_run_type = 'general' AND status IN ('success', 'failed', 'canceled') AND total_query_rows > 0
-     ORDER BY created_at DESC, id DESC LIMIT 1`,
-    [syncId, runId],
+  const rows = await viaClient(
+    pool,
+    sqlBuilder()
+      .selectFrom("sync_runs")
+      .select("total_query_rows")
+      .where("sync_id", "=", syncId)
+      .where("id", "<>", runId)
+      .where("sync_run_type", "=", "general")
+      .where("status", "in", ["success", "failed", "canceled"])
+      .where("total_query_rows", ">", 0)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1),
   );
-  return UnchangedFilter.load(pool, syncId, runId, maxStates, rows[0]?.n ?? 0);
+  return UnchangedFilter.load(pool, syncId, runId, maxStates, rows[0]?.total_query_rows ?? 0);
 }
 
 /** A filter, none, or one still loading. */

@@ -3,6 +3,8 @@
 // so a worker that dies after the commit skips those changes when the stream replays them.
 import "server-only";
 import type { Pool, PoolClient } from "pg";
+import { statesOf } from "@/lib/db/declared-relations";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 
 type Queryable = Pick<PoolClient, "query"> | Pool;
 
@@ -10,8 +12,8 @@ export async function saveLiveLsn(client: Queryable, syncId: number, lsn: string
   await client.query("UPDATE syncs SET live_lsn = $2 WHERE id = $1", [syncId, lsn]);
 }
 
-export async function liveLsnOf(client: Queryable, syncId: number): Promise<string | null> {
-  const { rows } = await client.query<{ live_lsn: string | null }>("SELECT live_lsn FROM syncs WHERE id = $1", [syncId]);
+export async function liveLsnOf(client: Pool | PoolClient, syncId: number): Promise<string | null> {
+  const rows = await viaClient(client, sqlBuilder().selectFrom("syncs").select("live_lsn").where("id", "=", syncId));
   return rows[0]?.live_lsn ?? null;
 }
 
@@ -22,11 +24,8 @@ export async function trackedStates(
   keys: string[],
 ): Promise<{ key: string; fingerprint: string; delivered: boolean }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await pool.query<{ primary_key: string; fingerprint: string; last_status: string }>(
-    // Rows and state blocks alike (lib/engine/state-blocks.ts).
-    "SELECT primary_key, fingerprint, last_status::text FROM ds_states_of($1, $2::text[])",
-    [syncId, keys],
-  );
+  // Rows and state blocks alike (lib/engine/state-blocks.ts).
+  const rows = await viaClient(pool, sqlBuilder().selectFrom(statesOf(syncId, keys)).select(["s.primary_key", "s.fingerprint", "s.last_status"]));
   // As delete detection judges them: never delivered (or skipped by the write mode) means nothing to delete.
   return rows.map((r) => ({ key: r.primary_key, fingerprint: r.fingerprint, delivered: r.fingerprint !== "" && r.last_status !== "skipped" }));
 }

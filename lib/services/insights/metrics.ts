@@ -3,8 +3,8 @@
 import "server-only";
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { sql } from "kysely";
-import { pgPool } from "@/lib/db/client";
 import { db } from "@/lib/db/kysely";
+import { queueDepth, queueInstalled } from "@/lib/engine";
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600];
 
@@ -88,12 +88,7 @@ function build(): Registry {
     help: "Jobs waiting in the queue (created or retry), all queues.",
     registers: [registry],
     async collect() {
-      const exists = await pgPool().query("SELECT to_regclass('pgboss.job') IS NOT NULL AS ok");
-      if (!exists.rows[0]?.ok) return this.set(0);
-      const { rows } = await pgPool().query<{ n: string }>(
-        "SELECT count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry')",
-      );
-      this.set(Number(rows[0]?.n ?? 0));
+      this.set(await queueDepth());
     },
   });
 
@@ -121,8 +116,7 @@ export function metricsRegistry(): Registry {
 /** Readiness: the database answers and the queue's schema is installed. */
 export async function readiness(): Promise<{ database: "up" | "down"; queue: "up" | "down" }> {
   try {
-    const { rows } = await pgPool().query<{ queue: boolean }>("SELECT to_regclass('pgboss.job') IS NOT NULL AS queue");
-    return { database: "up", queue: rows[0]?.queue ? "up" : "down" };
+    return { database: "up", queue: (await queueInstalled()) ? "up" : "down" };
   } catch {
     return { database: "down", queue: "down" };
   }
