@@ -89,6 +89,9 @@ describe("a live sync under a flood of commits that carry nothing for it", () =>
     // One real change, recorded: the pipeline works, and the counts start after it.
     await sql(logical().url, "INSERT INTO people VALUES (51, 'Person 51')");
     await recordedPast(f.syncId, await sourceLsn());
+    // The run's row estimate is saved in the background (run-estimate.ts), once, whenever its count
+    // is done: under load that can be after the backfill. Not the flood's: let it land first.
+    await waitFor(async () => ((await prisma().syncRun.findUniqueOrThrow({ where: { id: run.id } })).estimateSource !== null ? true : undefined), 60_000, "the run's estimate");
     const before = await writes();
 
     // The flood: each iteration its own committed transaction, in one round trip (no flush wait per commit).
