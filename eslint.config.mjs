@@ -148,9 +148,7 @@ const typedSql = {
     "lib/engine/reaper.ts",
     "lib/engine/state-blocks.ts",
     "lib/engine/test-run.ts",
-    // Move next: the sync view's one-statement list (its plan and ISO reads measured), the rate
-    // budget's lease (per request of a rate-limited destination).
-    "lib/services/syncs/view.ts",
+    // Move next: the rate budget's lease (per request of a rate-limited destination).
     "lib/engine/rate-limit.ts",
     // Tables outside prisma/schema.prisma (pg-boss's queue, Prisma's migration table): nothing to type them from.
     "lib/services/insights/metrics.ts",
