@@ -83,8 +83,8 @@ function isoOf(at: Instant | null): IsoTimestamp | null {
 }
 
 /**
- * An enum column read as text, its type still the enum's values: Prisma's raw queries (getSync's,
- * in a transaction) cannot read PostgreSQL enum types.
+ * An enum column read as text, its type still the enum's values: a plain string for both readers
+ * (pg's for the list, Prisma's for getSync in a transaction), whatever each makes of an enum type.
  */
 const asText = <T>(column: Expression<T>): RawBuilder<T> => sql<T>`${column}::text`;
 
