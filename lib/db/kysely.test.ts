@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { readPrismaSchema } from "@/scripts/kysely-types";
-import { db } from "./kysely";
+import { compiledByShape, db, sqlBuilder } from "./kysely";
 
 useTestDatabase();
 
@@ -33,5 +33,21 @@ describe("generated Kysely types", () => {
     expect(row.updated_at).toBeInstanceOf(Date);
     const { big } = await db().selectNoFrom((eb) => eb.cast<bigint>(eb.val("9007199254740993"), "bigint").as("big")).executeTakeFirstOrThrow();
     expect(big).toBe(9007199254740993n);
+  });
+});
+
+describe("compiledByShape", () => {
+  it("compiles a shape once, keeps at most 256 (a caller can vary a list's page size), and puts each call's values in", () => {
+    let builds = 0;
+    const query = compiledByShape((take: number, at: { id: number }) => {
+      builds++;
+      return sqlBuilder().selectFrom("syncs").select("id").where("id", "=", at.id).limit(take);
+    });
+    for (let take = 1; take <= 300; take++) query(take, { id: take });
+    expect(builds).toBe(300);
+    expect(query(1, { id: 7 }).compile().parameters).toEqual([7, 1]);
+    expect(builds).toBe(300);
+    expect(query(300, { id: 8 }).compile().parameters).toEqual([8, 300]);
+    expect(builds).toBe(301);
   });
 });

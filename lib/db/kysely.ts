@@ -113,6 +113,8 @@ export async function selectRows<Q extends Compilable<unknown>>(query: Q, option
 }
 
 const SLOT = Symbol("slot");
+/** Compiled shapes kept per compiledByShape query (as many as client.ts keeps prepared statements). */
+const MAX_SHAPES = 256;
 type Slot = { readonly [SLOT]: string };
 const isSlot = (v: unknown): v is Slot => typeof v === "object" && v !== null && SLOT in v;
 
@@ -128,14 +130,15 @@ export function compiledByShape<Shape, Values extends object, Q extends Compilab
   keyOf: (shape: Shape) => string = String,
 ): (shape: Shape, values: Values) => Compilable<InferResult<Q>[number]> {
   const at = new Proxy({}, { get: (_target, name) => ({ [SLOT]: String(name) }) }) as Values;
-  // Shapes are few (a union, or a handful of flags): the map stays small.
+  // Shapes are few (a union, a handful of flags, a page size): the map stays small. Past MAX_SHAPES
+  // (shapes a caller can vary, as a list's sort and page size) the rest compile per call, unkept.
   const compiled = new Map<string, CompiledQuery<unknown>>();
   return (shape, values) => {
     const key = keyOf(shape);
     let query = compiled.get(key);
     if (!query) {
       query = build(shape, at).compile();
-      compiled.set(key, query);
+      if (compiled.size < MAX_SHAPES) compiled.set(key, query);
     }
     const parameters = query.parameters.map((p) => (isSlot(p) ? values[p[SLOT] as keyof Values] : p));
     const call: CompiledQuery<InferResult<Q>[number]> = { query: query.query, queryId: query.queryId, sql: query.sql, parameters };
