@@ -77,7 +77,8 @@ export function computeLiveStatus(f: Facts): LiveStatus {
     // Nothing held by the slot: nothing waits. Otherwise the oldest change not recorded is younger than
     // the time up to which every change is (an upper bound; the engine moves it at least every few seconds).
     if (bytes === 0) seconds = 0;
-    else if (f.progress?.caughtUpAt) seconds = Math.max(0, (f.now.getTime() - f.progress.caughtUpAt.getTime()) / 1000);
+    // To a tenth, as shown; the state is judged on the figure shown, so the two never disagree.
+    else if (f.progress?.caughtUpAt) seconds = Math.round(Math.max(0, (f.now.getTime() - f.progress.caughtUpAt.getTime()) / 1000) * 10) / 10;
   }
   let state: LiveState = "stopped";
   if (backfilling) state = "backfilling";
@@ -86,7 +87,7 @@ export function computeLiveStatus(f: Facts): LiveStatus {
     syncId: f.syncId,
     state,
     slot: liveSlotName(f.syncId),
-    lag: { bytes, seconds: seconds === null ? null : Math.round(seconds * 10) / 10, measuredAt: f.reading.at, error: f.reading.ok ? null : f.reading.error },
+    lag: { bytes, seconds, measuredAt: f.reading.at, error: f.reading.ok ? null : f.reading.error },
     throughput: throughputOf(f),
     run: f.active && !f.disabled ? { id: f.active.id, status: f.active.status } : null,
   };
