@@ -1,22 +1,14 @@
 // A PostgreSQL with wal_level=logical for the specs of live syncs (docs/live-syncs.md): the shared
 // server runs wal_level=replica, so a spec starts an embedded one of its own on a free port.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { freePort } from "../../tests/support/free-port";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../lib/db/embedded";
 
 /** The source's database: not the server's default name (the product refuses what looks like its own application database). */
 const SOURCE_DB = "live_source";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export class LogicalPostgres {
   private constructor(

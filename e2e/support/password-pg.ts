@@ -1,10 +1,10 @@
 // A PostgreSQL that checks passwords (scram-sha-256), for specs about credentials: the shared test
 // server trusts every local connection, so a wrong password would pass there.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { freePort } from "../../tests/support/free-port";
 import { startEmbeddedPostgres } from "../../lib/db/embedded";
 
 export interface PasswordPostgres {
@@ -14,14 +14,6 @@ export interface PasswordPostgres {
   /** A Postgresql connector configuration logging in as `user` with `password`. */
   configuration(user: string, password: string): Record<string, unknown>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts an embedded PostgreSQL in a temporary folder (a few seconds); stop() removes it. */
