@@ -64,6 +64,26 @@ async function digest(url: string, where = ""): Promise<string> {
   return row.t;
 }
 
+/**
+ * For a time-out's message: up to 10 rows that differ between source and destination (missing,
+ * extra or with another name), each with the records the sync holds for its key.
+ */
+async function differences(syncId: number): Promise<string> {
+  const rows = async (url: string) => new Map((await sql<{ id: number; name: string }>(url, "SELECT id, name FROM events")).map((r) => [r.id, r.name]));
+  const [source, target] = await Promise.all([rows(logical().url), rows(destination.url)]);
+  const ids = [...new Set([...source.keys(), ...target.keys()])].filter((id) => source.get(id) !== target.get(id)).sort((a, b) => a - b);
+  const lines: string[] = [`${ids.length} rows differ`];
+  for (const id of ids.slice(0, 10)) {
+    const records = await sql<{ line: string }>(
+      db.url(),
+      `SELECT sync_run_id || ':' || action || ':' || status AS line FROM sync_record_rows WHERE sync_id = $1 AND primary_key = $2 ORDER BY sync_run_id`,
+      [syncId, String(id)],
+    );
+    lines.push(`id ${id}: source ${JSON.stringify(source.get(id) ?? null)}, destination ${JSON.stringify(target.get(id) ?? null)}, records ${records.map((r) => r.line).join(" ") || "none"}`);
+  }
+  return lines.join("\n");
+}
+
 beforeAll(async () => {
   destination = await createScratchDatabase("ds_live_kill_dst");
   await createLiveTable(logical().url, "events", { rows: 5000, label: "Event" });
@@ -134,7 +154,7 @@ describe(`a live sync whose worker is killed ${KILLS} times mid-stream (seed ${S
     }
 
     const expected = await digest(logical().url);
-    await waitFor(async () => ((await digest(destination.url)) === expected ? true : undefined), 120_000, async () => `the destination to equal the source; runs:\n${await runsOf(f.syncId)}\nworkers:\n${output()}`);
+    await waitFor(async () => ((await digest(destination.url)) === expected ? true : undefined), 120_000, async () => `the destination to equal the source; ${await differences(f.syncId)}\nruns:\n${await runsOf(f.syncId)}\nworkers:\n${output()}`);
 
     // Nothing doubled: every key inserted once is recorded as an insert once, over all the sync's runs.
     const [counts] = await sql<{ doubled: string; failed: string; inserted: string }>(
