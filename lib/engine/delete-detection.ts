@@ -57,9 +57,9 @@ export function deleteItem(primaryKeyColumn: string, gone: { key: string; finger
 
 export async function detectDeletes(attempt: RunAttempt, seen: KeySet, recorder: BatchRecorder): Promise<void> {
   const { pool, ctx } = attempt;
-  const { sync, run, model } = ctx;
+  const { sync, model } = ctx;
   if (await deletesRefused(attempt, seen)) return;
-  for await (const page of goneStates(pool, sync.id, run.id, seen, () => attempt.halted)) {
+  for await (const page of goneStates(pool, sync.id, attempt.ownStatesRunId, seen, () => attempt.halted)) {
     if (page.undelivered.length > 0) await forgetStates(pool, sync.id, page.undelivered);
     const items = page.delivered.map((g) => deleteItem(model.primaryKey, g));
     if (items.length > 0) await recorder.record({ seq: attempt.nextSeq++, outcomes: await sendItems(attempt, items), delta: zeroCounters() });
@@ -79,7 +79,7 @@ async function deletesRefused(attempt: RunAttempt, seen: KeySet): Promise<boolea
   const stored = (run.plan ?? null) as StoredPlan | null;
   const approval = stored !== null && isApprovedPlan(stored.approval) ? stored.approval : null;
   const keys = new ChangeKeyCollector();
-  for await (const page of goneStates(pool, sync.id, run.id, seen, () => attempt.halted)) for (const g of page.delivered) keys.add(g.key);
+  for await (const page of goneStates(pool, sync.id, attempt.ownStatesRunId, seen, () => attempt.halted)) for (const g of page.delivered) keys.add(g.key);
   if (attempt.halted) return true;
   // What the percentages are of: the plan's count, taken before this run wrote any state.
   const tracked = typeof stored?.tracked === "number" ? stored.tracked : await trackedBefore(pool, sync.id, run.id);

@@ -61,6 +61,14 @@ export class RunAttempt {
   readonly ledger?: DeliveryLedger;
   /** An approved run's updates, checked before they are written (plan/approval.ts); null for any other run. */
   updates: UpdateBinding | null = null;
+  /**
+   * The run whose states the diff takes as sent already and delete detection as not gone: this run,
+   * whose earlier attempts' rows a resumed attempt need not send again (a change since then goes with
+   * the next run). A live sync's backfill sets 0: its read is a whole new snapshot whose changes since
+   * an earlier attempt no later read would bring (the stream starts after it), so those states are
+   * compared like any other (live/live-run.ts).
+   */
+  ownStatesRunId: number;
   private readonly controller = new AbortController();
   private failure: unknown;
   /** Set when a long wait for the destination stopped this attempt. */
@@ -74,6 +82,7 @@ export class RunAttempt {
     readonly resumed: boolean,
   ) {
     this.timings = { ...ctx.timings };
+    this.ownStatesRunId = ctx.run.id;
     this.totals = { totalRows: ctx.run.totalRows, successfulRows: ctx.run.successfulRows, failedRows: ctx.run.failedRows };
     // A connector call past its deadline fails the attempt (with the sentence naming the call).
     ctx.calls.onOverrun((err) => this.fail(err));

@@ -71,7 +71,7 @@ async function extractRows(
   run: { noStates: boolean; unchanged: PendingFilter; seen: KeySet; recorder: BatchRecorder },
 ) {
   const { ctx, pool } = attempt;
-  const differ = new BatchDiffer(pool, ctx, run.noStates, run.seen, run.unchanged);
+  const differ = new BatchDiffer(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, run.noStates, run.seen, run.unchanged);
   const { cursorField } = options;
 
   const groups = new SendGroups((items) => sendItems(attempt, items), run.recorder);

@@ -78,6 +78,10 @@ async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel)
   const { ctx, pool } = attempt;
   const slot = await live.open(ctx.sourceConfig, ctx.sync.id, model);
   let whole = false;
+  // An earlier attempt's states are compared, not taken as sent: a row it sent that changed before this
+  // snapshot would otherwise stay stale for good (the stream starts after the snapshot), and one it
+  // sent that is gone now would never be deleted.
+  attempt.ownStatesRunId = 0;
   try {
     await extractAndLoad(attempt, { snapshot: slot.snapshot });
     whole = !attempt.halted;

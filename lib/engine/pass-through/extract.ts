@@ -147,7 +147,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
     const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
-    const { items, unchanged } = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
+    const { items, unchanged } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, { keys, fingerprints, kept }, run);
     delta.skippedRows += unchanged;
     // Lines go in as upserts, so the diff's updates are the writes' (passesThrough): bound here.
     if (attempt.updates) bindLines(attempt.updates, items);
