@@ -213,7 +213,7 @@ export class Fixtures {
     await sql(`DROP TABLE IF EXISTS ${this.liveTable}`);
   }
 
-  async newConnector(type: "source" | "destination"): Promise<number> {
+  async newConnector(type: "source" | "destination", configuration: Record<string, unknown> = pgConfiguration()): Promise<number> {
     await this.tables();
     const body = await expectStatus(
       (await this.admin()).POST("/api/v1/connectors", {
@@ -222,7 +222,7 @@ export class Fixtures {
             name: unique(type),
             connector_type: type,
             connector_name: "Postgresql",
-            configuration: pgConfiguration(),
+            configuration,
           },
         },
       }),
@@ -249,7 +249,7 @@ export class Fixtures {
     });
   }
 
-  async newModel(query = `SELECT id, email FROM ${this.srcTable}`): Promise<number> {
+  async newModel(query = `SELECT id, email FROM ${this.srcTable}`, connectorId?: number): Promise<number> {
     const body = await expectStatus(
       (await this.admin()).POST("/api/v1/models", {
         body: {
@@ -258,7 +258,7 @@ export class Fixtures {
             query,
             query_type: "raw_sql",
             primary_key: "id",
-            connector_id: await this.sourceId(),
+            connector_id: connectorId ?? (await this.sourceId()),
           },
         },
       }),
@@ -278,7 +278,8 @@ export class Fixtures {
     );
   }
 
-  async newSync(modelId?: number): Promise<number> {
+  /** A manual full-refresh sync of the walk's tables; `changes` replace members of its body (a live sync's). */
+  async newSync(modelId?: number, changes: Record<string, unknown> = {}): Promise<number> {
     const body = await expectStatus(
       (await this.admin()).POST("/api/v1/syncs", {
         body: {
@@ -294,6 +295,7 @@ export class Fixtures {
               { from: "id", to: "id", mapping_type: "standard" },
               { from: "email", to: "email", mapping_type: "standard" },
             ],
+            ...changes,
           },
         },
       }),
@@ -381,45 +383,9 @@ export class Fixtures {
     return this.once("liveSync", async () => {
       const source = await this.liveSource();
       await source.exec("CREATE TABLE people (id integer PRIMARY KEY, email text NOT NULL); INSERT INTO people SELECT g, 'p' || g || '@example.com' FROM generate_series(1, 5) g");
-      const admin = await this.admin();
-      const sourceId = idOf(
-        await expectStatus(
-          admin.POST("/api/v1/connectors", {
-            body: { connector: { name: unique("live-source"), connector_type: "source", connector_name: "Postgresql", configuration: source.configuration() } },
-          }),
-          201,
-        ),
-      );
-      const modelId = idOf(
-        await expectStatus(
-          admin.POST("/api/v1/models", {
-            body: { model: { name: unique("live-model"), query: "SELECT id, email FROM people", query_type: "raw_sql", primary_key: "id", connector_id: sourceId } },
-          }),
-          201,
-        ),
-      );
-      const body = await expectStatus(
-        admin.POST("/api/v1/syncs", {
-          body: {
-            sync: {
-              name: unique("live-sync"),
-              source_id: sourceId,
-              destination_id: await this.destinationId(),
-              model_id: modelId,
-              schedule_type: "manual",
-              sync_mode: "incremental",
-              stream_name: this.liveTable,
-              configuration: [
-                { from: "id", to: "id", mapping_type: "standard" },
-                { from: "email", to: "email", mapping_type: "standard" },
-              ],
-              live: true,
-            },
-          },
-        }),
-        200,
-      );
-      return idOf(body);
+      const sourceId = await this.newConnector("source", source.configuration());
+      const modelId = await this.newModel("SELECT id, email FROM people", sourceId);
+      return this.newSync(modelId, { source_id: sourceId, sync_mode: "incremental", stream_name: this.liveTable, live: true });
     });
   }
 
