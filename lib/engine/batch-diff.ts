@@ -7,11 +7,17 @@ import type { FingerprintedBatch, Row } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import type { ReadBatch, Item } from "./batch";
 import type { RunContext } from "./context";
-import { allInserts, classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type DiffClass } from "./diff";
+import { classifyBatch, fingerprint, keyText, primaryKeyOf, rowJson, type BatchDiff, type DiffClass } from "./diff";
 import { fingerprintAll, HexFingerprints, type Fingerprints } from "./fingerprints";
 import { KeySet } from "./key-set";
 import type { PendingFilter } from "./unchanged-filter";
 import { zeroCounters, type RunCounters } from "./run-store";
+
+/** The classification of a batch against no state at all: every position an insert. */
+const ALL_INSERTS: { classes: Pick<BatchDiff["classes"], "get">; storedFingerprints: BatchDiff["storedFingerprints"] } = {
+  classes: { get: () => "i" },
+  storedFingerprints: new Map(),
+};
 
 const ACTION_OF: Record<Exclude<DiffClass, "d">, SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
 
@@ -56,8 +62,9 @@ export class BatchDiffer {
     delta.totalQueryRows = batch.length;
     delta.processedRows = batch.length;
     const { keys, fingerprints, item } = this.prepare(batch, delta);
+    // No state at all (a first sync): every row is an insert, without a Map of them.
     const { classes, storedFingerprints } = this.noStates
-      ? allInserts(keys.length)
+      ? ALL_INSERTS
       : await classifyBatch(this.pool, {
           syncId: ctx.sync.id,
           runId: ctx.run.id,

@@ -159,10 +159,3 @@ async function probeBatch(pool: Pool, args: ClassifyArgs<string[]>): Promise<Bat
 export async function hasStates(pool: Pool, syncId: number): Promise<boolean> {
   return tracksAnything(pool, syncId);
 }
-
-/** The classification of a batch against no state at all: all inserts. */
-export function allInserts(count: number): BatchDiff {
-  const classes = new Map<number, DiffClass>();
-  for (let i = 0; i < count; i++) classes.set(i, "i");
-  return { classes, storedFingerprints: new Map() };
-}

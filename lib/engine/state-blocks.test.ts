@@ -7,7 +7,7 @@ import { pgPool } from "@/lib/db/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { withTransaction } from "./transaction";
 import { mulberry32 } from "@/tests/support/random";
-import { BLOCK_KEYS, compareC, countStates, statePages, writeStateBlocks, type BlockStatus } from "./state-blocks";
+import { BLOCK_KEYS, blockKey, compareC, countStates, statePages, writeStateBlocks, type BlockStatus } from "./state-blocks";
 import { forgetStates, writeStates, type StateChange } from "./sync-state-store";
 import { UnchangedFilter } from "./unchanged-filter";
 
@@ -161,6 +161,14 @@ describe("state blocks", () => {
     expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, keys, keys.map(md5), keys.map(() => "success" as const)))).toBe(true);
     expect(await overlaps(4)).toBe(0);
     expect(Object.keys(await statesOf(4, keys)).sort()).toEqual([...keys].sort());
+    // The same keys handed over in block order already (no sort): the blocks hold them in the database's order.
+    const inOrder = [...keys].sort((a, b) => compareC(blockKey(a), blockKey(b)));
+    expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 7, RUN, inOrder, inOrder.map(md5), inOrder.map(() => "success" as const)))).toBe(true);
+    const { rows } = await pgPool().query<{ ordered: boolean }>(
+      "SELECT bool_and(keys = ARRAY(SELECT u FROM unnest(keys) AS u ORDER BY ds_block_key(u) COLLATE \"C\")) AS ordered FROM sync_state_blocks WHERE sync_id = 7",
+    );
+    expect(rows[0].ordered).toBe(true);
+    expect(Object.keys(await statesOf(7, keys)).sort()).toEqual([...keys].sort());
     // A fingerprint that is not an md5 in hex leaves it to rows.
     expect(await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, ["b"], ["not hex"], ["success"]))).toBe(false);
   });

@@ -9,7 +9,7 @@ import "server-only";
 import { sql, type Expression } from "kysely";
 import type { Pool, PoolClient } from "pg";
 import type { DeclaredViews } from "@/lib/db/declared-relations";
-import { sqlBuilder, viaClient } from "@/lib/db/kysely";
+import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
 import { stateBlocksLockKey } from "./locks";
 
@@ -71,7 +71,11 @@ function hasWide(s: string): boolean {
  * interleaves lengths) then fills blocks whose ranges do not overlap.
  */
 export function blockKey(key: string): string {
-  return String(utf8Length(key)).padStart(10, "0") + key;
+  return blockKeyOf(utf8Length(key), key);
+}
+
+function blockKeyOf(utf8Bytes: number, key: string): string {
+  return String(utf8Bytes).padStart(10, "0") + key;
 }
 
 /**
@@ -103,41 +107,29 @@ export async function writeStateBlocks(
     // Never delivered: '' (a failed insert) is NULL in the block.
     if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
   }
-  const ordered = blockOrder(keys);
-  const low = ordered[0].at;
-  const high = ordered[ordered.length - 1].at;
+  const order = blockOrder(keys);
+  const at = (j: number) => (order === null ? j : order[j]);
+  const low = blockKey(keys[at(0)]);
+  const high = blockKey(keys[at(keys.length - 1)]);
   await client.query("SELECT pg_advisory_xact_lock($1, $2)", stateBlocksLockKey(syncId));
   // Blocks do not overlap, so only one starting below the range can reach into it: the last one.
-  const [{ meets }] = await viaClient(
-    client,
-    sqlBuilder().selectNoFrom((eb) =>
-      eb
-        .or([
-          eb.exists(blocksOf(syncId).select(sql.lit(1).as("one")).where("first_key", ">=", low).where("first_key", "<=", high)),
-          eb.exists(
-            eb
-              .selectFrom(blocksOf(syncId).select("last_key").where("first_key", "<", low).orderBy("first_key", "desc").limit(1).as("x"))
-              .select(sql.lit(1).as("one"))
-              .where("x.last_key", ">=", low),
-          ),
-        ])
-        .as("meets"),
-    ),
-  );
+  const [{ meets }] = await viaClient(client, meetsQuery("meets", { syncId, low, high }));
   if (meets === true) return false;
   const input = new BinaryCopyInput();
-  for (let start = 0; start < ordered.length; start += BLOCK_KEYS) {
-    const end = Math.min(ordered.length, start + BLOCK_KEYS);
+  for (let start = 0; start < keys.length; start += BLOCK_KEYS) {
+    const end = Math.min(keys.length, start + BLOCK_KEYS);
     const blockKeys: string[] = [];
     const uuids: (string | null)[] = [];
     let letters = "";
     for (let j = start; j < end; j++) {
-      const { i } = ordered[j];
+      const i = at(j);
       blockKeys.push(keys[i]);
       uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
       letters += LETTER[statuses[i]];
     }
-    const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(ordered[start].at).text(ordered[end - 1].at);
+    const first = start === 0 ? low : blockKey(blockKeys[0]);
+    const last = end === keys.length ? high : blockKey(blockKeys[blockKeys.length - 1]);
+    const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
     row.textArray(blockKeys).uuidArray(uuids);
     // The statuses, last: a text field is appended to the row started above.
     input.text(letters);
@@ -146,25 +138,48 @@ export async function writeStateBlocks(
   return true;
 }
 
+/** Whether the batch's key range meets a block of the sync already written (built once: it runs per batch). */
+const meetsQuery = compiledByShape((_shape: "meets", at: { syncId: number; low: string; high: string }) =>
+  sqlBuilder().selectNoFrom((eb) =>
+    eb
+      .or([
+        eb.exists(blocksOf(at.syncId).select(sql.lit(1).as("one")).where("first_key", ">=", at.low).where("first_key", "<=", at.high)),
+        eb.exists(
+          eb
+            .selectFrom(blocksOf(at.syncId).select("last_key").where("first_key", "<", at.low).orderBy("first_key", "desc").limit(1).as("x"))
+            .select(sql.lit(1).as("one"))
+            .where("x.last_key", ">=", at.low),
+        ),
+      ])
+      .as("meets"),
+  ),
+);
+
 /**
- * The keys' positions and block-order texts, in block order (collation C). V8 sorts strings without
- * a comparator natively (several times faster than with one), in UTF-16 order, which is C's unless a
- * key has a unit at or past U+D800: then compareC sorts. A key holds no NUL (keyText refuses it), so
- * "block key, NUL, position" sorts by the block key first.
+ * The keys' positions in block order (collation C), or null when they are in it already: a source
+ * read in key order, the common case, costs one pass and no block-key text per key. Otherwise V8
+ * sorts the block keys without a comparator natively (several times faster than with one), in UTF-16
+ * order, which is C's unless a key has a unit at or past U+D800: then compareC sorts. A key holds no
+ * NUL (keyText refuses it), so "block key, NUL, position" sorts by the block key first.
  */
-function blockOrder(keys: readonly string[]): { i: number; at: string }[] {
-  const tagged = new Array<string>(keys.length);
+function blockOrder(keys: readonly string[]): number[] | null {
+  const lengths = new Int32Array(keys.length);
   let wide = false;
+  let sorted = true;
   for (let i = 0; i < keys.length; i++) {
-    tagged[i] = `${blockKey(keys[i])}\u0000${i}`;
+    lengths[i] = utf8Length(keys[i]);
     if (!wide && hasWide(keys[i])) wide = true;
+    if (sorted && i > 0) {
+      const [a, b] = [lengths[i - 1], lengths[i]];
+      sorted = a < b || (a === b && (wide ? compareC(keys[i - 1], keys[i]) < 0 : keys[i - 1] < keys[i]));
+    }
   }
+  if (sorted) return null;
+  const tagged = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) tagged[i] = `${blockKeyOf(lengths[i], keys[i])}\u0000${i}`;
   if (wide) tagged.sort(compareC);
   else tagged.sort();
-  return tagged.map((t) => {
-    const cut = t.lastIndexOf("\u0000");
-    return { i: Number(t.slice(cut + 1)), at: t.slice(0, cut) };
-  });
+  return tagged.map((t) => Number(t.slice(t.lastIndexOf("\u0000") + 1)));
 }
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */

@@ -16,6 +16,7 @@
 // of the migration decodes the same way, for SQL by hand, and its test compares it with this module.
 import { sql, type Expression, type RawBuilder } from "kysely";
 import type { RecordLog } from "@/lib/connectors/types";
+import type { TextLines } from "@/lib/db/pg-wire/binary-copy-in";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
 
 /** Records per block at most: a page of records reads one or two blocks. */
@@ -119,13 +120,12 @@ export function rowLine(json: string | undefined, copyLine: string | undefined):
 }
 
 /**
- * A block's `rows` text from each record's prefix and body (rowPrefix; the JSON or COPY text). Written
- * for the common block, every row of one kind: one join instead of a string per record.
+ * A block's `rows` lines from each record's prefix and body (rowPrefix; the JSON or COPY text), with
+ * one prefix for all in the common block, every row of one kind. Written by textLines (pg-wire).
  */
-export function rowsText(prefixes: readonly string[], bodies: readonly string[]): string {
+export function rowsLines(prefixes: readonly string[], bodies: readonly string[]): TextLines {
   const first = prefixes[0] ?? "";
-  if (prefixes.every((p) => p === first)) return first + bodies.join(`\n${first}`);
-  return bodies.map((body, i) => prefixes[i] + body).join("\n");
+  return { prefix: prefixes.every((p) => p === first) ? first : prefixes, bodies };
 }
 
 export type StoredRow = { json: string } | { copyLine: string } | null;

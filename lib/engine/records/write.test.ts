@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Outcome } from "../batch";
 import { BLOCK_CHARS, BLOCK_RECORDS } from "./format";
+import { linesText } from "@/lib/db/pg-wire/binary-copy-in";
 import { recordBlocks } from "./write";
 
 const outcome = (key: string, json: string, ok = true): Outcome => ({ item: { key, json, fingerprint: "", action: "destination_insert" }, ok, error: ok ? undefined : "refused" });
@@ -13,7 +14,7 @@ describe("recordBlocks", () => {
     expect(blocks.map((b) => b.size)).toEqual([BLOCK_RECORDS, BLOCK_RECORDS, 500]);
     expect(blocks.map((b) => b.failed)).toEqual([0, 0, 1]);
     expect(blocks.map((b) => b.details === null)).toEqual([true, true, false]);
-    expect(blocks[2].keys.split("\n")[3]).toBe(String(2 * BLOCK_RECORDS + 3));
+    expect(linesText(blocks[2].keys).split("\n")[3]).toBe(String(2 * BLOCK_RECORDS + 3));
     expect(blocks[2].details?.split("\n")).toHaveLength(500);
   });
 

@@ -3,7 +3,7 @@ import "server-only";
 import type { PoolClient } from "pg";
 import { copyRecordBlocks, type RecordBlockRow } from "@/lib/db/pg-wire/record-blocks";
 import type { Outcome } from "@/lib/engine/batch";
-import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowPrefix, rowsText, type OutcomeKind } from "./format";
+import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowPrefix, rowsLines, type OutcomeKind } from "./format";
 
 export type RecordBlock = RecordBlockRow;
 
@@ -67,8 +67,7 @@ function block(outcomes: Outcome[], start: number, end: number): RecordBlock {
       details[i] = detailsLine(o.error, o.log);
     }
   }
-  const rows = rowsText(prefixes, bodies);
-  return { size, failed, codes: codes.join(""), keys: keys.join("\n"), rows, details: details ? details.join("\n") : null };
+  return { size, failed, codes: codes.join(""), keys: { prefix: "", bodies: keys }, rows: rowsLines(prefixes, bodies), details: details ? details.join("\n") : null };
 }
 
 /**

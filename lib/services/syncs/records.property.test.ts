@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { pgPool, prisma } from "@/lib/db/client";
+import { linesText } from "@/lib/db/pg-wire/binary-copy-in";
 import { NotFound } from "@/lib/errors";
 import type { SyncRecordAction } from "@/lib/generated/prisma/client";
 import { parsePage } from "@/lib/http/pagination";
@@ -55,7 +56,7 @@ async function legacyBlocks(runId: number, records: SeedRecord[], firstIds: bigi
     const [b] = recordBlocks([outcomes[i]]);
     await pgPool().query(
       "INSERT INTO sync_record_blocks (sync_run_id, first_id, sync_id, size, failed, codes, keys, rows, details) VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8)",
-      [runId, firstIds[i].toString(), syncId, b.failed, b.codes, b.keys, b.rows, b.details],
+      [runId, firstIds[i].toString(), syncId, b.failed, b.codes, linesText(b.keys), linesText(b.rows), b.details],
     );
   }
 }
