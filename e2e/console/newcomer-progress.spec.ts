@@ -57,6 +57,8 @@ test.afterAll(async () => {
 for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.width}×${viewport.height}`, () => {
     test.use({ viewport });
+    // Each waits for runs of 20,000 rows more than once: on a loaded machine that passes 60 s.
+    test.describe.configure({ timeout: 180_000 });
 
     test("a large run shows progress below 100% mid-way; a cancel reads canceled by <name> and the sync stays healthy", async ({ page, consoleErrors }, testInfo) => {
       void consoleErrors; // the fixture fails the test on a browser console error

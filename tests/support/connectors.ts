@@ -37,6 +37,10 @@ export async function startHttpServer(
       void Promise.resolve(current(received, res)).catch(() => res.destroy());
     });
   });
+  // A request sent on an idle connection as the server closes it fails with ECONNRESET. undici drops
+  // an idle connection a second before the server's Keep-Alive timeout, a margin a loaded machine
+  // can miss: with 60 s instead of Node's 5, no test idles that long between two requests.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
