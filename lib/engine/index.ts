@@ -48,6 +48,8 @@ export {
   blockHeads,
   pageHeadsOf,
   pageHeadsQuery,
+  pageLinesQuery,
+  pageOfLines,
   readAll,
   readRecord,
   readWindow,

@@ -2,7 +2,7 @@
 // (their heads: first id, size and how many records match a filter, counted in SQL from the codes),
 // then only the lines of those blocks the window needs, expanded into records here.
 import "server-only";
-import { sql, type InferResult } from "kysely";
+import { sql, type Expression, type InferResult } from "kysely";
 import { compiledByShape, selectRows, sqlBuilder } from "@/lib/db/kysely";
 import { recordDecoder, type RecordDecoder } from "@/lib/engine/pass-through/record-columns";
 import type { SyncRecordAction, SyncRecordStatus } from "@/lib/generated/prisma/enums";
@@ -146,6 +146,43 @@ export function pageHeadsQuery(shape: PageHeadsShape, at: PageHeadsValues) {
     .orderBy("p.first_id");
 }
 
+/**
+ * An unfiltered page (every code matches, no after_id) with its lines, in one statement: the heads of
+ * pageHeadsQuery, each joined to the lines of its block that the page shows (from the skip on, none
+ * past its end). The hottest read of records (a run's first page) saves the slices' round trip.
+ * Its rows become records with pageOfLines.
+ */
+export function pageLinesQuery(shape: PageHeadsShape, at: PageHeadsValues) {
+  // In bigint: a page far past the end skips more than an int holds (the lines of a head it reaches fit one).
+  const lo = sql<number>`greatest(1, ${at.skip}::bigint - ph.before + 1)::int`;
+  const hi = sql<number>`least(ph.size, ${at.skip}::bigint + ${at.limit}::int - 1 - ph.before)::int`;
+  return sqlBuilder()
+    .selectFrom(pageHeadsQuery(shape, at).as("ph"))
+    .leftJoinLateral(
+      (q) =>
+        q
+          .selectFrom("sync_record_blocks as b")
+          .select(sliceColumns(lo, hi))
+          .where("b.sync_run_id", "=", at.runId)
+          .whereRef("b.first_id", "=", "ph.first_id")
+          .where(sql<boolean>`${hi} >= ${lo}`)
+          .as("s"),
+      (join) => join.onTrue(),
+    )
+    .select(["ph.total", "ph.first_id", "ph.size", "ph.matches", "ph.before", "s.sync_id", "s.lo", "s.codes", "s.keys", "s.rows", "s.details", "s.created_at"])
+    .orderBy("ph.first_id");
+}
+
+/** The lines of pageLinesQuery's rows as records: the page, in id order. */
+export async function pageOfLines(rows: InferResult<ReturnType<typeof pageLinesQuery>>, options: ExpandOptions): Promise<SyncRecord[]> {
+  const slices: SliceRow[] = [];
+  for (const r of rows) {
+    if (r.first_id === null || r.sync_id === null || r.lo === null || r.codes === null || r.keys === null || r.rows === null || r.created_at === null) continue;
+    slices.push({ first_id: r.first_id, sync_id: r.sync_id, lo: r.lo, codes: r.codes, keys: r.keys, rows: r.rows, details: r.details, created_at: r.created_at });
+  }
+  return expand(slices, options, await recordDecoder(options.recordColumns));
+}
+
 /** A row of pageHeadsQuery: the run's total, and one head (none: first_id null). */
 export type PageHeadRow = InferResult<ReturnType<typeof pageHeadsQuery>>[number];
 
@@ -155,9 +192,26 @@ export function toPageHeads(rows: PageHeadRow[]): PageHeads {
   return { heads, before: rows.find((r) => r.first_id !== null)?.before ?? 0, total: rows[0]?.total ?? 0 };
 }
 
-/** The lines of the slices, in id order: string_to_array in the database, so only they travel. */
+/** Lines lo..hi of block b's `column`: string_to_array in the database, so only they travel. */
+const blockLines = (column: "keys" | "rows" | "details", lo: Expression<number>, hi: Expression<number>) =>
+  sql<string>`array_to_string((string_to_array(${sql.ref(`b.${column}`)}, E'\n'))[${lo}:${hi}], E'\n')`;
+
+/** What a slice reads of block b, lines lo..hi: the columns expand() takes. */
+const sliceColumns = (lo: Expression<number>, hi: Expression<number>) =>
+  [
+    "b.first_id",
+    "b.sync_id",
+    sql<number>`${lo}`.as("lo"),
+    // greatest(): the planner may compute this for a block whose slice is then filtered out (hi < lo).
+    sql<string>`substr(b.codes, ${lo}, greatest(0, ${hi} - ${lo} + 1))`.as("codes"),
+    blockLines("keys", lo, hi).as("keys"),
+    blockLines("rows", lo, hi).as("rows"),
+    blockLines("details", lo, hi).$castTo<string | null>().as("details"),
+    "b.created_at",
+  ] as const;
+
+/** The lines of the slices, in id order. */
 const slicesQuery = compiledByShape((_shape: "slices", at: { runId: number; firstIds: string[]; los: number[]; his: number[] }) => {
-  const line = (column: "keys" | "rows" | "details") => sql<string>`array_to_string((string_to_array(${sql.ref(`b.${column}`)}, E'\n'))[w.lo:w.hi], E'\n')`;
   // The slices as a table w: unnest()s side by side in a select list zip arrays of one length.
   const windows = sqlBuilder()
     .selectNoFrom([sql<bigint>`unnest(${at.firstIds}::bigint[])`.as("first_id"), sql<number>`unnest(${at.los}::int[])`.as("lo"), sql<number>`unnest(${at.his}::int[])`.as("hi")])
@@ -165,8 +219,7 @@ const slicesQuery = compiledByShape((_shape: "slices", at: { runId: number; firs
   return sqlBuilder()
     .selectFrom(windows)
     .innerJoin("sync_record_blocks as b", (join) => join.on("b.sync_run_id", "=", at.runId).onRef("b.first_id", "=", "w.first_id"))
-    .select(["b.first_id", "b.sync_id", "w.lo", sql<string>`substr(b.codes, w.lo, w.hi - w.lo + 1)`.as("codes")])
-    .select([line("keys").as("keys"), line("rows").as("rows"), line("details").$castTo<string | null>().as("details"), "b.created_at"])
+    .select(sliceColumns(sql.ref<number>("w.lo"), sql.ref<number>("w.hi")))
     .orderBy("b.first_id");
 });
 

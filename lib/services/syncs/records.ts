@@ -13,6 +13,8 @@ import {
   parseWriteTarget,
   pageHeadsOf,
   pageHeadsQuery,
+  pageLinesQuery,
+  pageOfLines,
   readAll,
   readWindow,
   toPageHeads,
@@ -64,11 +66,28 @@ const scopedPageHeadsQuery = compiledByShape(
   (shape) => JSON.stringify(shape),
 );
 
+/** scopedPageHeadsQuery of an unfiltered page, its lines with its heads (pageLinesQuery): one round trip in all. */
+const scopedPageLinesQuery = compiledByShape(
+  (shape: PageHeadsShape, at: PageHeadsValues & { workspaceId: number; syncId: number }) =>
+    sqlBuilder()
+      .selectFrom(scopedRunQuery(at.workspaceId, at.syncId, at.runId).as("g"))
+      .innerJoinLateral(pageLinesQuery(shape, at).as("pl"), (join) => join.onTrue())
+      .select(["g.write_target", "g.record_columns"])
+      .selectAll("pl")
+      .orderBy("pl.first_id"),
+  (shape) => JSON.stringify(shape),
+);
+
 async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
   const { shape, values } = pageHeadsOf(syncRunId, filter, window);
   const rows = await selectRows(scopedPageHeadsQuery(shape, Object.assign(values, { workspaceId, syncId })));
   if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
   return { run: rows[0], page: toPageHeads(rows) };
+}
+
+/** A page of every record (no status or action filter, no key, no after_id). */
+function unfilteredPage(filter: RecordFilter, afterId: bigint | undefined): boolean {
+  return afterId === undefined && filter.primaryKey === undefined && filter.status === undefined && filter.action === undefined;
 }
 
 export function recordFilterOf(filter: { status?: RecordFilter["status"]; action?: RecordFilter["action"]; primary_key?: string }): RecordFilter {
@@ -85,6 +104,13 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   if (recordFilter.primaryKey !== undefined) {
     run = await scopedRun(workspaceId, syncId, syncRunId);
     read = await keySearch(options(run), skip, page.take);
+  } else if (unfilteredPage(recordFilter, filter.after_id)) {
+    // The common page (no filter): its lines come with the heads and the run, in one statement.
+    const { shape, values } = pageHeadsOf(syncRunId, recordFilter, { skip, take: page.take });
+    const rows = await selectRows(scopedPageLinesQuery(shape, Object.assign(values, { workspaceId, syncId })));
+    if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
+    run = rows[0];
+    read = { rows: (await pageOfLines(rows, options(run))).slice(0, page.take), total: rows[0].total };
   } else {
     // A page and the run's total: the heads the page needs (with the run), then only its lines.
     const scoped = await scopedPageHeads(workspaceId, syncId, syncRunId, recordFilter, { skip, take: page.take, afterId: filter.after_id });
