@@ -122,6 +122,8 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
   let keysBuffered = 0;
   let skipping = false;
   let inTransaction = false;
+  /** Messages of changes handled so far (a heartbeat's acknowledgement waits until none is pending). */
+  let dataMessages = 0;
   /** Handed out by next() and not acknowledged yet. */
   let outstanding = false;
   let acked = fromLsn;
@@ -152,6 +154,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
     keysBuffered++;
   };
   service.on("data", async (_lsn: string, message: Pgoutput.Message) => {
+    dataMessages++;
     switch (message.tag) {
       case "begin":
         inTransaction = true;
@@ -192,10 +195,18 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
     while (keysBuffered > BUFFERED_KEYS && !closed && failure === undefined) await waitEvent(1000);
   });
   service.on("heartbeat", (lsn: string, _at: number, shouldRespond: boolean) => {
-    // Nothing in hand and nothing unrecorded: the slot may pass the WAL that held nothing for us.
-    const idle = !outstanding && events.length === 0 && !inTransaction && lsnValue(lsn) > lsnValue(acked);
-    if (idle) acked = lsn;
-    if (idle || shouldRespond) void service.acknowledge(acked).catch(() => undefined);
+    if (shouldRespond) void service.acknowledge(acked).catch(() => undefined);
+    // Nothing in hand and nothing unrecorded: the slot may pass the WAL that held nothing for us. Judged
+    // once the changes received before this heartbeat are handled: the library queues changes (flow
+    // control) but emits heartbeats at once, so a heartbeat overtakes changes still in its queue, and
+    // acknowledging it then let a killed worker's successor skip them (found by the live kill test).
+    const seen = dataMessages;
+    setImmediate(() => {
+      const idle = !closed && seen === dataMessages && !outstanding && events.length === 0 && !inTransaction && lsnValue(lsn) > lsnValue(acked);
+      if (!idle) return;
+      acked = lsn;
+      void service.acknowledge(acked).catch(() => undefined);
+    });
   });
   service.on("error", (err: unknown) => {
     failure ??= err;
