@@ -31,6 +31,8 @@ async function detectDeletesOf(syncId: string): Promise<unknown> {
 }
 
 test("a sync created with Detect deletes on detects deletes, until edited off", async ({ page, consoleErrors }) => {
+  // It waits for several runs: on a loaded machine (a whole run of the suite) that passed 60 s.
+  test.setTimeout(180_000);
   void consoleErrors; // the fixture fails the test on a browser console error
   await signIn(page, ADMIN.email, ADMIN.password);
   // The required fields are pre-filled from model columns of the same name.
