@@ -21,7 +21,6 @@ import {
   type ExpandOptions,
   type PageHeadsShape,
   type PageHeadsValues,
-  type PageWindow,
   type RecordFilter,
   type SyncRecord,
 } from "@/lib/engine";
@@ -78,16 +77,10 @@ const scopedPageLinesQuery = compiledByShape(
   (shape) => JSON.stringify(shape),
 );
 
-async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, filter: RecordFilter, window: PageWindow) {
-  const { shape, values } = pageHeadsOf(syncRunId, filter, window);
+async function scopedPageHeads(workspaceId: number, syncId: number, syncRunId: number, shape: PageHeadsShape, values: PageHeadsValues) {
   const rows = await selectRows(scopedPageHeadsQuery(shape, Object.assign(values, { workspaceId, syncId })));
   if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
   return { run: rows[0], page: toPageHeads(rows) };
-}
-
-/** A page of every record (no status or action filter, no key, no after_id). */
-function unfilteredPage(filter: RecordFilter, afterId: bigint | undefined): boolean {
-  return afterId === undefined && filter.primaryKey === undefined && filter.status === undefined && filter.action === undefined;
 }
 
 export function recordFilterOf(filter: { status?: RecordFilter["status"]; action?: RecordFilter["action"]; primary_key?: string }): RecordFilter {
@@ -104,18 +97,20 @@ export async function listSyncRecords(workspaceId: number, syncId: number, syncR
   if (recordFilter.primaryKey !== undefined) {
     run = await scopedRun(workspaceId, syncId, syncRunId);
     read = await keySearch(options(run), skip, page.take);
-  } else if (unfilteredPage(recordFilter, filter.after_id)) {
-    // The common page (no filter): its lines come with the heads and the run, in one statement.
-    const { shape, values } = pageHeadsOf(syncRunId, recordFilter, { skip, take: page.take });
-    const rows = await selectRows(scopedPageLinesQuery(shape, Object.assign(values, { workspaceId, syncId })));
-    if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
-    run = rows[0];
-    read = { rows: (await pageOfLines(rows, options(run))).slice(0, page.take), total: rows[0].total };
   } else {
-    // A page and the run's total: the heads the page needs (with the run), then only its lines.
-    const scoped = await scopedPageHeads(workspaceId, syncId, syncRunId, recordFilter, { skip, take: page.take, afterId: filter.after_id });
-    run = scoped.run;
-    read = { rows: await readWindow(scoped.page, options(run), skip, page.take), total: scoped.page.total };
+    const { shape, values } = pageHeadsOf(syncRunId, recordFilter, { skip, take: page.take, afterId: filter.after_id });
+    if (shape.allCodes && !shape.afterId) {
+      // The common page (no filter): its lines come with the heads and the run, in one statement.
+      const rows = await selectRows(scopedPageLinesQuery(shape, Object.assign(values, { workspaceId, syncId })));
+      if (rows.length === 0) return missingRun(workspaceId, syncId, syncRunId);
+      run = rows[0];
+      read = { rows: await pageOfLines(rows, options(run)), total: rows[0].total };
+    } else {
+      // A page and the run's total: the heads the page needs (with the run), then only its lines.
+      const scoped = await scopedPageHeads(workspaceId, syncId, syncRunId, shape, values);
+      run = scoped.run;
+      read = { rows: await readWindow(scoped.page, options(run), skip, page.take), total: scoped.page.total };
+    }
   }
   // The run's write target, for the logs of records that stored none (record-logs.ts).
   return { ...read, writeTarget: parseWriteTarget(run.write_target) };
