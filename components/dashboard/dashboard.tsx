@@ -5,14 +5,20 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { relativeTime } from "@/components/common/format";
 import { LinkButton } from "@/components/ui/button";
 import { Card, CardBody, CardHeader, PageHeader, Stat } from "@/components/ui/card";
-import { cn } from "@/components/ui/cn";
+import { Segmented } from "@/components/ui/segmented";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs, useWorkspaceActivity, type ReportPoint } from "@/lib/api-client/syncs";
-import { LastRun, RunOutcomeBadge, SyncBadge, syncTruthOf } from "@/components/syncs/run-outcome";
+import { LastRun, RunOutcomeBadge, SyncBadge } from "@/components/syncs/run-outcome";
 import { syncName } from "@/components/syncs/syncs-list";
 
 type Period = "one_day" | "one_week";
+const PERIODS = [
+  { value: "one_day", label: "Last 24 hours" },
+  { value: "one_week", label: "Last 7 days" },
+] as const;
+/** How many of the syncs that need attention the card lists; the rest are one click away. */
+const ATTENTION_SHOWN = 10;
 
 function label(period: Period, iso: string) {
   const d = new Date(iso);
@@ -29,13 +35,30 @@ export function compactNumber(n: number): string {
   return `${Number(v.toFixed(Math.abs(v) < 10 && div > 1 ? 1 : 0))}${unit}`;
 }
 
-function ActivityChart({ title, data, period, unit }: { title: string; data: ReportPoint[]; period: Period; unit: string }) {
-  const rows = data.map((p) => ({ t: label(period, p.time_slice), Succeeded: p.success_count, Failed: p.failed_count }));
+function ActivityChart({
+  title,
+  data,
+  period,
+  unit,
+}: {
+  title: string;
+  data: ReportPoint[];
+  period: Period;
+  unit: string;
+}) {
+  const rows = data.map((p) => ({
+    t: label(period, p.time_slice),
+    Succeeded: p.success_count,
+    Failed: p.failed_count,
+  }));
   const total = data.reduce((s, p) => s + p.total_count, 0);
   const failed = data.reduce((s, p) => s + p.failed_count, 0);
   return (
     <Card>
-      <CardHeader title={title} description={`${total.toLocaleString()} ${unit}, ${failed.toLocaleString()} failed`} />
+      <CardHeader
+        title={title}
+        description={`${total.toLocaleString()} ${unit}, ${failed.toLocaleString()} failed`}
+      />
       <CardBody>
         <div className="h-56" role="img" aria-label={`${title}: ${total} ${unit}, ${failed} failed`}>
           <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 480, height: 224 }}>
@@ -43,7 +66,12 @@ function ActivityChart({ title, data, period, unit }: { title: string; data: Rep
             <BarChart data={rows} margin={{ top: 4, right: 8, left: 0, bottom: 0 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
               <XAxis dataKey="t" tick={{ fontSize: 11, fill: "#64748b" }} interval="preserveStartEnd" />
-              <YAxis allowDecimals={false} width={44} tickFormatter={compactNumber} tick={{ fontSize: 11, fill: "#64748b" }} />
+              <YAxis
+                allowDecimals={false}
+                width={44}
+                tickFormatter={compactNumber}
+                tick={{ fontSize: 11, fill: "#64748b" }}
+              />
               <Tooltip />
               <Legend wrapperStyle={{ fontSize: 12 }} />
               <Bar dataKey="Succeeded" stackId="a" fill="#4f46e5" />
@@ -60,14 +88,21 @@ export function Dashboard() {
   const [period, setPeriod] = useState<Period>("one_day");
   const activity = useWorkspaceActivity(period);
   const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
+  // The syncs whose badge says so (syncTruth), judged by the server over the whole workspace: failing,
+  // a latest general run that failed or had rows refused, or a run waiting for someone to approve or
+  // cancel it. Never for a cancel or a test.
+  const needy = useSyncs({ page: 1, perPage: ATTENTION_SHOWN, refetch: true, needsAttention: true });
   const canCreate = useCan("sync", "create");
   const all = syncs.data?.data ?? [];
-  // The syncs whose badge says so (syncTruth): failing, a latest general run that failed or had rows
-  // refused, or a run waiting for someone to approve or cancel it. Never for a cancel or a test.
-  const attention = all.filter((s) => syncTruthOf(s.attributes).attention);
+  const attention = needy.data?.data ?? [];
+  const attentionCount = needy.data?.meta?.total_count ?? attention.length;
   const recent = all
     .filter((s) => s.attributes.last_run)
-    .sort((a, b) => String(b.attributes.last_run?.started_at ?? "").localeCompare(String(a.attributes.last_run?.started_at ?? "")))
+    .sort((a, b) =>
+      String(b.attributes.last_run?.started_at ?? "").localeCompare(
+        String(a.attributes.last_run?.started_at ?? ""),
+      ),
+    )
     .slice(0, 8);
   const runs = activity.data?.sync_run_triggered ?? [];
   const rows = activity.data?.total_sync_run_rows ?? [];
@@ -77,30 +112,29 @@ export function Dashboard() {
       <PageHeader
         title="Dashboard"
         description="Runs and rows synced across this workspace."
-        actions={
-          <div role="group" aria-label="Time period" className="flex rounded-md border border-slate-300 bg-white p-0.5">
-            {(["one_day", "one_week"] as const).map((p) => (
-              <button
-                key={p}
-                type="button"
-                aria-pressed={period === p}
-                onClick={() => setPeriod(p)}
-                className={cn(
-                  "rounded px-3 py-1 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
-                  period === p ? "bg-indigo-600 text-white" : "text-slate-600 hover:bg-slate-100",
-                )}
-              >
-                {p === "one_day" ? "Last 24 hours" : "Last 7 days"}
-              </button>
-            ))}
-          </div>
-        }
+        actions={<Segmented label="Time period" options={PERIODS} value={period} onChange={setPeriod} />}
       />
       <dl className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
         <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? all.length} />
-        <Stat label="Need attention" value={attention.length} tone={attention.length ? "red" : undefined} />
+        <Stat
+          label="Need attention"
+          value={
+            attentionCount > 0 ? (
+              <Link href="/syncs?needs_attention=true" className="hover:underline">
+                {attentionCount}
+              </Link>
+            ) : (
+              attentionCount
+            )
+          }
+          tone={attentionCount ? "red" : undefined}
+        />
         <Stat label="Runs" value={runs.reduce((s, p) => s + p.total_count, 0).toLocaleString()} />
-        <Stat label="Rows synced" value={rows.reduce((s, p) => s + p.success_count, 0).toLocaleString()} tone="green" />
+        <Stat
+          label="Rows synced"
+          value={rows.reduce((s, p) => s + p.success_count, 0).toLocaleString()}
+          tone="green"
+        />
       </dl>
       {activity.error ? (
         <ErrorState error={activity.error} onRetry={() => void activity.refetch()} />
@@ -116,24 +150,39 @@ export function Dashboard() {
         <Card>
           <CardHeader title="Syncs that need attention" />
           <CardBody>
-            {syncs.isLoading ? (
+            {needy.isLoading ? (
               <LoadingState />
-            ) : syncs.error ? (
-              <ErrorState error={syncs.error} onRetry={() => void syncs.refetch()} />
+            ) : needy.error ? (
+              <ErrorState error={needy.error} onRetry={() => void needy.refetch()} />
             ) : attention.length === 0 ? (
               <p className="text-sm text-slate-500">All syncs are fine.</p>
             ) : (
-              <ul className="divide-y divide-slate-100">
-                {attention.map((s) => (
-                  <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
-                    <Link href={`/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">{syncName(s)}</Link>
-                    <span className="flex shrink-0 items-center gap-2">
-                      <SyncBadge sync={s.attributes} />
-                      {s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />}
-                    </span>
-                  </li>
-                ))}
-              </ul>
+              <>
+                <ul className="divide-y divide-slate-100">
+                  {attention.map((s) => (
+                    <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
+                      <Link
+                        href={`/syncs/${s.id}`}
+                        className="truncate font-medium text-indigo-700 hover:underline"
+                      >
+                        {syncName(s)}
+                      </Link>
+                      <span className="flex shrink-0 items-center gap-2">
+                        <SyncBadge sync={s.attributes} />
+                        {s.attributes.last_outcome && <RunOutcomeBadge run={s.attributes.last_outcome} />}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+                {attentionCount > attention.length && (
+                  <Link
+                    href="/syncs?needs_attention=true"
+                    className="mt-2 inline-block text-sm font-medium text-indigo-700 hover:underline"
+                  >
+                    All {attentionCount.toLocaleString()} syncs that need attention
+                  </Link>
+                )}
+              </>
             )}
           </CardBody>
         </Card>
@@ -146,13 +195,26 @@ export function Dashboard() {
               <EmptyState
                 title="No runs yet"
                 description="Connect a source and a destination, define a model, then create a sync and run it."
-                action={canCreate ? <LinkButton href="/sources/new" size="sm">Connect a source</LinkButton> : null}
+                action={
+                  canCreate ? (
+                    <LinkButton href="/sources/new" size="sm">
+                      Connect a source
+                    </LinkButton>
+                  ) : null
+                }
               />
             ) : (
               <ul className="divide-y divide-slate-100">
                 {recent.map((s) => (
                   <li key={s.id} className="flex items-center justify-between gap-3 py-2 text-sm">
-                    <Link href={s.attributes.last_run?.id ? `/syncs/${s.id}/runs/${s.attributes.last_run.id}` : `/syncs/${s.id}`} className="truncate font-medium text-indigo-700 hover:underline">
+                    <Link
+                      href={
+                        s.attributes.last_run?.id
+                          ? `/syncs/${s.id}/runs/${s.attributes.last_run.id}`
+                          : `/syncs/${s.id}`
+                      }
+                      className="truncate font-medium text-indigo-700 hover:underline"
+                    >
                       {syncName(s)}
                     </Link>
                     <span className="flex shrink-0 items-center gap-2 text-slate-500">

@@ -9,8 +9,8 @@ import { Controller, useForm, useWatch } from "react-hook-form";
 import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
-import { cn } from "@/components/ui/cn";
 import { Field, Input, Select, Textarea } from "@/components/ui/field";
+import { Segmented } from "@/components/ui/segmented";
 import { InlineError, LoadingState } from "@/components/ui/states";
 import { errorMessage, fieldErrors } from "@/lib/api-client/client";
 import { useAllConnectors, useDiscover, useQuerySource } from "@/lib/api-client/connectors";
@@ -35,6 +35,11 @@ const modelFormSchema = z.object({
     connector_id: chosenId(createModelSchema.shape.model.shape.connector_id, "Choose a source"),
   }),
 });
+
+const MODES = [
+  { value: "sql", label: "SQL query" },
+  { value: "table", label: "Pick a table" },
+] as const;
 
 export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => void }) {
   const router = useRouter();
@@ -153,22 +158,12 @@ export function ModelEditor({ model, onDone }: { model?: Model; onDone?: () => v
           title="2. Query"
           description="Which rows to sync. Do not end the query with LIMIT or OFFSET."
           actions={
-            <div role="group" aria-label="How to define the rows" className="flex rounded-md border border-slate-300 p-0.5">
-              {(["sql", "table"] as const).map((m) => (
-                <button
-                  key={m}
-                  type="button"
-                  aria-pressed={mode === m}
-                  onClick={() => setMode(m)}
-                  className={cn(
-                    "rounded px-3 py-1 text-sm font-medium focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
-                    mode === m ? "bg-indigo-600 text-white" : "text-slate-600 hover:bg-slate-100",
-                  )}
-                >
-                  {m === "sql" ? "SQL query" : "Pick a table"}
-                </button>
-              ))}
-            </div>
+            <Segmented
+              label="How to define the rows"
+              options={MODES}
+              value={mode}
+              onChange={setMode}
+            />
           }
         />
         <CardBody className="space-y-4">

@@ -1,12 +1,14 @@
 "use client";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
 import { LinkButton } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/card";
 import { DataTable } from "@/components/ui/data-table";
+import { Segmented } from "@/components/ui/segmented";
 import { EmptyState } from "@/components/ui/states";
 import { useCan } from "@/lib/api-client/settings";
 import { useSyncs } from "@/lib/api-client/syncs";
@@ -18,9 +20,23 @@ const col = createColumnHelper<Sync>();
 
 export const syncName = (s: Sync) => s.attributes.name || `${s.attributes.model?.name ?? "Model"} → ${s.attributes.destination?.name ?? "destination"}`;
 
+type Shown = "all" | "attention";
+const SHOWN = [
+  { value: "all", label: "All syncs" },
+  { value: "attention", label: "Need attention" },
+] as const;
+
 export function SyncsList() {
+  // The filter lives in the address (?needs_attention=true), so the dashboard can link to it.
+  const router = useRouter();
+  const pathname = usePathname();
+  const shown: Shown = useSearchParams().get("needs_attention") === "true" ? "attention" : "all";
   const [page, setPage] = useState(1);
-  const query = useSyncs({ page, perPage: 20, refetch: true });
+  const query = useSyncs({ page, perPage: 20, refetch: true, needsAttention: shown === "attention" ? true : undefined });
+  const show = (next: Shown) => {
+    setPage(1);
+    router.replace(next === "attention" ? `${pathname}?needs_attention=true` : pathname);
+  };
   const canCreate = useCan("sync", "create");
   const columns = useMemo(
     () => [
@@ -63,7 +79,16 @@ export function SyncsList() {
   const create = canCreate ? <LinkButton href="/syncs/new">New sync</LinkButton> : null;
   return (
     <>
-      <PageHeader title="Syncs" description="Each sync sends a model's rows to a destination on a schedule." actions={create} />
+      <PageHeader
+        title="Syncs"
+        description="Each sync sends a model's rows to a destination on a schedule."
+        actions={
+          <div className="flex items-center gap-3">
+            <Segmented label="Which syncs" options={SHOWN} value={shown} onChange={show} />
+            {create}
+          </div>
+        }
+      />
       <DataTable
         label="Syncs"
         columns={columns}
@@ -74,7 +99,13 @@ export function SyncsList() {
         pagination={{ page, perPage: 20, totalPages: query.data?.meta?.total_pages, totalCount: query.data?.meta?.total_count }}
         onPageChange={setPage}
         getRowId={(s) => s.id}
-        empty={<EmptyState title="No syncs yet" description="Create a sync to send a model's rows to a destination." action={create} />}
+        empty={
+          shown === "attention" ? (
+            <EmptyState title="No sync needs attention" description="Every sync's latest run went through, and none waits for approval." />
+          ) : (
+            <EmptyState title="No syncs yet" description="Create a sync to send a model's rows to a destination." action={create} />
+          )
+        }
       />
     </>
   );

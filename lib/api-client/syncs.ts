@@ -21,6 +21,8 @@ export function useSyncs(params: {
   sourceId?: string;
   destinationId?: string;
   modelId?: string;
+  /** true: only the syncs that need attention (the badge's judgement, over the whole workspace). */
+  needsAttention?: boolean;
 }) {
   const api = useApi();
   const key = useKey();
@@ -37,6 +39,7 @@ export function useSyncs(params: {
               source_id: optionalId(params.sourceId),
               destination_id: optionalId(params.destinationId),
               model_id: optionalId(params.modelId),
+              needs_attention: params.needsAttention === undefined ? undefined : params.needsAttention ? "true" : "false",
             },
           },
         }),

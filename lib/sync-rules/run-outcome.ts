@@ -13,7 +13,9 @@ export const STOPPED_ERRORS: readonly string[] = [CANCELED_ERROR, DISABLED_ERROR
 export const RUN_OUTCOMES = ["running", "needs_approval", "succeeded", "succeeded_with_rejections", "failed", "canceled"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
-const ENDED = new Set(["success", "failed", "canceled"]);
+/** The statuses of a run that ended. */
+export const ENDED_STATUSES = ["success", "failed", "canceled"] as const;
+const ENDED = new Set<string>(ENDED_STATUSES);
 
 export interface OutcomeFacts {
   status: string;

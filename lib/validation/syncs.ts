@@ -217,6 +217,13 @@ export type EnableSyncInput = z.infer<typeof enableSyncSchema>;
 
 export const listSyncsQuerySchema = z.object({
   status: z.enum(SYNC_STATUSES, oneOf(SYNC_STATUSES)).optional().describe("Only syncs in this status."),
+  needs_attention: z
+    .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+    .transform((v) => v === "true" || v === "1")
+    .optional()
+    .describe(
+      "true: only the syncs someone should look at (failing, their latest general run failed or had rows refused, or a run waits for approval); false: only the others. The same judgement as the console's sync badge.",
+    ),
   model_id: queryIntId().optional(),
   source_id: queryIntId().optional(),
   destination_id: queryIntId().optional(),

@@ -13,6 +13,8 @@ import { NotFound } from "@/lib/errors";
 import type { Connector, Model, Prisma, Sync, SyncRunStatus, SyncRunType, SyncStatus } from "@/lib/generated/prisma/client";
 import type { Page } from "@/lib/page";
 import type { ListSyncsQuery } from "@/lib/validation/syncs";
+import { ENDED_STATUSES } from "@/lib/sync-rules/run-outcome";
+import { needsAttention } from "./attention";
 
 type Tx = Prisma.TransactionClient;
 
@@ -138,8 +140,6 @@ const numbered = (syncs: ReturnType<typeof syncsFrom>, order: OrderTerm[]) =>
         .as("ord"),
     );
 
-/** The statuses of a run that ended (written into the statement, as the type of run is). */
-const ENDED: SyncRunStatus[] = ["success", "failed", "canceled"];
 
 /**
  * Syncs of `page` (syncs rows with `ord`) with their source, destination, model (with its own
@@ -174,7 +174,7 @@ const syncViewQuery = (page: ReturnType<typeof numbered>) =>
           .select((eb) => [asText(eb.ref("sr.status")).as("status"), held(eb.ref("sr.plan")).as("held")])
           .whereRef("sr.sync_id", "=", "s.id")
           .where("sr.sync_run_type", "=", sql.lit("general"))
-          .where("sr.status", "in", ENDED.map((status) => sql.lit(status)))
+          .where("sr.status", "in", ENDED_STATUSES.map((status) => sql.lit(status)))
           .orderBy("sr.created_at", "desc")
           .orderBy("sr.id", "desc")
           .limit(sql.lit(1))
@@ -330,6 +330,8 @@ function wholeNumber(n: number): RawBuilder<number> {
 
 /** What changes the list statement's text: the filters present, the order, the page size, a first page. */
 interface ListShape {
+  /** needs_attention: true keeps the syncs that need it, false the others, undefined both. */
+  attention: boolean | undefined;
   status: boolean;
   model: boolean;
   source: boolean;
@@ -355,6 +357,7 @@ const listQuery = compiledByShape(
   (shape: ListShape, at: ListValues) => {
     let listed = syncsFrom().where("s.workspace_id", "=", at.workspaceId).where("s.deleted_at", "is", null);
     if (shape.status) listed = listed.where("s.status", "=", at.status);
+    if (shape.attention !== undefined) listed = listed.where(shape.attention ? needsAttention() : sql<boolean>`NOT ${needsAttention()}`);
     if (shape.model) listed = listed.where("s.model_id", "=", at.modelId);
     if (shape.source) listed = listed.where("s.source_id", "=", at.sourceId);
     if (shape.destination) listed = listed.where("s.destination_id", "=", at.destinationId);
@@ -379,6 +382,7 @@ const hasSync = (r: ListRow): r is ListRow & IsoRow<ViewRow> => r.id !== null;
 
 export async function listSyncs(workspaceId: number, filter: ListSyncsQuery, page: Page) {
   const shape: ListShape = {
+    attention: filter.needs_attention,
     status: filter.status !== undefined,
     model: filter.model_id !== undefined,
     source: filter.source_id !== undefined,
