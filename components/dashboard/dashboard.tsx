@@ -19,6 +19,8 @@ const PERIODS = [
 ] as const;
 /** How many of the syncs that need attention the card lists; the rest are one click away. */
 const ATTENTION_SHOWN = 10;
+/** How many syncs' latest runs "Recent runs" shows. */
+const RECENT_SHOWN = 8;
 
 function label(period: Period, iso: string) {
   const d = new Date(iso);
@@ -87,23 +89,17 @@ function ActivityChart({
 export function Dashboard() {
   const [period, setPeriod] = useState<Period>("one_day");
   const activity = useWorkspaceActivity(period);
-  const syncs = useSyncs({ page: 1, perPage: 100, refetch: true });
+  // The syncs whose latest runs are the workspace's latest, newest first (the server orders the whole
+  // workspace by its syncs' latest runs); its total is the number of syncs.
+  const syncs = useSyncs({ page: 1, perPage: RECENT_SHOWN, refetch: true, sort: "-last_run_at" });
   // The syncs whose badge says so (syncTruth), judged by the server over the whole workspace: failing,
   // a latest general run that failed or had rows refused, or a run waiting for someone to approve or
   // cancel it. Never for a cancel or a test.
   const needy = useSyncs({ page: 1, perPage: ATTENTION_SHOWN, refetch: true, needsAttention: true });
   const canCreate = useCan("sync", "create");
-  const all = syncs.data?.data ?? [];
   const attention = needy.data?.data ?? [];
   const attentionCount = needy.data?.meta?.total_count ?? attention.length;
-  const recent = all
-    .filter((s) => s.attributes.last_run)
-    .sort((a, b) =>
-      String(b.attributes.last_run?.started_at ?? "").localeCompare(
-        String(a.attributes.last_run?.started_at ?? ""),
-      ),
-    )
-    .slice(0, 8);
+  const recent = (syncs.data?.data ?? []).filter((s) => s.attributes.last_run);
   const runs = activity.data?.sync_run_triggered ?? [];
   const rows = activity.data?.total_sync_run_rows ?? [];
 
@@ -115,7 +111,7 @@ export function Dashboard() {
         actions={<Segmented label="Time period" options={PERIODS} value={period} onChange={setPeriod} />}
       />
       <dl className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? all.length} />
+        <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? 0} />
         <Stat
           label="Need attention"
           value={

@@ -2,7 +2,8 @@
 // and its list judge every sync of the workspace, not the first page of them. In a workspace of its
 // own, 12 syncs fail for real (their destination table is dropped before they run), then 108 more are
 // created, so the failing ones are not among the 100 most recently changed: the dashboard still counts
-// 12, lists 10 with a link to all of them, and the syncs list filters to exactly those 12.
+// 12, lists 10 with a link to all of them, shows their runs as the recent ones, and the syncs list
+// filters to exactly those 12.
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { memberWithRole, newWorkspace, type Api, type TestMember } from "../support/api";
 import { pgConfiguration, sql, unique } from "../support/data";
@@ -95,6 +96,11 @@ atEachViewport(() => {
     await expect(items).toHaveCount(10);
     for (const name of await items.getByRole("link").allTextContents()) expect(failing.has(name), `${name} is one of the failing syncs`).toBe(true);
     await expect(items.getByTestId("sync-badge")).toHaveText(Array(10).fill("failed"));
+    // Recent runs: the workspace's latest runs (the failing syncs' runs), not "No runs yet" because
+    // the 100 most recently changed syncs never ran.
+    const recent = page.locator("div.rounded-lg").filter({ has: page.getByRole("heading", { name: "Recent runs" }) });
+    await expect(recent.getByRole("listitem")).toHaveCount(8);
+    for (const name of await recent.getByRole("listitem").getByRole("link").allTextContents()) expect(failing.has(name), `${name} ran`).toBe(true);
     await attachShot(page, testInfo, "dashboard-attention");
 
     await card.getByRole("link", { name: `All ${FAILING} syncs that need attention` }).click();

@@ -23,6 +23,8 @@ export function useSyncs(params: {
   modelId?: string;
   /** true: only the syncs that need attention (the badge's judgement, over the whole workspace). */
   needsAttention?: boolean;
+  /** A sort field of the list (`-last_run_at`: latest run first); the API's default otherwise. */
+  sort?: "-last_run_at";
 }) {
   const api = useApi();
   const key = useKey();
@@ -40,6 +42,7 @@ export function useSyncs(params: {
               destination_id: optionalId(params.destinationId),
               model_id: optionalId(params.modelId),
               needs_attention: params.needsAttention === undefined ? undefined : params.needsAttention ? "true" : "false",
+              sort: params.sort,
             },
           },
         }),

@@ -227,7 +227,7 @@ export const listSyncsQuerySchema = z.object({
   model_id: queryIntId().optional(),
   source_id: queryIntId().optional(),
   destination_id: queryIntId().optional(),
-  sort: sortSchema({ name: "name", status: "status", next_run_at: "nextRunAt", created_at: "createdAt", updated_at: "updatedAt" }),
+  sort: sortSchema({ name: "name", status: "status", next_run_at: "nextRunAt", created_at: "createdAt", updated_at: "updatedAt", last_run_at: "lastRunAt" }),
 });
 export type ListSyncsQuery = z.infer<typeof listSyncsQuerySchema>;
 

@@ -227,6 +227,23 @@ describe("listSyncs", () => {
     }
   });
 
+  it("orders by the latest run's creation, syncs that never ran last when newest first", async () => {
+    const page = parsePage(new URLSearchParams("per_page=100"));
+    const latest = new Map<number, number>();
+    for (const run of await prisma().syncRun.findMany({ where: { workspaceId: ws }, select: { syncId: true, createdAt: true } }))
+      latest.set(run.syncId, Math.max(latest.get(run.syncId) ?? -Infinity, run.createdAt.getTime()));
+    const { rows } = await listSyncs(ws, {}, page);
+    const at = (id: number) => latest.get(id) ?? -Infinity;
+    for (const dir of ["asc", "desc"] as const) {
+      const sign = dir === "desc" ? -1 : 1;
+      const want = rows.map((r) => r.id).sort((a, b) => sign * (at(a) - at(b) || a - b));
+      const got = await listSyncs(ws, { sort: sortOf(dir === "desc" ? "-last_run_at" : "last_run_at") }, page);
+      expect(got.rows.map((r) => r.id), dir).toEqual(want);
+    }
+    expect(latest.size).toBeGreaterThan(1);
+    expect(rows.length).toBeGreaterThan(latest.size);
+  });
+
   it("filters like Prisma and counts the filtered total", async () => {
     const page = parsePage(new URLSearchParams("per_page=5"));
     const filters: ListSyncsQuery[] = [

@@ -15,6 +15,7 @@ import type { Page } from "@/lib/page";
 import type { ListSyncsQuery } from "@/lib/validation/syncs";
 import { ENDED_STATUSES } from "@/lib/sync-rules/run-outcome";
 import { needsAttention } from "./attention";
+import { orderKey, orderTerms, type OrderTerm } from "./list-order";
 
 type Tx = Prisma.TransactionClient;
 
@@ -94,34 +95,6 @@ const asText = <T>(column: Expression<T>): RawBuilder<T> => sql<T>`${column}::te
 const held = (plan: Expression<unknown>) =>
   sql<boolean>`CASE WHEN jsonb_typeof(${plan}->'exceeded') = 'array' THEN jsonb_array_length(${plan}->'exceeded') > 0 ELSE false END`;
 
-/** Sortable fields of the list (Prisma names, from the sort schema) and their columns. */
-const SORT_COLUMNS: Record<string, "id" | "name" | "status" | "next_run_at" | "created_at" | "updated_at"> = {
-  id: "id",
-  name: "name",
-  status: "status",
-  nextRunAt: "next_run_at",
-  createdAt: "created_at",
-  updatedAt: "updated_at",
-};
-type OrderTerm = [column: (typeof SORT_COLUMNS)[string] | "deleted_at", direction: "asc" | "desc"];
-
-/** The list's order as (column, direction) terms over the syncs table. */
-function orderTerms(sort: SortOrder): OrderTerm[] {
-  const keys = sort.flatMap((entry) => Object.entries(entry));
-  const terms = keys.map(([field, dir]): OrderTerm => {
-    const column = SORT_COLUMNS[field];
-    if (!column) throw new Error(`Unknown sync sort field ${field}`);
-    return [column, dir === "desc" ? "desc" : "asc"];
-  });
-  // The (workspace_id, deleted_at, updated_at DESC) index only yields rows in updated_at order when
-  // deleted_at is part of the order: PostgreSQL does not treat `deleted_at IS NULL` as fixing it.
-  // Every listed row has deleted_at NULL, so the extra key changes nothing but the plan: a page is
-  // an index range scan (0.3 ms) instead of a top-N sort of the whole workspace (7 ms at 10k syncs).
-  const [first] = keys;
-  if (first?.[0] === "updatedAt") terms.unshift(["deleted_at", first[1] === "desc" ? "asc" : "desc"]);
-  return terms;
-}
-
 /** Syncs rows (the table aliased s), before their conditions. */
 const syncsFrom = () => sqlBuilder().selectFrom("syncs as s");
 
@@ -136,7 +109,7 @@ const numbered = (syncs: ReturnType<typeof syncsFrom>, order: OrderTerm[]) =>
     .select((eb) =>
       eb.fn
         .agg<bigint>("row_number")
-        .over((ob) => order.reduce((o, [column, dir]) => o.orderBy(`s.${column}`, dir), ob))
+        .over((ob) => order.reduce((o, [column, dir]) => o.orderBy(orderKey(column), dir), ob))
         .as("ord"),
     );
 
@@ -363,7 +336,7 @@ const listQuery = compiledByShape(
     if (shape.destination) listed = listed.where("s.destination_id", "=", at.destinationId);
     const order = orderTerms(shape.sort);
     const page = order
-      .reduce((q, [column, dir]) => q.orderBy(`s.${column}`, dir), numbered(listed, order))
+      .reduce((q, [column, dir]) => q.orderBy(orderKey(column), dir), numbered(listed, order))
       .limit(wholeNumber(shape.take))
       .offset(shape.firstPage ? wholeNumber(0) : at.skip);
     return sqlBuilder()
