@@ -1,7 +1,6 @@
 "use client";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
@@ -26,16 +25,18 @@ const SHOWN = [
   { value: "attention", label: "Need attention" },
 ] as const;
 
-export function SyncsList() {
-  // The filter lives in the address (?needs_attention=true), so the dashboard can link to it.
-  const router = useRouter();
-  const pathname = usePathname();
-  const shown: Shown = useSearchParams().get("needs_attention") === "true" ? "attention" : "all";
+export function SyncsList({ needsAttention = false }: { needsAttention?: boolean }) {
+  const [shown, setShown] = useState<Shown>(needsAttention ? "attention" : "all");
   const [page, setPage] = useState(1);
   const query = useSyncs({ page, perPage: 20, refetch: true, needsAttention: shown === "attention" ? true : undefined });
   const show = (next: Shown) => {
+    setShown(next);
     setPage(1);
-    router.replace(next === "attention" ? `${pathname}?needs_attention=true` : pathname);
+    // The address follows, so a reload or a shared link shows the same list (Next.js keeps its router in step).
+    const url = new URL(window.location.href);
+    if (next === "attention") url.searchParams.set("needs_attention", "true");
+    else url.searchParams.delete("needs_attention");
+    window.history.replaceState(null, "", url);
   };
   const canCreate = useCan("sync", "create");
   const columns = useMemo(
