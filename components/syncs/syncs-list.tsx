@@ -1,6 +1,7 @@
 "use client";
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
+import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { relativeTime } from "@/components/common/format";
 import { ConnectorIcon } from "@/components/connectors/connector-icon";
@@ -25,17 +26,19 @@ const SHOWN = [
   { value: "attention", label: "Need attention" },
 ] as const;
 
-export function SyncsList({ needsAttention = false }: { needsAttention?: boolean }) {
-  const [shown, setShown] = useState<Shown>(needsAttention ? "attention" : "all");
+export function SyncsList() {
+  // The filter lives in the address (?needs_attention=true, the dashboard's link), so a reload, a
+  // shared link and the sidebar's "Syncs" all show what the address says. The console's pages are
+  // rendered per request (its layout is dynamic), so this needs no Suspense boundary.
+  const shown: Shown = useSearchParams().get("needs_attention") === "true" ? "attention" : "all";
   const [page, setPage] = useState(1);
   const query = useSyncs({ page, perPage: 20, refetch: true, needsAttention: shown === "attention" ? true : undefined });
   const show = (next: Shown) => {
-    setShown(next);
     setPage(1);
-    // The address follows, so a reload or a shared link shows the same list (Next.js keeps its router in step).
     const url = new URL(window.location.href);
     if (next === "attention") url.searchParams.set("needs_attention", "true");
     else url.searchParams.delete("needs_attention");
+    // Next.js keeps useSearchParams in step with replaceState, without a round trip to the server.
     window.history.replaceState(null, "", url);
   };
   const canCreate = useCan("sync", "create");

@@ -8,7 +8,7 @@ import { request as playwrightRequest, type APIRequestContext } from "@playwrigh
 import { memberWithRole, newWorkspace, type Api, type TestMember } from "../support/api";
 import { pgConfiguration, sql, unique } from "../support/data";
 import { trigger, waitForRun } from "../support/run-scenarios";
-import { atEachViewport, attachShot, expect, signIn, test, url } from "./fixtures";
+import { atEachViewport, attachShot, expect, nav, signIn, test, url } from "./fixtures";
 
 const FAILING = 12;
 const FINE = 108;
@@ -124,5 +124,10 @@ atEachViewport(() => {
     await count.getByRole("link").click();
     await page.waitForURL(/\/syncs\?needs_attention=true$/);
     await expect(rows).toHaveCount(FAILING);
+    // The sidebar's "Syncs" is every sync again: the address decides, not what was picked before.
+    await nav(page, "Syncs");
+    await page.waitForURL(/\/syncs$/);
+    await expect(page.getByRole("group", { name: "Which syncs" }).getByRole("button", { name: "All syncs" })).toHaveAttribute("aria-pressed", "true");
+    await expect(page.getByText(`${FAILING + FINE} total`)).toBeVisible();
   });
 });
