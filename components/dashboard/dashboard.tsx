@@ -111,11 +111,13 @@ export function Dashboard() {
         actions={<Segmented label="Time period" options={PERIODS} value={period} onChange={setPeriod} />}
       />
       <dl className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? 0} />
+        <Stat label="Syncs" value={syncs.data?.meta?.total_count ?? "…"} />
         <Stat
           label="Need attention"
           value={
-            attentionCount > 0 ? (
+            !needy.data ? (
+              "…"
+            ) : attentionCount > 0 ? (
               <Link href="/syncs?needs_attention=true" className="hover:underline">
                 {attentionCount}
               </Link>
@@ -187,6 +189,8 @@ export function Dashboard() {
           <CardBody>
             {syncs.isLoading ? (
               <LoadingState />
+            ) : syncs.error ? (
+              <ErrorState error={syncs.error} onRetry={() => void syncs.refetch()} />
             ) : recent.length === 0 ? (
               <EmptyState
                 title="No runs yet"

@@ -31,10 +31,15 @@ export function SyncsList() {
   // shared link and the sidebar's "Syncs" all show what the address says. The console's pages are
   // rendered per request (its layout is dynamic), so this needs no Suspense boundary.
   const shown: Shown = useSearchParams().get("needs_attention") === "true" ? "attention" : "all";
-  const [page, setPage] = useState(1);
+  // The page belongs to the filter it was turned under: another filter (a toggle, the sidebar) starts at 1.
+  const [at, setAt] = useState({ shown, page: 1 });
+  const page = at.shown === shown ? at.page : 1;
+  const setPage = (next: number) => setAt({ shown, page: next });
   const query = useSyncs({ page, perPage: 20, refetch: true, needsAttention: shown === "attention" ? true : undefined });
+  // Fewer pages than the one shown (syncs fixed or deleted meanwhile): the last one that has rows.
+  const pages = query.data?.meta?.total_pages;
+  if (pages && page > pages && at.page !== pages) setAt({ shown, page: pages });
   const show = (next: Shown) => {
-    setPage(1);
     const url = new URL(window.location.href);
     if (next === "attention") url.searchParams.set("needs_attention", "true");
     else url.searchParams.delete("needs_attention");

@@ -48,9 +48,19 @@ export function useSyncs(params: {
         }),
       );
     },
-    placeholderData: keepPreviousData,
+    // Another page of the same list keeps the rows on screen until it arrives; another filter does
+    // not (its rows would stand under the new filter's name).
+    placeholderData: (previous, query) => (query && sameList(query.queryKey.at(-1), filters) ? previous : undefined),
     refetchInterval: params.refetch ? 10_000 : false,
   });
+}
+
+/** Whether two syncs-list keys' filters differ only in the page. */
+function sameList(previous: unknown, next: Record<string, unknown>): boolean {
+  if (typeof previous !== "object" || previous === null) return false;
+  const { page: _a, ...before } = previous as Record<string, unknown>;
+  const { page: _b, ...after } = next;
+  return JSON.stringify(before) === JSON.stringify(after);
 }
 
 export function useSync(id: string | number | undefined) {

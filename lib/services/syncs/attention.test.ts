@@ -25,13 +25,23 @@ const ENDED: (Run | null)[] = [
   { status: "failed", error: DISABLED_ERROR, failedRows: 2 },
   { status: "canceled", failedRows: 4 },
 ];
-/** A run after it: none, one waiting for approval, a failed test, a general run still going. */
+/**
+ * A run after it: none, one waiting for approval, a failed test, a general run still going, and a
+ * clean success created at the same instant as ENDED (the later id is the latest: ties go by id).
+ */
 const LATEST: (Run | null)[] = [
   null,
   { status: "needs_approval", plan: { exceeded: ["would delete 9 of 10 rows"] } },
   { status: "failed", syncRunType: "test" },
   { status: "in_progress" },
+  { status: "success" },
 ];
+/** A run before ENDED: only the latest counts, so none of these may decide on its own. */
+const PRIOR: (Run | null)[] = [null, { status: "failed" }, { status: "needs_approval" }, { status: "success", failedRows: 1 }];
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+/** When each dimension's run was created: PRIOR first, LATEST last but for its tie with ENDED. */
+const createdAt = (which: "prior" | "ended" | "latest", latest: number) =>
+  new Date(which === "prior" ? T0 - 1000 : which === "ended" || latest === LATEST.length - 1 ? T0 : T0 + 1000);
 
 const facts = (r: NonNullable<SyncView["lastRun"]> | NonNullable<SyncView["lastEnded"]>): OutcomeFacts => ({
   status: r.status,
@@ -49,40 +59,52 @@ describe("listSyncs needs_attention", () => {
     const source = await connector("source");
     const destination = await connector("destination");
     const model = await prisma().model.create({ data: { workspaceId: ws, connectorId: source.id, name: "m", query: "select 1", primaryKey: "id" } });
-    const t0 = Date.parse("2026-01-01T00:00:00Z");
-    const runs: Prisma.SyncRunCreateManyInput[] = [];
-    for (const status of STATUSES)
-      for (const ended of ENDED)
-        for (const latest of LATEST) {
-          const sync = await prisma().sync.create({
-            data: { workspaceId: ws, sourceId: source.id, destinationId: destination.id, modelId: model.id, scheduleType: "manual", syncMode: "full_refresh", streamName: "s", status },
-          });
-          if (ended) runs.push({ ...ended, workspaceId: ws, syncId: sync.id, createdAt: new Date(t0) });
-          if (latest) runs.push({ ...latest, workspaceId: ws, syncId: sync.id, createdAt: new Date(t0 + 1000) });
-        }
+    const cases = STATUSES.flatMap((status) =>
+      PRIOR.flatMap((prior) => ENDED.flatMap((ended) => LATEST.map((latest, l) => ({ status, prior, ended, latest, l })))),
+    );
+    const syncs = await prisma().sync.createManyAndReturn({
+      data: cases.map(({ status }) => ({ workspaceId: ws, sourceId: source.id, destinationId: destination.id, modelId: model.id, scheduleType: "manual" as const, syncMode: "full_refresh" as const, streamName: "s", status })),
+      select: { id: true },
+    });
+    // In id order: prior, ended, latest per sync (createMany keeps the order), so a tie goes to the later run.
+    const runs: Prisma.SyncRunCreateManyInput[] = cases.flatMap(({ prior, ended, latest, l }, i) =>
+      (
+        [
+          [prior, "prior"],
+          [ended, "ended"],
+          [latest, "latest"],
+        ] as const
+      ).flatMap(([run, which]) => (run ? [{ ...run, workspaceId: ws, syncId: syncs[i].id, createdAt: createdAt(which, l) }] : [])),
+    );
     await prisma().syncRun.createMany({ data: runs });
-    const total = STATUSES.length * ENDED.length * LATEST.length;
+    const total = cases.length;
 
-    const all = await listSyncs(ws, {}, parsePage(new URLSearchParams("per_page=100&page=1")));
-    const rest = await listSyncs(ws, {}, parsePage(new URLSearchParams("per_page=100&page=2")));
-    const views = [...all.rows, ...rest.rows];
+    const views: SyncView[] = [];
+    for (let p = 1; views.length < total; p++) {
+      const { rows } = await listSyncs(ws, {}, parsePage(new URLSearchParams(`per_page=100&page=${p}`)));
+      expect(rows.length).toBeGreaterThan(0);
+      views.push(...rows);
+    }
     expect(views).toHaveLength(total);
     const badge = (s: SyncView) =>
       syncTruth({ status: s.status, last_run: s.lastRun ? facts(s.lastRun) : null, last_outcome: s.lastEnded ? facts(s.lastEnded) : null }).attention;
     const want = views.filter(badge).map((s) => s.id).sort((a, b) => a - b);
     const others = views.filter((s) => !badge(s)).map((s) => s.id).sort((a, b) => a - b);
     // Both sides hold cases: the combinations cover each way in and out of attention.
-    expect(want.length).toBeGreaterThan(40);
-    expect(others.length).toBeGreaterThan(40);
+    expect(want.length).toBeGreaterThan(100);
+    expect(others.length).toBeGreaterThan(100);
 
     const ids = async (needs_attention: boolean, query: string) => {
       const got = await listSyncs(ws, { needs_attention }, parsePage(new URLSearchParams(query)));
       return { ids: got.rows.map((s) => s.id).sort((a, b) => a - b), total: got.total };
     };
-    expect(await ids(true, "per_page=100")).toEqual({ ids: want, total: want.length });
-    // Paged: the filter is applied before the page is cut, so pages of 25 add up to the same set.
-    const pages = await Promise.all([1, 2, 3, 4].map((n) => ids(true, `per_page=25&page=${n}`)));
-    expect(pages.flatMap((p) => p.ids).sort((a, b) => a - b)).toEqual(want);
-    expect(await ids(false, "per_page=100")).toEqual({ ids: others, total: others.length });
+    const all = async (needs_attention: boolean) => {
+      const pages = await Promise.all(Array.from({ length: Math.ceil(total / 100) }, (_, i) => ids(needs_attention, `per_page=100&page=${i + 1}`)));
+      expect(new Set(pages.map((p) => p.total)).size).toBe(1);
+      return { ids: pages.flatMap((p) => p.ids).sort((a, b) => a - b), total: pages[0].total };
+    };
+    // Filtered before the page is cut: the pages add up to the same set, each with the whole count.
+    expect(await all(true)).toEqual({ ids: want, total: want.length });
+    expect(await all(false)).toEqual({ ids: others, total: others.length });
   });
 });
