@@ -5,9 +5,9 @@
 // 12, lists 10 with a link to all of them, shows their runs as the recent ones, and the syncs list
 // filters to exactly those 12.
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
-import { memberWithRole, newWorkspace, type Api, type TestMember } from "../support/api";
-import { pgConfiguration, sql, unique } from "../support/data";
-import { trigger, waitForRun } from "../support/run-scenarios";
+import { memberWithRole, newWorkspace, type TestMember } from "../support/api";
+import { sql, unique } from "../support/data";
+import { pgToPgRoute, trigger, waitForRun } from "../support/run-scenarios";
 import { atEachViewport, attachShot, expect, nav, signIn, test, url } from "./fixtures";
 
 const FAILING = 12;
@@ -19,13 +19,6 @@ const tables: string[] = [];
 const failing = new Set<string>();
 
 test.describe.configure({ mode: "serial" });
-
-async function created(api: Api, path: string, data: unknown): Promise<number> {
-  const res = await api.post(path, data);
-  expect(res.status(), await res.text()).toBeLessThan(300);
-  const body = await res.json();
-  return Number(body.data?.id ?? body.id);
-}
 
 test.beforeAll(async () => {
   test.setTimeout(600_000);
@@ -40,30 +33,8 @@ test.beforeAll(async () => {
   await sql(`CREATE TABLE ${src} (id integer PRIMARY KEY, email text)`);
   await sql(`INSERT INTO ${src} VALUES (1, 'a@example.com'), (2, 'b@example.com')`);
   await sql(`CREATE TABLE ${dst} (id integer PRIMARY KEY, email text)`);
-  const connector = (type: string) => ({ connector: { name: unique(type), connector_type: type, connector_name: "Postgresql", configuration: pgConfiguration() } });
-  const sourceId = await created(api, "/api/v1/connectors", connector("source"));
-  const destinationId = await created(api, "/api/v1/connectors", connector("destination"));
-  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
-  expect(discovered.status(), await discovered.text()).toBe(200);
-  const modelId = await created(api, "/api/v1/models", {
-    model: { name: unique("people"), query: `SELECT id, email FROM ${src}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
-  });
-  const sync = (name: string) =>
-    created(api, "/api/v1/syncs", {
-      sync: {
-        name,
-        source_id: sourceId,
-        destination_id: destinationId,
-        model_id: modelId,
-        schedule_type: "manual",
-        sync_mode: "full_refresh",
-        stream_name: dst,
-        configuration: [
-          { from: "id", to: "id", mapping_type: "standard" },
-          { from: "email", to: "email", mapping_type: "standard" },
-        ],
-      },
-    });
+  const route = await pgToPgRoute(api, src, dst);
+  const sync = (name: string) => route.sync({ name });
 
   const failingIds: number[] = [];
   for (let i = 0; i < FAILING; i++) {

@@ -100,6 +100,40 @@ export async function largeSourceSync(api: Api, url: string, rows = 20_000): Pro
 }
 
 /**
+ * A PostgreSQL source reading `SELECT id, email FROM src` and a PostgreSQL destination (discovered),
+ * and `sync`, which creates a manual sync of that model into table `dst` mapping id and email: the
+ * route the scenarios below share. `sync` answers the new sync's id.
+ */
+export async function pgToPgRoute(api: Api, src: string, dst: string, modelName = unique("people")) {
+  const sourceId = await pgSource(api);
+  const destinationId = await created(api, "/api/v1/connectors", {
+    connector: { name: unique("warehouse"), connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration() },
+  });
+  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
+  expect(discovered.status(), await discovered.text()).toBe(200);
+  const modelId = await created(api, "/api/v1/models", {
+    model: { name: modelName, query: `SELECT id, email FROM ${src}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
+  });
+  const sync = (fields: { name: string } & Record<string, unknown>) =>
+    created(api, "/api/v1/syncs", {
+      sync: {
+        source_id: sourceId,
+        destination_id: destinationId,
+        model_id: modelId,
+        schedule_type: "manual",
+        sync_mode: "full_refresh",
+        stream_name: dst,
+        configuration: [
+          { from: "id", to: "id", mapping_type: "standard" },
+          { from: "email", to: "email", mapping_type: "standard" },
+        ],
+        ...fields,
+      },
+    });
+  return { sourceId, destinationId, modelId, sync };
+}
+
+/**
  * PostgreSQL to PostgreSQL where the destination refuses `rejected` of `rows` rows (NOT NULL email):
  * after one run, its status is success with `rejected` failed rows.
  */
@@ -109,31 +143,8 @@ export async function rejectingSync(api: Api, rows = 20, rejected = 3): Promise<
   await sql(`CREATE TABLE ${src} (id integer PRIMARY KEY, email text)`);
   await sql(`INSERT INTO ${src} SELECT g, CASE WHEN g <= ${rejected} THEN NULL ELSE 'u' || g || '@example.com' END FROM generate_series(1, ${rows}) g`);
   await sql(`CREATE TABLE ${dst} (id integer PRIMARY KEY, email text NOT NULL)`);
-  const sourceId = await pgSource(api);
-  const destinationId = await created(api, "/api/v1/connectors", {
-    connector: { name: unique("warehouse"), connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration() },
-  });
-  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
-  expect(discovered.status(), await discovered.text()).toBe(200);
-  const modelId = await created(api, "/api/v1/models", {
-    model: { name: unique("rejects"), query: `SELECT id, email FROM ${src}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
-  });
-  const syncId = await created(api, "/api/v1/syncs", {
-    sync: {
-      name: unique("rejecting-sync"),
-      source_id: sourceId,
-      destination_id: destinationId,
-      model_id: modelId,
-      schedule_type: "manual",
-      sync_mode: "full_refresh",
-      stream_name: dst,
-      configuration: [
-        { from: "id", to: "id", mapping_type: "standard" },
-        { from: "email", to: "email", mapping_type: "standard" },
-      ],
-    },
-  });
-  return { syncId, tables: [src, dst] };
+  const route = await pgToPgRoute(api, src, dst, unique("rejects"));
+  return { syncId: await route.sync({ name: unique("rejecting-sync") }), tables: [src, dst] };
 }
 
 /** The signed-in user's name as a run's canceled_by shows it (the name, else the email). */
@@ -154,30 +165,7 @@ export async function guardedSync(api: Api, rows = 20): Promise<{ syncId: number
   await sql(`CREATE TABLE ${src} (id integer PRIMARY KEY, email text)`);
   await sql(`INSERT INTO ${src} SELECT g, 'u' || g || '@example.com' FROM generate_series(1, ${rows}) g`);
   await sql(`CREATE TABLE ${dst} (id integer PRIMARY KEY, email text)`);
-  const sourceId = await pgSource(api);
-  const destinationId = await created(api, "/api/v1/connectors", {
-    connector: { name: unique("warehouse"), connector_type: "destination", connector_name: "Postgresql", configuration: pgConfiguration() },
-  });
-  const discovered = await api.get(`/api/v1/connectors/${destinationId}/discover?refresh=true`);
-  expect(discovered.status(), await discovered.text()).toBe(200);
-  const modelId = await created(api, "/api/v1/models", {
-    model: { name: unique("people"), query: `SELECT id, email FROM ${src}`, query_type: "raw_sql", primary_key: "id", connector_id: sourceId },
-  });
-  const syncId = await created(api, "/api/v1/syncs", {
-    sync: {
-      name: unique("guarded-sync"),
-      source_id: sourceId,
-      destination_id: destinationId,
-      model_id: modelId,
-      schedule_type: "manual",
-      sync_mode: "incremental",
-      stream_name: dst,
-      detect_deletes: true,
-      configuration: [
-        { from: "id", to: "id", mapping_type: "standard" },
-        { from: "email", to: "email", mapping_type: "standard" },
-      ],
-    },
-  });
+  const route = await pgToPgRoute(api, src, dst);
+  const syncId = await route.sync({ name: unique("guarded-sync"), sync_mode: "incremental", detect_deletes: true });
   return { syncId, src, dst };
 }
