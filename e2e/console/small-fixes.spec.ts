@@ -223,6 +223,8 @@ atEachViewport((viewport) => {
     void consoleErrors;
     await signIn(page, ADMIN.email, ADMIN.password);
     const links = page.getByRole("navigation", { name: "Main" }).getByRole("link");
+    // The entries a permission gates come once the member's role is read: wait for the last of them.
+    await expect(links.filter({ hasText: "Audit log" })).toBeVisible();
     const icons = await links.evaluateAll((all) => all.map((a) => ({ label: a.textContent?.trim() ?? "", svg: a.querySelector("svg")?.innerHTML ?? "" })));
     expect(icons.length).toBeGreaterThanOrEqual(10);
     for (const { label, svg } of icons) expect(svg, `${label} has an icon`).not.toBe("");
