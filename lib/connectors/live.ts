@@ -30,6 +30,12 @@ export interface LiveChanges {
   changes: number;
   /** Commit time of the last transaction included. */
   committedAt: Date | null;
+  /**
+   * The source's ids of the transactions whose changes are in the batch: the read waits until each
+   * is visible, since a transaction is streamed once its commit is in the WAL, a moment before
+   * other sessions can see it.
+   */
+  xids: number[];
 }
 
 export interface LiveStream {
@@ -44,8 +50,11 @@ export interface LiveStream {
 }
 
 export interface LiveKeyReader {
-  /** The model's current rows with these keys (rows gone, or no longer matching, are absent). */
-  read(keys: string[]): Promise<Row[]>;
+  /**
+   * The model's current rows with these keys (rows gone, or no longer matching, are absent), read
+   * once the transactions `xids` are visible to it.
+   */
+  read(keys: string[], xids?: number[]): Promise<Row[]>;
   close(): Promise<void>;
 }
 

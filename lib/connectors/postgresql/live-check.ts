@@ -5,6 +5,7 @@ import type pg from "pg";
 import type { LiveCheck, LiveKeyReader, LiveModel } from "../live";
 import type { Row } from "../types";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
+import { ConnectorError } from "../shared/errors";
 import { beginRead, connect, described, pgSettings, quoteIdent, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
 
@@ -108,6 +109,23 @@ async function keyedByTable(client: pg.Client, inner: string, primaryKey: string
  * writes it), on one connection kept until close(). A connection per micro-batch (authentication and
  * the key's type looked up each time) cost more than the read itself (bench/README.md, live).
  */
+/** How long a read waits for its transactions to become visible before it gives up (the run is retried). */
+const VISIBLE_WAIT_MS = 10_000;
+
+/**
+ * Whether the transactions `xids` (pgoutput's 32-bit ids) are visible to this transaction's snapshot.
+ * Each id gets its epoch from the snapshot's xmax: one less when the id is above xmax's low 32 bits
+ * (it was assigned before the counter wrapped).
+ */
+async function visible(c: pg.Client, xids: number[]): Promise<boolean> {
+  const { rows } = await c.query<{ visible: boolean }>(
+    `SELECT coalesce(bool_and(txid_visible_in_snapshot(((greatest((m >> 32) - (x > (m & 4294967295))::int, 0) << 32) | x), s)), true) AS visible
+       FROM (SELECT txid_current_snapshot() AS s) a, LATERAL (SELECT txid_snapshot_xmax(a.s) AS m) b, unnest($1::bigint[]) AS x`,
+    [xids],
+  );
+  return rows[0]?.visible ?? true;
+}
+
 export function liveKeyReader(config: Row, model: LiveModel): LiveKeyReader {
   let client: pg.Client | undefined;
   let text: string | null | undefined;
@@ -116,32 +134,41 @@ export function liveKeyReader(config: Row, model: LiveModel): LiveKeyReader {
     client = undefined;
     await gone?.end().catch(() => undefined);
   };
-  const read = async (c: pg.Client, keys: string[]) => {
-    await beginRead(c);
-    try {
-      text ??= await keyedSelect(c, model);
-      if (text === null) return [];
-      const { rows } = await c.query<Row>(oneStatement(text, [keys]));
-      return rows.map(jsonSafeRow);
-    } finally {
-      await c.query("ROLLBACK").catch(() => undefined);
+  const read = async (c: pg.Client, keys: string[], xids: number[]) => {
+    // A streamed transaction is in the WAL a moment before other sessions see it: read too soon, its
+    // rows look gone and nothing is sent for them. So the read waits, in the snapshot it then reads
+    // in (repeatable read), until every transaction of the batch is visible.
+    for (let waited = 0, pause = 2; ; waited += pause, pause = Math.min(pause * 2, 100)) {
+      await c.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      try {
+        if (xids.length === 0 || (await visible(c, xids))) {
+          text ??= await keyedSelect(c, model);
+          if (text === null) return [];
+          const { rows } = await c.query<Row>(oneStatement(text, [keys]));
+          return rows.map(jsonSafeRow);
+        }
+      } finally {
+        await c.query("ROLLBACK").catch(() => undefined);
+      }
+      if (waited >= VISIBLE_WAIT_MS) throw new ConnectorError(`The source's transactions ${xids.join(", ")} did not become visible within ${VISIBLE_WAIT_MS / 1000} s of being streamed.`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   };
   return {
-    async read(keys) {
+    async read(keys, xids = []) {
       if (keys.length === 0) return [];
       return described(config, async () => {
         const reused = client !== undefined;
         client ??= await connect(pgSettings(config));
         try {
-          return await read(client, keys);
+          return await read(client, keys, xids);
         } catch (err) {
           // The kept connection may be what failed (server restarted, session ended while idle): the read
           // is read-only, so it is tried once more on a new one.
           await drop();
           if (!reused) throw err;
           client = await connect(pgSettings(config));
-          return await read(client, keys);
+          return await read(client, keys, xids);
         }
       });
     },

@@ -107,7 +107,7 @@ async function drop(config: Row, syncId: number): Promise<boolean> {
 }
 
 /** One buffered change (a key) or the end of a transaction (what may be acknowledged). */
-type Event = { key: { text: string; value: unknown }; at: number } | { lsn: string; committedAt: Date | null; at: number };
+type Event = { key: { text: string; value: unknown }; xid: number; at: number } | { lsn: string; committedAt: Date | null; at: number };
 
 async function stream(config: Row, syncId: number, fromLsn: string): Promise<LiveStream> {
   const s = pgSettings(config);
@@ -122,6 +122,8 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
   let keysBuffered = 0;
   let skipping = false;
   let inTransaction = false;
+  /** The transaction being received (pgoutput's begin names it). */
+  let xid = 0;
   /** Messages of changes handled so far (a heartbeat's acknowledgement waits until none is pending). */
   let dataMessages = 0;
   /** Handed out by next() and not acknowledged yet. */
@@ -150,7 +152,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
     const typeOid = relation.columns.find((c) => c.name === column)?.typeOid ?? 25;
     // Parsed as the reads parse the key, so it matches the key the sync tracks.
     const value = jsonSafeValue((jsonSafeTypes.getTypeParser(typeOid, "text") as (v: string) => unknown)(text));
-    events.push({ key: { text, value }, at: Date.now() });
+    events.push({ key: { text, value }, xid, at: Date.now() });
     keysBuffered++;
   };
   service.on("data", async (_lsn: string, message: Pgoutput.Message) => {
@@ -158,6 +160,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
     switch (message.tag) {
       case "begin":
         inTransaction = true;
+        xid = message.xid;
         // A transaction that committed before the recorded position was recorded already (replayed after a crash).
         skipping = message.commitLsn !== null && lsnValue(message.commitLsn) < from;
         return;
@@ -240,6 +243,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
   /** Up to maxKeys distinct keys; the batch may acknowledge the last transaction it ends. */
   const take = (maxKeys: number): LiveChanges => {
     const keys = new Map<string, { text: string; value: unknown }>();
+    const xids = new Set<number>();
     let lsn = acked;
     let committedAt: Date | null = null;
     let changes = 0;
@@ -249,6 +253,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
       if ("key" in e) {
         if (keys.size >= maxKeys && !keys.has(e.key.text)) break;
         keys.set(e.key.text, e.key);
+        xids.add(e.xid);
         changes++;
       } else {
         lsn = e.lsn;
@@ -259,7 +264,7 @@ async function stream(config: Row, syncId: number, fromLsn: string): Promise<Liv
     keysBuffered -= changes;
     outstanding = true;
     wake();
-    return { keys: [...keys.values()], lsn, changes, committedAt };
+    return { keys: [...keys.values()], lsn, changes, committedAt, xids: [...xids] };
   };
 
   return {

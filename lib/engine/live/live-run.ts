@@ -150,7 +150,10 @@ async function closeQuietly(stream: LiveStream): Promise<void> {
 async function applyChanges(attempt: RunAttempt, reader: LiveKeyReader, recorder: BatchRecorder, guard: LiveGuard | null, changes: LiveChanges): Promise<boolean> {
   const { ctx, pool } = attempt;
   let started = performance.now();
-  const rows = await reader.read(changes.keys.map((k) => k.text));
+  const rows = await reader.read(
+    changes.keys.map((k) => k.text),
+    changes.xids,
+  );
   attempt.timings.query += performance.now() - started;
   started = performance.now();
   // Diffed as by no run (run id 0): a key this rolling run already sent is compared, not taken for a retry's.
