@@ -104,11 +104,6 @@ async function keyedByTable(client: pg.Client, inner: string, primaryKey: string
   return plain ? null : `The model's column "${primaryKey}" must be the table's column "${primaryKey}" itself, not an expression.`;
 }
 
-/**
- * See LiveSource.keyReader: the model's rows whose key is among `keys` (the key's text as the source
- * writes it), on one connection kept until close(). A connection per micro-batch (authentication and
- * the key's type looked up each time) cost more than the read itself (bench/README.md, live).
- */
 /** How long a read waits for its transactions to become visible before it gives up (the run is retried). */
 const VISIBLE_WAIT_MS = 10_000;
 
@@ -126,6 +121,11 @@ async function visible(c: pg.Client, xids: number[]): Promise<boolean> {
   return rows[0]?.visible ?? true;
 }
 
+/**
+ * See LiveSource.keyReader: the model's rows whose key is among `keys` (the key's text as the source
+ * writes it), on one connection kept until close(). A connection per micro-batch (authentication and
+ * the key's type looked up each time) cost more than the read itself (bench/README.md, live).
+ */
 export function liveKeyReader(config: Row, model: LiveModel): LiveKeyReader {
   let client: pg.Client | undefined;
   let text: string | null | undefined;
