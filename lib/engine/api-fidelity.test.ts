@@ -1,6 +1,6 @@
 // The type-fidelity suite (tests/support/type-fidelity.ts) as the API answers it: the 19-type table
-// synced PostgreSQL to PostgreSQL, by the pass-through path (records kept as COPY text, decoded when
-// read) and the JSON path, then the records list, one record's detail (source row and payload) and a
+// synced PostgreSQL to PostgreSQL, by pass-through and by mapped lines (records kept as COPY text,
+// decoded when read) and by the JSON path (rows, lines off), then the records list, one record's detail (source row and payload) and a
 // dry-run plan, each read through its real route handler and parsed exactly from the bytes of the
 // answer: bigints, numerics, NaN and infinities, intervals and numbers inside JSON show as they left.
 import { NextRequest } from "next/server";
@@ -15,7 +15,7 @@ import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { expectRecordValues, PG_TYPES, pgColumnsDdl, pgInsert, ROWS } from "@/tests/support/type-fidelity";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, reloadRun, sql, tableStream } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, sql, tableStream, type ReadPath } from "./test-support";
 
 useTestDatabase();
 
@@ -55,12 +55,16 @@ async function call(handler: (req: NextRequest, ctx: { params: Promise<Record<st
 }
 
 describe("the API shows each of the 19 awkward types exactly", () => {
-  for (const path of ["pass-through", "JSON path (one static column)"] as const) {
-    it(`records list and record detail, ${path}`, async () => {
+  const cases: { path: ReadPath; table: string; title: string }[] = [
+    { path: "pass-through", table: "api_text", title: "pass-through" },
+    { path: "mapped lines", table: "api_lines", title: "mapped lines (one static column)" },
+    { path: "rows", table: "api_json", title: "JSON path (one static column, lines off)" },
+  ];
+  for (const { path, table, title } of cases) {
+    it(`records list and record detail, ${title}`, async () => {
       const { user, workspaceId } = await newMember("Admin");
       const { token } = await signToken({ userId: user.id, kind: "session" });
       const auth = { token, workspaceId };
-      const table = path === "pass-through" ? "api_text" : "api_json";
       await sql(destination.url, `CREATE TABLE ${table} (${pgColumnsDdl(PG_TYPES, ", note text")})`);
       const configuration = path === "pass-through" ? STANDARD : [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }];
       const f = await createFixture({
@@ -71,10 +75,11 @@ describe("the API shows each of the 19 awkward types exactly", () => {
         sync: { configuration },
       });
       const created = await triggerSync(workspaceId, f.syncId);
-      await executeRun(created.id);
+      if (path === "rows") process.env.ENGINE_PASS_THROUGH = "0";
+      await executeRun(created.id).finally(() => delete process.env.ENGINE_PASS_THROUGH);
       const run = await reloadRun(created.id);
       expect(run).toMatchObject({ successfulRows: ROWS, failedRows: 0 });
-      expect(run.recordColumns !== null).toBe(path === "pass-through");
+      expect(readPath(run)).toBe(path);
 
       const base = `/api/v1/syncs/${f.syncId}/sync_runs/${created.id}/sync_records`;
       const params = { id: String(f.syncId), run_id: String(created.id) };

@@ -8,7 +8,7 @@ import { startClickhouse, type ClickhouseServer } from "@/tests/support/clickhou
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream } from "./test-support";
 
 useTestDatabase();
 
@@ -81,7 +81,7 @@ async function run(f: { workspaceId: number; syncId: number }) {
   const created = await triggerSync(f.workspaceId, f.syncId);
   const result = await executeRun(created.id);
   const r = await reloadRun(created.id);
-  return { result, run: r, passedThrough: r.recordColumns !== null, records: await runRecords(created.id) };
+  return { result, run: r, passedThrough: readPath(r) === "pass-through", path: readPath(r), records: await runRecords(created.id) };
 }
 
 const counters = (r: Awaited<ReturnType<typeof run>>["run"]) => ({
@@ -152,10 +152,10 @@ describe("ClickHouse to PostgreSQL by the pass-through path", () => {
     expect(failed[0].error).toMatch(/check constraint/i);
   });
 
-  it("keeps the JSON path where a column's text is not exact for its destination (String into bytea)", async () => {
+  it("maps the lines instead where a column's text is not exact for its destination (String into bytea)", async () => {
     await sql(pgDb.url, `CREATE TABLE as_bytes (id bigint PRIMARY KEY, raw bytea)`);
     const r = await run(await fixture("as_bytes", ["id", "raw"].map((c) => ({ from: c, to: c, mapping_type: "standard" }))));
-    expect(r.passedThrough).toBe(false);
+    expect(r.path).toBe("mapped lines");
     expect(counters(r.run)).toMatchObject({ successfulRows: ROWS, failedRows: 0 });
     expect(await sql(pgDb.url, "SELECT raw::text AS raw FROM as_bytes WHERE id = 1")).toEqual([{ raw: "\\x005cff7831" }]);
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
 
 const MARIADB_URL = process.env.MARIADB_URL;
 const SKIP_REASON = "MARIADB_URL is not set (e.g. MARIADB_URL=mysql://root@127.0.0.1:3306/test), so the MariaDB text-path test is skipped";
@@ -101,7 +101,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "the COPY text path, MariaDB ↔ Pos
     await executeRun(created.id);
     const r = await reloadRun(created.id);
     const records = (await runRecords(created.id)).sort((a, b) => Number(a.primaryKey) - Number(b.primaryKey));
-    return { run: r, passedThrough: r.recordColumns !== null, records };
+    return { run: r, passedThrough: readPath(r) === "pass-through", path: readPath(r), records };
   }
 
   const standard = (columns: string[]) => columns.map((c) => ({ from: c, to: c, mapping_type: "standard" }));

@@ -9,7 +9,7 @@ import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { loadRunContext } from "./context";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, reloadRun, runRecords, sql, tableStream } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream } from "./test-support";
 
 useTestDatabase();
 
@@ -62,7 +62,9 @@ describe("an existing sync's next run after the value model", () => {
       await executeRun(created.id);
       return { run: await reloadRun(created.id), records: await runRecords(created.id) };
     };
-    const first = await run();
+    // Its first run as the previous version ran it: rows, not lines (those came later).
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const first = await run().finally(() => delete process.env.ENGINE_PASS_THROUGH);
     expect(first.run).toMatchObject({ successfulRows: 6, failedRows: 0 });
 
     // The states as the previous version left them: the source's plain fingerprints of every row.
@@ -83,6 +85,8 @@ describe("an existing sync's next run after the value model", () => {
     await sql(destination.url, "UPDATE items SET seen = date_trunc('milliseconds', seen) WHERE id = 4");
 
     const next = await run();
+    // Its states hold the JSON path's fingerprints, so it stays on that path (pass-through/plan.ts).
+    expect(readPath(next.run)).toBe("rows");
     expect(next.records.map((r) => r.primaryKey).sort(), "only the rows holding a value bent before").toEqual(["1", "2", "3", "4"]);
     expect(next.run).toMatchObject({ totalRows: 4, skippedRows: 2, successfulRows: 4, failedRows: 0 });
     // Repaired: every value as it left.

@@ -20,7 +20,7 @@ const AS_IS = {
   writeAttempts: "ENGINE_WRITE_ATTEMPTS", // attempts per record (and retry pauses in a row) before it fails
   retryBaseMs: "ENGINE_RETRY_BASE_MS", // the first backoff step of a retried write
   unchangedFilterMaxRows: "ENGINE_UNCHANGED_FILTER_MAX_ROWS", // re-runs pass unchanged rows in memory, up to this many fingerprints
-  passThrough: "ENGINE_PASS_THROUGH", // COPY text straight through when source, destination and mapping allow it
+  passThrough: "ENGINE_PASS_THROUGH", // reads COPY text lines (passed straight through where destination and mapping allow it)
   memoryLog: "ENGINE_MEMORY_LOG", // logs the process's memory after every batch
   bossSchema: "PGBOSS_SCHEMA", // pg-boss's schema in the application database
   bossPoolSize: "PGBOSS_POOL_SIZE", // connections of pg-boss's own pool

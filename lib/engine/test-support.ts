@@ -160,6 +160,14 @@ export function catalogOf(stream: Stream, rate: Partial<Omit<Catalog, "streams">
   return { streams: [stream], request_rate_limit: 0, request_rate_limit_unit: "minute", request_rate_concurrency: 4, ...rate };
 }
 
+/** The read path a run took (pass-through/plan.ts), from the columns its records were stored with. */
+export type ReadPath = "pass-through" | "mapped lines" | "rows";
+
+export function readPath(run: { recordColumns: unknown }): ReadPath {
+  const columns = run.recordColumns as { mapped?: boolean } | null;
+  return columns === null ? "rows" : columns.mapped ? "mapped lines" : "pass-through";
+}
+
 /** A run's records as the API reads them: a record kept as COPY text (pass-through) is decoded. */
 export async function runRecords(runId: number): Promise<SyncRecord[]> {
   const run = await prisma().syncRun.findUniqueOrThrow({ where: { id: runId }, select: { recordColumns: true } });

@@ -1,9 +1,9 @@
-// The pass-through read loop (plan.ts says when): per batch of COPY lines, key and fingerprint each
-// line, classify the batch against sync_states like any batch, upsert the changed lines into the
-// destination in one statement, and record them (the line is the record). A batch the destination
-// refuses is sent again through the JSON path, which isolates the rows at fault and records each
-// row's own outcome, so the guarantees (per-record outcomes, exact counters, nothing lost or sent
-// twice across a killed worker) are the JSON path's.
+// The lines read loop (plan.ts says when): per batch of COPY lines, key and fingerprint each line,
+// classify the batch against sync_states like any batch, and record the lines sent (the line is the
+// record). Pass-through upserts the changed lines into the destination in one statement; a batch the
+// destination refuses is sent again through the JSON path, which isolates the rows at fault and
+// records each row's own outcome, so the guarantees (per-record outcomes, exact counters, nothing lost
+// or sent twice across a killed worker) are the JSON path's. Mapped lines take that path at once.
 import "server-only";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
@@ -128,9 +128,15 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
   const send = async (items: Item[]): Promise<Outcome[]> => {
     if (items.length === 0 || attempt.halted) return [];
+    const { destination } = plan;
+    if (!destination) {
+      // Mapped lines: decoded only now, once they are known to be sent.
+      for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
+      return sendItems(attempt, items);
+    }
     const lines = items.map((i) => (plan.pick ? picked(i.line as string, plan.pick) : (i.line as string)));
     const started = performance.now();
-    const result = await plan.destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew });
+    const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew });
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) likelyNew = false;
@@ -149,8 +155,9 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
     const { items, unchanged } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, { keys, fingerprints, kept }, run);
     delta.skippedRows += unchanged;
-    // Lines go in as upserts, so the diff's updates are the writes' (passesThrough): bound here.
-    if (attempt.updates) bindLines(attempt.updates, items);
+    // Passed-through lines go in as upserts, so the diff's updates are the writes' (passesThrough):
+    // bound here. Mapped lines are bound as the JSON path's rows are, once the write mode split them.
+    if (attempt.updates && plan.destination) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
     const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
     await groups.add({ seq, items, delta, cursorValue });

@@ -1,11 +1,14 @@
-// Whether a run can pass rows through as COPY text, and how: the source reads its rows as COPY lines,
-// the destination upserts them as COPY lines, and the engine only splits out the key, hashes the
-// line, picks the mapped fields and keeps the line as the record — no row object, no JSON per row.
-// Only where that gives exactly what the JSON path would write: standard mappings of plain columns,
-// type pairs whose text form converts to the same value, an upsert by the destination's key, no rate
-// limit, no field left out when empty (null_policy skip). Anything else takes the JSON path (run-execution.ts).
+// Whether a run reads its rows as COPY lines, and how. Pass-through: the destination upserts the lines
+// as they are, and the engine only splits out the key, hashes the line, picks the mapped fields and
+// keeps the line as the record — no row object, no JSON per row. Only where that gives exactly what
+// the JSON path would write: standard mappings of plain columns, type pairs whose text form converts
+// to the same value, an upsert by the destination's key, no rate limit, no field left out when empty
+// (null_policy skip). Otherwise, mapped lines: keyed, hashed and recorded the same way, and only the
+// lines to send are decoded into rows for the mapping and the destination's write (send-batch.ts).
+// Anything else takes the JSON path (run-execution.ts).
 import "server-only";
-import type { ReadOptions, TextColumn, TextRowsDestination, TextRowsSource } from "@/lib/connectors/types";
+import type { ReadOptions, TextColumn, TextRowsDestination, TextRowsSource, TextTarget } from "@/lib/connectors/types";
+import { db } from "@/lib/db/kysely";
 import type { RunContext } from "../context";
 import { engineSettings } from "../settings";
 import type { RecordColumns } from "./record-columns";
@@ -13,7 +16,8 @@ import { passesThrough } from "@/lib/sync-rules/write-mode";
 
 export interface PassThroughPlan {
   source: TextRowsSource;
-  destination: TextRowsDestination;
+  /** Null for mapped lines: each line to send is decoded and goes through the mapping and `write()`. */
+  destination: TextRowsDestination | null;
   /** The source's columns: the fields of every line, and how a stored line is read back. */
   recordColumns: RecordColumns;
   /** Destination columns, in the order of the fields of the lines sent. */
@@ -80,17 +84,45 @@ function columnPairs(ctx: RunContext, sourceNames: string[]): [string, string][]
   return new Set(pairs.map(([to]) => to)).size === pairs.length ? pairs : undefined;
 }
 
-export async function planPassThrough(ctx: RunContext, options: ReadOptions): Promise<PassThroughPlan | undefined> {
+/** How a run may read as lines: whether the sync's states hold line fingerprints (see statesHoldLines). */
+export interface LineState {
+  /** The sync tracked no row when the attempt (or plan) began. */
+  noStates: boolean;
+  /** The run being executed; 0 for a plan of a run that does not exist yet. */
+  runId: number;
+}
+
+/**
+ * The lines plan of a run: pass-through where source, destination and mapping allow it, else mapped
+ * lines where the source reads lines and the sync's states can take their fingerprints; undefined for
+ * the JSON path.
+ */
+export async function planPassThrough(ctx: RunContext, options: ReadOptions, state: LineState): Promise<PassThroughPlan | undefined> {
   const source = ctx.source.textRows;
-  const destination = ctx.destination.textRows;
-  if (!engineSettings.passThrough || !source || !destination) return undefined;
+  if (!engineSettings.passThrough || !source) return undefined;
   // Lines go in as upserts: only for the modes that write every row that way.
-  if (!passesThrough(ctx.sync.writeMode)) return undefined;
-  if ((ctx.stream.primary_key?.length ?? 0) === 0 || ctx.rate.limit > 0) return undefined;
-  const [columns, target] = await Promise.all([source.columns(ctx.sourceConfig, options), destination.target(ctx.destinationConfig, ctx.stream)]);
+  const upserts = passesThrough(ctx.sync.writeMode) && (ctx.stream.primary_key?.length ?? 0) > 0 && !(ctx.rate.limit > 0);
+  const textRows = upserts ? ctx.destination.textRows : undefined;
+  const [columns, target] = await Promise.all([source.columns(ctx.sourceConfig, options), textRows?.target(ctx.destinationConfig, ctx.stream)]);
   if (!columns) return undefined;
   const names = columns.map((c) => c.name);
-  if (!target.writable || new Set(names).size !== names.length) return undefined;
+  if (new Set(names).size !== names.length) return undefined;
+  const keyIndex = names.indexOf(ctx.model.primaryKey);
+  if (keyIndex < 0 || !KEY_TYPES.includes(columns[keyIndex].type)) return undefined;
+  const cursorIndex = options.cursorField ? names.indexOf(options.cursorField) : -1;
+  if (options.cursorField && cursorIndex < 0) return undefined;
+  const lines = { source, keyIndex, cursorIndex, seed: `${ctx.fingerprintSeed}:copy-text` };
+  const connector = ctx.source.definition.name;
+  const through = textRows && target && passThroughColumns(ctx, columns, target);
+  if (through) return { ...lines, ...through, destination: textRows, recordColumns: { connector, columns } };
+  if (!(await statesHoldLines(ctx.sync.id, state))) return undefined;
+  return { ...lines, destination: null, destinationColumns: [], recordColumns: { connector, columns, mapped: true } };
+}
+
+/** The destination columns and picked fields of a pass-through, or undefined when it cannot be one. */
+function passThroughColumns(ctx: RunContext, columns: TextColumn[], target: TextTarget): Pick<PassThroughPlan, "destinationColumns" | "pick"> | undefined {
+  if (!target.writable) return undefined;
+  const names = columns.map((c) => c.name);
   const pairs = columnPairs(ctx, names);
   if (!pairs) return undefined;
   const typeOf = (list: TextColumn[], name: string) => list.find((c) => c.name === name)?.type;
@@ -99,20 +131,28 @@ export async function planPassThrough(ctx: RunContext, options: ReadOptions): Pr
     if (destinationType === undefined || !sameText(typeOf(columns, from) as string, destinationType)) return undefined;
   }
   if (!target.primaryKey.every((k) => pairs.some(([to]) => to === k))) return undefined;
-  const keyIndex = names.indexOf(ctx.model.primaryKey);
-  if (keyIndex < 0 || !KEY_TYPES.includes(columns[keyIndex].type)) return undefined;
-  const cursorIndex = options.cursorField ? names.indexOf(options.cursorField) : -1;
-  if (options.cursorField && cursorIndex < 0) return undefined;
   const pick = pairs.map(([, from]) => names.indexOf(from));
   const whole = pick.length === names.length && pick.every((p, i) => p === i);
-  return {
-    source,
-    destination,
-    recordColumns: { connector: ctx.source.definition.name, columns },
-    destinationColumns: pairs.map(([to]) => to),
-    pick: whole ? undefined : pick,
-    keyIndex,
-    cursorIndex,
-    seed: `${ctx.fingerprintSeed}:copy-text`,
-  };
+  return { destinationColumns: pairs.map(([to]) => to), pick: whole ? undefined : pick };
+}
+
+/**
+ * Whether mapped lines keep the sync's fingerprints: a line's differs from the JSON path's of the same
+ * row, so a sync whose states the JSON path wrote stays on it (switching would send every row once).
+ * Lines when nothing is tracked yet, when an earlier attempt of this run read lines, or when the sync's
+ * latest successful general run did (its records' columns are stored: claimRecordColumns).
+ */
+async function statesHoldLines(syncId: number, { noStates, runId }: LineState): Promise<boolean> {
+  if (noStates) return true;
+  const row = await db()
+    .selectFrom("sync_runs")
+    .select((eb) => eb("record_columns", "is not", null).as("lines"))
+    .where("sync_id", "=", syncId)
+    .where("sync_run_type", "=", "general")
+    .where((eb) => eb.or([eb.and([eb("id", "=", runId), eb("record_columns", "is not", null)]), eb("status", "=", "success")]))
+    .orderBy((eb) => eb.case().when("id", "=", runId).then(0).else(1).end())
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.lines === true;
 }

@@ -7,6 +7,11 @@ import type { Row, TextColumn } from "@/lib/connectors/types";
 export interface RecordColumns {
   connector: string;
   columns: TextColumn[];
+  /**
+   * The lines were mapped, not passed through (pass-through/plan.ts): the records read back alike, and
+   * every attempt of a run takes the path its first one claimed (run-counters.ts:claimRecordColumns).
+   */
+  mapped?: true;
 }
 
 function parse(stored: unknown): RecordColumns | undefined {

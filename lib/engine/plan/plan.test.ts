@@ -1,14 +1,14 @@
 // The plan against real PostgreSQL: it must agree with the run that follows it (same insert, update,
 // delete and skip counts as the run's records) on both read paths, write nothing, and the guard
 // built on it must hold a run before its first write, let it go on once approved, and drop it on cancel.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { Conflict } from "@/lib/errors";
 import { CANCELED_ERROR, runOutcome } from "@/lib/sync-rules/run-outcome";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { approveRun, cancelSync, planSync, stopEngine, triggerSync, type SyncPlan } from "../index";
 import { executeRun } from "../execute-run";
-import { catalogOf, createFixture, reloadRun, runRecords, sql, pgConnectorConfig, stateRows, tableStream, type Fixture } from "../test-support";
+import { catalogOf, createFixture, readPath, reloadRun, runRecords, sql, pgConnectorConfig, stateRows, tableStream, type Fixture, type ReadPath } from "../test-support";
 
 useTestDatabase();
 
@@ -28,7 +28,20 @@ afterAll(async () => {
 
 let tables = 0;
 
-/** A source table of `rows` people and an empty destination table; `json` maps through a template (the JSON path). */
+/** The engine's three read paths: lines passed through, lines mapped (a template), rows (lines off). */
+const PATHS = ["COPY text", "mapped lines", "JSON"] as const;
+const READ_PATH: Record<(typeof PATHS)[number], ReadPath> = { "COPY text": "pass-through", "mapped lines": "mapped lines", JSON: "rows" };
+
+/** The JSON path is the one a sync takes when lines are off (or its states hold the JSON path's fingerprints). */
+function linesOff(path: (typeof PATHS)[number]): void {
+  if (path !== "JSON") return;
+  process.env.ENGINE_PASS_THROUGH = "0";
+  onTestFinished(() => {
+    delete process.env.ENGINE_PASS_THROUGH;
+  });
+}
+
+/** A source table of `rows` people and an empty destination table; `json` maps through a template (not passed through). */
 async function peopleSync(rows: number, options: { json?: boolean; sync?: Parameters<typeof createFixture>[0]["sync"] } = {}): Promise<Fixture & { table: string }> {
   const table = `plan_people_${++tables}`;
   await sql(
@@ -98,22 +111,23 @@ async function planThenRun(f: Fixture & { table: string }) {
 const counted: Record<string, unknown> = {};
 
 describe("the plan matches the run that follows it", () => {
-  for (const path of ["COPY text", "JSON"] as const) {
+  for (const path of PATHS) {
     it(`${path} path: a first sync, a changed sync and a mirror sync`, { timeout: 60_000 }, async () => {
-      const f = await peopleSync(1000, { json: path === "JSON" });
+      linesOff(path);
+      const f = await peopleSync(1000, { json: path !== "COPY text" });
 
       const first = await planThenRun(f);
       expect(planCounts(first.plan)).toEqual({ insert: 1000, update: 0, delete: 0, skip: 0 });
       expect(recordCounts(first.records)).toEqual(planCounts(first.plan));
       // The run took the path this case is about (records kept as COPY text, or as JSON).
-      expect(first.run.recordColumns === null).toBe(path === "JSON");
+      expect(readPath(first.run)).toBe(READ_PATH[path]);
       expect(first.plan).toMatchObject({ tracked: 0, full_read: true, cursor: null });
       expect(first.plan.counts).toMatchObject({ read: 1000, unchanged: 0, duplicate: 0, blank_key: 0 });
       // Samples: the source row and the payload the mapping makes of it.
       expect(first.plan.samples.insert).toHaveLength(5);
       const sample = first.plan.samples.insert[0];
       expect(sample.row).toMatchObject({ id: Number(sample.primary_key), name: `Person ${sample.primary_key}` });
-      expect(sample.payload).toMatchObject({ id: Number(sample.primary_key), name: path === "JSON" ? `PERSON ${sample.primary_key}` : `Person ${sample.primary_key}` });
+      expect(sample.payload).toMatchObject({ id: Number(sample.primary_key), name: path !== "COPY text" ? `PERSON ${sample.primary_key}` : `Person ${sample.primary_key}` });
 
       // 3 changed, 2 new, 1 gone (not deleted: delete detection is off), 1 duplicate and 1 blank key in the read.
       await sql(source.url, `UPDATE ${f.table} SET name = name || ' (changed)' WHERE id IN (10, 20, 30)`);
@@ -351,9 +365,10 @@ describe("the blast-radius guard", () => {
     return held.run.id;
   };
 
-  for (const path of ["COPY text", "JSON"] as const) {
+  for (const path of PATHS) {
     it(`${path} path: an approved run writes only the updates approved, also when it does not plan again`, { timeout: 30_000 }, async () => {
-      const f = await peopleSync(10, { json: path === "JSON", sync: { guard: { max_change_percent: 10 } } });
+      linesOff(path);
+      const f = await peopleSync(10, { json: path !== "COPY text", sync: { guard: { max_change_percent: 10 } } });
       expect((await run(f)).result).toBe("success");
       const nameOf = async (id: number) => ((await sql(destination.url, `SELECT name FROM ${f.table} WHERE id = ${id}`)) as { name: string }[])[0].name;
 
@@ -362,7 +377,7 @@ describe("the blast-radius guard", () => {
       expect(await executeRun(same)).toBe("success");
       expect(recordCounts(await runRecords(same))).toEqual({ insert: 0, update: 2, delete: 0, skip: 0 });
       // The run took the path this case is about.
-      expect((await reloadRun(same)).recordColumns === null).toBe(path === "JSON");
+      expect(readPath(await reloadRun(same))).toBe(READ_PATH[path]);
 
       // Approved for rows 3 and 4; then the source changes row 5 too, after the plan and before the read.
       const other = await approvedFor(f, [3, 4]);
@@ -372,7 +387,7 @@ describe("the blast-radius guard", () => {
         'Nothing more was written: the source changed after approval: it would update row "5" the approved plan did not. Run the sync again: it plans again, and its limits hold it for approval if it still would.',
       );
       expect(await runRecords(other)).toHaveLength(0);
-      expect(await nameOf(5)).toBe(path === "JSON" ? "PERSON 5" : "Person 5");
+      expect(await nameOf(5)).toBe(path !== "COPY text" ? "PERSON 5" : "Person 5");
     });
   }
 

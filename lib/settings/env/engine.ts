@@ -44,7 +44,7 @@ export const engineVariables = {
   ),
   ENGINE_PASS_THROUGH: flag(
     true,
-    "`0` = never pass rows through as COPY text (PostgreSQL → PostgreSQL with standard mappings); every row then goes through the JSON path",
+    "`0` = never read rows as COPY text lines (PostgreSQL, MariaDB and ClickHouse sources: passed through with standard mappings, else mapped); every row then goes through the JSON path",
   ),
   ENGINE_MEMORY_LOG: flag(false, "`1` = log the worker's memory between batches (for measurements)"),
   ENGINE_WRITE_ATTEMPTS: integer(1, 5, "attempts per destination write with retryable failures"),

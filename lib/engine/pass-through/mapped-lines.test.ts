@@ -1,0 +1,174 @@
+// Mapped lines (pass-through/plan.ts): a sync whose mapping or destination rules out pass-through
+// still reads COPY lines, hashes and records them, and decodes only the lines it sends. Against the
+// JSON path on the same rows: the same destination rows, records and counters. And the rule that
+// keeps an existing sync's fingerprints: a sync whose states the JSON path wrote stays on it.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { exactJson } from "@/lib/connectors/shared/values";
+import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
+import { loadRunContext } from "../context";
+import { executeRun } from "../execute-run";
+import { stopEngine, triggerSync } from "../index";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture } from "../test-support";
+import { planPassThrough } from "./plan";
+
+useTestDatabase();
+
+let source: { url: string; drop(): Promise<void> };
+let destination: { url: string; drop(): Promise<void> };
+
+const COLUMNS = "id bigint PRIMARY KEY, label text, amount numeric, at timestamptz, doc jsonb, ratio double precision";
+const QUERY = "SELECT id, label, amount, at, doc, ratio FROM people";
+/** A template and a static value: never a pass-through. */
+const MAPPING = [
+  { from: "id", to: "id", mapping_type: "standard" },
+  { from: "{{ label | upcase }}", to: "label", mapping_type: "template" },
+  { from: "amount", to: "amount", mapping_type: "standard" },
+  { from: "at", to: "at", mapping_type: "standard" },
+  { from: "doc", to: "doc", mapping_type: "standard" },
+  { from: "ratio", to: "ratio", mapping_type: "standard" },
+  { from: "mapped", to: "note", mapping_type: "static" },
+];
+const ROWS = 1200;
+
+beforeAll(async () => {
+  source = await createScratchDatabase("ds_ml_src");
+  destination = await createScratchDatabase("ds_ml_dst");
+  await sql(source.url, `CREATE TABLE people (${COLUMNS})`);
+  // Text COPY escapes, non-ASCII, exact decimals, sub-millisecond timestamps, JSON, non-finite floats, nulls.
+  await sql(
+    source.url,
+    `INSERT INTO people VALUES
+      (1, E'tab\\there\\nline\\\\slash', 12.50, '2026-01-02 03:04:05.678901+02', '{"big": 12345678901234567890}', 'NaN'),
+      (2, 'ünïcødé ✓', -0.001, NULL, '[1, "two", null]', '-Infinity'),
+      (3, NULL, NULL, NULL, NULL, NULL)`,
+  );
+  await sql(source.url, `INSERT INTO people (id, label, amount) SELECT g, 'person ' || g, round(g / 100.0, 2) FROM generate_series(4, ${ROWS}) g`);
+});
+
+afterEach(() => {
+  delete process.env.ENGINE_PASS_THROUGH;
+  delete process.env.ENGINE_BATCH_SIZE;
+});
+
+afterAll(async () => {
+  await stopEngine();
+  await source?.drop();
+  await destination?.drop();
+});
+
+let tables = 0;
+
+async function peopleSync(): Promise<Fixture & { table: string }> {
+  const table = `people_${++tables}`;
+  await sql(destination.url, `CREATE TABLE ${table} (${COLUMNS}, note text)`);
+  const f = await createFixture({
+    sourceUrl: source.url,
+    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
+    query: QUERY,
+    sync: { configuration: MAPPING },
+  });
+  return { ...f, table };
+}
+
+async function run(f: Fixture) {
+  const created = await triggerSync(f.workspaceId, f.syncId);
+  const result = await executeRun(created.id);
+  const r = await reloadRun(created.id);
+  return { result, run: r, path: readPath(r), records: await runRecords(created.id) };
+}
+
+const counters = (r: Awaited<ReturnType<typeof run>>["run"]) => ({
+  totalQueryRows: r.totalQueryRows,
+  totalRows: r.totalRows,
+  successfulRows: r.successfulRows,
+  failedRows: r.failedRows,
+  skippedRows: r.skippedRows,
+});
+
+/** Records by key, each row as the API writes it (a number inside JSON is held in two forms that write alike). */
+const byKey = (records: { primaryKey: string; record: unknown; action: string; status: string }[]) =>
+  new Map(records.map((r) => [r.primaryKey, { record: exactJson(r.record), action: r.action, status: r.status }]));
+
+const destinationRows = (table: string) =>
+  sql(destination.url, `SELECT id::text, label, amount::text, at::text, doc::text, ratio::text, note FROM ${table} ORDER BY id`);
+
+describe("mapped lines against the JSON path", () => {
+  it("write the same rows, records and counters; a re-run sends nothing, a change exactly itself", async () => {
+    process.env.ENGINE_BATCH_SIZE = "500";
+    const lines = await peopleSync();
+    const rows = await peopleSync();
+    const a = await run(lines);
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const b = await run(rows);
+    delete process.env.ENGINE_PASS_THROUGH;
+    expect([a.path, b.path]).toEqual(["mapped lines", "rows"]);
+    expect([a.result, b.result]).toEqual(["success", "success"]);
+    expect(counters(a.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
+    expect(counters(a.run)).toEqual(counters(b.run));
+    const [mapped, parsed] = [await destinationRows(lines.table), await destinationRows(rows.table)];
+    expect(mapped).toEqual(parsed);
+    expect(mapped[0]).toMatchObject({ label: "TAB\tHERE\nLINE\\SLASH", amount: "12.50", doc: '{"big": 12345678901234567890}', ratio: "NaN", note: "mapped" });
+    // Records read back from the lines equal the JSON path's, value for value.
+    expect(byKey(a.records)).toEqual(byKey(b.records));
+
+    const again = await run(lines);
+    expect(again.path).toBe("mapped lines");
+    expect(counters(again.run)).toEqual({ totalQueryRows: ROWS, totalRows: 0, successfulRows: 0, failedRows: 0, skippedRows: ROWS });
+
+    await sql(source.url, "UPDATE people SET label = 'renamed' WHERE id IN (2, 700)");
+    await sql(source.url, "INSERT INTO people (id, label) VALUES (5000, 'new')");
+    const changed = await run(lines);
+    await sql(source.url, "UPDATE people SET label = 'person ' || id WHERE id = 700; UPDATE people SET label = 'ünïcødé ✓' WHERE id = 2; DELETE FROM people WHERE id = 5000");
+    expect(counters(changed.run)).toMatchObject({ totalRows: 3, successfulRows: 3, skippedRows: ROWS - 2 });
+    expect(changed.records.map((r) => [r.primaryKey, r.action]).sort()).toEqual([
+      ["2", "destination_update"],
+      ["5000", "destination_insert"],
+      ["700", "destination_update"],
+    ]);
+    expect(await sql(destination.url, `SELECT label FROM ${lines.table} WHERE id IN (2, 5000) ORDER BY id`)).toEqual([{ label: "RENAMED" }, { label: "NEW" }]);
+  });
+
+  it("a row the destination refuses fails alone, recorded with its row", async () => {
+    const f = await peopleSync();
+    await sql(destination.url, `ALTER TABLE ${f.table} ADD CHECK (id <> 17)`);
+    const r = await run(f);
+    expect(r.path).toBe("mapped lines");
+    expect(counters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS - 1, failedRows: 1, skippedRows: 0 });
+    const failed = r.records.filter((x) => x.status === "failed");
+    expect(failed.map((x) => [x.primaryKey, x.record])).toEqual([["17", { id: 17, label: "person 17", amount: "0.17", at: null, doc: null, ratio: null }]]);
+    expect(failed[0].error).toMatch(/check constraint/i);
+  });
+});
+
+describe("which sync reads lines", () => {
+  it("a sync whose states the JSON path wrote stays on it, so no row is sent again", async () => {
+    const f = await peopleSync();
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const first = await run(f);
+    delete process.env.ENGINE_PASS_THROUGH;
+    expect([first.path, first.run.successfulRows]).toEqual(["rows", ROWS]);
+    const next = await run(f);
+    expect(next.path).toBe("rows");
+    expect(counters(next.run)).toMatchObject({ totalRows: 0, skippedRows: ROWS });
+  });
+
+  it("lines when the latest successful run read lines, or when an earlier attempt of the run did", async () => {
+    const f = await peopleSync();
+    const first = await run(f);
+    expect(first.path).toBe("mapped lines");
+    const queued = await triggerSync(f.workspaceId, f.syncId);
+    const ctx = await loadRunContext(await reloadRun(queued.id));
+    const plan = () => planPassThrough(ctx, { query: QUERY, batchSize: 500 }, { noStates: false, runId: queued.id });
+
+    expect((await plan())?.destination).toBeNull();
+    // No successful run read lines, and this run has not begun with them: its states are the JSON path's.
+    await sql(process.env.DATABASE_URL as string, "UPDATE sync_runs SET status = 'failed' WHERE id = $1", [first.run.id]);
+    expect(await plan()).toBeUndefined();
+    // An earlier attempt of this run claimed lines: a resumed attempt keeps them.
+    await sql(process.env.DATABASE_URL as string, "UPDATE sync_runs SET record_columns = (SELECT record_columns FROM sync_runs WHERE id = $2) WHERE id = $1", [
+      queued.id,
+      first.run.id,
+    ]);
+    expect((await plan())?.recordColumns).toMatchObject({ mapped: true });
+  });
+});
