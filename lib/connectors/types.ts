@@ -206,6 +206,17 @@ export interface WriteOptions {
   /** Send the whole batch in one request/statement when the destination supports it. */
   batch: boolean;
   signal?: AbortSignal;
+  /** Shared by a run's writes (see NewRows). */
+  newRows?: NewRows;
+}
+
+/**
+ * Whether a run's upserts are most likely of rows the destination does not hold yet (a first sync).
+ * A SQL destination may then insert them plainly and merge only when a key conflicts; it sets `likely`
+ * to false on a conflict, so the run's later writes merge at once.
+ */
+export interface NewRows {
+  likely: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@
 // whole so the bad rows fail alone. One outcome per record, except records a stop left unsent. A wait
 // longer than `longWaitMs` (rate budget or retry) is handed to `onLongWait` instead of slept through,
 // so the run can give its worker up meanwhile.
-import type { DestinationConnector, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
+import type { DestinationConnector, NewRows, Row, Stream, WriteOutcome, WriteRecord } from "@/lib/connectors/types";
 import { capRetryAfter } from "@/lib/net/retry-after";
 import { RateLimitWait, Semaphore, sleep, type SharedRateBudget } from "./rate-limit";
 import { engineSettings } from "./settings";
@@ -39,6 +39,8 @@ export interface LoaderOptions {
    * outcomes count (the delivery ledger writes them here, before their batch commits).
    */
   onDelivered?: (records: WriteRecord[]) => Promise<void>;
+  /** Handed to every write (types.ts: NewRows). */
+  newRows?: NewRows;
 }
 
 export type LongWaitCause = "retry" | "rate_limit";
@@ -117,7 +119,7 @@ export class Loader {
       const started = performance.now();
       let outcomes: WriteOutcome[];
       try {
-        outcomes = await destination.write(config, chunk, { stream, batch: this.options.batch, signal });
+        outcomes = await destination.write(config, chunk, { stream, batch: this.options.batch, signal, newRows: this.options.newRows });
       } catch (err) {
         if (signal?.aborted) return undefined;
         // The contract says write() reports failures as outcomes; a throw is treated as a transient failure.

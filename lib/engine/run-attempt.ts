@@ -2,6 +2,7 @@
 // loader, the stop signal, the timings and totals) and the attempt's workflow: begin, extract (which
 // diffs, maps, loads and records batch by batch), report.
 import "server-only";
+import type { NewRows } from "@/lib/connectors/types";
 import { pgPool } from "@/lib/db/client";
 import type { RunContext } from "./context";
 import { deliveryLedgerFor, type DeliveryLedger } from "./delivery-ledger";
@@ -57,6 +58,8 @@ export class RunAttempt {
   /** Batches are numbered in read order (the cursor advances over a gap-free prefix of them). */
   nextSeq = 0;
   readonly loader: Loader;
+  /** Set by the extract (a first sync: true); the writes of pass-through and of the loader share it. */
+  readonly newRows: NewRows = { likely: false };
   /** Destinations whose writes are not idempotent: the keys and ledger of their deliveries. */
   readonly ledger?: DeliveryLedger;
   /** An approved run's updates, checked before they are written (plan/approval.ts); null for any other run. */
@@ -102,6 +105,7 @@ export class RunAttempt {
       longWaitMs,
       onLongWait: (waitMs, cause) => this.pauseFor(waitMs, cause),
       onDelivered: ledger && ((records) => ledger.delivered(records)),
+      newRows: this.newRows,
     });
   }
 

@@ -33,6 +33,8 @@ export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions
   const cursorField = ctx.sync.syncMode === "incremental" ? (ctx.sync.cursorField ?? undefined) : undefined;
   // Checked per attempt: a resumed attempt finds the states its predecessor recorded and diffs.
   const noStates = !(await hasStates(pool, ctx.sync.id));
+  // A first sync's rows are most likely new in the destination too, until a write finds otherwise.
+  attempt.newRows.likely = noStates;
   // Unchanged rows of a full re-read pass in memory (the guard's plan below uses the same filter).
   const unchanged = loadUnchangedFilter(pool, ctx, { noStates, fromCursor: cursorField !== undefined && ctx.sync.currentCursorField != null });
   // Before anything is written: a sync with blast-radius limits plans first and may stop here.

@@ -5,6 +5,7 @@ import pg from "pg";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/pg-wire/text-copy";
 import type {
   DestinationConnector,
+  NewRows,
   Row,
   Stream,
   TextTarget,
@@ -154,7 +155,26 @@ async function stagedInsert(
   await client.query(`INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${stage}${conflict}; TRUNCATE ${stage}`);
 }
 
-function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage: boolean): SqlBatchWriter {
+/**
+ * A first sync's upsert as one COPY straight into the table, half the server's work of staging and
+ * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed.
+ */
+async function directCopy(client: pg.PoolClient, target: string, cols: string, input: CopyInput, newRows: NewRows): Promise<boolean> {
+  await client.query("SAVEPOINT ds_direct");
+  try {
+    await input.copy(client, `COPY ${target} (${cols}) FROM STDIN`);
+    await client.query("RELEASE SAVEPOINT ds_direct");
+    return true;
+  } catch (err) {
+    // Any other error (a bad value) is the batch's: bisection isolates it (sql-write.ts).
+    if ((err as { code?: string }).code !== "23505") throw err;
+    await client.query("ROLLBACK TO SAVEPOINT ds_direct");
+    newRows.likely = false;
+    return false;
+  }
+}
+
+function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage: boolean, newRows?: NewRows): SqlBatchWriter {
   return {
     savepoint: () => client.query("SAVEPOINT ds_batch").then(() => undefined),
     rollbackToSavepoint: () => client.query("ROLLBACK TO SAVEPOINT ds_batch").then(() => undefined),
@@ -171,7 +191,9 @@ function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage
         const json = canStage ? copyColumns(table, columns) : undefined;
         if (json) {
           // A bad value fails the COPY (class 22), so bisection still isolates it.
-          await stagedInsert(client, schema, table, columns, conflict, copyRows(columns, json, records));
+          const input = copyRows(columns, json, records);
+          if (action === "upsert" && newRows?.likely && (await directCopy(client, target, cols, input, newRows))) return misses;
+          await stagedInsert(client, schema, table, columns, conflict, input);
           return misses;
         }
         await client.query(
@@ -226,7 +248,7 @@ async function write(config: Row, records: WriteRecord[], options: WriteOptions)
     entry.canStage ??= (
       await client.query<{ ok: boolean }>("SELECT has_database_privilege(current_database(), 'TEMP') AS ok")
     ).rows[0].ok;
-    const outcomes = await writeWithIsolation(table, records, pgWriter(client, s.schema, s, entry.canStage));
+    const outcomes = await writeWithIsolation(table, records, pgWriter(client, s.schema, s, entry.canStage, options.newRows));
     await client.query("COMMIT");
     return outcomes;
   } catch (err) {

@@ -122,8 +122,6 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   /** The cursor column's value as the JSON path would save it (run-execution.ts). */
   const cursorOf = (line: string) => cursorColumn && cursorText(Object.values(plan.source.decode(field(line, cursorIndex), cursorColumn))[0]);
 
-  // A first sync's rows are most likely new in the destination too, until one batch finds otherwise.
-  let likelyNew = run.noStates;
 
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
   const send = async (items: Item[]): Promise<Outcome[]> => {
@@ -136,10 +134,10 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     }
     const lines = items.map((i) => (plan.pick ? picked(i.line as string, plan.pick) : (i.line as string)));
     const started = performance.now();
-    const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew });
+    const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
-      if (result.keysExisted) likelyNew = false;
+      if (result.keysExisted) attempt.newRows.likely = false;
       return items.map((item) => ({ item, ok: true }));
     }
     for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);

@@ -128,6 +128,23 @@ describe("mapped lines against the JSON path", () => {
     expect(await sql(destination.url, `SELECT label FROM ${lines.table} WHERE id IN (2, 5000) ORDER BY id`)).toEqual([{ label: "RENAMED" }, { label: "NEW" }]);
   });
 
+  it("a first sync into a table holding some of the keys updates them (a plain COPY first, a merge on the conflict)", async () => {
+    process.env.ENGINE_BATCH_SIZE = "300";
+    const f = await peopleSync();
+    await sql(destination.url, `INSERT INTO ${f.table} (id, label, note) VALUES (900, 'stale', 'theirs'), (1100, 'stale', 'theirs')`);
+    const r = await run(f);
+    expect(r.path).toBe("mapped lines");
+    expect(counters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
+    expect(await sql(destination.url, `SELECT count(*)::int AS n, count(*) FILTER (WHERE note = 'theirs')::int AS theirs FROM ${f.table}`)).toEqual([
+      { n: ROWS, theirs: 0 },
+    ]);
+    expect(await sql(destination.url, `SELECT label FROM ${f.table} WHERE id IN (899, 900, 1100) ORDER BY id`)).toEqual([
+      { label: "PERSON 899" },
+      { label: "PERSON 900" },
+      { label: "PERSON 1100" },
+    ]);
+  });
+
   it("a row the destination refuses fails alone, recorded with its row", async () => {
     const f = await peopleSync();
     await sql(destination.url, `ALTER TABLE ${f.table} ADD CHECK (id <> 17)`);
