@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
+import { exactJson } from "@/lib/connectors/shared/values";
 import type { Catalog, Row, Stream } from "@/lib/connectors/types";
 import { secrets } from "@/lib/settings/secrets";
 import { encryptJson } from "@/lib/crypto/encryption";
@@ -158,6 +159,16 @@ export async function createFixture(options: {
 
 export function catalogOf(stream: Stream, rate: Partial<Omit<Catalog, "streams">> = {}): Catalog {
   return { streams: [stream], request_rate_limit: 0, request_rate_limit_unit: "minute", request_rate_concurrency: 4, ...rate };
+}
+
+/** The counters two runs of the same rows compare by. */
+export function runCounters(r: SyncRun) {
+  return { totalQueryRows: r.totalQueryRows, totalRows: r.totalRows, successfulRows: r.successfulRows, failedRows: r.failedRows, skippedRows: r.skippedRows };
+}
+
+/** Records by key, each row as the API writes it (a number inside JSON is held in two forms that write alike). */
+export function recordsByKey(records: readonly SyncRecord[]) {
+  return new Map(records.map((r) => [r.primaryKey, { record: exactJson(r.record), action: r.action, status: r.status }]));
 }
 
 /** The read path a run took (pass-through/plan.ts), from the columns its records were stored with. */

@@ -3,12 +3,11 @@
 // JSON path on the same rows: the same destination rows, records and counters. And the rule that
 // keeps an existing sync's fingerprints: a sync whose states the JSON path wrote stays on it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { exactJson } from "@/lib/connectors/shared/values";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { loadRunContext } from "../context";
 import { executeRun } from "../execute-run";
 import { stopEngine, triggerSync } from "../index";
-import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture } from "../test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, recordsByKey, reloadRun, runCounters, runRecords, sql, tableStream, type Fixture } from "../test-support";
 import { planPassThrough } from "./plan";
 
 useTestDatabase();
@@ -77,18 +76,6 @@ async function run(f: Fixture) {
   return { result, run: r, path: readPath(r), records: await runRecords(created.id) };
 }
 
-const counters = (r: Awaited<ReturnType<typeof run>>["run"]) => ({
-  totalQueryRows: r.totalQueryRows,
-  totalRows: r.totalRows,
-  successfulRows: r.successfulRows,
-  failedRows: r.failedRows,
-  skippedRows: r.skippedRows,
-});
-
-/** Records by key, each row as the API writes it (a number inside JSON is held in two forms that write alike). */
-const byKey = (records: { primaryKey: string; record: unknown; action: string; status: string }[]) =>
-  new Map(records.map((r) => [r.primaryKey, { record: exactJson(r.record), action: r.action, status: r.status }]));
-
 const destinationRows = (table: string) =>
   sql(destination.url, `SELECT id::text, label, amount::text, at::text, doc::text, ratio::text, note FROM ${table} ORDER BY id`);
 
@@ -103,23 +90,23 @@ describe("mapped lines against the JSON path", () => {
     delete process.env.ENGINE_PASS_THROUGH;
     expect([a.path, b.path]).toEqual(["mapped lines", "rows"]);
     expect([a.result, b.result]).toEqual(["success", "success"]);
-    expect(counters(a.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
-    expect(counters(a.run)).toEqual(counters(b.run));
+    expect(runCounters(a.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
+    expect(runCounters(a.run)).toEqual(runCounters(b.run));
     const [mapped, parsed] = [await destinationRows(lines.table), await destinationRows(rows.table)];
     expect(mapped).toEqual(parsed);
     expect(mapped[0]).toMatchObject({ label: "TAB\tHERE\nLINE\\SLASH", amount: "12.50", doc: '{"big": 12345678901234567890}', ratio: "NaN", note: "mapped" });
     // Records read back from the lines equal the JSON path's, value for value.
-    expect(byKey(a.records)).toEqual(byKey(b.records));
+    expect(recordsByKey(a.records)).toEqual(recordsByKey(b.records));
 
     const again = await run(lines);
     expect(again.path).toBe("mapped lines");
-    expect(counters(again.run)).toEqual({ totalQueryRows: ROWS, totalRows: 0, successfulRows: 0, failedRows: 0, skippedRows: ROWS });
+    expect(runCounters(again.run)).toEqual({ totalQueryRows: ROWS, totalRows: 0, successfulRows: 0, failedRows: 0, skippedRows: ROWS });
 
     await sql(source.url, "UPDATE people SET label = 'renamed' WHERE id IN (2, 700)");
     await sql(source.url, "INSERT INTO people (id, label) VALUES (5000, 'new')");
     const changed = await run(lines);
     await sql(source.url, "UPDATE people SET label = 'person ' || id WHERE id = 700; UPDATE people SET label = 'ünïcødé ✓' WHERE id = 2; DELETE FROM people WHERE id = 5000");
-    expect(counters(changed.run)).toMatchObject({ totalRows: 3, successfulRows: 3, skippedRows: ROWS - 2 });
+    expect(runCounters(changed.run)).toMatchObject({ totalRows: 3, successfulRows: 3, skippedRows: ROWS - 2 });
     expect(changed.records.map((r) => [r.primaryKey, r.action]).sort()).toEqual([
       ["2", "destination_update"],
       ["5000", "destination_insert"],
@@ -134,7 +121,7 @@ describe("mapped lines against the JSON path", () => {
     await sql(destination.url, `INSERT INTO ${f.table} (id, label, note) VALUES (900, 'stale', 'theirs'), (1100, 'stale', 'theirs')`);
     const r = await run(f);
     expect(r.path).toBe("mapped lines");
-    expect(counters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
+    expect(runCounters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
     expect(await sql(destination.url, `SELECT count(*)::int AS n, count(*) FILTER (WHERE note = 'theirs')::int AS theirs FROM ${f.table}`)).toEqual([
       { n: ROWS, theirs: 0 },
     ]);
@@ -150,7 +137,7 @@ describe("mapped lines against the JSON path", () => {
     await sql(destination.url, `ALTER TABLE ${f.table} ADD CHECK (id <> 17)`);
     const r = await run(f);
     expect(r.path).toBe("mapped lines");
-    expect(counters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS - 1, failedRows: 1, skippedRows: 0 });
+    expect(runCounters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS - 1, failedRows: 1, skippedRows: 0 });
     const failed = r.records.filter((x) => x.status === "failed");
     expect(failed.map((x) => [x.primaryKey, x.record])).toEqual([["17", { id: 17, label: "person 17", amount: "0.17", at: null, doc: null, ratio: null }]]);
     expect(failed[0].error).toMatch(/check constraint/i);
@@ -166,7 +153,7 @@ describe("which sync reads lines", () => {
     expect([first.path, first.run.successfulRows]).toEqual(["rows", ROWS]);
     const next = await run(f);
     expect(next.path).toBe("rows");
-    expect(counters(next.run)).toMatchObject({ totalRows: 0, skippedRows: ROWS });
+    expect(runCounters(next.run)).toMatchObject({ totalRows: 0, skippedRows: ROWS });
   });
 
   it("lines when the latest successful run read lines, or when an earlier attempt of the run did", async () => {

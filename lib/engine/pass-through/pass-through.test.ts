@@ -7,7 +7,7 @@ import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "../execute-run";
 import { stopEngine, triggerSync } from "../index";
-import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture } from "../test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, recordsByKey, reloadRun, runCounters, runRecords, sql, tableStream, type Fixture } from "../test-support";
 
 useTestDatabase();
 
@@ -69,17 +69,6 @@ function fixture(table: string, options: { configuration?: unknown; query?: stri
   });
 }
 
-const counters = (r: Awaited<ReturnType<typeof run>>["run"]) => ({
-  totalQueryRows: r.totalQueryRows,
-  totalRows: r.totalRows,
-  successfulRows: r.successfulRows,
-  failedRows: r.failedRows,
-  skippedRows: r.skippedRows,
-});
-
-const byKey = (records: { primaryKey: string; record: unknown; action: string; status: string }[]) =>
-  new Map(records.map((r) => [r.primaryKey, { record: r.record, action: r.action, status: r.status }]));
-
 describe("COPY text fields", () => {
   it("unescape what COPY escapes, and \\N is null", () => {
     for (const text of ["plain", "tab\there", "new\nline", "cr\rhere", "back\\slash", "\\N", "", "ünï ✓"]) {
@@ -117,15 +106,15 @@ describe("pass-through against the JSON path", () => {
     const b = await run(json);
     expect([a.passedThrough, b.passedThrough]).toEqual([true, false]);
     expect([a.result, b.result]).toEqual(["success", "success"]);
-    expect(counters(a.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
-    expect(counters(a.run)).toEqual(counters(b.run));
+    expect(runCounters(a.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
+    expect(runCounters(a.run)).toEqual(runCounters(b.run));
     const rows = (table: string) => sql(destination.url, `SELECT ${NAMES.map((c) => `${c}::text`).join(", ")} FROM ${table} ORDER BY ${table}.id`);
     const [passed, parsed] = [await rows("kinds_text"), await rows("kinds_json")];
     // NaN and the infinities arrive on both paths (the JSON path carries them as text, issue 33).
     expect([passed[1].ratio, passed[1].r, parsed[1].ratio, parsed[1].r]).toEqual(["NaN", "-Infinity", "NaN", "-Infinity"]);
     expect(passed).toEqual(parsed);
     // Records read back from the line equal the JSON path's records, value for value.
-    expect(byKey(a.records)).toEqual(byKey(b.records));
+    expect(recordsByKey(a.records)).toEqual(recordsByKey(b.records));
     expect(a.records.find((r) => r.primaryKey === "1")?.record).toMatchObject({
       big: "9007199254740993",
       amount: "12.50",
@@ -137,13 +126,13 @@ describe("pass-through against the JSON path", () => {
     delete process.env.ENGINE_PASS_THROUGH;
     const again = await run(text);
     expect(again.passedThrough).toBe(true);
-    expect(counters(again.run)).toMatchObject({ totalQueryRows: 2500, totalRows: 0, skippedRows: 2500 });
+    expect(runCounters(again.run)).toMatchObject({ totalQueryRows: 2500, totalRows: 0, skippedRows: 2500 });
 
     // A change of a value and of escaped text: exactly those rows, as updates.
     await sql(source.url, "UPDATE kinds SET label = E'changed\\tagain' WHERE id IN (1, 7, 2500)");
     await sql(source.url, "INSERT INTO kinds (id, label) VALUES (2501, 'new')");
     const changed = await run(text);
-    expect(counters(changed.run)).toMatchObject({ totalRows: 4, successfulRows: 4, skippedRows: 2497 });
+    expect(runCounters(changed.run)).toMatchObject({ totalRows: 4, successfulRows: 4, skippedRows: 2497 });
     expect(changed.records.map((r) => [r.primaryKey, r.action]).sort()).toEqual([
       ["1", "destination_update"],
       ["2500", "destination_update"],
@@ -166,12 +155,12 @@ describe("pass-through against the JSON path", () => {
       const f = await fixture(table);
       const first = await run(f);
       expect(first.passedThrough).toBe(passThrough);
-      expect(counters(first.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
+      expect(runCounters(first.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2500, failedRows: 0, skippedRows: 0 });
       await sql(source.url, "UPDATE kinds SET label = 'sparse ' || id WHERE id IN (10, 1010, 2410)");
       const changed = await run(f);
       await sql(source.url, "UPDATE kinds SET label = 'row ' || id WHERE id IN (10, 1010, 2410)");
       expect(changed.result).toBe("success");
-      expect(counters(changed.run)).toEqual({ totalQueryRows: 2500, totalRows: 3, successfulRows: 3, failedRows: 0, skippedRows: 2497 });
+      expect(runCounters(changed.run)).toEqual({ totalQueryRows: 2500, totalRows: 3, successfulRows: 3, failedRows: 0, skippedRows: 2497 });
       expect(changed.records.map((r) => [r.primaryKey, r.action, r.status]).sort()).toEqual([
         ["10", "destination_update", "success"],
         ["1010", "destination_update", "success"],
@@ -208,7 +197,7 @@ describe("pass-through against the JSON path", () => {
     const f = await fixture("kinds_existing");
     const r = await run(f);
     expect(r.passedThrough).toBe(true);
-    expect(counters(r.run)).toMatchObject({ totalRows: 2500, successfulRows: 2500, failedRows: 0 });
+    expect(runCounters(r.run)).toMatchObject({ totalRows: 2500, successfulRows: 2500, failedRows: 0 });
     expect(await sql(destination.url, "SELECT count(*)::int AS n, count(*) FILTER (WHERE label = 'stale')::int AS stale FROM kinds_existing")).toEqual([
       { n: 2500, stale: 0 },
     ]);
@@ -221,7 +210,7 @@ describe("pass-through against the JSON path", () => {
     const r = await run(f);
     expect(r.passedThrough).toBe(true);
     expect(r.run.error).toBeNull();
-    expect(counters(r.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2499, failedRows: 1, skippedRows: 0 });
+    expect(runCounters(r.run)).toEqual({ totalQueryRows: 2500, totalRows: 2500, successfulRows: 2499, failedRows: 1, skippedRows: 0 });
     const failed = r.records.filter((x) => x.status === "failed");
     expect(failed.map((x) => x.primaryKey)).toEqual(["2"]);
     expect(failed[0].error).toMatch(/check constraint/i);
