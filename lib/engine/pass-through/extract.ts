@@ -122,7 +122,6 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   /** The cursor column's value as the JSON path would save it (run-execution.ts). */
   const cursorOf = (line: string) => cursorColumn && cursorText(Object.values(plan.source.decode(field(line, cursorIndex), cursorColumn))[0]);
 
-
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
   const send = async (items: Item[]): Promise<Outcome[]> => {
     if (items.length === 0 || attempt.halted) return [];
