@@ -297,6 +297,12 @@ export interface TextTarget {
 export interface TextRowsDestination {
   target(config: Row, stream: Stream): Promise<TextTarget>;
   /**
+   * Optional: the COPY text `write()` sends for a value of the JSON path in a column of `type` (a
+   * TextTarget column's type), or undefined where `write()` does not send such a column as COPY text.
+   * With it, pass-through writes the values of templates and static mappings into its lines.
+   */
+  valueText?(type: string): ((value: unknown) => string) | undefined;
+  /**
    * Upserts the lines (COPY text of `columns`, in that order; keys unique) in one transaction: all
    * rows or none. A failure returns the destination's error; the engine then sends the rows again
    * through `write()`, which pins the error on the rows that cause it. `likelyNew` (a first sync):

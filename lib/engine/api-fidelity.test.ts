@@ -1,6 +1,6 @@
 // The type-fidelity suite (tests/support/type-fidelity.ts) as the API answers it: the 19-type table
-// synced PostgreSQL to PostgreSQL, by pass-through and by mapped lines (records kept as COPY text,
-// decoded when read) and by the JSON path (rows, lines off), then the records list, one record's detail (source row and payload) and a
+// synced PostgreSQL to PostgreSQL, by pass-through (plain, and computing a static column) and by
+// mapped lines (records kept as COPY text, decoded when read) and by the JSON path (rows, lines off), then the records list, one record's detail (source row and payload) and a
 // dry-run plan, each read through its real route handler and parsed exactly from the bytes of the
 // answer: bigints, numerics, NaN and infinities, intervals and numbers inside JSON show as they left.
 import { NextRequest } from "next/server";
@@ -55,22 +55,27 @@ async function call(handler: (req: NextRequest, ctx: { params: Promise<Record<st
 }
 
 describe("the API shows each of the 19 awkward types exactly", () => {
-  const cases: { path: ReadPath; table: string; title: string }[] = [
+  const cases: { path: ReadPath; table: string; title: string; computed?: boolean; rate?: number }[] = [
     { path: "pass-through", table: "api_text", title: "pass-through" },
-    { path: "mapped lines", table: "api_lines", title: "mapped lines (one static column)" },
-    { path: "rows", table: "api_json", title: "JSON path (one static column, lines off)" },
+    { path: "pass-through", table: "api_computed", title: "pass-through computing one static column", computed: true },
+    { path: "mapped lines", table: "api_lines", title: "mapped lines (one static column, a rate limit)", computed: true, rate: 1_000_000 },
+    { path: "rows", table: "api_json", title: "JSON path (one static column, lines off)", computed: true },
   ];
-  for (const { path, table, title } of cases) {
+  for (const { path, table, title, computed, rate } of cases) {
     it(`records list and record detail, ${title}`, async () => {
       const { user, workspaceId } = await newMember("Admin");
       const { token } = await signToken({ userId: user.id, kind: "session" });
       const auth = { token, workspaceId };
       await sql(destination.url, `CREATE TABLE ${table} (${pgColumnsDdl(PG_TYPES, ", note text")})`);
-      const configuration = path === "pass-through" ? STANDARD : [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }];
+      const configuration = computed ? [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }] : STANDARD;
       const f = await createFixture({
         workspaceId,
         sourceUrl: source.url,
-        destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
+        destination: {
+          connectorName: "Postgresql",
+          config: pgConnectorConfig(destination.url),
+          catalog: catalogOf(tableStream(table), rate ? { request_rate_limit: rate } : {}),
+        },
         query: `SELECT ${NAMES.map((n) => `"${n}"`).join(", ")} FROM awkward`,
         sync: { configuration },
       });

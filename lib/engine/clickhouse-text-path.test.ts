@@ -152,10 +152,10 @@ describe("ClickHouse to PostgreSQL by the pass-through path", () => {
     expect(failed[0].error).toMatch(/check constraint/i);
   });
 
-  it("maps the lines instead where a column's text is not exact for its destination (String into bytea)", async () => {
+  it("computes the column where its text is not exact for its destination (String into bytea)", async () => {
     await sql(pgDb.url, `CREATE TABLE as_bytes (id bigint PRIMARY KEY, raw bytea)`);
     const r = await run(await fixture("as_bytes", ["id", "raw"].map((c) => ({ from: c, to: c, mapping_type: "standard" }))));
-    expect(r.path).toBe("mapped lines");
+    expect(r.path).toBe("pass-through");
     expect(counters(r.run)).toMatchObject({ successfulRows: ROWS, failedRows: 0 });
     expect(await sql(pgDb.url, "SELECT raw::text AS raw FROM as_bytes WHERE id = 1")).toEqual([{ raw: "\\x005cff7831" }]);
   });

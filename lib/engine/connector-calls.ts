@@ -209,6 +209,8 @@ export class ConnectorCalls {
     return {
       target: (config, stream) => this.call(label("a table lookup"), () => textRows.target(config, stream)),
       upsert: (config, stream, columns, lines, o) => this.call(label("a COPY write"), () => textRows.upsert(config, stream, columns, lines, o)),
+      // No call to guard: a conversion made in the worker.
+      valueText: textRows.valueText,
     };
   }
 }

@@ -1,8 +1,9 @@
-// The type-fidelity suite (tests/support/type-fidelity.ts), PostgreSQL to PostgreSQL by the three
-// engine paths: the 19-type table synced as it is (pass-through, COPY text), with one static column
-// added (mapped lines: COPY lines decoded into the value model, mapped, written back), and the same
-// with lines turned off (the JSON path: rows read as rows). Per column, what arrived equals what left;
-// the records show each value exactly; a re-run sends nothing.
+// The type-fidelity suite (tests/support/type-fidelity.ts), PostgreSQL to PostgreSQL by every engine
+// path: the 19-type table synced as it is (pass-through, COPY text); with one static column added,
+// passed through with that column computed, as mapped lines (a rate limit rules out pass-through: the
+// lines are decoded into the value model, mapped and written back), and with lines turned off (the
+// JSON path: rows read as rows). Per column, what arrived equals what left; the records show each
+// value exactly; a re-run sends nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactJson } from "@/lib/connectors/shared/values";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
@@ -31,10 +32,11 @@ afterAll(async () => {
   await destination?.drop();
 });
 
-function fixture(table: string, configuration: Record<string, string>[]): Promise<Fixture> {
+function fixture(table: string, configuration: Record<string, string>[], rate?: number): Promise<Fixture> {
+  const catalog = catalogOf(tableStream(table), rate ? { request_rate_limit: rate } : {});
   return createFixture({
     sourceUrl: source.url,
-    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
+    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog },
     query: `SELECT ${NAMES.map((n) => `"${n}"`).join(", ")} FROM awkward`,
     sync: { configuration },
   });
@@ -48,16 +50,17 @@ async function run(f: Fixture) {
 }
 
 describe("PostgreSQL to PostgreSQL, 19 awkward types", () => {
-  const cases: { path: ReadPath; table: string; title: string }[] = [
+  const cases: { path: ReadPath; table: string; title: string; computed?: boolean; rate?: number }[] = [
     { path: "pass-through", table: "awkward_text", title: "pass-through" },
-    { path: "mapped lines", table: "awkward_lines", title: "mapped lines (one static column)" },
-    { path: "rows", table: "awkward_json", title: "JSON path (one static column, lines off)" },
+    { path: "pass-through", table: "awkward_computed", title: "pass-through computing one static column", computed: true },
+    { path: "mapped lines", table: "awkward_lines", title: "mapped lines (one static column, a rate limit)", computed: true, rate: 1_000_000 },
+    { path: "rows", table: "awkward_json", title: "JSON path (one static column, lines off)", computed: true },
   ];
-  for (const { path, table, title } of cases) {
+  for (const { path, table, title, computed, rate } of cases) {
     it(`arrives as it left, column by column, by the ${title}`, async () => {
       await sql(destination.url, `CREATE TABLE ${table} (${pgColumnsDdl(PG_TYPES, ", note text")})`);
-      const configuration = path === "pass-through" ? STANDARD : [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }];
-      const f = await fixture(table, configuration);
+      const configuration = computed ? [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }] : STANDARD;
+      const f = await fixture(table, configuration, rate);
       if (path === "rows") process.env.ENGINE_PASS_THROUGH = "0";
       const first = await run(f).finally(() => delete process.env.ENGINE_PASS_THROUGH);
       expect(first.path).toBe(path);

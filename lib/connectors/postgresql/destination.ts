@@ -104,6 +104,13 @@ function copyValue(value: unknown, json: boolean): string {
   return copyEscape(json ? exactJson(value) : scalarText(value));
 }
 
+/** copyValue for a column of `type`, as write() converts it; none for arrays (copyColumns). */
+function valueText(type: string): ((value: unknown) => string) | undefined {
+  if (type.endsWith("]")) return undefined;
+  const json = type === "json" || type === "jsonb";
+  return (value) => copyValue(value, json);
+}
+
 /** The rows of `records` as COPY input for `columns` (json: copyColumns' flags), in order. */
 function copyRows(columns: string[], json: boolean[], records: WriteRecord[]): CopyInput {
   const input = new CopyInput();
@@ -394,7 +401,7 @@ export const postgresqlDestination: DestinationConnector = {
   check: checkPostgresql,
   discover,
   write,
-  textRows: { target: textTarget, upsert: upsertText },
+  textRows: { target: textTarget, upsert: upsertText, valueText },
   existingKeys,
   close,
 };

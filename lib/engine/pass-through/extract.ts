@@ -7,7 +7,8 @@
 import "server-only";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
-import type { ReadOptions } from "@/lib/connectors/types";
+import type { ReadOptions, Row } from "@/lib/connectors/types";
+import { MappingError } from "@/lib/sync-rules/mapping";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
@@ -21,7 +22,7 @@ import { zeroCounters, type RunCounters } from "../run-store";
 import { sendItems } from "../send-batch";
 import { SendGroups } from "../send-groups";
 import type { PendingFilter } from "../unchanged-filter";
-import type { PassThroughPlan } from "./plan";
+import type { ComposedColumn, PassThroughPlan } from "./plan";
 import type { UpdateBinding } from "../plan/approval";
 
 export interface PassThroughRun {
@@ -43,6 +44,48 @@ function picked(line: string, pick: number[]): string {
   let out = fields[pick[0]];
   for (let i = 1; i < pick.length; i++) out += `\t${fields[pick[i]]}`;
   return out;
+}
+
+/** Longest stretch of synchronous mapping before the run gives the event loop a turn (as send-batch.ts). */
+const YIELD_AFTER_MS = 20;
+
+/**
+ * The lines to upsert for items whose plan computes some columns: each line decoded and mapped, its
+ * columns the source's fields or the mapped values as the destination writes them. Items whose row
+ * cannot be mapped are left out, for the JSON path to record their errors.
+ */
+async function composeLines(ctx: RunContext, plan: PassThroughPlan, compose: ComposedColumn[], items: Item[]) {
+  const lines: string[] = [];
+  const mapped: Item[] = [];
+  const unmappable: Item[] = [];
+  const now = new Date();
+  const { columns } = plan.recordColumns;
+  let turn = performance.now();
+  for (const item of items) {
+    if (performance.now() - turn > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
+    const line = item.line as string;
+    let payload: Row;
+    try {
+      item.row = plan.source.decode(line, columns);
+      payload = ctx.mapping.map(item.row, now);
+    } catch (err) {
+      if (!(err instanceof MappingError)) throw err;
+      unmappable.push(item);
+      continue;
+    }
+    const fields = line.split("\t");
+    let out = "";
+    for (let i = 0; i < compose.length; i++) {
+      const c = compose[i];
+      out += (i === 0 ? "" : "\t") + (typeof c === "number" ? fields[c] : c.text(payload[c.to]));
+    }
+    lines.push(out);
+    mapped.push(item);
+  }
+  return { lines, mapped, unmappable };
 }
 
 /** The `index`-th field of a line without splitting the rest. */
@@ -131,16 +174,22 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
       return sendItems(attempt, items);
     }
-    const lines = items.map((i) => (plan.pick ? picked(i.line as string, plan.pick) : (i.line as string)));
+    const { pick, compose } = plan;
+    const composed = compose && (await composeLines(ctx, plan, compose, items));
+    // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
+    const unmappable = composed ? await sendItems(attempt, composed.unmappable, true) : [];
+    const sent = composed ? composed.mapped : items;
+    const lines = composed ? composed.lines : items.map((i) => (pick ? picked(i.line as string, pick) : (i.line as string)));
+    if (sent.length === 0) return unmappable;
     const started = performance.now();
     const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) attempt.newRows.likely = false;
-      return items.map((item) => ({ item, ok: true }));
+      return [...unmappable, ...sent.map((item) => ({ item, ok: true }))];
     }
-    for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
-    return sendItems(attempt, items, true);
+    for (const item of sent) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
+    return [...unmappable, ...(await sendItems(attempt, sent, true))];
   };
 
   const groups = new SendGroups(send, run.recorder);

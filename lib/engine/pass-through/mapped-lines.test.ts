@@ -1,7 +1,9 @@
-// Mapped lines (pass-through/plan.ts): a sync whose mapping or destination rules out pass-through
-// still reads COPY lines, hashes and records them, and decodes only the lines it sends. Against the
-// JSON path on the same rows: the same destination rows, records and counters. And the rule that
-// keeps an existing sync's fingerprints: a sync whose states the JSON path wrote stays on it.
+// Lines whose mapping is more than plain columns (pass-through/plan.ts): passed through with the
+// template's and the static value's columns computed into each line, or, where the destination, the
+// write mode or a rate limit rules that out (here a rate limit), mapped lines: read, hashed and
+// recorded as lines, decoded only to be sent through write(). Each against the JSON path on the same
+// rows: the same destination rows, records and counters. And the rule that keeps an existing sync's
+// fingerprints: a sync whose states the JSON path wrote stays on it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { loadRunContext } from "../context";
@@ -57,14 +59,21 @@ afterAll(async () => {
 
 let tables = 0;
 
-async function peopleSync(): Promise<Fixture & { table: string }> {
+/** The two ways lines with a template are sent; a rate limit (far above what a test sends) rules out pass-through. */
+const WAYS = [
+  { path: "pass-through", title: "passed through, the template's and static value's columns computed", rate: undefined },
+  { path: "mapped lines", title: "mapped lines (a rate limit)", rate: 1_000_000 },
+] as const;
+
+async function peopleSync(options: { rate?: number; query?: string; configuration?: unknown } = {}): Promise<Fixture & { table: string }> {
   const table = `people_${++tables}`;
   await sql(destination.url, `CREATE TABLE ${table} (${COLUMNS}, note text)`);
+  const catalog = catalogOf(tableStream(table), options.rate ? { request_rate_limit: options.rate } : {});
   const f = await createFixture({
     sourceUrl: source.url,
-    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
-    query: QUERY,
-    sync: { configuration: MAPPING },
+    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog },
+    query: options.query ?? QUERY,
+    sync: { configuration: options.configuration ?? MAPPING },
   });
   return { ...f, table };
 }
@@ -79,16 +88,16 @@ async function run(f: Fixture) {
 const destinationRows = (table: string) =>
   sql(destination.url, `SELECT id::text, label, amount::text, at::text, doc::text, ratio::text, note FROM ${table} ORDER BY id`);
 
-describe("mapped lines against the JSON path", () => {
+describe.each(WAYS)("$title, against the JSON path", ({ path, rate }) => {
   it("write the same rows, records and counters; a re-run sends nothing, a change exactly itself", async () => {
     process.env.ENGINE_BATCH_SIZE = "500";
-    const lines = await peopleSync();
-    const rows = await peopleSync();
+    const lines = await peopleSync({ rate });
+    const rows = await peopleSync({ rate });
     const a = await run(lines);
     process.env.ENGINE_PASS_THROUGH = "0";
     const b = await run(rows);
     delete process.env.ENGINE_PASS_THROUGH;
-    expect([a.path, b.path]).toEqual(["mapped lines", "rows"]);
+    expect([a.path, b.path]).toEqual([path, "rows"]);
     expect([a.result, b.result]).toEqual(["success", "success"]);
     expect(runCounters(a.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
     expect(runCounters(a.run)).toEqual(runCounters(b.run));
@@ -99,7 +108,7 @@ describe("mapped lines against the JSON path", () => {
     expect(recordsByKey(a.records)).toEqual(recordsByKey(b.records));
 
     const again = await run(lines);
-    expect(again.path).toBe("mapped lines");
+    expect(again.path).toBe(path);
     expect(runCounters(again.run)).toEqual({ totalQueryRows: ROWS, totalRows: 0, successfulRows: 0, failedRows: 0, skippedRows: ROWS });
 
     await sql(source.url, "UPDATE people SET label = 'renamed' WHERE id IN (2, 700)");
@@ -117,10 +126,10 @@ describe("mapped lines against the JSON path", () => {
 
   it("a first sync into a table holding some of the keys updates them (a plain COPY first, a merge on the conflict)", async () => {
     process.env.ENGINE_BATCH_SIZE = "300";
-    const f = await peopleSync();
+    const f = await peopleSync({ rate });
     await sql(destination.url, `INSERT INTO ${f.table} (id, label, note) VALUES (900, 'stale', 'theirs'), (1100, 'stale', 'theirs')`);
     const r = await run(f);
-    expect(r.path).toBe("mapped lines");
+    expect(r.path).toBe(path);
     expect(runCounters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS, failedRows: 0, skippedRows: 0 });
     expect(await sql(destination.url, `SELECT count(*)::int AS n, count(*) FILTER (WHERE note = 'theirs')::int AS theirs FROM ${f.table}`)).toEqual([
       { n: ROWS, theirs: 0 },
@@ -133,14 +142,33 @@ describe("mapped lines against the JSON path", () => {
   });
 
   it("a row the destination refuses fails alone, recorded with its row", async () => {
-    const f = await peopleSync();
+    const f = await peopleSync({ rate });
     await sql(destination.url, `ALTER TABLE ${f.table} ADD CHECK (id <> 17)`);
     const r = await run(f);
-    expect(r.path).toBe("mapped lines");
+    expect(r.path).toBe(path);
     expect(runCounters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS - 1, failedRows: 1, skippedRows: 0 });
     const failed = r.records.filter((x) => x.status === "failed");
     expect(failed.map((x) => [x.primaryKey, x.record])).toEqual([["17", { id: 17, label: "person 17", amount: "0.17", at: null, doc: null, ratio: null }]]);
     expect(failed[0].error).toMatch(/check constraint/i);
+  });
+
+  it("a row its template cannot map fails alone with the template's error, never sent", async () => {
+    const f = await peopleSync({
+      rate,
+      query: "SELECT id, CASE WHEN id = 17 THEN 'seventeen' ELSE id::text END AS label FROM people",
+      configuration: [
+        { from: "id", to: "id", mapping_type: "standard" },
+        { from: "label", to: "label", mapping_type: "standard" },
+        { from: "{{ label | cast: 'number' }}", to: "amount", mapping_type: "template" },
+      ],
+    });
+    const r = await run(f);
+    expect(r.path).toBe(path);
+    expect(runCounters(r.run)).toEqual({ totalQueryRows: ROWS, totalRows: ROWS, successfulRows: ROWS - 1, failedRows: 1, skippedRows: 0 });
+    const failed = r.records.filter((x) => x.status === "failed");
+    expect(failed.map((x) => [x.primaryKey, x.record])).toEqual([["17", { id: 17, label: "seventeen" }]]);
+    expect(failed[0].error).toMatch(/cast: .*seventeen.* is not a number/);
+    expect(await sql(destination.url, `SELECT count(*)::int AS n, count(*) FILTER (WHERE amount = id)::int AS cast FROM ${f.table}`)).toEqual([{ n: ROWS - 1, cast: ROWS - 1 }]);
   });
 });
 
@@ -157,7 +185,7 @@ describe("which sync reads lines", () => {
   });
 
   it("lines when the latest successful run read lines, or when an earlier attempt of the run did", async () => {
-    const f = await peopleSync();
+    const f = await peopleSync({ rate: 1_000_000 });
     const first = await run(f);
     expect(first.path).toBe("mapped lines");
     const queued = await triggerSync(f.workspaceId, f.syncId);

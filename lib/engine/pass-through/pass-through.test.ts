@@ -174,21 +174,24 @@ describe("pass-through against the JSON path", () => {
     }
   });
 
-  it("is not taken for templates, static values, nested paths, rate limits or types whose text differs", async () => {
+  it("computes templates, static values and columns whose text differs into the lines; nested paths and rate limits map them instead", async () => {
     const cases = [
-      { configuration: [...STANDARD.slice(1), { from: "{{ row.id }}", to: "id", mapping_type: "template" }] },
-      { configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "fixed", to: "label", mapping_type: "static" }] },
-      { configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "label", to: "label.inner", mapping_type: "standard" }] },
-      { rate: 1000 },
-      // numeric into text: the JSON path writes the parsed value's text, not the database's.
-      { configuration: [{ from: "id", to: "id", mapping_type: "standard" }, { from: "amount", to: "label", mapping_type: "standard" }] },
+      { path: "pass-through", configuration: [...STANDARD.slice(1), { from: "{{ id }}", to: "id", mapping_type: "template" }] },
+      { path: "pass-through", configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "fixed", to: "label", mapping_type: "static" }] },
+      { path: "mapped lines", configuration: [...STANDARD.filter((m) => m.to !== "label"), { from: "label", to: "label.inner", mapping_type: "standard" }] },
+      { path: "mapped lines", rate: 1000 },
+      // numeric into text: the JSON path writes the parsed value's text, not the database's: computed.
+      { path: "pass-through", configuration: [{ from: "id", to: "id", mapping_type: "standard" }, { from: "amount", to: "label", mapping_type: "standard" }] },
     ];
-    for (const options of cases) {
+    for (const { path, ...options } of cases) {
       await sql(destination.url, "TRUNCATE kinds_json");
       const f = await fixture("kinds_json", options);
       const r = await run(f);
-      expect(r.path, JSON.stringify(options)).toBe("mapped lines");
+      expect(r.path, JSON.stringify(options)).toBe(path);
+      if (path === "pass-through") expect(r.run.failedRows, JSON.stringify(options)).toBe(0);
     }
+    // The computed text is the JSON path's: 12.50 arrives as the parsed value's text.
+    expect(await sql(destination.url, "SELECT label FROM kinds_json WHERE id = 1")).toEqual([{ label: "12.50" }]);
   });
 
   it("a first sync into a table that already holds some keys updates them (plain insert first, merge on a conflict)", async () => {

@@ -24,12 +24,20 @@ export interface PassThroughPlan {
   destinationColumns: string[];
   /** Per destination column, the source field it takes; undefined when the line goes as it is. */
   pick?: number[];
+  /**
+   * Instead of `pick` when some column is computed (a template, a static value, a column whose text
+   * differs): per destination column, the source field it takes or how to write the mapped value.
+   */
+  compose?: ComposedColumn[];
   keyIndex: number;
   /** The cursor column's field (incremental reads), -1 without one. */
   cursorIndex: number;
   /** Seeds the fingerprint of a line (another text than the JSON path's, so another seed). */
   seed: string;
 }
+
+/** A source field's index, or a mapped value written as the destination's write() would write it. */
+export type ComposedColumn = number | { to: string; text: (value: unknown) => string };
 
 const INTEGERS = ["smallint", "integer", "bigint"];
 const TEXTS = ["text", "character varying", "character"];
@@ -115,7 +123,10 @@ export async function planPassThrough(ctx: RunContext, options: ReadOptions, sta
   const connector = ctx.source.definition.name;
   const through = textRows && target && passThroughColumns(ctx, columns, target);
   if (through) return { ...lines, ...through, destination: textRows, recordColumns: { connector, columns } };
+  // Only lines from here on: a sync whose states the JSON path wrote keeps it (see statesHoldLines).
   if (!(await statesHoldLines(ctx.sync.id, state))) return undefined;
+  const composed = textRows && target && composedColumns(ctx, columns, target, textRows);
+  if (composed) return { ...lines, ...composed, destination: textRows, recordColumns: { connector, columns } };
   return { ...lines, destination: null, destinationColumns: [], recordColumns: { connector, columns, mapped: true } };
 }
 
@@ -134,6 +145,39 @@ function passThroughColumns(ctx: RunContext, columns: TextColumn[], target: Text
   const pick = pairs.map(([, from]) => names.indexOf(from));
   const whole = pick.length === names.length && pick.every((p, i) => p === i);
   return { destinationColumns: pairs.map(([to]) => to), pick: whole ? undefined : pick };
+}
+
+/**
+ * Pass-through with computed columns: every mapping writes a plain column of the table (no nested
+ * field, no field left out when empty), and the destination says how its write() writes each value
+ * that is not a source field with the same text. The mapping runs on each decoded line to send.
+ */
+function composedColumns(
+  ctx: RunContext,
+  columns: TextColumn[],
+  target: TextTarget,
+  destination: TextRowsDestination,
+): Pick<PassThroughPlan, "destinationColumns" | "compose"> | undefined {
+  const { mapping } = ctx;
+  if (!target.writable || !destination.valueText || mapping.skipsEmpty) return undefined;
+  const names = columns.map((c) => c.name);
+  const entries = mapping.identity ? names.map((n) => ({ from: n, to: n, mapping_type: "standard" })) : mapping.mappings;
+  const to = entries.map((m) => m.to);
+  if (new Set(to).size !== to.length || !target.primaryKey.every((k) => to.includes(k))) return undefined;
+  const compose: ComposedColumn[] = [];
+  for (const m of entries) {
+    if (/[.[\]]/.test(m.to)) return undefined; // a nested path builds an object: not a column
+    const type = target.columns.find((c) => c.name === m.to)?.type;
+    if (type === undefined) return undefined;
+    const field = m.mapping_type === "standard" && typeof m.from === "string" ? names.indexOf(m.from) : -1;
+    if (field >= 0 && sameText(columns[field].type, type)) compose.push(field);
+    else {
+      const text = destination.valueText(type);
+      if (!text) return undefined;
+      compose.push({ to: m.to, text });
+    }
+  }
+  return { destinationColumns: to, compose };
 }
 
 /**

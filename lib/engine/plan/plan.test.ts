@@ -28,9 +28,19 @@ afterAll(async () => {
 
 let tables = 0;
 
-/** The engine's three read paths: lines passed through, lines mapped (a template), rows (lines off). */
-const PATHS = ["COPY text", "mapped lines", "JSON"] as const;
-const READ_PATH: Record<(typeof PATHS)[number], ReadPath> = { "COPY text": "pass-through", "mapped lines": "mapped lines", JSON: "rows" };
+/**
+ * The engine's read paths: lines passed through, passed through with a template's column computed,
+ * mapped (a template and a rate limit, which rules out pass-through), rows (lines off).
+ */
+const PATHS = ["COPY text", "computed lines", "mapped lines", "JSON"] as const;
+const READ_PATH: Record<(typeof PATHS)[number], ReadPath> = {
+  "COPY text": "pass-through",
+  "computed lines": "pass-through",
+  "mapped lines": "mapped lines",
+  JSON: "rows",
+};
+/** The options of peopleSync for a path. */
+const pathOptions = (path: (typeof PATHS)[number]) => ({ json: path !== "COPY text", rate: path === "mapped lines" ? 1_000_000 : undefined });
 
 /** The JSON path is the one a sync takes when lines are off (or its states hold the JSON path's fingerprints). */
 function linesOff(path: (typeof PATHS)[number]): void {
@@ -42,7 +52,10 @@ function linesOff(path: (typeof PATHS)[number]): void {
 }
 
 /** A source table of `rows` people and an empty destination table; `json` maps through a template (not passed through). */
-async function peopleSync(rows: number, options: { json?: boolean; sync?: Parameters<typeof createFixture>[0]["sync"] } = {}): Promise<Fixture & { table: string }> {
+async function peopleSync(
+  rows: number,
+  options: { json?: boolean; rate?: number; sync?: Parameters<typeof createFixture>[0]["sync"] } = {},
+): Promise<Fixture & { table: string }> {
   const table = `plan_people_${++tables}`;
   await sql(
     source.url,
@@ -61,7 +74,11 @@ async function peopleSync(rows: number, options: { json?: boolean; sync?: Parame
     : undefined;
   const f = await createFixture({
     sourceUrl: source.url,
-    destination: { connectorName: "Postgresql", config: pgConnectorConfig(destination.url), catalog: catalogOf(tableStream(table)) },
+    destination: {
+      connectorName: "Postgresql",
+      config: pgConnectorConfig(destination.url),
+      catalog: catalogOf(tableStream(table), options.rate ? { request_rate_limit: options.rate } : {}),
+    },
     query: `SELECT id, name, email, score, updated_at FROM ${table}`,
     sync: { ...(configuration ? { configuration } : {}), ...options.sync },
   });
@@ -114,7 +131,7 @@ describe("the plan matches the run that follows it", () => {
   for (const path of PATHS) {
     it(`${path} path: a first sync, a changed sync and a mirror sync`, { timeout: 60_000 }, async () => {
       linesOff(path);
-      const f = await peopleSync(1000, { json: path !== "COPY text" });
+      const f = await peopleSync(1000, pathOptions(path));
 
       const first = await planThenRun(f);
       expect(planCounts(first.plan)).toEqual({ insert: 1000, update: 0, delete: 0, skip: 0 });
@@ -368,7 +385,7 @@ describe("the blast-radius guard", () => {
   for (const path of PATHS) {
     it(`${path} path: an approved run writes only the updates approved, also when it does not plan again`, { timeout: 30_000 }, async () => {
       linesOff(path);
-      const f = await peopleSync(10, { json: path !== "COPY text", sync: { guard: { max_change_percent: 10 } } });
+      const f = await peopleSync(10, { ...pathOptions(path), sync: { guard: { max_change_percent: 10 } } });
       expect((await run(f)).result).toBe("success");
       const nameOf = async (id: number) => ((await sql(destination.url, `SELECT name FROM ${f.table} WHERE id = ${id}`)) as { name: string }[])[0].name;
 
