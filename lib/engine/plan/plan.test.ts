@@ -28,17 +28,9 @@ afterAll(async () => {
 
 let tables = 0;
 
-/**
- * The engine's read paths: lines passed through, passed through with a template's column computed,
- * mapped (a template and a rate limit, which rules out pass-through), rows (lines off).
- */
+/** Read paths: lines passed through, or with a template's column computed, mapped (a rate limit rules out pass-through), rows (lines off). */
 const PATHS = ["COPY text", "computed lines", "mapped lines", "JSON"] as const;
-const READ_PATH: Record<(typeof PATHS)[number], ReadPath> = {
-  "COPY text": "pass-through",
-  "computed lines": "pass-through",
-  "mapped lines": "mapped lines",
-  JSON: "rows",
-};
+const READ_PATH: Record<(typeof PATHS)[number], ReadPath> = { "COPY text": "pass-through", "computed lines": "pass-through", "mapped lines": "mapped lines", JSON: "rows" };
 /** The options of peopleSync for a path. */
 const pathOptions = (path: (typeof PATHS)[number]) => ({ json: path !== "COPY text", rate: path === "mapped lines" ? 1_000_000 : undefined });
 
