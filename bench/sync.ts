@@ -85,8 +85,9 @@ async function bookkeepingBytes(ctx: BenchContext): Promise<{ records: number; s
 }
 
 /**
- * The same full sync with a template and a static value in the mapping: the rows are parsed and
- * mapped one by one (the JSON path), as for every destination that is not a SQL table.
+ * The same full sync with a template and a static value in the mapping (issue 37's "JSON path"
+ * figure): each line sent is decoded and mapped, its computed columns written into the line that
+ * pass-through sends (docs/architecture.md, "Three paths for rows"; the JSON path until 2026-11-29).
  */
 async function templateVariant(ctx: BenchContext, config: Row, copyBase: { name: string; value: number; unit: string }) {
   const n = ctx.args.rows;
@@ -105,7 +106,7 @@ async function templateVariant(ctx: BenchContext, config: Row, copyBase: { name:
   const seconds = run.duration_ms / 1000;
   ctx.report.add({
     section: "sync",
-    name: "full sync, template + static mapping (JSON path)",
+    name: "full sync, template + static mapping (rows mapped: computed into the lines)",
     value: seconds,
     unit: "s",
     baseline: copyBase,
