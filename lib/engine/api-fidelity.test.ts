@@ -12,10 +12,10 @@ import { signToken } from "@/lib/auth/jwt";
 import { parseJsonExact } from "@/lib/connectors/shared/values";
 import { newMember } from "@/tests/support/auth-fixtures";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
-import { expectRecordValues, PG_TYPES, pgColumnsDdl, pgInsert, ROWS } from "@/tests/support/type-fidelity";
+import { expectRecordValues, FIDELITY_PATHS, PG_TYPES, pgColumnsDdl, pgInsert, ROWS } from "@/tests/support/type-fidelity";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, sql, tableStream, type ReadPath } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, sql, tableStream } from "./test-support";
 
 useTestDatabase();
 
@@ -55,13 +55,8 @@ async function call(handler: (req: NextRequest, ctx: { params: Promise<Record<st
 }
 
 describe("the API shows each of the 19 awkward types exactly", () => {
-  const cases: { path: ReadPath; table: string; title: string; computed?: boolean; rate?: number }[] = [
-    { path: "pass-through", table: "api_text", title: "pass-through" },
-    { path: "pass-through", table: "api_computed", title: "pass-through computing one static column", computed: true },
-    { path: "mapped lines", table: "api_lines", title: "mapped lines (one static column, a rate limit)", computed: true, rate: 1_000_000 },
-    { path: "rows", table: "api_json", title: "JSON path (one static column, lines off)", computed: true },
-  ];
-  for (const { path, table, title, computed, rate } of cases) {
+  for (const { path, suffix, title, computed, rate } of FIDELITY_PATHS) {
+    const table = `api_${suffix}`;
     it(`records list and record detail, ${title}`, async () => {
       const { user, workspaceId } = await newMember("Admin");
       const { token } = await signToken({ userId: user.id, kind: "session" });

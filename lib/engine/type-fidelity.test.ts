@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactJson } from "@/lib/connectors/shared/values";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
-import { expectRecordValues, expectSameCells, PG_TYPES, pgColumnsDdl, pgInsert, pgTextSelect, ROWS } from "@/tests/support/type-fidelity";
+import { expectRecordValues, FIDELITY_PATHS, expectSameCells, PG_TYPES, pgColumnsDdl, pgInsert, pgTextSelect, ROWS } from "@/tests/support/type-fidelity";
 import { executeRun } from "./execute-run";
 import { planSync, stopEngine, triggerSync } from "./index";
-import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture, type ReadPath } from "./test-support";
+import { catalogOf, createFixture, pgConnectorConfig, readPath, reloadRun, runRecords, sql, tableStream, type Fixture } from "./test-support";
 
 useTestDatabase();
 
@@ -50,13 +50,8 @@ async function run(f: Fixture) {
 }
 
 describe("PostgreSQL to PostgreSQL, 19 awkward types", () => {
-  const cases: { path: ReadPath; table: string; title: string; computed?: boolean; rate?: number }[] = [
-    { path: "pass-through", table: "awkward_text", title: "pass-through" },
-    { path: "pass-through", table: "awkward_computed", title: "pass-through computing one static column", computed: true },
-    { path: "mapped lines", table: "awkward_lines", title: "mapped lines (one static column, a rate limit)", computed: true, rate: 1_000_000 },
-    { path: "rows", table: "awkward_json", title: "JSON path (one static column, lines off)", computed: true },
-  ];
-  for (const { path, table, title, computed, rate } of cases) {
+  for (const { path, suffix, title, computed, rate } of FIDELITY_PATHS) {
+    const table = `awkward_${suffix}`;
     it(`arrives as it left, column by column, by the ${title}`, async () => {
       await sql(destination.url, `CREATE TABLE ${table} (${pgColumnsDdl(PG_TYPES, ", note text")})`);
       const configuration = computed ? [...STANDARD, { from: "fixed", to: "note", mapping_type: "static" }] : STANDARD;
