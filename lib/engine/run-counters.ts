@@ -121,12 +121,14 @@ export async function writeTimings(runId: number, timings: RunTimings): Promise<
 }
 
 /**
- * Stores the columns the run's text records are read back with (pass-through), unless an earlier
- * attempt stored others: false then, and this attempt takes the JSON path.
+ * Stores the columns the run's text records are read back with (lines), unless an earlier attempt
+ * stored others: false then, and this attempt takes the JSON path. Whether the lines were mapped
+ * (`mapped`) does not count: the records read back alike, and the fingerprints are the same.
  */
 export async function claimRecordColumns(runId: number, columns: object): Promise<boolean> {
   const { rowCount } = await pgPool().query(
-    `UPDATE sync_runs SET record_columns = $2::jsonb WHERE id = $1 AND (record_columns IS NULL OR record_columns = $2::jsonb)`,
+    `UPDATE sync_runs SET record_columns = COALESCE(record_columns, $2::jsonb)
+      WHERE id = $1 AND (record_columns IS NULL OR record_columns - 'mapped' = $2::jsonb - 'mapped')`,
     [runId, JSON.stringify(columns)],
   );
   return rowCount === 1;

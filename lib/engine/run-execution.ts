@@ -54,7 +54,7 @@ export async function extractAndLoad(attempt: RunAttempt, read: Pick<ReadOptions
     ...read,
   };
   try {
-    const plan = await planPassThrough(ctx, options, { noStates, runId: ctx.run.id });
+    const plan = await planPassThrough(ctx, options, { noStates, runId: ctx.run.id, attempts: ctx.run.attempts });
     // Every attempt of a run stores its records alike: a run whose earlier attempt read other columns stays on the JSON path.
     if (plan && (await claimRecordColumns(ctx.run.id, plan.recordColumns))) {
       await extractPassThrough(attempt, plan, { options, noStates, unchanged, seen, recorder });

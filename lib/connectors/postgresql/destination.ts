@@ -164,7 +164,8 @@ async function stagedInsert(
 
 /**
  * A first sync's upsert as one COPY straight into the table, half the server's work of staging and
- * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed.
+ * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed
+ * or the table does not take a plain COPY (row-level security refuses COPY FROM: 0A000).
  */
 async function directCopy(client: pg.PoolClient, target: string, cols: string, input: CopyInput, newRows: NewRows): Promise<boolean> {
   await client.query("SAVEPOINT ds_direct");
@@ -173,8 +174,8 @@ async function directCopy(client: pg.PoolClient, target: string, cols: string, i
     await client.query("RELEASE SAVEPOINT ds_direct");
     return true;
   } catch (err) {
-    // Any other error (a bad value) is the batch's: bisection isolates it (sql-write.ts).
-    if ((err as { code?: string }).code !== "23505") throw err;
+    // A bad value is the batch's: bisection isolates it (sql-write.ts). Anything else, the merge.
+    if (isRecordError(err) && (err as { code?: string }).code !== "23505") throw err;
     await client.query("ROLLBACK TO SAVEPOINT ds_direct");
     newRows.likely = false;
     return false;
@@ -365,18 +366,10 @@ async function upsertText(config: Row, stream: Stream, columns: readonly string[
     await client.query("BEGIN");
     let keysExisted: boolean | undefined;
     if (options.likelyNew) {
-      // New keys: one COPY straight into the table, half the work of staging and merging. A key
-      // that exists after all (a unique violation) undoes it, and the batch is merged instead.
-      await client.query("SAVEPOINT ds_direct");
+      // New keys: one COPY straight into the table; a key that exists after all undoes it, and the
+      // batch is merged instead (so is one the table does not take by COPY).
       const target = `${quoteIdent(entry.settings.schema)}.${quoteIdent(table.name)}`;
-      try {
-        await input.copy(client, `COPY ${target} (${columns.map(quoteIdent).join(", ")}) FROM STDIN`);
-        keysExisted = false;
-      } catch (err) {
-        if ((err as { code?: string }).code !== "23505") throw err;
-        await client.query("ROLLBACK TO SAVEPOINT ds_direct");
-        keysExisted = true;
-      }
+      keysExisted = !(await directCopy(client, target, columns.map(quoteIdent).join(", "), input, { likely: true }));
     }
     if (keysExisted !== false) await stagedInsert(client, entry.settings.schema, table, columns, upsertClause(table, columns), input);
     await client.query("COMMIT");

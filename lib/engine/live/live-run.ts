@@ -85,6 +85,8 @@ async function backfill(attempt: RunAttempt, live: LiveSource, model: LiveModel)
   try {
     await extractAndLoad(attempt, { snapshot: slot.snapshot });
     whole = !attempt.halted;
+    // Streamed changes are mostly of rows the backfill wrote: upserts merge from here on.
+    attempt.newRows.likely = false;
   } finally {
     await slot.release();
     // Stopped or failed part way: the next attempt creates the slot again and re-reads (recorded rows

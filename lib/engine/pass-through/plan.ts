@@ -98,6 +98,8 @@ export interface LineState {
   noStates: boolean;
   /** The run being executed; 0 for a plan of a run that does not exist yet. */
   runId: number;
+  /** Its attempts so far, this one included (sync_runs.attempts); 0 for a plan. */
+  attempts: number;
 }
 
 /**
@@ -164,6 +166,8 @@ function composedColumns(
   const entries = mapping.identity ? names.map((n) => ({ from: n, to: n, mapping_type: "standard" })) : mapping.mappings;
   const to = entries.map((m) => m.to);
   if (new Set(to).size !== to.length || !target.primaryKey.every((k) => to.includes(k))) return undefined;
+  // write() sends a row with an array column as JSON, and the other values with it (not as COPY text).
+  if (target.columns.some((c) => to.includes(c.name) && c.type.endsWith("]"))) return undefined;
   const compose: ComposedColumn[] = [];
   for (const m of entries) {
     if (/[.[\]]/.test(m.to)) return undefined; // a nested path builds an object: not a column
@@ -181,19 +185,23 @@ function composedColumns(
 }
 
 /**
- * Whether mapped lines keep the sync's fingerprints: a line's differs from the JSON path's of the same
- * row, so a sync whose states the JSON path wrote stays on it (switching would send every row once).
- * Lines when nothing is tracked yet, when an earlier attempt of this run read lines, or when the sync's
- * latest successful general run did (its records' columns are stored: claimRecordColumns).
+ * Whether lines keep the sync's fingerprints: a line's differs from the JSON path's of the same row,
+ * so a sync whose states the JSON path wrote stays on it (switching would send every row once). Lines
+ * when an earlier attempt of this run read them; else, when nothing is tracked yet and no earlier
+ * attempt can have sent rows on the JSON path (a delivery ledger keys them by fingerprint); else when
+ * the sync's latest successful general run read lines (its records' columns are stored).
  */
-async function statesHoldLines(syncId: number, { noStates, runId }: LineState): Promise<boolean> {
-  if (noStates) return true;
+async function statesHoldLines(syncId: number, { noStates, runId, attempts }: LineState): Promise<boolean> {
+  if (noStates && attempts <= 1) return true;
   const row = await db()
     .selectFrom("sync_runs")
     .select((eb) => eb("record_columns", "is not", null).as("lines"))
     .where("sync_id", "=", syncId)
     .where("sync_run_type", "=", "general")
-    .where((eb) => eb.or([eb.and([eb("id", "=", runId), eb("record_columns", "is not", null)]), eb("status", "=", "success")]))
+    .where((eb) => {
+      const claimed = eb.and([eb("id", "=", runId), eb("record_columns", "is not", null)]);
+      return noStates ? claimed : eb.or([claimed, eb("status", "=", "success")]);
+    })
     .orderBy((eb) => eb.case().when("id", "=", runId).then(0).else(1).end())
     .orderBy("created_at", "desc")
     .limit(1)

@@ -175,7 +175,7 @@ export async function planRun(ctx: RunContext, options: PlanOptions = {}): Promi
     }
   };
 
-  const passThrough = await planPassThrough(ctx, readOptions, { noStates: tracked === 0, runId: ctx.run.id });
+  const passThrough = await planPassThrough(ctx, readOptions, { noStates: tracked === 0, runId: ctx.run.id, attempts: ctx.run.attempts });
   if (passThrough) await readLines(ctx, passThrough, { readOptions, seen, noStates: tracked === 0, unchanged, counts, tally, halted });
   else {
     const differ = new BatchDiffer(pool, ctx, tracked === 0, seen, unchanged);
