@@ -1,6 +1,6 @@
 // The type-fidelity suite (tests/support/type-fidelity.ts) as the API answers it: the 19-type table
-// synced PostgreSQL to PostgreSQL, by pass-through (plain, and computing a static column) and by
-// mapped lines (records kept as COPY text, decoded when read) and by the JSON path (rows, lines off), then the records list, one record's detail (source row and payload) and a
+// synced PostgreSQL to PostgreSQL, by pass-through and by mapped lines (records kept as COPY text,
+// decoded when read) and by the JSON path (rows, lines off), then the records list, one record's detail (source row and payload) and a
 // dry-run plan, each read through its real route handler and parsed exactly from the bytes of the
 // answer: bigints, numerics, NaN and infinities, intervals and numbers inside JSON show as they left.
 import { NextRequest } from "next/server";

@@ -1,9 +1,8 @@
 // The type-fidelity suite (tests/support/type-fidelity.ts), PostgreSQL to PostgreSQL by every engine
-// path: the 19-type table synced as it is (pass-through, COPY text); with one static column added,
-// passed through with that column computed, as mapped lines (a rate limit rules out pass-through: the
-// lines are decoded into the value model, mapped and written back), and with lines turned off (the
-// JSON path: rows read as rows). Per column, what arrived equals what left; the records show each
-// value exactly; a re-run sends nothing.
+// path: the 19-type table synced as it is (pass-through, COPY text); with one static column added, as
+// mapped lines (the lines decoded into the value model, mapped and written back; twice: beside the
+// array columns, and with a rate limit), and with lines turned off (the JSON path: rows read as rows).
+// Per column, what arrived equals what left; the records show each value exactly; a re-run sends nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactJson } from "@/lib/connectors/shared/values";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
