@@ -162,6 +162,9 @@ async function stagedInsert(
   await client.query(`INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${stage}${conflict}; TRUNCATE ${stage}`);
 }
 
+/** A key that exists (23505), or a table that takes no COPY FROM (0A000: row-level security): merge instead. */
+const DIRECT_COPY_REFUSED = ["23505", "0A000"];
+
 /**
  * A first sync's upsert as one COPY straight into the table, half the server's work of staging and
  * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed
@@ -174,8 +177,8 @@ async function directCopy(client: pg.PoolClient, target: string, cols: string, i
     await client.query("RELEASE SAVEPOINT ds_direct");
     return true;
   } catch (err) {
-    // A bad value is the batch's: bisection isolates it (sql-write.ts). Anything else, the merge.
-    if (isRecordError(err) && (err as { code?: string }).code !== "23505") throw err;
+    // A bad value is the batch's (bisection isolates it: sql-write.ts), a lost connection the write's.
+    if (!DIRECT_COPY_REFUSED.includes((err as { code?: string }).code ?? "")) throw err;
     await client.query("ROLLBACK TO SAVEPOINT ds_direct");
     newRows.likely = false;
     return false;
