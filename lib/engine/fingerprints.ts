@@ -18,6 +18,15 @@ export interface Fingerprints {
 
 const DIGEST = 16;
 
+/**
+ * A fingerprint where it was computed: hex on demand, or its 16 bytes copied with no string made
+ * (state-blocks.ts writes a first sync's million fingerprints so; `digestInto` absent: only hex).
+ */
+export interface DigestSource {
+  readonly fingerprint: string;
+  digestInto?(buf: Buffer, at: number): void;
+}
+
 /** md5 digests side by side. */
 export class Digests implements Fingerprints {
   constructor(
@@ -27,6 +36,13 @@ export class Digests implements Fingerprints {
 
   hex(i: number): string {
     return this.bytes.toString("hex", i * DIGEST, (i + 1) * DIGEST);
+  }
+
+  /** The i-th digest's 16 bytes into `buf` at `at`. */
+  copy(i: number, buf: Buffer, at: number): void {
+    // By hand: Buffer#copy's native call costs more than 16 bytes.
+    const x = this.bytes;
+    for (let b = i * DIGEST, end = b + DIGEST; b < end; b++) buf[at++] = x[b];
   }
 
   word(i: number, w: number): number {

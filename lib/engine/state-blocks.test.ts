@@ -7,7 +7,8 @@ import { pgPool } from "@/lib/db/client";
 import { useTestDatabase } from "@/tests/support/db";
 import { withTransaction } from "./transaction";
 import { mulberry32 } from "@/tests/support/random";
-import { BLOCK_KEYS, blockKey, compareC, countStates, statePages, writeStateBlocks, type BlockStatus } from "./state-blocks";
+import { fingerprintAll } from "./fingerprints";
+import { BLOCK_KEYS, blockKey, compareC, countStates, fingerprintText, statePages, writeStateBlocks, type BlockStatus, type StateFingerprint } from "./state-blocks";
 import { forgetStates, writeStates, type StateChange } from "./sync-state-store";
 import { UnchangedFilter } from "./unchanged-filter";
 
@@ -54,6 +55,23 @@ const change = (key: string, fingerprint: string, ok: boolean, action: StateChan
 });
 
 describe("state blocks", () => {
+  it("take fingerprints as the digests' bytes where they were computed, the same as their hex", async () => {
+    // Keys out of block order ("10" before "9"), so the blocks are written through the sort.
+    const keys = Array.from({ length: 150 }, (_, i) => String(150 - i));
+    const digests = fingerprintAll("seed", keys);
+    const statuses: BlockStatus[] = keys.map((_, i) => (i % 7 === 0 ? "failed" : "success"));
+    const sources: StateFingerprint[] = keys.map((_, i) =>
+      statuses[i] === "failed" ? "" : { fingerprint: digests.hex(i), digestInto: (buf: Buffer, at: number) => digests.copy(i, buf, at) },
+    );
+    await withTransaction(pgPool(), (client) => writeStateBlocks(client, 3, RUN, keys, sources, statuses));
+    await withTransaction(pgPool(), (client) => writeStateBlocks(client, 4, RUN, keys, sources.map(fingerprintText), statuses));
+    const bytes = await entries(3);
+    expect(bytes).toEqual(await entries(4));
+    expect(bytes["150"]).toBe(`/failed/${RUN}`);
+    expect(bytes["149"]).toBe(`${md5("seed149")}/success/${RUN}`);
+    expect(Object.keys(bytes)).toHaveLength(150);
+  });
+
   it("are read as rows would be, overridden by rows, hidden by '-'", { timeout: 30_000 }, async () => {
     const keys = Array.from({ length: 300 }, (_, i) => String(i + 1));
     const statuses: BlockStatus[] = keys.map((_, i) => (i % 10 === 0 ? "failed" : i % 10 === 1 ? "skipped" : "success"));

@@ -11,6 +11,7 @@ import type { Pool, PoolClient } from "pg";
 import type { DeclaredViews } from "@/lib/db/declared-relations";
 import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
+import type { DigestSource } from "./fingerprints";
 import { stateBlocksLockKey } from "./locks";
 
 /** The sync's blocks, to select from. */
@@ -24,6 +25,26 @@ const blockEntries = (keys: Expression<string[] | null>, fingerprints: Expressio
 const LETTER = { success: "s", failed: "f", skipped: "k" } as const;
 
 export type BlockStatus = keyof typeof LETTER;
+
+/** A state's fingerprint: hex, where it was computed (copied as bytes), or '' (never delivered). */
+export type StateFingerprint = string | DigestSource;
+
+/** The fingerprint as sync_states stores it. */
+export const fingerprintText = (f: StateFingerprint): string => (typeof f === "string" ? f : f.fingerprint);
+
+/** Writes f's 16 bytes at buf[at] (hex checked by the caller); false for '' (never delivered: NULL). */
+function putDigest(f: StateFingerprint, buf: Buffer, at: number): boolean {
+  if (typeof f !== "string") {
+    if (f.digestInto) {
+      f.digestInto(buf, at);
+      return true;
+    }
+    f = f.fingerprint;
+  }
+  if (f === "") return false;
+  buf.write(f, at, 16, "hex");
+  return true;
+}
 
 /**
  * Orders two texts as collation "C" does (UTF-8 bytes, that is code points). JavaScript's `<` orders
@@ -99,13 +120,16 @@ export async function writeStateBlocks(
   syncId: number,
   runId: number,
   keys: readonly string[],
-  fingerprints: readonly string[],
+  fingerprints: readonly StateFingerprint[],
   statuses: readonly BlockStatus[],
 ): Promise<boolean> {
   if (keys.length === 0) return true;
   for (let i = 0; i < keys.length; i++) {
+    const f = fingerprints[i];
+    if (typeof f !== "string" && f.digestInto) continue;
     // Never delivered: '' (a failed insert) is NULL in the block.
-    if (!(statuses[i] === "failed" && fingerprints[i] === "") && !isHex32(fingerprints[i])) return false;
+    const text = fingerprintText(f);
+    if (!(statuses[i] === "failed" && text === "") && !isHex32(text)) return false;
   }
   const order = blockOrder(keys);
   const at = (j: number) => (order === null ? j : order[j]);
@@ -116,21 +140,17 @@ export async function writeStateBlocks(
   const [{ meets }] = await viaClient(client, meetsQuery("meets", { syncId, low, high }));
   if (meets === true) return false;
   const input = new BinaryCopyInput();
-  for (let start = 0; start < keys.length; start += BLOCK_KEYS) {
+  let start = 0;
+  const digestAt = (j: number, buf: Buffer, to: number) => putDigest(fingerprints[at(start + j)], buf, to);
+  for (; start < keys.length; start += BLOCK_KEYS) {
     const end = Math.min(keys.length, start + BLOCK_KEYS);
-    const blockKeys: string[] = [];
-    const uuids: (string | null)[] = [];
+    const blockKeys = order === null ? keys.slice(start, end) : order.slice(start, end).map((i) => keys[i]);
     let letters = "";
-    for (let j = start; j < end; j++) {
-      const i = at(j);
-      blockKeys.push(keys[i]);
-      uuids.push(statuses[i] === "failed" && fingerprints[i] === "" ? null : fingerprints[i]);
-      letters += LETTER[statuses[i]];
-    }
+    for (let j = start; j < end; j++) letters += LETTER[statuses[at(j)]];
     const first = start === 0 ? low : blockKey(blockKeys[0]);
     const last = end === keys.length ? high : blockKey(blockKeys[blockKeys.length - 1]);
     const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
-    row.textArray(blockKeys).uuidArray(uuids);
+    row.textArray(blockKeys).digestArray(end - start, digestAt);
     // The statuses, last: a text field is appended to the row started above.
     input.text(letters);
   }

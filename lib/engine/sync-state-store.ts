@@ -9,7 +9,8 @@ import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
 import { writeSkippedStates } from "./skipped-states";
-import { writeStateBlocks, type BlockStatus } from "./state-blocks";
+import { fingerprintText, writeStateBlocks, type BlockStatus, type StateFingerprint } from "./state-blocks";
+import type { DigestSource } from "./fingerprints";
 import { syncStatusAfterRun } from "./transitions";
 
 /** A pool or a client in a transaction. */
@@ -49,7 +50,7 @@ export interface StateChange {
   ok: boolean;
   /** Skipped by the write mode (skipped-states.ts). */
   skipped?: boolean;
-  item: { key: string; fingerprint: string; action: SyncRecordAction };
+  item: DigestSource & { key: string; action: SyncRecordAction };
 }
 
 /**
@@ -68,7 +69,7 @@ export async function writeStates(
   skipsPresent = false,
 ): Promise<void> {
   const keys: string[] = [];
-  const fps: string[] = [];
+  const fps: StateFingerprint[] = [];
   const statuses: BlockStatus[] = [];
   const deleted: string[] = [];
   const skipped: { keys: string[]; fps: string[] } = { keys: [], fps: [] };
@@ -84,14 +85,14 @@ export async function writeStates(
       continue;
     }
     keys.push(c.item.key);
-    fps.push(c.ok || c.skipped ? c.item.fingerprint : "");
+    fps.push(c.ok || c.skipped ? c.item : "");
     statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
   }
   await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
   // A fresh run's states go in as one block (state-blocks.ts); rows only if a fingerprint is not an md5.
   if (keys.length > 0 && fresh && !(await writeStateBlocks(client, syncId, runId, keys, fps, statuses))) {
     const input = new BinaryCopyInput();
-    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fps[i]).text(statuses[i]).int4(runId);
+    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fingerprintText(fps[i])).text(statuses[i]).int4(runId);
     await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
   } else if (keys.length > 0 && !fresh) {
     // A failed row keeps the fingerprint last delivered: its row's, else its block entry's (none
@@ -105,7 +106,7 @@ export async function writeStates(
          fingerprint = CASE WHEN EXCLUDED.last_status = 'success' THEN EXCLUDED.fingerprint
                             WHEN sync_states.fingerprint = '-' THEN '' ELSE sync_states.fingerprint END,
          last_status = EXCLUDED.last_status, last_run_id = EXCLUDED.last_run_id`,
-      [syncId, runId, keys, fps, statuses],
+      [syncId, runId, keys, fps.map(fingerprintText), statuses],
     );
   }
   if (deleted.length > 0) await forgetStates(client, syncId, deleted);

@@ -175,27 +175,28 @@ export class BinaryCopyInput {
   }
 
   /**
-   * A one-dimensional uuid[] of 32-hex-digit texts (md5s); null elements stay NULL. The caller checks
-   * the texts (isHex32): anything else would be written as garbage.
+   * A one-dimensional uuid[] of `count` elements, each written by `digestAt` as 16 bytes at `at` (true)
+   * or NULL (false): digests copied straight from where they were computed, with no text in between.
    */
-  uuidArray(hex: readonly (string | null)[]): this {
-    const nulls = hex.includes(null);
-    this.room(4 + 20 + hex.length * 20);
+  digestArray(count: number, digestAt: (j: number, buf: Buffer, at: number) => boolean): this {
+    this.room(4 + 20 + count * 20);
     const start = this.at;
     this.at += 4;
-    this.arrayHeader(hex.length, nulls, UUID_OID);
+    this.arrayHeader(count, false, UUID_OID);
     const { buf } = this;
     let at = this.at;
-    for (const h of hex) {
-      if (h === null) {
+    let nulls = false;
+    for (let j = 0; j < count; j++) {
+      if (digestAt(j, buf, at + 4)) {
+        buf.writeInt32BE(16, at);
+        at += 20;
+      } else {
         buf.writeInt32BE(-1, at);
         at += 4;
-        continue;
+        nulls = true;
       }
-      buf.writeInt32BE(16, at);
-      buf.write(h, at + 4, 16, "hex");
-      at += 20;
     }
+    if (nulls) buf.writeInt32BE(1, start + 8);
     this.at = at;
     buf.writeInt32BE(this.at - start - 4, start);
     return this;

@@ -13,7 +13,7 @@ import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, keyText } from "../diff";
-import { fingerprintAll, type Fingerprints } from "../fingerprints";
+import { Digests, fingerprintAll, type DigestSource, type Fingerprints } from "../fingerprints";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
@@ -37,6 +37,30 @@ export interface PassThroughRun {
 }
 
 const ACTION: Record<"i" | "u", SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
+
+/**
+ * A line's Item whose fingerprint stays its batch's digest: hex only if something reads it, and a
+ * first sync's state blocks copy the 16 bytes (a million hex strings made and parsed back, before).
+ */
+class LineItem implements Item, DigestSource {
+  row?: Row;
+  constructor(
+    readonly key: string,
+    readonly line: string,
+    // The write mode may change it (send-batch.ts).
+    public action: SyncRecordAction,
+    private readonly digests: Digests,
+    private readonly index: number,
+  ) {}
+
+  get fingerprint(): string {
+    return this.digests.hex(this.index);
+  }
+
+  digestInto(buf: Buffer, at: number): void {
+    this.digests.copy(this.index, buf, at);
+  }
+}
 
 /** The fields of `line` at `pick`, still COPY text. */
 function picked(line: string, pick: number[]): string {
@@ -145,10 +169,13 @@ export async function diffLines(
       ).classes;
   const items: Item[] = [];
   let unchanged = 0;
+  const digests = fingerprints instanceof Digests ? fingerprints : undefined;
   for (let i = 0; i < keys.length; i++) {
     const c = classes ? classes.get(i) : "i";
     if (c === undefined) unchanged++;
-    else if (c !== "d") items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints.hex(i), action: ACTION[c] });
+    else if (c === "d") continue;
+    else if (digests) items.push(new LineItem(keys[i], kept[i], ACTION[c], digests, i));
+    else items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints.hex(i), action: ACTION[c] });
   }
   return { items, unchanged };
 }
