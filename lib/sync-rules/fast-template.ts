@@ -118,8 +118,8 @@ function compileLookup(path: string[]): FastTemplate {
 type FastExpression = (row: Record<string, unknown>, timestamp: () => string, charge: Charge) => unknown;
 
 /** The plain function of a parsed single-expression template, or undefined when Liquid must render it. */
-export function compileFastTemplate(engine: Liquid, expression: Value): FastTemplate | undefined {
-  const fast = compileExpression(engine, expression);
+export function compileFastTemplate(engine: Liquid, expression: Value, reads?: Set<string>): FastTemplate | undefined {
+  const fast = compileExpression(engine, expression, reads);
   return fast && ((row, timestamp) => fast(row, timestamp, { used: 0 }));
 }
 
@@ -128,13 +128,13 @@ export function compileFastTemplate(engine: Liquid, expression: Value): FastTemp
  * expression: the text Liquid writes, every written character charged to the memory limit as
  * lib/liquid/engine.ts's emitter does. Any tag leaves the template to Liquid.
  */
-export function compileFastText(engine: Liquid, templates: Template[]): FastTemplate | undefined {
+export function compileFastText(engine: Liquid, templates: Template[], reads?: Set<string>): FastTemplate | undefined {
   const parts: (string | FastExpression)[] = [];
   for (const template of templates) {
     const html = template as unknown as { token?: { kind?: number }; str?: unknown };
     if (html.token?.kind === TokenKind.HTML && typeof html.str === "string") parts.push(html.str);
     else if (template instanceof Output) {
-      const fast = compileExpression(engine, template.value);
+      const fast = compileExpression(engine, template.value, reads);
       if (!fast) return undefined;
       parts.push(fast);
     } else return undefined;
@@ -153,7 +153,8 @@ export function compileFastText(engine: Liquid, templates: Template[]): FastTemp
   };
 }
 
-function compileExpression(engine: Liquid, expression: Value): FastExpression | undefined {
+/** `reads` collects the row's columns the expression looks up (its path's head). */
+function compileExpression(engine: Liquid, expression: Value, reads?: Set<string>): FastExpression | undefined {
   const postfix = (expression.initial as unknown as { postfix: unknown[] }).postfix;
   if (postfix.length !== 1) return undefined;
   const access = postfix[0] as { kind?: number; variable?: unknown; props?: { kind?: number; content?: unknown }[] };
@@ -169,6 +170,7 @@ function compileExpression(engine: Liquid, expression: Value): FastExpression | 
     if (!step) return undefined;
     steps.push(step);
   }
+  if (path[0] !== "current_timestamp") reads?.add(path[0]);
   const lookup = compileLookup(path);
   if (steps.length === 0) return lookup;
   return (row, timestamp, charge) => {

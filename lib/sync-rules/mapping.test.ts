@@ -84,6 +84,28 @@ describe("mapping", () => {
   });
 });
 
+describe("fields", () => {
+  it("say which columns each mapping reads: a template Liquid renders may read any", () => {
+    const { fields } = compileMapping([
+      { from: "a", to: "a", mapping_type: "standard" },
+      { from: "doc.inner", to: "b", mapping_type: "standard" },
+      { from: "x", to: "c", mapping_type: "static" },
+      { from: "{{ given | downcase }} {{ family }} {{ current_timestamp }}", to: "d", mapping_type: "template" },
+      { from: "{% if a %}{{ a }}{% endif %}", to: "e", mapping_type: "template" },
+    ]);
+    expect(fields.map((f) => [f.to, f.reads])).toEqual([
+      ["a", ["a"]],
+      ["b", ["doc.inner", "doc"]],
+      ["c", []],
+      ["d", ["given", "family"]],
+      ["e", undefined],
+    ]);
+    const clock = { now: new Date("2026-01-02T03:04:05Z") };
+    const row = { a: null, doc: { inner: 1 }, given: "ADA", family: "l" };
+    expect(fields.map((f) => f.value(row, clock))).toEqual([null, 1, "x", "ada l 2026-01-02T03:04:05.000+0000", ""]);
+  });
+});
+
 describe("templates", () => {
   it("keep a number inside JSON exactly: printed, cast and written as JSON as the source wrote it (issue 33)", () => {
     const row = { doc: parseJsonExact('{"big":12345678901234567890,"dec":1.50}') };

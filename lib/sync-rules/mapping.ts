@@ -165,6 +165,17 @@ export interface CompiledMapping {
   plainTemplates: { plain: number; total: number };
   /** Maps one row; throws MappingError naming the failing field. */
   map(row: Record<string, unknown>, now?: Date): Record<string, unknown>;
+  /** Each mapping alone, in order (pass-through computes some columns only, from only what they read). */
+  fields: MappedField[];
+}
+
+/** One mapping of a compiled configuration. */
+export interface MappedField {
+  to: string;
+  /** The row's columns its value may read; undefined when any (a template Liquid renders). */
+  reads: readonly string[] | undefined;
+  /** The value map() writes at `to` (undefined as null); throws MappingError as map() does. */
+  value(row: Record<string, unknown>, clock: RowClock): unknown;
 }
 
 export interface CompileOptions {
@@ -173,7 +184,7 @@ export interface CompileOptions {
 }
 
 /** The row being mapped: its time, taken once on first use and shared by all its templates. */
-interface RowClock {
+export interface RowClock {
   now: Date | undefined;
 }
 
@@ -184,8 +195,11 @@ type FieldStep = (row: Record<string, unknown>, clock: RowClock, payload: Record
 export function compileMapping(configuration: unknown, options: CompileOptions = {}): CompiledMapping {
   const mappings = normalizeConfiguration(configuration);
   const plainTemplates = { plain: 0, total: 0 };
+  const fields: MappedField[] = [];
   const steps = mappings.map((mapping) => {
-    const value = valueOf(mapping, options, plainTemplates);
+    const reads = new Set<string>();
+    const value = valueOf(mapping, options, plainTemplates, reads);
+    fields.push({ to: mapping.to, reads: reads.has(ANY_COLUMN) ? undefined : [...reads], value: (row, clock) => value(row, clock) ?? null });
     const set = setterOf(parsePath(mapping.to));
     const skip = mapping.null_policy === "skip";
     const step: FieldStep = (row, clock, payload) => {
@@ -200,6 +214,7 @@ export function compileMapping(configuration: unknown, options: CompileOptions =
     identity: steps.length === 0,
     skipsEmpty: mappings.some((m) => m.null_policy === "skip"),
     plainTemplates,
+    fields,
     map(row, now) {
       if (steps.length === 0) return { ...row };
       const clock: RowClock = { now };
@@ -212,11 +227,15 @@ export function compileMapping(configuration: unknown, options: CompileOptions =
 
 type ValueOf = (row: Record<string, unknown>, clock: RowClock) => unknown;
 
-/** How one mapping reads its value from a row, built once per run. */
-function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain: number; total: number }): ValueOf {
+/** In a mapping's `reads`: it may read any column. */
+const ANY_COLUMN = "\u0000any";
+
+/** How one mapping reads its value from a row, built once per run; `reads` gets the columns it reads. */
+function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain: number; total: number }, reads: Set<string>): ValueOf {
   switch (mapping.mapping_type) {
     case "standard": {
       const from = mapping.from as string;
+      reads.add(from).add(from.split(".")[0]);
       return (row) => readColumn(row, from);
     }
     case "static": {
@@ -239,8 +258,11 @@ function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain
           throw new MappingError(`Mapping to "${mapping.to}": ${message}`);
         }
       };
-      const fast = options.liquidOnly ? undefined : compileFast(template);
-      if (!fast) return render;
+      const fast = options.liquidOnly ? undefined : compileFast(template, reads);
+      if (!fast) {
+        reads.add(ANY_COLUMN);
+        return render;
+      }
       counts.plain++;
       return (row, clock) => {
         const value = fast(row, () => formatTimestamp((clock.now ??= new Date())));
@@ -251,9 +273,9 @@ function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain
 }
 
 /** The plain function of a template, when its shape is one fast-template.ts compiles. */
-function compileFast(template: CompiledTemplate): FastTemplate | undefined {
-  if (template.expression) return compileFastTemplate(liquidEngine(), template.expression);
-  return template.templates ? compileFastText(liquidEngine(), template.templates) : undefined;
+function compileFast(template: CompiledTemplate, reads: Set<string>): FastTemplate | undefined {
+  if (template.expression) return compileFastTemplate(liquidEngine(), template.expression, reads);
+  return template.templates ? compileFastText(liquidEngine(), template.templates, reads) : undefined;
 }
 
 /** setPath with the path parsed once; a plain field name is a plain assignment. */

@@ -8,7 +8,7 @@ import "server-only";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
 import type { ReadOptions, Row } from "@/lib/connectors/types";
-import { MappingError } from "@/lib/sync-rules/mapping";
+import { MappingError, type RowClock } from "@/lib/sync-rules/mapping";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
@@ -74,16 +74,19 @@ function picked(line: string, pick: number[]): string {
 const YIELD_AFTER_MS = 20;
 
 /**
- * The lines to upsert for items whose plan computes some columns: each line decoded and mapped, its
- * columns the source's fields or the mapped values as the destination writes them. Items whose row
- * cannot be mapped are left out, for the JSON path to record their errors.
+ * The lines to upsert for items whose plan computes some columns: only the fields the computed columns
+ * read are decoded, and only those columns computed; the other columns are the source's fields as they
+ * came. Items whose row cannot be mapped are left out (decoded whole), for the JSON path to record
+ * their errors.
  */
-async function composeLines(ctx: RunContext, plan: PassThroughPlan, compose: ComposedColumn[], items: Item[]) {
+async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], items: Item[]) {
   const lines: string[] = [];
   const mapped: Item[] = [];
   const unmappable: Item[] = [];
-  const now = new Date();
+  // One time for the batch, as map() is given (every template's current_timestamp).
+  const clock: RowClock = { now: new Date() };
   const { columns } = plan.recordColumns;
+  const reads = plan.composeReads;
   let turn = performance.now();
   for (const item of items) {
     if (performance.now() - turn > YIELD_AFTER_MS) {
@@ -91,20 +94,20 @@ async function composeLines(ctx: RunContext, plan: PassThroughPlan, compose: Com
       turn = performance.now();
     }
     const line = item.line as string;
-    let payload: Row;
-    try {
-      item.row = plan.source.decode(line, columns);
-      payload = ctx.mapping.map(item.row, now);
-    } catch (err) {
-      if (!(err instanceof MappingError)) throw err;
-      unmappable.push(item);
-      continue;
-    }
     const fields = line.split("\t");
     let out = "";
-    for (let i = 0; i < compose.length; i++) {
-      const c = compose[i];
-      out += (i === 0 ? "" : "\t") + (typeof c === "number" ? fields[c] : c.text(payload[c.to]));
+    try {
+      // A row of only the fields read (a partial row is never kept on the item: a refused batch decodes again).
+      const row = !reads ? plan.source.decode(line, columns) : reads.fields.length === 0 ? {} : plan.source.decode(reads.fields.map((f) => fields[f]).join("\t"), reads.columns);
+      for (let i = 0; i < compose.length; i++) {
+        const c = compose[i];
+        out += (i === 0 ? "" : "\t") + (typeof c === "number" ? fields[c] : c.text(c.field.value(row, clock)));
+      }
+    } catch (err) {
+      if (!(err instanceof MappingError)) throw err;
+      item.row = plan.source.decode(line, columns);
+      unmappable.push(item);
+      continue;
     }
     lines.push(out);
     mapped.push(item);
@@ -202,7 +205,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       return sendItems(attempt, items);
     }
     const { pick, compose } = plan;
-    const composed = compose && (await composeLines(ctx, plan, compose, items));
+    const composed = compose && (await composeLines(plan, compose, items));
     // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
     const unmappable = composed ? await sendItems(attempt, composed.unmappable, true) : [];
     const sent = composed ? composed.mapped : items;

@@ -126,6 +126,32 @@ describe.each(WAYS)("$title, against the JSON path", ({ path, rate }) => {
     expect(await sql(destination.url, `SELECT label FROM ${lines.table} WHERE id IN (2, 5000) ORDER BY id`)).toEqual([{ label: "RENAMED" }, { label: "NEW" }]);
   });
 
+  it("a template reading columns of several types, a static value and a column of another type: as the JSON path writes them", async () => {
+    // Pass-through decodes only the fields its computed columns read (plan.ts composeReads): here
+    // amount, at, doc and ratio, never label; `id` goes to a text column, so it is computed too.
+    const configuration = [
+      { from: "id", to: "id", mapping_type: "standard" },
+      { from: "{{ amount }}|{{ at }}|{{ doc.big }}|{{ ratio | append: '!' }}", to: "label", mapping_type: "template" },
+      { from: "id", to: "code", mapping_type: "standard" },
+      { from: "fixed", to: "note", mapping_type: "static" },
+    ];
+    const [lines, rows] = [await peopleSync({ rate, configuration, columns: ", code text" }), await peopleSync({ rate, configuration, columns: ", code text" })];
+    const a = await run(lines);
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const b = await run(rows);
+    delete process.env.ENGINE_PASS_THROUGH;
+    expect([a.path, b.path, a.result, b.result]).toEqual([path, "rows", "success", "success"]);
+    const written = (table: string) => sql(destination.url, `SELECT id, label, code, note FROM ${table} ORDER BY id`);
+    const mapped = await written(lines.table);
+    expect(mapped).toEqual(await written(rows.table));
+    expect(mapped.slice(0, 3)).toEqual([
+      { id: "1", label: "12.50|2026-01-02T01:04:05.678901Z|12345678901234567890|NaN!", code: "1", note: "fixed" },
+      { id: "2", label: "-0.001|||-Infinity!", code: "2", note: "fixed" },
+      { id: "3", label: "|||!", code: "3", note: "fixed" },
+    ]);
+    expect(recordsByKey(a.records)).toEqual(recordsByKey(b.records));
+  });
+
   it("a first sync into a table holding some of the keys updates them (a plain COPY first, a merge on the conflict)", async () => {
     process.env.ENGINE_BATCH_SIZE = "300";
     const f = await peopleSync({ rate });

@@ -13,6 +13,7 @@ import type { RunContext } from "../context";
 import { engineSettings } from "../settings";
 import type { RecordColumns } from "./record-columns";
 import { passesThrough } from "@/lib/sync-rules/write-mode";
+import { readColumn, type MappedField } from "@/lib/sync-rules/mapping";
 
 export interface PassThroughPlan {
   source: TextRowsSource;
@@ -29,6 +30,11 @@ export interface PassThroughPlan {
    * differs): per destination column, the source field it takes or how to write the mapped value.
    */
   compose?: ComposedColumn[];
+  /**
+   * With `compose`: the source fields its computed columns read, and their columns (each line to send
+   * decodes only these); undefined when they may read any (a template Liquid renders).
+   */
+  composeReads?: { fields: number[]; columns: TextColumn[] };
   keyIndex: number;
   /** The cursor column's field (incremental reads), -1 without one. */
   cursorIndex: number;
@@ -36,8 +42,8 @@ export interface PassThroughPlan {
   seed: string;
 }
 
-/** A source field's index, or a mapped value written as the destination's write() would write it. */
-export type ComposedColumn = number | { to: string; text: (value: unknown) => string };
+/** A source field's index, or a mapping's value written as the destination's write() would write it. */
+export type ComposedColumn = number | { field: MappedField; text: (value: unknown) => string };
 
 const INTEGERS = ["smallint", "integer", "bigint"];
 const TEXTS = ["text", "character varying", "character"];
@@ -159,17 +165,20 @@ function composedColumns(
   columns: TextColumn[],
   target: TextTarget,
   destination: TextRowsDestination,
-): Pick<PassThroughPlan, "destinationColumns" | "compose"> | undefined {
+): Pick<PassThroughPlan, "destinationColumns" | "compose" | "composeReads"> | undefined {
   const { mapping } = ctx;
   if (!target.writable || !destination.valueText || mapping.skipsEmpty) return undefined;
   const names = columns.map((c) => c.name);
   const entries = mapping.identity ? names.map((n) => ({ from: n, to: n, mapping_type: "standard" })) : mapping.mappings;
+  const fields = mapping.identity ? names.map(columnField) : mapping.fields;
   const to = entries.map((m) => m.to);
   if (new Set(to).size !== to.length || !target.primaryKey.every((k) => to.includes(k))) return undefined;
   // write() sends a row with an array column as JSON, and the other values with it (not as COPY text).
   if (target.columns.some((c) => to.includes(c.name) && c.type.endsWith("]"))) return undefined;
   const compose: ComposedColumn[] = [];
-  for (const m of entries) {
+  const reads = new Set<string>();
+  let readsAny = false;
+  for (const [i, m] of entries.entries()) {
     if (/[.[\]]/.test(m.to)) return undefined; // a nested path builds an object: not a column
     const type = target.columns.find((c) => c.name === m.to)?.type;
     if (type === undefined) return undefined;
@@ -178,10 +187,19 @@ function composedColumns(
     else {
       const text = destination.valueText(type);
       if (!text) return undefined;
-      compose.push({ to: m.to, text });
+      compose.push({ field: fields[i], text });
+      if (fields[i].reads) for (const name of fields[i].reads) reads.add(name);
+      else readsAny = true;
     }
   }
-  return { destinationColumns: to, compose };
+  const read = names.flatMap((name, i) => (reads.has(name) ? [i] : []));
+  const composeReads = readsAny ? undefined : { fields: read, columns: read.map((i) => columns[i]) };
+  return { destinationColumns: to, compose, composeReads };
+}
+
+/** An identity mapping's field: the column as it is. */
+function columnField(name: string): MappedField {
+  return { to: name, reads: [name], value: (row) => readColumn(row, name) ?? null };
 }
 
 /**
