@@ -73,11 +73,44 @@ function picked(line: string, pick: number[]): string {
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn (as send-batch.ts). */
 const YIELD_AFTER_MS = 20;
 
+/** A run of a line's fields kept as they came (first to last), or one computed column. */
+type Piece = { first: number; last: number } | Exclude<ComposedColumn, number>;
+
+/** The composed columns with consecutive source fields joined into one run: one slice of the line each. */
+function piecesOf(compose: ComposedColumn[]): Piece[] {
+  const pieces: Piece[] = [];
+  for (const c of compose) {
+    const run = pieces[pieces.length - 1];
+    if (typeof c !== "number") pieces.push(c);
+    else if (run && "first" in run && run.last + 1 === c) run.last = c;
+    else pieces.push({ first: c, last: c });
+  }
+  return pieces;
+}
+
+/**
+ * Where each field of `line` starts, into `starts` (starts[n] is one past the line's end, as if a tab
+ * followed it): how many fields. Field i is line.slice(starts[i], starts[i + 1] - 1).
+ */
+function fieldStarts(line: string, starts: Int32Array): number {
+  let n = 0;
+  let at = 0;
+  for (;;) {
+    if (n < starts.length) starts[n] = at;
+    n++;
+    const tab = line.indexOf("\t", at);
+    if (tab < 0) break;
+    at = tab + 1;
+  }
+  if (n < starts.length) starts[n] = line.length + 1;
+  return n;
+}
+
 /**
  * The lines to upsert for items whose plan computes some columns: only the fields the computed columns
- * read are decoded, and only those columns computed; the other columns are the source's fields as they
- * came. Items whose row cannot be mapped are left out (decoded whole), for the JSON path to record
- * their errors.
+ * read are decoded, and only those columns computed; the source's fields go as they came, a run of
+ * them as one slice of the line. Items whose row cannot be mapped are left out (decoded whole), for
+ * the JSON path to record their errors.
  */
 async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], items: Item[]) {
   const lines: string[] = [];
@@ -87,6 +120,9 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
   const clock: RowClock = { now: new Date() };
   const { columns } = plan.recordColumns;
   const reads = plan.composeReads;
+  const pieces = piecesOf(compose);
+  const starts = new Int32Array(columns.length + 1);
+  const field = (line: string, i: number) => line.slice(starts[i], starts[i + 1] - 1);
   let turn = performance.now();
   for (const item of items) {
     if (performance.now() - turn > YIELD_AFTER_MS) {
@@ -94,14 +130,20 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
       turn = performance.now();
     }
     const line = item.line as string;
-    const fields = line.split("\t");
     let out = "";
     try {
-      // A row of only the fields read (a partial row is never kept on the item: a refused batch decodes again).
-      const row = !reads ? plan.source.decode(line, columns) : reads.fields.length === 0 ? {} : plan.source.decode(reads.fields.map((f) => fields[f]).join("\t"), reads.columns);
-      for (let i = 0; i < compose.length; i++) {
-        const c = compose[i];
-        out += (i === 0 ? "" : "\t") + (typeof c === "number" ? fields[c] : c.text(c.field.value(row, clock)));
+      // A row of only the fields read (never kept on the item: a refused batch decodes the line again).
+      // A line of another width is decoded whole, which says what is wrong with it.
+      const whole = !reads || fieldStarts(line, starts) !== columns.length;
+      const row = whole
+        ? plan.source.decode(line, columns)
+        : reads.fields.length === 0
+          ? {}
+          : plan.source.decode(reads.fields.map((f) => field(line, f)).join("\t"), reads.columns);
+      if (whole) fieldStarts(line, starts);
+      for (let i = 0; i < pieces.length; i++) {
+        const p = pieces[i];
+        out += (i === 0 ? "" : "\t") + ("first" in p ? line.slice(starts[p.first], starts[p.last + 1] - 1) : p.text(p.field.value(row, clock)));
       }
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
