@@ -9,10 +9,15 @@ import { sql } from "kysely";
 import PgBoss from "pg-boss";
 import { pgPool } from "@/lib/db/client";
 import type { BossTables } from "@/lib/db/declared-relations";
-import { sqlBuilder, viaClient } from "@/lib/db/kysely";
+import { anyOf, sqlBuilder, viaClient } from "@/lib/db/kysely";
+import type { SyncRunStatus } from "@/lib/generated/prisma/enums";
 import { logger } from "@/lib/logger";
 import { QUEUE_DDL_LOCK } from "./locks";
 import { engineSettings } from "./settings";
+import { RUNNING_RUN_STATUSES } from "./transitions";
+
+/** Runs that take a worker's slot when they get one: a run waiting for approval or its destination does not. */
+const WAITING_FOR_A_SLOT: readonly SyncRunStatus[] = ["queued", ...RUNNING_RUN_STATUSES];
 
 export const RUN_QUEUE = "sync-run";
 
@@ -95,7 +100,29 @@ export async function enqueueRun(
     options.startAt && options.startAt.getTime() > Date.now()
       ? options.startAt
       : options.startAfterSeconds || undefined;
-  await boss.send(RUN_QUEUE, { runId } satisfies RunJob, startAfter ? { startAfter } : {});
+  const priority = -(await placeInWorkspace(runId));
+  await boss.send(RUN_QUEUE, { runId } satisfies RunJob, { priority, ...(startAfter ? { startAfter } : {}) });
+}
+
+/**
+ * How many runs of the run's workspace, created before it, are queued or running: its place in its
+ * workspace's line. pg-boss hands out jobs by priority, then age, so with minus this as the priority
+ * every workspace's first run comes before any workspace's second, and a workspace that queued many
+ * runs at once does not hold the others back (fetched in plain age order, a worker deferring runs over
+ * their workspace's share took one a poll while its other slot ran the same workspace's next:
+ * bench/README.md, 2026-11-30 (j)).
+ */
+async function placeInWorkspace(runId: number): Promise<number> {
+  const runs = sqlBuilder().selectFrom("sync_runs");
+  const [row] = await viaClient(
+    pgPool(),
+    runs
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), "int4").as("ahead"))
+      .where("status", "=", anyOf(WAITING_FOR_A_SLOT, "sync_run_status"))
+      .where("id", "<", runId)
+      .where("workspace_id", "=", (eb) => eb.selectFrom("sync_runs").select("workspace_id").where("id", "=", runId)),
+  );
+  return row?.ahead ?? 0;
 }
 
 /** pg-boss's tables, in its schema (declared in lib/db/declared-relations.ts). */

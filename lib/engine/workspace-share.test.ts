@@ -7,6 +7,7 @@ import { pgPool } from "@/lib/db/client";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "./execute-run";
 import { stopEngine, triggerSync } from "./index";
+import { getBoss, RUN_QUEUE, type RunJob } from "./queue";
 import { claimRun, setRunStatus } from "./run-store";
 import { catalogOf, createFixture, createPeople, pgConnectorConfig, reloadRun, sql, tableStream } from "./test-support";
 
@@ -55,4 +56,27 @@ it("a worker does not run a run whose workspace has its share running elsewhere;
   expect(waiting.attempts).toBe(0);
   await setRunStatus(pgPool(), a, "canceled", { error: "ended by the test", finished: true });
   expect(await executeRun(b)).toBe("success");
+});
+
+it("the queue hands out every workspace's first waiting run before any workspace's next one", async () => {
+  const destination = { connectorName: "Postgresql", config: pgConnectorConfig(source.url), catalog: catalogOf(tableStream("people_copy")) };
+  const busy = await createFixture({ sourceUrl: source.url, destination });
+  const busyRuns: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const f = i === 0 ? busy : await createFixture({ sourceUrl: source.url, destination, workspaceId: busy.workspaceId, destinationId: busy.destinationId });
+    busyRuns.push((await triggerSync(f.workspaceId, f.syncId)).id);
+  }
+  // Another workspace queues one run after all of those.
+  const other = await createFixture({ sourceUrl: source.url, destination });
+  const otherRun = (await triggerSync(other.workspaceId, other.syncId)).id;
+  const ours = new Set([...busyRuns, otherRun]);
+  const boss = await getBoss();
+  const order: number[] = [];
+  for (let tries = 0; order.length < ours.size && tries < 20; tries++) {
+    const [job] = await boss.fetch<RunJob>(RUN_QUEUE);
+    if (!job) break;
+    if (ours.has(job.data.runId)) order.push(job.data.runId);
+  }
+  // Fetched in plain age order the other workspace's run would come last.
+  expect(order).toEqual([busyRuns[0], otherRun, busyRuns[1], busyRuns[2]]);
 });
