@@ -140,9 +140,7 @@ export async function writeStateBlocks(
   const [{ meets }] = await viaClient(client, meetsQuery("meets", { syncId, low, high }));
   if (meets === true) return false;
   const input = new BinaryCopyInput();
-  let start = 0;
-  const digestAt = (j: number, buf: Buffer, to: number) => putDigest(fingerprints[at(start + j)], buf, to);
-  for (; start < keys.length; start += BLOCK_KEYS) {
+  for (let start = 0; start < keys.length; start += BLOCK_KEYS) {
     const end = Math.min(keys.length, start + BLOCK_KEYS);
     const blockKeys = order === null ? keys.slice(start, end) : order.slice(start, end).map((i) => keys[i]);
     let letters = "";
@@ -150,7 +148,8 @@ export async function writeStateBlocks(
     const first = start === 0 ? low : blockKey(blockKeys[0]);
     const last = end === keys.length ? high : blockKey(blockKeys[blockKeys.length - 1]);
     const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
-    row.textArray(blockKeys).digestArray(end - start, digestAt);
+    const from = start;
+    row.textArray(blockKeys).digestArray(end - start, (j, buf, to) => putDigest(fingerprints[at(from + j)], buf, to));
     // The statuses, last: a text field is appended to the row started above.
     input.text(letters);
   }

@@ -197,9 +197,8 @@ export function compileMapping(configuration: unknown, options: CompileOptions =
   const plainTemplates = { plain: 0, total: 0 };
   const fields: MappedField[] = [];
   const steps = mappings.map((mapping) => {
-    const reads = new Set<string>();
-    const value = valueOf(mapping, options, plainTemplates, reads);
-    fields.push({ to: mapping.to, reads: reads.has(ANY_COLUMN) ? undefined : [...reads], value: (row, clock) => value(row, clock) ?? null });
+    const { value, reads } = valueOf(mapping, options, plainTemplates);
+    fields.push({ to: mapping.to, reads, value: (row, clock) => value(row, clock) ?? null });
     const set = setterOf(parsePath(mapping.to));
     const skip = mapping.null_policy === "skip";
     const step: FieldStep = (row, clock, payload) => {
@@ -227,20 +226,21 @@ export function compileMapping(configuration: unknown, options: CompileOptions =
 
 type ValueOf = (row: Record<string, unknown>, clock: RowClock) => unknown;
 
-/** In a mapping's `reads`: it may read any column. */
-const ANY_COLUMN = "\u0000any";
-
-/** How one mapping reads its value from a row, built once per run; `reads` gets the columns it reads. */
-function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain: number; total: number }, reads: Set<string>): ValueOf {
+/** How one mapping reads its value from a row, built once per run, and the columns it reads (undefined: any). */
+function valueOf(
+  mapping: FieldMapping,
+  options: CompileOptions,
+  counts: { plain: number; total: number },
+): { value: ValueOf; reads: string[] | undefined } {
   switch (mapping.mapping_type) {
     case "standard": {
       const from = mapping.from as string;
-      reads.add(from).add(from.split(".")[0]);
-      return (row) => readColumn(row, from);
+      // A dotted name that is not a column walks into its first part (readColumn).
+      return { value: (row) => readColumn(row, from), reads: [...new Set([from, from.split(".")[0]])] };
     }
     case "static": {
       const value = mapping.from === undefined ? null : mapping.from;
-      return () => value;
+      return { value: () => value, reads: [] };
     }
     case "template": {
       let template: CompiledTemplate;
@@ -258,16 +258,16 @@ function valueOf(mapping: FieldMapping, options: CompileOptions, counts: { plain
           throw new MappingError(`Mapping to "${mapping.to}": ${message}`);
         }
       };
+      const reads = new Set<string>();
       const fast = options.liquidOnly ? undefined : compileFast(template, reads);
-      if (!fast) {
-        reads.add(ANY_COLUMN);
-        return render;
-      }
+      // Liquid may read any column; a plain function reads only the ones it looks up (so does its fallback).
+      if (!fast) return { value: render, reads: undefined };
       counts.plain++;
-      return (row, clock) => {
-        const value = fast(row, () => formatTimestamp((clock.now ??= new Date())));
-        return value === FALLBACK ? render(row, clock) : value;
+      const value: ValueOf = (row, clock) => {
+        const out = fast(row, () => formatTimestamp((clock.now ??= new Date())));
+        return out === FALLBACK ? render(row, clock) : out;
       };
+      return { value, reads: [...reads] };
     }
   }
 }

@@ -13,7 +13,7 @@ import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, keyText } from "../diff";
-import { Digests, fingerprintAll, type DigestSource, type Fingerprints } from "../fingerprints";
+import { fingerprintAll, type Digests, type DigestSource } from "../fingerprints";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
@@ -137,13 +137,13 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
     try {
       // A row of only the fields read (never kept on the item: a refused batch decodes the line again).
       // A line of another width is decoded whole, which says what is wrong with it.
-      const whole = !reads || fieldStarts(line, starts) !== columns.length;
-      const row = whole
-        ? plan.source.decode(line, columns)
-        : reads.fields.length === 0
-          ? {}
-          : plan.source.decode(one >= 0 ? field(line, one) : reads.fields.map((f) => field(line, f)).join("\t"), reads.columns);
-      if (whole) fieldStarts(line, starts);
+      const width = fieldStarts(line, starts);
+      const row =
+        !reads || width !== columns.length
+          ? plan.source.decode(line, columns)
+          : reads.fields.length === 0
+            ? {}
+            : plan.source.decode(one >= 0 ? field(line, one) : reads.fields.map((f) => field(line, f)).join("\t"), reads.columns);
       for (let i = 0; i < pieces.length; i++) {
         const p = pieces[i];
         out += (i === 0 ? "" : "\t") + ("first" in p ? line.slice(starts[p.first], starts[p.last + 1] - 1) : p.text(p.field.value(row, clock)));
@@ -199,7 +199,7 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
 export async function diffLines(
   pool: Pool,
   ctx: Pick<RunContext, "sync"> & { run: { id: number } },
-  keyed: { keys: string[]; fingerprints: Fingerprints; kept: string[] },
+  keyed: { keys: string[]; fingerprints: Digests; kept: string[] },
   state: { noStates: boolean; unchanged: PendingFilter },
 ): Promise<{ items: Item[]; unchanged: number }> {
   const { keys, fingerprints, kept } = keyed;
@@ -217,13 +217,10 @@ export async function diffLines(
       ).classes;
   const items: Item[] = [];
   let unchanged = 0;
-  const digests = fingerprints instanceof Digests ? fingerprints : undefined;
   for (let i = 0; i < keys.length; i++) {
     const c = classes ? classes.get(i) : "i";
     if (c === undefined) unchanged++;
-    else if (c === "d") continue;
-    else if (digests) items.push(new LineItem(keys[i], kept[i], ACTION[c], digests, i));
-    else items.push({ key: keys[i], line: kept[i], fingerprint: fingerprints.hex(i), action: ACTION[c] });
+    else if (c !== "d") items.push(new LineItem(keys[i], kept[i], ACTION[c], fingerprints, i));
   }
   return { items, unchanged };
 }
