@@ -1,12 +1,13 @@
 // MariaDB's COPY text rows (the pass-through path) against a real server, found through MARIADB_URL
 // (e.g. mysql://root@127.0.0.1:3306/test). Without it the whole file is skipped, saying why.
 import mysql from "mysql2/promise";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Row, TextColumn } from "../types";
 import { uniqueName } from "@/tests/support/connectors";
 import { mariadbDestination } from "./destination";
 import { poolFor } from "./pool";
 import { mariadbSource } from "./source";
+import { RowLines } from "./row-lines";
 import { lineOf } from "./text-rows";
 import { textTypeOf } from "./text-upsert";
 
@@ -93,6 +94,38 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY 
     for await (const batch of mariadbSource.read(config(), options)) json.push(...batch);
     expect(lines.map((l) => source.decode(l, columns))).toEqual(json);
     expect(json[1]).toMatchObject({ big: "9007199254740993", label: "NULL" });
+  });
+
+  it("makes each line straight from the row's packet, byte for byte the line mysql2's own values give", async () => {
+    await admin.query(`CREATE TABLE ${database}.packets (id INT PRIMARY KEY, small SMALLINT(5) ZEROFILL, big BIGINT(20) UNSIGNED ZEROFILL,
+      neg BIGINT, f FLOAT, d DOUBLE, amount DECIMAL(30,10), at TIMESTAMP(6) NULL, label MEDIUMTEXT, latin VARCHAR(20) CHARACTER SET latin1)`);
+    await admin.query(`INSERT INTO ${database}.packets VALUES
+      (1, 7, 18446744073709551615, -9223372036854775808, 3.40282e38, 1.7976931348623157e308, -12345678901234567890.0123456789, '2024-02-29 01:02:03.5', CONCAT('a', CHAR(9), CHAR(10), CHAR(13), '\\\\'), 'caf\u00e9'),
+      (2, 0, 5, 9007199254740993, -0.5, 0.30000000000000004, 0, '1970-01-01 00:00:01', REPEAT('\u00fc', 300), ''),
+      (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+      (4, 65535, 1, -1, 1e-30, -1e-300, 1, NULL, REPEAT('x\ty', 40000), 'NULL'),
+      (5, 1, 2, 3, 123456.7, 123456789.12345679, 0.5, '2038-01-19 03:14:07.999999', '\u{1F600}', '\\N')`);
+    const query = "SELECT * FROM packets ORDER BY id";
+    const reader = vi.spyOn(RowLines.prototype, "next");
+    const lines: string[] = [];
+    try {
+      for await (const batch of source.read(config(), { query, batchSize: 10 })) lines.push(...batch);
+      // Read from the packets, not from mysql2's values (a mysql2 that stops calling the hook fails here).
+      expect(reader).toHaveBeenCalledTimes(5);
+    } finally {
+      reader.mockRestore();
+    }
+    const plain = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database, supportBigNumbers: true, dateStrings: true, timezone: "Z" });
+    try {
+      await plain.query("SET time_zone = '+00:00'");
+      const [values] = await plain.query({ sql: query, rowsAsArray: true });
+      const kinds = ["plain", "plain", "plain", "plain", "plain", "plain", "plain", "timestamp", "text", "text"] as const;
+      expect(lines).toEqual((values as unknown[][]).map((row) => lineOf(row, kinds)));
+    } finally {
+      await plain.end();
+    }
+    expect(lines[0].split("\t").slice(1, 3)).toEqual(["7", "18446744073709551615"]);
+    expect(lines[3].split("\t")[8]).toHaveLength(40000 * 4);
   });
 
   it("bounds the wait for rows by the query timeout, and stops cleanly when the consumer stops early", async () => {

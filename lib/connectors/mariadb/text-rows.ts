@@ -12,6 +12,7 @@ import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyEscape } from "@/lib/db/pg-wire/text-copy";
 import { jsonSafeRow } from "../shared/sql";
 import { connectStreaming, described, describeMariaError, incrementalQuery, mariaSettings, withConnection } from "./connection";
+import { RowLines } from "./row-lines";
 
 
 const BINARY_CHARSET = 63;
@@ -91,6 +92,23 @@ function kindsOf(fields: FieldPacket[]): Kind[] {
 }
 
 /**
+ * Has mysql2 read the query's rows with `reader()` when it gives one, instead of its own generated
+ * parser. mysql2 has no public hook for a row's packet: its Query command reads each row with the
+ * object it keeps in `_rowParser`, set once the columns are known. Should a later mysql2 read rows
+ * otherwise, this accessor goes unused and rows arrive as arrays, which read() still takes.
+ */
+function readRowsWith(query: object, reader: () => RowLines | undefined): void {
+  let generated: unknown = null;
+  Object.defineProperty(query, "_rowParser", {
+    configurable: true,
+    get: () => reader() ?? generated,
+    set: (parser: unknown) => {
+      generated = parser;
+    },
+  });
+}
+
+/**
  * The model's rows as COPY lines, in batches. Rows are collected from the query's events, not
  * through a per-row async iterator (half the worker's time per row on the JSON path); the socket
  * pauses while two batches wait, so memory stays bounded.
@@ -107,6 +125,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   const ready: string[][] = [];
   let batch: string[] = [];
   let kinds: Kind[] = [];
+  let rowLines: RowLines | undefined;
   let done = false;
   let failure: unknown;
   let paused = false;
@@ -119,9 +138,11 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   try {
     await new Promise<void>((resolve, reject) => conn.query("START TRANSACTION READ ONLY", (err) => (err ? reject(err) : resolve())));
     const query = conn.query({ sql, values });
+    readRowsWith(query, () => rowLines);
     query.on("fields", (fields: FieldPacket[]) => {
       try {
         kinds = kindsOf(fields);
+        rowLines = RowLines.of(fields);
       } catch (err) {
         failure = err;
         signal();
@@ -130,7 +151,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     query.on("result", (row: unknown) => {
       if (failure) return;
       try {
-        batch.push(lineOf(row as unknown[], kinds));
+        batch.push(typeof row === "string" ? row : lineOf(row as unknown[], kinds));
       } catch (err) {
         failure = err;
         signal();
