@@ -9,8 +9,9 @@ import "server-only";
 import { sql, type Expression } from "kysely";
 import type { Pool, PoolClient } from "pg";
 import type { DeclaredViews } from "@/lib/db/declared-relations";
-import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
+import { sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
+import { BLOCK_KEYS, blockKey, keyGroups, type KeyGroup } from "./block-order";
 import type { DigestSource } from "./fingerprints";
 import { stateBlocksLockKey } from "./locks";
 
@@ -47,71 +48,12 @@ function putDigest(f: StateFingerprint, buf: Buffer, at: number): boolean {
 }
 
 /**
- * Orders two texts as collation "C" does (UTF-8 bytes, that is code points). JavaScript's `<` orders
- * UTF-16 units, which differs when a surrogate (U+10000 and up) meets U+E000–U+FFFF.
- */
-export function compareC(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-/** Bytes of `s` in UTF-8 as the COPY writes it (a lone surrogate becomes U+FFFD: 3 bytes). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
-/** True when `s` has a UTF-16 unit at or past U+D800, where UTF-16 order and collation C differ. */
-function hasWide(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xd800) return true;
-  return false;
-}
-
-/**
- * A key in block order, as the SQL function ds_block_key writes it: its UTF-8 length in 10 digits,
- * then the key, compared bytewise. A source read in key order (integers too, whose text bytewise
- * interleaves lengths) then fills blocks whose ranges do not overlap.
- */
-export function blockKey(key: string): string {
-  return blockKeyOf(utf8Length(key), key);
-}
-
-function blockKeyOf(utf8Bytes: number, key: string): string {
-  return String(utf8Bytes).padStart(10, "0") + key;
-}
-
-/**
- * Keys a block holds at most. A lookup reads the blocks whose key range holds the key (one for a
- * source read in key order) and scans the keys there: small blocks keep that scan short and a 1%
- * change from touching every block; ~2 bytes of a block's own overhead per key at this size.
- */
-export const BLOCK_KEYS = 64;
-
-/**
- * Writes one batch's states as blocks of BLOCK_KEYS keys in block order, in the caller's transaction.
- * The keys must be new to the sync (the run began with no state, and a run records a key once).
- * False, writing nothing, when a fingerprint to keep is not an md5 in hex (none the engine writes) or
- * when the batch's key range meets a block already written (a source that returns its keys in no
- * order): the caller writes rows, so a sync's blocks never overlap and a key's block is the one with
+ * Writes one batch's states as blocks of BLOCK_KEYS keys in block order, in the caller's transaction,
+ * and answers the positions of the keys it left for the caller to write as rows (none: all in blocks).
+ * The keys must be new to the sync (the run began with no state, and a run records a key once). All
+ * are left when a fingerprint to keep is not an md5 in hex (none the engine writes); a group of keys
+ * (block-order.ts:keyGroups) is left when its range meets a block already written (a source that
+ * returns its keys in no order), so a sync's blocks never overlap and a key's block is the one with
  * the greatest first_key at or below it (ds_block_states). The check and the insert hold a lock of the
  * sync until the caller commits, so the batches in flight are checked against each other.
  */
@@ -122,83 +64,85 @@ export async function writeStateBlocks(
   keys: readonly string[],
   fingerprints: readonly StateFingerprint[],
   statuses: readonly BlockStatus[],
-): Promise<boolean> {
-  if (keys.length === 0) return true;
+): Promise<number[]> {
+  if (keys.length === 0) return [];
   for (let i = 0; i < keys.length; i++) {
     const f = fingerprints[i];
     if (typeof f !== "string" && f.digestInto) continue;
     // Never delivered: '' (a failed insert) is NULL in the block.
     const text = fingerprintText(f);
-    if (!(statuses[i] === "failed" && text === "") && !isHex32(text)) return false;
+    if (!(statuses[i] === "failed" && text === "") && !isHex32(text)) return keys.map((_, i) => i);
   }
-  const order = blockOrder(keys);
-  const at = (j: number) => (order === null ? j : order[j]);
-  const low = blockKey(keys[at(0)]);
-  const high = blockKey(keys[at(keys.length - 1)]);
+  const { groups, left } = keyGroups(keys);
   await client.query("SELECT pg_advisory_xact_lock($1, $2)", stateBlocksLockKey(syncId));
-  // Blocks do not overlap, so only one starting below the range can reach into it: the last one.
-  const [{ meets }] = await viaClient(client, meetsQuery("meets", { syncId, low, high }));
-  if (meets === true) return false;
+  const meeting = await groupsMeetingBlocks(client, syncId, groups);
   const input = new BinaryCopyInput();
-  for (let start = 0; start < keys.length; start += BLOCK_KEYS) {
-    const end = Math.min(keys.length, start + BLOCK_KEYS);
-    const blockKeys = order === null ? keys.slice(start, end) : order.slice(start, end).map((i) => keys[i]);
-    let letters = "";
-    for (let j = start; j < end; j++) letters += LETTER[statuses[at(j)]];
-    const first = start === 0 ? low : blockKey(blockKeys[0]);
-    const last = end === keys.length ? high : blockKey(blockKeys[blockKeys.length - 1]);
-    const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
-    const from = start;
-    row.textArray(blockKeys).digestArray(end - start, (j, buf, to) => putDigest(fingerprints[at(from + j)], buf, to));
-    // The statuses, last: a text field is appended to the row started above.
-    input.text(letters);
-  }
-  await input.copy(client, "COPY sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses) FROM STDIN");
-  return true;
+  let blocks = 0;
+  groups.forEach((group, g) => {
+    const { positions } = group;
+    if (meeting.has(g)) {
+      left.push(...positions);
+      return;
+    }
+    for (let start = 0; start < positions.length; start += BLOCK_KEYS) {
+      const end = Math.min(positions.length, start + BLOCK_KEYS);
+      const blockKeys = positions.slice(start, end).map((i) => keys[i]);
+      let letters = "";
+      for (let j = start; j < end; j++) letters += LETTER[statuses[positions[j]]];
+      const first = start === 0 ? group.low : blockKey(blockKeys[0]);
+      const last = end === positions.length ? group.high : blockKey(blockKeys[blockKeys.length - 1]);
+      const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
+      row.textArray(blockKeys).digestArray(end - start, (j, buf, to) => putDigest(fingerprints[positions[start + j]], buf, to));
+      // The statuses, last: a text field is appended to the row started above.
+      input.text(letters);
+      blocks++;
+    }
+  });
+  if (blocks > 0) await input.copy(client, "COPY sync_state_blocks (sync_id, run_id, size, first_key, last_key, keys, fingerprints, statuses) FROM STDIN");
+  return left;
 }
 
-/** Whether the batch's key range meets a block of the sync already written (built once: it runs per batch). */
-const meetsQuery = compiledByShape((_shape: "meets", at: { syncId: number; low: string; high: string }) =>
-  sqlBuilder().selectNoFrom((eb) =>
-    eb
-      .or([
-        eb.exists(blocksOf(at.syncId).select(sql.lit(1).as("one")).where("first_key", ">=", at.low).where("first_key", "<=", at.high)),
-        eb.exists(
-          eb
-            .selectFrom(blocksOf(at.syncId).select("last_key").where("first_key", "<", at.low).orderBy("first_key", "desc").limit(1).as("x"))
-            .select(sql.lit(1).as("one"))
-            .where("x.last_key", ">=", at.low),
-        ),
-      ])
-      .as("meets"),
-  ),
-);
-
 /**
- * The keys' positions in block order (collation C), or null when they are in it already: a source
- * read in key order, the common case, costs one pass and no block-key text per key. Otherwise V8
- * sorts the block keys without a comparator natively (several times faster than with one), in UTF-16
- * order, which is C's unless a key has a unit at or past U+D800: then compareC sorts. A key holds no
- * NUL (keyText refuses it), so "block key, NUL, position" sorts by the block key first.
+ * The groups whose key range meets a block of the sync already written, by index. Blocks do not
+ * overlap, so of those starting below a range only the last can reach into it.
  */
-function blockOrder(keys: readonly string[]): number[] | null {
-  const lengths = new Int32Array(keys.length);
-  let wide = false;
-  let sorted = true;
-  for (let i = 0; i < keys.length; i++) {
-    lengths[i] = utf8Length(keys[i]);
-    if (!wide && hasWide(keys[i])) wide = true;
-    if (sorted && i > 0) {
-      const [a, b] = [lengths[i - 1], lengths[i]];
-      sorted = a < b || (a === b && (wide ? compareC(keys[i - 1], keys[i]) < 0 : keys[i - 1] < keys[i]));
-    }
-  }
-  if (sorted) return null;
-  const tagged = new Array<string>(keys.length);
-  for (let i = 0; i < keys.length; i++) tagged[i] = `${blockKeyOf(lengths[i], keys[i])}\u0000${i}`;
-  if (wide) tagged.sort(compareC);
-  else tagged.sort();
-  return tagged.map((t) => Number(t.slice(t.lastIndexOf("\u0000") + 1)));
+async function groupsMeetingBlocks(client: PoolClient, syncId: number, groups: readonly KeyGroup[]): Promise<Set<number>> {
+  const ranges = sql<{ low: string; high: string; g: string }>`unnest(${groups.map((g) => g.low)}::text[], ${groups.map((g) => g.high)}::text[]) WITH ORDINALITY`;
+  const rows = await viaClient(
+    client,
+    sqlBuilder()
+      .selectFrom(ranges.as<"r">(sql`r(low, high, g)`))
+      .select("r.g")
+      .where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom("sync_state_blocks as b")
+              .select(sql.lit(1).as("one"))
+              .where("b.sync_id", "=", syncId)
+              .whereRef("b.first_key", ">=", "r.low")
+              .whereRef("b.first_key", "<=", "r.high"),
+          ),
+          eb.exists(
+            eb
+              .selectFrom((inner) =>
+                inner
+                  .selectFrom("sync_state_blocks as b")
+                  .select("b.last_key")
+                  .where("b.sync_id", "=", syncId)
+                  .whereRef("b.first_key", "<", "r.low")
+                  .orderBy("b.first_key", "desc")
+                  .limit(1)
+                  .as("x"),
+              )
+              .select(sql.lit(1).as("one"))
+              .whereRef("x.last_key", ">=", "r.low"),
+          ),
+        ]),
+      ),
+  );
+  // WITH ORDINALITY counts from 1 (a bigint: text through pg).
+  return new Set(rows.map((r) => Number(r.g) - 1));
 }
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */

@@ -89,12 +89,15 @@ export async function writeStates(
     statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
   }
   await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
-  // A fresh run's states go in as one block (state-blocks.ts); rows only if a fingerprint is not an md5.
-  if (keys.length > 0 && fresh && !(await writeStateBlocks(client, syncId, runId, keys, fps, statuses))) {
-    const input = new BinaryCopyInput();
-    for (let i = 0; i < keys.length; i++) input.row(5).int4(syncId).text(keys[i]).text(fingerprintText(fps[i])).text(statuses[i]).int4(runId);
-    await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
-  } else if (keys.length > 0 && !fresh) {
+  // A fresh run's states go in as blocks (state-blocks.ts); the keys it leaves as rows.
+  if (keys.length > 0 && fresh) {
+    const left = await writeStateBlocks(client, syncId, runId, keys, fps, statuses);
+    if (left.length > 0) {
+      const input = new BinaryCopyInput();
+      for (const i of left) input.row(5).int4(syncId).text(keys[i]).text(fingerprintText(fps[i])).text(statuses[i]).int4(runId);
+      await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
+    }
+  } else if (keys.length > 0) {
     // A failed row keeps the fingerprint last delivered: its row's, else its block entry's (none
     // when a row says '-').
     await client.query(
