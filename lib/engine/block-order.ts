@@ -83,9 +83,9 @@ class BatchKeys {
       this.lengths[i] = utf8Length(keys[i]);
       if (!wide && hasWide(keys[i])) wide = true;
       if (numbers) {
-        const n = INTEGER.test(keys[i]) ? Number(keys[i]) : NaN;
-        if (Number.isSafeInteger(n)) numbers[i] = n;
-        else numbers = null;
+        const n = integerOf(keys[i]);
+        if (n === undefined) numbers = null;
+        else numbers[i] = n;
       }
     }
     this.wide = wide;
@@ -135,17 +135,35 @@ class BatchKeys {
   }
 }
 
-const INTEGER = /^-?[0-9]+$/;
-
-/** The median absolute step between consecutive numbers (at least 1). */
-function medianStep(numbers: Float64Array): number {
-  const steps = new Float64Array(Math.max(0, numbers.length - 1));
-  for (let i = 1; i < numbers.length; i++) steps[i - 1] = Math.abs(numbers[i] - numbers[i - 1]);
-  steps.sort();
-  return Math.max(1, steps.length === 0 ? 1 : steps[steps.length >> 1]);
+/** The integer a key's text is (digits, an optional minus, at most 15 digits: exact), else undefined. */
+function integerOf(key: string): number | undefined {
+  const negative = key.charCodeAt(0) === 0x2d;
+  const start = negative ? 1 : 0;
+  if (key.length === start || key.length - start > 15) return undefined;
+  let n = 0;
+  for (let i = start; i < key.length; i++) {
+    const d = key.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+  }
+  return negative ? -n : n;
 }
 
-const range = (start: number, end: number): number[] => Array.from({ length: end - start }, (_, k) => start + k);
+/** The median absolute step between consecutive numbers (at least 1), from up to ~1,000 of them. */
+function medianStep(numbers: Float64Array): number {
+  const every = Math.max(1, Math.floor(numbers.length / 1024));
+  const steps: number[] = [];
+  for (let i = every; i < numbers.length; i += every) steps.push(Math.abs(numbers[i] - numbers[i - 1]));
+  if (steps.length === 0) return 1;
+  steps.sort((a, b) => a - b);
+  return Math.max(1, steps[steps.length >> 1]);
+}
+
+function range(start: number, end: number): number[] {
+  const out = new Array<number>(end - start);
+  for (let i = start; i < end; i++) out[i - start] = i;
+  return out;
+}
 
 /** A stretch of the batch in arrival order [start, end) that is in block order, or in reverse. */
 interface Stretch {
