@@ -2,10 +2,19 @@
 // order or in none, a group per ordered stream when a source merges streams, and keys between them
 // left for rows.
 import { describe, expect, it } from "vitest";
-import { mulberry32 } from "@/tests/support/random";
+import { seededBelow } from "@/tests/support/random";
 import { BLOCK_KEYS, blockKey, compareC, keyGroups } from "./block-order";
 
 const ints = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+function shuffled<T>(items: T[], seed: number): T[] {
+  const below = seededBelow(seed);
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = below(i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
 const inBlockOrder = (keys: string[], positions: number[]) =>
   positions.every((p, j) => j === 0 || compareC(blockKey(keys[positions[j - 1]]), blockKey(keys[p])) < 0);
 
@@ -20,9 +29,17 @@ describe("keyGroups", () => {
     expect(inBlockOrder(reversed, groups[0].positions)).toBe(true);
   });
 
+  it("orders negative integers and integers with leading zeros by their text, as the database does", () => {
+    const keys = shuffled([...ints(1, 300).map((k) => `-${k}`), ...ints(1, 100).map((k) => k.padStart(4, "0"))], 11);
+    const { groups, left } = keyGroups(keys);
+    expect(left).toEqual([]);
+    expect(groups).toHaveLength(1);
+    expect(inBlockOrder(keys, groups[0].positions)).toBe(true);
+    expect([groups[0].low, groups[0].high]).toEqual([blockKey("-1"), blockKey("0100")]);
+  });
+
   it("sorts a batch in no order into one group (its range is checked whole)", () => {
-    const random = mulberry32(7);
-    const keys = ints(1, 500).sort(() => random() - 0.5);
+    const keys = shuffled(ints(1, 500), 7);
     const { groups, left } = keyGroups(keys);
     expect(left).toEqual([]);
     expect(groups).toHaveLength(1);

@@ -75,21 +75,32 @@ class BatchKeys {
   /** The keys as numbers when every one is an integer (the common primary key), else null. */
   readonly numbers: Float64Array | null;
 
+  /** Every key is a non-negative integer in its shortest digits: block order is then the numbers' order. */
+  private readonly naturals: boolean;
+
   constructor(readonly keys: readonly string[]) {
     this.lengths = new Int32Array(keys.length);
     let wide = false;
+    let naturals = true;
     let numbers: Float64Array | null = new Float64Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
-      this.lengths[i] = utf8Length(keys[i]);
-      if (!wide && hasWide(keys[i])) wide = true;
-      if (numbers) {
-        const n = integerOf(keys[i]);
-        if (n === undefined) numbers = null;
-        else numbers[i] = n;
+      const key = keys[i];
+      const n = numbers ? integerOf(key) : undefined;
+      if (n === undefined) {
+        numbers = null;
+        naturals = false;
+        this.lengths[i] = utf8Length(key);
+        if (!wide && hasWide(key)) wide = true;
+        continue;
       }
+      // Digits (and a minus) are ASCII: a character a byte.
+      this.lengths[i] = key.length;
+      numbers![i] = n;
+      if (naturals && (n < 0 || Object.is(n, -0) || (key.length > 1 && key.charCodeAt(0) === 0x30))) naturals = false;
     }
     this.wide = wide;
     this.numbers = numbers;
+    this.naturals = naturals;
   }
 
   /**
@@ -108,6 +119,7 @@ class BatchKeys {
 
   /** Whether key i comes before key j in block order (keys are unique). */
   before(i: number, j: number): boolean {
+    if (this.naturals) return this.numbers![i] < this.numbers![j];
     const [a, b] = [this.lengths[i], this.lengths[j]];
     if (a !== b) return a < b;
     return this.wide ? compareC(this.keys[i], this.keys[j]) < 0 : this.keys[i] < this.keys[j];

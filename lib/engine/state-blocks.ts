@@ -9,7 +9,7 @@ import "server-only";
 import { sql, type Expression } from "kysely";
 import type { Pool, PoolClient } from "pg";
 import type { DeclaredViews } from "@/lib/db/declared-relations";
-import { sqlBuilder, viaClient } from "@/lib/db/kysely";
+import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
 import { BLOCK_KEYS, blockKey, keyGroups, type KeyGroup } from "./block-order";
 import type { DigestSource } from "./fingerprints";
@@ -107,43 +107,44 @@ export async function writeStateBlocks(
  * overlap, so of those starting below a range only the last can reach into it.
  */
 async function groupsMeetingBlocks(client: PoolClient, syncId: number, groups: readonly KeyGroup[]): Promise<Set<number>> {
-  const ranges = sql<{ low: string; high: string; g: string }>`unnest(${groups.map((g) => g.low)}::text[], ${groups.map((g) => g.high)}::text[]) WITH ORDINALITY`;
-  const rows = await viaClient(
-    client,
-    sqlBuilder()
-      .selectFrom(ranges.as<"r">(sql`r(low, high, g)`))
-      .select("r.g")
-      .where((eb) =>
-        eb.or([
-          eb.exists(
-            eb
-              .selectFrom("sync_state_blocks as b")
-              .select(sql.lit(1).as("one"))
-              .where("b.sync_id", "=", syncId)
-              .whereRef("b.first_key", ">=", "r.low")
-              .whereRef("b.first_key", "<=", "r.high"),
-          ),
-          eb.exists(
-            eb
-              .selectFrom((inner) =>
-                inner
-                  .selectFrom("sync_state_blocks as b")
-                  .select("b.last_key")
-                  .where("b.sync_id", "=", syncId)
-                  .whereRef("b.first_key", "<", "r.low")
-                  .orderBy("b.first_key", "desc")
-                  .limit(1)
-                  .as("x"),
-              )
-              .select(sql.lit(1).as("one"))
-              .whereRef("x.last_key", ">=", "r.low"),
-          ),
-        ]),
-      ),
-  );
+  const rows = await viaClient(client, meetingQuery("meeting", { syncId, lows: groups.map((g) => g.low), highs: groups.map((g) => g.high) }));
   // WITH ORDINALITY counts from 1 (a bigint: text through pg).
   return new Set(rows.map((r) => Number(r.g) - 1));
 }
+
+/** Built once: it runs per recorded batch. */
+const meetingQuery = compiledByShape((_shape: "meeting", at: { syncId: number; lows: string[]; highs: string[] }) =>
+  sqlBuilder()
+    .selectFrom(sql<{ low: string; high: string; g: string }>`unnest(${at.lows}::text[], ${at.highs}::text[]) WITH ORDINALITY`.as<"r">(sql`r(low, high, g)`))
+    .select("r.g")
+    .where((eb) =>
+      eb.or([
+        eb.exists(
+          eb
+            .selectFrom("sync_state_blocks as b")
+            .select(sql.lit(1).as("one"))
+            .where("b.sync_id", "=", at.syncId)
+            .whereRef("b.first_key", ">=", "r.low")
+            .whereRef("b.first_key", "<=", "r.high"),
+        ),
+        eb.exists(
+          eb
+            .selectFrom((inner) =>
+              inner
+                .selectFrom("sync_state_blocks as b")
+                .select("b.last_key")
+                .where("b.sync_id", "=", at.syncId)
+                .whereRef("b.first_key", "<", "r.low")
+                .orderBy("b.first_key", "desc")
+                .limit(1)
+                .as("x"),
+            )
+            .select(sql.lit(1).as("one"))
+            .whereRef("x.last_key", ">=", "r.low"),
+        ),
+      ]),
+    ),
+);
 
 /** True when the sync has a state anywhere (a row, even one saying "none", or a block). */
 export async function tracksAnything(pool: Pool, syncId: number): Promise<boolean> {
