@@ -128,6 +128,17 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY 
     expect(lines[3].split("\t")[8]).toHaveLength(40000 * 4);
   });
 
+  it("fails a read whose query fails after its first rows, with the server's error", async () => {
+    const query = "SELECT seq, IF(seq = 5000, (SELECT 1 UNION SELECT 2), seq) AS v FROM seq_1_to_10000";
+    const lines: string[] = [];
+    await expect(
+      (async () => {
+        for await (const batch of source.read(config(), { query, batchSize: 100 })) lines.push(...batch);
+      })(),
+    ).rejects.toThrow(/more than 1 row/);
+    expect(lines.every((l) => /^\d+\t\d+$/.test(l))).toBe(true);
+  });
+
   it("bounds the wait for rows by the query timeout, and stops cleanly when the consumer stops early", async () => {
     const slow = source.read({ ...config(), query_timeout: 1 }, { query: "SELECT SLEEP(3) AS s", batchSize: 10 })[Symbol.asyncIterator]();
     await expect(slow.next()).rejects.toThrow(/did not return rows within 1 s/);
