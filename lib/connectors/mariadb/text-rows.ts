@@ -141,6 +141,8 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     readRowsWith(query, () => rowLines);
     query.on("fields", (fields: FieldPacket[]) => {
       try {
+        // Cleared first: a later result set whose columns have no text must not be read with the last one's reader.
+        rowLines = undefined;
         kinds = kindsOf(fields);
         rowLines = RowLines.of(fields);
       } catch (err) {
