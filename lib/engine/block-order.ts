@@ -77,6 +77,8 @@ class BatchKeys {
 
   /** Every key is a non-negative integer in its shortest digits: block order is then the numbers' order. */
   private readonly naturals: boolean;
+  /** The step past which integer keys jump (jumpsAt), computed on first use. */
+  private jump: number | undefined;
 
   constructor(readonly keys: readonly string[]) {
     this.lengths = new Int32Array(keys.length);
@@ -114,8 +116,6 @@ class BatchKeys {
     this.jump ??= BLOCK_KEYS * medianStep(numbers);
     return Math.abs(numbers[i] - numbers[i - 1]) > this.jump;
   }
-
-  private jump: number | undefined;
 
   /** Whether key i comes before key j in block order (keys are unique). */
   before(i: number, j: number): boolean {
@@ -184,6 +184,12 @@ interface Stretch {
   descending: boolean;
 }
 
+/** A stretch's positions in block order. */
+function inOrder(s: Stretch): number[] {
+  const positions = range(s.start, s.end);
+  return s.descending ? positions.reverse() : positions;
+}
+
 function stretchesOf(batch: BatchKeys): Stretch[] {
   const n = batch.keys.length;
   const stretches: Stretch[] = [];
@@ -217,49 +223,38 @@ function clusterHolding<C extends { low: string; high: string }>(clusters: reado
  * (ClickHouse's parallel reads of a table) sends batches made of long ordered stretches far apart;
  * one group would span the keys between them, still to come, and every later batch would meet it.
  * A stretch ends where the order turns, and, for integer keys, where a key jumps far from the one
- * before (streams whose runs follow each other upwards look ordered). Long stretches (a block's worth of keys or more) whose ranges overlap are one group, the others
- * a group each; a key of a short stretch joins the group whose range holds it, or is left out.
+ * before (streams whose runs follow each other upwards look ordered). Long stretches (a block's
+ * worth of keys or more) whose ranges overlap are one group, the others a group each; a key of a
+ * short stretch joins the group whose range holds it, or is left out.
  */
 export function keyGroups(keys: readonly string[]): { groups: KeyGroup[]; left: number[] } {
   const batch = new BatchKeys(keys);
   const stretches = stretchesOf(batch);
-  if (stretches.length === 1) {
-    const positions = range(0, keys.length);
-    return { groups: [batch.group(stretches[0].descending ? positions.reverse() : positions)], left: [] };
-  }
+  if (stretches.length === 1) return { groups: [batch.group(inOrder(stretches[0]))], left: [] };
   const long = stretches.filter((s) => s.end - s.start >= BLOCK_KEYS);
   if (long.length === 0) return { groups: [batch.group(batch.sorted(range(0, keys.length)))], left: [] };
-  // Long stretches by their low end; overlapping ones merged into clusters.
-  const bounds = long.map((s) => {
-    const [first, last] = [s.start, s.end - 1];
-    return { s, low: batch.blockKey(s.descending ? last : first), high: batch.blockKey(s.descending ? first : last) };
-  });
-  bounds.sort((a, b) => compareC(a.low, b.low));
-  const clusters: { low: string; high: string; stretches: Stretch[]; joined: number[] }[] = [];
-  for (const b of bounds) {
+  // Long stretches as groups by their low end; overlapping ones merged into clusters.
+  const own = long.map((s) => batch.group(inOrder(s)));
+  own.sort((a, b) => compareC(a.low, b.low));
+  const clusters: { low: string; high: string; members: KeyGroup[]; joined: number[] }[] = [];
+  for (const g of own) {
     const last = clusters[clusters.length - 1];
-    if (last && compareC(b.low, last.high) <= 0) {
-      last.stretches.push(b.s);
-      if (compareC(b.high, last.high) > 0) last.high = b.high;
-    } else clusters.push({ low: b.low, high: b.high, stretches: [b.s], joined: [] });
+    if (last && compareC(g.low, last.high) <= 0) {
+      last.members.push(g);
+      if (compareC(g.high, last.high) > 0) last.high = g.high;
+    } else clusters.push({ low: g.low, high: g.high, members: [g], joined: [] });
   }
   const left: number[] = [];
   for (const s of stretches) {
     if (s.end - s.start >= BLOCK_KEYS) continue;
     for (let i = s.start; i < s.end; i++) {
-      const key = batch.blockKey(i);
-      const home = clusterHolding(clusters, key);
+      const home = clusterHolding(clusters, batch.blockKey(i));
       if (home) home.joined.push(i);
       else left.push(i);
     }
   }
-  const groups = clusters.map((c) => {
-    if (c.stretches.length === 1 && c.joined.length === 0) {
-      const [s] = c.stretches;
-      const positions = range(s.start, s.end);
-      return batch.group(s.descending ? positions.reverse() : positions);
-    }
-    return batch.group(batch.sorted([...c.stretches.flatMap((s) => range(s.start, s.end)), ...c.joined]));
-  });
+  const groups = clusters.map((c) =>
+    c.members.length === 1 && c.joined.length === 0 ? c.members[0] : batch.group(batch.sorted([...c.members.flatMap((g) => g.positions), ...c.joined])),
+  );
   return { groups, left };
 }

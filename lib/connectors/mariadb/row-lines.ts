@@ -6,6 +6,7 @@
 // ZEROFILL integers) are read by mysql2's own packet methods and printed, so every line is exactly
 // the one mysql2's values gave: earlier runs' fingerprints still match.
 import { Types, type FieldPacket } from "mysql2";
+import { COPY_NULL } from "@/lib/db/pg-wire/text-copy";
 
 /** The part of mysql2's Packet a row is read through (its generated row parsers read it so). */
 export interface RowPacket {
@@ -115,7 +116,7 @@ export class RowLines {
   }
 
   private writeNull(pos: number): number {
-    return this.writeAscii("\\N", pos);
+    return this.writeAscii(COPY_NULL, pos);
   }
 
   /** Text without COPY's special characters (numbers, \N, +00). */
