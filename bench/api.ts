@@ -1,7 +1,9 @@
 // 4. The API under load: the real product (scripts/start.ts, RUN_WORKER=0) on its own bench
 // database, 10k syncs and a 1M-record run inserted with set-based SQL; autocannon with 50
 // connections on GET /api/v1/syncs and on a page of the big run's records, each against
-// GET /api/health measured in the same run.
+// GET /api/health measured in the same run. Twice: with the database idle (answers are remembered
+// while it does not change: lib/http/remembered.ts), and while another database of the same server
+// commits every 10 ms, as it does while a sync runs (every answer computed).
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -10,8 +12,9 @@ import { encryptJson } from "@/lib/crypto/encryption";
 import { WEB_NODE_FLAGS } from "../scripts/web-node-flags";
 import { CUSTOMER_MAPPING, pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
+import { Client } from "pg";
 import { withClient } from "./lib/pg";
-import { spawnTs, type Child } from "./lib/process";
+import { CpuMeter, spawnTs, type Child } from "./lib/process";
 import { fmt } from "./lib/report";
 
 const CONNECTIONS = 50;
@@ -147,6 +150,8 @@ interface Measured {
    * server, which a loaded machine stretches far less than it stretches latencies.
    */
   serverCpuMs: number;
+  /** The application database's backends' CPU time in the window per answer received in it. */
+  databaseCpuMs: number;
   /** autocannon's own figures over the whole run, warm-up and connection setup included. */
   whole: Result;
 }
@@ -160,7 +165,7 @@ const GRACE_SECONDS = 3;
  * connections at once made the first answers take up to 3 s by its clock while the server
  * answered each of them within 0.5 s (both measured), and those ~50 answers were the p99.
  */
-async function load(url: string, pid: number, warmup: number, seconds: number, headers: Record<string, string> = {}): Promise<Measured> {
+async function load(url: string, pid: number, database: { adminUrl: string; name: string }, warmup: number, seconds: number, headers: Record<string, string> = {}): Promise<Measured> {
   const from = performance.now() + warmup * 1000;
   const to = from + seconds * 1000;
   const latencies: number[] = [];
@@ -169,8 +174,16 @@ async function load(url: string, pid: number, warmup: number, seconds: number, h
   let errors = 0;
   const run = autocannon({ url, connections: CONNECTIONS, duration: warmup + seconds + GRACE_SECONDS, headers, timeout: 30 });
   const cpu: number[] = [];
-  setTimeout(() => cpu.push(cpuMs(pid)), warmup * 1000);
-  setTimeout(() => cpu.push(cpuMs(pid)), (warmup + seconds) * 1000);
+  const meter = new CpuMeter(database.adminUrl, [database.name], pid);
+  let metered: Promise<number> | undefined;
+  setTimeout(() => {
+    cpu.push(cpuMs(pid));
+    const begun = meter.begin();
+    setTimeout(() => {
+      cpu.push(cpuMs(pid));
+      metered = begun.then(() => meter.end()).then((m) => m.database);
+    }, seconds * 1000);
+  }, warmup * 1000);
   run.on("response", (_client, status, _bytes, ms) => {
     const now = performance.now();
     if (now >= from && now < to) received++;
@@ -186,7 +199,35 @@ async function load(url: string, pid: number, warmup: number, seconds: number, h
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.max(0, Math.ceil(q * latencies.length) - 1)] : NaN);
   const serverCpuMs = cpu.length === 2 && received > 0 ? (cpu[1] - cpu[0]) / received : NaN;
-  return { perSecond: received / seconds, p50: at(0.5), p99: at(0.99), answered: latencies.length, failed, errors, serverCpuMs, whole };
+  const databaseMs = metered ? await metered : NaN;
+  const databaseCpuMs = received > 0 ? databaseMs / received : NaN;
+  return { perSecond: received / seconds, p50: at(0.5), p99: at(0.99), answered: latencies.length, failed, errors, serverCpuMs, databaseCpuMs, whole };
+}
+
+/**
+ * A transaction committed every 10 ms on another database of the same server, as a running sync's
+ * worker commits: every commit changes the snapshot, so no remembered answer stays valid.
+ */
+async function churn(url: string): Promise<{ stop(): Promise<number> }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  let commits = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await client.query("SELECT txid_current()");
+      commits++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await client.end();
+      return commits;
+    },
+  };
 }
 
 export async function benchApi(ctx: BenchContext): Promise<void> {
@@ -225,62 +266,83 @@ export async function benchApi(ctx: BenchContext): Promise<void> {
         headers,
       },
     ];
-    const results: Measured[] = [];
-    const alone: number[] = [];
-    for (const t of targets) {
-      // One connection first: tells a slow endpoint from a saturated machine.
-      const times: number[] = [];
-      for (let i = 0; i < (args.smoke ? 5 : 20); i++) {
-        const started = performance.now();
-        const probe = await fetch(t.url, { headers: t.headers });
-        const body = await probe.text();
-        if (!probe.ok) throw new Error(`${t.name}: ${probe.status} ${body.slice(0, 500)}`);
-        times.push(performance.now() - started);
+    const database = { adminUrl: ctx.server.adminUrl, name: new URL(url).pathname.slice(1) };
+    /** Each target under load, then its rows in the report (`label`: which round). */
+    const round = async (label: string): Promise<{ results: Measured[]; alone: number[] }> => {
+      const results: Measured[] = [];
+      const alone: number[] = [];
+      for (const t of targets) {
+        // One connection first: tells a slow endpoint from a saturated machine.
+        const times: number[] = [];
+        for (let i = 0; i < (args.smoke ? 5 : 20); i++) {
+          const started = performance.now();
+          const probe = await fetch(t.url, { headers: t.headers });
+          const body = await probe.text();
+          if (!probe.ok) throw new Error(`${t.name}: ${probe.status} ${body.slice(0, 500)}`);
+          times.push(performance.now() - started);
+        }
+        alone.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
+        const warmup = args.smoke ? 1 : 3;
+        ctx.log(`api: ${t.name}${label}, ${warmup} s warm-up then ${seconds} s at ${CONNECTIONS} connections`);
+        results.push(await load(t.url, web.pid, database, warmup, seconds, t.headers));
       }
-      alone.push(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]);
-      const warmup = args.smoke ? 1 : 3;
-      ctx.log(`api: ${t.name}, ${warmup} s warm-up then ${seconds} s at ${CONNECTIONS} connections`);
-      results.push(await load(t.url, web.pid, warmup, seconds, t.headers));
-    }
-    const [health] = results;
-    targets.forEach((t, i) => {
-      const r = results[i];
-      const statuses = Object.entries(r.failed).map(([code, count]) => `${count}× ${code}`);
-      const bad = Object.values(r.failed).reduce((a, b) => a + b, 0) + r.errors;
-      const none =
-        r.answered === 0
-          ? "no answer within the window"
-          : bad > 0
-            ? `${bad} of ${r.answered + r.errors} failed: ${[...statuses, r.errors ? `${r.errors} errors` : ""].filter(Boolean).join(", ")}`
-            : undefined;
-      const isHealth = i === 0;
-      const base = (value: number, unit: string) => (isHealth ? undefined : { name: "health", value, unit });
-      report.add({ section: "api", name: `${t.name}: requests/s`, value: r.perSecond, unit: "req/s", baseline: base(health.perSecond, "req/s") });
-      report.add({ section: "api", name: `${t.name}: p50`, value: r.p50, unit: "ms", baseline: base(health.p50, "ms") });
-      report.add({ section: "api", name: `${t.name}: web process CPU per answer`, value: r.serverCpuMs, unit: "ms", baseline: base(health.serverCpuMs, "ms") });
-      report.add({
-        section: "api",
-        name: `${t.name}: p99`,
-        value: r.p99,
-        unit: "ms",
-        baseline: base(health.p99, "ms"),
-        target: "< 100 ms",
-        pass: !none && r.p99 < 100,
-        note: none,
+      addRows(label, results);
+      return { results, alone };
+    };
+    const addRows = (label: string, results: Measured[]) => {
+      const [health] = results;
+      targets.forEach((t, i) => {
+        const r = results[i];
+        const statuses = Object.entries(r.failed).map(([code, count]) => `${count}× ${code}`);
+        const bad = Object.values(r.failed).reduce((a, b) => a + b, 0) + r.errors;
+        const none =
+          r.answered === 0
+            ? "no answer within the window"
+            : bad > 0
+              ? `${bad} of ${r.answered + r.errors} failed: ${[...statuses, r.errors ? `${r.errors} errors` : ""].filter(Boolean).join(", ")}`
+              : undefined;
+        const isHealth = i === 0;
+        const base = (value: number, unit: string) => (isHealth ? undefined : { name: "health", value, unit });
+        const name = `${t.name}${label}`;
+        report.add({ section: "api", name: `${name}: requests/s`, value: r.perSecond, unit: "req/s", baseline: base(health.perSecond, "req/s") });
+        report.add({ section: "api", name: `${name}: p50`, value: r.p50, unit: "ms", baseline: base(health.p50, "ms") });
+        report.add({ section: "api", name: `${name}: web process CPU per answer`, value: r.serverCpuMs, unit: "ms", baseline: base(health.serverCpuMs, "ms") });
+        report.add({ section: "api", name: `${name}: database CPU per answer`, value: r.databaseCpuMs, unit: "ms", baseline: base(health.databaseCpuMs, "ms") });
+        report.add({
+          section: "api",
+          name: `${name}: p99`,
+          value: r.p99,
+          unit: "ms",
+          baseline: base(health.p99, "ms"),
+          target: "< 100 ms",
+          pass: !none && r.p99 < 100,
+          note: none,
+        });
       });
-    });
+    };
+    const { results, alone } = await round("");
+    // The same while the database changes: what a client sees while syncs run.
+    const changing = await churn(ctx.sourceUrl);
+    let commits = 0;
+    let computed: Measured[] = [];
+    try {
+      computed = (await round(", database changing")).results;
+    } finally {
+      commits = await changing.stop();
+    }
+    report.note(`API, database changing: ${commits.toLocaleString("en-US")} transactions committed on another database of the same server during the round (one every 10 ms), so answers are computed, not remembered`);
+    const health = results[0];
     const short = (name: string) => name.replace(/ \(.*\)$/, "");
     report.note(`API, one connection, median latency: ${targets.map((t, i) => `${short(t.name)} ${fmt(alone[i], "ms")}`).join("; ")}`);
     report.note(`API load: ${CONNECTIONS} connections, ${seconds} s measured per endpoint after a warm-up on the same connections; health p99 ${fmt(health.p99, "ms")}`);
     report.note(
       `API, autocannon's own p99 over the whole run (connection setup and warm-up included): ${targets.map((t, i) => `${short(t.name)} ${fmt(results[i].whole.latency.p99, "ms")}`).join("; ")}`,
     );
-    ctx.report.extra.api = Object.fromEntries(
-      targets.map((t, i) => {
-        const { whole, ...window } = results[i];
-        return [t.name, { window, whole: { requests: whole.requests, latency: whole.latency } }];
-      }),
-    );
+    const summary = (r: Measured) => {
+      const { whole, ...window } = r;
+      return { window, whole: { requests: whole.requests, latency: whole.latency } };
+    };
+    report.extra.api = Object.fromEntries(targets.map((t, i) => [t.name, { ...summary(results[i]), changing: summary(computed[i]) }]));
   } finally {
     await web.stop();
   }

@@ -7,7 +7,7 @@ import { ConnectorError } from "../shared/errors";
 import { subquery } from "../shared/sql";
 import type { ClickhouseConfig } from "./config";
 import { dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
-import { byteLineBatches, IncompleteLineError, splitFields, unescapeBytes } from "./tsv";
+import { blockLines, IncompleteLineError, lineBlocks, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, quoteIdent, utcExpression, type ChType } from "./values";
 
 /** Rows of a small TabSeparated answer, each as its unescaped text fields. */
@@ -80,6 +80,15 @@ function trailingError(line: Buffer): ConnectorError | undefined {
 }
 
 /**
+ * How an answer's lines become items: one line at a time, or (optionally) a block of whole lines at
+ * once, which may decline (undefined) and leave its lines to `line`.
+ */
+export interface LineParser<T> {
+  line(line: Buffer): T;
+  block?(lines: Buffer): T[] | undefined;
+}
+
+/**
  * Streams the rows of `statement` in batches of at most `batchSize`, each line turned into an item
  * by `item` (a row, or a COPY line: text-rows.ts). Cancel (signal) and an early stop abort the
  * request and KILL the query on the server; a pause longer than the query timeout fails the read.
@@ -87,7 +96,7 @@ function trailingError(line: Buffer): ConnectorError | undefined {
 export async function* streamRows<T>(
   c: ClickhouseConfig,
   statement: string,
-  item: (line: Buffer) => T,
+  item: LineParser<T>,
   batchSize: number,
   signal?: AbortSignal,
 ): AsyncGenerator<T[]> {
@@ -138,41 +147,52 @@ export function widthError(line: Buffer, got: number, width: number): ConnectorE
   return trailingError(line) ?? new ConnectorError(`ClickHouse sent a row of ${got} fields; the query has ${width} columns.`);
 }
 
-/** A line of the answer as a row of the value model. */
-export function rowOf(columns: Column[]): (line: Buffer) => Row {
+/** The lines of the answer as rows of the value model. */
+export function rowOf(columns: Column[]): LineParser<Row> {
   const width = columns.length;
-  return (line) => {
-    const fields = splitFields(line);
-    if (fields.length !== width) throw widthError(line, fields.length, width);
-    const row: Row = {};
-    for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
-    return row;
+  return {
+    line: (line) => {
+      const fields = splitFields(line);
+      if (fields.length !== width) throw widthError(line, fields.length, width);
+      const row: Row = {};
+      for (let i = 0; i < width; i++) row[columns[i].name] = fieldValue(columns[i].type, fields[i]);
+      return row;
+    },
   };
 }
 
-async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parse: (line: Buffer) => T, batchSize: number, signal?: AbortSignal): AsyncGenerator<T[]> {
+async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parser: LineParser<T>, batchSize: number, signal?: AbortSignal): AsyncGenerator<T[]> {
   let header = 0;
   let batch: T[] = [];
-  // Each line is parsed once the next one arrived: the last line may be the server's error text,
-  // which a one-column row could look like.
+  // Each block's last line is parsed once the next block arrived: the answer's last line may be the
+  // server's error text, which a one-column row could look like.
   let held: Buffer | undefined;
   try {
-    for await (const lines of byteLineBatches(body)) {
-      for (const line of lines) {
-        // The first two lines name the columns and their types (our positional aliases).
-        if (header < 2) {
-          header++;
-          continue;
+    for await (const whole of lineBlocks(body)) {
+      let block: Buffer | undefined = whole;
+      // The first two lines name the columns and their types (our positional aliases).
+      while (header < 2 && block) {
+        const nl: number = block.indexOf(10);
+        header++;
+        block = nl === -1 ? undefined : block.subarray(nl + 1);
+      }
+      if (!block) continue;
+      const last = block.lastIndexOf(10);
+      const items: T[] = held ? [parser.line(held)] : [];
+      if (last !== -1) {
+        const lines = block.subarray(0, last);
+        const parsed = parser.block?.(lines) ?? blockLines(lines).map((line) => parser.line(line));
+        for (const item of parsed) items.push(item);
+      }
+      // A copy: the block shares the chunk's memory, which the stream may reuse.
+      held = Buffer.from(last === -1 ? block : block.subarray(last + 1));
+      for (const item of items) {
+        batch.push(item);
+        if (batch.length >= batchSize) {
+          throwIfAborted(signal);
+          yield batch;
+          batch = [];
         }
-        if (held) {
-          batch.push(parse(held));
-          if (batch.length >= batchSize) {
-            throwIfAborted(signal);
-            yield batch;
-            batch = [];
-          }
-        }
-        held = line;
       }
     }
   } catch (err) {
@@ -182,8 +202,7 @@ async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parse: (line: Buff
   if (held) {
     const error = trailingError(held);
     if (error) throw error;
-    batch.push(parse(held));
+    batch.push(parser.line(held));
   }
   if (batch.length > 0) yield batch;
 }
-

@@ -58,9 +58,9 @@ describe("ClickHouse lines as COPY text", () => {
   it("each field is the JSON path's text of its value, alone and side by side with every other", () => {
     const columns = CASES.map((c, i) => ({ name: `c${i}`, type: parseType(c.type) }));
     const line = Buffer.concat(CASES.flatMap((c, i) => (i === 0 ? [bytes(c.raw)] : [Buffer.from("\t"), bytes(c.raw)])));
-    const copy = copyLineOf(columns)(line).split("\t");
+    const copy = copyLineOf(columns).line(line).split("\t");
     for (const [i, c] of CASES.entries()) {
-      const alone = copyLineOf([columns[i]])(bytes(c.raw));
+      const alone = copyLineOf([columns[i]]).line(bytes(c.raw));
       expect(alone, `${c.type} ${String(c.raw)}`).toBe(c.copy);
       // Whole, the line goes the slow way (its NUL, its broken UTF-8): the field reads the same.
       expect(copyUnescape(copy[i]), `${c.type} in the whole line`).toBe(copyUnescape(c.copy));
@@ -74,7 +74,7 @@ describe("ClickHouse lines as COPY text", () => {
     const columns = CASES.map((c, i) => ({ name: `c${i}`, type: parseType(c.type) }));
     const textColumns = columns.map((c) => ({ name: c.name, oid: 0, type: textKind(c.type).label }));
     for (const [i, c] of CASES.entries()) {
-      const line = copyLineOf([columns[i]])(bytes(c.raw));
+      const line = copyLineOf([columns[i]]).line(bytes(c.raw));
       const expected = { [columns[i].name]: fieldValue(columns[i].type, splitFields(bytes(c.raw))[0]) };
       expect(clickhouseTextRows.decode(line, [textColumns[i]]), `${c.type} ${String(c.raw)}`).toEqual(expected);
     }
@@ -113,17 +113,42 @@ describe("ClickHouse lines as COPY text", () => {
       { name: "d", type: parseType("Date") },
       { name: "s", type: parseType("String") },
     ];
-    const line = copyLineOf(columns)(Buffer.from("1\\tX\\n2\t2024-01-01\\n9\t\\x41"));
+    const line = copyLineOf(columns).line(Buffer.from("1\\tX\\n2\t2024-01-01\\n9\t\\x41"));
     expect(line.includes("\n")).toBe(false);
     expect(line.split("\t")).toEqual(["1\\tX\\n2", "2024-01-01\\n9", "A"]);
   });
 
+  it("a block of lines converts as its lines one by one, and declines a block with a line the fast way cannot take", () => {
+    const columns = [
+      { name: "n", type: parseType("Int64") },
+      { name: "f", type: parseType("Float64") },
+      { name: "t", type: parseType("DateTime64(3)") },
+      { name: "s", type: parseType("String") },
+    ];
+    const parser = copyLineOf(columns);
+    const lines = [
+      "1\t0.1\t2024-05-01 10:00:00.120\tplain",
+      "2\tinf\t1900-01-01 00:00:00.000\ttab\\there, line\\nbreak, quote\\' and \\\\N",
+      "-9223372036854775808\t-0\t2262-04-11 23:47:16.854\t\u00e9\u{1F600}",
+      "\\N\tnan\t\\N\t",
+    ];
+    const block = Buffer.from(lines.join("\n"), "utf8");
+    expect(parser.block?.(block)).toEqual(lines.map((l) => parser.line(Buffer.from(l, "utf8"))));
+    // An escape COPY reads otherwise (`\0`), a NUL byte, or bytes not UTF-8: the block declines
+    // and its lines go one by one (the odd one the slow way).
+    for (const odd of [Buffer.from("3\t1\t\\N\ta\\0b"), Buffer.from("3\t1\t\\N\ta\0b"), Buffer.from([0x33, 9, 0x31, 9, 0x5c, 0x4e, 9, 0xff])]) {
+      expect(parser.block?.(Buffer.concat([block, Buffer.from("\n"), odd]))).toBeUndefined();
+      expect(parser.line(odd).split("\t")).toHaveLength(4);
+    }
+    expect(() => parser.block?.(Buffer.from("1\t2\n3"))).toThrow(/2 fields; the query has 4 columns/);
+  });
+
   it("refuses a line whose field count is not the query's", () => {
     const columns = [{ name: "a", type: parseType("Int32") }];
-    expect(() => copyLineOf(columns)(Buffer.from("1\t2"))).toThrow(/2 fields; the query has 1 columns/);
+    expect(() => copyLineOf(columns).line(Buffer.from("1\t2"))).toThrow(/2 fields; the query has 1 columns/);
     const two = [...columns, { name: "b", type: parseType("DateTime") }];
-    expect(() => copyLineOf(two)(Buffer.from("1"))).toThrow(/1 fields; the query has 2 columns/);
-    expect(() => copyLineOf(two)(Buffer.from("1\t2024-05-01 10:00:00\t3"))).toThrow(/3 fields; the query has 2 columns/);
-    expect(() => copyLineOf(two)(Buffer.from("1\t\\0\t3"))).toThrow(/3 fields; the query has 2 columns/);
+    expect(() => copyLineOf(two).line(Buffer.from("1"))).toThrow(/1 fields; the query has 2 columns/);
+    expect(() => copyLineOf(two).line(Buffer.from("1\t2024-05-01 10:00:00\t3"))).toThrow(/3 fields; the query has 2 columns/);
+    expect(() => copyLineOf(two).line(Buffer.from("1\t\\0\t3"))).toThrow(/3 fields; the query has 2 columns/);
   });
 });

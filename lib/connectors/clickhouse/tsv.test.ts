@@ -1,7 +1,7 @@
 // Pure pieces of the ClickHouse source: byte lines across chunk borders, TabSeparated escapes,
 // type names and the quoted text of composite values.
 import { describe, expect, it } from "vitest";
-import { byteLines, IncompleteLineError, LineTooLongError, splitFields, unescapeBytes } from "./tsv";
+import { blockLines, byteLines, IncompleteLineError, lineBlocks, LineTooLongError, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, typeJsonSchema, utcExpression } from "./values";
 
 async function* chunks(parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
@@ -47,6 +47,22 @@ describe("byteLines bounds", () => {
     await expect(lines2(byteLines(endless(), 1024 * 1024))).rejects.toBeInstanceOf(LineTooLongError);
     await expect(lines2(byteLines(many(20, true), 1000))).rejects.toThrow(/longer than/);
     expect((await lines2(byteLines(many(10, true), 1000)))[0].length).toBe(1000);
+  });
+});
+
+describe("lineBlocks", () => {
+  it("gives each chunk's whole lines as one block, the same lines byteLines cuts", async () => {
+    const parts = ["a\tb\nc", "d\n", "\n", "e", "f\ng\nh", "\n"];
+    const blocks: string[] = [];
+    for await (const block of lineBlocks(chunks(parts))) blocks.push(block.toString("latin1"));
+    expect(blocks).toEqual(["a\tb", "cd", "", "ef\ng", "h"]);
+    expect(blocks.flatMap((b) => blockLines(Buffer.from(b, "latin1")).map((l) => l.toString("latin1")))).toEqual(await lines(parts));
+  });
+
+  it("refuses a line past the cap inside one chunk, not only across chunks", async () => {
+    const chunk = Buffer.from(`short\n${"x".repeat(2000)}\nshort\nlast\n`);
+    await expect(lines2(byteLines(chunks([chunk]), 1000))).rejects.toBeInstanceOf(LineTooLongError);
+    expect((await lines2(byteLines(chunks([chunk]), 2000))).map((l) => l.length)).toEqual([5, 2000, 5, 4]);
   });
 });
 

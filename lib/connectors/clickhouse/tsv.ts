@@ -15,36 +15,66 @@ export class LineTooLongError extends ConnectorError {
 }
 
 /**
- * Lines (without their `\n`) of a byte stream, as they complete, in one array per chunk (one await
- * per chunk, not per line). The unfinished line's pieces are kept as a list and joined once, when its
- * end arrives (joining at each chunk is quadratic).
+ * The whole lines of a byte stream as they complete, one block per chunk: the lines joined by their
+ * `\n`s, without the last one's (so a block holds at least one line, possibly empty). One await and
+ * no object per line; the unfinished line's pieces are kept as a list and joined once, when its end
+ * arrives (joining at each chunk is quadratic). A block may share the chunk's memory: use it (or
+ * copy what you keep) before asking for the next.
  */
-export async function* byteLineBatches(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer[]> {
+export async function* lineBlocks(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
   let pieces: Buffer[] = [];
   let pending = 0;
   for await (const chunk of chunks) {
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const lines: Buffer[] = [];
-    let start = 0;
-    for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-      if (pending + nl - start > maxLineBytes) throw new LineTooLongError(maxLineBytes);
-      if (pieces.length > 0) {
-        pieces.push(data.subarray(start, nl));
-        lines.push(Buffer.concat(pieces, pending + nl - start));
-        pieces = [];
-        pending = 0;
-      } else lines.push(data.subarray(start, nl));
-      start = nl + 1;
-    }
-    if (start < data.length) {
-      pending += data.length - start;
+    const last = data.lastIndexOf(10);
+    if (last === -1) {
+      pending += data.length;
       if (pending > maxLineBytes) throw new LineTooLongError(maxLineBytes);
       // A copy: the chunk's memory may be reused by the stream.
-      pieces.push(Buffer.from(data.subarray(start)));
+      pieces.push(Buffer.from(data));
+      continue;
     }
-    if (lines.length > 0) yield lines;
+    const first = data.indexOf(10);
+    if (pending + first > maxLineBytes) throw new LineTooLongError(maxLineBytes);
+    // The lines between the first and the last newline are bounded by the chunk: looked at one by
+    // one only when the chunk itself is longer than a line may be.
+    if (last - first > maxLineBytes) {
+      for (let nl = first, next = data.indexOf(10, first + 1); next !== -1 && nl < last; nl = next, next = data.indexOf(10, nl + 1)) {
+        if (next - nl - 1 > maxLineBytes) throw new LineTooLongError(maxLineBytes);
+      }
+    }
+    let block = data.subarray(0, last);
+    if (pieces.length > 0) {
+      pieces.push(block);
+      block = Buffer.concat(pieces, pending + last);
+      pieces = [];
+      pending = 0;
+    }
+    if (last + 1 < data.length) {
+      pending = data.length - last - 1;
+      if (pending > maxLineBytes) throw new LineTooLongError(maxLineBytes);
+      pieces.push(Buffer.from(data.subarray(last + 1)));
+    }
+    yield block;
   }
   if (pending > 0) throw new IncompleteLineError(Buffer.concat(pieces, pending));
+}
+
+/** The lines of a block (lineBlocks), each sharing its memory. */
+export function blockLines(block: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let nl = block.indexOf(10); nl !== -1; nl = block.indexOf(10, start)) {
+    lines.push(block.subarray(start, nl));
+    start = nl + 1;
+  }
+  lines.push(block.subarray(start));
+  return lines;
+}
+
+/** Lines (without their `\n`) of a byte stream, as they complete, in one array per chunk. */
+export async function* byteLineBatches(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer[]> {
+  for await (const block of lineBlocks(chunks, maxLineBytes)) yield blockLines(block);
 }
 
 /** Lines of a byte stream one by one (byteLineBatches). */

@@ -120,7 +120,7 @@ export function pageHeadsOf(runId: number, filter: RecordFilter, window: PageWin
  * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
  * database, so a page of a million-record run reads a thousand heads there but sends back a few.
  * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
- * before the skip or after_id). Its rows (the run's total, and one head each; none: first_id null)
+ * before the skip or after_id); a page by offset gets only the heads it shows. Its rows (the run's total, and one head each; none: first_id null)
  * become PageHeads with toPageHeads; the caller runs it with what else it reads (records.ts: the
  * run's scope), compiled once per shape (compiledByShape).
  */
@@ -137,6 +137,9 @@ export function pageHeadsQuery(shape: PageHeadsShape, at: PageHeadsValues) {
           .where("w.matches", ">", sql.lit(0))
           .where("w.upto", ">", at.skip)
           .$if(shape.afterId, (q) => q.where(sql<bigint>`w.first_id + w.size - 1`, ">", at.afterId))
+          // A page by offset ends at skip + take (limit is take + 1): a head whose matches all lie
+          // past it is not sent, nor are its lines sliced (pageLinesQuery slices each head it joins).
+          .$if(!shape.afterId, (q) => q.where(sql<bigint>`w.upto - w.matches`, "<", sql<bigint>`${at.skip}::bigint + ${at.limit}::int - 1`))
           .orderBy("w.first_id")
           .limit(at.limit)
           .as("p"),
