@@ -1,8 +1,13 @@
 // Pure pieces of the ClickHouse source: byte lines across chunk borders, TabSeparated escapes,
 // type names and the quoted text of composite values.
 import { describe, expect, it } from "vitest";
-import { blockLines, byteLines, IncompleteLineError, lineBlocks, LineTooLongError, splitFields, unescapeBytes } from "./tsv";
+import { blockLines, IncompleteLineError, lineBlocks, LineTooLongError, MAX_LINE_BYTES, splitFields, unescapeBytes } from "./tsv";
 import { cursorLiteral, fieldValue, parseType, typeJsonSchema, utcExpression } from "./values";
+
+/** The lines of a byte stream one by one, as the reader cuts them (lineBlocks, then blockLines). */
+async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
+  for await (const block of lineBlocks(chunks, maxLineBytes)) yield* blockLines(block);
+}
 
 async function* chunks(parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
   for (const p of parts) yield typeof p === "string" ? Buffer.from(p, "utf8") : p;

@@ -72,16 +72,6 @@ export function blockLines(block: Buffer): Buffer[] {
   return lines;
 }
 
-/** Lines (without their `\n`) of a byte stream, as they complete, in one array per chunk. */
-export async function* byteLineBatches(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer[]> {
-  for await (const block of lineBlocks(chunks, maxLineBytes)) yield blockLines(block);
-}
-
-/** Lines of a byte stream one by one (byteLineBatches). */
-export async function* byteLines(chunks: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Buffer> {
-  for await (const lines of byteLineBatches(chunks, maxLineBytes)) yield* lines;
-}
-
 /** The response ended inside a line: the server stopped mid-row (its error text, or a cut connection). */
 export class IncompleteLineError extends Error {
   constructor(readonly line: Buffer) {
