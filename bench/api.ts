@@ -4,15 +4,14 @@
 // GET /api/health measured in the same run. Twice: with the database idle (answers are remembered
 // while it does not change: lib/http/remembered.ts), and while another database of the same server
 // commits every 10 ms, as it does while a sync runs (every answer computed).
-import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import autocannon, { type Result } from "autocannon";
+import { Client } from "pg";
 import { encryptJson } from "@/lib/crypto/encryption";
 import { WEB_NODE_FLAGS } from "../scripts/web-node-flags";
 import { CUSTOMER_MAPPING, pgConfig } from "./lib/app";
 import type { BenchContext } from "./lib/context";
-import { Client } from "pg";
 import { withClient } from "./lib/pg";
 import { CpuMeter, spawnTs, type Child } from "./lib/process";
 import { fmt } from "./lib/report";
@@ -129,12 +128,6 @@ async function seed(url: string, records: number, sourceUrl: string): Promise<{ 
   });
 }
 
-/** CPU time (user + system) the process has used, in ms; /proc/<pid>/stat counts it in clock ticks (100 a second). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** The answers to the requests sent in the measured window. */
 interface Measured {
   /** Answers received in the window, per second. */
@@ -173,16 +166,12 @@ async function load(url: string, pid: number, database: { adminUrl: string; name
   let received = 0;
   let errors = 0;
   const run = autocannon({ url, connections: CONNECTIONS, duration: warmup + seconds + GRACE_SECONDS, headers, timeout: 30 });
-  const cpu: number[] = [];
+  // The web process's and its database's CPU over the window.
   const meter = new CpuMeter(database.adminUrl, [database.name], pid);
-  let metered: Promise<number> | undefined;
+  let metered: Promise<{ worker: number; database: number }> | undefined;
   setTimeout(() => {
-    cpu.push(cpuMs(pid));
     const begun = meter.begin();
-    setTimeout(() => {
-      cpu.push(cpuMs(pid));
-      metered = begun.then(() => meter.end()).then((m) => m.database);
-    }, seconds * 1000);
+    setTimeout(() => (metered = begun.then(() => meter.end())), seconds * 1000);
   }, warmup * 1000);
   run.on("response", (_client, status, _bytes, ms) => {
     const now = performance.now();
@@ -198,9 +187,9 @@ async function load(url: string, pid: number, database: { adminUrl: string; name
   const whole = await run;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.max(0, Math.ceil(q * latencies.length) - 1)] : NaN);
-  const serverCpuMs = cpu.length === 2 && received > 0 ? (cpu[1] - cpu[0]) / received : NaN;
-  const databaseMs = metered ? await metered : NaN;
-  const databaseCpuMs = received > 0 ? databaseMs / received : NaN;
+  const cpu = metered ? await metered : undefined;
+  const serverCpuMs = cpu && received > 0 ? cpu.worker / received : NaN;
+  const databaseCpuMs = cpu && received > 0 ? cpu.database / received : NaN;
   return { perSecond: received / seconds, p50: at(0.5), p99: at(0.99), answered: latencies.length, failed, errors, serverCpuMs, databaseCpuMs, whole };
 }
 

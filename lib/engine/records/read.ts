@@ -120,9 +120,9 @@ export function pageHeadsOf(runId: number, filter: RecordFilter, window: PageWin
  * Only the heads a page needs, with the run's total, in one statement: the counts are summed in the
  * database, so a page of a million-record run reads a thousand heads there but sends back a few.
  * Every head sent has a match, so take + 1 of them always hold the page (the first may lie partly
- * before the skip or after_id); a page by offset gets only the heads it shows. Its rows (the run's total, and one head each; none: first_id null)
- * become PageHeads with toPageHeads; the caller runs it with what else it reads (records.ts: the
- * run's scope), compiled once per shape (compiledByShape).
+ * before the skip or after_id); a page by offset gets only the heads it shows. Its rows (the run's
+ * total, and one head each; none: first_id null) become PageHeads with toPageHeads; the caller runs
+ * it with what else it reads (records.ts: the run's scope), compiled once per shape (compiledByShape).
  */
 export function pageHeadsQuery(shape: PageHeadsShape, at: PageHeadsValues) {
   return sqlBuilder()
