@@ -53,7 +53,7 @@ async function main(): Promise<void> {
         await fillCustomers(sourceUrl, "customers", args.rows);
       }
       const workerEnv = { DATABASE_URL: appUrl, WORKER_SCHEDULER: "0", WORKER_CONCURRENCY: "1", LOG_LEVEL: "info" };
-      const nodeArgs = args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : [];
+      const nodeArgs = [...(args.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.resolve("bench/results")] : []), ...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
       ctx.worker = spawnTs("scripts/worker.ts", workerEnv, nodeArgs);
       await ctx.worker.waitFor(/worker started/, 60_000, "the worker to start");
       // Let the worker settle (pg-boss maintenance, first polls) before its idle RSS is read.

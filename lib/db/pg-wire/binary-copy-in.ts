@@ -1,10 +1,8 @@
 // COPY … FROM STDIN (FORMAT binary) input built field by field: every field is its length and its
 // bytes, so nothing is escaped on our side or unescaped on the server's. Used for the engine's
 // bookkeeping rows (records, states), whose text fields are whole rows of data.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { ClientBase } from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { copyIn } from "./copy-in";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 const CHUNK = 64 * 1024;
@@ -229,7 +227,7 @@ export class BinaryCopyInput {
     this.buf.writeInt16BE(-1, this.at); // trailer
     this.at += 2;
     this.flush();
-    await pipeline(Readable.from(this.chunks), client.query(copyFrom(`${sql} (FORMAT binary)`)));
+    await copyIn(client, `${sql} (FORMAT binary)`, this.chunks);
   }
 
   private room(bytes: number): void {

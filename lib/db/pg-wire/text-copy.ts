@@ -1,9 +1,7 @@
 // COPY … FROM STDIN in text format: the cheapest way to put many rows into PostgreSQL, used for the
 // engine's bookkeeping and by the PostgreSQL destination.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { ClientBase } from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { copyIn } from "./copy-in";
 
 /** COPY's NULL marker. */
 export const COPY_NULL = "\\N";
@@ -23,8 +21,8 @@ export function copyEscape(value: string): string {
 const PIECE_CHARS = 64 * 1024;
 
 /**
- * COPY input built line by line in pieces of ~64 KB, so the stream writes small Buffers instead of
- * one multi-megabyte string (and Buffer) per batch.
+ * COPY input built line by line in pieces of ~64 KB, sent as as many Buffers instead of one
+ * multi-megabyte string (and Buffer) per batch.
  */
 export class CopyInput {
   private readonly pieces: string[] = [];
@@ -60,7 +58,7 @@ export class CopyInput {
   async copy(client: ClientBase, sql: string): Promise<void> {
     if (this.current !== "") this.pieces.push(this.current);
     this.current = "";
-    await pipeline(Readable.from(this.pieces), client.query(copyFrom(sql)));
+    await copyIn(client, sql, this.pieces.map((piece) => Buffer.from(piece, "utf8")));
   }
 }
 
