@@ -5,6 +5,7 @@
 // row; this ~0.7). hash-wasm, measured in place, cost more than node:crypto, and a version reading
 // char codes one by one in JavaScript more still. Not for security: a change detector that must equal
 // node:crypto's md5 byte for byte (fingerprints.test.ts holds it to that).
+import { keepShape } from "@/lib/runtime/keep-shape";
 
 /** Whether an Int32Array reads bytes little-endian, as MD5's words are (fingerprints.ts falls back elsewhere). */
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -149,3 +150,6 @@ export class SeededMd5 {
     this.words = new Int32Array(next.buffer, next.byteOffset, next.length / 4);
   }
 }
+
+// Its map outlives the batches (keep-shape.ts).
+keepShape(new SeededMd5(""));

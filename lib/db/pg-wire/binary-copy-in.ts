@@ -2,6 +2,7 @@
 // bytes, so nothing is escaped on our side or unescaped on the server's. Used for the engine's
 // bookkeeping rows (records, states), whose text fields are whole rows of data.
 import type { ClientBase } from "pg";
+import { keepShape } from "@/lib/runtime/keep-shape";
 import { copyIn } from "./copy-in";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
@@ -241,3 +242,6 @@ export class BinaryCopyInput {
     this.at = 0;
   }
 }
+
+// Its map outlives the batches (keep-shape.ts).
+keepShape(new BinaryCopyInput());

@@ -1,6 +1,7 @@
 // COPY … FROM STDIN in text format: the cheapest way to put many rows into PostgreSQL, used for the
 // engine's bookkeeping and by the PostgreSQL destination.
 import type { ClientBase } from "pg";
+import { keepShape } from "@/lib/runtime/keep-shape";
 import { copyIn } from "./copy-in";
 
 /** COPY's NULL marker. */
@@ -77,3 +78,6 @@ export function copyUnescape(field: string): string | null {
     return ESCAPED[e] ?? e;
   });
 }
+
+// Its map outlives the batches (keep-shape.ts).
+keepShape(new CopyInput());
