@@ -130,11 +130,11 @@ export class BinaryCopyInput {
     const piece = (end: number) => {
       if (end === from) return;
       const part = bodies.slice(from, end);
-      const text =
-        typeof prefix === "string"
-          ? (from === 0 ? prefix : `\n${prefix}`) + part.join(`\n${prefix}`)
-          : (from === 0 ? "" : "\n") + part.map((body, k) => prefix[from + k] + body).join("\n");
-      written += this.put(text);
+      // The piece's start written on its own: prepended, it made a two-part string that writing
+      // first copies into one, a second copy of every row (~80 MB a million-row sync).
+      const start = typeof prefix === "string" ? (from === 0 ? prefix : `\n${prefix}`) : from === 0 ? "" : "\n";
+      if (start !== "") written += this.put(start);
+      written += this.put(typeof prefix === "string" ? part.join(`\n${prefix}`) : part.map((body, k) => prefix[from + k] + body).join("\n"));
       from = end;
       chars = 0;
     };

@@ -48,7 +48,11 @@ export class CopyInput {
     for (let i = 0; i < lines.length; i++) {
       chars += lines[i].length + 1;
       if (chars >= PIECE_CHARS || i === lines.length - 1) {
-        this.pieces.push(`${lines.slice(from, i + 1).join("\n")}\n`);
+        // The piece's last newline from an empty last line: appended to the joined text, it made a
+        // two-part string that encoding first copies into one.
+        const piece = lines.slice(from, i + 1);
+        piece.push("");
+        this.pieces.push(piece.join("\n"));
         from = i + 1;
         chars = 0;
       }
