@@ -1,7 +1,7 @@
 // Child processes of the bench (the sync worker, the web server) and their memory, read from
 // /proc/<pid>/status (Linux): VmRSS now, VmHWM the peak since start or since resetPeak().
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
 
@@ -24,7 +24,10 @@ export function spawnTs(script: string, env: Record<string, string>, nodeArgs: s
   });
   let output = "";
   const listeners = new Set<() => void>();
+  // BENCH_CHILD_LOG=<file>: every child's whole output also goes there (e.g. with --trace-gc).
+  const log = process.env.BENCH_CHILD_LOG;
   const onData = (d: Buffer) => {
+    if (log) appendFileSync(log, d);
     output = (output + d.toString()).slice(-50_000);
     for (const l of listeners) l();
   };
