@@ -136,6 +136,16 @@ export const TEST_VARIABLES: DocumentedVariable[] = [
     default: "`TEST_DATABASE_URL`",
     meaning: "`npm run bench`: PostgreSQL server of the benchmarks' databases",
   },
+  {
+    name: "BENCH_WORKER_NODE_ARGS",
+    default: "",
+    meaning: "`npm run bench`: node flags for the sync worker, space-separated (e.g. `--log-deopt --logfile=/tmp/v8.log`)",
+  },
+  {
+    name: "BENCH_CHILD_LOG",
+    default: "",
+    meaning: "`npm run bench`: a file every child process's whole output is appended to (e.g. with `--trace-gc`)",
+  },
 ];
 
 /** Read by the `datasync` CLI (scripts/datasync.ts) on the operator's machine, never by the server. */

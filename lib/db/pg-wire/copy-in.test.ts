@@ -58,9 +58,10 @@ describe("copyIn", () => {
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
       // The copy waits for the lock, then its backend is ended under it.
-      const copying = copyIn(copier, "COPY t FROM STDIN", [Buffer.from(lines(300_000, 300_010))]);
+      // The expectation is attached before the backend ends, so the rejection is never left unhandled.
+      const copying = expect(copyIn(copier, "COPY t FROM STDIN", [Buffer.from(lines(300_000, 300_010))])).rejects.toThrow(/terminat/);
       await locker.query("SELECT pg_terminate_backend($1)", [rows[0].pid]);
-      await expect(copying).rejects.toThrow(/terminat/);
+      await copying;
       await expect(copyIn(copier, "COPY t FROM STDIN", [Buffer.from(lines(300_000, 300_010))])).rejects.toThrow(/not queryable|Connection terminated/);
       await locker.query("ROLLBACK");
     } finally {
