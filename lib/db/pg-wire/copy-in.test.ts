@@ -31,6 +31,36 @@ describe("copyIn", () => {
     expect(await copyIn(client(), "COPY t FROM STDIN", [])).toBe(0);
   });
 
+  it("copies an input of many megabytes, sent in corked slices, whole and in order", { timeout: 60_000 }, async () => {
+    const text = lines(1_000_000, 1_250_000);
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < text.length; at += 64 * 1024) chunks.push(Buffer.from(text.slice(at, at + 64 * 1024)));
+    expect(chunks.reduce((n, c) => n + c.length, 0)).toBeGreaterThan(4 * 1024 * 1024);
+    expect(await copyIn(client(), "COPY t FROM STDIN", chunks)).toBe(250_000);
+    const { rows } = await client().query("SELECT count(*)::int AS n, bool_and(label = 'row ' || id || ' ✓') AS same FROM t WHERE id >= 1000000");
+    expect(rows[0]).toEqual({ n: 250_000, same: true });
+    await client().query("DELETE FROM t WHERE id >= 1000000");
+  });
+
+  it("a copy its query timeout gave up on before the server answered writes nothing once the server does", async () => {
+    const [copier, locker] = [new pg.Client({ connectionString: scratch.url, query_timeout: 300 }), new pg.Client({ connectionString: scratch.url })];
+    try {
+      await Promise.all([copier.connect(), locker.connect()]);
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+      // The copy waits for the lock; pg gives up on it after 300 ms while the server still waits.
+      await expect(copyIn(copier, "COPY t FROM STDIN", [Buffer.from(lines(400_000, 400_100))])).rejects.toThrow(/timeout/);
+      await locker.query("COMMIT");
+      // The server now answers CopyInResponse: the copy is failed, not fed and committed.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await copier.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+      const { rows } = await locker.query("SELECT count(*)::int AS n FROM t WHERE id >= 400000 AND id < 400100");
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await Promise.all([copier.end().catch(() => undefined), locker.end().catch(() => undefined)]);
+    }
+  });
+
   it("rejects a bad value with the server's error, writes nothing, and the connection goes on", async () => {
     await client().query("BEGIN");
     await client().query("SAVEPOINT s");
