@@ -8,7 +8,7 @@ import { subquery } from "../shared/sql";
 import type { ClickhouseConfig } from "./config";
 import { dispatcher, killQuery, openQuery, querySettings, queryText } from "./http";
 import { blockLines, IncompleteLineError, lineBlocks, splitFields, unescapeBytes } from "./tsv";
-import { cursorLiteral, fieldValue, parseType, quoteIdent, utcExpression, type ChType } from "./values";
+import { cursorLiteral, fieldValue, isoExpression, isoOnServer, parseType, quoteIdent, utcExpression, type ChType } from "./values";
 
 /** Rows of a small TabSeparated answer, each as its unescaped text fields. */
 export function tsvRows(text: string): string[][] {
@@ -39,13 +39,19 @@ export async function describeQuery(c: ClickhouseConfig, inner: string, settings
 
 /**
  * The statement a read or preview sends: the model wrapped as a subquery, each column selected by
- * name under a positional alias (no alias can shadow a column), DateTimes in UTC, the cursor's
- * condition and order, and the format.
+ * name under a positional alias (no alias can shadow a column), DateTimes in UTC (`isoDateTimes`:
+ * those isoOnServer() takes as ISO text, for the pass-through read), the cursor's condition and
+ * order, and the format.
  */
-export function readStatement(inner: string, columns: Column[], options: { cursorField?: string; cursorValue?: string | null; limit?: number }): string {
+export function readStatement(
+  inner: string,
+  columns: Column[],
+  options: { cursorField?: string; cursorValue?: string | null; limit?: number; isoDateTimes?: boolean },
+): string {
   const select = columns.map((col, i) => {
     const ref = `q.${quoteIdent(col.name)}`;
-    return `${utcExpression(ref, col.type) ?? ref} AS _c${i}`;
+    const expr = options.isoDateTimes && isoOnServer(col.type) ? isoExpression(ref) : (utcExpression(ref, col.type) ?? ref);
+    return `${expr} AS _c${i}`;
   });
   const cursor = cursorCondition(columns, options);
   const order = cursor ? ` ORDER BY ${cursor.ref}` : "";

@@ -7,7 +7,8 @@ import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { exactJson, scalarText } from "../shared/values";
 import { clickhouseTextRows, copyLineOf, textKind } from "./text-rows";
 import { splitFields } from "./tsv";
-import { fieldValue, isoDateTime, parseType } from "./values";
+import { readStatement } from "./read";
+import { fieldValue, isoDateTime, isoOnServer, parseType } from "./values";
 
 /** ClickHouse type, a field as TabSeparated writes it (raw bytes, still escaped), and the COPY field expected. */
 const CASES: { type: string; raw: string | Buffer; copy: string }[] = [
@@ -104,6 +105,16 @@ describe("ClickHouse lines as COPY text", () => {
     expect(isoDateTime("2024-05-01 10:00:00.5")).toBe("2024-05-01T10:00:00.500Z");
     expect(isoDateTime("2024-05-0x 10:00:00")).toBe("2024-05-0x 10:00:00");
     expect(isoDateTime("2024-05-01T10:00:00")).toBe("2024-05-01T10:00:00");
+  });
+
+  it("DateTimes the statement printed as ISO text go as they came; DateTime64 and LowCardinality are still rewritten", () => {
+    const columns = ["Nullable(DateTime)", "DateTime('Asia/Tokyo')", "DateTime64(3)", "LowCardinality(DateTime)"].map((t, i) => ({ name: `c${i}`, type: parseType(t) }));
+    expect(columns.map((c) => isoOnServer(c.type))).toEqual([true, true, false, false]);
+    const statement = readStatement("SELECT 1", columns, { isoDateTimes: true });
+    expect(statement).toContain("formatDateTime(toTimeZone(q.`c0`, 'UTC'), '%FT%T.000Z') AS _c0");
+    expect(statement).toContain("toTimeZone(q.`c2`, 'UTC') AS _c2");
+    const line = Buffer.from("\\N\t2024-05-01T01:00:00.000Z\t2024-05-01 10:00:00.250\t2024-05-01 10:00:00");
+    expect(copyLineOf(columns, { isoDateTimes: true }).line(line)).toBe("\\N\t2024-05-01T01:00:00.000Z\t2024-05-01T10:00:00.250Z\t2024-05-01T10:00:00.000Z");
   });
 
   it("a hostile server's escaped tab or line break in a number or a date stays inside its field (the slow path)", () => {

@@ -16,7 +16,7 @@ import { clickhouseConfig } from "./config";
 import { describeClickhouseError, querySettings } from "./http";
 import { describeQuery, readStatement, streamRows, widthError, type Column, type LineParser } from "./read";
 import { isNullField, splitFields, unescapeBytes } from "./tsv";
-import { baseType, fieldValue, isoDateTime, scalarValue, textOrHex, type ChType } from "./values";
+import { baseType, fieldValue, isoDateTime, isoOnServer, scalarValue, textOrHex, type ChType } from "./values";
 
 /**
  * How a field becomes COPY text. same: TabSeparated's text is already it (digits, decimals, UUIDs,
@@ -76,10 +76,13 @@ function convertBytes(kind: Kind, type: ChType, raw: Buffer): string {
   return copyEscape(convertText(kind, type, unescapeBytes(raw).toString("utf8")));
 }
 
-/** The converter of one answer's lines into COPY lines of `columns`, line by line or a block at once. */
-export function copyLineOf(columns: readonly Column[]): LineParser<string> {
+/**
+ * The converter of one answer's lines into COPY lines of `columns`, line by line or a block at once.
+ * `isoDateTimes`: the statement printed those columns as ISO text already (read.ts:readStatement).
+ */
+export function copyLineOf(columns: readonly Column[], options: { isoDateTimes?: boolean } = {}): LineParser<string> {
   const width = columns.length;
-  const kinds = columns.map((c) => textKind(c.type).kind);
+  const kinds = columns.map((c) => (options.isoDateTimes && isoOnServer(c.type) ? "same" : textKind(c.type).kind));
   const rewritten = kinds.flatMap((k, i) => (k === "same" || k === "text" ? [] : [i]));
   /** The line with its rewritten fields replaced; the rest copied in slices (a split and join cost twice as much). */
   const rewrite = (text: string): string => {
@@ -135,7 +138,8 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   try {
     throwIfAborted(options.signal);
     const described = await describeQuery(c, inner, await querySettings(c, options.signal), options.signal);
-    yield* streamRows(c, readStatement(inner, described, options), copyLineOf(described), batchSize, options.signal);
+    const iso = { isoDateTimes: true };
+    yield* streamRows(c, readStatement(inner, described, { ...options, ...iso }), copyLineOf(described, iso), batchSize, options.signal);
   } catch (err) {
     throw asConnectorError(err, (e) => describeClickhouseError(e, c));
   }

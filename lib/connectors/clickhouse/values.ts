@@ -266,6 +266,25 @@ export function quoteString(text: string): string {
 }
 
 /**
+ * Whether the server can print a column of `type` as the text isoDateTime() makes of it: a DateTime or
+ * Nullable(DateTime) (whole seconds; DateTime64's fractions and LowCardinality stay the worker's).
+ */
+export function isoOnServer(type: ChType): boolean {
+  const t = type.name === "Nullable" && typeof type.args[0] === "object" ? type.args[0] : type;
+  return t.name === "DateTime";
+}
+
+/**
+ * isoDateTime()'s text of such a column, printed by the server: the pass-through read then sends the
+ * field as it came instead of rewriting it a line at a time. %F and %T, not %i: 18.x knows only these
+ * for minutes, and %M became the month's name in 23.x. The zero DateTime prints as the epoch, as
+ * isoDateTime() reads an old server's zeros; NULL stays NULL.
+ */
+export function isoExpression(expr: string): string {
+  return `formatDateTime(toTimeZone(${expr}, 'UTC'), '%FT%T.000Z')`;
+}
+
+/**
  * An expression giving `expr` (of `type`) with every DateTime in UTC, or undefined when it has
  * none: ClickHouse prints a DateTime in its column's (or the server's) time zone, and a local time
  * is ambiguous in the hour a clock goes back; UTC text is exact.

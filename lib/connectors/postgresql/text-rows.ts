@@ -8,6 +8,7 @@ import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
+import { copyFields } from "../shared/copy-lines";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
 import { beginRead, connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
@@ -94,8 +95,7 @@ function decode(line: string, cols: readonly TextColumn[]): Row {
     parsers = cols.map((c) => jsonSafeTypes.getTypeParser(c.oid, "text") as (text: string) => unknown);
     parsersOf.set(cols, parsers);
   }
-  const fields = line.split("\t");
-  if (fields.length !== cols.length) throw new ConnectorError(`A stored row has ${fields.length} fields where ${cols.length} columns were read.`);
+  const fields = copyFields(line, cols.length);
   // Keys in column order, a repeated name keeping its first place and its last value, as pg builds rows.
   const row: Row = {};
   for (let i = 0; i < cols.length; i++) {
