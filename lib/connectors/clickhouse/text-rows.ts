@@ -85,8 +85,10 @@ export function copyLineOf(columns: readonly Column[], options: { isoDateTimes?:
   const kinds = columns.map((c) => (options.isoDateTimes && isoOnServer(c.type) ? "same" : textKind(c.type).kind));
   const rewritten = kinds.flatMap((k, i) => (k === "same" || k === "text" ? [] : [i]));
   /** The line with its rewritten fields replaced; the rest copied in slices (a split and join cost twice as much). */
+  // The line's pieces, joined flat once (a line is held while its batch is sent: a tree of `+=`
+  // strings would be copied by each young collection it lived through).
+  const parts = new Array<string>(2 * rewritten.length + 1).fill("");
   const rewrite = (text: string): string => {
-    let out = "";
     let copied = 0;
     let start = 0;
     let r = 0;
@@ -94,13 +96,16 @@ export function copyLineOf(columns: readonly Column[], options: { isoDateTimes?:
       const tab = text.indexOf("\t", start);
       const end = tab === -1 ? text.length : tab;
       if (i === rewritten[r]) {
-        out += text.slice(copied, start) + convertText(kinds[i], columns[i].type, text.slice(start, end));
+        parts[2 * r] = text.slice(copied, start);
+        parts[2 * r + 1] = convertText(kinds[i], columns[i].type, text.slice(start, end));
         copied = end;
         r++;
       }
       if (tab === -1 || i === width - 1) {
         if (tab !== -1 || i !== width - 1) throw widthError(Buffer.from(text, "utf8"), text.split("\t").length, width);
-        return r === 0 ? text : out + text.slice(copied);
+        if (r === 0) return text;
+        parts[2 * r] = text.slice(copied);
+        return parts.join("");
       }
       start = tab + 1;
     }

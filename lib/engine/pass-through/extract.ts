@@ -62,12 +62,14 @@ class LineItem implements Item, DigestSource {
   }
 }
 
-/** The fields of `line` at `pick`, still COPY text. */
-function picked(line: string, pick: number[]): string {
-  const fields = line.split("\t");
-  let out = fields[pick[0]];
-  for (let i = 1; i < pick.length; i++) out += `\t${fields[pick[i]]}`;
-  return out;
+/** The fields of each line at `pick`, still COPY text: each line joined flat, as composeLines' are. */
+function picked(lines: string[], pick: number[]): string[] {
+  const parts = new Array<string>(pick.length).fill("");
+  return lines.map((line) => {
+    const fields = line.split("\t");
+    for (let i = 0; i < pick.length; i++) parts[i] = fields[pick[i]];
+    return parts.join("\t");
+  });
 }
 
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn (as send-batch.ts). */
@@ -253,7 +255,8 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
     const unmappable = composed ? await sendItems(attempt, composed.unmappable, true) : [];
     const sent = composed ? composed.mapped : items;
-    const lines = composed ? composed.lines : items.map((i) => (pick ? picked(i.line as string, pick) : (i.line as string)));
+    const sourceLines = composed ? [] : items.map((i) => i.line as string);
+    const lines = composed ? composed.lines : pick ? picked(sourceLines, pick) : sourceLines;
     if (sent.length === 0) return unmappable;
     const started = performance.now();
     const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });

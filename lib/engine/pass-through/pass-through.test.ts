@@ -143,6 +143,27 @@ describe("pass-through against the JSON path", () => {
     await sql(source.url, "UPDATE kinds SET label = 'row ' || id WHERE id IN (7, 2500); DELETE FROM kinds WHERE id = 2501");
   });
 
+  it("picks a subset of the fields, in another order and under other names, as the JSON path maps them", async () => {
+    const picked = "id bigint PRIMARY KEY, title text, at_tz timestamptz, amount numeric";
+    for (const table of ["picked_text", "picked_json"]) await sql(destination.url, `CREATE TABLE ${table} (${picked})`);
+    // Source fields 12, 0, 10, 4 of 15: neither the whole line nor in its order.
+    const configuration = [
+      { from: "label", to: "title", mapping_type: "standard" },
+      { from: "id", to: "id", mapping_type: "standard" },
+      { from: "at_tz", to: "at_tz", mapping_type: "standard" },
+      { from: "amount", to: "amount", mapping_type: "standard" },
+    ];
+    const a = await run(await fixture("picked_text", { configuration }));
+    process.env.ENGINE_PASS_THROUGH = "0";
+    const b = await run(await fixture("picked_json", { configuration }));
+    expect([a.path, b.path, a.result, b.result]).toEqual(["pass-through", "rows", "success", "success"]);
+    const rows = (table: string) => sql(destination.url, `SELECT id::text, title, at_tz::text, amount::text FROM ${table} ORDER BY ${table}.id`);
+    const [passed, parsed] = [await rows("picked_text"), await rows("picked_json")];
+    expect(passed).toHaveLength(2500);
+    expect(passed[3]).toEqual({ id: "4", title: "\\N", at_tz: "2026-06-30 19:00:00+00", amount: "100000000000000000000" });
+    expect(passed).toEqual(parsed);
+  });
+
   it("sends a re-run's few changed rows of many batches together, on both paths, with exact counters and records", async () => {
     // 25 batches of 100 rows; three changed rows in three of them (send-groups.ts holds them together).
     process.env.ENGINE_BATCH_SIZE = "100";
