@@ -74,6 +74,12 @@ function forLoadData(line: string): string {
   return line.replace(/\\(.)/g, (escape, c: string) => (c === "f" ? "\f" : c === "v" ? "\v" : escape));
 }
 
+/** Lines joined with the last one's newline: one flat string (a joined text + "\n" is a two-part string encoding first copies into one). */
+function joined(lines: string[]): string {
+  lines.push("");
+  return lines.join("\n");
+}
+
 /** The lines as the file LOAD DATA reads, in pieces of ~64 KB (no multi-megabyte string per batch). */
 function fileOf(lines: readonly string[]): Readable {
   const pieces: string[] = [];
@@ -84,12 +90,12 @@ function fileOf(lines: readonly string[]): Readable {
     piece.push(text);
     chars += text.length + 1;
     if (chars >= 64 * 1024) {
-      pieces.push(`${piece.join("\n")}\n`);
+      pieces.push(joined(piece));
       piece = [];
       chars = 0;
     }
   }
-  if (piece.length > 0) pieces.push(`${piece.join("\n")}\n`);
+  if (piece.length > 0) pieces.push(joined(piece));
   // mysql2 copies Buffers into its packets: one per piece, made as the server reads.
   return Readable.from((function* () {
     for (const p of pieces) yield Buffer.from(p, "utf8");
