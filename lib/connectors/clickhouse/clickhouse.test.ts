@@ -9,6 +9,7 @@ import { exactJson } from "../shared/values";
 import { clickhouseEndpoint } from "./config";
 import { clickhouseSourceDefinition } from "./definition";
 import { clickhouseSource as source } from "./source";
+import { clickhouseTextRows } from "./text-rows";
 import { MAX_LINE_BYTES } from "./tsv";
 import { validateConfiguration } from "../registry";
 
@@ -353,6 +354,32 @@ describe("values", () => {
       tup: ["x", 1, ["2024-01-02"]],
       n: null,
     });
+  });
+});
+
+describe("pass-through lines", () => {
+  it("DateTimes the server prints as ISO text decode to the JSON path's values, a DateTime cursor included", async () => {
+    await server.exec(`CREATE TABLE ${DB}.times (id UInt32, at DateTime, tokyo DateTime('Asia/Tokyo'), maybe Nullable(DateTime)) ENGINE = MergeTree ORDER BY id`);
+    await server.exec(`INSERT INTO ${DB}.times VALUES (1, '2024-05-01 10:00:00', toDateTime('2024-05-01 10:00:00', 'Asia/Tokyo'), NULL),
+        (2, toDateTime(0), toDateTime(0), toDateTime(4294967295)), (3, '2024-05-01 10:00:01', toDateTime(1), '2000-02-29 23:59:59')`);
+    const options = { query: `SELECT id, at, tokyo, maybe FROM ${DB}.times`, batchSize: 1000, cursorField: "at", cursorValue: "2024-05-01T10:00:00.000Z" };
+    const columns = await clickhouseTextRows.columns(config(), options);
+    const lines: string[] = [];
+    for await (const batch of clickhouseTextRows.read(config(), options)) lines.push(...batch);
+    const rows = (await readAll(options)).flat();
+    expect(lines.map((line) => clickhouseTextRows.decode(line, columns!))).toEqual(rows);
+    expect(rows).toEqual([
+      { id: 1, at: "2024-05-01T10:00:00.000Z", tokyo: "2024-05-01T01:00:00.000Z", maybe: null },
+      { id: 3, at: "2024-05-01T10:00:01.000Z", tokyo: "1970-01-01T00:00:01.000Z", maybe: "2000-02-29T23:59:59.000Z" },
+    ]);
+    // The whole table: the zero DateTime (18.x prints it as zeros, the JSON path reads the epoch) and the
+    // last second of the range (18.x wraps it, in both its outputs alike).
+    const all = { ...options, cursorField: undefined, cursorValue: undefined };
+    const allLines: string[] = [];
+    for await (const batch of clickhouseTextRows.read(config(), all)) allLines.push(...batch);
+    const byId = (a: Row, b: Row) => Number(a.id) - Number(b.id);
+    expect(allLines.map((line) => clickhouseTextRows.decode(line, columns!)).sort(byId)).toEqual((await readAll(all)).flat().sort(byId));
+    expect(allLines.find((line) => line.startsWith("2\t"))).toMatch(/^2\t1970-01-01T00:00:00\.000Z\t1970-01-01T00:00:00\.000Z\t/);
   });
 });
 

@@ -105,6 +105,12 @@ describe("ClickHouse lines as COPY text", () => {
     expect(isoDateTime("2024-05-01 10:00:00.5")).toBe("2024-05-01T10:00:00.500Z");
     expect(isoDateTime("2024-05-0x 10:00:00")).toBe("2024-05-0x 10:00:00");
     expect(isoDateTime("2024-05-01T10:00:00")).toBe("2024-05-01T10:00:00");
+    // date_time_output_format = iso / unix_timestamp in the user's profile: the same text.
+    expect(isoDateTime("2024-05-01T10:00:00Z")).toBe("2024-05-01T10:00:00.000Z");
+    expect(isoDateTime("2024-05-01T10:00:00.25Z")).toBe("2024-05-01T10:00:00.250Z");
+    expect(isoDateTime("1714557600")).toBe("2024-05-01T10:00:00.000Z");
+    expect(isoDateTime("1714557600.123456")).toBe("2024-05-01T10:00:00.123456Z");
+    expect(isoDateTime("0")).toBe("1970-01-01T00:00:00.000Z");
   });
 
   it("DateTimes the statement printed as ISO text go as they came; DateTime64 and LowCardinality are still rewritten", () => {

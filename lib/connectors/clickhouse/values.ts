@@ -132,16 +132,22 @@ function plainDateTime(t: string): boolean {
   return true;
 }
 
-/** `YYYY-MM-DD hh:mm:ss[.f…]` in UTC → ISO 8601 with `Z`, at least milliseconds (the timestamptz rule). */
+/**
+ * A DateTime's text in UTC → ISO 8601 with `Z`, at least milliseconds (the timestamptz rule):
+ * `YYYY-MM-DD hh:mm:ss[.f…]` as servers print it by default, and the forms a user's profile may ask
+ * for with `date_time_output_format` (20.x on): `iso` (`…T…Z`) and `unix_timestamp` (seconds). Every
+ * form gives the text the pass-through read has the server print (isoExpression).
+ */
 export function isoDateTime(text: string): string {
   // Most DateTimes: whole seconds, checked without a RegExp (a tenth of a line's conversion otherwise).
   if (plainDateTime(text)) return `${text.slice(0, 10)}T${text.slice(11)}.000Z`;
   // Servers before 20.x print the zero DateTime (the epoch) as zeros.
   const value = text.startsWith("0000-00-00") ? `1970-01-01${text.slice(10)}` : text;
-  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(value);
-  if (!m) return text;
-  const fraction = (m[3] ?? "").padEnd(3, "0");
-  return `${m[1]}T${m[2]}.${fraction}Z`;
+  const m = /^(\d{4}-\d{2}-\d{2})(?: (\d{2}:\d{2}:\d{2})(?:\.(\d+))?|T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z)$/.exec(value);
+  if (m) return `${m[1]}T${m[2] ?? m[4]}.${(m[3] ?? m[5] ?? "").padEnd(3, "0")}Z`;
+  const seconds = /^(\d{1,12})(?:\.(\d+))?$/.exec(text);
+  if (!seconds) return text;
+  return `${new Date(Number(seconds[1]) * 1000).toISOString().slice(0, 19)}.${(seconds[2] ?? "").padEnd(3, "0")}Z`;
 }
 
 /** A scalar value from its unescaped bytes. */

@@ -5,6 +5,7 @@
 // records each row's own outcome, so the guarantees (per-record outcomes, exact counters, nothing lost
 // or sent twice across a killed worker) are the JSON path's. Mapped lines take that path at once.
 import "server-only";
+import { copyFields } from "@/lib/connectors/shared/copy-lines";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
 import type { ReadOptions, Row } from "@/lib/connectors/types";
@@ -62,11 +63,11 @@ class LineItem implements Item, DigestSource {
   }
 }
 
-/** The fields of each line at `pick`, still COPY text: each line joined flat, as composeLines' are. */
-function picked(lines: string[], pick: number[]): string[] {
+/** The fields of each line (of `width` fields) at `pick`, still COPY text: each joined flat, as composeLines' are. */
+function picked(lines: string[], pick: number[], width: number): string[] {
   const parts = new Array<string>(pick.length).fill("");
   return lines.map((line) => {
-    const fields = line.split("\t");
+    const fields = copyFields(line, width);
     for (let i = 0; i < pick.length; i++) parts[i] = fields[pick[i]];
     return parts.join("\t");
   });
@@ -256,7 +257,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const unmappable = composed ? await sendItems(attempt, composed.unmappable, true) : [];
     const sent = composed ? composed.mapped : items;
     const sourceLines = composed ? [] : items.map((i) => i.line as string);
-    const lines = composed ? composed.lines : pick ? picked(sourceLines, pick) : sourceLines;
+    const lines = composed ? composed.lines : pick ? picked(sourceLines, pick, recordColumns.columns.length) : sourceLines;
     if (sent.length === 0) return unmappable;
     const started = performance.now();
     const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });
