@@ -1,9 +1,12 @@
 // The COPY-out reader against a real PostgreSQL: the same bytes as pg-copy-streams' reader (kept as the reference) for
 // rows of every size (tiny, past a socket chunk, past a whole read), notices between rows, a slow
 // consumer, an error in the middle of the copy, and the connection usable after each.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { to as copyTo } from "pg-copy-streams";
 import { describe, expect, it } from "vitest";
-import { useScratchClient } from "@/tests/support/db";
+import { createScratchDatabase, useScratchClient } from "@/tests/support/db";
 import { copyOut, copyOutLines } from "./copy-out";
 
 const client = useScratchClient(
@@ -86,5 +89,19 @@ describe("copyOut", () => {
     expect(socket.listeners("data")).toEqual(readers);
     expect(socket.listenerCount("readable")).toBe(0);
     expect((stream as unknown as { rowCount: number }).rowCount).toBe(1234);
+  });
+});
+
+describe("a copy whose client ends before it is read", () => {
+  it("fails the stream without an uncaught error (a run canceled as its source's copy starts)", { timeout: 60_000 }, async () => {
+    const scratch = await createScratchDatabase("ds_copy_out_end");
+    try {
+      const script = path.join(process.cwd(), "tests/fixtures/scripts/copy-out-ended.ts");
+      // An uncaught error would end the child with a non-zero code: execFile rejects.
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script], { env: { ...process.env, COPY_URL: scratch.url } });
+      expect(stdout.trim()).toBe("ok Connection terminated | Connection terminated");
+    } finally {
+      await scratch.drop();
+    }
   });
 });

@@ -46,6 +46,10 @@ class CopyOutStream extends Readable implements Submittable {
     private readonly lines: boolean,
   ) {
     super(lines ? { objectMode: true, highWaterMark: 4 } : undefined);
+    // pg fails the copy through handleError when its client ends (a run canceled as the copy starts),
+    // maybe before anyone reads the stream: an error event nobody listens to would end the process.
+    // A reader still gets the error from its own listener (for await, pipeline); `errored` keeps it.
+    this.on("error", () => undefined);
   }
 
   submit(connection: Connection): void {
