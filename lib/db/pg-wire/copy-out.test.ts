@@ -98,7 +98,7 @@ describe("a copy whose client ends before it is read", () => {
     try {
       const script = path.join(process.cwd(), "tests/fixtures/scripts/copy-out-ended.ts");
       // An uncaught error would end the child with a non-zero code: execFile rejects.
-      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script], { env: { ...process.env, COPY_URL: scratch.url } });
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script, scratch.url]);
       expect(stdout.trim()).toBe("ok Connection terminated | Connection terminated");
     } finally {
       await scratch.drop();
