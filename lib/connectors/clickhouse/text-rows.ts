@@ -84,10 +84,10 @@ export function copyLineOf(columns: readonly Column[], options: { isoDateTimes?:
   const width = columns.length;
   const kinds = columns.map((c) => (options.isoDateTimes && isoOnServer(c.type) ? "same" : textKind(c.type).kind));
   const rewritten = kinds.flatMap((k, i) => (k === "same" || k === "text" ? [] : [i]));
-  /** The line with its rewritten fields replaced; the rest copied in slices (a split and join cost twice as much). */
   // The line's pieces, joined flat once (a line is held while its batch is sent: a tree of `+=`
   // strings would be copied by each young collection it lived through).
   const parts = new Array<string>(2 * rewritten.length + 1).fill("");
+  /** The line with its rewritten fields replaced; the rest copied in slices (a split and join cost twice as much). */
   const rewrite = (text: string): string => {
     let copied = 0;
     let start = 0;
