@@ -3,6 +3,7 @@
 // or not at all.
 import "server-only";
 import { prisma } from "@/lib/db/client";
+import { oneAtATime } from "@/lib/runtime/one-at-a-time";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 export type Tx = Prisma.TransactionClient;
@@ -17,20 +18,4 @@ export type Tx = Prisma.TransactionClient;
 export function inTransaction<T>(db: Tx | undefined, fn: (tx: Tx) => Promise<T>, queueKey?: string): Promise<T> {
   if (db) return fn(db);
   return queueKey === undefined ? prisma().$transaction(fn) : oneAtATime(queueKey, () => prisma().$transaction(fn));
-}
-
-const queues = new Map<string, Promise<unknown>>();
-
-/** Runs `task` after every earlier task of `key` in this process has settled. */
-export function oneAtATime<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const run = (queues.get(key) ?? Promise.resolve()).then(task, task);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return run;
 }

@@ -20,6 +20,7 @@ import { PoolCache } from "../shared/pool-cache";
 import { destinationTablesCatalog, type TableInfo } from "../shared/sql-catalog";
 import { failAll, keyOf, writeWithIsolation, type SqlBatchWriter } from "../shared/sql-write";
 import { assertHostAllowed } from "@/lib/net/policy";
+import { oneAtATime } from "@/lib/runtime/one-at-a-time";
 import {
   clientConfig,
   described,
@@ -166,14 +167,22 @@ async function stagedInsert(
 const DIRECT_COPY_REFUSED = ["23505", "0A000"];
 
 /**
+ * Direct COPYs into one table take turns in this process (each still in its own transaction). New
+ * keys arrive ascending in a first sync; loaded side by side, each COPY but one inserts below the
+ * index's rightmost page, so it descends from the root for every key and splits pages in half:
+ * three at once cost the server ~65% more CPU than one after another (bench/README.md, (q)).
+ */
+const copyTurn = (s: PgSettings, target: string) => JSON.stringify(["pg-copy", s.host, s.port, s.database, target]);
+
+/**
  * A first sync's upsert as one COPY straight into the table, half the server's work of staging and
  * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed
  * or the table does not take a plain COPY (row-level security refuses COPY FROM: 0A000).
  */
-async function directCopy(client: pg.PoolClient, target: string, cols: string, input: CopyInput, newRows: NewRows): Promise<boolean> {
+async function directCopy(client: pg.PoolClient, s: PgSettings, target: string, cols: string, input: CopyInput, newRows: NewRows): Promise<boolean> {
   await client.query("SAVEPOINT ds_direct");
   try {
-    await input.copy(client, `COPY ${target} (${cols}) FROM STDIN`);
+    await oneAtATime(copyTurn(s, target), () => input.copy(client, `COPY ${target} (${cols}) FROM STDIN`));
     await client.query("RELEASE SAVEPOINT ds_direct");
     return true;
   } catch (err) {
@@ -203,7 +212,7 @@ function pgWriter(client: pg.PoolClient, schema: string, s: PgSettings, canStage
         if (json) {
           // A bad value fails the COPY (class 22), so bisection still isolates it.
           const input = copyRows(columns, json, records);
-          if (action === "upsert" && newRows?.likely && (await directCopy(client, target, cols, input, newRows))) return misses;
+          if (action === "upsert" && newRows?.likely && (await directCopy(client, s, target, cols, input, newRows))) return misses;
           await stagedInsert(client, schema, table, columns, conflict, input);
           return misses;
         }
@@ -372,7 +381,7 @@ async function upsertText(config: Row, stream: Stream, columns: readonly string[
       // New keys: one COPY straight into the table; a key that exists after all undoes it, and the
       // batch is merged instead (so is one the table does not take by COPY).
       const target = `${quoteIdent(entry.settings.schema)}.${quoteIdent(table.name)}`;
-      keysExisted = !(await directCopy(client, target, columns.map(quoteIdent).join(", "), input, { likely: true }));
+      keysExisted = !(await directCopy(client, entry.settings, target, columns.map(quoteIdent).join(", "), input, { likely: true }));
     }
     if (keysExisted !== false) await stagedInsert(client, entry.settings.schema, table, columns, upsertClause(table, columns), input);
     await client.query("COMMIT");

@@ -17,7 +17,7 @@ import { MAX_WEBHOOK_SUBSCRIPTIONS, type CreateWebhookSubscriptionInput, type Up
 import { audit } from "../insights/audit";
 import type { AuthContext } from "../accounts/auth-context";
 import { giveBack, reserveInWindow } from "../accounts/login-throttle";
-import { oneAtATime } from "../transaction";
+import { oneAtATime } from "@/lib/runtime/one-at-a-time";
 
 /** The URL as the policy allows it, or a 422 on the url field saying why not. */
 async function allowedUrl(url: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { oneAtATime } from "./transaction";
+import { oneAtATime } from "./one-at-a-time";
 
 describe("oneAtATime", () => {
   it("runs the tasks of one key one after another, in order, and a failure does not stop the next", async () => {
