@@ -25,6 +25,9 @@ export default defineConfig({
       use: {
         browserName: "chromium",
         viewport: { width: 1400, height: 900 },
+        // No animation runs (app/globals.css): software-composited frames of a spinner or a pulsing
+        // badge kept each browser's GPU process busy for the whole suite on 2 cores.
+        reducedMotion: "reduce",
         launchOptions: {
           executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
           args: [
