@@ -240,22 +240,23 @@ export function described<T>(config: Row, fn: () => Promise<T>, product?: string
 const SNAPSHOT_NAME = /^[0-9A-F]{1,16}-[0-9A-F]{1,16}(-[0-9]{1,10})?$/i;
 
 /**
- * A read's scans start at the table's first block. With synchronized scans, a scan that begins while
- * another of the same large table runs (a run's bounded row count, say) starts where that one is and
- * wraps around: a table filled in key order then arrives as two ascending runs, and a first sync puts
- * the second below the destination index's rightmost page, where every insert descends from the root
- * and splits pages in half (bench/README.md, (q)).
+ * A PostgreSQL read's scans start at the table's first block. With synchronized scans, a scan that
+ * begins while another of the same large table runs (a run's bounded row count, say) starts where that
+ * one is and wraps around: a table filled in key order then arrives as two ascending runs, and a first
+ * sync puts the second below the destination index's rightmost page, where every insert descends from
+ * the root and splits pages in half (bench/README.md, (q)). PostgreSQL's own setting: Redshift, which
+ * shares beginRead and the cursor read, has no such parameter.
  */
-const READ_SESSION = "SET LOCAL synchronize_seqscans = off";
+export const PG_READ_SESSION = "SET LOCAL synchronize_seqscans = off";
 
 /** Opens a read's read-only transaction; as of an exported snapshot when given (a live sync's backfill). */
 export async function beginRead(client: pg.Client, snapshot?: string): Promise<void> {
   if (snapshot === undefined) {
-    await client.query(`BEGIN TRANSACTION READ ONLY; ${READ_SESSION}`);
+    await client.query("BEGIN TRANSACTION READ ONLY");
     return;
   }
   if (!SNAPSHOT_NAME.test(snapshot)) throw new ConnectorError("The snapshot to read from has no valid name.");
   await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
   // Checked above: the name is hex digits and dashes only; SET cannot take a parameter.
-  await client.query(`SET TRANSACTION SNAPSHOT '${snapshot}'; ${READ_SESSION}`);
+  await client.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
 }

@@ -6,7 +6,7 @@ import type pg from "pg";
 import type { ReadOptions, Row } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
-import { beginRead, connect, describePgError, pgSettings } from "./connection";
+import { beginRead, connect, describePgError, PG_READ_SESSION, pgSettings } from "./connection";
 
 /** Resolves one cursor read with the rows and the result's columns (the promise form drops them). */
 function readRows<T>(cursor: Cursor<T>, count: number): Promise<{ rows: T[]; fields: pg.FieldDef[] }> {
@@ -42,8 +42,8 @@ export async function* cursorBatches<T>(
   try {
     await beginRead(client, options.snapshot);
     // The server's statement timer would span the whole portal (every FETCH until the end), so
-    // long reads are bounded per batch on our side instead.
-    await client.query("SET LOCAL statement_timeout = 0");
+    // long reads are bounded per batch on our side instead. No product named: PostgreSQL itself.
+    await client.query(`SET LOCAL statement_timeout = 0${product === undefined ? `; ${PG_READ_SESSION}` : ""}`);
     const { text, values } = typeof query === "function" ? await query(client) : query;
     const opened = client.query(new Cursor<T>(text, values, cursorConfig));
     cursor = opened;

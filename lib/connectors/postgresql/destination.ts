@@ -170,7 +170,7 @@ const DIRECT_COPY_REFUSED = ["23505", "0A000"];
  * Direct COPYs into one table take turns in this process (each still in its own transaction). New
  * keys arrive ascending in a first sync; loaded side by side, each COPY but one inserts below the
  * index's rightmost page, so it descends from the root for every key and splits pages in half:
- * three at once cost the server ~65% more CPU than one after another (bench/README.md, (q)).
+ * three at once cost the server about half as much CPU again as one after another (bench/README.md, (q)).
  */
 const copyTurn = (s: PgSettings, target: string) => JSON.stringify(["pg-copy", s.host, s.port, s.database, target]);
 

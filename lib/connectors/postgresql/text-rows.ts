@@ -10,12 +10,12 @@ import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { copyFields } from "../shared/copy-lines";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
-import { beginRead, connect, described, describePgError, jsonSafeTypes, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
+import { beginRead, connect, described, describePgError, jsonSafeTypes, PG_READ_SESSION, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
 
 const SESSION =
   "SET LOCAL statement_timeout = 0; SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, MDY'; " +
-  "SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 1; SET LOCAL bytea_output = 'hex'";
+  `SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 1; SET LOCAL bytea_output = 'hex'; ${PG_READ_SESSION}`;
 
 function modelQuery(options: ReadOptions, client: pg.Client): string {
   const inner = modelSelect(options.query, "postgresql");

@@ -217,6 +217,11 @@ describe("read", () => {
     expect(batches[0][0]).toEqual({ id: expect.any(Number), email: expect.stringMatching(/@example.com$/) });
   });
 
+  it("sets no PostgreSQL-only parameter for its read (Redshift has no synchronize_seqscans)", async () => {
+    const batches = await collect(redshiftSource.read(config(), { query: "SELECT current_setting('synchronize_seqscans') AS s", batchSize: 10 }));
+    expect(batches).toEqual([[{ s: "on" }]]);
+  });
+
   it("reads incrementally from the saved cursor, in cursor order", async () => {
     const batches = await collect(
       redshiftSource.read(config(), {
