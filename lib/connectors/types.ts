@@ -144,6 +144,11 @@ export interface ReadOptions {
   /** The model query (raw SQL for SQL sources). */
   query: string;
   batchSize: number;
+  /**
+   * Text reads (TextRowsSource.read): a batch also ends once its lines hold about this much text
+   * (characters, or bytes of the source's answer), so wide rows keep a batch's memory bounded.
+   */
+  batchChars?: number;
   /** Incremental reads: only rows with cursorField >= cursorValue, ordered by cursorField. */
   cursorField?: string;
   cursorValue?: string | null;

@@ -65,6 +65,14 @@ const derived = {
   get stopGraceMs(): number {
     return env.ENGINE_STOP_GRACE_SECONDS * 1000;
   },
+  /**
+   * ENGINE_TEXT_BATCH_SIZE: lines per batch where lines pass straight through (twice ENGINE_BATCH_SIZE
+   * unless set). Each batch costs a transaction in two databases; a line costs a fraction of a row's
+   * memory (bench/README.md, 2026-11-30 (r)).
+   */
+  get textBatchSize(): number {
+    return env.ENGINE_TEXT_BATCH_SIZE ?? 2 * env.ENGINE_BATCH_SIZE;
+  },
   /** ENGINE_HEAP_SOFT_LIMIT_MB: above this heap size a full collection runs between batches. */
   get heapSoftLimitBytes(): number {
     return env.ENGINE_HEAP_SOFT_LIMIT_MB * 1024 * 1024;

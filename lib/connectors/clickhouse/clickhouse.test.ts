@@ -383,6 +383,30 @@ describe("pass-through lines", () => {
   });
 });
 
+describe("text batches", () => {
+  it("end at batchSize lines or at about batchChars bytes of the answer, whichever comes first", async () => {
+    // 18.16 has no repeat(): lines of 2 to 102 bytes.
+    await server.exec(`CREATE TABLE ${DB}.padded (id UInt32, pad String) ENGINE = MergeTree ORDER BY id`);
+    await server.exec(`INSERT INTO ${DB}.padded SELECT number, arrayStringConcat(arrayMap(i -> 'x', range(number % 100))) FROM system.numbers LIMIT 300`);
+    const query = `SELECT id, pad FROM ${DB}.padded ORDER BY id`;
+    const sizes = async (most: { batchSize: number; batchChars?: number }) => {
+      const batches: string[][] = [];
+      for await (const batch of clickhouseTextRows.read(config(), { query, ...most })) batches.push(batch);
+      return batches;
+    };
+    const whole = (await sizes({ batchSize: 1000 })).flat();
+    expect(whole).toHaveLength(300);
+    const answerBytes = whole.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+    const byText = await sizes({ batchSize: 1000, batchChars: 2000 });
+    expect(byText.flat()).toEqual(whole);
+    // The answer's bytes are shared among its lines a block at a time, so a batch holds about 2000.
+    expect(byText.length).toBeGreaterThanOrEqual(Math.floor(answerBytes / 2000) - 1);
+    expect(byText.length).toBeLessThanOrEqual(Math.ceil(answerBytes / 2000) + 1);
+    const byCount = await sizes({ batchSize: 40, batchChars: 1_000_000 });
+    expect(byCount.map((b) => b.length)).toEqual([...Array<number>(7).fill(40), 20]);
+  });
+});
+
 describe("long rows", () => {
   // The tenant's own query can make a huge value (18.16 has no repeat(): thousands of 1000-byte pieces).
   const longValue = (thousands: number) => `SELECT arrayStringConcat(arrayMap(i -> '${"x".repeat(1000)}', range(${thousands}))) AS s`;

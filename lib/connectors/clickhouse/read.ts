@@ -96,7 +96,7 @@ export interface LineParser<T> {
 
 /**
  * Streams the rows of `statement` in batches of at most `batchSize`, each line turned into an item
- * by `item` (a row, or a COPY line: text-rows.ts). Cancel (signal) and an early stop abort the
+ * by `item` (a row, or a COPY line: text-rows.ts), and of about `batchBytes` of the answer. Cancel (signal) and an early stop abort the
  * request and KILL the query on the server; a pause longer than the query timeout fails the read.
  */
 export async function* streamRows<T>(
@@ -105,6 +105,7 @@ export async function* streamRows<T>(
   item: LineParser<T>,
   batchSize: number,
   signal?: AbortSignal,
+  batchBytes = Infinity,
 ): AsyncGenerator<T[]> {
   const settings = await querySettings(c, signal);
   const controller = new AbortController();
@@ -118,7 +119,7 @@ export async function* streamRows<T>(
     const res = await openQuery(c, { sql: statement, settings, signal: controller.signal, timeoutMs: c.queryTimeoutMs }, agent);
     queryId = res.queryId;
     const chunks = idleBounded(res.body, c.queryTimeoutMs, () => controller.abort());
-    yield* batchesOf(chunks, item, batchSize, signal);
+    yield* batchesOf(chunks, item, { lines: batchSize, bytes: batchBytes }, signal);
     finished = true;
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -167,9 +168,10 @@ export function rowOf(columns: Column[]): LineParser<Row> {
   };
 }
 
-async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parser: LineParser<T>, batchSize: number, signal?: AbortSignal): AsyncGenerator<T[]> {
+async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parser: LineParser<T>, most: { lines: number; bytes: number }, signal?: AbortSignal): AsyncGenerator<T[]> {
   let header = 0;
   let batch: T[] = [];
+  let bytes = 0;
   // Each block's last line is parsed once the next block arrived: the answer's last line may be the
   // server's error text, which a one-column row could look like.
   let held: Buffer | undefined;
@@ -185,6 +187,7 @@ async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parser: LineParser
       if (!block) continue;
       const last = block.lastIndexOf(10);
       const items: T[] = held ? [parser.line(held)] : [];
+      const blockBytes = (held?.length ?? 0) + last + 1;
       if (last !== -1) {
         const lines = block.subarray(0, last);
         const parsed = parser.block?.(lines) ?? blockLines(lines).map((line) => parser.line(line));
@@ -192,12 +195,16 @@ async function* batchesOf<T>(body: AsyncIterable<Uint8Array>, parser: LineParser
       }
       // A copy: the block shares the chunk's memory, which the stream may reuse.
       held = Buffer.from(last === -1 ? block : block.subarray(last + 1));
+      // The block's bytes shared among its items: a batch's size in the answer, whatever an item is.
+      const each = items.length > 0 ? blockBytes / items.length : 0;
       for (const item of items) {
         batch.push(item);
-        if (batch.length >= batchSize) {
+        bytes += each;
+        if (batch.length >= most.lines || bytes >= most.bytes) {
           throwIfAborted(signal);
           yield batch;
           batch = [];
+          bytes = 0;
         }
       }
     }

@@ -144,7 +144,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     throwIfAborted(options.signal);
     const described = await describeQuery(c, inner, await querySettings(c, options.signal), options.signal);
     const iso = { isoDateTimes: true };
-    yield* streamRows(c, readStatement(inner, described, { ...options, ...iso }), copyLineOf(described, iso), batchSize, options.signal);
+    yield* streamRows(c, readStatement(inner, described, { ...options, ...iso }), copyLineOf(described, iso), batchSize, options.signal, options.batchChars);
   } catch (err) {
     throw asConnectorError(err, (e) => describeClickhouseError(e, c));
   }

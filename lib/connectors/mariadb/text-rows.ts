@@ -117,6 +117,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   const s = mariaSettings(config);
   const { sql, values } = incrementalQuery(options);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
+  const batchChars = options.batchChars ?? Infinity;
   // mysql2's own parsing, as the JSON path's (typeCast there only reshapes dates and JSON), with
   // dates as the server's text and rows as arrays.
   const conn = await connectStreaming(s, { typeCast: true, dateStrings: true, rowsAsArray: true }).catch((err: unknown) => {
@@ -124,6 +125,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   });
   const ready: string[][] = [];
   let batch: string[] = [];
+  let chars = 0;
   let kinds: Kind[] = [];
   let rowLines: RowLines | undefined;
   let done = false;
@@ -153,15 +155,18 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     query.on("result", (row: unknown) => {
       if (failure) return;
       try {
-        batch.push(typeof row === "string" ? row : lineOf(row as unknown[], kinds));
+        const line = typeof row === "string" ? row : lineOf(row as unknown[], kinds);
+        batch.push(line);
+        chars += line.length;
       } catch (err) {
         failure = err;
         signal();
         return;
       }
-      if (batch.length >= batchSize) {
+      if (batch.length >= batchSize || chars >= batchChars) {
         ready.push(batch);
         batch = [];
+        chars = 0;
         if (ready.length >= 2 && !paused) {
           paused = true;
           conn.pause();

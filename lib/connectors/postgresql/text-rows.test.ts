@@ -3,7 +3,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
-import { streamFor, uniqueName } from "@/tests/support/connectors";
+import { streamFor, textBatchSizes, uniqueName } from "@/tests/support/connectors";
 import { postgresqlDestination } from "./destination";
 import { postgresqlSource } from "./source";
 
@@ -50,6 +50,27 @@ describe("reads", () => {
     if (!text) throw new Error("the PostgreSQL source reads COPY text");
     expect(await readAll(text.read(config(), { query, batchSize: 10 }))).toEqual(["off"]);
     expect(await readAll(postgresqlSource.read(config(), { query, batchSize: 10 }))).toEqual([{ s: "off" }]);
+  });
+});
+
+describe("text batches", () => {
+  it("end at batchSize lines or once their lines hold batchChars characters, whichever comes first", async () => {
+    const read = postgresqlSource.textRows!.read;
+    // Lines of 3 to 102 characters: batches of different line counts.
+    const query = "SELECT g AS id, repeat('x', g % 100) AS pad FROM generate_series(1, 300) AS g ORDER BY g";
+    const batches: string[][] = [];
+    for await (const batch of read(config(), { query, batchSize: 40, batchChars: 1000 })) batches.push(batch);
+    const lines = batches.flat();
+    expect(lines.map((l) => Number(l.split("\t")[0]))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    const sizes = batches.map((b) => b.length);
+    expect(sizes).toEqual(textBatchSizes(lines, { lines: 40, chars: 1000 }));
+    // Both limits ended batches here: some of 40 lines, some shorter by their text.
+    expect(sizes.slice(0, -1)).toContain(40);
+    expect(sizes.slice(0, -1).some((n) => n < 40)).toBe(true);
+    // Without batchChars only the line count ends a batch.
+    const counted: number[] = [];
+    for await (const batch of read(config(), { query, batchSize: 40 })) counted.push(batch.length);
+    expect(counted).toEqual([...Array<number>(7).fill(40), 20]);
   });
 });
 

@@ -48,6 +48,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
 async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]> {
   const s = pgSettings(config);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
+  const batchChars = options.batchChars ?? Infinity;
   let client: pg.Client;
   try {
     client = await connect(s, { clientSideTimeout: false });
@@ -60,6 +61,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     const stream = client.query(copyOutLines(`COPY (${modelQuery(options, client)}) TO STDOUT`));
     const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string[]>;
     let batch: string[] = [];
+    let chars = 0;
     for (;;) {
       throwIfAborted(options.signal);
       // Bounded per chunk on our side: the server's statement timer would span the whole COPY.
@@ -70,9 +72,11 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
       if (next.done) break;
       for (const line of next.value) {
         batch.push(line);
-        if (batch.length === batchSize) {
+        chars += line.length;
+        if (batch.length === batchSize || chars >= batchChars) {
           yield batch;
           batch = [];
+          chars = 0;
         }
       }
     }

@@ -22,6 +22,7 @@ import type { RunAttempt } from "../run-attempt";
 import { zeroCounters, type RunCounters } from "../run-store";
 import { sendItems } from "../send-batch";
 import { SendGroups } from "../send-groups";
+import { engineSettings } from "../settings";
 import type { PendingFilter } from "../unchanged-filter";
 import type { ComposedColumn, PassThroughPlan } from "./plan";
 import type { UpdateBinding } from "../plan/approval";
@@ -72,6 +73,9 @@ function picked(lines: string[], pick: number[], width: number): string[] {
     return parts.join("\t");
   });
 }
+
+/** A batch of lines ends at this much text, whatever its line count: wide rows keep its memory bounded. */
+const TEXT_BATCH_CHARS = 8 * 1024 * 1024;
 
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn (as send-batch.ts). */
 const YIELD_AFTER_MS = 20;
@@ -287,6 +291,9 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     await groups.add({ seq, items, delta, cursorValue });
   };
 
-  await forEachBatch(attempt, plan.source.read(ctx.sourceConfig, run.options), processBatch);
+  // Lines bound for a COPY text destination go in larger batches than rows (engineSettings.textBatchSize);
+  // mapped lines become rows for the JSON path, so they keep its batch size.
+  const options = plan.destination ? { ...run.options, batchSize: engineSettings.textBatchSize, batchChars: TEXT_BATCH_CHARS } : run.options;
+  await forEachBatch(attempt, plan.source.read(ctx.sourceConfig, options), processBatch);
   await groups.flush().catch((err: unknown) => attempt.fail(err));
 }

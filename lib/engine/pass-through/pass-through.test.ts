@@ -172,7 +172,8 @@ describe("pass-through against the JSON path", () => {
   });
 
   it("sends a re-run's few changed rows of many batches together, on both paths, with exact counters and records", async () => {
-    // 25 batches of 100 rows; three changed rows in three of them (send-groups.ts holds them together).
+    // Batches of 100 rows (200 lines on the pass-through path); three changed rows in three of them
+    // (send-groups.ts holds them together).
     process.env.ENGINE_BATCH_SIZE = "100";
     for (const [table, passThrough] of [
       ["kinds_sparse_text", true],
@@ -220,6 +221,32 @@ describe("pass-through against the JSON path", () => {
     }
     // The computed text is the JSON path's: 12.50 arrives as the parsed value's text.
     expect(await sql(destination.url, "SELECT label FROM kinds_json WHERE id = 1")).toEqual([{ label: "12.50" }]);
+  });
+
+  it("reads lines bound for the destination in batches of ENGINE_TEXT_BATCH_SIZE (twice ENGINE_BATCH_SIZE unless set); mapped lines in rows' batches", async () => {
+    process.env.ENGINE_BATCH_SIZE = "100";
+    const read = vi.spyOn(postgresqlTextRows, "read");
+    const upsert = vi.spyOn(postgresqlDestination.textRows!, "upsert");
+    try {
+      const sizes = async (table: string, options: { rate?: number } = {}) => {
+        await sql(destination.url, `CREATE TABLE ${table} (${COLUMNS})`);
+        read.mockClear();
+        upsert.mockClear();
+        const r = await run(await fixture(table, options));
+        expect(runCounters(r.run)).toMatchObject({ totalRows: 2500, successfulRows: 2500, failedRows: 0 });
+        return { path: r.path, read: read.mock.calls.map(([, o]) => [o.batchSize, o.batchChars]), lines: upsert.mock.calls.map(([, , , lines]) => lines.length) };
+      };
+      const doubled = await sizes("kinds_batch_default");
+      expect(doubled).toEqual({ path: "pass-through", read: [[200, 8 * 1024 * 1024]], lines: [...Array<number>(12).fill(200), 100] });
+      process.env.ENGINE_TEXT_BATCH_SIZE = "1000";
+      expect(await sizes("kinds_batch_set")).toEqual({ path: "pass-through", read: [[1000, 8 * 1024 * 1024]], lines: [1000, 1000, 500] });
+      // A rate limit maps the lines into rows for the JSON path (the case above).
+      expect(await sizes("kinds_batch_mapped", { rate: 1000 })).toEqual({ path: "mapped lines", read: [[100, undefined]], lines: [] });
+    } finally {
+      delete process.env.ENGINE_TEXT_BATCH_SIZE;
+      read.mockRestore();
+      upsert.mockRestore();
+    }
   });
 
   it("a first sync into a table that already holds some keys updates them (plain insert first, merge on a conflict)", async () => {
