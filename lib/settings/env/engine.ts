@@ -26,7 +26,7 @@ export const engineVariables = {
   ENGINE_TEXT_BATCH_SIZE: variable(
     z.coerce.number().int().min(1).optional(),
     { form: "a whole number ≥ 1", unset: "twice `ENGINE_BATCH_SIZE`" },
-    "lines read per batch where a source's COPY text lines go straight into a PostgreSQL or MariaDB destination (pass-through); lines hold far less memory than rows, and each batch costs a transaction in the destination and in the application database; a batch also ends at 8 MiB of text",
+    "lines read per batch where a source's COPY text lines go straight into a PostgreSQL or MariaDB destination (pass-through); lines hold far less memory than rows, and each batch costs a transaction in the destination and in the application database; a batch also ends at the line that brings it to 8 MiB of text (of the answer, for ClickHouse)",
   ),
   ENGINE_BATCHES_IN_FLIGHT: integer(1, 3, "batches diffed, loaded and recorded while the next is read"),
   ENGINE_LIVE_BATCH_MS: integer(1, 1000, "a live sync's micro-batch closes at most this long after its first change (or at ENGINE_BATCH_SIZE keys)"),
