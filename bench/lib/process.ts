@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
+import { WORKER_PROCESS_ENV } from "../../scripts/worker-process-env";
 
 export interface Child {
   process: ChildProcess;
@@ -19,7 +20,8 @@ export function spawnTs(script: string, env: Record<string, string>, nodeArgs: s
   // `node --import tsx` (not the tsx CLI) so the pid is the process doing the work.
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(root, script)], {
     cwd: root,
-    env: { ...process.env, ...env },
+    // A worker as `npm run worker` starts it (scripts/worker-process-env.ts).
+    env: { ...process.env, ...(script === "scripts/worker.ts" ? WORKER_PROCESS_ENV : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
