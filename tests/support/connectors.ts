@@ -74,25 +74,3 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
-
-/**
- * The sizes a text read's batches must have (ReadOptions batchSize and batchChars): a batch ends at
- * its `most.lines`-th line, or at the first line that brings its text to `most.chars` or more
- * (`measure` sizes a line as the source counts it); the last holds what is left.
- */
-export function textBatchSizes(lines: readonly string[], most: { lines: number; chars: number }, measure = (line: string) => line.length): number[] {
-  const sizes: number[] = [];
-  let size = 0;
-  let held = 0;
-  for (const line of lines) {
-    size++;
-    held += measure(line);
-    if (size === most.lines || held >= most.chars) {
-      sizes.push(size);
-      size = 0;
-      held = 0;
-    }
-  }
-  if (size > 0) sizes.push(size);
-  return sizes;
-}

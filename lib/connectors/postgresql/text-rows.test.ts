@@ -3,7 +3,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
-import { streamFor, textBatchSizes, uniqueName } from "@/tests/support/connectors";
+import { streamFor, uniqueName } from "@/tests/support/connectors";
+import { expectTextBatches } from "@/tests/support/text-batches";
 import { postgresqlDestination } from "./destination";
 import { postgresqlSource } from "./source";
 
@@ -58,15 +59,7 @@ describe("text batches", () => {
     const read = postgresqlSource.textRows!.read;
     // Lines of 3 to 102 characters: batches of different line counts.
     const query = "SELECT g AS id, repeat('x', g % 100) AS pad FROM generate_series(1, 300) AS g ORDER BY g";
-    const batches: string[][] = [];
-    for await (const batch of read(config(), { query, batchSize: 40, batchChars: 1000 })) batches.push(batch);
-    const lines = batches.flat();
-    expect(lines.map((l) => Number(l.split("\t")[0]))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
-    const sizes = batches.map((b) => b.length);
-    expect(sizes).toEqual(textBatchSizes(lines, { lines: 40, chars: 1000 }));
-    // Both limits ended batches here: some of 40 lines, some shorter by their text.
-    expect(sizes.slice(0, -1)).toContain(40);
-    expect(sizes.slice(0, -1).some((n) => n < 40)).toBe(true);
+    await expectTextBatches(read(config(), { query, batchSize: 40, batchChars: 1000 }), 300, { lines: 40, chars: 1000 });
     // Without batchChars only the line count ends a batch.
     const counted: number[] = [];
     for await (const batch of read(config(), { query, batchSize: 40 })) counted.push(batch.length);
