@@ -95,9 +95,10 @@ export interface LineParser<T> {
 }
 
 /**
- * Streams the rows of `statement` in batches of at most `batchSize`, each line turned into an item
- * by `item` (a row, or a COPY line: text-rows.ts), and of about `batchBytes` of the answer. Cancel (signal) and an early stop abort the
- * request and KILL the query on the server; a pause longer than the query timeout fails the read.
+ * Streams the rows of `statement` in batches of at most `batchSize` and about `batchBytes` of the
+ * answer, each line turned into an item by `item` (a row, or a COPY line: text-rows.ts). Cancel
+ * (signal) and an early stop abort the request and KILL the query on the server; a pause longer than
+ * the query timeout fails the read.
  */
 export async function* streamRows<T>(
   c: ClickhouseConfig,

@@ -1,7 +1,6 @@
 // The engine: templates, batches, runs and their limits. Part of envSchema (lib/settings/env.ts), in its
 // order: the README lists them so.
-import { z } from "zod";
-import { integer, integerUpTo, decimal, flag, variable } from "./kinds";
+import { integer, integerUpTo, decimal, flag, optionalInteger } from "./kinds";
 
 /** Most rows a run's count may count (connectors/shared/bounded-count.ts caps any caller at it too). */
 export const MAX_ROW_COUNT_LIMIT = 100_000_000;
@@ -23,10 +22,10 @@ export const engineVariables = {
   // The engine
   SYNC_RECORD_RETENTION_DAYS: integer(1, 30, "sync records of runs older than this many days are pruned"),
   ENGINE_BATCH_SIZE: integer(1, 5000, "rows read per batch"),
-  ENGINE_TEXT_BATCH_SIZE: variable(
-    z.coerce.number().int().min(1).optional(),
-    { form: "a whole number ≥ 1", unset: "twice `ENGINE_BATCH_SIZE`" },
+  ENGINE_TEXT_BATCH_SIZE: optionalInteger(
+    1,
     "lines read per batch where a source's COPY text lines go straight into a PostgreSQL or MariaDB destination (pass-through); lines hold far less memory than rows, and each batch costs a transaction in the destination and in the application database; a batch also ends at the line that brings it to 8 MiB of text (of the answer, for ClickHouse)",
+    "twice `ENGINE_BATCH_SIZE`",
   ),
   ENGINE_BATCHES_IN_FLIGHT: integer(1, 3, "batches diffed, loaded and recorded while the next is read"),
   ENGINE_LIVE_BATCH_MS: integer(1, 1000, "a live sync's micro-batch closes at most this long after its first change (or at ENGINE_BATCH_SIZE keys)"),

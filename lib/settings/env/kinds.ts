@@ -25,6 +25,10 @@ export const integer = (min: number, fallback: number, description: string, unse
     description,
   );
 
+/** A whole number with no fixed default: unset, the code derives one (`unset` says how, in words). */
+export const optionalInteger = (min: number, description: string, unset: string) =>
+  variable(z.coerce.number().int().min(min).optional(), { form: `a whole number ≥ ${min}`, unset }, description);
+
 export const integerUpTo = (min: number, max: number, fallback: number, description: string) =>
   variable(
     z.coerce.number().int().min(min).max(max).default(fallback),
