@@ -17,7 +17,8 @@ export interface Fingerprints {
   word(i: number, w: number): number;
 }
 
-const DIGEST = 16;
+/** Bytes of a digest. */
+export const DIGEST = 16;
 
 /**
  * A fingerprint where it was computed: hex on demand, or its 16 bytes copied with no string made
@@ -28,27 +29,44 @@ export interface DigestSource {
   digestInto?(buf: Buffer, at: number): void;
 }
 
+const DONE: Promise<void> = Promise.resolve();
+
 /** md5 digests side by side. */
 export class Digests implements Fingerprints {
+  /** The bytes are written: read before, they would be zeros taken for fingerprints. */
+  private settled: boolean;
+
   constructor(
     private readonly bytes: Buffer,
     readonly length: number,
-  ) {}
+    /** Resolves once the bytes are written (fingerprints-off-thread.ts); read none before. */
+    readonly ready: Promise<void> = DONE,
+  ) {
+    this.settled = ready === DONE;
+    // Registered before any reader's await, so it runs first.
+    if (!this.settled) void ready.then(() => (this.settled = true));
+  }
+
+  /** The bytes, once written. */
+  private written(): Buffer {
+    if (!this.settled) throw new Error("A batch's fingerprints were read before they were computed.");
+    return this.bytes;
+  }
 
   hex(i: number): string {
-    return this.bytes.toString("hex", i * DIGEST, (i + 1) * DIGEST);
+    return this.written().toString("hex", i * DIGEST, (i + 1) * DIGEST);
   }
 
   /** The i-th digest's 16 bytes into `buf` at `at`. */
   copy(i: number, buf: Buffer, at: number): void {
     // By hand: Buffer#copy's native call costs more than 16 bytes.
-    const x = this.bytes;
+    const x = this.written();
     for (let b = i * DIGEST, end = b + DIGEST; b < end; b++) buf[at++] = x[b];
   }
 
   word(i: number, w: number): number {
     const b = i * DIGEST + w * 4;
-    const x = this.bytes;
+    const x = this.written();
     return ((x[b] << 24) | (x[b + 1] << 16) | (x[b + 2] << 8) | x[b + 3]) >>> 0;
   }
 }
@@ -95,18 +113,28 @@ export function hexOf(fingerprints: Fingerprints, positions?: readonly number[])
 
 /** md5(seed + text) of every text, equal to node:crypto's `hash("md5", seed + text)`. */
 export function fingerprintAll(seed: string, texts: readonly string[]): Digests {
+  const out = Buffer.allocUnsafe(texts.length * DIGEST);
+  fingerprintInto(seed, texts, out);
+  return new Digests(out, texts.length);
+}
+
+/** fingerprintAll's digests written into `out` (16 bytes a text). */
+export function fingerprintInto(seed: string, texts: readonly string[], out: Uint8Array): void {
   const n = texts.length;
-  const out = Buffer.allocUnsafe(n * DIGEST);
-  // md5.ts encodes the seed on its own: one ending in half a surrogate pair (never an engine seed,
-  // which is hex) could pair with a text's first unit in the joined string.
-  const last = seed.charCodeAt(seed.length - 1);
-  if (LITTLE_ENDIAN && !(last >= 0xd800 && last <= 0xdbff)) {
+  if (seedHashable(seed)) {
     const md5 = new SeededMd5(seed);
     for (let i = 0; i < n; i++) md5.digest(texts[i], out, i * DIGEST);
   } else {
     for (let i = 0; i < n; i++) out.set(hash("md5", seed + texts[i], "buffer"), i * DIGEST);
   }
-  return new Digests(out, n);
+}
+
+/** Whether md5.ts can hash texts after this seed (else node:crypto hashes them joined). */
+export function seedHashable(seed: string): boolean {
+  // md5.ts encodes the seed on its own: one ending in half a surrogate pair (never an engine seed,
+  // which is hex) could pair with a text's first unit in the joined string.
+  const last = seed.charCodeAt(seed.length - 1);
+  return LITTLE_ENDIAN && !(last >= 0xd800 && last <= 0xdbff);
 }
 
 // Its map outlives the batches (keep-shape.ts).

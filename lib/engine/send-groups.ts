@@ -28,6 +28,8 @@ export interface GroupedBatch {
   cursorValue?: string;
   /** Unchanged rows whose state takes the source's fingerprint (batch-diff.ts). */
   rebaselined?: Item[];
+  /** Settles once the items' fingerprints are computed (sent before, recorded after: fingerprints-off-thread.ts). */
+  ready?: Promise<void>;
 }
 
 export class SendGroups {
@@ -72,6 +74,7 @@ export class SendGroups {
     const delta = zeroCounters();
     for (const b of group) for (const k of Object.keys(delta) as (keyof RunCounters)[]) delta[k] += b.delta[k];
     const rebaselined = group.flatMap((b) => b.rebaselined ?? []);
+    for (const b of group) await b.ready;
     await this.recorder.record({
       seq: last.seq,
       cursorValue: last.cursorValue,

@@ -14,7 +14,8 @@ import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, keyText } from "../diff";
-import { fingerprintAll, type Digests, type DigestSource } from "../fingerprints";
+import type { Digests, DigestSource } from "../fingerprints";
+import { fingerprintOffThread } from "../fingerprints-off-thread";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
@@ -62,6 +63,18 @@ class LineItem implements Item, DigestSource {
   digestInto(buf: Buffer, at: number): void {
     this.digests.copy(this.index, buf, at);
   }
+
+  /** Settles once the fingerprint is computed. */
+  get ready(): Promise<void> {
+    return this.digests.ready;
+  }
+}
+
+/** Settles once every line's fingerprint is computed: the JSON path may read them (its delivery ledger). */
+async function fingerprinted(items: readonly Item[]): Promise<void> {
+  const pending = new Set<Promise<void>>();
+  for (const item of items) if (item instanceof LineItem) pending.add(item.ready);
+  for (const ready of pending) await ready;
 }
 
 /** The fields of each line (of `width` fields) at `pick`, still COPY text: each joined flat, as composeLines' are. */
@@ -179,7 +192,8 @@ function field(line: string, index: number): string {
 
 /**
  * Keys and fingerprints of a batch's trackable lines (blank and repeated keys are counted in `delta`
- * and dropped; new keys join `seen`). The plan keys lines the same way (plan/planner.ts).
+ * and dropped; new keys join `seen`); the fingerprints may still be computing (`ready`). The plan keys
+ * lines the same way (plan/planner.ts).
  */
 export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, delta: RunCounters) {
   const keys: string[] = [];
@@ -198,12 +212,13 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
       kept.push(line);
     }
   }
-  return { keys, fingerprints: fingerprintAll(plan.seed, kept), kept, blank };
+  return { keys, fingerprints: fingerprintOffThread(plan.seed, kept), kept, blank };
 }
 
 /**
  * A batch's keyed lines classified against sync_states (none tracked yet, a first sync: all inserts,
  * no query): the Items to send, and how many lines were unchanged. The plan diffs lines the same way.
+ * A first sync's items may be sent before their fingerprints are ready; they are recorded after.
  */
 export async function diffLines(
   pool: Pool,
@@ -212,6 +227,7 @@ export async function diffLines(
   state: { noStates: boolean; unchanged: PendingFilter },
 ): Promise<{ items: Item[]; unchanged: number }> {
   const { keys, fingerprints, kept } = keyed;
+  if (!state.noStates) await fingerprints.ready;
   const classes = state.noStates
     ? undefined
     : (
@@ -253,12 +269,17 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     if (!destination) {
       // Mapped lines: decoded only now, once they are known to be sent.
       for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
+      await fingerprinted(items);
       return sendItems(attempt, items);
     }
     const { pick, compose } = plan;
     const composed = compose && (await composeLines(plan, compose, items));
     // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
-    const unmappable = composed ? await sendItems(attempt, composed.unmappable, true) : [];
+    let unmappable: Outcome[] = [];
+    if (composed && composed.unmappable.length > 0) {
+      await fingerprinted(composed.unmappable);
+      unmappable = await sendItems(attempt, composed.unmappable, true);
+    }
     const sent = composed ? composed.mapped : items;
     const sourceLines = composed ? [] : items.map((i) => i.line as string);
     const lines = composed ? composed.lines : pick ? picked(sourceLines, pick, recordColumns.columns.length) : sourceLines;
@@ -271,6 +292,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       return [...unmappable, ...sent.map((item) => ({ item, ok: true }))];
     }
     for (const item of sent) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
+    await fingerprinted(sent);
     return [...unmappable, ...(await sendItems(attempt, sent, true))];
   };
 
@@ -288,7 +310,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     if (attempt.updates && plan.destination) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
     const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
-    await groups.add({ seq, items, delta, cursorValue });
+    await groups.add({ seq, items, delta, cursorValue, ready: fingerprints.ready });
   };
 
   // Lines bound for a COPY text destination go in larger batches than rows (engineSettings.textBatchSize);

@@ -244,6 +244,7 @@ async function readLines(
     const delta = zeroCounters();
     const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
     const diffed = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
+    await fingerprints.ready;
     run.counts.unchanged += diffed.unchanged;
     run.counts.read += lines.length;
     run.counts.duplicate += delta.duplicateRows;

@@ -1,0 +1,69 @@
+// Fingerprints computed on the thread must be fingerprintAll's, byte for byte, and must not be read
+// before they are; a thread that cannot run must cost nothing but speed.
+import { hash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { seededBelow } from "@/tests/support/random";
+import { fingerprintAll } from "./fingerprints";
+
+/** Texts of every UTF-8 length, COPY escapes and a lone surrogate, enough to go to the thread. */
+function texts(count: number, seed: number): string[] {
+  const below = seededBelow(seed);
+  const alphabet = ["a", "Z", "7", "\t", "\\n", "é", "€", "𝄞", "\ud800", " ", "{"];
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let t = "";
+    for (let j = below(200); j > 0; j--) t += alphabet[below(alphabet.length)];
+    out.push(t);
+  }
+  out.push("x".repeat(100_000));
+  return out;
+}
+
+const md5 = (text: string) => hash("md5", text);
+
+afterEach(() => {
+  vi.doUnmock("@/lib/runtime/script-bundle");
+  vi.resetModules();
+});
+
+describe("fingerprintOffThread", () => {
+  it("gives fingerprintAll's digests, read only once ready, for batches in flight together", async () => {
+    const { fingerprintOffThread } = await import("./fingerprints-off-thread");
+    const batches = [texts(3000, 1), texts(500, 2), texts(2000, 3)];
+    const pending = batches.map((b) => fingerprintOffThread("v1:seed:", b));
+    // Not yet computed: reading now would take zeros for fingerprints.
+    expect(() => pending[0].hex(0)).toThrow(/before they were computed/);
+    for (const [n, digests] of pending.entries()) {
+      await digests.ready;
+      const expected = fingerprintAll("v1:seed:", batches[n]);
+      const wrong = batches[n].filter((_, i) => digests.hex(i) !== expected.hex(i) || digests.word(i, 3) !== expected.word(i, 3));
+      expect(wrong).toEqual([]);
+      expect(digests.hex(batches[n].length - 1)).toBe(md5(`v1:seed:${"x".repeat(100_000)}`));
+    }
+  });
+
+  it("hashes a small batch in place, ready at once", async () => {
+    const { fingerprintOffThread } = await import("./fingerprints-off-thread");
+    const digests = fingerprintOffThread("s", ["a", "é"]);
+    expect([digests.hex(0), digests.hex(1)]).toEqual([md5("sa"), md5("sé")]);
+  });
+
+  it("computes the digests on the calling thread when the thread cannot run, and stops trying", async () => {
+    const broken = path.join(os.tmpdir(), `md5-thread-broken-${process.pid}.cjs`);
+    writeFileSync(broken, "throw new Error('no thread here');\n");
+    const bundled = vi.fn(() => broken);
+    vi.doMock("@/lib/runtime/script-bundle", () => ({ bundledScript: bundled }));
+    const { fingerprintOffThread } = await import("./fingerprints-off-thread");
+    const batch = texts(1000, 4);
+    const first = fingerprintOffThread("seed", batch);
+    await first.ready;
+    expect(batch.filter((t, i) => first.hex(i) !== md5(`seed${t}`))).toEqual([]);
+    // The next batch does not start another thread that would fail the same way.
+    const second = fingerprintOffThread("seed", batch);
+    expect(second.hex(7)).toBe(md5(`seed${batch[7]}`));
+    expect(bundled).toHaveBeenCalledTimes(1);
+  });
+});

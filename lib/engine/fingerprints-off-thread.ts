@@ -1,0 +1,106 @@
+// A batch's fingerprints computed on a thread of their own. md5 was a sixth of the worker's main
+// thread in a million-row full sync (bench/README.md, 2026-12-01), the thread every batch's reading,
+// sending and recording waits for, while the machine's other core sat partly idle. Posting the lines
+// costs a tenth of hashing them; the digests come back through a shared buffer, no copy. A first sync
+// needs them only when it records the batch (its state blocks), so the batch is sent meanwhile; a
+// re-run's diff waits for them, but its other batches in flight keep the main thread busy.
+import "server-only";
+import { Worker } from "node:worker_threads";
+import { logger } from "@/lib/logger";
+import { bundledScript } from "@/lib/runtime/script-bundle";
+import { DIGEST, Digests, fingerprintAll, fingerprintInto, seedHashable } from "./fingerprints";
+import type { Md5Answer, Md5Request } from "./md5-thread";
+
+/** Fewer texts are hashed in place: a thread's round trip costs more than it saves them. */
+const MIN_TEXTS = 256;
+/**
+ * The thread holds one batch's texts at a time (a batch of lines ends at 8 MiB of text: extract.ts),
+ * garbage as soon as they are hashed: a small young generation keeps its memory small. A batch past
+ * the old generation's limit ends the thread, and this thread hashes the batch.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
+
+type Waiter = { resolve: () => void; reject: (err: Error) => void };
+
+class Md5Thread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, Waiter>();
+  private nextId = 1;
+  /** False once the thread failed or exited: its requests were refused, the next batch starts another. */
+  alive = true;
+  /** Whether it ever answered: one that fails first is not started again (unavailable). */
+  answeredOnce = false;
+
+  constructor() {
+    this.worker = new Worker(bundledScript("lib/engine/md5-thread.ts", "md5-thread"), {
+      resourceLimits: THREAD_LIMITS,
+    });
+    // Idle, it must not keep the process alive (held again while it has work).
+    this.worker.unref();
+    this.worker.on("message", (answer: Md5Answer) => this.answered(answer));
+    this.worker.on("error", (err: Error) => this.end(err));
+    this.worker.on("exit", (code) => this.end(new Error(`The fingerprint thread stopped (exit code ${code}).`)));
+  }
+
+  hash(request: Omit<Md5Request, "id">): Promise<void> {
+    const id = this.nextId++;
+    const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    if (this.waiting.size === 1) this.worker.ref();
+    this.worker.postMessage({ ...request, id } satisfies Md5Request);
+    return done;
+  }
+
+  private answered(answer: Md5Answer): void {
+    const waiter = this.waiting.get(answer.id);
+    if (!waiter) return;
+    this.waiting.delete(answer.id);
+    this.answeredOnce = true;
+    if (this.waiting.size === 0) this.worker.unref();
+    if (answer.ok) waiter.resolve();
+    else waiter.reject(new Error(`Fingerprinting a batch failed: ${answer.message}`));
+  }
+
+  private end(err: Error): void {
+    if (!this.alive) return;
+    this.alive = false;
+    for (const waiter of this.waiting.values()) waiter.reject(err);
+    this.waiting.clear();
+    void this.worker.terminate();
+  }
+}
+
+let thread: Md5Thread | null = null;
+/** Set once a thread could not start (no bundler, no threads): every batch is hashed in place. */
+let unavailable = false;
+
+function md5Thread(): Md5Thread | null {
+  if (unavailable) return null;
+  if (thread?.alive) return thread;
+  if (thread && !thread.answeredOnce) {
+    unavailable = true;
+    return null;
+  }
+  try {
+    thread = new Md5Thread();
+    return thread;
+  } catch (err) {
+    unavailable = true;
+    logger.warn({ err }, "no fingerprint thread: batches are fingerprinted on the main thread");
+    return null;
+  }
+}
+
+/**
+ * fingerprintAll's digests, computed on the fingerprint thread for a batch worth it: read none before
+ * `ready` resolves. It never rejects: if the thread fails, this thread computes them.
+ */
+export function fingerprintOffThread(seed: string, texts: string[]): Digests {
+  const worker = texts.length >= MIN_TEXTS && seedHashable(seed) ? md5Thread() : null;
+  if (!worker) return fingerprintAll(seed, texts);
+  const bytes = Buffer.from(new SharedArrayBuffer(texts.length * DIGEST));
+  const ready = worker.hash({ seed, texts, out: bytes.buffer as SharedArrayBuffer }).catch((err: unknown) => {
+    logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
+    fingerprintInto(seed, texts, bytes);
+  });
+  return new Digests(bytes, texts.length, ready);
+}

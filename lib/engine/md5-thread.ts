@@ -1,0 +1,32 @@
+// Entry of the worker thread that fingerprints a batch's lines (fingerprints-off-thread.ts): the texts
+// and a shared buffer in, each md5(seed + text) written into the buffer, the request's id out. Bundled
+// (lib/runtime/script-bundle.ts), so it runs without a TypeScript loader; md5.ts is its only import.
+import { parentPort } from "node:worker_threads";
+import { SeededMd5 } from "./md5";
+
+export interface Md5Request {
+  id: number;
+  seed: string;
+  texts: string[];
+  /** 16 bytes a text, in order. */
+  out: SharedArrayBuffer;
+}
+
+export type Md5Answer = { id: number; ok: true } | { id: number; ok: false; message: string };
+
+// Runs use one seed each, so consecutive batches mostly share it.
+let last: { seed: string; md5: SeededMd5 } | null = null;
+
+parentPort?.on("message", (request: Md5Request) => {
+  let answer: Md5Answer;
+  try {
+    if (last?.seed !== request.seed) last = { seed: request.seed, md5: new SeededMd5(request.seed) };
+    const out = new Uint8Array(request.out);
+    const { texts } = request;
+    for (let i = 0; i < texts.length; i++) last.md5.digest(texts[i], out, i * 16);
+    answer = { id: request.id, ok: true };
+  } catch (err) {
+    answer = { id: request.id, ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort?.postMessage(answer);
+});
