@@ -88,7 +88,7 @@ function picked(lines: string[], pick: number[], width: number): string[] {
 }
 
 /** A batch of lines ends at this much text, whatever its line count: wide rows keep its memory bounded. */
-const TEXT_BATCH_CHARS = 8 * 1024 * 1024;
+export const TEXT_BATCH_CHARS = 8 * 1024 * 1024;
 
 /** Longest stretch of synchronous mapping before the run gives the event loop a turn (as send-batch.ts). */
 const YIELD_AFTER_MS = 20;

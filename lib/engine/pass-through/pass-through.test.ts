@@ -7,7 +7,7 @@ import { postgresqlTextRows } from "@/lib/connectors/postgresql/text-rows";
 import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "../execute-run";
-import { stopEngine, triggerSync } from "../index";
+import { planSync, stopEngine, triggerSync } from "../index";
 import { catalogOf, createFixture, pgConnectorConfig, readPath, recordsByKey, reloadRun, runCounters, runRecords, sql, tableStream, type Fixture } from "../test-support";
 
 useTestDatabase();
@@ -223,7 +223,7 @@ describe("pass-through against the JSON path", () => {
     expect(await sql(destination.url, "SELECT label FROM kinds_json WHERE id = 1")).toEqual([{ label: "12.50" }]);
   });
 
-  it("reads lines bound for the destination in batches of ENGINE_TEXT_BATCH_SIZE (twice ENGINE_BATCH_SIZE unless set); mapped lines in rows' batches", async () => {
+  it("reads lines bound for the destination in batches of ENGINE_TEXT_BATCH_SIZE (twice ENGINE_BATCH_SIZE unless set), of 8 MiB of text at most, as a plan does; mapped lines in rows' batches", async () => {
     process.env.ENGINE_BATCH_SIZE = "100";
     const read = vi.spyOn(postgresqlTextRows, "read");
     const upsert = vi.spyOn(postgresqlDestination.textRows!, "upsert");
@@ -238,6 +238,11 @@ describe("pass-through against the JSON path", () => {
       };
       const doubled = await sizes("kinds_batch_default");
       expect(doubled).toEqual({ path: "pass-through", read: [[200, 8 * 1024 * 1024]], lines: [...Array<number>(12).fill(200), 100] });
+      // A dry run's plan bounds its batches' text too.
+      const planned = await fixture("kinds_batch_default");
+      read.mockClear();
+      expect((await planSync(planned.workspaceId, planned.syncId, { sampleSize: 1 })).counts).toMatchObject({ read: 2500, insert: 2500 });
+      expect(read.mock.calls.map(([, o]) => o.batchChars)).toEqual([8 * 1024 * 1024]);
       process.env.ENGINE_TEXT_BATCH_SIZE = "1000";
       expect(await sizes("kinds_batch_set")).toEqual({ path: "pass-through", read: [[1000, 8 * 1024 * 1024]], lines: [1000, 1000, 500] });
       // A rate limit maps the lines into rows for the JSON path (the case above).

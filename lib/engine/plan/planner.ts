@@ -16,7 +16,7 @@ import { BatchDiffer } from "../batch-diff";
 import type { RunContext } from "../context";
 import { goneStates } from "../delete-detection";
 import { KeySet } from "../key-set";
-import { diffLines, keyLines } from "../pass-through/extract";
+import { diffLines, keyLines, TEXT_BATCH_CHARS } from "../pass-through/extract";
 import { planPassThrough, type PassThroughPlan } from "../pass-through/plan";
 import { zeroCounters } from "../run-store";
 import { mapItems } from "../send-batch";
@@ -239,7 +239,8 @@ async function readLines(
 ): Promise<void> {
   const pool = pgPool();
   const decode = (item: Item) => plan.source.decode(item.line as string, plan.recordColumns.columns);
-  for await (const lines of plan.source.read(ctx.sourceConfig, run.readOptions)) {
+  // Bounded by their text too, as the run's are: one batch of wide rows is in memory at a time.
+  for await (const lines of plan.source.read(ctx.sourceConfig, { ...run.readOptions, batchChars: TEXT_BATCH_CHARS })) {
     if (run.halted()) return;
     const delta = zeroCounters();
     const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
