@@ -1,7 +1,7 @@
 // Fingerprints computed on the thread must be fingerprintAll's, byte for byte, and must not be read
 // before they are; a thread that cannot run must cost nothing but speed.
 import { hash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -24,14 +24,22 @@ function texts(count: number, seed: number): string[] {
 
 const md5 = (text: string) => hash("md5", text);
 
+/** The module as a process first loads it (no thread yet), with its logger's warnings watched. */
+async function freshModule() {
+  const { logger } = await import("@/lib/logger");
+  const warn = vi.spyOn(logger, "warn");
+  return { ...(await import("./fingerprints-off-thread")), warn };
+}
+
 afterEach(() => {
   vi.doUnmock("@/lib/runtime/script-bundle");
   vi.resetModules();
+  vi.restoreAllMocks();
 });
 
 describe("fingerprintOffThread", () => {
   it("gives fingerprintAll's digests, read only once ready, for batches in flight together", async () => {
-    const { fingerprintOffThread } = await import("./fingerprints-off-thread");
+    const { fingerprintOffThread, warn } = await freshModule();
     const batches = [texts(3000, 1), texts(500, 2), texts(2000, 3)];
     const pending = batches.map((b) => fingerprintOffThread("v1:seed:", b));
     // Not yet computed: reading now would take zeros for fingerprints.
@@ -43,6 +51,25 @@ describe("fingerprintOffThread", () => {
       expect(wrong).toEqual([]);
       expect(digests.hex(batches[n].length - 1)).toBe(md5(`v1:seed:${"x".repeat(100_000)}`));
     }
+    // The thread computed them: this thread did not have to.
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("a batch that cannot be posted fails alone: no answer is waited for, the next batch goes to the thread", async () => {
+    const { fingerprintOffThread, warn } = await freshModule();
+    const unclonable = [...texts(300, 5), (() => "x") as unknown as string];
+    const failed = fingerprintOffThread("s", unclonable);
+    // Neither thread can hash a function: the batch fails, as fingerprintAll would have thrown.
+    await expect(failed.ready).rejects.toThrow();
+    expect(() => failed.hex(0)).toThrow(/before they were computed/);
+    expect(warn).toHaveBeenCalledTimes(1);
+    const batch = texts(400, 6);
+    const next = fingerprintOffThread("s", batch);
+    // Posted: not computed yet.
+    expect(() => next.hex(0)).toThrow(/before they were computed/);
+    await next.ready;
+    expect(batch.filter((t, i) => next.hex(i) !== md5(`s${t}`))).toEqual([]);
+    expect(warn).toHaveBeenCalledTimes(1);
   });
 
   it("hashes a small batch in place, ready at once", async () => {
@@ -65,5 +92,6 @@ describe("fingerprintOffThread", () => {
     const second = fingerprintOffThread("seed", batch);
     expect(second.hex(7)).toBe(md5(`seed${batch[7]}`));
     expect(bundled).toHaveBeenCalledTimes(1);
+    rmSync(broken);
   });
 });

@@ -14,9 +14,14 @@ import type { Md5Answer, Md5Request } from "./md5-thread";
 /** Fewer texts are hashed in place: a thread's round trip costs more than it saves them. */
 const MIN_TEXTS = 256;
 /**
- * The thread holds one batch's texts at a time (a batch of lines ends at 8 MiB of text: extract.ts),
- * garbage as soon as they are hashed: a small young generation keeps its memory small. A batch past
- * the old generation's limit ends the thread, and this thread hashes the batch.
+ * More text is hashed in place: a batch of lines bound for a text destination ends at 8 MiB of text
+ * (extract.ts), but mapped lines come in batches of rows of any width, and a clone past the thread's
+ * heap would end it.
+ */
+const MAX_CHARS = 32 * 1024 * 1024;
+/**
+ * The thread holds one batch's texts at a time (MAX_CHARS at most), garbage as soon as they are
+ * hashed: a small young generation keeps its memory small.
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
 
@@ -46,7 +51,12 @@ class Md5Thread {
     const id = this.nextId++;
     const done = new Promise<void>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     if (this.waiting.size === 1) this.worker.ref();
-    this.worker.postMessage({ ...request, id } satisfies Md5Request);
+    try {
+      this.worker.postMessage({ ...request, id } satisfies Md5Request);
+    } catch (err) {
+      // Not posted (the texts could not be cloned): no answer will come, so nothing may wait for one.
+      this.answered({ id, ok: false, message: err instanceof Error ? err.message : String(err) });
+    }
     return done;
   }
 
@@ -54,7 +64,7 @@ class Md5Thread {
     const waiter = this.waiting.get(answer.id);
     if (!waiter) return;
     this.waiting.delete(answer.id);
-    this.answeredOnce = true;
+    if (answer.ok) this.answeredOnce = true;
     if (this.waiting.size === 0) this.worker.unref();
     if (answer.ok) waiter.resolve();
     else waiter.reject(new Error(`Fingerprinting a batch failed: ${answer.message}`));
@@ -92,15 +102,24 @@ function md5Thread(): Md5Thread | null {
 
 /**
  * fingerprintAll's digests, computed on the fingerprint thread for a batch worth it: read none before
- * `ready` resolves. It never rejects: if the thread fails, this thread computes them.
+ * `ready` resolves. If the thread fails, this thread computes them (`ready` rejects only if that
+ * fails too, as fingerprintAll would have thrown).
  */
 export function fingerprintOffThread(seed: string, texts: string[]): Digests {
-  const worker = texts.length >= MIN_TEXTS && seedHashable(seed) ? md5Thread() : null;
+  const worker = texts.length >= MIN_TEXTS && seedHashable(seed) && charsOf(texts) <= MAX_CHARS ? md5Thread() : null;
   if (!worker) return fingerprintAll(seed, texts);
   const bytes = Buffer.from(new SharedArrayBuffer(texts.length * DIGEST));
   const ready = worker.hash({ seed, texts, out: bytes.buffer as SharedArrayBuffer }).catch((err: unknown) => {
     logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
     fingerprintInto(seed, texts, bytes);
   });
+  // A batch its run dropped (the run failed) never awaits it: a rejection must not end the process.
+  ready.catch(() => undefined);
   return new Digests(bytes, texts.length, ready);
+}
+
+function charsOf(texts: readonly string[]): number {
+  let chars = 0;
+  for (let i = 0; i < texts.length; i++) chars += texts[i].length;
+  return chars;
 }

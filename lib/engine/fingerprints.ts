@@ -44,7 +44,12 @@ export class Digests implements Fingerprints {
   ) {
     this.settled = ready === DONE;
     // Registered before any reader's await, so it runs first.
-    if (!this.settled) void ready.then(() => (this.settled = true));
+    if (!this.settled) {
+      ready.then(
+        () => (this.settled = true),
+        () => undefined,
+      );
+    }
   }
 
   /** The bytes, once written. */

@@ -16,6 +16,8 @@ export type Md5Answer = { id: number; ok: true } | { id: number; ok: false; mess
 
 // Runs use one seed each, so consecutive batches mostly share it.
 let last: { seed: string; md5: SeededMd5 } | null = null;
+/** A text longer than this grew the hasher's buffer (~3 bytes a character): a new hasher for the next batch. */
+const LONG_TEXT = 64 * 1024;
 
 parentPort?.on("message", (request: Md5Request) => {
   let answer: Md5Answer;
@@ -23,7 +25,12 @@ parentPort?.on("message", (request: Md5Request) => {
     if (last?.seed !== request.seed) last = { seed: request.seed, md5: new SeededMd5(request.seed) };
     const out = new Uint8Array(request.out);
     const { texts } = request;
-    for (let i = 0; i < texts.length; i++) last.md5.digest(texts[i], out, i * 16);
+    let longest = 0;
+    for (let i = 0; i < texts.length; i++) {
+      last.md5.digest(texts[i], out, i * 16);
+      if (texts[i].length > longest) longest = texts[i].length;
+    }
+    if (longest > LONG_TEXT) last = null;
     answer = { id: request.id, ok: true };
   } catch (err) {
     answer = { id: request.id, ok: false, message: err instanceof Error ? err.message : String(err) };

@@ -239,7 +239,8 @@ async function readLines(
 ): Promise<void> {
   const pool = pgPool();
   const decode = (item: Item) => plan.source.decode(item.line as string, plan.recordColumns.columns);
-  // Bounded by their text too, as the run's are: one batch of wide rows is in memory at a time.
+  // Bounded by their text too, as a run's lines bound for a text destination: one batch of wide rows
+  // in memory at a time.
   for await (const lines of plan.source.read(ctx.sourceConfig, { ...run.readOptions, batchChars: TEXT_BATCH_CHARS })) {
     if (run.halted()) return;
     const delta = zeroCounters();
