@@ -4,7 +4,7 @@
 import { expect, test } from "@playwright/test";
 import { expectError, memberWithRole } from "../support/api";
 import { dataWorkspace, sql, sqlRows, type DataWorkspace } from "../support/data";
-import { guardedSync, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
+import { guardedSync, postPlan, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
 
 let ws: DataWorkspace;
 let other: DataWorkspace;
@@ -40,7 +40,7 @@ async function deliveredSync(rows: number): Promise<{ syncId: number; dst: strin
 }
 
 const plan = async (api: DataWorkspace["admin"], syncId: number, body?: unknown) => {
-  const res = await api.post(`/api/v1/syncs/${syncId}/plan`, body);
+  const res = await postPlan(api, syncId, body);
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).data;
 };

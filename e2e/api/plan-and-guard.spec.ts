@@ -4,7 +4,7 @@
 // run that does not wait is a 409 with a sentence.
 import { expect, test } from "@playwright/test";
 import { dataWorkspace, sql, sqlRows, type DataWorkspace } from "../support/data";
-import { actorName, guardedSync, runAttributes, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
+import { actorName, guardedSync, postPlan, runAttributes, syncAttributes, trigger, waitForRun } from "../support/run-scenarios";
 
 let ws: DataWorkspace;
 let other: DataWorkspace;
@@ -28,7 +28,7 @@ const count = async (table: string) => Number((await sqlRows<{ n: number }>(`SEL
 test("a plan shows what the next run would do and writes nothing; Viewers and other workspaces cannot plan", async () => {
   const { syncId, src, dst } = await guardedSync(ws.admin, 20);
   tables.push(src, dst);
-  const res = await ws.admin.post(`/api/v1/syncs/${syncId}/plan`, { sample_size: 3 });
+  const res = await postPlan(ws.admin, syncId, { sample_size: 3 });
   expect(res.status(), await res.text()).toBe(200);
   const plan = (await res.json()).data;
   expect(plan).toMatchObject({
@@ -46,7 +46,7 @@ test("a plan shows what the next run would do and writes nothing; Viewers and ot
   const runs = await ws.admin.get(`/api/v1/syncs/${syncId}/sync_runs`);
   expect((await runs.json()).data).toHaveLength(0);
   // The body is optional (5 samples); a bad sample_size is a 422 with a sentence.
-  expect((await ws.admin.post(`/api/v1/syncs/${syncId}/plan`)).status()).toBe(200);
+  expect((await postPlan(ws.admin, syncId)).status()).toBe(200);
   const bad = await ws.admin.post(`/api/v1/syncs/${syncId}/plan`, { sample_size: 500 });
   expect(bad.status()).toBe(422);
   expect((await bad.json()).message).toContain("sample_size: must be a whole number from 0 to 20");
@@ -85,7 +85,7 @@ test("a run its limits hold waits as needs_approval with the numbers; approving 
   await sql(`DELETE FROM ${src} WHERE id > 2`);
 
   // The plan says it before the run does.
-  const planned = (await (await ws.admin.post(`/api/v1/syncs/${syncId}/plan`)).json()).data;
+  const planned = (await (await postPlan(ws.admin, syncId)).json()).data;
   expect(planned.counts).toMatchObject({ delete: 18, insert: 0, update: 0, unchanged: 2 });
   expect(planned.exceeded).toEqual(["would delete 18 of 20 tracked rows (90%), over the 20% limit"]);
 

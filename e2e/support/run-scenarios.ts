@@ -1,6 +1,6 @@
 // Syncs whose runs show what a person must be able to tell apart: a large source whose run can be
 // held mid-way (progress), and a destination that refuses some rows (a success with rejections).
-import { expect } from "@playwright/test";
+import { expect, type APIResponse } from "@playwright/test";
 import type { Api } from "./api";
 import { pgConfiguration, sql, unique } from "./data";
 
@@ -34,6 +34,18 @@ export async function syncAttributes(api: Api, syncId: number): Promise<Record<s
 }
 
 /** Starts a run of the sync (POST /schedule_syncs); its id. */
+/**
+ * POST …/plan, sent again after its Retry-After while the server's plan slots are full (429): spec
+ * files run side by side, and plan-slots.spec.ts holds slots with slow plans on purpose.
+ */
+export async function postPlan(api: Api, syncId: number | string, body?: unknown): Promise<APIResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await api.post(`/api/v1/syncs/${syncId}/plan`, body);
+    if (res.status() !== 429 || attempt === 12) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers()["retry-after"] ?? "5") * 1000));
+  }
+}
+
 export async function trigger(api: Api, syncId: number): Promise<string> {
   const res = await api.post("/api/v1/schedule_syncs", { schedule_sync: { sync_id: syncId } });
   expect(res.status(), await res.text()).toBe(200);
