@@ -2,6 +2,7 @@
 // configuration (already decrypted, ENV['X'] placeholders already resolved) and rows, talk to their
 // system, and return results. They never import Prisma, the queue or anything under lib/services.
 import type { WriteMode } from "@/lib/sync-rules/write-mode";
+import type { CopyLines, LineBatch } from "@/lib/db/pg-wire/line-batch";
 
 /** A JSON Schema (draft-07, as the reference console's rjsf + ajv expect; see shared/spec.ts). */
 export type JsonSchema = Record<string, unknown>;
@@ -285,8 +286,11 @@ export interface TextRowsSource {
    * text that decodes to the JSON path's value (the run then takes the JSON path).
    */
   columns(config: Row, options: ReadOptions): Promise<TextColumn[] | undefined>;
-  /** The rows `read()` yields, in the same order, as lines of `columns` fields, in batches of at most batchSize. */
-  read(config: Row, options: ReadOptions): AsyncIterable<string[]>;
+  /**
+   * The rows `read()` yields, in the same order, as lines of `columns` fields, in batches of at most
+   * batchSize (held as the wire's bytes where they came so: line-batch.ts).
+   */
+  read(config: Row, options: ReadOptions): AsyncIterable<LineBatch>;
   /** A line back into the row `read()` would have yielded for it. */
   decode(line: string, columns: readonly TextColumn[]): Row;
 }
@@ -317,7 +321,7 @@ export interface TextRowsDestination {
     config: Row,
     stream: Stream,
     columns: readonly string[],
-    lines: readonly string[],
+    lines: CopyLines,
     options?: { likelyNew?: boolean },
   ): Promise<{ ok: true; keysExisted?: boolean } | { ok: false; error: string }>;
 }

@@ -1,5 +1,6 @@
 // What flows through one batch of a run: read rows become Items (diff), Items become Outcomes
 // (map + load), Outcomes are recorded.
+import type { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import type { FingerprintedBatch, RecordLog, Row } from "@/lib/connectors/types";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
 
@@ -11,8 +12,11 @@ export interface Item {
   key: string;
   /** JSON of the source row: fingerprinted and stored as the record (lib/engine/records/format.ts)... */
   json?: string;
-  /** ...or the row as its source's COPY text line (pass-through), stored as such. */
+  /** ...or the row as its source's COPY text line (pass-through), stored as such... */
   line?: string;
+  /** ...held in its batch (line-batch.ts) at lineIndex: a record writes it from there, `line` never read. */
+  lines?: LineBatch;
+  lineIndex?: number;
   fingerprint: string;
   /**
    * The row itself, kept only when no diff query comes in between: otherwise it is parsed back from

@@ -9,6 +9,8 @@ import { Worker } from "node:worker_threads";
 import { logger } from "@/lib/logger";
 import { bundledScript } from "@/lib/runtime/script-bundle";
 import { DIGEST, Digests, fingerprintAll, fingerprintInto, seedHashable } from "./fingerprints";
+import type { LineBatch, LineBytes } from "@/lib/db/pg-wire/line-batch";
+import { SeededMd5 } from "./md5";
 import type { Md5Answer, Md5Request } from "./md5-thread";
 
 /** Fewer texts are hashed in place: a thread's round trip costs more than it saves them. */
@@ -116,6 +118,46 @@ export function fingerprintOffThread(seed: string, texts: string[]): Digests {
   // A batch its run dropped (the run failed) never awaits it: a rejection must not end the process.
   ready.catch(() => undefined);
   return new Digests(bytes, texts.length, ready);
+}
+
+/**
+ * fingerprintOffThread of the lines at `kept` of a batch: one held as bytes is hashed from them (the
+ * UTF-8 of its lines), its chunks cloned to the thread, a copy of each chunk rather than of each line.
+ */
+export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Array): Digests {
+  const held = lines.bytes;
+  if (!held) return fingerprintOffThread(seed, Array.from(kept, (i) => lines.line(i)));
+  const worker = kept.length >= MIN_TEXTS && seedHashable(seed) && bytesOf(held) <= MAX_CHARS ? md5Thread() : null;
+  if (!worker) return fingerprintHeld(seed, lines, kept, Buffer.allocUnsafe(kept.length * DIGEST));
+  const bytes = Buffer.from(new SharedArrayBuffer(kept.length * DIGEST));
+  const { chunks, chunkOf, starts, ends } = held;
+  const ready = worker.hash({ seed, texts: { chunks: chunks as Buffer[], chunkOf, starts, ends, kept }, out: bytes.buffer as SharedArrayBuffer }).catch((err: unknown) => {
+    logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
+    fingerprintHeld(seed, lines, kept, bytes);
+  });
+  ready.catch(() => undefined);
+  return new Digests(bytes, kept.length, ready);
+}
+
+/** fingerprintLines' digests computed here, into `out`. */
+function fingerprintHeld(seed: string, lines: LineBatch, kept: Int32Array, out: Buffer): Digests {
+  const held = lines.bytes as LineBytes;
+  if (!seedHashable(seed)) fingerprintInto(seed, Array.from(kept, (i) => lines.line(i)), out);
+  else {
+    const md5 = new SeededMd5(seed);
+    for (let k = 0; k < kept.length; k++) {
+      const i = kept[k];
+      md5.digestBytes(held.chunks[held.chunkOf[i]], held.starts[i], held.ends[i] - 1, out, k * DIGEST);
+    }
+  }
+  return new Digests(out, kept.length);
+}
+
+/** Bytes of a batch's chunks (what a request clones). */
+function bytesOf(held: LineBytes): number {
+  let bytes = 0;
+  for (const c of held.chunks) bytes += c.length;
+  return bytes;
 }
 
 function charsOf(texts: readonly string[]): number {

@@ -1,13 +1,22 @@
 // Entry of the worker thread that fingerprints a batch's lines (fingerprints-off-thread.ts): the texts
-// and a shared buffer in, each md5(seed + text) written into the buffer, the request's id out. Bundled
+// (or their bytes) and a shared buffer in, each md5(seed + text) written into the buffer, the request's id out. Bundled
 // (lib/runtime/script-bundle.ts), so it runs without a TypeScript loader; md5.ts is its only import.
 import { parentPort } from "node:worker_threads";
 import { SeededMd5 } from "./md5";
 
+/** Texts held as UTF-8 (line-batch.ts's LineBytes, cloned): text k is chunks[chunkOf[i]][starts[i], ends[i] - 1) for i = kept[k]. */
+export interface HeldTexts {
+  chunks: Uint8Array[];
+  chunkOf: Int32Array;
+  starts: Int32Array;
+  ends: Int32Array;
+  kept: Int32Array;
+}
+
 export interface Md5Request {
   id: number;
   seed: string;
-  texts: string[];
+  texts: string[] | HeldTexts;
   /** 16 bytes a text, in order. */
   out: SharedArrayBuffer;
 }
@@ -26,9 +35,18 @@ parentPort?.on("message", (request: Md5Request) => {
     const out = new Uint8Array(request.out);
     const { texts } = request;
     let longest = 0;
-    for (let i = 0; i < texts.length; i++) {
-      last.md5.digest(texts[i], out, i * 16);
-      if (texts[i].length > longest) longest = texts[i].length;
+    if (Array.isArray(texts)) {
+      for (let i = 0; i < texts.length; i++) {
+        last.md5.digest(texts[i], out, i * 16);
+        if (texts[i].length > longest) longest = texts[i].length;
+      }
+    } else {
+      const { chunks, chunkOf, starts, ends, kept } = texts;
+      for (let k = 0; k < kept.length; k++) {
+        const i = kept[k];
+        last.md5.digestBytes(chunks[chunkOf[i]], starts[i], ends[i] - 1, out, k * 16);
+        if (ends[i] - starts[i] > longest) longest = ends[i] - starts[i];
+      }
     }
     if (longest > LONG_TEXT) last = null;
     answer = { id: request.id, ok: true };

@@ -118,8 +118,23 @@ export class SeededMd5 {
   digest(text: string, out: Uint8Array, at: number): void {
     // Room for the text at 3 bytes a UTF-16 unit at most, and two blocks of padding.
     if (this.tail + text.length * 3 + 128 > this.scratch.length) this.grow(this.tail + text.length * 3 + 128);
+    this.finish(this.scratch.write(text, this.tail, "utf8"), out, at);
+  }
+
+  /** Writes md5(seed + bytes[start … end)) into out[at … at + 16): a text held as its UTF-8 (line-batch.ts). */
+  digestBytes(bytes: Uint8Array, start: number, end: number, out: Uint8Array, at: number): void {
+    const n = end - start;
+    if (this.tail + n + 128 > this.scratch.length) this.grow(this.tail + n + 128);
+    const { scratch, tail } = this;
+    // Short texts by hand: a subarray and a native copy cost more than a few dozen bytes.
+    if (n <= 48) for (let k = 0; k < n; k++) scratch[tail + k] = bytes[start + k];
+    else scratch.set(bytes.subarray(start, end), tail);
+    this.finish(n, out, at);
+  }
+
+  /** The digest of the seed and the `written` bytes after its tail, into out[at … at + 16). */
+  private finish(written: number, out: Uint8Array, at: number): void {
     const { state: h, scratch, words } = this;
-    const written = scratch.write(text, this.tail, "utf8");
     let end = this.tail + written;
     h.set(this.seedState);
     // Padding: 0x80, zeros up to 8 bytes before a block's end, then the length in bits as a 64-bit

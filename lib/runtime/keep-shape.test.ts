@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
-const OURS = /SharedFunctionInfo (digest|hex|fingerprintAll|BatchKeys|before|jumpsAt|stretchesOf|keyGroups|row|room|text|int4|push|pushLines)>/;
+const OURS = /SharedFunctionInfo (digest|hex|fingerprintAll|BatchKeys|before|jumpsAt|stretchesOf|keyGroups|row|room|text|int4|push|field|copyLine|heldLines|messages|range)>/;
 
 describe("keepShape", () => {
   it("keeps the per-batch classes' optimized code across full GCs", { timeout: 60_000 }, async () => {

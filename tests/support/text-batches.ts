@@ -28,9 +28,9 @@ function textBatchSizes(lines: readonly string[], most: { lines: number; chars: 
  * field is 1 to `count` in order: every line once and in order, and each batch ended where
  * textBatchSizes says, some by their line count and some by their text.
  */
-export async function expectTextBatches(read: AsyncIterable<string[]>, count: number, most: { lines: number; chars: number }): Promise<void> {
+export async function expectTextBatches(read: AsyncIterable<Iterable<string>>, count: number, most: { lines: number; chars: number }): Promise<void> {
   const batches: string[][] = [];
-  for await (const batch of read) batches.push(batch);
+  for await (const batch of read) batches.push([...batch]);
   const lines = batches.flat();
   expect(lines.map((l) => Number(l.split("\t")[0]))).toEqual(Array.from({ length: count }, (_, i) => i + 1));
   const sizes = batches.map((b) => b.length);

@@ -391,7 +391,7 @@ describe("text batches", () => {
     const query = `SELECT id, pad FROM ${DB}.padded ORDER BY id`;
     const sizes = async (most: { batchSize: number; batchChars?: number }) => {
       const batches: string[][] = [];
-      for await (const batch of clickhouseTextRows.read(config(), { query, ...most })) batches.push(batch);
+      for await (const batch of clickhouseTextRows.read(config(), { query, ...most })) batches.push([...batch]);
       return batches;
     };
     const whole = (await sizes({ batchSize: 1000 })).flat();

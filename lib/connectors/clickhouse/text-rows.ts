@@ -4,6 +4,7 @@
 // value (shared/values.ts:scalarText, exactJson), computed from the same value (values.ts:fieldValue),
 // so a line holds what the JSON path would have written. Each column is labelled with the
 // PostgreSQL type its text is exact for (pass-through/plan.ts:sameText pairs it with the destination's).
+import { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { isUtf8 } from "node:buffer";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted } from "../shared/batching";
@@ -136,7 +137,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
 }
 
 /** The same statement as the source's read (UTC DateTimes, the cursor's order), its lines as COPY text. */
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]> {
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<LineBatch> {
   const c = clickhouseConfig(config);
   const inner = modelSelect(options.query, "clickhouse");
   const batchSize = Math.max(1, Math.floor(options.batchSize));
@@ -144,7 +145,8 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
     throwIfAborted(options.signal);
     const described = await describeQuery(c, inner, await querySettings(c, options.signal), options.signal);
     const iso = { isoDateTimes: true };
-    yield* streamRows(c, readStatement(inner, described, { ...options, ...iso }), copyLineOf(described, iso), batchSize, options.signal, options.batchChars);
+    const rows = streamRows(c, readStatement(inner, described, { ...options, ...iso }), copyLineOf(described, iso), batchSize, options.signal, options.batchChars);
+    for await (const lines of rows) yield LineBatch.ofTexts(lines);
   } catch (err) {
     throw asConnectorError(err, (e) => describeClickhouseError(e, c));
   }

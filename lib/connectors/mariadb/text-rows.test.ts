@@ -1,5 +1,6 @@
 // MariaDB's COPY text rows (the pass-through path) against a real server, found through MARIADB_URL
 // (e.g. mysql://root@127.0.0.1:3306/test). Without it the whole file is skipped, saying why.
+import { CopyLines } from "@/lib/db/pg-wire/line-batch";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Row, TextColumn } from "../types";
@@ -85,7 +86,7 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY 
     const options = { query: `SELECT ${TEXT_COLUMNS} FROM kinds ORDER BY id`, batchSize: 2 };
     const columns = (await source.columns(config(), options)) as TextColumn[];
     const batches: string[][] = [];
-    for await (const batch of source.read(config(), options)) batches.push(batch);
+    for await (const batch of source.read(config(), options)) batches.push([...batch]);
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
     const lines = batches.flat();
     expect(lines[0].split("\t").slice(7)).toEqual(["2024-02-29 01:02:03.500000+00", "t\\tn\\nb\\\\\\r", "b c"]);
@@ -168,20 +169,20 @@ describe.skipIf(!MARIADB_URL)(MARIADB_URL ? "MariaDB COPY text" : `MariaDB COPY 
     expect(target).toMatchObject({ primaryKey: ["id"], writable: true });
     await admin.query(`INSERT INTO ${database}.target VALUES (2, 'stale', NULL)`);
     const lines = ["1\ta\\tb\\f\\v\\\\\t2024-01-01 10:00:00.25+00", "2\tNULL\t\\N", "3\t\\N\t1970-01-01 00:00:01+00", "4\t\\\\N\t\\N", "5\t\u{1F600}ü\t\\N"];
-    const first = await destination.upsert(config(), stream, ["id", "label", "stamp"], lines, { likelyNew: true });
+    const first = await destination.upsert(config(), stream, ["id", "label", "stamp"], CopyLines.ofTexts(lines), { likelyNew: true });
     expect(first).toEqual({ ok: true, keysExisted: true });
     const [stamps] = await admin.query(`SELECT id, DATE_FORMAT(stamp, '%Y-%m-%d %H:%i:%s.%f') AS stamp FROM ${database}.target ORDER BY id`);
     expect((stamps as Row[]).map((r) => r.stamp)).toEqual(["2024-01-01 10:00:00.250000", null, "1970-01-01 00:00:01.000000", null, null]);
     expect((await rows("target")).map((r) => r.label)).toEqual(["a\tb\f\v\\", "NULL", null, "\\N", "\u{1F600}ü"]);
     // New keys only: straight into the table.
-    expect(await destination.upsert(config(), stream, ["id", "label"], ["6\tsix"], { likelyNew: true })).toEqual({ ok: true, keysExisted: false });
+    expect(await destination.upsert(config(), stream, ["id", "label"], CopyLines.ofTexts(["6\tsix"]), { likelyNew: true })).toEqual({ ok: true, keysExisted: false });
   });
 
   it("refuses a batch with a value MariaDB would change (all or nothing), for the engine to send row by row", async () => {
     const stream = (await mariadbDestination.discover(config())).streams.find((s) => s.name === "target")!;
     const before = await rows("target");
     for (const likelyNew of [true, false]) {
-      const result = await destination.upsert(config(), stream, ["id", "label"], ["1\tfresh", "7\tmuch too long", "8\tok"], { likelyNew });
+      const result = await destination.upsert(config(), stream, ["id", "label"], CopyLines.ofTexts(["1\tfresh", "7\tmuch too long", "8\tok"]), { likelyNew });
       expect(result).toMatchObject({ ok: false });
       expect(!result.ok && result.error).toMatch(/too long|truncated/i);
       expect(await rows("target")).toEqual(before);

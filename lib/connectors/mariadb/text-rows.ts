@@ -3,6 +3,7 @@
 // handling) and written as the COPY text of that very value, so a destination that takes COPY text
 // stores what the JSON path would have stored. Only columns whose value has such a text are
 // offered (columns() answers undefined otherwise: JSON, binary, TIME, BIT, YEAR, geometry… take the JSON path).
+import { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { Types, type FieldPacket } from "mysql2";
 import type { Connection, RowDataPacket } from "mysql2/promise";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
@@ -113,7 +114,7 @@ function readRowsWith(query: object, reader: () => RowLines | undefined): void {
  * through a per-row async iterator (half the worker's time per row on the JSON path); the socket
  * pauses while two batches wait, so memory stays bounded.
  */
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]> {
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<LineBatch> {
   const s = mariaSettings(config);
   const { sql, values } = incrementalQuery(options);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
@@ -190,7 +191,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
           paused = false;
           conn.resume();
         }
-        yield next;
+        yield LineBatch.ofTexts(next);
         continue;
       }
       if (failure) throw failure;
@@ -202,7 +203,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
         if (batch.length === before && ready.length === 0 && !done && !failure) throw err;
       });
     }
-    if (batch.length > 0) yield batch;
+    if (batch.length > 0) yield LineBatch.ofTexts(batch);
   } catch (err) {
     throw asConnectorError(err, (e) => describeMariaError(e, s));
   } finally {

@@ -6,6 +6,7 @@
 // row count that differs, refuses the batch and the engine sends it again through write().
 // Security: the file the server reads is the stream handed to this one query (infileStreamFactory),
 // whatever name the server asks for; mysql2 refuses a LOCAL request on any other query.
+import type { CopyLines } from "@/lib/db/pg-wire/line-batch";
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { PoolConnection, ResultSetHeader, RowDataPacket } from "mysql2/promise";
@@ -130,7 +131,8 @@ async function load(conn: PoolConnection, entry: PoolEntry, sql: string, lines: 
 }
 
 /** Lines of COPY text upserted in one transaction (all or nothing). */
-async function upsert(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[], options: { likelyNew?: boolean } = {}) {
+async function upsert(config: Row, stream: Stream, columns: readonly string[], copyLines: CopyLines, options: { likelyNew?: boolean } = {}) {
+  const lines = copyLines.lines();
   let entry: PoolEntry;
   let conn: PoolConnection;
   try {

@@ -2,6 +2,8 @@
 // set-based statements, bad rows isolated by the shared bisecting writer.
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { copyIn } from "@/lib/db/pg-wire/copy-in";
+import type { CopyLines } from "@/lib/db/pg-wire/line-batch";
 import { COPY_NULL, copyEscape, CopyInput } from "@/lib/db/pg-wire/text-copy";
 import type {
   DestinationConnector,
@@ -113,6 +115,9 @@ function valueText(type: string): ((value: unknown) => string) | undefined {
 }
 
 /** The rows of `records` as COPY input for `columns` (json: copyColumns' flags), in order. */
+/** A COPY's whole input, which may be sent more than once (a direct COPY refused, then staged). */
+type CopySource = Pick<CopyInput, "copy">;
+
 function copyRows(columns: string[], json: boolean[], records: WriteRecord[]): CopyInput {
   const input = new CopyInput();
   for (const r of records) {
@@ -153,7 +158,7 @@ async function stagedInsert(
   table: TableInfo,
   columns: readonly string[],
   conflict: string,
-  input: CopyInput,
+  input: CopySource,
 ): Promise<void> {
   const target = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
   const cols = columns.map(quoteIdent).join(", ");
@@ -179,7 +184,7 @@ const copyTurn = (s: PgSettings, target: string) => JSON.stringify(["pg-copy", s
  * merging: true when it went in; false, with nothing written and `newRows` told, when a key existed
  * or the table does not take a plain COPY (row-level security refuses COPY FROM: 0A000).
  */
-async function directCopy(client: pg.PoolClient, s: PgSettings, target: string, cols: string, input: CopyInput, newRows: NewRows): Promise<boolean> {
+async function directCopy(client: pg.PoolClient, s: PgSettings, target: string, cols: string, input: CopySource, newRows: NewRows): Promise<boolean> {
   await client.query("SAVEPOINT ds_direct");
   try {
     await oneAtATime(copyTurn(s, target), () => input.copy(client, `COPY ${target} (${cols}) FROM STDIN`));
@@ -361,7 +366,7 @@ async function textTarget(config: Row, stream: Stream): Promise<TextTarget> {
 }
 
 /** Lines of COPY text upserted in one transaction through the staging table (all or nothing). */
-async function upsertText(config: Row, stream: Stream, columns: readonly string[], lines: readonly string[], options: { likelyNew?: boolean } = {}) {
+async function upsertText(config: Row, stream: Stream, columns: readonly string[], lines: CopyLines, options: { likelyNew?: boolean } = {}) {
   let entry: PoolEntry;
   let client: pg.PoolClient;
   try {
@@ -373,8 +378,9 @@ async function upsertText(config: Row, stream: Stream, columns: readonly string[
   let broken = false;
   try {
     const table = await tableInfo(entry, client, stream.name);
-    const input = new CopyInput();
-    input.pushLines(lines);
+    // The source's own CopyData messages where the lines are held so (line-batch.ts), sent as they are.
+    const messages = lines.messages();
+    const input: CopySource = { copy: (c, sql) => copyIn(c, sql, messages, true).then(() => undefined) };
     await client.query("BEGIN");
     let keysExisted: boolean | undefined;
     if (options.likelyNew) {

@@ -1,5 +1,6 @@
 // The PostgreSQL COPY text path against a real server: how a read's session is set up, and how
 // first-sync COPYs into one table share it.
+import { CopyLines } from "@/lib/db/pg-wire/line-batch";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../types";
@@ -37,7 +38,7 @@ afterAll(async () => {
   await admin.end();
 });
 
-async function readAll<T>(rows: AsyncIterable<T[]>): Promise<T[]> {
+async function readAll<T>(rows: AsyncIterable<Iterable<T>>): Promise<T[]> {
   const all: T[] = [];
   for await (const batch of rows) all.push(...batch);
   return all;
@@ -88,7 +89,7 @@ describe("first-sync COPYs into one table", () => {
       await locker.query("BEGIN");
       await locker.query(`LOCK TABLE ${schema}.items IN SHARE MODE`);
       const stream = streamFor("items");
-      const lines = (from: number) => Array.from({ length: 100 }, (_, i) => `${from + i}\tname ${from + i}`);
+      const lines = (from: number) => CopyLines.ofTexts(Array.from({ length: 100 }, (_, i) => `${from + i}\tname ${from + i}`));
       const first = upsert(config(), stream, ["id", "name"], lines(1), { likelyNew: true });
       const second = upsert(config(), stream, ["id", "name"], lines(101), { likelyNew: true });
       let waiting: Awaited<ReturnType<typeof copies>> = [];

@@ -1,9 +1,11 @@
 // PostgreSQL source rows as COPY text (TextRowsSource): the model query is run as
 // `COPY (…) TO STDOUT` inside a read-only transaction and its lines are handed on unparsed. Session
 // settings that shape the text (time zone, date and interval styles, float digits, bytea) are fixed,
-// so the same row always gives the same line, whatever the server's defaults.
+// so the same row always gives the same line, whatever the server's defaults. The lines stay the
+// socket's bytes (line-batch.ts).
 import type pg from "pg";
 import { copyOutLines } from "@/lib/db/pg-wire/copy-out";
+import { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import type { ReadOptions, Row, TextColumn, TextRowsSource } from "../types";
 import { throwIfAborted, withTimeout } from "../shared/batching";
 import { asConnectorError, ConnectorError } from "../shared/errors";
@@ -45,7 +47,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
   );
 }
 
-async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]> {
+async function* read(config: Row, options: ReadOptions): AsyncGenerator<LineBatch> {
   const s = pgSettings(config);
   const batchSize = Math.max(1, Math.floor(options.batchSize));
   const batchChars = options.batchChars ?? Infinity;
@@ -58,10 +60,21 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
   try {
     await beginRead(client, options.snapshot);
     await client.query(SESSION);
+    // A SQL_ASCII database sends its bytes unchecked, maybe not UTF-8: its lines are decoded as
+    // strings (invalid bytes as U+FFFD), so a line's bytes are always the UTF-8 of its text.
+    const unchecked = (await client.query<{ e: string }>("SELECT current_setting('server_encoding') AS e")).rows[0]?.e === "SQL_ASCII";
     const stream = client.query(copyOutLines(`COPY (${modelQuery(options, client)}) TO STDOUT`));
-    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string[]>;
-    let batch: string[] = [];
+    const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<LineBatch>;
+    let parts: { batch: LineBatch; from: number; to: number }[] = [];
+    let lines = 0;
     let chars = 0;
+    const take = () => {
+      const batch = LineBatch.join(parts);
+      parts = [];
+      lines = 0;
+      chars = 0;
+      return unchecked ? LineBatch.ofTexts([...batch]) : batch;
+    };
     for (;;) {
       throwIfAborted(options.signal);
       // Bounded per chunk on our side: the server's statement timer would span the whole COPY.
@@ -70,17 +83,20 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<string[]
         return new ConnectorError(`The query did not return more rows within ${s.queryTimeoutMs / 1000} s.`);
       });
       if (next.done) break;
-      for (const line of next.value) {
-        batch.push(line);
-        chars += line.length;
-        if (batch.length === batchSize || chars >= batchChars) {
-          yield batch;
-          batch = [];
-          chars = 0;
+      const piece = next.value;
+      let from = 0;
+      for (let i = 0; i < piece.length; i++) {
+        lines++;
+        chars += piece.size(i) - 1;
+        if (lines === batchSize || chars >= batchChars) {
+          parts.push({ batch: piece, from, to: i + 1 });
+          from = i + 1;
+          yield take();
         }
       }
+      if (from < piece.length) parts.push({ batch: piece, from, to: piece.length });
     }
-    if (batch.length > 0) yield batch;
+    if (lines > 0) yield take();
     await client.query("COMMIT");
   } catch (err) {
     throw asConnectorError(err, (e) => describePgError(e, s));

@@ -4,6 +4,7 @@
 import type { ClientBase } from "pg";
 import { keepShape } from "@/lib/runtime/keep-shape";
 import { copyIn } from "./copy-in";
+import type { LineBatch } from "./line-batch";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 const CHUNK = 64 * 1024;
@@ -27,8 +28,17 @@ export interface TextLines {
   bodies: readonly string[];
 }
 
+/** Lines held in batches (line-batch.ts): line k is the prefix then line indices[k] of lines[k]. heldLines writes it from their bytes. */
+export interface HeldLines {
+  prefix: string;
+  lines: readonly LineBatch[];
+  indices: readonly number[];
+}
+
 /** The text of `lines` as one string (what textLines writes): for tests and short texts. */
-export function linesText({ prefix, bodies }: TextLines): string {
+export function linesText(lines: TextLines | HeldLines): string {
+  if (!("bodies" in lines)) return lines.indices.map((i, k) => lines.prefix + lines.lines[k].line(i)).join("\n");
+  const { prefix, bodies } = lines;
   if (typeof prefix === "string") return bodies.length === 0 ? "" : prefix + bodies.join(`\n${prefix}`);
   return bodies.map((body, i) => prefix[i] + body).join("\n");
 }
@@ -143,6 +153,29 @@ export class BinaryCopyInput {
       if (chars >= PIECE_CHARS) piece(i + 1);
     }
     piece(bodies.length);
+    lengthOf.buf.writeInt32BE(written, lengthOf.at);
+    return this;
+  }
+
+  /** A text field of held lines, each copied from its batch's bytes, never made a string. */
+  heldLines({ prefix, lines, indices }: HeldLines): this {
+    this.room(4);
+    const lengthOf = { buf: this.buf, at: this.at };
+    this.at += 4;
+    const head = Buffer.from(prefix, "utf8");
+    let written = 0;
+    for (let k = 0; k < indices.length; k++) {
+      const batch = lines[k];
+      const i = indices[k];
+      this.room(1 + head.length + batch.maxBytes(i));
+      const { buf } = this;
+      let at = this.at;
+      if (k > 0) buf[at++] = 0x0a;
+      for (let b = 0; b < head.length; b++) buf[at++] = head[b];
+      at += batch.copyLine(i, buf, at);
+      written += at - this.at;
+      this.at = at;
+    }
     lengthOf.buf.writeInt32BE(written, lengthOf.at);
     return this;
   }

@@ -54,6 +54,8 @@ class CopyIn implements Submittable {
   constructor(
     private readonly text: string,
     private readonly chunks: readonly Buffer[],
+    /** The chunks are CopyData messages already (line-batch.ts), written as they are. */
+    private readonly framed: boolean,
     private readonly done: (err: Error | null, rowCount: number) => void,
   ) {}
 
@@ -67,7 +69,7 @@ class CopyIn implements Submittable {
 
   private async send(socket: Duplex): Promise<void> {
     const chunks = this.chunks.filter((c) => c.length > 0);
-    const headers = Buffer.allocUnsafe(chunks.length * HEADER);
+    const headers = Buffer.allocUnsafe(this.framed ? 0 : chunks.length * HEADER);
     let i = 0;
     while (i < chunks.length) {
       if (this.serverDone) return;
@@ -78,10 +80,12 @@ class CopyIn implements Submittable {
       }
       socket.cork();
       for (let bytes = 0; i < chunks.length && bytes < SLICE_BYTES; i++) {
-        const header = headers.subarray(i * HEADER, (i + 1) * HEADER);
-        header[0] = COPY_DATA;
-        header.writeInt32BE(chunks[i].length + 4, 1);
-        socket.write(header);
+        if (!this.framed) {
+          const header = headers.subarray(i * HEADER, (i + 1) * HEADER);
+          header[0] = COPY_DATA;
+          header.writeInt32BE(chunks[i].length + 4, 1);
+          socket.write(header);
+        }
         socket.write(chunks[i]);
         bytes += chunks[i].length;
       }
@@ -116,9 +120,12 @@ class CopyIn implements Submittable {
   }
 }
 
-/** Runs `sql` (a `COPY … FROM STDIN`) with `chunks`, in order, as its whole input; the rows copied. */
-export function copyIn(client: ClientBase, sql: string, chunks: readonly Buffer[]): Promise<number> {
+/**
+ * Runs `sql` (a `COPY … FROM STDIN`) with `chunks`, in order, as its whole input; the rows copied.
+ * `framed`: each chunk is whole CopyData messages already (a source's own, line-batch.ts).
+ */
+export function copyIn(client: ClientBase, sql: string, chunks: readonly Buffer[], framed = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    void client.query(new CopyIn(sql, chunks, (err, rowCount) => (err ? reject(err) : resolve(rowCount))));
+    void client.query(new CopyIn(sql, chunks, framed, (err, rowCount) => (err ? reject(err) : resolve(rowCount))));
   });
 }

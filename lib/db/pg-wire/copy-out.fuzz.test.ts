@@ -110,7 +110,7 @@ function copySequence(rows: string[]): { before: Buffer; after: Buffer } {
   };
 }
 
-const lines = (o: Outcome) => (o.out as string[][]).flat();
+const lines = (o: Outcome) => (o.out as Iterable<string>[]).flatMap((piece) => [...piece]);
 const bytesOf = (o: Outcome) => Buffer.concat(o.out as Buffer[]);
 
 describe("copyOut's reading of the wire (synthetic messages)", () => {

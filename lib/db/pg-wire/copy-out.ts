@@ -2,14 +2,15 @@
 // CopyData message per row, and the library cut each into a Buffer of its own before joining them
 // again (two allocations and a copy per row, a tenth of a no-change re-run's CPU), for the reader to
 // decode and split into lines again. Here each chunk from the socket becomes either one Buffer of the
-// rows it holds (copyOut), or the text lines of its rows, each decoded straight from the socket's
-// bytes (copyOutLines). The whole exchange is ours, through pg's public submittable interface
+// rows it holds (copyOut), or a LineBatch of its rows that views the chunk itself, nothing decoded or
+// copied (copyOutLines; line-batch.ts). The whole exchange is ours, through pg's public submittable interface
 // (`client.query(submittable)` calls `submit(connection)`, then `handleError` / `handleCommandComplete`
 // / `handleReadyForQuery`): the stream takes the connection's socket over from pg while the copy runs
 // and hands it back, with whatever followed the copy, at CopyDone or an ErrorResponse.
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { Connection, Submittable } from "pg";
+import { endsLine, LineBatch } from "./line-batch";
 
 // Message types (PostgreSQL frontend/backend protocol, "Message Formats").
 const COPY_DATA = 0x64; // d
@@ -33,11 +34,13 @@ class CopyOutStream extends Readable implements Submittable {
   private forwarding = false;
   /** The start of a header cut by the end of the last chunk. */
   private partialHeader: Buffer | null = null;
-  /** Lines mode: the parts of a row cut by the ends of chunks. */
+  /** Lines mode: the parts of a row cut by the ends of chunks (copied: the chunks are not kept). */
   private rowParts: Buffer[] = [];
   /** The type of the message being read, and how many of its bytes are still to come. */
   private type = 0;
   private left = 0;
+  /** The length of the CopyData message being read (a row cut by chunks is framed again with it). */
+  private messageLength = 0;
   private inMessage = false;
 
   constructor(
@@ -126,7 +129,7 @@ class CopyOutStream extends Readable implements Submittable {
     }
     const end = buf.length;
     const rows = this.lines ? undefined : Buffer.allocUnsafe(end);
-    const lines: string[] = [];
+    const lines = this.lines ? new PieceBuilder() : undefined;
     let size = 0;
     let at = 0;
     let finished = false;
@@ -147,12 +150,13 @@ class CopyOutStream extends Readable implements Submittable {
         this.left = buf.readUInt32BE(at + 1) - 4;
         this.inMessage = true;
         at += HEADER;
+        if (this.type === COPY_DATA) this.messageLength = this.left;
       }
       const n = Math.min(this.left, end - at);
       if (n > 0) {
         if (this.type === COPY_DATA) {
           if (rows) size += buf.copy(rows, size, at, at + n);
-          else if (n === this.left && this.rowParts.length === 0) lines.push(lineOf(buf, at, at + n));
+          else if (n === this.left && this.rowParts.length === 0) lines?.line(buf, at, at + n);
           else this.rowParts.push(Buffer.from(buf.subarray(at, at + n)));
         }
         at += n;
@@ -161,9 +165,13 @@ class CopyOutStream extends Readable implements Submittable {
       if (this.left > 0) break;
       this.inMessage = false;
       if (this.rowParts.length > 0) {
-        const whole = Buffer.concat(this.rowParts);
+        // A row cut by the ends of chunks: whole again, as a message of its own.
+        const header = Buffer.allocUnsafe(HEADER);
+        header[0] = COPY_DATA;
+        header.writeInt32BE(this.messageLength + 4, 1);
+        const whole = Buffer.concat([header, ...this.rowParts]);
         this.rowParts = [];
-        lines.push(lineOf(whole, 0, whole.length));
+        lines?.line(whole, HEADER, whole.length);
       }
       if (!INTERSPERSED.has(this.type)) {
         finished = true;
@@ -172,7 +180,7 @@ class CopyOutStream extends Readable implements Submittable {
     }
     let drained = true;
     if (rows && size > 0) drained = this.push(rows.subarray(0, size));
-    else if (lines.length > 0) drained = this.push(lines);
+    else if (lines && lines.count > 0) drained = this.push(lines.batch());
     if (errorAt >= 0) {
       // pg reads the error from here on and fails the query (handleError).
       this.handBack(buf.subarray(errorAt));
@@ -188,10 +196,39 @@ class CopyOutStream extends Readable implements Submittable {
   }
 }
 
-/** A text row's line: its bytes as UTF-8 without the newline that ends it. */
-function lineOf(buf: Buffer, start: number, end: number): string {
-  if (end <= start || buf[end - 1] !== 0x0a) throw new Error("A COPY row did not end with a newline.");
-  return buf.toString("utf8", start, end - 1);
+/** Where each line of one socket chunk is, gathered in scratch arrays shared by all streams, then copied out exact. */
+let scratch = { chunkOf: new Int32Array(4096), starts: new Int32Array(4096), ends: new Int32Array(4096) };
+
+class PieceBuilder {
+  count = 0;
+  private readonly chunks: Buffer[] = [];
+
+  /** A row's line, bytes [start, end) of `chunk` (its newline last; its message header just before). */
+  line(chunk: Buffer, start: number, end: number): void {
+    if (end <= start || !endsLine(chunk, end)) throw new Error("A COPY row did not end with a newline.");
+    if (this.count === scratch.starts.length) {
+      const grown = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      scratch = { chunkOf: grown(scratch.chunkOf), starts: grown(scratch.starts), ends: grown(scratch.ends) };
+    }
+    let c = this.chunks.length - 1;
+    if (c < 0 || this.chunks[c] !== chunk) c = this.chunks.push(chunk) - 1;
+    scratch.chunkOf[this.count] = c;
+    scratch.starts[this.count] = start;
+    scratch.ends[this.count] = end;
+    this.count++;
+  }
+
+  batch(): LineBatch {
+    const n = this.count;
+    return LineBatch.ofMessages(
+      { chunks: this.chunks, chunkOf: scratch.chunkOf.slice(0, n), starts: scratch.starts.slice(0, n), ends: scratch.ends.slice(0, n) },
+      n,
+    );
+  }
 }
 
 /** The stream of `COPY (…) TO STDOUT`'s output as Buffers (rows whole or cut anywhere), for `client.query()`. */
@@ -200,8 +237,8 @@ export function copyOut(sql: string): Readable & Submittable {
 }
 
 /**
- * The stream of a text `COPY (…) TO STDOUT`'s rows as arrays of lines (one array per chunk read from
- * the socket), for `client.query()`.
+ * The stream of a text `COPY (…) TO STDOUT`'s rows as LineBatches held as their messages (one per
+ * chunk read from the socket, viewing it), for `client.query()`.
  */
 export function copyOutLines(sql: string): Readable & Submittable {
   return new CopyOutStream(sql, true);

@@ -4,7 +4,7 @@
 // megabyte of rows per batch) several times over while folding it into the plan, a tenth of the
 // application database's CPU in a full sync (perf, bench/README.md).
 import type { ClientBase } from "pg";
-import { BinaryCopyInput, type TextLines } from "./binary-copy-in";
+import { BinaryCopyInput, type HeldLines, type TextLines } from "./binary-copy-in";
 
 /** One row of sync_record_blocks as written; first_id and created_at come from the column defaults. */
 export interface RecordBlockRow {
@@ -12,7 +12,8 @@ export interface RecordBlockRow {
   failed: number;
   codes: string;
   keys: TextLines;
-  rows: TextLines;
+  /** Texts, or lines still held in their batches (pass-through). */
+  rows: TextLines | HeldLines;
   details: string | null;
 }
 
@@ -20,6 +21,11 @@ export interface RecordBlockRow {
 export async function copyRecordBlocks(client: ClientBase, syncId: number, runId: number, blocks: readonly RecordBlockRow[]): Promise<void> {
   if (blocks.length === 0) return;
   const input = new BinaryCopyInput();
-  for (const b of blocks) input.row(8).int4(syncId).int4(runId).int4(b.size).int4(b.failed).text(b.codes).textLines(b.keys).textLines(b.rows).text(b.details);
+  for (const b of blocks) {
+    input.row(8).int4(syncId).int4(runId).int4(b.size).int4(b.failed).text(b.codes).textLines(b.keys);
+    if ("bodies" in b.rows) input.textLines(b.rows);
+    else input.heldLines(b.rows);
+    input.text(b.details);
+  }
   await input.copy(client, "COPY sync_record_blocks (sync_id, sync_run_id, size, failed, codes, keys, rows, details) FROM STDIN");
 }

@@ -37,28 +37,6 @@ export class CopyInput {
     }
   }
 
-  /** Whole lines (without their newline), joined in pieces: no string per line. */
-  pushLines(lines: readonly string[]): void {
-    if (this.current !== "") {
-      this.pieces.push(this.current);
-      this.current = "";
-    }
-    let from = 0;
-    let chars = 0;
-    for (let i = 0; i < lines.length; i++) {
-      chars += lines[i].length + 1;
-      if (chars >= PIECE_CHARS || i === lines.length - 1) {
-        // The piece's last newline from an empty last line: appended to the joined text, it made a
-        // two-part string that encoding first copies into one.
-        const piece = lines.slice(from, i + 1);
-        piece.push("");
-        this.pieces.push(piece.join("\n"));
-        from = i + 1;
-        chars = 0;
-      }
-    }
-  }
-
   /** Runs `COPY … FROM STDIN` with the lines pushed so far as its whole input. */
   async copy(client: ClientBase, sql: string): Promise<void> {
     if (this.current !== "") this.pieces.push(this.current);

@@ -6,6 +6,7 @@
 // or sent twice across a killed worker) are the JSON path's. Mapped lines take that path at once.
 import "server-only";
 import { copyFields } from "@/lib/connectors/shared/copy-lines";
+import { CopyLines, type LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
 import type { ReadOptions, Row } from "@/lib/connectors/types";
@@ -15,7 +16,7 @@ import { cursorText, type Item, type Outcome } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, keyText } from "../diff";
 import type { Digests, DigestSource } from "../fingerprints";
-import { fingerprintOffThread } from "../fingerprints-off-thread";
+import { fingerprintLines } from "../fingerprints-off-thread";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
 import type { BatchRecorder } from "../record-batch";
@@ -44,24 +45,30 @@ const ACTION: Record<"i" | "u", SyncRecordAction> = { i: "destination_insert", u
 /**
  * A line's Item whose fingerprint stays its batch's digest: hex only if something reads it, and a
  * first sync's state blocks copy the 16 bytes (a million hex strings made and parsed back, before).
+ * The line stays in its batch (held as bytes there, line-batch.ts): a string only if something reads it.
  */
 class LineItem implements Item, DigestSource {
   row?: Row;
   constructor(
     readonly key: string,
-    readonly line: string,
+    readonly lines: LineBatch,
+    readonly lineIndex: number,
     // The write mode may change it (send-batch.ts).
     public action: SyncRecordAction,
     private readonly digests: Digests,
-    private readonly index: number,
+    private readonly digestIndex: number,
   ) {}
 
+  get line(): string {
+    return this.lines.line(this.lineIndex);
+  }
+
   get fingerprint(): string {
-    return this.digests.hex(this.index);
+    return this.digests.hex(this.digestIndex);
   }
 
   digestInto(buf: Buffer, at: number): void {
-    this.digests.copy(this.index, buf, at);
+    this.digests.copy(this.digestIndex, buf, at);
   }
 
   /** Settles once the fingerprint is computed. */
@@ -182,25 +189,18 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
   return { lines, mapped, unmappable };
 }
 
-/** The `index`-th field of a line without splitting the rest. */
-function field(line: string, index: number): string {
-  let start = 0;
-  for (let i = 0; i < index; i++) start = line.indexOf("\t", start) + 1;
-  const end = line.indexOf("\t", start);
-  return end < 0 ? line.slice(start) : line.slice(start, end);
-}
-
 /**
  * Keys and fingerprints of a batch's trackable lines (blank and repeated keys are counted in `delta`
  * and dropped; new keys join `seen`); the fingerprints may still be computing (`ready`). The plan keys
  * lines the same way (plan/planner.ts).
  */
-export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, delta: RunCounters) {
+export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, delta: RunCounters) {
   const keys: string[] = [];
-  const kept: string[] = [];
+  const kept = new Int32Array(lines.length);
+  let n = 0;
   let blank = 0;
-  for (const line of lines) {
-    const raw = copyUnescape(field(line, plan.keyIndex));
+  for (let i = 0; i < lines.length; i++) {
+    const raw = copyUnescape(lines.field(i, plan.keyIndex));
     const key = raw === null ? null : keyText(raw);
     if (key === null) {
       delta.skippedRows++;
@@ -209,11 +209,15 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
     else {
       seen.add(key);
       keys.push(key);
-      kept.push(line);
+      kept[n++] = i;
     }
   }
-  return { keys, fingerprints: fingerprintOffThread(plan.seed, kept), kept, blank };
+  const keptLines = n === lines.length ? kept : kept.slice(0, n);
+  return { keys, fingerprints: fingerprintLines(plan.seed, lines, keptLines), lines, kept: keptLines, blank };
 }
+
+/** Fewer of a batch's lines than this share (1 in 4) to send: they are copied out, and the batch's chunks let go. */
+const COMPACT_BELOW = 4;
 
 /**
  * A batch's keyed lines classified against sync_states (none tracked yet, a first sync: all inserts,
@@ -223,10 +227,10 @@ export function keyLines(plan: PassThroughPlan, lines: string[], seen: KeySet, d
 export async function diffLines(
   pool: Pool,
   ctx: Pick<RunContext, "sync"> & { run: { id: number } },
-  keyed: { keys: string[]; fingerprints: Digests; kept: string[] },
+  keyed: { keys: string[]; fingerprints: Digests; lines: LineBatch; kept: Int32Array },
   state: { noStates: boolean; unchanged: PendingFilter },
 ): Promise<{ items: Item[]; unchanged: number }> {
-  const { keys, fingerprints, kept } = keyed;
+  const { keys, fingerprints, lines, kept } = keyed;
   if (!state.noStates) await fingerprints.ready;
   const classes = state.noStates
     ? undefined
@@ -240,14 +244,29 @@ export async function diffLines(
           unchanged: state.unchanged,
         })
       ).classes;
-  const items: Item[] = [];
+  const sent: number[] = [];
   let unchanged = 0;
   for (let i = 0; i < keys.length; i++) {
     const c = classes ? classes.get(i) : "i";
     if (c === undefined) unchanged++;
-    else if (c !== "d") items.push(new LineItem(keys[i], kept[i], ACTION[c], fingerprints, i));
+    else if (c !== "d") sent.push(i);
   }
+  // A few changed lines of a re-run's batch wait to be sent and recorded (a group holds up to 16
+  // batches): copied out, they do not hold the batch's socket chunks meanwhile.
+  const few = sent.length * COMPACT_BELOW < lines.length && lines.bytes !== null;
+  const from = few ? lines.compact(sent.map((k) => kept[k])) : lines;
+  const items: Item[] = sent.map((k, j) => new LineItem(keys[k], from, few ? j : kept[k], ACTION[(classes ? classes.get(k) : "i") as "i" | "u"], fingerprints, k));
   return { items, unchanged };
+}
+
+/** The items' lines as they are held in their batches. */
+function heldLines(items: readonly Item[]): CopyLines {
+  if (!items.every((i) => i instanceof LineItem)) return CopyLines.ofTexts(items.map((i) => i.line as string));
+  const held = items as readonly LineItem[];
+  return CopyLines.ofLines(
+    held.map((i) => i.lines),
+    held.map((i) => i.lineIndex),
+  );
 }
 
 /** Throws, before the batch joins a send, at the first update the run's approval does not cover. */
@@ -260,7 +279,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   const { recordColumns, cursorIndex } = plan;
   const cursorColumn = cursorIndex < 0 ? undefined : [recordColumns.columns[cursorIndex]];
   /** The cursor column's value as the JSON path would save it (run-execution.ts). */
-  const cursorOf = (line: string) => cursorColumn && cursorText(Object.values(plan.source.decode(field(line, cursorIndex), cursorColumn))[0]);
+  const cursorOf = (lines: LineBatch, i: number) => cursorColumn && cursorText(Object.values(plan.source.decode(lines.field(i, cursorIndex), cursorColumn))[0]);
 
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
   const send = async (items: Item[]): Promise<Outcome[]> => {
@@ -281,8 +300,11 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       unmappable = await sendItems(attempt, composed.unmappable, true);
     }
     const sent = composed ? composed.mapped : items;
-    const sourceLines = composed ? [] : items.map((i) => i.line as string);
-    const lines = composed ? composed.lines : pick ? picked(sourceLines, pick, recordColumns.columns.length) : sourceLines;
+    const lines = composed
+      ? CopyLines.ofTexts(composed.lines)
+      : pick
+        ? CopyLines.ofTexts(picked(items.map((i) => i.line as string), pick, recordColumns.columns.length))
+        : heldLines(items);
     if (sent.length === 0) return unmappable;
     const started = performance.now();
     const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });
@@ -297,20 +319,20 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   };
 
   const groups = new SendGroups(send, run.recorder);
-  const processBatch = async (seq: number, lines: string[]) => {
+  const processBatch = async (seq: number, lines: LineBatch) => {
     const started = performance.now();
     const delta = zeroCounters();
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
-    const { keys, fingerprints, kept } = keyLines(plan, lines, run.seen, delta);
-    const { items, unchanged } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, { keys, fingerprints, kept }, run);
+    const keyed = keyLines(plan, lines, run.seen, delta);
+    const { items, unchanged } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, keyed, run);
     delta.skippedRows += unchanged;
     // Passed-through lines go in as upserts, so the diff's updates are the writes' (passesThrough):
     // bound here. Mapped lines are bound as the JSON path's rows are, once the write mode split them.
     if (attempt.updates && plan.destination) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
-    const cursorValue = lines.length > 0 ? cursorOf(lines[lines.length - 1]) : undefined;
-    await groups.add({ seq, items, delta, cursorValue, ready: fingerprints.ready });
+    const cursorValue = lines.length > 0 ? cursorOf(lines, lines.length - 1) : undefined;
+    await groups.add({ seq, items, delta, cursorValue, ready: keyed.fingerprints.ready });
   };
 
   // Lines bound for a COPY text destination go in larger batches than rows (engineSettings.textBatchSize);

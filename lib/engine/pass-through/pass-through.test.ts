@@ -234,7 +234,7 @@ describe("pass-through against the JSON path", () => {
         upsert.mockClear();
         const r = await run(await fixture(table, options));
         expect(runCounters(r.run)).toMatchObject({ totalRows: 2500, successfulRows: 2500, failedRows: 0 });
-        return { path: r.path, read: read.mock.calls.map(([, o]) => [o.batchSize, o.batchChars]), lines: upsert.mock.calls.map(([, , , lines]) => lines.length) };
+        return { path: r.path, read: read.mock.calls.map(([, o]) => [o.batchSize, o.batchChars]), lines: upsert.mock.calls.map(([, , , lines]) => lines.count) };
       };
       const doubled = await sizes("kinds_batch_default");
       expect(doubled).toEqual({ path: "pass-through", read: [[200, 8 * 1024 * 1024]], lines: [...Array<number>(12).fill(200), 100] });

@@ -244,8 +244,9 @@ async function readLines(
   for await (const lines of plan.source.read(ctx.sourceConfig, { ...run.readOptions, batchChars: TEXT_BATCH_CHARS })) {
     if (run.halted()) return;
     const delta = zeroCounters();
-    const { keys, fingerprints, kept, blank } = keyLines(plan, lines, run.seen, delta);
-    const diffed = await diffLines(pool, ctx, { keys, fingerprints, kept }, run);
+    const keyed = keyLines(plan, lines, run.seen, delta);
+    const { fingerprints, blank } = keyed;
+    const diffed = await diffLines(pool, ctx, keyed, run);
     await fingerprints.ready;
     run.counts.unchanged += diffed.unchanged;
     run.counts.read += lines.length;

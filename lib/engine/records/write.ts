@@ -3,6 +3,7 @@ import "server-only";
 import type { PoolClient } from "pg";
 import { copyRecordBlocks, type RecordBlockRow } from "@/lib/db/pg-wire/record-blocks";
 import type { Outcome } from "@/lib/engine/batch";
+import type { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowPrefix, rowsLines, type OutcomeKind } from "./format";
 
 export type RecordBlock = RecordBlockRow;
@@ -36,7 +37,8 @@ function blockEnd(outcomes: Outcome[], start: number): number {
   for (; i < outcomes.length && i - start < BLOCK_RECORDS && chars < BLOCK_CHARS; i++) {
     const { item, error, log } = outcomes[i];
     // The key and row as stored are at most a few characters longer; details only exist for failures.
-    chars += item.key.length + (item.json ?? item.line ?? "").length + (error === undefined && log === undefined ? 0 : detailsLine(error, log).length);
+    const row = item.json === undefined && item.lines ? item.lines.size(item.lineIndex as number) : (item.json ?? item.line ?? "").length;
+    chars += item.key.length + row + (error === undefined && log === undefined ? 0 : detailsLine(error, log).length);
   }
   return i;
 }
@@ -48,9 +50,7 @@ function blockEnd(outcomes: Outcome[], start: number): number {
 function block(outcomes: Outcome[], start: number, end: number): RecordBlock {
   const size = end - start;
   const keys = new Array<string>(size);
-  const bodies = new Array<string>(size);
   const codes = new Array<string>(size);
-  const prefixes = new Array<string>(size);
   let details: string[] | undefined;
   let failed = 0;
   for (let i = 0; i < size; i++) {
@@ -60,14 +60,38 @@ function block(outcomes: Outcome[], start: number, end: number): RecordBlock {
     if (kind === "failed") failed++;
     codes[i] = outcomeCode(kind, item.action);
     keys[i] = keyLine(item.key);
-    prefixes[i] = rowPrefix(item.json, item.line);
-    bodies[i] = item.json ?? item.line ?? "";
     if (o.error !== undefined || o.log !== undefined) {
       details ??= new Array<string>(size).fill("");
       details[i] = detailsLine(o.error, o.log);
     }
   }
-  return { size, failed, codes: codes.join(""), keys: { prefix: "", bodies: keys }, rows: rowsLines(prefixes, bodies), details: details ? details.join("\n") : null };
+  return { size, failed, codes: codes.join(""), keys: { prefix: "", bodies: keys }, rows: blockRows(outcomes, start, end), details: details ? details.join("\n") : null };
+}
+
+/** The rows of outcomes[start, end): from their batches' bytes when every one is a held line (a pass-through batch), else as texts. */
+function blockRows(outcomes: Outcome[], start: number, end: number): RecordBlock["rows"] {
+  const size = end - start;
+  let held = true;
+  for (let i = start; i < end && held; i++) held = outcomes[i].item.json === undefined && outcomes[i].item.lines !== undefined;
+  if (held) {
+    const lines = new Array<LineBatch>(size);
+    const indices = new Array<number>(size);
+    for (let i = 0; i < size; i++) {
+      const { item } = outcomes[start + i];
+      lines[i] = item.lines as LineBatch;
+      indices[i] = item.lineIndex as number;
+    }
+    return { prefix: rowPrefix(undefined, ""), lines, indices };
+  }
+  const bodies = new Array<string>(size);
+  const prefixes = new Array<string>(size);
+  for (let i = 0; i < size; i++) {
+    const { item } = outcomes[start + i];
+    const line = item.json === undefined ? item.line : undefined;
+    prefixes[i] = rowPrefix(item.json, line);
+    bodies[i] = item.json ?? line ?? "";
+  }
+  return rowsLines(prefixes, bodies);
 }
 
 /**

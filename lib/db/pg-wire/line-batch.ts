@@ -1,0 +1,279 @@
+// COPY text lines held as the CopyData messages they arrived in. PostgreSQL sends a text COPY one
+// message a row: a 5-byte header, the line, a newline. Held as strings, a pass-through full sync
+// decoded each of its million lines, joined and encoded it twice more (the destination's COPY input,
+// the record block) and cloned it to the fingerprint thread, and the scavenger copied every one while
+// its batch was in flight (bench/README.md, (t)). Held as bytes, outside V8's heap, the destination's
+// input is the source's own messages (a run of lines one slice of a socket chunk), the fingerprint
+// thread reads the bytes, and a line becomes a string only where one is read (a key, a refused batch,
+// a mapping). Sources whose lines are made as strings (MariaDB, ClickHouse) keep them: `ofTexts`.
+import { keepShape } from "@/lib/runtime/keep-shape";
+
+/** Type (1 byte) and length (4 bytes, counting itself) of a message. */
+export const HEADER = 5;
+const COPY_DATA = 0x64; // d
+const NEWLINE = 0x0a;
+const TAB = 0x09;
+/** Characters of texts joined into one CopyData message by CopyLines.messages (as text-copy.ts's pieces). */
+const PIECE_CHARS = 64 * 1024;
+
+/** Where each line's message is: its buffer, the line's first byte (after the header), and one past its newline. */
+export interface LineBytes {
+  readonly chunks: readonly Buffer[];
+  readonly chunkOf: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+}
+
+export class LineBatch implements Iterable<string> {
+  private constructor(
+    readonly length: number,
+    /** The lines as strings (a source that made them so), or null: held as bytes. */
+    private readonly texts: readonly string[] | null,
+    /** The lines as messages (texts null). */
+    readonly bytes: LineBytes | null,
+  ) {}
+
+  static ofTexts(texts: readonly string[]): LineBatch {
+    return new LineBatch(texts.length, texts, null);
+  }
+
+  /** Lines as messages: line i is chunks[chunkOf[i]][starts[i], ends[i] - 1), its message header the 5 bytes before. */
+  static ofMessages(bytes: LineBytes, length: number): LineBatch {
+    return new LineBatch(length, null, bytes);
+  }
+
+  /** The lines [from, to) of each part, in order, as one batch. */
+  static join(parts: readonly { batch: LineBatch; from: number; to: number }[]): LineBatch {
+    if (parts.length === 1 && parts[0].from === 0 && parts[0].to === parts[0].batch.length) return parts[0].batch;
+    let length = 0;
+    for (const p of parts) length += p.to - p.from;
+    if (parts.some((p) => p.batch.bytes === null)) {
+      const texts: string[] = [];
+      for (const p of parts) for (let i = p.from; i < p.to; i++) texts.push(p.batch.line(i));
+      return LineBatch.ofTexts(texts);
+    }
+    const chunks: Buffer[] = [];
+    const chunkOf = new Int32Array(length);
+    const starts = new Int32Array(length);
+    const ends = new Int32Array(length);
+    let at = 0;
+    for (const { batch, from, to } of parts) {
+      const b = batch.bytes as LineBytes;
+      const base = chunks.length;
+      chunks.push(...b.chunks);
+      starts.set(b.starts.subarray(from, to), at);
+      ends.set(b.ends.subarray(from, to), at);
+      for (let i = from; i < to; i++) chunkOf[at++] = base + b.chunkOf[i];
+    }
+    return LineBatch.ofMessages({ chunks, chunkOf, starts, ends }, length);
+  }
+
+  /** Line i, without its newline. */
+  line(i: number): string {
+    if (this.texts) return this.texts[i];
+    const b = this.bytes as LineBytes;
+    return b.chunks[b.chunkOf[i]].toString("utf8", b.starts[i], b.ends[i] - 1);
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (let i = 0; i < this.length; i++) yield this.line(i);
+  }
+
+  /** The `index`-th field of line i, still COPY text (escaped; `\N` for null), without splitting the rest. */
+  field(i: number, index: number): string {
+    if (this.texts) return fieldOf(this.texts[i], index);
+    const b = this.bytes as LineBytes;
+    const chunk = b.chunks[b.chunkOf[i]];
+    const end = b.ends[i] - 1;
+    let start = b.starts[i];
+    for (let f = 0; f < index && start < end; f++) {
+      while (start < end && chunk[start] !== TAB) start++;
+      if (start < end) start++;
+    }
+    let stop = start;
+    while (stop < end && chunk[stop] !== TAB) stop++;
+    return chunk.toString(asciiOnly(chunk, start, stop) ? "latin1" : "utf8", start, stop);
+  }
+
+  /** Line i's size: its characters (texts) or its bytes (messages), the newline counted. */
+  size(i: number): number {
+    if (this.texts) return this.texts[i].length + 1;
+    const b = this.bytes as LineBytes;
+    return b.ends[i] - b.starts[i];
+  }
+
+  /** At most how many UTF-8 bytes `copyLine` writes for line i. */
+  maxBytes(i: number): number {
+    return this.texts ? this.texts[i].length * 3 : this.size(i) - 1;
+  }
+
+  /** Line i's UTF-8 (without its newline) into `target` at `at`; how many bytes (at most maxBytes(i)). */
+  copyLine(i: number, target: Buffer, at: number): number {
+    if (this.texts) return target.write(this.texts[i], at, "utf8");
+    const b = this.bytes as LineBytes;
+    const chunk = b.chunks[b.chunkOf[i]];
+    const start = b.starts[i];
+    const n = b.ends[i] - 1 - start;
+    // Short lines by hand: Buffer#copy's native call costs more than a few dozen bytes.
+    if (n <= 48) {
+      for (let k = 0; k < n; k++) target[at + k] = chunk[start + k];
+      return n;
+    }
+    return chunk.copy(target, at, start, start + n);
+  }
+
+  /**
+   * The lines at `indices` (ascending) copied into one buffer of their own: a re-run that sends a few
+   * lines of a batch keeps them, not the batch's socket chunks, while they wait to be sent and recorded.
+   */
+  compact(indices: readonly number[]): LineBatch {
+    if (this.texts) return LineBatch.ofTexts(indices.map((i) => this.texts![i]));
+    const b = this.bytes as LineBytes;
+    let total = 0;
+    for (const i of indices) total += HEADER + b.ends[i] - b.starts[i];
+    const out = Buffer.allocUnsafe(total);
+    const starts = new Int32Array(indices.length);
+    const ends = new Int32Array(indices.length);
+    let at = 0;
+    indices.forEach((i, k) => {
+      at += b.chunks[b.chunkOf[i]].copy(out, at, b.starts[i] - HEADER, b.ends[i]);
+      starts[k] = at - (b.ends[i] - b.starts[i]);
+      ends[k] = at;
+    });
+    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(indices.length), starts, ends }, indices.length);
+  }
+}
+
+/** Whether bytes [start, end) are ASCII (one character each: latin1 reads them as UTF-8 would, at less cost). */
+function asciiOnly(chunk: Buffer, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (chunk[k] > 0x7f) return false;
+  return true;
+}
+
+/** The `index`-th tab-separated field of a line. */
+function fieldOf(line: string, index: number): string {
+  let start = 0;
+  for (let i = 0; i < index; i++) start = line.indexOf("\t", start) + 1;
+  const end = line.indexOf("\t", start);
+  return end < 0 ? line.slice(start) : line.slice(start, end);
+}
+
+/**
+ * Lines chosen for one write: lines of batches, or texts made for it (a mapping's). A PostgreSQL
+ * destination takes them as COPY input (`messages`: a run of held lines goes as the slice it came
+ * in), the others as texts.
+ */
+export class CopyLines {
+  private constructor(
+    private readonly batches: readonly LineBatch[] | null,
+    private readonly indices: readonly number[] | null,
+    private readonly texts: readonly string[] | null,
+  ) {}
+
+  static ofTexts(texts: readonly string[]): CopyLines {
+    return new CopyLines(null, null, texts);
+  }
+
+  /** Line indices[k] of batches[k], for each k. */
+  static ofLines(batches: readonly LineBatch[], indices: readonly number[]): CopyLines {
+    return new CopyLines(batches, indices, null);
+  }
+
+  get count(): number {
+    return (this.texts ?? this.indices)!.length;
+  }
+
+  lines(): string[] {
+    if (this.texts) return [...this.texts];
+    const batches = this.batches as readonly LineBatch[];
+    return (this.indices as readonly number[]).map((i, k) => batches[k].line(i));
+  }
+
+  /** The lines as CopyData messages, whole, in order: the input of a text `COPY … FROM STDIN`. */
+  messages(): Buffer[] {
+    const out = new MessageList();
+    if (this.texts) {
+      for (const t of this.texts) out.text(t);
+      return out.done();
+    }
+    const batches = this.batches as readonly LineBatch[];
+    const indices = this.indices as readonly number[];
+    for (let k = 0; k < indices.length; k++) {
+      const b = batches[k].bytes;
+      const i = indices[k];
+      if (b) out.range(b.chunks[b.chunkOf[i]], b.starts[i] - HEADER, b.ends[i]);
+      else out.text(batches[k].line(i));
+    }
+    return out.done();
+  }
+}
+
+/** CopyData messages gathered: adjacent slices of one buffer as one, texts framed in pieces. */
+class MessageList {
+  private readonly out: Buffer[] = [];
+  private buf: Buffer | null = null;
+  private from = 0;
+  private to = 0;
+  private texts: string[] = [];
+  private chars = 0;
+
+  range(buf: Buffer, from: number, to: number): void {
+    this.flushTexts();
+    if (buf === this.buf && from === this.to) {
+      this.to = to;
+      return;
+    }
+    this.flushRange();
+    this.buf = buf;
+    this.from = from;
+    this.to = to;
+  }
+
+  text(line: string): void {
+    this.flushRange();
+    this.texts.push(line);
+    this.chars += line.length + 1;
+    if (this.chars >= PIECE_CHARS) this.flushTexts();
+  }
+
+  done(): Buffer[] {
+    this.flushRange();
+    this.flushTexts();
+    return this.out;
+  }
+
+  private flushRange(): void {
+    if (this.buf) this.out.push(this.buf.subarray(this.from, this.to));
+    this.buf = null;
+  }
+
+  private flushTexts(): void {
+    if (this.texts.length === 0) return;
+    this.texts.push("");
+    const text = this.texts.join("\n");
+    this.texts = [];
+    this.chars = 0;
+    this.out.push(copyDataMessage(text));
+  }
+}
+
+/** One CopyData message holding `text`. */
+export function copyDataMessage(text: string): Buffer {
+  const bytes = Buffer.byteLength(text, "utf8");
+  const message = Buffer.allocUnsafe(HEADER + bytes);
+  message[0] = COPY_DATA;
+  message.writeInt32BE(bytes + 4, 1);
+  message.write(text, HEADER, "utf8");
+  return message;
+}
+
+/** Whether byte `end - 1` ends a line (a COPY text row's message ends with its newline). */
+export function endsLine(buf: Buffer, end: number): boolean {
+  return buf[end - 1] === NEWLINE;
+}
+
+// Their maps outlive the batches (keep-shape.ts).
+keepShape(LineBatch.ofMessages({ chunks: [], chunkOf: new Int32Array(0), starts: new Int32Array(0), ends: new Int32Array(0) }, 0));
+keepShape(LineBatch.ofTexts([]));
+keepShape(CopyLines.ofTexts([]));
+keepShape(new MessageList());
