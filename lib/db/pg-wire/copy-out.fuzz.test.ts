@@ -8,6 +8,7 @@ import { PassThrough, type Readable } from "node:stream";
 import { to as copyTo } from "pg-copy-streams";
 import { describe, expect, it } from "vitest";
 import { copyOut, copyOutLines } from "./copy-out";
+import { CopyLines, type LineBatch } from "./line-batch";
 import { seededBelow } from "@/tests/support/random";
 
 /** A backend message: type, length (counting itself), payload. */
@@ -111,6 +112,14 @@ function copySequence(rows: string[]): { before: Buffer; after: Buffer } {
 }
 
 const lines = (o: Outcome) => (o.out as Iterable<string>[]).flatMap((piece) => [...piece]);
+/** The lines' messages as the destination is sent them (line-batch.ts): each its own, whole CopyData message. */
+const messagesOf = (o: Outcome) => {
+  const pieces = o.out as LineBatch[];
+  const batches = pieces.flatMap((p) => Array.from({ length: p.length }, () => p));
+  const indices = pieces.flatMap((p) => Array.from({ length: p.length }, (_, i) => i));
+  return Buffer.concat(CopyLines.ofLines(batches, indices).messages());
+};
+const rowMessages = (rows: string[]) => Buffer.concat(rows.map((row) => M.data(Buffer.from(`${row}\n`, "utf8"))));
 const bytesOf = (o: Outcome) => Buffer.concat(o.out as Buffer[]);
 
 describe("copyOut's reading of the wire (synthetic messages)", () => {
@@ -124,6 +133,7 @@ describe("copyOut's reading of the wire (synthetic messages)", () => {
         const chunks = cut(wire, [a, b]);
         const text = await feed(copyOutLines("COPY x TO STDOUT") as unknown as Internals, chunks);
         expect(lines(text), `cut at ${a}, ${b}`).toEqual(ROWS);
+        expect(messagesOf(text).equals(rowMessages(ROWS)), `messages cut at ${a}, ${b}`).toBe(true);
         expect(text.ended).toBe(true);
         expect(text.handed.equals(after.subarray(5)), `handed back after cuts at ${a}, ${b}`).toBe(true);
         const raw = await feed(copyOut("COPY x TO STDOUT") as unknown as Internals, chunks);
@@ -154,6 +164,7 @@ describe("copyOut's reading of the wire (synthetic messages)", () => {
       expect(raw.ended && library.ended).toBe(true);
       const text = await feed(copyOutLines("COPY x TO STDOUT") as unknown as Internals, chunks);
       expect(lines(text), `round ${round}`).toEqual(rows);
+      expect(messagesOf(text).equals(rowMessages(rows)), `messages, round ${round}`).toBe(true);
       expect(text.handed.equals(library.handed)).toBe(true);
     }
   });

@@ -134,6 +134,8 @@ class CopyOutStream extends Readable implements Submittable {
     let at = 0;
     let finished = false;
     let errorAt = -1;
+    /** The current message's header is in `buf` (a line's message must be, to be sent on as it is). */
+    let headerHere = false;
     while (at < end) {
       if (!this.inMessage) {
         if (end - at < HEADER) {
@@ -149,6 +151,7 @@ class CopyOutStream extends Readable implements Submittable {
         this.type = buf[at];
         this.left = buf.readUInt32BE(at + 1) - 4;
         this.inMessage = true;
+        headerHere = true;
         at += HEADER;
         if (this.type === COPY_DATA) this.messageLength = this.left;
       }
@@ -156,7 +159,7 @@ class CopyOutStream extends Readable implements Submittable {
       if (n > 0) {
         if (this.type === COPY_DATA) {
           if (rows) size += buf.copy(rows, size, at, at + n);
-          else if (n === this.left && this.rowParts.length === 0) lines?.line(buf, at, at + n);
+          else if (n === this.left && headerHere) lines?.line(buf, at, at + n);
           else this.rowParts.push(Buffer.from(buf.subarray(at, at + n)));
         }
         at += n;
@@ -164,6 +167,7 @@ class CopyOutStream extends Readable implements Submittable {
       }
       if (this.left > 0) break;
       this.inMessage = false;
+      headerHere = false;
       if (this.rowParts.length > 0) {
         // A row cut by the ends of chunks: whole again, as a message of its own.
         const header = Buffer.allocUnsafe(HEADER);
