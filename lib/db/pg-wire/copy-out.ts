@@ -11,6 +11,7 @@ import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { Connection, Submittable } from "pg";
 import { endsLine, LineBatch } from "./line-batch";
+import { keepShape } from "@/lib/runtime/keep-shape";
 
 // Message types (PostgreSQL frontend/backend protocol, "Message Formats").
 const COPY_DATA = 0x64; // d
@@ -247,3 +248,6 @@ export function copyOut(sql: string): Readable & Submittable {
 export function copyOutLines(sql: string): Readable & Submittable {
   return new CopyOutStream(sql, true);
 }
+
+// Its map outlives the chunks (keep-shape.ts).
+keepShape(new PieceBuilder());

@@ -62,6 +62,9 @@ describe("COPY text input", () => {
     expect(lines.map((_, i) => batch.field(i, 0))).toEqual(["1", "2", "3", "40"]);
     expect(lines.map((_, i) => batch.field(i, 1))).toEqual(["plain", "café ✓", "𝄞\\ttab", ""]);
     expect(batch.field(1, 2)).toBe("\\N");
+    for (const f of [0, 1, 2, 3]) expect(batch.fields(f), `field ${f}`).toEqual(lines.map((_, i) => batch.field(i, f)));
+    expect(LineBatch.ofTexts(lines).fields(1)).toEqual(batch.fields(1));
+    expect(heldBatch([], 3).fields(0)).toEqual([]);
     const out = Buffer.alloc(64);
     lines.forEach((line, i) => {
       const n = batch.copyLine(i, out, 3);

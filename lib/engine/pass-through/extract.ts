@@ -199,8 +199,9 @@ export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, 
   const kept = new Int32Array(lines.length);
   let n = 0;
   let blank = 0;
+  const fields = lines.fields(plan.keyIndex);
   for (let i = 0; i < lines.length; i++) {
-    const raw = copyUnescape(lines.field(i, plan.keyIndex));
+    const raw = copyUnescape(fields[i]);
     const key = raw === null ? null : keyText(raw);
     if (key === null) {
       delta.skippedRows++;
