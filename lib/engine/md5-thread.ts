@@ -11,6 +11,8 @@ export interface HeldTexts {
   starts: Int32Array;
   ends: Int32Array;
   kept: Int32Array;
+  /** Of a packed batch (line-batch.ts): each line's record row ("c", the line, a newline) written here too, at recordRowAt. */
+  rows?: SharedArrayBuffer;
 }
 
 export interface Md5Request {
@@ -27,6 +29,16 @@ export type Md5Answer = { id: number; ok: true } | { id: number; ok: false; mess
 let last: { seed: string; md5: SeededMd5 } | null = null;
 /** A text longer than this grew the hasher's buffer (~3 bytes a character): a new hasher for the next batch. */
 const LONG_TEXT = 64 * 1024;
+
+/** Every line's record row, side by side: "c", then the line and its newline as the message holds them. */
+function writeRecordRows({ chunks, chunkOf, starts, ends }: HeldTexts, rows: Uint8Array): void {
+  let at = 0;
+  for (let i = 0; i < starts.length; i++) {
+    rows[at++] = 0x63; // c
+    rows.set(chunks[chunkOf[i]].subarray(starts[i], ends[i]), at);
+    at += ends[i] - starts[i];
+  }
+}
 
 parentPort?.on("message", (request: Md5Request) => {
   let answer: Md5Answer;
@@ -47,6 +59,7 @@ parentPort?.on("message", (request: Md5Request) => {
         last.md5.digestBytes(chunks[chunkOf[i]], starts[i], ends[i] - 1, out, k * 16);
         if (ends[i] - starts[i] > longest) longest = ends[i] - starts[i];
       }
+      if (texts.rows) writeRecordRows(texts, new Uint8Array(texts.rows));
     }
     if (longest > LONG_TEXT) last = null;
     answer = { id: request.id, ok: true };

@@ -119,7 +119,8 @@ const messagesOf = (o: Outcome) => {
   const indices = pieces.flatMap((p) => Array.from({ length: p.length }, (_, i) => i));
   return Buffer.concat(CopyLines.ofLines(batches, indices).messages());
 };
-const rowMessages = (rows: string[]) => Buffer.concat(rows.map((row) => M.data(Buffer.from(`${row}\n`, "utf8"))));
+const rowMessages = (rows: string[]) =>
+  Buffer.concat(rows.map((row) => M.data(Buffer.from(`${row}\n`, "utf8"))));
 const bytesOf = (o: Outcome) => Buffer.concat(o.out as Buffer[]);
 
 describe("copyOut's reading of the wire (synthetic messages)", () => {

@@ -17,7 +17,13 @@ import { keepShape } from "@/lib/runtime/keep-shape";
 const COPY_DATA = 0x64; // d
 const ERROR_RESPONSE = 0x45; // E
 /** Messages that may come before or between the rows without ending the copy; CopyDone (c) or any other ends it. */
-const INTERSPERSED = new Set([0x48 /* CopyOutResponse */, COPY_DATA, 0x4e /* Notice */, 0x53 /* ParameterStatus */, 0x41 /* Notification */]);
+const INTERSPERSED = new Set([
+  0x48 /* CopyOutResponse */,
+  COPY_DATA,
+  0x4e /* Notice */,
+  0x53 /* ParameterStatus */,
+  0x41 /* Notification */,
+]);
 /** Type (1 byte) and length (4 bytes, counting itself) of a message. */
 const HEADER = 5;
 
@@ -60,7 +66,10 @@ class CopyOutStream extends Readable implements Submittable {
     const socket = connection.stream;
     const readers = socket.listeners("data");
     // pg reads its socket with one "data" listener; anything else is a pg this code does not know.
-    if (readers.length !== 1) throw new Error(`pg's connection has ${readers.length} socket readers, not one: COPY cannot take it over.`);
+    if (readers.length !== 1)
+      throw new Error(
+        `pg's connection has ${readers.length} socket readers, not one: COPY cannot take it over.`,
+      );
     this.socket = socket;
     this.pgReader = readers[0] as DataListener;
     socket.removeListener("data", this.pgReader);
@@ -230,7 +239,12 @@ class PieceBuilder {
   batch(): LineBatch {
     const n = this.count;
     return LineBatch.ofMessages(
-      { chunks: this.chunks, chunkOf: scratch.chunkOf.slice(0, n), starts: scratch.starts.slice(0, n), ends: scratch.ends.slice(0, n) },
+      {
+        chunks: this.chunks,
+        chunkOf: scratch.chunkOf.slice(0, n),
+        starts: scratch.starts.slice(0, n),
+        ends: scratch.ends.slice(0, n),
+      },
       n,
     );
   }

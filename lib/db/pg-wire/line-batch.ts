@@ -25,21 +25,40 @@ export interface LineBytes {
 }
 
 export class LineBatch implements Iterable<string> {
+  /**
+   * Each line as a record block stores it ("c", the line, a newline), side by side in line order,
+   * once the fingerprint thread wrote them (packed batches only): records copy a run of lines at once.
+   */
+  recordRows: Buffer | null = null;
+
   private constructor(
     readonly length: number,
     /** The lines as strings (a source that made them so), or null: held as bytes. */
     private readonly texts: readonly string[] | null,
     /** The lines as messages (texts null). */
     readonly bytes: LineBytes | null,
+    /** The messages fill one buffer back to back from its start (join, compact): see recordRowAt. */
+    readonly packed = false,
   ) {}
+
+  /** Where line i's record row starts in recordRows: its message's place, less 4 bytes a line before it (a 5-byte header becomes "c"). */
+  recordRowAt(i: number): number {
+    return (this.bytes as LineBytes).starts[i] - HEADER - 4 * i;
+  }
+
+  /** Bytes of all the record rows of a packed batch. */
+  recordRowsSize(): number {
+    const b = this.bytes as LineBytes;
+    return this.length === 0 ? 0 : b.ends[this.length - 1] - 4 * this.length;
+  }
 
   static ofTexts(texts: readonly string[]): LineBatch {
     return new LineBatch(texts.length, texts, null);
   }
 
   /** Lines as messages: line i is chunks[chunkOf[i]][starts[i], ends[i] - 1), its message header the 5 bytes before. */
-  static ofMessages(bytes: LineBytes, length: number): LineBatch {
-    return new LineBatch(length, null, bytes);
+  static ofMessages(bytes: LineBytes, length: number, packed = false): LineBatch {
+    return new LineBatch(length, null, bytes, packed);
   }
 
   /**
@@ -88,7 +107,11 @@ export class LineBatch implements Iterable<string> {
       }
     }
     if (runChunk) runChunk.copy(out, runAt, runFrom, runTo);
-    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(length), starts, ends }, length);
+    return LineBatch.ofMessages(
+      { chunks: [out], chunkOf: new Int32Array(length), starts, ends },
+      length,
+      true,
+    );
   }
 
   /** Line i, without its newline. */
@@ -138,7 +161,8 @@ export class LineBatch implements Iterable<string> {
         while (start < end && chunk[start] !== TAB) start++;
         if (start < end) start++;
       }
-      if (at + (end - start) + 1 > gathered.length) gathered = fieldScratch = grownScratch(gathered, at + (end - start) + 1);
+      if (at + (end - start) + 1 > gathered.length)
+        gathered = fieldScratch = grownScratch(gathered, at + (end - start) + 1);
       let k = start;
       for (; k < end; k++) {
         const c = chunk[k];
@@ -202,7 +226,11 @@ export class LineBatch implements Iterable<string> {
       starts[k] = at - (b.ends[i] - b.starts[i]);
       ends[k] = at;
     });
-    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(indices.length), starts, ends }, indices.length);
+    return LineBatch.ofMessages(
+      { chunks: [out], chunkOf: new Int32Array(indices.length), starts, ends },
+      indices.length,
+      true,
+    );
   }
 }
 
@@ -344,7 +372,12 @@ export function endsLine(buf: Buffer, end: number): boolean {
 }
 
 // Their maps outlive the batches (keep-shape.ts).
-keepShape(LineBatch.ofMessages({ chunks: [], chunkOf: new Int32Array(0), starts: new Int32Array(0), ends: new Int32Array(0) }, 0));
+keepShape(
+  LineBatch.ofMessages(
+    { chunks: [], chunkOf: new Int32Array(0), starts: new Int32Array(0), ends: new Int32Array(0) },
+    0,
+  ),
+);
 keepShape(LineBatch.ofTexts([]));
 keepShape(CopyLines.ofTexts([]));
 keepShape(new MessageList());
