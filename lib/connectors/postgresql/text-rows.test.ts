@@ -38,6 +38,12 @@ afterAll(async () => {
   await admin.end();
 });
 
+async function readBatches<T>(batches: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(batch);
+  return all;
+}
+
 async function readAll<T>(rows: AsyncIterable<Iterable<T>>): Promise<T[]> {
   const all: T[] = [];
   for await (const batch of rows) all.push(...batch);
@@ -52,6 +58,26 @@ describe("reads", () => {
     if (!text) throw new Error("the PostgreSQL source reads COPY text");
     expect(await readAll(text.read(config(), { query, batchSize: 10 }))).toEqual(["off"]);
     expect(await readAll(postgresqlSource.read(config(), { query, batchSize: 10 }))).toEqual([{ s: "off" }]);
+  });
+});
+
+describe("lines held as the wire's bytes", () => {
+  it("are the rows' UTF-8 text; a SQL_ASCII database's bytes that are not UTF-8 fail the read on both paths", { timeout: 30_000 }, async () => {
+    const read = postgresqlSource.textRows!.read;
+    const query = "SELECT 1 AS id, 'café ✓ 𝄞' AS label, E'tab\\there' AS note";
+    const [held] = await readBatches(read(config(), { query, batchSize: 10 }));
+    expect(held.bytes).not.toBeNull();
+    expect([...held]).toEqual(["1\tcafé ✓ 𝄞\ttab\\there"]);
+    const database = `${schema}_ascii`;
+    await sql(`CREATE DATABASE ${database} ENCODING 'SQL_ASCII' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
+    try {
+      const ascii = { ...config(), database };
+      const asciiQuery = "SELECT 1 AS id, E'caf\\xff' AS label";
+      await expect(readBatches(read(ascii, { query: asciiQuery, batchSize: 10 }))).rejects.toThrow(/invalid byte sequence for encoding "UTF8"/);
+      await expect(readAll(postgresqlSource.read(ascii, { query: asciiQuery, batchSize: 10 }))).rejects.toThrow(/invalid byte sequence for encoding "UTF8"/);
+    } finally {
+      await sql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
   });
 });
 

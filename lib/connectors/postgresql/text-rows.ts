@@ -60,11 +60,10 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<LineBatc
   try {
     await beginRead(client, options.snapshot);
     await client.query(SESSION);
-    // A SQL_ASCII database sends its bytes unchecked, maybe not UTF-8: its lines are decoded as
-    // strings (invalid bytes as U+FFFD), so a line's bytes are always the UTF-8 of its text.
-    const unchecked = (await client.query<{ e: string }>("SELECT current_setting('server_encoding') AS e")).rows[0]?.e === "SQL_ASCII";
     const stream = client.query(copyOutLines(`COPY (${modelQuery(options, client)}) TO STDOUT`));
     const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<LineBatch>;
+    // The server sends a UTF8 client (pg's default) valid UTF-8 only, whatever its own encoding (a
+    // SQL_ASCII database's invalid bytes fail the read): a held line's bytes are its text's UTF-8.
     let parts: { batch: LineBatch; from: number; to: number }[] = [];
     let lines = 0;
     let chars = 0;
@@ -73,7 +72,7 @@ async function* read(config: Row, options: ReadOptions): AsyncGenerator<LineBatc
       parts = [];
       lines = 0;
       chars = 0;
-      return unchecked ? LineBatch.ofTexts([...batch]) : batch;
+      return batch;
     };
     for (;;) {
       throwIfAborted(options.signal);
