@@ -62,23 +62,33 @@ describe("reads", () => {
 });
 
 describe("lines held as the wire's bytes", () => {
-  it("are the rows' UTF-8 text; a SQL_ASCII database's bytes that are not UTF-8 fail the read on both paths", { timeout: 30_000 }, async () => {
-    const read = postgresqlSource.textRows!.read;
-    const query = "SELECT 1 AS id, 'café ✓ 𝄞' AS label, E'tab\\there' AS note";
-    const [held] = await readBatches(read(config(), { query, batchSize: 10 }));
-    expect(held.bytes).not.toBeNull();
-    expect([...held]).toEqual(["1\tcafé ✓ 𝄞\ttab\\there"]);
-    const database = `${schema}_ascii`;
-    await sql(`CREATE DATABASE ${database} ENCODING 'SQL_ASCII' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
-    try {
-      const ascii = { ...config(), database };
-      const asciiQuery = "SELECT 1 AS id, E'caf\\xff' AS label";
-      await expect(readBatches(read(ascii, { query: asciiQuery, batchSize: 10 }))).rejects.toThrow(/invalid byte sequence for encoding "UTF8"/);
-      await expect(readAll(postgresqlSource.read(ascii, { query: asciiQuery, batchSize: 10 }))).rejects.toThrow(/invalid byte sequence for encoding "UTF8"/);
-    } finally {
-      await sql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    }
-  });
+  it(
+    "are the rows' UTF-8 text; a SQL_ASCII database's bytes that are not UTF-8 fail the read on both paths",
+    { timeout: 30_000 },
+    async () => {
+      const read = postgresqlSource.textRows!.read;
+      const query = "SELECT 1 AS id, 'café ✓ 𝄞' AS label, E'tab\\there' AS note";
+      const [held] = await readBatches(read(config(), { query, batchSize: 10 }));
+      expect(held.bytes).not.toBeNull();
+      expect([...held]).toEqual(["1\tcafé ✓ 𝄞\ttab\\there"]);
+      const database = `${schema}_ascii`;
+      await sql(
+        `CREATE DATABASE ${database} ENCODING 'SQL_ASCII' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+      try {
+        const ascii = { ...config(), database };
+        const asciiQuery = "SELECT 1 AS id, E'caf\\xff' AS label";
+        await expect(readBatches(read(ascii, { query: asciiQuery, batchSize: 10 }))).rejects.toThrow(
+          /invalid byte sequence for encoding "UTF8"/,
+        );
+        await expect(
+          readAll(postgresqlSource.read(ascii, { query: asciiQuery, batchSize: 10 })),
+        ).rejects.toThrow(/invalid byte sequence for encoding "UTF8"/);
+      } finally {
+        await sql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      }
+    },
+  );
 });
 
 describe("text batches", () => {
@@ -86,7 +96,10 @@ describe("text batches", () => {
     const read = postgresqlSource.textRows!.read;
     // Lines of 3 to 102 characters: batches of different line counts.
     const query = "SELECT g AS id, repeat('x', g % 100) AS pad FROM generate_series(1, 300) AS g ORDER BY g";
-    await expectTextBatches(read(config(), { query, batchSize: 40, batchChars: 1000 }), 300, { lines: 40, chars: 1000 });
+    await expectTextBatches(read(config(), { query, batchSize: 40, batchChars: 1000 }), 300, {
+      lines: 40,
+      chars: 1000,
+    });
     // Without batchChars only the line count ends a batch.
     const counted: number[] = [];
     for await (const batch of read(config(), { query, batchSize: 40 })) counted.push(batch.length);
@@ -115,7 +128,8 @@ describe("first-sync COPYs into one table", () => {
       await locker.query("BEGIN");
       await locker.query(`LOCK TABLE ${schema}.items IN SHARE MODE`);
       const stream = streamFor("items");
-      const lines = (from: number) => CopyLines.ofTexts(Array.from({ length: 100 }, (_, i) => `${from + i}\tname ${from + i}`));
+      const lines = (from: number) =>
+        CopyLines.ofTexts(Array.from({ length: 100 }, (_, i) => `${from + i}\tname ${from + i}`));
       const first = upsert(config(), stream, ["id", "name"], lines(1), { likelyNew: true });
       const second = upsert(config(), stream, ["id", "name"], lines(101), { likelyNew: true });
       let waiting: Awaited<ReturnType<typeof copies>> = [];
@@ -130,7 +144,9 @@ describe("first-sync COPYs into one table", () => {
       await locker.query("COMMIT");
       expect(await first).toEqual({ ok: true, keysExisted: false });
       expect(await second).toEqual({ ok: true, keysExisted: false });
-      expect((await sql(`SELECT count(*)::int AS n, max(id) AS top FROM ${schema}.items`)).rows).toEqual([{ n: 200, top: 200 }]);
+      expect((await sql(`SELECT count(*)::int AS n, max(id) AS top FROM ${schema}.items`)).rows).toEqual([
+        { n: 200, top: 200 },
+      ]);
     } finally {
       await locker.end();
     }
