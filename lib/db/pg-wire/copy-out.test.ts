@@ -33,66 +33,48 @@ const SQL = {
 };
 
 describe("copyOut", () => {
-  it.each(Object.keys(SQL) as (keyof typeof SQL)[])(
-    "gives the library's bytes (%s), and the connection goes on",
-    { timeout: 60_000 },
-    async (name) => {
-      const expected = await bytes(client().query(copyTo(SQL[name])));
-      const fast = await bytes(client().query(copyOut(SQL[name])));
-      expect(fast.length).toBe(expected.length);
-      expect(fast.equals(expected)).toBe(true);
-      const slow = await bytes(client().query(copyOut(SQL[name])), true);
-      expect(slow.equals(expected)).toBe(true);
-      expect((await client().query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
-    },
-  );
+  it.each(Object.keys(SQL) as (keyof typeof SQL)[])("gives the library's bytes (%s), and the connection goes on", { timeout: 60_000 }, async (name) => {
+    const expected = await bytes(client().query(copyTo(SQL[name])));
+    const fast = await bytes(client().query(copyOut(SQL[name])));
+    expect(fast.length).toBe(expected.length);
+    expect(fast.equals(expected)).toBe(true);
+    const slow = await bytes(client().query(copyOut(SQL[name])), true);
+    expect(slow.equals(expected)).toBe(true);
+    expect((await client().query("SELECT 41 + 1 AS n")).rows[0].n).toBe(42);
+  });
 
-  it(
-    "reads text rows as lines: the library's bytes split at their newlines, a row past many chunks whole",
-    { timeout: 60_000 },
-    async () => {
-      const expected = (await bytes(client().query(copyTo(SQL.mixed))))
-        .toString("utf8")
-        .split("\n")
-        .slice(0, -1);
-      for (const slow of [false, true]) {
-        const lines: string[] = [];
-        let arrays = 0;
-        for await (const part of client().query(copyOutLines(SQL.mixed)) as AsyncIterable<string[]>) {
-          lines.push(...part);
-          if (slow && ++arrays % 20 === 0) await new Promise((r) => setTimeout(r, 1));
-        }
-        expect(lines.length).toBe(20_000);
-        expect(lines).toEqual(expected);
-        expect(lines[7776]).toBe(`7777\t7777\t${"z".repeat(3_000_000)}`);
+  it("reads text rows as lines: the library's bytes split at their newlines, a row past many chunks whole", { timeout: 60_000 }, async () => {
+    const expected = (await bytes(client().query(copyTo(SQL.mixed)))).toString("utf8").split("\n").slice(0, -1);
+    for (const slow of [false, true]) {
+      const lines: string[] = [];
+      let arrays = 0;
+      for await (const part of client().query(copyOutLines(SQL.mixed)) as AsyncIterable<string[]>) {
+        lines.push(...part);
+        if (slow && ++arrays % 20 === 0) await new Promise((r) => setTimeout(r, 1));
       }
-      const none: string[][] = [];
-      for await (const part of client().query(copyOutLines(SQL.empty)) as AsyncIterable<string[]>)
-        none.push(part);
-      expect(none).toEqual([]);
-      expect((await client().query("SELECT 'on' AS s")).rows[0].s).toBe("on");
-    },
-  );
+      expect(lines.length).toBe(20_000);
+      expect(lines).toEqual(expected);
+      expect(lines[7776]).toBe(`7777\t7777\t${"z".repeat(3_000_000)}`);
+    }
+    const none: string[][] = [];
+    for await (const part of client().query(copyOutLines(SQL.empty)) as AsyncIterable<string[]>) none.push(part);
+    expect(none).toEqual([]);
+    expect((await client().query("SELECT 'on' AS s")).rows[0].s).toBe("on");
+  });
 
-  it(
-    "fails with the server's error in the middle of a copy, and the connection goes on",
-    { timeout: 30_000 },
-    async () => {
-      const stream = client().query(
-        copyOut("COPY (SELECT 1 / (i - 30000) FROM generate_series(1, 40000) i) TO STDOUT"),
-      );
-      let received = 0;
-      const failure = await (async () => {
-        for await (const chunk of stream as AsyncIterable<Buffer>) received += chunk.length;
-      })().then(
-        () => null,
-        (err: Error) => err,
-      );
-      expect(failure?.message).toMatch(/division by zero/);
-      expect(received).toBeGreaterThan(0);
-      expect((await client().query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
-    },
-  );
+  it("fails with the server's error in the middle of a copy, and the connection goes on", { timeout: 30_000 }, async () => {
+    const stream = client().query(copyOut("COPY (SELECT 1 / (i - 30000) FROM generate_series(1, 40000) i) TO STDOUT"));
+    let received = 0;
+    const failure = await (async () => {
+      for await (const chunk of stream as AsyncIterable<Buffer>) received += chunk.length;
+    })().then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failure?.message).toMatch(/division by zero/);
+    expect(received).toBeGreaterThan(0);
+    expect((await client().query("SELECT 'still here' AS s")).rows[0].s).toBe("still here");
+  });
 
   // The reader takes pg's socket over through pg's connection (pinned exactly in package.json): a pg
   // that reads its socket differently fails here, not in a run.
@@ -111,24 +93,15 @@ describe("copyOut", () => {
 });
 
 describe("a copy whose client ends before it is read", () => {
-  it(
-    "fails the stream without an uncaught error (a run canceled as its source's copy starts)",
-    { timeout: 60_000 },
-    async () => {
-      const scratch = await createScratchDatabase("ds_copy_out_end");
-      try {
-        const script = path.join(process.cwd(), "tests/fixtures/scripts/copy-out-ended.ts");
-        // An uncaught error would end the child with a non-zero code: execFile rejects.
-        const { stdout } = await promisify(execFile)(process.execPath, [
-          "--import",
-          "tsx",
-          script,
-          scratch.url,
-        ]);
-        expect(stdout.trim()).toBe("ok Connection terminated | Connection terminated");
-      } finally {
-        await scratch.drop();
-      }
-    },
-  );
+  it("fails the stream without an uncaught error (a run canceled as its source's copy starts)", { timeout: 60_000 }, async () => {
+    const scratch = await createScratchDatabase("ds_copy_out_end");
+    try {
+      const script = path.join(process.cwd(), "tests/fixtures/scripts/copy-out-ended.ts");
+      // An uncaught error would end the child with a non-zero code: execFile rejects.
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script, scratch.url]);
+      expect(stdout.trim()).toBe("ok Connection terminated | Connection terminated");
+    } finally {
+      await scratch.drop();
+    }
+  });
 });
