@@ -2,10 +2,12 @@
 // message a row: a 5-byte header, the line, a newline. Held as strings, a pass-through full sync
 // decoded each of its million lines, joined and encoded it twice more (the destination's COPY input,
 // the record block) and cloned it to the fingerprint thread, and the scavenger copied every one while
-// its batch was in flight (bench/README.md, (t)). Held as bytes, outside V8's heap, the destination's
-// input is the source's own messages (a run of lines one slice of a socket chunk), the fingerprint
-// thread reads the bytes, and a line becomes a string only where one is read (a key, a refused batch,
-// a mapping). Sources whose lines are made as strings (MariaDB, ClickHouse) keep them: `ofTexts`.
+// its batch was in flight (bench/README.md, (t)). Held as bytes, outside V8's heap (a batch's messages
+// in one shared buffer, `join`), the destination's input is the source's own messages (a run of lines
+// one slice), the fingerprint thread reads the bytes where they are and writes the record rows beside
+// them, and a line becomes a string only where one is read (a refused batch, a mapping, the cursor;
+// keys a batch at a time, `fields`). Sources whose lines are made as strings (MariaDB, ClickHouse)
+// keep them: `ofTexts`.
 import { keepShape } from "@/lib/runtime/keep-shape";
 
 /** Type (1 byte) and length (4 bytes, counting itself) of a message. */
@@ -210,7 +212,7 @@ export class LineBatch implements Iterable<string> {
 
   /**
    * The lines at `indices` (ascending) copied into one buffer of their own: a re-run that sends a few
-   * lines of a batch keeps them, not the batch's socket chunks, while they wait to be sent and recorded.
+   * lines of a batch keeps them, not the whole batch's buffer, while they wait to be sent and recorded.
    */
   compact(indices: readonly number[]): LineBatch {
     if (this.texts) return LineBatch.ofTexts(indices.map((i) => this.texts![i]));

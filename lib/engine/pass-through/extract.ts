@@ -217,7 +217,7 @@ export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, 
   return { keys, fingerprints: fingerprintLines(plan.seed, lines, keptLines), lines, kept: keptLines, blank };
 }
 
-/** Fewer of a batch's lines than this share (1 in 4) to send: they are copied out, and the batch's chunks let go. */
+/** A batch with fewer than 1 in COMPACT_BELOW of its lines to send copies them out (diffLines). */
 const COMPACT_BELOW = 4;
 
 /**
@@ -245,18 +245,23 @@ export async function diffLines(
           unchanged: state.unchanged,
         })
       ).classes;
+  // Positions (in keys) of the lines to send, and their actions.
   const sent: number[] = [];
+  const actions: SyncRecordAction[] = [];
   let unchanged = 0;
   for (let i = 0; i < keys.length; i++) {
     const c = classes ? classes.get(i) : "i";
     if (c === undefined) unchanged++;
-    else if (c !== "d") sent.push(i);
+    else if (c !== "d") {
+      sent.push(i);
+      actions.push(ACTION[c]);
+    }
   }
   // A few changed lines of a re-run's batch wait to be sent and recorded (a group holds up to 16
-  // batches): copied out, they do not hold the batch's socket chunks meanwhile.
+  // batches): copied out, they do not hold the whole batch's buffer meanwhile.
   const few = sent.length * COMPACT_BELOW < lines.length && lines.bytes !== null;
   const from = few ? lines.compact(sent.map((k) => kept[k])) : lines;
-  const items: Item[] = sent.map((k, j) => new LineItem(keys[k], from, few ? j : kept[k], ACTION[(classes ? classes.get(k) : "i") as "i" | "u"], fingerprints, k));
+  const items: Item[] = sent.map((k, j) => new LineItem(keys[k], from, few ? j : kept[k], actions[j], fingerprints, k));
   return { items, unchanged };
 }
 
