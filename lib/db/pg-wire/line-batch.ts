@@ -133,11 +133,7 @@ export class LineBatch implements Iterable<string> {
     const b = this.bytes as LineBytes;
     const chunk = b.chunks[b.chunkOf[i]];
     const end = b.ends[i] - 1;
-    let start = b.starts[i];
-    for (let f = 0; f < index && start < end; f++) {
-      while (start < end && chunk[start] !== TAB) start++;
-      if (start < end) start++;
-    }
+    const start = fieldStart(chunk, b.starts[i], end, index);
     let stop = start;
     while (stop < end && chunk[stop] !== TAB) stop++;
     return chunk.toString(asciiOnly(chunk, start, stop) ? "latin1" : "utf8", start, stop);
@@ -158,11 +154,7 @@ export class LineBatch implements Iterable<string> {
     for (let i = 0; i < this.length; i++) {
       const chunk = b.chunks[b.chunkOf[i]];
       const end = b.ends[i] - 1;
-      let start = b.starts[i];
-      for (let f = 0; f < index && start < end; f++) {
-        while (start < end && chunk[start] !== TAB) start++;
-        if (start < end) start++;
-      }
+      const start = fieldStart(chunk, b.starts[i], end, index);
       if (at + (end - start) + 1 > gathered.length)
         gathered = fieldScratch = grownScratch(gathered, at + (end - start) + 1);
       let k = start;
@@ -243,6 +235,15 @@ function grownScratch(from: Buffer, size: number): Buffer {
   const next = Buffer.allocUnsafe(Math.max(size, from.length * 2));
   from.copy(next);
   return next;
+}
+
+/** Where the `index`-th field of the line at [start, end) of `chunk` starts (`end` when the line has fewer fields). */
+function fieldStart(chunk: Buffer, start: number, end: number, index: number): number {
+  for (let f = 0; f < index && start < end; f++) {
+    while (start < end && chunk[start] !== TAB) start++;
+    if (start < end) start++;
+  }
+  return start;
 }
 
 /** Whether bytes [start, end) are ASCII (one character each: latin1 reads them as UTF-8 would, at less cost). */
