@@ -46,9 +46,7 @@ class Md5Thread {
     this.worker.unref();
     this.worker.on("message", (answer: Md5Answer) => this.answered(answer));
     this.worker.on("error", (err: Error) => this.end(err));
-    this.worker.on("exit", (code) =>
-      this.end(new Error(`The fingerprint thread stopped (exit code ${code}).`)),
-    );
+    this.worker.on("exit", (code) => this.end(new Error(`The fingerprint thread stopped (exit code ${code}).`)));
   }
 
   hash(request: Omit<Md5Request, "id">): Promise<void> {
@@ -110,8 +108,7 @@ function md5Thread(): Md5Thread | null {
  * fails too, as fingerprintAll would have thrown).
  */
 export function fingerprintOffThread(seed: string, texts: string[]): Digests {
-  const worker =
-    texts.length >= MIN_TEXTS && seedHashable(seed) && charsOf(texts) <= MAX_CHARS ? md5Thread() : null;
+  const worker = texts.length >= MIN_TEXTS && seedHashable(seed) && charsOf(texts) <= MAX_CHARS ? md5Thread() : null;
   if (!worker) return fingerprintAll(seed, texts);
   const bytes = Buffer.from(new SharedArrayBuffer(texts.length * DIGEST));
   const ready = worker.hash({ seed, texts, out: bytes.buffer as SharedArrayBuffer }).catch((err: unknown) => {
@@ -125,29 +122,22 @@ export function fingerprintOffThread(seed: string, texts: string[]): Digests {
 
 /**
  * fingerprintOffThread of the lines at `kept` of a batch: one held as bytes is hashed from them (the
- * UTF-8 of its lines), its chunks cloned to the thread, a copy of each chunk rather than of each line.
+ * UTF-8 of its lines), which the thread reads where they are (a packed batch's one SharedArrayBuffer;
+ * other chunks would be cloned). The thread also writes a packed batch's record rows.
  */
 export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Array): Digests {
   const held = lines.bytes;
-  if (!held)
-    return fingerprintOffThread(
-      seed,
-      Array.from(kept, (i) => lines.line(i)),
-    );
-  const worker =
-    kept.length >= MIN_TEXTS && seedHashable(seed) && bytesOf(held) <= MAX_CHARS ? md5Thread() : null;
+  if (!held) return fingerprintOffThread(seed, Array.from(kept, (i) => lines.line(i)));
+  const worker = kept.length >= MIN_TEXTS && seedHashable(seed) && bytesOf(held) <= MAX_CHARS ? md5Thread() : null;
   if (!worker) return fingerprintHeld(seed, lines, kept, Buffer.allocUnsafe(kept.length * DIGEST));
   const bytes = Buffer.from(new SharedArrayBuffer(kept.length * DIGEST));
   const { chunks, chunkOf, starts, ends } = held;
   // The thread also writes the batch's record rows, which the records then copy a run at a time.
   const rows = lines.packed ? new SharedArrayBuffer(lines.recordRowsSize()) : undefined;
-  const hashed = worker.hash({
-    seed,
-    texts: { chunks: chunks as Buffer[], chunkOf, starts, ends, kept, rows },
-    out: bytes.buffer as SharedArrayBuffer,
-  });
+  const hashed = worker.hash({ seed, texts: { chunks: chunks as Buffer[], chunkOf, starts, ends, kept, rows }, out: bytes.buffer as SharedArrayBuffer });
   const ready = hashed
     .then(() => {
+      // Only once written: a batch whose thread failed copies each record row from its line instead.
       if (rows) lines.recordRows = Buffer.from(rows);
     })
     .catch((err: unknown) => {
@@ -161,12 +151,7 @@ export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Arra
 /** fingerprintLines' digests computed here, into `out`. */
 function fingerprintHeld(seed: string, lines: LineBatch, kept: Int32Array, out: Buffer): Digests {
   const held = lines.bytes as LineBytes;
-  if (!seedHashable(seed))
-    fingerprintInto(
-      seed,
-      Array.from(kept, (i) => lines.line(i)),
-      out,
-    );
+  if (!seedHashable(seed)) fingerprintInto(seed, Array.from(kept, (i) => lines.line(i)), out);
   else {
     const md5 = new SeededMd5(seed);
     for (let k = 0; k < kept.length; k++) {

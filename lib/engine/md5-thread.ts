@@ -1,17 +1,18 @@
 // Entry of the worker thread that fingerprints a batch's lines (fingerprints-off-thread.ts): the texts
-// (or their bytes) and a shared buffer in, each md5(seed + text) written into the buffer, the request's id out. Bundled
-// (lib/runtime/script-bundle.ts), so it runs without a TypeScript loader; md5.ts is its only import.
+// (or their bytes) and a shared buffer in, each md5(seed + text) written into the buffer, the
+// request's id out. Bundled (lib/runtime/script-bundle.ts), so it runs without a TypeScript loader;
+// md5.ts is its only import.
 import { parentPort } from "node:worker_threads";
 import { SeededMd5 } from "./md5";
 
-/** Texts held as UTF-8 (line-batch.ts's LineBytes, cloned): text k is chunks[chunkOf[i]][starts[i], ends[i] - 1) for i = kept[k]. */
+/** Texts held as UTF-8 (line-batch.ts's LineBytes, shared or cloned): text k is chunks[chunkOf[i]][starts[i], ends[i] - 1) for i = kept[k]. */
 export interface HeldTexts {
   chunks: Uint8Array[];
   chunkOf: Int32Array;
   starts: Int32Array;
   ends: Int32Array;
   kept: Int32Array;
-  /** Of a packed batch (line-batch.ts): each line's record row ("c", the line, a newline) written here too, at recordRowAt. */
+  /** Of a packed batch (line-batch.ts): each line's record row ("c", the line, a newline) written here too, side by side in line order. */
   rows?: SharedArrayBuffer;
 }
 

@@ -96,10 +96,7 @@ describe("text batches", () => {
     const read = postgresqlSource.textRows!.read;
     // Lines of 3 to 102 characters: batches of different line counts.
     const query = "SELECT g AS id, repeat('x', g % 100) AS pad FROM generate_series(1, 300) AS g ORDER BY g";
-    await expectTextBatches(read(config(), { query, batchSize: 40, batchChars: 1000 }), 300, {
-      lines: 40,
-      chars: 1000,
-    });
+    await expectTextBatches(read(config(), { query, batchSize: 40, batchChars: 1000 }), 300, { lines: 40, chars: 1000 });
     // Without batchChars only the line count ends a batch.
     const counted: number[] = [];
     for await (const batch of read(config(), { query, batchSize: 40 })) counted.push(batch.length);
@@ -144,9 +141,7 @@ describe("first-sync COPYs into one table", () => {
       await locker.query("COMMIT");
       expect(await first).toEqual({ ok: true, keysExisted: false });
       expect(await second).toEqual({ ok: true, keysExisted: false });
-      expect((await sql(`SELECT count(*)::int AS n, max(id) AS top FROM ${schema}.items`)).rows).toEqual([
-        { n: 200, top: 200 },
-      ]);
+      expect((await sql(`SELECT count(*)::int AS n, max(id) AS top FROM ${schema}.items`)).rows).toEqual([{ n: 200, top: 200 }]);
     } finally {
       await locker.end();
     }

@@ -12,18 +12,7 @@ import { asConnectorError, ConnectorError } from "../shared/errors";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { copyFields } from "../shared/copy-lines";
 import { jsonSafeRow, modelSelect, subquery } from "../shared/sql";
-import {
-  beginRead,
-  connect,
-  described,
-  describePgError,
-  jsonSafeTypes,
-  PG_READ_SESSION,
-  pgSettings,
-  quoteIdent,
-  typeNames,
-  withClient,
-} from "./connection";
+import { beginRead, connect, described, describePgError, jsonSafeTypes, PG_READ_SESSION, pgSettings, quoteIdent, typeNames, withClient } from "./connection";
 import { oneStatement } from "./one-statement";
 
 const SESSION =
@@ -36,8 +25,7 @@ function modelQuery(options: ReadOptions, client: pg.Client): string {
   if (options.cursorField) {
     const cursor = `subquery.${quoteIdent(options.cursorField)}`;
     // COPY takes no parameters: the saved cursor value goes in as a quoted literal.
-    if (options.cursorValue !== undefined && options.cursorValue !== null)
-      sql += ` WHERE ${cursor} >= ${client.escapeLiteral(options.cursorValue)}`;
+    if (options.cursorValue !== undefined && options.cursorValue !== null) sql += ` WHERE ${cursor} >= ${client.escapeLiteral(options.cursorValue)}`;
     sql += ` ORDER BY ${cursor}`;
   }
   return sql;
@@ -51,11 +39,7 @@ async function columns(config: Row, options: ReadOptions): Promise<TextColumn[]>
         // Extended protocol: one statement, whatever the text holds.
         const { fields } = await client.query(oneStatement(`${modelQuery(options, client)} LIMIT 0`));
         const names = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))]);
-        return fields.map((f) => ({
-          name: f.name,
-          oid: f.dataTypeID,
-          type: names.get(f.dataTypeID) ?? String(f.dataTypeID),
-        }));
+        return fields.map((f) => ({ name: f.name, oid: f.dataTypeID, type: names.get(f.dataTypeID) ?? String(f.dataTypeID) }));
       } finally {
         await client.query("ROLLBACK").catch(() => undefined);
       }

@@ -37,8 +37,7 @@ export interface HeldLines {
 
 /** The text of `lines` as one string (what textLines writes): for tests and short texts. */
 export function linesText(lines: TextLines | HeldLines): string {
-  if (!("bodies" in lines))
-    return lines.indices.map((i, k) => lines.prefix + lines.lines[k].line(i)).join("\n");
+  if (!("bodies" in lines)) return lines.indices.map((i, k) => lines.prefix + lines.lines[k].line(i)).join("\n");
   const { prefix, bodies } = lines;
   if (typeof prefix === "string") return bodies.length === 0 ? "" : prefix + bodies.join(`\n${prefix}`);
   return bodies.map((body, i) => prefix[i] + body).join("\n");
@@ -143,14 +142,9 @@ export class BinaryCopyInput {
       const part = bodies.slice(from, end);
       // The piece's start written on its own: prepended, it made a two-part string that writing
       // first copies into one, a second copy of every row (~80 MB a million-row sync).
-      const start =
-        typeof prefix === "string" ? (from === 0 ? prefix : `\n${prefix}`) : from === 0 ? "" : "\n";
+      const start = typeof prefix === "string" ? (from === 0 ? prefix : `\n${prefix}`) : from === 0 ? "" : "\n";
       if (start !== "") written += this.put(start);
-      written += this.put(
-        typeof prefix === "string"
-          ? part.join(`\n${prefix}`)
-          : part.map((body, k) => prefix[from + k] + body).join("\n"),
-      );
+      written += this.put(typeof prefix === "string" ? part.join(`\n${prefix}`) : part.map((body, k) => prefix[from + k] + body).join("\n"));
       from = end;
       chars = 0;
     };
@@ -177,21 +171,12 @@ export class BinaryCopyInput {
       if (rows) {
         // A run of the batch's lines in order: their rows as the fingerprint thread wrote them, one copy.
         let last = k;
-        while (
-          last + 1 < indices.length &&
-          lines[last + 1] === batch &&
-          indices[last + 1] === indices[last] + 1
-        )
-          last++;
-        const from = batch.recordRowAt(i);
-        const to =
-          (indices[last] + 1 < batch.length ? batch.recordRowAt(indices[last] + 1) : batch.recordRowsSize()) -
-          1;
-        this.room(1 + to - from);
+        while (last + 1 < indices.length && lines[last + 1] === batch && indices[last + 1] === indices[last] + 1) last++;
+        const bytes = batch.recordRunBytes(i, indices[last]);
+        this.room(1 + bytes);
         if (k > 0) this.buf[this.at++] = 0x0a;
-        rows.copy(this.buf, this.at, from, to);
-        this.at += to - from;
-        written += to - from + (k > 0 ? 1 : 0);
+        this.at += batch.copyRecordRun(i, indices[last], this.buf, this.at);
+        written += bytes + (k > 0 ? 1 : 0);
         k = last;
         continue;
       }

@@ -92,8 +92,7 @@ class CopyIn implements Submittable {
       socket.uncork();
       if (socket.writableNeedDrain) await drained(socket);
     }
-    if (!this.serverDone)
-      socket.write(this.settled ? copyFail("the copy was abandoned by the client") : COPY_DONE);
+    if (!this.serverDone) socket.write(this.settled ? copyFail("the copy was abandoned by the client") : COPY_DONE);
   }
 
   handleCommandComplete(msg: { text?: string }): void {
@@ -125,15 +124,8 @@ class CopyIn implements Submittable {
  * Runs `sql` (a `COPY … FROM STDIN`) with `chunks`, in order, as its whole input; the rows copied.
  * `framed`: each chunk is whole CopyData messages already (a source's own, line-batch.ts).
  */
-export function copyIn(
-  client: ClientBase,
-  sql: string,
-  chunks: readonly Buffer[],
-  framed = false,
-): Promise<number> {
+export function copyIn(client: ClientBase, sql: string, chunks: readonly Buffer[], framed = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    void client.query(
-      new CopyIn(sql, chunks, framed, (err, rowCount) => (err ? reject(err) : resolve(rowCount))),
-    );
+    void client.query(new CopyIn(sql, chunks, framed, (err, rowCount) => (err ? reject(err) : resolve(rowCount))));
   });
 }

@@ -3,8 +3,8 @@
 // again (two allocations and a copy per row, a tenth of a no-change re-run's CPU), for the reader to
 // decode and split into lines again. Here each chunk from the socket becomes either one Buffer of the
 // rows it holds (copyOut), or a LineBatch of its rows that views the chunk itself, nothing decoded or
-// copied (copyOutLines; line-batch.ts). The whole exchange is ours, through pg's public submittable interface
-// (`client.query(submittable)` calls `submit(connection)`, then `handleError` / `handleCommandComplete`
+// copied (copyOutLines; line-batch.ts). The whole exchange is ours, through pg's public submittable
+// interface (`client.query(submittable)` calls `submit(connection)`, then `handleError` / `handleCommandComplete`
 // / `handleReadyForQuery`): the stream takes the connection's socket over from pg while the copy runs
 // and hands it back, with whatever followed the copy, at CopyDone or an ErrorResponse.
 import type { Duplex } from "node:stream";
@@ -17,13 +17,7 @@ import { keepShape } from "@/lib/runtime/keep-shape";
 const COPY_DATA = 0x64; // d
 const ERROR_RESPONSE = 0x45; // E
 /** Messages that may come before or between the rows without ending the copy; CopyDone (c) or any other ends it. */
-const INTERSPERSED = new Set([
-  0x48 /* CopyOutResponse */,
-  COPY_DATA,
-  0x4e /* Notice */,
-  0x53 /* ParameterStatus */,
-  0x41 /* Notification */,
-]);
+const INTERSPERSED = new Set([0x48 /* CopyOutResponse */, COPY_DATA, 0x4e /* Notice */, 0x53 /* ParameterStatus */, 0x41 /* Notification */]);
 /** Type (1 byte) and length (4 bytes, counting itself) of a message. */
 const HEADER = 5;
 
@@ -66,10 +60,7 @@ class CopyOutStream extends Readable implements Submittable {
     const socket = connection.stream;
     const readers = socket.listeners("data");
     // pg reads its socket with one "data" listener; anything else is a pg this code does not know.
-    if (readers.length !== 1)
-      throw new Error(
-        `pg's connection has ${readers.length} socket readers, not one: COPY cannot take it over.`,
-      );
+    if (readers.length !== 1) throw new Error(`pg's connection has ${readers.length} socket readers, not one: COPY cannot take it over.`);
     this.socket = socket;
     this.pgReader = readers[0] as DataListener;
     socket.removeListener("data", this.pgReader);
@@ -238,15 +229,8 @@ class PieceBuilder {
 
   batch(): LineBatch {
     const n = this.count;
-    return LineBatch.ofMessages(
-      {
-        chunks: this.chunks,
-        chunkOf: scratch.chunkOf.slice(0, n),
-        starts: scratch.starts.slice(0, n),
-        ends: scratch.ends.slice(0, n),
-      },
-      n,
-    );
+    const { chunkOf, starts, ends } = scratch;
+    return LineBatch.ofMessages({ chunks: this.chunks, chunkOf: chunkOf.slice(0, n), starts: starts.slice(0, n), ends: ends.slice(0, n) }, n);
   }
 }
 

@@ -39,19 +39,33 @@ export class LineBatch implements Iterable<string> {
     private readonly texts: readonly string[] | null,
     /** The lines as messages (texts null). */
     readonly bytes: LineBytes | null,
-    /** The messages fill one buffer back to back from its start (join, compact): see recordRowAt. */
+    /** The messages fill one buffer back to back from its start (join, compact): see recordRowStart. */
     readonly packed = false,
   ) {}
 
+  /** Bytes of all the record rows of a packed batch (the size of recordRows). */
+  recordRowsSize(): number {
+    return this.length === 0 ? 0 : this.recordRowEnd(this.length - 1);
+  }
+
+  /** Bytes of the record rows of lines first to last, joined by their newlines (not the last one). */
+  recordRunBytes(first: number, last: number): number {
+    return this.recordRowEnd(last) - 1 - this.recordRowStart(first);
+  }
+
+  /** recordRunBytes' rows from recordRows into `target` at `at`, one copy; how many bytes. */
+  copyRecordRun(first: number, last: number, target: Buffer, at: number): number {
+    return (this.recordRows as Buffer).copy(target, at, this.recordRowStart(first), this.recordRowEnd(last) - 1);
+  }
+
   /** Where line i's record row starts in recordRows: its message's place, less 4 bytes a line before it (a 5-byte header becomes "c"). */
-  recordRowAt(i: number): number {
+  private recordRowStart(i: number): number {
     return (this.bytes as LineBytes).starts[i] - HEADER - 4 * i;
   }
 
-  /** Bytes of all the record rows of a packed batch. */
-  recordRowsSize(): number {
-    const b = this.bytes as LineBytes;
-    return this.length === 0 ? 0 : b.ends[this.length - 1] - 4 * this.length;
+  /** One past line i's record row (its newline included). */
+  private recordRowEnd(i: number): number {
+    return (this.bytes as LineBytes).ends[i] - 4 * (i + 1);
   }
 
   static ofTexts(texts: readonly string[]): LineBatch {
@@ -109,11 +123,7 @@ export class LineBatch implements Iterable<string> {
       }
     }
     if (runChunk) runChunk.copy(out, runAt, runFrom, runTo);
-    return LineBatch.ofMessages(
-      { chunks: [out], chunkOf: new Int32Array(length), starts, ends },
-      length,
-      true,
-    );
+    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(length), starts, ends }, length, true);
   }
 
   /** Line i, without its newline. */
@@ -155,8 +165,7 @@ export class LineBatch implements Iterable<string> {
       const chunk = b.chunks[b.chunkOf[i]];
       const end = b.ends[i] - 1;
       const start = fieldStart(chunk, b.starts[i], end, index);
-      if (at + (end - start) + 1 > gathered.length)
-        gathered = fieldScratch = grownScratch(gathered, at + (end - start) + 1);
+      if (at + (end - start) + 1 > gathered.length) gathered = grownScratch(gathered, at + (end - start) + 1);
       let k = start;
       for (; k < end; k++) {
         const c = chunk[k];
@@ -171,6 +180,8 @@ export class LineBatch implements Iterable<string> {
       gathered[at++] = NEWLINE;
     }
     const out = gathered.toString("latin1", 0, at - 1).split("\n");
+    // Kept for the next batch unless a batch of long keys grew it past 1 MiB.
+    if (gathered.length <= SCRATCH_KEPT) fieldScratch = gathered;
     if (wide) for (const i of wide) out[i] = this.field(i, index);
     return out;
   }
@@ -220,16 +231,13 @@ export class LineBatch implements Iterable<string> {
       starts[k] = at - (b.ends[i] - b.starts[i]);
       ends[k] = at;
     });
-    return LineBatch.ofMessages(
-      { chunks: [out], chunkOf: new Int32Array(indices.length), starts, ends },
-      indices.length,
-      true,
-    );
+    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(indices.length), starts, ends }, indices.length, true);
   }
 }
 
-/** fields()'s buffer, kept between batches. */
+/** fields()'s buffer, kept between batches up to SCRATCH_KEPT bytes. */
 let fieldScratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+const SCRATCH_KEPT = 1024 * 1024;
 
 function grownScratch(from: Buffer, size: number): Buffer {
   const next = Buffer.allocUnsafe(Math.max(size, from.length * 2));
@@ -375,12 +383,7 @@ export function endsLine(buf: Buffer, end: number): boolean {
 }
 
 // Their maps outlive the batches (keep-shape.ts).
-keepShape(
-  LineBatch.ofMessages(
-    { chunks: [], chunkOf: new Int32Array(0), starts: new Int32Array(0), ends: new Int32Array(0) },
-    0,
-  ),
-);
+keepShape(LineBatch.ofMessages({ chunks: [], chunkOf: new Int32Array(0), starts: new Int32Array(0), ends: new Int32Array(0) }, 0));
 keepShape(LineBatch.ofTexts([]));
 keepShape(CopyLines.ofTexts([]));
 keepShape(new MessageList());

@@ -18,12 +18,7 @@ export interface RecordBlockRow {
 }
 
 /** Writes the blocks of one run's batch in one COPY, inside the caller's transaction. */
-export async function copyRecordBlocks(
-  client: ClientBase,
-  syncId: number,
-  runId: number,
-  blocks: readonly RecordBlockRow[],
-): Promise<void> {
+export async function copyRecordBlocks(client: ClientBase, syncId: number, runId: number, blocks: readonly RecordBlockRow[]): Promise<void> {
   if (blocks.length === 0) return;
   const input = new BinaryCopyInput();
   for (const b of blocks) {
@@ -32,8 +27,5 @@ export async function copyRecordBlocks(
     else input.heldLines(b.rows);
     input.text(b.details);
   }
-  await input.copy(
-    client,
-    "COPY sync_record_blocks (sync_id, sync_run_id, size, failed, codes, keys, rows, details) FROM STDIN",
-  );
+  await input.copy(client, "COPY sync_record_blocks (sync_id, sync_run_id, size, failed, codes, keys, rows, details) FROM STDIN");
 }

@@ -12,9 +12,7 @@ const COPY_SPECIAL = /[\\\t\n\r]/;
 /** Escapes backslash, tab, newline and carriage return, the characters COPY text format reserves. */
 export function copyEscape(value: string): string {
   if (!COPY_SPECIAL.test(value)) return value;
-  return value.replace(/[\\\t\n\r]/g, (c) =>
-    c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
-  );
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
 }
 
 /**
@@ -43,11 +41,7 @@ export class CopyInput {
   async copy(client: ClientBase, sql: string): Promise<void> {
     if (this.current !== "") this.pieces.push(this.current);
     this.current = "";
-    await copyIn(
-      client,
-      sql,
-      this.pieces.map((piece) => Buffer.from(piece, "utf8")),
-    );
+    await copyIn(client, sql, this.pieces.map((piece) => Buffer.from(piece, "utf8")));
   }
 }
 
