@@ -10,6 +10,7 @@ import { logger } from "@/lib/logger";
 import { bundledScript } from "@/lib/runtime/script-bundle";
 import { DIGEST, Digests, fingerprintAll, fingerprintInto, seedHashable } from "./fingerprints";
 import type { LineBatch, LineBytes } from "@/lib/db/pg-wire/line-batch";
+import { sharedBuffers } from "@/lib/db/pg-wire/shared-buffers";
 import { SeededMd5 } from "./md5";
 import type { Md5Answer, Md5Request } from "./md5-thread";
 
@@ -110,9 +111,11 @@ function md5Thread(): Md5Thread | null {
 export function fingerprintOffThread(seed: string, texts: string[]): Digests {
   const worker = texts.length >= MIN_TEXTS && seedHashable(seed) && charsOf(texts) <= MAX_CHARS ? md5Thread() : null;
   if (!worker) return fingerprintAll(seed, texts);
-  const bytes = Buffer.from(new SharedArrayBuffer(texts.length * DIGEST));
+  const bytes = sharedBuffers.take(texts.length * DIGEST);
   const ready = worker.hash({ seed, texts, out: bytes.buffer as SharedArrayBuffer }).catch((err: unknown) => {
     logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
+    // The thread may not have stopped writing: the buffer is never reused.
+    sharedBuffers.forget(bytes);
     fingerprintInto(seed, texts, bytes);
   });
   // A batch its run dropped (the run failed) never awaits it: a rejection must not end the process.
@@ -123,25 +126,30 @@ export function fingerprintOffThread(seed: string, texts: string[]): Digests {
 /**
  * fingerprintOffThread of the lines at `kept` of a batch: one held as bytes is hashed from them (the
  * UTF-8 of its lines), which the thread reads where they are (a packed batch's one SharedArrayBuffer;
- * other chunks would be cloned). The thread also writes a packed batch's record rows.
+ * other chunks would be cloned). With `recordRows` (a first sync, which sends every line), the thread
+ * also writes a packed batch's record rows: a re-run sends a few lines, whose rows are copied alone.
  */
-export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Array): Digests {
+export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Array, recordRows = false): Digests {
   const held = lines.bytes;
   if (!held) return fingerprintOffThread(seed, Array.from(kept, (i) => lines.line(i)));
   const worker = kept.length >= MIN_TEXTS && seedHashable(seed) && bytesOf(held) <= MAX_CHARS ? md5Thread() : null;
   if (!worker) return fingerprintHeld(seed, lines, kept, Buffer.allocUnsafe(kept.length * DIGEST));
-  const bytes = Buffer.from(new SharedArrayBuffer(kept.length * DIGEST));
+  const bytes = sharedBuffers.take(kept.length * DIGEST);
   const { chunks, chunkOf, starts, ends } = held;
   // The thread also writes the batch's record rows, which the records then copy a run at a time.
-  const rows = lines.packed ? new SharedArrayBuffer(lines.recordRowsSize()) : undefined;
-  const hashed = worker.hash({ seed, texts: { chunks: chunks as Buffer[], chunkOf, starts, ends, kept, rows }, out: bytes.buffer as SharedArrayBuffer });
-  const ready = hashed
+  const rows = recordRows && lines.packed ? sharedBuffers.take(lines.recordRowsSize()) : undefined;
+  const request = { chunks: chunks as Buffer[], chunkOf, starts, ends, kept, rows: rows?.buffer as SharedArrayBuffer | undefined };
+  const ready = worker
+    .hash({ seed, texts: request, out: bytes.buffer as SharedArrayBuffer })
     .then(() => {
       // Only once written: a batch whose thread failed copies each record row from its line instead.
-      if (rows) lines.recordRows = Buffer.from(rows);
+      if (rows) lines.recordRows = rows;
     })
     .catch((err: unknown) => {
       logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
+      // The thread may not have stopped writing: its buffers are never reused.
+      sharedBuffers.forget(bytes);
+      if (rows) sharedBuffers.forget(rows);
       fingerprintHeld(seed, lines, kept, bytes);
     });
   ready.catch(() => undefined);

@@ -6,6 +6,7 @@
 import "server-only";
 import { hash } from "node:crypto";
 import { keepShape } from "@/lib/runtime/keep-shape";
+import { sharedBuffers } from "@/lib/db/pg-wire/shared-buffers";
 import { LITTLE_ENDIAN, SeededMd5 } from "./md5";
 
 /** Fingerprints by position: the digests of a batch, or the hex ones a source computed itself. */
@@ -35,6 +36,8 @@ const DONE: Promise<void> = Promise.resolve();
 export class Digests implements Fingerprints {
   /** The bytes are written: read before, they would be zeros taken for fingerprints. */
   private settled: boolean;
+  /** Given back to the shared pool: read now, they would be another batch's. */
+  private released = false;
 
   constructor(
     private readonly bytes: Buffer,
@@ -55,7 +58,15 @@ export class Digests implements Fingerprints {
   /** The bytes, once written. */
   private written(): Buffer {
     if (!this.settled) throw new Error("A batch's fingerprints were read before they were computed.");
+    if (this.released) throw new Error("A batch's fingerprints were read after the batch was recorded.");
     return this.bytes;
+  }
+
+  /** Gives the bytes back to the shared pool (shared-buffers.ts), if they came from it: once the batch is recorded, and computed. */
+  release(): void {
+    if (this.released || !this.settled) return;
+    this.released = true;
+    sharedBuffers.give(this.bytes);
   }
 
   hex(i: number): string {

@@ -30,6 +30,8 @@ export interface GroupedBatch {
   rebaselined?: Item[];
   /** Settles once the items' fingerprints are computed (sent before, recorded after: fingerprints-off-thread.ts). */
   ready?: Promise<void>;
+  /** Called once the batch is recorded: nothing reads its items after (its buffers may be reused). */
+  done?: () => void;
 }
 
 export class SendGroups {
@@ -84,5 +86,6 @@ export class SendGroups {
       rebaselined,
       complete: complete(last),
     });
+    for (const b of group) b.done?.();
   }
 }

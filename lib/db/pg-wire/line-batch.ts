@@ -9,6 +9,7 @@
 // keys a batch at a time, `fields`). Sources whose lines are made as strings (MariaDB, ClickHouse)
 // keep them: `ofTexts`.
 import { keepShape } from "@/lib/runtime/keep-shape";
+import { sharedBuffers } from "./shared-buffers";
 
 /** Type (1 byte) and length (4 bytes, counting itself) of a message. */
 export const HEADER = 5;
@@ -33,15 +34,50 @@ export class LineBatch implements Iterable<string> {
    */
   recordRows: Buffer | null = null;
 
+  /** Given back to the shared pool (release): reading it now would read another batch's bytes. */
+  private released = false;
+  /** Never given back (pin). */
+  private pinned = false;
+
   private constructor(
     readonly length: number,
     /** The lines as strings (a source that made them so), or null: held as bytes. */
     private readonly texts: readonly string[] | null,
     /** The lines as messages (texts null). */
-    readonly bytes: LineBytes | null,
+    private readonly held: LineBytes | null,
     /** The messages fill one buffer back to back from its start (join, compact): see recordRowStart. */
     readonly packed = false,
   ) {}
+
+  /** The lines as messages (null: held as texts). */
+  get bytes(): LineBytes | null {
+    if (this.released) throw new Error("A batch's lines were read after the batch was recorded.");
+    return this.held;
+  }
+
+  /**
+   * Gives the batch's shared buffers back to the pool (shared-buffers.ts) once nothing reads the batch
+   * again: it is recorded, or none of its lines is sent (a re-run's few are copied out). Reading it
+   * after throws. A pinned batch, or one not joined from the pool, is left to the garbage collector.
+   */
+  release(): void {
+    if (this.released || this.pinned || !this.held) return;
+    this.released = true;
+    for (const chunk of this.held.chunks) sharedBuffers.give(chunk);
+    if (this.recordRows) sharedBuffers.give(this.recordRows);
+    this.recordRows = null;
+  }
+
+  /**
+   * The batch's buffers are never reused: something may still read them that the process does not
+   * wait for (a destination's COPY that failed midway may still have writes queued on its socket).
+   */
+  pin(): void {
+    if (this.pinned || this.released || !this.held) return;
+    this.pinned = true;
+    for (const chunk of this.held.chunks) sharedBuffers.forget(chunk);
+    if (this.recordRows) sharedBuffers.forget(this.recordRows);
+  }
 
   /** Bytes of all the record rows of a packed batch (the size of recordRows). */
   recordRowsSize(): number {
@@ -95,7 +131,7 @@ export class LineBatch implements Iterable<string> {
       const b = batch.bytes as LineBytes;
       for (let i = from; i < to; i++) total += HEADER + b.ends[i] - b.starts[i];
     }
-    const out = Buffer.from(new SharedArrayBuffer(total));
+    const out = sharedBuffers.take(total);
     const starts = new Int32Array(length);
     const ends = new Int32Array(length);
     let at = 0;

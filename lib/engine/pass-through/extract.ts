@@ -192,9 +192,10 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
 /**
  * Keys and fingerprints of a batch's trackable lines (blank and repeated keys are counted in `delta`
  * and dropped; new keys join `seen`); the fingerprints may still be computing (`ready`). The plan keys
- * lines the same way (plan/planner.ts).
+ * lines the same way (plan/planner.ts). `recordRows`: the lines will all be sent (a first sync), so
+ * their record rows are written with the fingerprints.
  */
-export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, delta: RunCounters) {
+export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, delta: RunCounters, recordRows = false) {
   const keys: string[] = [];
   const kept = new Int32Array(lines.length);
   let n = 0;
@@ -214,7 +215,7 @@ export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, 
     }
   }
   const keptLines = n === lines.length ? kept : kept.slice(0, n);
-  return { keys, fingerprints: fingerprintLines(plan.seed, lines, keptLines), lines, kept: keptLines, blank };
+  return { keys, fingerprints: fingerprintLines(plan.seed, lines, keptLines, recordRows), lines, kept: keptLines, blank };
 }
 
 /** A batch with fewer than 1 in COMPACT_BELOW of its lines to send copies them out (diffLines). */
@@ -224,13 +225,14 @@ const COMPACT_BELOW = 4;
  * A batch's keyed lines classified against sync_states (none tracked yet, a first sync: all inserts,
  * no query): the Items to send, and how many lines were unchanged. The plan diffs lines the same way.
  * A first sync's items may be sent before their fingerprints are ready; they are recorded after.
+ * `holdsLines`: some item reads the batch (none when nothing is sent, or the few sent were copied out).
  */
 export async function diffLines(
   pool: Pool,
   ctx: Pick<RunContext, "sync"> & { run: { id: number } },
   keyed: { keys: string[]; fingerprints: Digests; lines: LineBatch; kept: Int32Array },
   state: { noStates: boolean; unchanged: PendingFilter },
-): Promise<{ items: Item[]; unchanged: number }> {
+): Promise<{ items: Item[]; unchanged: number; holdsLines: boolean }> {
   const { keys, fingerprints, lines, kept } = keyed;
   if (!state.noStates) await fingerprints.ready;
   const classes = state.noStates
@@ -262,7 +264,7 @@ export async function diffLines(
   const few = sent.length * COMPACT_BELOW < lines.length && lines.bytes !== null;
   const from = few ? lines.compact(sent.map((k) => kept[k])) : lines;
   const items: Item[] = sent.map((k, j) => new LineItem(keys[k], from, few ? j : kept[k], actions[j], fingerprints, k));
-  return { items, unchanged };
+  return { items, unchanged, holdsLines: items.length > 0 && !few };
 }
 
 /** The items' lines as they are held in their batches. */
@@ -273,6 +275,11 @@ function heldLines(items: readonly Item[]): CopyLines {
     held.map((i) => i.lines),
     held.map((i) => i.lineIndex),
   );
+}
+
+/** The items' batches keep their buffers for good: a write that failed midway may still read them. */
+function pinLines(items: readonly Item[]): void {
+  for (const item of items) if (item instanceof LineItem) item.lines.pin();
 }
 
 /** Throws, before the batch joins a send, at the first update the run's approval does not cover. */
@@ -313,12 +320,16 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
         : heldLines(items);
     if (sent.length === 0) return unmappable;
     const started = performance.now();
-    const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely });
+    const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely }).catch((err: unknown) => {
+      pinLines(sent);
+      throw err;
+    });
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) attempt.newRows.likely = false;
       return [...unmappable, ...sent.map((item) => ({ item, ok: true }))];
     }
+    pinLines(sent);
     for (const item of sent) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
     await fingerprinted(sent);
     return [...unmappable, ...(await sendItems(attempt, sent, true))];
@@ -330,15 +341,22 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     const delta = zeroCounters();
     delta.totalQueryRows = lines.length;
     delta.processedRows = lines.length;
-    const keyed = keyLines(plan, lines, run.seen, delta);
-    const { items, unchanged } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, keyed, run);
+    const keyed = keyLines(plan, lines, run.seen, delta, run.noStates);
+    const { items, unchanged, holdsLines } = await diffLines(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, keyed, run);
     delta.skippedRows += unchanged;
     // Passed-through lines go in as upserts, so the diff's updates are the writes' (passesThrough):
     // bound here. Mapped lines are bound as the JSON path's rows are, once the write mode split them.
     if (attempt.updates && plan.destination) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
     const cursorValue = lines.length > 0 ? cursorOf(lines, lines.length - 1) : undefined;
-    await groups.add({ seq, items, delta, cursorValue, ready: keyed.fingerprints.ready });
+    // A re-run's diff waited for the thread to finish with the batch: if no item reads it, it is done.
+    if (!run.noStates && !holdsLines) lines.release();
+    // Recorded, the batch's buffers go back to the pool for the batches after it.
+    const done = () => {
+      lines.release();
+      keyed.fingerprints.release();
+    };
+    await groups.add({ seq, items, delta, cursorValue, ready: keyed.fingerprints.ready, done });
   };
 
   // Lines bound for a COPY text destination go in larger batches than rows (engineSettings.textBatchSize);
