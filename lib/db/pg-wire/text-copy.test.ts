@@ -4,33 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { useScratchClient } from "@/tests/support/db";
 import { copyIn } from "./copy-in";
-import { copyDataMessage, CopyLines, HEADER, LineBatch } from "./line-batch";
+import { heldBatch } from "@/tests/support/held-lines";
+import { CopyLines, LineBatch } from "./line-batch";
 import { copyEscape, CopyInput } from "./text-copy";
 
 const client = useScratchClient(
   "ds_copy_in",
   "CREATE TABLE one_by_one (id int, label text); CREATE TABLE whole (id int, label text); CREATE TABLE held (id int, label text)",
 );
-
-/** The lines as a source sends them: one CopyData message each, in chunks of `per` messages. */
-function heldBatch(lines: readonly string[], per: number): LineBatch {
-  const chunks: Buffer[] = [];
-  const chunkOf = new Int32Array(lines.length);
-  const starts = new Int32Array(lines.length);
-  const ends = new Int32Array(lines.length);
-  for (let from = 0; from < lines.length; from += per) {
-    const messages = lines.slice(from, from + per).map((line) => copyDataMessage(`${line}\n`));
-    let at = 0;
-    messages.forEach((m, k) => {
-      chunkOf[from + k] = chunks.length;
-      starts[from + k] = at + HEADER;
-      at += m.length;
-      ends[from + k] = at;
-    });
-    chunks.push(Buffer.concat(messages));
-  }
-  return LineBatch.ofMessages({ chunks, chunkOf, starts, ends }, lines.length);
-}
 
 describe("COPY text input", () => {
   it(

@@ -4,6 +4,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { postgresqlDestination } from "@/lib/connectors/postgresql/destination";
 import { postgresqlTextRows } from "@/lib/connectors/postgresql/text-rows";
+import { LineBatch } from "@/lib/db/pg-wire/line-batch";
+import { sharedBuffers } from "@/lib/db/pg-wire/shared-buffers";
 import { copyEscape, copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import { createScratchDatabase, useTestDatabase } from "@/tests/support/db";
 import { executeRun } from "../execute-run";
@@ -200,6 +202,33 @@ describe("pass-through against the JSON path", () => {
         { id: 1010, label: "sparse 1010" },
         { id: 2410, label: "sparse 2410" },
       ]);
+    }
+  });
+
+  it("batches that reuse one another's shared buffers record what they sent; a refused batch's buffers are never reused", async () => {
+    // Batches of 200 lines: each takes the buffers an earlier one gave back once it was recorded.
+    process.env.ENGINE_BATCH_SIZE = "100";
+    await sql(destination.url, `CREATE TABLE kinds_reused (${COLUMNS}); CREATE TABLE kinds_reused_json (${COLUMNS})`);
+    await sql(destination.url, `CREATE TABLE kinds_reused_checked (${COLUMNS}, CHECK (n IS NULL OR n > 0))`);
+    const release = vi.spyOn(LineBatch.prototype, "release");
+    const pin = vi.spyOn(LineBatch.prototype, "pin");
+    try {
+      const text = await run(await fixture("kinds_reused"));
+      expect(text.passedThrough).toBe(true);
+      expect(release.mock.calls.length).toBeGreaterThanOrEqual(13);
+      expect(sharedBuffers.keptCount()).toBeGreaterThan(0);
+      process.env.ENGINE_PASS_THROUGH = "0";
+      const json = await run(await fixture("kinds_reused_json"));
+      expect(recordsByKey(text.records)).toEqual(recordsByKey(json.records));
+      delete process.env.ENGINE_PASS_THROUGH;
+      expect(pin).not.toHaveBeenCalled();
+      // The batch holding row 2 is refused: its buffers stay with it, the other batches' come back.
+      const checked = await run(await fixture("kinds_reused_checked"));
+      expect(runCounters(checked.run)).toMatchObject({ totalRows: 2500, successfulRows: 2499, failedRows: 1 });
+      expect(new Set(pin.mock.contexts).size).toBe(1);
+    } finally {
+      release.mockRestore();
+      pin.mockRestore();
     }
   });
 
