@@ -5,6 +5,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { LineBatch } from "@/lib/db/pg-wire/line-batch";
+import { heldBatch } from "@/tests/support/held-lines";
 import { seededBelow } from "@/tests/support/random";
 import { fingerprintAll } from "./fingerprints";
 
@@ -52,6 +54,30 @@ describe("fingerprintOffThread", () => {
       expect(digests.hex(batches[n].length - 1)).toBe(md5(`v1:seed:${"x".repeat(100_000)}`));
     }
     // The thread computed them: this thread did not have to.
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("hashes held lines where they are: all of a joined batch or some, in one chunk or many, with its record rows when asked", async () => {
+    const { fingerprintLines, warn } = await freshModule();
+    // Lines without a newline or a tab of their own: as a source's COPY text sends them.
+    const lines = texts(3000, 7).map((t) => t.replace(/[\t\n]/g, " "));
+    const chunked = heldBatch(lines, 100);
+    const joined = LineBatch.join([{ batch: chunked, from: 0, to: lines.length }]);
+    const every = Int32Array.from(lines, (_, i) => i);
+    const some = every.filter((i) => i % 3 !== 1);
+    for (const [batch, kept, recordRows] of [
+      [joined, every, true],
+      [joined, some, false],
+      [chunked, some, true],
+    ] as const) {
+      const digests = fingerprintLines("v1:seed:", batch, kept, recordRows);
+      await digests.ready;
+      const expected = fingerprintAll("v1:seed:", Array.from(kept, (i) => lines[i]));
+      expect(Array.from(kept, (_, k) => digests.hex(k))).toEqual(Array.from(kept, (_, k) => expected.hex(k)));
+    }
+    // Asked of a joined batch only (its lines are side by side): "c", the line, a newline each.
+    expect(joined.recordRows?.equals(Buffer.from(lines.map((l) => `c${l}\n`).join(""), "utf8"))).toBe(true);
+    expect(chunked.recordRows).toBeNull();
     expect(warn).not.toHaveBeenCalled();
   });
 

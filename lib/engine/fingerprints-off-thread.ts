@@ -138,7 +138,16 @@ export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Arra
   const { chunks, chunkOf, starts, ends } = held;
   // The thread also writes the batch's record rows, which the records then copy a run at a time.
   const rows = recordRows && lines.packed ? sharedBuffers.take(lines.recordRowsSize()) : undefined;
-  const request = { chunks: chunks as Buffer[], chunkOf, starts, ends, kept, rows: rows?.buffer as SharedArrayBuffer | undefined };
+  // A packed batch's index arrays are in shared memory (LineBatch.join): posted, they are not copied.
+  // Its lines are all in one chunk, and most batches keep every line: those two arrays go as null.
+  const request = {
+    chunks: chunks as Buffer[],
+    chunkOf: lines.packed ? null : chunkOf,
+    starts,
+    ends,
+    kept: kept.length === lines.length ? null : kept,
+    rows: rows?.buffer as SharedArrayBuffer | undefined,
+  };
   const ready = worker
     .hash({ seed, texts: request, out: bytes.buffer as SharedArrayBuffer })
     .then(() => {

@@ -5,13 +5,17 @@
 import { parentPort } from "node:worker_threads";
 import { SeededMd5 } from "./md5";
 
-/** Texts held as UTF-8 (line-batch.ts's LineBytes, shared or cloned): text k is chunks[chunkOf[i]][starts[i], ends[i] - 1) for i = kept[k]. */
+/**
+ * Texts held as UTF-8 (line-batch.ts's LineBytes, shared or cloned): text k is
+ * chunks[chunkOf[i]][starts[i], ends[i] - 1) for i = kept[k]. A null chunkOf: every line is in
+ * chunks[0]; a null kept: every line, in order. (Arrays not in shared memory are copied to post.)
+ */
 export interface HeldTexts {
   chunks: Uint8Array[];
-  chunkOf: Int32Array;
+  chunkOf: Int32Array | null;
   starts: Int32Array;
   ends: Int32Array;
-  kept: Int32Array;
+  kept: Int32Array | null;
   /** Of a packed batch (line-batch.ts): each line's record row ("c", the line, a newline) written here too, side by side in line order. */
   rows?: SharedArrayBuffer;
 }
@@ -36,7 +40,7 @@ function writeRecordRows({ chunks, chunkOf, starts, ends }: HeldTexts, rows: Uin
   let at = 0;
   for (let i = 0; i < starts.length; i++) {
     rows[at++] = 0x63; // c
-    rows.set(chunks[chunkOf[i]].subarray(starts[i], ends[i]), at);
+    rows.set(chunks[chunkOf ? chunkOf[i] : 0].subarray(starts[i], ends[i]), at);
     at += ends[i] - starts[i];
   }
 }
@@ -55,9 +59,10 @@ parentPort?.on("message", (request: Md5Request) => {
       }
     } else {
       const { chunks, chunkOf, starts, ends, kept } = texts;
-      for (let k = 0; k < kept.length; k++) {
-        const i = kept[k];
-        last.md5.digestBytes(chunks[chunkOf[i]], starts[i], ends[i] - 1, out, k * 16);
+      const count = kept ? kept.length : starts.length;
+      for (let k = 0; k < count; k++) {
+        const i = kept ? kept[k] : k;
+        last.md5.digestBytes(chunks[chunkOf ? chunkOf[i] : 0], starts[i], ends[i] - 1, out, k * 16);
         if (ends[i] - starts[i] > longest) longest = ends[i] - starts[i];
       }
       if (texts.rows) writeRecordRows(texts, new Uint8Array(texts.rows));

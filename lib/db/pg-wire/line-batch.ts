@@ -27,6 +27,8 @@ export interface LineBytes {
   readonly ends: Int32Array;
 }
 
+const NONE: readonly Buffer[] = [];
+
 export class LineBatch implements Iterable<string> {
   /**
    * Each line as a record block stores it ("c", the line, a newline), side by side in line order,
@@ -36,6 +38,8 @@ export class LineBatch implements Iterable<string> {
 
   /** Given back to the shared pool (release): reading it now would read another batch's bytes. */
   private released = false;
+  /** The shared buffers the batch holds its messages and their places in (join), given back with it. */
+  private pooled: readonly Buffer[] = NONE;
   /** Never given back (pin). */
   private pinned = false;
 
@@ -63,7 +67,7 @@ export class LineBatch implements Iterable<string> {
   release(): void {
     if (this.released || this.pinned || !this.held) return;
     this.released = true;
-    for (const chunk of this.held.chunks) sharedBuffers.give(chunk);
+    for (const buffer of this.pooled) sharedBuffers.give(buffer);
     if (this.recordRows) sharedBuffers.give(this.recordRows);
     this.recordRows = null;
   }
@@ -75,7 +79,7 @@ export class LineBatch implements Iterable<string> {
   pin(): void {
     if (this.pinned || this.released || !this.held) return;
     this.pinned = true;
-    for (const chunk of this.held.chunks) sharedBuffers.forget(chunk);
+    for (const buffer of this.pooled) sharedBuffers.forget(buffer);
     if (this.recordRows) sharedBuffers.forget(this.recordRows);
   }
 
@@ -132,8 +136,10 @@ export class LineBatch implements Iterable<string> {
       for (let i = from; i < to; i++) total += HEADER + b.ends[i] - b.starts[i];
     }
     const out = sharedBuffers.take(total);
-    const starts = new Int32Array(length);
-    const ends = new Int32Array(length);
+    // Shared too: the fingerprint thread is posted them with no copy.
+    const index = sharedBuffers.take(8 * length);
+    const starts = new Int32Array(index.buffer, index.byteOffset, length);
+    const ends = new Int32Array(index.buffer, index.byteOffset + 4 * length, length);
     let at = 0;
     let k = 0;
     // The run of adjacent messages not copied yet: [runFrom, runTo) of runChunk, going to `runAt`.
@@ -159,7 +165,9 @@ export class LineBatch implements Iterable<string> {
       }
     }
     if (runChunk) runChunk.copy(out, runAt, runFrom, runTo);
-    return LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(length), starts, ends }, length, true);
+    const joined = LineBatch.ofMessages({ chunks: [out], chunkOf: new Int32Array(length), starts, ends }, length, true);
+    joined.pooled = [out, index];
+    return joined;
   }
 
   /** Line i, without its newline. */
