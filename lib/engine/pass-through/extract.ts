@@ -247,6 +247,12 @@ export async function diffLines(
           unchanged: state.unchanged,
         })
       ).classes;
+  // A first sync sends every line, as an insert, where it is: no positions gathered (a million a run).
+  if (!classes && keys.length * COMPACT_BELOW >= lines.length) {
+    const items = new Array<Item>(keys.length);
+    for (let k = 0; k < keys.length; k++) items[k] = new LineItem(keys[k], lines, kept[k], ACTION.i, fingerprints, k);
+    return { items, unchanged: 0, holdsLines: items.length > 0 };
+  }
   // Positions (in keys) of the lines to send, and their actions.
   const sent: number[] = [];
   const actions: SyncRecordAction[] = [];
@@ -327,7 +333,8 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) attempt.newRows.likely = false;
-      return [...unmappable, ...sent.map((item) => ({ item, ok: true }))];
+      const accepted = sent.map((item): Outcome => ({ item, ok: true }));
+      return unmappable.length === 0 ? accepted : [...unmappable, ...accepted];
     }
     pinLines(sent);
     for (const item of sent) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
