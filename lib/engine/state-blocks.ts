@@ -48,6 +48,20 @@ function putDigest(f: StateFingerprint, buf: Buffer, at: number): boolean {
 }
 
 /**
+ * The status letters of positions[start, end): one string made, where all are the same (a first
+ * sync's blocks, all delivered), instead of one per letter added (a million a first sync).
+ */
+function statusLetters(statuses: readonly BlockStatus[], positions: readonly number[], start: number, end: number): string {
+  const first = statuses[positions[start]];
+  let j = start + 1;
+  while (j < end && statuses[positions[j]] === first) j++;
+  if (j === end) return LETTER[first].repeat(end - start);
+  let letters = "";
+  for (let k = start; k < end; k++) letters += LETTER[statuses[positions[k]]];
+  return letters;
+}
+
+/**
  * Writes one batch's states as blocks of BLOCK_KEYS keys in block order, in the caller's transaction,
  * and answers the positions of the keys it left for the caller to write as rows (none: all in blocks).
  * The keys must be new to the sync (the run began with no state, and a run records a key once). All
@@ -86,9 +100,9 @@ export async function writeStateBlocks(
     }
     for (let start = 0; start < positions.length; start += BLOCK_KEYS) {
       const end = Math.min(positions.length, start + BLOCK_KEYS);
-      const blockKeys = positions.slice(start, end).map((i) => keys[i]);
-      let letters = "";
-      for (let j = start; j < end; j++) letters += LETTER[statuses[positions[j]]];
+      const blockKeys = new Array<string>(end - start);
+      for (let j = start; j < end; j++) blockKeys[j - start] = keys[positions[j]];
+      const letters = statusLetters(statuses, positions, start, end);
       const first = start === 0 ? group.low : blockKey(blockKeys[0]);
       const last = end === positions.length ? group.high : blockKey(blockKeys[blockKeys.length - 1]);
       const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
