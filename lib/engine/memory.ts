@@ -2,7 +2,8 @@
 // stream through, so RSS would climb with the row count although the live data stays small. Between
 // batches, when the heap passes a soft limit, a full collection brings it back down. (A pass-through
 // batch's lines live in SharedArrayBuffers, which V8 does not count: the memory log shows them as
-// arrayBuffersMb. Counting them here raised the threshold with them and made no flatter run.)
+// arrayBuffersMb. They come from a pool and go back to it once their batch is recorded
+// (shared-buffers.ts), which keeps them flat; counting them here had made no flatter run.)
 import v8 from "node:v8";
 import vm from "node:vm";
 import { logger } from "@/lib/logger";
