@@ -196,7 +196,8 @@ export class LineBatch implements Iterable<string> {
   /**
    * The `index`-th field of every line, as `field` gives it. Held as bytes, the fields are gathered
    * into one buffer and made strings by one decode and one split, not a native call each (a million
-   * keys a full sync); a field with a byte past ASCII is decoded alone.
+   * keys a full sync); a field with a byte past ASCII is decoded alone. A new array each call: the
+   * caller may change it.
    */
   fields(index: number): string[] {
     if (this.texts) return this.texts.map((line) => fieldOf(line, index));

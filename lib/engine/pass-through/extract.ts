@@ -196,13 +196,13 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
  * their record rows are written with the fingerprints.
  */
 export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, delta: RunCounters, recordRows = false) {
-  const keys: string[] = [];
   const kept = new Int32Array(lines.length);
   let n = 0;
   let blank = 0;
-  const fields = lines.fields(plan.keyIndex);
+  // The keys are written over the fields they come from (a key's index never passes its field's).
+  const keys = lines.fields(plan.keyIndex);
   for (let i = 0; i < lines.length; i++) {
-    const raw = copyUnescape(fields[i]);
+    const raw = copyUnescape(keys[i]);
     const key = raw === null ? null : keyText(raw);
     if (key === null) {
       delta.skippedRows++;
@@ -210,10 +210,11 @@ export function keyLines(plan: PassThroughPlan, lines: LineBatch, seen: KeySet, 
     } else if (seen.has(key)) delta.duplicateRows++;
     else {
       seen.add(key);
-      keys.push(key);
+      keys[n] = key;
       kept[n++] = i;
     }
   }
+  keys.length = n;
   const keptLines = n === lines.length ? kept : kept.slice(0, n);
   return { keys, fingerprints: fingerprintLines(plan.seed, lines, keptLines, recordRows), lines, kept: keptLines, blank };
 }
