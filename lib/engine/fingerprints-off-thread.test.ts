@@ -120,4 +120,25 @@ describe("fingerprintOffThread", () => {
     expect(bundled).toHaveBeenCalledTimes(1);
     rmSync(broken);
   });
+
+  it("a held batch whose thread failed is hashed here and keeps its buffers: none is reused by another batch", async () => {
+    const broken = path.join(os.tmpdir(), `md5-thread-broken-held-${process.pid}.cjs`);
+    writeFileSync(broken, "throw new Error('no thread here');\n");
+    vi.doMock("@/lib/runtime/script-bundle", () => ({ bundledScript: () => broken }));
+    const { fingerprintLines } = await import("./fingerprints-off-thread");
+    // The pool and the batch class of the module just loaded, as the thread's caller sees them.
+    const { sharedBuffers } = await import("@/lib/db/pg-wire/shared-buffers");
+    const { LineBatch: Fresh } = await import("@/lib/db/pg-wire/line-batch");
+    const lines = texts(1000, 3).map((t) => t.replace(/[\t\n]/g, " "));
+    const joined = Fresh.join([{ batch: heldBatch(lines, 100), from: 0, to: lines.length }]);
+    const every = Int32Array.from(lines, (_, i) => i);
+    const digests = fingerprintLines("v1:seed:", joined, every, true);
+    await digests.ready;
+    const expected = fingerprintAll("v1:seed:", lines);
+    expect(lines.filter((_, i) => digests.hex(i) !== expected.hex(i))).toEqual([]);
+    const kept = sharedBuffers.keptCount();
+    joined.release();
+    expect(sharedBuffers.keptCount()).toBe(kept);
+    rmSync(broken);
+  });
 });

@@ -156,9 +156,10 @@ export function fingerprintLines(seed: string, lines: LineBatch, kept: Int32Arra
     })
     .catch((err: unknown) => {
       logger.warn({ err }, "the fingerprint thread failed: this batch is fingerprinted on the main thread");
-      // The thread may not have stopped writing: its buffers are never reused.
+      // The thread may not have stopped writing, or reading the lines: none of its buffers is reused.
       sharedBuffers.forget(bytes);
       if (rows) sharedBuffers.forget(rows);
+      lines.pin();
       fingerprintHeld(seed, lines, kept, bytes);
     });
   ready.catch(() => undefined);

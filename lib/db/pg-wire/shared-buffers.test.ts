@@ -54,6 +54,26 @@ describe("SharedBuffers", () => {
     vi.advanceTimersByTime(10_000);
     expect(pool.keptCount()).toBe(0);
   });
+
+  it("keeps at most 64 MiB of every size together, and never a buffer past 16 MiB, which is made to measure", () => {
+    const MiB = 1024 * 1024;
+    const pool = new SharedBuffers();
+    const taken = Array.from({ length: 5 }, () => pool.take(16 * MiB));
+    for (const b of taken) pool.give(b);
+    expect(pool.keptCount()).toBe(4);
+    expect(pool.keptSize()).toBe(64 * MiB);
+    // A smaller one is not kept either once the total is reached; taking one back makes room.
+    pool.give(pool.take(100_000));
+    expect(pool.keptCount()).toBe(4);
+    const reused = pool.take(10 * MiB);
+    expect(pool.keptSize()).toBe(48 * MiB);
+    pool.give(reused);
+    expect(pool.keptSize()).toBe(64 * MiB);
+    const large = pool.take(20 * MiB + 1);
+    expect(large.buffer.byteLength).toBe(20 * MiB + 1);
+    pool.give(large);
+    expect(pool.keptCount()).toBe(4);
+  });
 });
 
 describe("a joined batch's buffers", () => {
