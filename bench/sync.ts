@@ -9,11 +9,11 @@ import type { Row } from "@/lib/connectors/types";
 import { createSync, JSON_PATH_MAPPING, pgConfig, runSync, type RunRow } from "./lib/app";
 import type { BenchContext } from "./lib/context";
 import { CUSTOMER_COLUMNS, customerTableDdl, query, withClient } from "./lib/pg";
-import { canReadMemory, CpuMeter, cpuMsOf, memoryOf, resetPeak } from "./lib/process";
+import { canReadMemory, CpuMeter, cpuMsOf, memoryOf, resetPeak, type DatabaseUsage } from "./lib/process";
 import { fmt } from "./lib/report";
 
 /** One physical copy of the source table into a fresh destination table: its wall time and CPU. */
-async function copyBaseline(ctx: BenchContext, table: string): Promise<{ ms: number; cpu: { pipe: number; source: number; destination: number } }> {
+async function copyBaseline(ctx: BenchContext, table: string): Promise<{ ms: number; cpu: { pipe: number; source: number; destination: number }; faults: string }> {
   await query(ctx.destinationUrl, `DROP TABLE IF EXISTS ${table}`);
   await query(ctx.destinationUrl, customerTableDdl(table));
   const [source, destination] = [ctx.sourceUrl, ctx.destinationUrl].map((u) => new URL(u).pathname.slice(1));
@@ -28,9 +28,18 @@ async function copyBaseline(ctx: BenchContext, table: string): Promise<{ ms: num
       await pipeline(out, into);
       const ms = performance.now() - started;
       const cpu = await meter.end();
-      return { ms, cpu: { pipe: cpu.worker, source: cpu.byDatabase.get(source) ?? 0, destination: cpu.byDatabase.get(destination) ?? 0 } };
+      const faults = `${faultsOf(cpu.workerFaults)} in the pipe, ${[source, destination].map((d) => backendFaults(cpu.usageByDatabase.get(d))).join(" and ")}`;
+      return { ms, cpu: { pipe: cpu.worker, source: cpu.byDatabase.get(source) ?? 0, destination: cpu.byDatabase.get(destination) ?? 0 }, faults };
     }),
   );
+}
+
+const faultsOf = (n: number) => `${(n / 1000).toFixed(1)}k page faults`;
+
+/** "2 backends, 12.3k page faults" for one database's part of a run. */
+function backendFaults(usage: DatabaseUsage | undefined): string {
+  if (!usage) return "no backend";
+  return `${usage.backends} backend${usage.backends === 1 ? "" : "s"} with ${faultsOf(usage.faults)}`;
 }
 
 export function phases(run: RunRow): string {
@@ -65,12 +74,13 @@ export async function measuredRun(ctx: BenchContext, label: string, run: () => P
   const cpu = await meter.end();
   const perRow = (ms: number) => (result.total_query_rows > 0 ? ` (${fmt((ms * 1000) / result.total_query_rows, "µs")}/row)` : "");
   const byDatabase = labelled.map((d, i) => `${d.label} ${fmt((cpu.byDatabase.get(databases[i]) ?? 0) / 1000, "s")}`).join(", ");
+  const faults = labelled.map((d, i) => `${d.label} ${backendFaults(cpu.usageByDatabase.get(databases[i]))}`).join(", ");
   const others = processes.map((p) => {
     const end = cpuMsOf(p.pid);
     return end === undefined || p.start === undefined ? "" : `, ${fmt((end - p.start) / 1000, "s")} in ${p.label}${perRow(end - p.start)}`;
   });
   ctx.report.note(
-    `${label}: CPU ${fmt(cpu.worker / 1000, "s")} in the worker${perRow(cpu.worker)}, ${fmt(cpu.database / 1000, "s")} in PostgreSQL backends${perRow(cpu.database)} (${byDatabase})${others.join("")}, against ${fmt(result.duration_ms / 1000, "s")} of wall time on ${os.cpus().length} cores`,
+    `${label}: CPU ${fmt(cpu.worker / 1000, "s")} in the worker${perRow(cpu.worker)}, ${fmt(cpu.database / 1000, "s")} in PostgreSQL backends${perRow(cpu.database)} (${byDatabase})${others.join("")}, against ${fmt(result.duration_ms / 1000, "s")} of wall time on ${os.cpus().length} cores; the worker ${faultsOf(cpu.workerFaults)}, ${faults}`,
   );
   return result;
 }
@@ -182,7 +192,7 @@ export async function benchSync(ctx: BenchContext): Promise<void> {
   const [{ count: copied }] = await query<{ count: number }>(ctx.destinationUrl, "SELECT count(*)::int AS count FROM customers_copy");
   const fullS = full.duration_ms / 1000;
   report.note(
-    `COPY baseline (the faster of two): CPU ${fmt(best.cpu.pipe / 1000, "s")} in the bench's pipe, ${fmt(best.cpu.source / 1000, "s")} in the source backend, ${fmt(best.cpu.destination / 1000, "s")} in the destination backend (${fmt((best.cpu.destination * 1000) / n, "µs")}/row), against ${fmt(copyMs / 1000, "s")} of wall time`,
+    `COPY baseline (the faster of two): CPU ${fmt(best.cpu.pipe / 1000, "s")} in the bench's pipe, ${fmt(best.cpu.source / 1000, "s")} in the source backend, ${fmt(best.cpu.destination / 1000, "s")} in the destination backend (${fmt((best.cpu.destination * 1000) / n, "µs")}/row), against ${fmt(copyMs / 1000, "s")} of wall time; ${best.faults}`,
   );
   report.add({ section: "sync", name: `COPY baseline, ${n.toLocaleString("en-US")} rows`, value: copyMs / 1000, unit: "s", note: `${fmt(n / (copyMs / 1000), "rows/s")}` });
   report.add({

@@ -97,13 +97,24 @@ export function resetPeak(pid: number): boolean {
 
 /** CPU time (user + system) of a process in ms, from /proc/<pid>/stat; undefined when unreadable. */
 export function cpuMsOf(pid: number): number | undefined {
+  return usageOf(pid)?.cpuMs;
+}
+
+/** A process's CPU (ms) and minor page faults so far, from /proc/<pid>/stat; undefined when unreadable. */
+export function usageOf(pid: number): Usage | undefined {
   try {
-    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    // Fields after the command name (which may contain spaces): minflt is the 8th, utime and stime the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS, faults: Number(fields[7]) };
   } catch {
     return undefined;
   }
+}
+
+export interface Usage {
+  cpuMs: number;
+  /** Minor page faults: each costs ~12 µs on the bench's virtual machine (bench/README.md (u)). */
+  faults: number;
 }
 
 /** USER_HZ is 100 on every Linux the bench targets. */
@@ -111,15 +122,16 @@ const CLOCK_TICKS = 100;
 
 /**
  * CPU spent during one run by the worker and by the PostgreSQL backends serving the given databases
- * (found through pg_stat_activity every 200 ms; a backend first seen after start() counts from zero).
+ * (found through pg_stat_activity every 200 ms; a backend first seen after start() counts from zero),
+ * with their page faults and how many backends each database used.
  * Shows whether the worker or the database server is the bottleneck, independent of other load.
  */
 export class CpuMeter {
-  private readonly start = new Map<number, number>();
-  private readonly last = new Map<number, number>();
+  private readonly start = new Map<number, Usage>();
+  private readonly last = new Map<number, Usage>();
   private readonly databaseOf = new Map<number, string>();
   private timer: NodeJS.Timeout | undefined;
-  private workerStart = 0;
+  private workerStart: Usage = { cpuMs: 0, faults: 0 };
   private client: Client | undefined;
 
   constructor(
@@ -140,35 +152,46 @@ export class CpuMeter {
   async begin(): Promise<void> {
     this.client = new Client({ connectionString: this.adminUrl });
     await this.client.connect();
-    this.workerStart = cpuMsOf(this.workerPid) ?? 0;
-    for (const pid of await this.backends()) this.start.set(pid, cpuMsOf(pid) ?? 0);
+    this.workerStart = usageOf(this.workerPid) ?? this.workerStart;
+    for (const pid of await this.backends()) this.start.set(pid, usageOf(pid) ?? { cpuMs: 0, faults: 0 });
     this.timer = setInterval(() => void this.sample().catch(() => undefined), 200);
   }
 
   private async sample(): Promise<void> {
     for (const pid of await this.backends()) {
-      const ms = cpuMsOf(pid);
-      if (ms === undefined) continue;
-      if (!this.start.has(pid)) this.start.set(pid, 0);
-      this.last.set(pid, ms);
+      const usage = usageOf(pid);
+      if (usage === undefined) continue;
+      if (!this.start.has(pid)) this.start.set(pid, { cpuMs: 0, faults: 0 });
+      this.last.set(pid, usage);
     }
   }
 
-  /** Milliseconds of CPU: the worker, the database backends together, and per database. */
-  async end(): Promise<{ worker: number; database: number; byDatabase: Map<string, number> }> {
+  /** Milliseconds of CPU: the worker, the database backends together, and per database (with faults and backends). */
+  async end(): Promise<{ worker: number; workerFaults: number; database: number; byDatabase: Map<string, number>; usageByDatabase: Map<string, DatabaseUsage> }> {
     clearInterval(this.timer);
     await this.sample().catch(() => undefined);
     await this.client?.end();
     let database = 0;
     const byDatabase = new Map<string, number>();
-    for (const [pid, ms] of this.last) {
-      const spent = Math.max(0, ms - (this.start.get(pid) ?? 0));
+    const usageByDatabase = new Map<string, DatabaseUsage>();
+    for (const [pid, usage] of this.last) {
+      const start = this.start.get(pid) ?? { cpuMs: 0, faults: 0 };
+      const spent = Math.max(0, usage.cpuMs - start.cpuMs);
       database += spent;
       const name = this.databaseOf.get(pid) ?? "?";
       byDatabase.set(name, (byDatabase.get(name) ?? 0) + spent);
+      const sum = usageByDatabase.get(name) ?? { cpuMs: 0, faults: 0, backends: 0 };
+      const busy = spent > 0 || usage.faults > start.faults;
+      usageByDatabase.set(name, { cpuMs: sum.cpuMs + spent, faults: sum.faults + Math.max(0, usage.faults - start.faults), backends: sum.backends + (busy ? 1 : 0) });
     }
-    return { worker: (cpuMsOf(this.workerPid) ?? this.workerStart) - this.workerStart, database, byDatabase };
+    const worker = usageOf(this.workerPid) ?? this.workerStart;
+    return { worker: worker.cpuMs - this.workerStart.cpuMs, workerFaults: worker.faults - this.workerStart.faults, database, byDatabase, usageByDatabase };
   }
+}
+
+/** One database's backends over a run: their CPU, their page faults, how many did any work. */
+export interface DatabaseUsage extends Usage {
+  backends: number;
 }
 
 /** Local TCP ports of a process's sockets (Linux: its fds' socket inodes looked up in /proc/net/tcp*). */
