@@ -5,7 +5,7 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import { writeRecordBlocks } from "@/lib/engine/records/write";
-import type { Item, Outcome } from "./batch";
+import { outcomeCount, type Item, type Outcomes } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
 import { relieveMemoryPressure } from "./memory";
 import { StopSignal, type RunAttempt } from "./run-attempt";
@@ -25,7 +25,7 @@ export interface RecorderOptions {
 
 export interface BatchToRecord {
   seq: number;
-  outcomes: Outcome[];
+  outcomes: Outcomes;
   /** The batch's read counters; the record counters are added from the outcomes. */
   delta: RunCounters;
   /** The batch's last cursor value, saved once every batch before it is recorded. */
@@ -60,18 +60,24 @@ export class BatchRecorder {
         batch.rebaselined.map((i) => i.fingerprint),
       );
     }
-    for (const o of outcomes) {
-      delta.totalRows++;
-      // Skipped as already delivered (ok) counts as delivered; skipped by the write mode as skipped.
-      if (o.ok) delta.successfulRows++;
-      else if (o.skipped) delta.skippedRows++;
-      else delta.failedRows++;
+    const count = outcomeCount(outcomes);
+    if (!Array.isArray(outcomes)) {
+      delta.totalRows += count;
+      delta.successfulRows += count;
+    } else {
+      for (const o of outcomes) {
+        delta.totalRows++;
+        // Skipped as already delivered (ok) counts as delivered; skipped by the write mode as skipped.
+        if (o.ok) delta.successfulRows++;
+        else if (o.skipped) delta.skippedRows++;
+        else delta.failedRows++;
+      }
     }
     let totals: RunTotals;
     try {
       // A batch with nothing sent (all unchanged) only moves the counters: one statement, no transaction.
       totals =
-        outcomes.length === 0
+        count === 0
           ? await addBatchCounters(attempt.pool, run.id, delta, attempt.roundedTimings(performance.now() - started)).then(async (t) => {
               // Nothing recorded: the counters and this need not be one transaction.
               await batch.commit?.(attempt.pool);

@@ -4,7 +4,7 @@
 // After a complete full read, rows tracked but no longer read are deleted (delete-detection.ts).
 import "server-only";
 import type { ReadOptions } from "@/lib/connectors/types";
-import { cursorText, rowAt, type ReadBatch } from "./batch";
+import { cursorText, itemList, rowAt, type ReadBatch } from "./batch";
 import { BatchDiffer } from "./batch-diff";
 import { CursorTracker } from "./cursor-tracker";
 import { detectDeletes } from "./delete-detection";
@@ -76,7 +76,7 @@ async function extractRows(
   const differ = new BatchDiffer(pool, { ...ctx, run: { id: attempt.ownStatesRunId } }, run.noStates, run.seen, run.unchanged);
   const { cursorField } = options;
 
-  const groups = new SendGroups((items) => sendItems(attempt, items), run.recorder);
+  const groups = new SendGroups((items) => sendItems(attempt, itemList(items)), run.recorder);
   /** Diff, then map, load and record with the group the batch joins (send-groups.ts). */
   const processBatch = async (seq: number, batch: ReadBatch) => {
     const cursorValue = cursorField && batch.length > 0 ? cursorText(rowAt(batch, batch.length - 1)[cursorField]) : undefined;

@@ -4,7 +4,7 @@
 // happens, no batch is recorded twice, none is lost unless the run failed, the counters are those
 // of the batches recorded, and the cursor never passes a row that has no outcome recorded.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Item, Outcome } from "./batch";
+import { itemList, outcomeCount, outcomeList, type Item, type Items, type Outcome } from "./batch";
 import { forEachBatch } from "./batch-window";
 import { CursorTracker } from "./cursor-tracker";
 import { BatchRecorder, type BatchToRecord } from "./record-batch";
@@ -131,7 +131,8 @@ describe("SendGroups under concurrency, stops and failures (fuzz)", () => {
         const stopAt = random(3) === 0 ? random(batches.length * 2) : -1;
         const failAt = random(5) === 0 ? random(batches.length * 2) : -1;
         let sends = 0;
-        const send = async (items: Item[]): Promise<Outcome[]> => {
+        const send = async (batch: Items): Promise<Outcome[]> => {
+        const items = itemList(batch);
           if (items.length === 0) return [];
           await someTurns();
           const n = sends++;
@@ -182,9 +183,9 @@ describe("SendGroups under concurrency, stops and failures (fuzz)", () => {
         // The counters are the recorded batches' reads, and one per outcome.
         const sum = (k: string) => db.counters.reduce((s, c) => s + c[k], 0);
         expect(sum("totalQueryRows"), context).toBe(recordedSeqs.length * READ_ROWS);
-        expect(sum("totalRows"), context).toBe(recorded.reduce((s, r) => s + r.outcomes.length, 0));
+        expect(sum("totalRows"), context).toBe(recorded.reduce((s, r) => s + outcomeCount(r.outcomes), 0));
         // The cursor: every row of every batch up to it has its outcome recorded.
-        const answered = new Set(recorded.flatMap((r) => r.outcomes.map((o) => o.item.key)));
+        const answered = new Set(recorded.flatMap((r) => outcomeList(r.outcomes).map((o) => o.item.key)));
         const saved = db.cursor.at(-1);
         const passed = saved === undefined ? -1 : Number(saved.slice(1));
         for (let seq = 0; seq <= passed; seq++) {

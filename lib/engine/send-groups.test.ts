@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Item, Outcome } from "./batch";
+import { itemList, type Item, type Items, type Outcome } from "./batch";
 import type { CursorTracker } from "./cursor-tracker";
 import { BatchRecorder, type BatchToRecord } from "./record-batch";
 import type { RunAttempt } from "./run-attempt";
@@ -19,7 +19,8 @@ function batch(seq: number, changed: number, read = 100): GroupedBatch {
 function harness(dueItems: number, stopAfter = Infinity) {
   const sends: number[] = [];
   const records: BatchToRecord[] = [];
-  const send = async (items: Item[]): Promise<Outcome[]> => {
+  const send = async (batch: Items): Promise<Outcome[]> => {
+    const items = itemList(batch);
     sends.push(items.length);
     return items.slice(0, stopAfter).map((i) => ({ item: i, ok: true }));
   };

@@ -8,7 +8,7 @@
 // with its records, and the cursor passes a batch only once the group holding it is recorded (a
 // crash re-reads it) and only if all its rows were sent (a stop re-reads the rest).
 import "server-only";
-import type { Item, Outcome } from "./batch";
+import { itemList, outcomeCount, type Item, type Items, type Outcomes } from "./batch";
 import type { BatchRecorder } from "./record-batch";
 import { zeroCounters, type RunCounters } from "./run-store";
 import { engineSettings } from "./settings";
@@ -21,7 +21,7 @@ export const SEND_GROUP_MAX_WAIT_MS = 1000;
 /** One read batch after its diff. */
 export interface GroupedBatch {
   seq: number;
-  items: Item[];
+  items: Items;
   /** The batch's read counters (rows read, unchanged, duplicates). */
   delta: RunCounters;
   /** The batch's last cursor value (incremental reads). */
@@ -41,7 +41,7 @@ export class SendGroups {
 
   constructor(
     /** The destination's outcomes for the items (none for items a stop left unsent). */
-    private readonly send: (items: Item[]) => Promise<Outcome[]>,
+    private readonly send: (items: Items) => Promise<Outcomes>,
     private readonly recorder: BatchRecorder,
     /** Rows that make a group worth sending on its own. */
     private readonly dueItems = Math.max(1, Math.floor(engineSettings.batchSize / 2)),
@@ -66,12 +66,12 @@ export class SendGroups {
     if (group.length === 0) return;
     this.held = [];
     this.heldItems = 0;
-    const items = group.length === 1 ? group[0].items : group.flatMap((b) => b.items);
+    const items = group.length === 1 ? group[0].items : group.flatMap((b) => itemList(b.items));
     const outcomes = await this.send(items);
     // A stop may leave some of the rows unsent: the cursor still passes each batch all of whose rows
     // have their outcome here (one without rows to send among them), as it would have alone.
-    const answered = outcomes.length === items.length ? null : new Set(outcomes.map((o) => o.item));
-    const complete = (b: GroupedBatch) => answered === null || b.items.every((i) => answered.has(i));
+    const answered = outcomeCount(outcomes) === items.length ? null : new Set<Item>(Array.isArray(outcomes) ? outcomes.map((o) => o.item) : []);
+    const complete = (b: GroupedBatch) => answered === null || b.items.length === 0 || itemList(b.items).every((i) => answered.has(i));
     const last = group[group.length - 1];
     const delta = zeroCounters();
     for (const b of group) for (const k of Object.keys(delta) as (keyof RunCounters)[]) delta[k] += b.delta[k];

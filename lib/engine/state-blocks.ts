@@ -12,7 +12,7 @@ import type { DeclaredViews } from "@/lib/db/declared-relations";
 import { compiledByShape, sqlBuilder, viaClient } from "@/lib/db/kysely";
 import { BinaryCopyInput, isHex32 } from "@/lib/db/pg-wire/binary-copy-in";
 import { BLOCK_KEYS, blockKey, keyGroups, type KeyGroup } from "./block-order";
-import type { DigestSource } from "./fingerprints";
+import type { Digests, DigestSource } from "./fingerprints";
 import { stateBlocksLockKey } from "./locks";
 
 /** The sync's blocks, to select from. */
@@ -33,8 +33,22 @@ export type StateFingerprint = string | DigestSource;
 /** The fingerprint as sync_states stores it. */
 export const fingerprintText = (f: StateFingerprint): string => (typeof f === "string" ? f : f.fingerprint);
 
-/** Writes f's 16 bytes at buf[at] (hex checked by the caller); false for '' (never delivered: NULL). */
-function putDigest(f: StateFingerprint, buf: Buffer, at: number): boolean {
+/** The fingerprints of a batch's keys, by position: each its own, or the batch's digests (a first sync's columns). */
+export type StateFingerprints = readonly StateFingerprint[] | Digests;
+
+/** The i-th fingerprint as sync_states stores it. */
+export const fingerprintTextAt = (fingerprints: StateFingerprints, i: number): string =>
+  isDigests(fingerprints) ? fingerprints.hex(i) : fingerprintText(fingerprints[i]);
+
+const isDigests = (f: StateFingerprints): f is Digests => !Array.isArray(f);
+
+/** Writes the i-th fingerprint's 16 bytes at buf[at] (hex checked by the caller); false for '' (never delivered: NULL). */
+function putDigest(fingerprints: StateFingerprints, i: number, buf: Buffer, at: number): boolean {
+  if (isDigests(fingerprints)) {
+    fingerprints.copy(i, buf, at);
+    return true;
+  }
+  let f = fingerprints[i];
   if (typeof f !== "string") {
     if (f.digestInto) {
       f.digestInto(buf, at);
@@ -76,11 +90,11 @@ export async function writeStateBlocks(
   syncId: number,
   runId: number,
   keys: readonly string[],
-  fingerprints: readonly StateFingerprint[],
+  fingerprints: StateFingerprints,
   statuses: readonly BlockStatus[],
 ): Promise<number[]> {
   if (keys.length === 0) return [];
-  for (let i = 0; i < keys.length; i++) {
+  for (let i = 0; i < keys.length && !isDigests(fingerprints); i++) {
     const f = fingerprints[i];
     if (typeof f !== "string" && f.digestInto) continue;
     // Never delivered: '' (a failed insert) is NULL in the block.
@@ -106,7 +120,7 @@ export async function writeStateBlocks(
       const first = start === 0 ? group.low : blockKey(blockKeys[0]);
       const last = end === positions.length ? group.high : blockKey(blockKeys[blockKeys.length - 1]);
       const row = input.row(8).int4(syncId).int4(runId).int4(blockKeys.length).text(first).text(last);
-      row.textArray(blockKeys).digestArray(end - start, (j, buf, to) => putDigest(fingerprints[positions[start + j]], buf, to));
+      row.textArray(blockKeys).digestArray(end - start, (j, buf, to) => putDigest(fingerprints, positions[start + j], buf, to));
       // The statuses, last: a text field is appended to the row started above.
       input.text(letters);
       blocks++;

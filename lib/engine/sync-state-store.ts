@@ -9,7 +9,8 @@ import { BinaryCopyInput } from "@/lib/db/pg-wire/binary-copy-in";
 import type { Sync } from "@/lib/generated/prisma/client";
 import type { SyncRecordAction, SyncStatus } from "@/lib/generated/prisma/enums";
 import { writeSkippedStates } from "./skipped-states";
-import { fingerprintText, writeStateBlocks, type BlockStatus, type StateFingerprint } from "./state-blocks";
+import { outcomeList, type AllAccepted } from "./batch";
+import { fingerprintText, fingerprintTextAt, writeStateBlocks, type BlockStatus, type StateFingerprint, type StateFingerprints } from "./state-blocks";
 import type { DigestSource } from "./fingerprints";
 import { syncStatusAfterRun } from "./transitions";
 
@@ -64,10 +65,16 @@ export async function writeStates(
   client: PoolClient,
   syncId: number,
   runId: number,
-  changes: readonly StateChange[],
+  changes: readonly StateChange[] | AllAccepted,
   fresh: boolean,
   skipsPresent = false,
 ): Promise<void> {
+  if (!Array.isArray(changes)) {
+    const { accepted } = changes as AllAccepted;
+    // All delivered, of keys new to the sync: blocks straight from the columns, no object a key.
+    if (fresh) return writeNewStates(client, syncId, runId, accepted.keys, accepted.digests, new Array<BlockStatus>(accepted.length).fill("success"));
+    return writeStates(client, syncId, runId, outcomeList(changes as AllAccepted), fresh, skipsPresent);
+  }
   const keys: string[] = [];
   const fps: StateFingerprint[] = [];
   const statuses: BlockStatus[] = [];
@@ -89,15 +96,8 @@ export async function writeStates(
     statuses.push(c.ok ? "success" : c.skipped ? "skipped" : "failed");
   }
   await writeSkippedStates(client, syncId, runId, skipped.keys, skipped.fps, skipsPresent);
-  // A fresh run's states go in as blocks (state-blocks.ts); the keys it leaves as rows.
-  if (keys.length > 0 && fresh) {
-    const left = await writeStateBlocks(client, syncId, runId, keys, fps, statuses);
-    if (left.length > 0) {
-      const input = new BinaryCopyInput();
-      for (const i of left) input.row(5).int4(syncId).text(keys[i]).text(fingerprintText(fps[i])).text(statuses[i]).int4(runId);
-      await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
-    }
-  } else if (keys.length > 0) {
+  if (keys.length > 0 && fresh) await writeNewStates(client, syncId, runId, keys, fps, statuses);
+  else if (keys.length > 0) {
     // A failed row keeps the fingerprint last delivered: its row's, else its block entry's (none
     // when a row says '-').
     await client.query(
@@ -113,6 +113,22 @@ export async function writeStates(
     );
   }
   if (deleted.length > 0) await forgetStates(client, syncId, deleted);
+}
+
+/** A fresh run's states, as blocks (state-blocks.ts); the keys it leaves, as rows. */
+async function writeNewStates(
+  client: PoolClient,
+  syncId: number,
+  runId: number,
+  keys: readonly string[],
+  fps: StateFingerprints,
+  statuses: readonly BlockStatus[],
+): Promise<void> {
+  const left = await writeStateBlocks(client, syncId, runId, keys, fps, statuses);
+  if (left.length === 0) return;
+  const input = new BinaryCopyInput();
+  for (const i of left) input.row(5).int4(syncId).text(keys[i]).text(fingerprintTextAt(fps, i)).text(statuses[i]).int4(runId);
+  await input.copy(client, "COPY sync_states (sync_id, primary_key, fingerprint, last_status, last_run_id) FROM STDIN");
 }
 
 /**

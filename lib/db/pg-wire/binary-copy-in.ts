@@ -32,12 +32,12 @@ export interface TextLines {
 export interface HeldLines {
   prefix: string;
   lines: readonly LineBatch[];
-  indices: readonly number[];
+  indices: ArrayLike<number>;
 }
 
 /** The text of `lines` as one string (what textLines writes): for tests and short texts. */
 export function linesText(lines: TextLines | HeldLines): string {
-  if (!("bodies" in lines)) return lines.indices.map((i, k) => lines.prefix + lines.lines[k].line(i)).join("\n");
+  if (!("bodies" in lines)) return Array.from(lines.indices, (i, k) => lines.prefix + lines.lines[k].line(i)).join("\n");
   const { prefix, bodies } = lines;
   if (typeof prefix === "string") return bodies.length === 0 ? "" : prefix + bodies.join(`\n${prefix}`);
   return bodies.map((body, i) => prefix[i] + body).join("\n");

@@ -320,8 +320,9 @@ function fieldOf(line: string, index: number): string {
  */
 export class CopyLines {
   private constructor(
-    private readonly batches: readonly LineBatch[] | null,
-    private readonly indices: readonly number[] | null,
+    /** One batch for every line, or each line's own. */
+    private readonly batches: LineBatch | readonly LineBatch[] | null,
+    private readonly indices: ArrayLike<number> | null,
     private readonly texts: readonly string[] | null,
   ) {}
 
@@ -329,8 +330,8 @@ export class CopyLines {
     return new CopyLines(null, null, texts);
   }
 
-  /** Line indices[k] of batches[k], for each k. */
-  static ofLines(batches: readonly LineBatch[], indices: readonly number[]): CopyLines {
+  /** Line indices[k] of batches[k] (of `batches`, when one batch), for each k. */
+  static ofLines(batches: LineBatch | readonly LineBatch[], indices: ArrayLike<number>): CopyLines {
     return new CopyLines(batches, indices, null);
   }
 
@@ -338,10 +339,14 @@ export class CopyLines {
     return (this.texts ?? this.indices)!.length;
   }
 
+  private batchOf(k: number): LineBatch {
+    const { batches } = this;
+    return Array.isArray(batches) ? (batches as readonly LineBatch[])[k] : (batches as LineBatch);
+  }
+
   lines(): string[] {
     if (this.texts) return [...this.texts];
-    const batches = this.batches as readonly LineBatch[];
-    return (this.indices as readonly number[]).map((i, k) => batches[k].line(i));
+    return Array.from(this.indices as ArrayLike<number>, (i, k) => this.batchOf(k).line(i));
   }
 
   /** The lines as CopyData messages, whole, in order: the input of a text `COPY … FROM STDIN`. */
@@ -351,13 +356,13 @@ export class CopyLines {
       for (const t of this.texts) out.text(t);
       return out.done();
     }
-    const batches = this.batches as readonly LineBatch[];
-    const indices = this.indices as readonly number[];
+    const indices = this.indices as ArrayLike<number>;
     for (let k = 0; k < indices.length; k++) {
-      const b = batches[k].bytes;
+      const batch = this.batchOf(k);
+      const b = batch.bytes;
       const i = indices[k];
       if (b) out.range(b.chunks[b.chunkOf[i]], b.starts[i] - HEADER, b.ends[i]);
-      else out.text(batches[k].line(i));
+      else out.text(batch.line(i));
     }
     return out.done();
   }

@@ -9,13 +9,13 @@ import { copyFields } from "@/lib/connectors/shared/copy-lines";
 import { CopyLines, type LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { copyUnescape } from "@/lib/db/pg-wire/text-copy";
 import type { Pool } from "pg";
-import type { ReadOptions, Row } from "@/lib/connectors/types";
+import type { ReadOptions } from "@/lib/connectors/types";
 import { MappingError, type RowClock } from "@/lib/sync-rules/mapping";
 import type { SyncRecordAction } from "@/lib/generated/prisma/enums";
-import { cursorText, type Item, type Outcome } from "../batch";
+import { cursorText, itemList, type Item, type Items, type Outcome, type Outcomes } from "../batch";
 import { forEachBatch } from "../batch-window";
 import { classifyBatch, keyText } from "../diff";
-import type { Digests, DigestSource } from "../fingerprints";
+import type { Digests } from "../fingerprints";
 import { fingerprintLines } from "../fingerprints-off-thread";
 import type { RunContext } from "../context";
 import type { KeySet } from "../key-set";
@@ -28,6 +28,7 @@ import { engineSettings } from "../settings";
 import type { PendingFilter } from "../unchanged-filter";
 import type { ComposedColumn, PassThroughPlan } from "./plan";
 import type { UpdateBinding } from "../plan/approval";
+import { InsertedLines, LineItem } from "./line-items";
 
 export interface PassThroughRun {
   options: ReadOptions;
@@ -41,41 +42,6 @@ export interface PassThroughRun {
 }
 
 const ACTION: Record<"i" | "u", SyncRecordAction> = { i: "destination_insert", u: "destination_update" };
-
-/**
- * A line's Item whose fingerprint stays its batch's digest: hex only if something reads it, and a
- * first sync's state blocks copy the 16 bytes (a million hex strings made and parsed back, before).
- * The line stays in its batch (held as bytes there, line-batch.ts): a string only if something reads it.
- */
-class LineItem implements Item, DigestSource {
-  row?: Row;
-  constructor(
-    readonly key: string,
-    readonly lines: LineBatch,
-    readonly lineIndex: number,
-    // The write mode may change it (send-batch.ts).
-    public action: SyncRecordAction,
-    private readonly digests: Digests,
-    private readonly digestIndex: number,
-  ) {}
-
-  get line(): string {
-    return this.lines.line(this.lineIndex);
-  }
-
-  get fingerprint(): string {
-    return this.digests.hex(this.digestIndex);
-  }
-
-  digestInto(buf: Buffer, at: number): void {
-    this.digests.copy(this.digestIndex, buf, at);
-  }
-
-  /** Settles once the fingerprint is computed. */
-  get ready(): Promise<void> {
-    return this.digests.ready;
-  }
-}
 
 /** Settles once every line's fingerprint is computed: the JSON path may read them (its delivery ledger). */
 async function fingerprinted(items: readonly Item[]): Promise<void> {
@@ -233,7 +199,7 @@ export async function diffLines(
   ctx: Pick<RunContext, "sync"> & { run: { id: number } },
   keyed: { keys: string[]; fingerprints: Digests; lines: LineBatch; kept: Int32Array },
   state: { noStates: boolean; unchanged: PendingFilter },
-): Promise<{ items: Item[]; unchanged: number; holdsLines: boolean }> {
+): Promise<{ items: Items; unchanged: number; holdsLines: boolean }> {
   const { keys, fingerprints, lines, kept } = keyed;
   if (!state.noStates) await fingerprints.ready;
   const classes = state.noStates
@@ -248,11 +214,9 @@ export async function diffLines(
           unchanged: state.unchanged,
         })
       ).classes;
-  // A first sync sends every line, as an insert, where it is: no positions gathered (a million a run).
+  // A first sync sends every line, as an insert, where it is: as columns, no object a line (a million a run).
   if (!classes && keys.length * COMPACT_BELOW >= lines.length) {
-    const items = new Array<Item>(keys.length);
-    for (let k = 0; k < keys.length; k++) items[k] = new LineItem(keys[k], lines, kept[k], ACTION.i, fingerprints, k);
-    return { items, unchanged: 0, holdsLines: items.length > 0 };
+    return { items: new InsertedLines(keys, lines, kept, fingerprints), unchanged: 0, holdsLines: keys.length > 0 };
   }
   // Positions (in keys) of the lines to send, and their actions.
   const sent: number[] = [];
@@ -275,7 +239,8 @@ export async function diffLines(
 }
 
 /** The items' lines as they are held in their batches. */
-function heldLines(items: readonly Item[]): CopyLines {
+function heldLines(items: Items): CopyLines {
+  if (!Array.isArray(items)) return CopyLines.ofLines(items.lines, items.kept);
   if (!items.every((i) => i instanceof LineItem)) return CopyLines.ofTexts(items.map((i) => i.line as string));
   const held = items as readonly LineItem[];
   return CopyLines.ofLines(
@@ -285,8 +250,9 @@ function heldLines(items: readonly Item[]): CopyLines {
 }
 
 /** The items' batches keep their buffers for good: a write that failed midway may still read them. */
-function pinLines(items: readonly Item[]): void {
-  for (const item of items) if (item instanceof LineItem) item.lines.pin();
+function pinLines(items: Items): void {
+  if (!Array.isArray(items)) items.lines.pin();
+  else for (const item of items) if (item instanceof LineItem) item.lines.pin();
 }
 
 /** Throws, before the batch joins a send, at the first update the run's approval does not cover. */
@@ -302,30 +268,33 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
   const cursorOf = (lines: LineBatch, i: number) => cursorColumn && cursorText(Object.values(plan.source.decode(lines.field(i, cursorIndex), cursorColumn))[0]);
 
   /** The destination's answer for the items: all accepted, or each row's own outcome through the JSON path. */
-  const send = async (items: Item[]): Promise<Outcome[]> => {
-    if (items.length === 0 || attempt.halted) return [];
-    const { destination } = plan;
+  const send = async (batch: Items): Promise<Outcomes> => {
+    if (batch.length === 0 || attempt.halted) return [];
+    const { destination, pick, compose } = plan;
     if (!destination) {
       // Mapped lines: decoded only now, once they are known to be sent.
+      const items = itemList(batch);
       for (const item of items) item.row = plan.source.decode(item.line as string, recordColumns.columns);
       await fingerprinted(items);
       return sendItems(attempt, items);
     }
-    const { pick, compose } = plan;
-    const composed = compose && (await composeLines(plan, compose, items));
+    // Lines sent as they are, or their picked fields, need no objects (a first sync's batch stays columns).
+    if (!compose) {
+      const picks = pick && picked(itemList(batch).map((i) => i.line as string), pick, recordColumns.columns.length);
+      return upsert(destination, batch, picks ? CopyLines.ofTexts(picks) : heldLines(batch), []);
+    }
+    const composed = await composeLines(plan, compose, itemList(batch));
     // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
     let unmappable: Outcome[] = [];
-    if (composed && composed.unmappable.length > 0) {
+    if (composed.unmappable.length > 0) {
       await fingerprinted(composed.unmappable);
       unmappable = await sendItems(attempt, composed.unmappable, true);
     }
-    const sent = composed ? composed.mapped : items;
-    const lines = composed
-      ? CopyLines.ofTexts(composed.lines)
-      : pick
-        ? CopyLines.ofTexts(picked(items.map((i) => i.line as string), pick, recordColumns.columns.length))
-        : heldLines(items);
-    if (sent.length === 0) return unmappable;
+    return composed.mapped.length === 0 ? unmappable : upsert(destination, composed.mapped, CopyLines.ofTexts(composed.lines), unmappable);
+  };
+
+  /** One upsert of `sent` as `lines`; a refused batch goes through the JSON path, row by row. */
+  const upsert = async (destination: NonNullable<PassThroughPlan["destination"]>, sent: Items, lines: CopyLines, unmappable: Outcome[]): Promise<Outcomes> => {
     const started = performance.now();
     const result = await destination.upsert(ctx.destinationConfig, ctx.stream, plan.destinationColumns, lines, { likelyNew: attempt.newRows.likely }).catch((err: unknown) => {
       pinLines(sent);
@@ -334,13 +303,15 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) attempt.newRows.likely = false;
+      if (!Array.isArray(sent)) return { accepted: sent };
       const accepted = sent.map((item): Outcome => ({ item, ok: true }));
       return unmappable.length === 0 ? accepted : [...unmappable, ...accepted];
     }
     pinLines(sent);
-    for (const item of sent) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
-    await fingerprinted(sent);
-    return [...unmappable, ...(await sendItems(attempt, sent, true))];
+    const refused = itemList(sent);
+    for (const item of refused) item.row ??= plan.source.decode(item.line as string, recordColumns.columns);
+    await fingerprinted(refused);
+    return [...unmappable, ...(await sendItems(attempt, refused, true))];
   };
 
   const groups = new SendGroups(send, run.recorder);
@@ -354,7 +325,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     delta.skippedRows += unchanged;
     // Passed-through lines go in as upserts, so the diff's updates are the writes' (passesThrough):
     // bound here. Mapped lines are bound as the JSON path's rows are, once the write mode split them.
-    if (attempt.updates && plan.destination) bindLines(attempt.updates, items);
+    if (attempt.updates && plan.destination && Array.isArray(items)) bindLines(attempt.updates, items);
     attempt.timings.diff += performance.now() - started;
     const cursorValue = lines.length > 0 ? cursorOf(lines, lines.length - 1) : undefined;
     // A re-run's diff waited for the thread to finish with the batch: if no item reads it, it is done.

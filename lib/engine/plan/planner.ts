@@ -11,7 +11,7 @@ import { pgPool } from "@/lib/db/client";
 import { effectiveGuard, guardViolations, type EffectiveGuard } from "@/lib/sync-rules/guard";
 import { deletePayload } from "@/lib/sync-rules/mapping";
 import { detectsDeletes, type WriteMode } from "@/lib/sync-rules/write-mode";
-import type { Item, ReadBatch } from "../batch";
+import { itemList, type Item, type ReadBatch } from "../batch";
 import { BatchDiffer } from "../batch-diff";
 import type { RunContext } from "../context";
 import { goneStates } from "../delete-detection";
@@ -252,6 +252,6 @@ async function readLines(
     run.counts.read += lines.length;
     run.counts.duplicate += delta.duplicateRows;
     run.counts.blank_key += blank;
-    await run.tally(diffed.items, decode);
+    await run.tally(itemList(diffed.items), decode);
   }
 }

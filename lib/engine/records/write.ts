@@ -2,7 +2,7 @@
 import "server-only";
 import type { PoolClient } from "pg";
 import { copyRecordBlocks, type RecordBlockRow } from "@/lib/db/pg-wire/record-blocks";
-import type { Outcome } from "@/lib/engine/batch";
+import type { AllAccepted, Outcome, Outcomes } from "@/lib/engine/batch";
 import type { LineBatch } from "@/lib/db/pg-wire/line-batch";
 import { BLOCK_CHARS, BLOCK_RECORDS, detailsLine, keyLine, outcomeCode, rowPrefix, rowsLines, type OutcomeKind } from "./format";
 
@@ -95,9 +95,31 @@ function blockRows(outcomes: Outcome[], start: number, end: number): RecordBlock
 }
 
 /**
+ * The blocks of a batch all accepted, from its columns: what recordBlocks makes of one outcome each
+ * (write.test.ts holds them equal), with no object a record.
+ */
+export function acceptedBlocks({ accepted }: AllAccepted): RecordBlock[] {
+  const { keys, lines, kept } = accepted;
+  const code = outcomeCode("success", accepted.action);
+  const prefix = rowPrefix(undefined, "");
+  const blocks: RecordBlock[] = [];
+  for (let start = 0; start < keys.length; ) {
+    let end = start;
+    for (let chars = 0; end < keys.length && end - start < BLOCK_RECORDS && chars < BLOCK_CHARS; end++) chars += keys[end].length + lines.size(kept[end]);
+    const size = end - start;
+    const bodies = new Array<string>(size);
+    for (let i = 0; i < size; i++) bodies[i] = keyLine(keys[start + i]);
+    const rows = { prefix, lines: new Array<LineBatch>(size).fill(lines), indices: kept.subarray(start, end) };
+    blocks.push({ size, failed: 0, codes: code.repeat(size), keys: { prefix: "", bodies }, rows, details: null });
+    start = end;
+  }
+  return blocks;
+}
+
+/**
  * No conflict is possible: rows this run already recorded are classified "d" and never reach this
  * point again, and only the lock holder records. first_id comes from the column's sequence.
  */
-export async function writeRecordBlocks(client: PoolClient, syncId: number, runId: number, outcomes: Outcome[]): Promise<void> {
-  await copyRecordBlocks(client, syncId, runId, recordBlocks(outcomes));
+export async function writeRecordBlocks(client: PoolClient, syncId: number, runId: number, outcomes: Outcomes): Promise<void> {
+  await copyRecordBlocks(client, syncId, runId, Array.isArray(outcomes) ? recordBlocks(outcomes) : acceptedBlocks(outcomes));
 }
