@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
-import { WORKER_PROCESS_ENV } from "../../scripts/worker-process-env";
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from "../../scripts/worker-process-env";
 
 export interface Child {
   process: ChildProcess;
@@ -18,10 +18,11 @@ export interface Child {
 export function spawnTs(script: string, env: Record<string, string>, nodeArgs: string[] = []): Child {
   const root = process.cwd();
   // `node --import tsx` (not the tsx CLI) so the pid is the process doing the work.
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(root, script)], {
+  // A worker as `npm run worker` starts it (scripts/worker-process-env.ts).
+  const worker = script === "scripts/worker.ts";
+  const child = spawn(process.execPath, [...(worker ? WORKER_NODE_FLAGS : []), ...nodeArgs, "--import", "tsx", path.join(root, script)], {
     cwd: root,
-    // A worker as `npm run worker` starts it (scripts/worker-process-env.ts).
-    env: { ...process.env, ...(script === "scripts/worker.ts" ? WORKER_PROCESS_ENV : {}), ...env },
+    env: { ...process.env, ...(worker ? WORKER_PROCESS_ENV : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
