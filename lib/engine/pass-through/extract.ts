@@ -105,10 +105,12 @@ function fieldStarts(line: string, starts: Int32Array): number {
  * them as one slice of the line. Items whose row cannot be mapped are left out (decoded whole), for
  * the JSON path to record their errors.
  */
-async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], items: Item[]) {
+async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], batch: Items): Promise<{ lines: string[]; mapped: Items; unmappable: Item[] }> {
   const lines: string[] = [];
-  const mapped: Item[] = [];
+  const mapped: number[] = [];
   const unmappable: Item[] = [];
+  // A batch held as columns stays so when every line maps (a first sync's, mostly).
+  const lineAt = Array.isArray(batch) ? (k: number) => batch[k].line as string : (k: number) => batch.lines.line(batch.kept[k]);
   // One time for the batch, as map() is given (every template's current_timestamp).
   const clock: RowClock = { now: new Date() };
   const { columns } = plan.recordColumns;
@@ -121,14 +123,13 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
   // line, each copied by every young-generation collection it lived through, then walked to join).
   const parts = new Array<string>(pieces.length).fill("");
   let turn = performance.now();
-  for (let k = 0; k < items.length; k++) {
+  for (let k = 0; k < batch.length; k++) {
     // The clock is read every 64 lines: a line takes microseconds, a read of it a tenth of one.
     if ((k & 63) === 63 && performance.now() - turn > YIELD_AFTER_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       turn = performance.now();
     }
-    const item = items[k];
-    const line = item.line as string;
+    const line = lineAt(k);
     try {
       // A row of only the fields read (never kept on the item: a refused batch decodes the line again).
       // A line of another width is decoded whole, which says what is wrong with it.
@@ -145,14 +146,17 @@ async function composeLines(plan: PassThroughPlan, compose: ComposedColumn[], it
       }
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
+      const item = itemList(batch)[k];
       item.row = plan.source.decode(line, columns);
       unmappable.push(item);
       continue;
     }
     lines.push(parts.join("\t"));
-    mapped.push(item);
+    mapped.push(k);
   }
-  return { lines, mapped, unmappable };
+  if (unmappable.length === 0) return { lines, mapped: batch, unmappable };
+  const items = itemList(batch);
+  return { lines, mapped: mapped.map((k) => items[k]), unmappable };
 }
 
 /**
@@ -283,7 +287,7 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
       const picks = pick && picked(itemList(batch).map((i) => i.line as string), pick, recordColumns.columns.length);
       return upsert(destination, batch, picks ? CopyLines.ofTexts(picks) : heldLines(batch), []);
     }
-    const composed = await composeLines(plan, compose, itemList(batch));
+    const composed = await composeLines(plan, compose, batch);
     // A row its mapping refuses fails alone, recorded by the JSON path with the mapping's error.
     let unmappable: Outcome[] = [];
     if (composed.unmappable.length > 0) {
@@ -303,8 +307,8 @@ export async function extractPassThrough(attempt: RunAttempt, plan: PassThroughP
     attempt.timings.load += performance.now() - started;
     if (result.ok) {
       if (result.keysExisted) attempt.newRows.likely = false;
-      if (!Array.isArray(sent)) return { accepted: sent };
-      const accepted = sent.map((item): Outcome => ({ item, ok: true }));
+      if (!Array.isArray(sent) && unmappable.length === 0) return { accepted: sent };
+      const accepted = itemList(sent).map((item): Outcome => ({ item, ok: true }));
       return unmappable.length === 0 ? accepted : [...unmappable, ...accepted];
     }
     pinLines(sent);
