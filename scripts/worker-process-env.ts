@@ -17,6 +17,7 @@ export const WORKER_PROCESS_ENV: Readonly<Record<string, string>> = {
 // ~300 MB of them a million rows, so V8 marked the whole heap every ~250 ms of a full sync: ~13
 // collections whose concurrent marking took ~0.9 s of the worker's helper threads. With a first limit
 // of 128 MB it does not mark before lib/engine/memory.ts collects between batches (the heap's own
-// bound, ~64-100 MB): the worker's CPU 2.8 -> 1.9 s a million-row full sync, its peak RSS the same
-// (bench/README.md (v)). Read at the process's start only: v8.setFlagsFromString later changes nothing.
+// bound, ~64-100 MB): the worker's CPU 2.8 -> 1.9 s a million-row full sync, its peak RSS ~20-30 MiB
+// higher (bench/README.md (v)). Read at the process's start only: v8.setFlagsFromString later changes
+// nothing.
 export const WORKER_NODE_FLAGS: readonly string[] = ["--initial-old-space-size=128"];
