@@ -114,7 +114,7 @@ export function usageOf(pid: number): Usage | undefined {
 
 export interface Usage {
   cpuMs: number;
-  /** Minor page faults: each costs ~12 µs on the bench's virtual machine (bench/README.md (u)). */
+  /** Minor page faults: each costs ~2 to ~12 µs on the bench's virtual machine, by boot (bench/README.md (u), (v)). */
   faults: number;
 }
 

@@ -71,7 +71,7 @@ export class SendGroups {
     // A stop may leave some of the rows unsent: the cursor still passes each batch all of whose rows
     // have their outcome here (one without rows to send among them), as it would have alone.
     const answered = outcomeCount(outcomes) === items.length ? null : new Set<Item>(Array.isArray(outcomes) ? outcomes.map((o) => o.item) : []);
-    const complete = (b: GroupedBatch) => answered === null || b.items.length === 0 || itemList(b.items).every((i) => answered.has(i));
+    const complete = (b: GroupedBatch) => answered === null || itemList(b.items).every((i) => answered.has(i));
     const last = group[group.length - 1];
     const delta = zeroCounters();
     for (const b of group) for (const k of Object.keys(delta) as (keyof RunCounters)[]) delta[k] += b.delta[k];

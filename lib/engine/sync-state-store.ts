@@ -69,11 +69,11 @@ export async function writeStates(
   fresh: boolean,
   skipsPresent = false,
 ): Promise<void> {
-  if (!Array.isArray(changes)) {
-    const { accepted } = changes as AllAccepted;
+  if ("accepted" in changes) {
+    const { accepted } = changes;
     // All delivered, of keys new to the sync: blocks straight from the columns, no object a key.
     if (fresh) return writeNewStates(client, syncId, runId, accepted.keys, accepted.digests, new Array<BlockStatus>(accepted.length).fill("success"));
-    return writeStates(client, syncId, runId, outcomeList(changes as AllAccepted), fresh, skipsPresent);
+    return writeStates(client, syncId, runId, outcomeList(changes), fresh, skipsPresent);
   }
   const keys: string[] = [];
   const fps: StateFingerprint[] = [];
